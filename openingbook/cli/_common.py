@@ -1,0 +1,53 @@
+"""Helpers shared by the command modules: JSON output and error conversion."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+def emit_json(obj: Any) -> None:
+    """Print one JSON document (one line) on stdout."""
+    click.echo(json.dumps(obj, sort_keys=False, default=_json_default))
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "item"):  # numpy scalars
+        return obj.item()
+    if hasattr(obj, "value"):  # enums
+        return obj.value
+    raise TypeError(f"cannot serialize {type(obj).__name__}")
+
+
+def user_errors(func: F) -> F:
+    """Turn ``ValueError``/``OSError`` raised by the library into one-line CLI errors."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except (ValueError, OSError) as exc:
+            raise click.ClickException(_one_line(exc)) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
+        text = f"{exc.filename}: {exc.strerror or text}"
+    return " ".join(text.split())
