@@ -4,6 +4,14 @@ This package knows nothing of files or books: :mod:`openingbook` uses it
 through the names exported here.
 """
 
+from solver.bitboards import (
+    can_win_next_bits,
+    canonical_bits,
+    has_four_bits,
+    mirror_bits,
+    position_keys,
+)
+from solver.enumerate import count_positions, enumerate_positions, positions_with_moves
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position
 from solver.scores import (
     Winner,
@@ -19,8 +27,16 @@ __all__ = [
     "Player",
     "Position",
     "Winner",
+    "can_win_next_bits",
+    "canonical_bits",
+    "count_positions",
     "describe_score",
+    "enumerate_positions",
+    "has_four_bits",
+    "mirror_bits",
     "plies_from_score",
+    "position_keys",
+    "positions_with_moves",
     "score_from_plies",
     "winner_from_score",
 ]

@@ -1,0 +1,405 @@
+"""Enumerate the positions an opening book of a given ply holds.
+
+A ply-``N`` book holds every position with exactly ``N`` stones that occurs in
+legal play, where nobody has four in a row and the side to move cannot complete
+four at once, one variant per mirror pair (see ``FORMATS.md``).
+
+The positions are built breadth-first, one layer of stones at a time, by a
+numba kernel that expands every position of a layer by every playable column
+and keeps the first occurrence of each child in an open-addressing hash set.
+Children come out in (parent rank, column) order, so the output groups the
+positions by parent line (like a depth-first walk): neighbours share most of
+their subtree, which keeps a solver's transposition table warm when they are
+solved in this order. Book files have their own sort order; writing a book
+re-sorts.
+
+Mirror pairs: the returned variant is the one with the smaller Pons key
+``current + mask + bottom`` (as :meth:`solver.Position.canonical` and
+:func:`solver.bitboards.canonical_bits`). When the start position is its own
+mirror (the empty board, or ``under="44"``), the set of reachable positions is
+mirror-closed and every layer is reduced to one variant per pair, halving the
+work; otherwise the layers are kept whole and merged at the end, so that a pair
+is included when either of its variants is reachable from ``under``.
+
+>>> first, mask = enumerate_positions(2)
+>>> len(first)  # 49 two-stone positions: 24 mirror pairs and one symmetric
+25
+>>> count_positions(2, merge_mirrors=False)
+49
+>>> count_positions(8)
+77715
+>>> count_positions(4, under="44")
+25
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.bitboards import _nb_has_four, _nb_mirror, _nb_winning_cells
+from solver.bitboards import mirror_bits as _mirror_bits
+from solver.bitboards import position_keys as _position_keys
+from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+
+__all__ = [
+    "DEFAULT_MAX_LAYER",
+    "count_positions",
+    "enumerate_positions",
+    "positions_with_moves",
+]
+
+#: Largest layer (positions of one ply, before the final filters) enumerated in
+#: memory; a 15-ply enumeration would pass it. About 60 bytes per position.
+DEFAULT_MAX_LAYER = 120_000_000
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
+
+
+def _table_bits(capacity: int) -> int:
+    """log2 of a hash table size keeping the load factor at most 1/2."""
+    bits = 4
+    while (1 << bits) < 2 * capacity:
+        bits += 1
+    return bits
+
+
+@njit(cache=True)
+def _expand_layer(first, mask, stones, width, height, canonical, table_bits):
+    """All children of the positions in ``first``/``mask`` (each with ``stones`` stones).
+
+    Children where the mover completed four are dropped (the game is over).
+    With ``canonical``, each child is replaced by its smaller-key mirror
+    variant. Returns the distinct children in order of first occurrence,
+    with the index of that parent, the column played (0-based, on the parent
+    as stored) and whether the child was mirrored after the move.
+    """
+    n = first.size
+    h1 = height + 1
+    zero = np.uint64(0)
+    bottom = zero
+    for col in range(width):
+        bottom |= np.uint64(1) << np.uint64(col * h1)
+    first_moves = stones % 2 == 0
+
+    size = 1 << table_bits
+    slot_mask = np.uint64(size - 1)
+    shift = np.uint64(64 - table_bits)
+    table = np.zeros(size, dtype=np.uint64)  # 0 = empty; a key is never 0
+
+    cap = n * width
+    out_first = np.empty(cap, dtype=np.uint64)
+    out_mask = np.empty(cap, dtype=np.uint64)
+    out_parent = np.empty(cap, dtype=np.int64)
+    out_col = np.empty(cap, dtype=np.uint8)
+    out_flip = np.empty(cap, dtype=np.bool_)
+    count = 0
+    for i in range(n):
+        f = first[i]
+        m = mask[i]
+        mover = f if first_moves else f ^ m
+        for col in range(width):
+            col_bottom = np.uint64(1) << np.uint64(col * h1)
+            top = col_bottom << np.uint64(height - 1)
+            if m & top != zero:
+                continue
+            new_mask = m | (m + col_bottom)
+            stone = new_mask ^ m
+            new_mover = mover | stone
+            if _nb_has_four(new_mover, height):
+                continue
+            new_first = f | stone if first_moves else f
+            # side to move in the child is the other player: new_mover ^ new_mask
+            key = (new_mover ^ new_mask) + new_mask + bottom
+            flip = False
+            if canonical:
+                mirrored = _nb_mirror(key, width, height)
+                if mirrored < key:
+                    key = mirrored
+                    flip = True
+                    new_first = _nb_mirror(new_first, width, height)
+                    new_mask = _nb_mirror(new_mask, width, height)
+            slot = (key * _GOLDEN) >> shift
+            found = False
+            while table[slot] != zero:
+                if table[slot] == key:
+                    found = True
+                    break
+                slot = (slot + np.uint64(1)) & slot_mask
+            if found:
+                continue
+            table[slot] = key
+            out_first[count] = new_first
+            out_mask[count] = new_mask
+            out_parent[count] = i
+            out_col[count] = col
+            out_flip[count] = flip
+            count += 1
+    return (
+        out_first[:count].copy(),
+        out_mask[:count].copy(),
+        out_parent[:count].copy(),
+        out_col[:count].copy(),
+        out_flip[:count].copy(),
+    )
+
+
+@njit(cache=True)
+def _first_occurrences(keys, table_bits):
+    """Indices of the first occurrence of each distinct nonzero key, in order."""
+    size = 1 << table_bits
+    slot_mask = np.uint64(size - 1)
+    shift = np.uint64(64 - table_bits)
+    zero = np.uint64(0)
+    table = np.zeros(size, dtype=np.uint64)
+    out = np.empty(keys.size, dtype=np.int64)
+    count = 0
+    for i in range(keys.size):
+        key = keys[i]
+        slot = (key * _GOLDEN) >> shift
+        found = False
+        while table[slot] != zero:
+            if table[slot] == key:
+                found = True
+                break
+            slot = (slot + np.uint64(1)) & slot_mask
+        if not found:
+            table[slot] = key
+            out[count] = i
+            count += 1
+    return out[:count].copy()
+
+
+@njit(cache=True)
+def _immediate_wins(first, mask, stones, width, height):
+    """For each position: can the side to move complete four at once?"""
+    h1 = height + 1
+    bottom = np.uint64(0)
+    for col in range(width):
+        bottom |= np.uint64(1) << np.uint64(col * h1)
+    board = bottom * np.uint64((1 << height) - 1)
+    out = np.empty(first.size, dtype=np.bool_)
+    for i in range(first.size):
+        m = mask[i]
+        current = first[i] if stones % 2 == 0 else first[i] ^ m
+        playable = (m + bottom) & board
+        out[i] = _nb_winning_cells(current, m, board, height) & playable != np.uint64(0)
+    return out
+
+
+class _Layers:
+    """The layers of one enumeration, with what is needed to rebuild move strings."""
+
+    def __init__(self, start: Position, plies: int, canonical: bool, max_layer: int) -> None:
+        self.start = start
+        self.width = start.width
+        self.height = start.height
+        self.canonical = canonical
+        self.first = np.array([start.first_stones], dtype=np.uint64)
+        self.mask = np.array([start.mask], dtype=np.uint64)
+        # per layer added: (parent index, column, mirrored) arrays
+        self.steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        stones = start.stone_count
+        while stones < plies:
+            cap = self.first.size * self.width
+            f, m, parent, col, flip = _expand_layer(
+                self.first,
+                self.mask,
+                stones,
+                self.width,
+                self.height,
+                canonical,
+                _table_bits(cap),
+            )
+            if f.size > max_layer:
+                raise ValueError(
+                    f"{stones + 1}-stone layer has {f.size:,} positions, more than the "
+                    f"{max_layer:,} that fit the enumeration's memory budget"
+                )
+            self.first, self.mask = f, m
+            self.steps.append((parent, col, flip))
+            stones += 1
+
+    def moves(self, keep: np.ndarray | None = None) -> np.ndarray:
+        """0-based columns reaching each final position, shape (n, plies), uint8.
+
+        ``keep`` selects final positions (indices) before the moves are traced back.
+        """
+        index = np.arange(self.first.size) if keep is None else np.asarray(keep, np.int64)
+        start_moves = self.start.to_moves() or ""
+        plies = len(start_moves) + len(self.steps)
+        out = np.empty((index.size, plies), dtype=np.uint8)
+        # walk back layer by layer: column of the last move, then its parent
+        flips = np.zeros(index.size, dtype=bool)  # mirrored an odd number of times since
+        for depth in range(len(self.steps) - 1, -1, -1):
+            parent, col, flip = self.steps[depth]
+            c = col[index]
+            flips ^= flip[index]
+            out[:, len(start_moves) + depth] = np.where(flips, self.width - 1 - c, c)
+            # a flipped child mirrors everything played before it as well
+            index = parent[index]
+        for j, ch in enumerate(start_moves):
+            c = int(ch) - 1
+            out[:, j] = np.where(flips, self.width - 1 - c, c)
+        return out
+
+
+def _start_position(under: str | None, width: int, height: int) -> Position:
+    if under is None:
+        return Position(width=width, height=height)
+    text = under.strip()
+    if text and not text.isdigit():
+        raise ValueError(f"--under line {under!r} is not a string of column digits")
+    return Position.from_moves(text, width, height)
+
+
+def _enumerate(
+    plies: int,
+    under: str | None,
+    width: int,
+    height: int,
+    merge_mirrors: bool,
+    drop_immediate_wins: bool,
+    max_layer: int,
+) -> tuple[_Layers, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Enumerate; return the layers, the final arrays and, per final position,
+    the index in the last layer and whether it is the mirror of that entry."""
+    if not isinstance(plies, int | np.integer) or isinstance(plies, bool):
+        raise ValueError(f"plies must be an integer, got {plies!r}")
+    plies = int(plies)
+    start = _start_position(under, width, height)
+    if not 0 <= plies <= width * height:
+        raise ValueError(f"plies must be between 0 and {width * height}, got {plies}")
+    if start.stone_count > plies:
+        raise ValueError(
+            f"the line {under!r} has {start.stone_count} moves, more than the {plies} plies asked"
+        )
+    start_symmetric = start.mirror() == start
+    # a mirror-closed reachable set may be reduced to one variant per pair as it grows
+    canonical = start_symmetric
+    layers = _Layers(start, plies, canonical, max_layer)
+    first, mask = layers.first, layers.mask
+    index = np.arange(first.size, dtype=np.int64)
+    if drop_immediate_wins and first.size:
+        keep = ~_immediate_wins(first, mask, plies, width, height)
+        first, mask, index = first[keep], mask[keep], index[keep]
+    mirrored = np.zeros(first.size, dtype=bool)
+    if merge_mirrors and not canonical:
+        key = _position_keys(first, mask, width, height)
+        mkey = _mirror_bits(key, width, height)
+        flip = mkey < key
+        canon = np.where(flip, mkey, key)
+        firsts = _first_occurrences(canon, _table_bits(canon.size))
+        first = np.where(flip, _mirror_bits(first, width, height), first)[firsts]
+        mask = np.where(flip, _mirror_bits(mask, width, height), mask)[firsts]
+        index, mirrored = index[firsts], flip[firsts]
+    elif not merge_mirrors and canonical:
+        # add the other variant of every asymmetric pair, right after it
+        mf = _mirror_bits(first, width, height)
+        mm = _mirror_bits(mask, width, height)
+        asym = (mf != first) | (mm != mask)
+        reps = np.where(asym, 2, 1)
+        is_second = np.zeros(int(reps.sum()), dtype=bool)
+        starts = np.cumsum(reps) - reps
+        is_second[starts[asym] + 1] = True
+        first = np.repeat(first, reps)
+        mask = np.repeat(mask, reps)
+        first[is_second] = mf[asym]
+        mask[is_second] = mm[asym]
+        index = np.repeat(index, reps)
+        mirrored = is_second
+    return layers, first, mask, index, mirrored
+
+
+def enumerate_positions(
+    plies: int,
+    under: str | None = None,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+    *,
+    merge_mirrors: bool = True,
+    drop_immediate_wins: bool = True,
+    max_layer: int = DEFAULT_MAX_LAYER,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The book positions with ``plies`` stones, as ``(first, mask)`` uint64 arrays.
+
+    ``under``: a 1-based move string; only positions reachable by continuing it
+    (with either variant reachable, when mirror pairs are merged). With
+    ``merge_mirrors=False`` both variants of every pair are returned (the
+    unmerged variant right after the merged one); with
+    ``drop_immediate_wins=False`` positions where the side to move can
+    complete four at once are kept. Raises ``ValueError`` for a bad line, a
+    ply outside 0..width*height, or a layer above ``max_layer`` positions.
+
+    >>> first, mask = enumerate_positions(4, under="4444")
+    >>> Position.from_bitboards(int(first[0]), int(mask[0])).to_diagram().splitlines()[-4:]
+    ['...O...', '...X...', '...O...', '...X...']
+    >>> len(enumerate_positions(8, merge_mirrors=False, drop_immediate_wins=False)[0])
+    182383
+    """
+    _, first, mask, _, _ = _enumerate(
+        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_layer
+    )
+    return first, mask
+
+
+def positions_with_moves(
+    plies: int,
+    under: str | None = None,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+    *,
+    merge_mirrors: bool = True,
+    drop_immediate_wins: bool = True,
+    max_layer: int = DEFAULT_MAX_LAYER,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Like :func:`enumerate_positions`, plus one 1-based move string per position.
+
+    The strings are a bytes array (dtype ``S<plies>``; ``.astype(str)`` gives
+    text). Each reaches its position from the empty board. With ``under``, it
+    starts with ``under`` when the returned variant is the reachable one, else
+    it is the mirror of such a line (the pair is stored as its smaller-key
+    variant). Boards wider than 9 columns have no move strings.
+
+    >>> first, mask, moves = positions_with_moves(2, under="4")
+    >>> moves.astype(str).tolist()
+    ['41', '42', '43', '44']
+    """
+    if width > 9:
+        raise ValueError("move strings are only defined for boards up to 9 columns")
+    layers, first, mask, index, mirrored = _enumerate(
+        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_layer
+    )
+    cols = layers.moves(index)
+    cols = np.where(mirrored[:, None], width - 1 - cols, cols).astype(np.uint8)
+    if cols.shape[1] == 0:  # zero plies: the empty board, reached by no move
+        return first, mask, np.full(first.size, b"", dtype="S1")
+    digits = np.ascontiguousarray(cols + np.uint8(ord("1")))
+    return first, mask, digits.view(f"S{digits.shape[1]}").reshape(-1)
+
+
+def count_positions(
+    plies: int,
+    under: str | None = None,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+    *,
+    merge_mirrors: bool = True,
+    drop_immediate_wins: bool = True,
+    max_layer: int = DEFAULT_MAX_LAYER,
+) -> int:
+    """Number of positions :func:`enumerate_positions` returns.
+
+    >>> count_positions(8, merge_mirrors=False, drop_immediate_wins=False)
+    182383
+    """
+    first, _ = enumerate_positions(
+        plies,
+        under,
+        width,
+        height,
+        merge_mirrors=merge_mirrors,
+        drop_immediate_wins=drop_immediate_wins,
+        max_layer=max_layer,
+    )
+    return int(first.size)
