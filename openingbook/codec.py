@@ -1,0 +1,412 @@
+"""The column code of the opening books, bit by bit and vectorized.
+
+The code walks the columns from left to right and each column from the bottom
+up: a stone of the first player (A) is ``10``, a stone of the second player (B)
+is ``11``, and one ``0`` closes every column but the last. Empty cells are not
+coded, gravity puts them on top. A position with ``n`` stones on the 7x6 board
+takes ``6 + 2n`` bits (22 for 8 stones, 30 for 12). In a book record the code is
+left-aligned in the key field (most significant bit first), low bits zero.
+
+Two implementations, checked against each other by the tests:
+
+* :func:`encode_column_code` / :func:`decode_column_code`: the bit-level
+  reference, a prefix code on :mod:`bitarray`;
+* :func:`encode_keys` / :func:`decode_keys` / :func:`mirror_keys`: numpy over
+  arrays of ``first``/``mask`` bitboards (the array form of docs/ARCHITECTURE.md),
+  one table lookup per column instead of one step per bit.
+
+:func:`position_key` and :func:`key_position` do the same for one position
+with plain integers (the single-lookup path of the reader).
+
+>>> from solver import Position
+>>> pos = Position.from_moves("4453")
+>>> encode_column_code(pos).to01()
+'00110101101000'
+>>> hex(position_key(pos, 24))
+'0x35a000'
+>>> key_position(position_key(pos, 24), 24) == pos
+True
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+import numpy as np
+from bitarray import bitarray, decodetree
+
+from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+
+#: Code words of the prefix code: A stone, B stone, column separator.
+STONE_FIRST = "A"
+STONE_SECOND = "B"
+SEPARATOR = "|"
+CODE_WORDS: dict[str, bitarray] = {
+    STONE_FIRST: bitarray("10"),
+    STONE_SECOND: bitarray("11"),
+    SEPARATOR: bitarray("0"),
+}
+_TREE = decodetree(CODE_WORDS)
+
+_U64 = np.uint64
+
+
+def code_length(stones: int, width: int = DEFAULT_WIDTH) -> int:
+    """Bits of the column code for ``stones`` stones: one separator per column but the last.
+
+    >>> code_length(8), code_length(12)
+    (22, 30)
+    """
+    return width - 1 + 2 * stones
+
+
+# --------------------------------------------------------------- bitarray path
+def encode_column_code(pos: Position) -> bitarray:
+    """The column code of ``pos`` as a bitarray of exactly ``code_length`` bits.
+
+    >>> from solver import Position
+    >>> encode_column_code(Position.from_moves("7")).to01()
+    '00000010'
+    """
+    symbols: list[str] = []
+    for col in range(pos.width):
+        for row in range(pos.column_height(col)):
+            symbols.append(STONE_FIRST if pos.cell(col, row) == 1 else STONE_SECOND)
+        if col < pos.width - 1:
+            symbols.append(SEPARATOR)
+    bits = bitarray()
+    bits.encode(CODE_WORDS, symbols)
+    return bits
+
+
+def decode_column_code(
+    bits: bitarray | str, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
+) -> Position:
+    """The position coded by ``bits``; zero bits after the last column are padding.
+
+    Raises ``ValueError`` when the bits are not a complete code, a column
+    overflows, or the board is not a legal position.
+
+    >>> pos = decode_column_code("0000010101011100111111" + "00")  # book.dat record 0
+    >>> [[int(c) for c in col] for col in pos.to_array()[5:]]
+    [[1, 1, 1, 2, 1, 0], [2, 2, 2, 0, 0, 0]]
+    """
+    if isinstance(bits, str):
+        bits = bitarray(bits)
+    try:
+        symbols = list(bits.decode(_TREE))
+    except ValueError as exc:
+        raise ValueError(f"not a column code: {exc}") from None
+    cells = [[0] * height for _ in range(width)]
+    col = row = 0
+    for i, sym in enumerate(symbols):
+        if sym == SEPARATOR:
+            col += 1
+            row = 0
+            continue
+        if col >= width:
+            raise ValueError(f"not a column code: stone after the last column (symbol {i})")
+        if row >= height:
+            raise ValueError(f"not a column code: column {col + 1} has more than {height} stones")
+        cells[col][row] = 1 if sym == STONE_FIRST else 2
+        row += 1
+    if col < width - 1:
+        raise ValueError(f"not a column code: {col + 1} columns, expected {width}")
+    return Position.from_array(cells)
+
+
+# ----------------------------------------------------------- integer helpers
+@functools.cache
+def _column_tables(height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-column lookup tables for one board height.
+
+    Encoding, indexed by ``(column mask bits << height) | column first bits``:
+    the column's code without its separator, and its length (``-1`` when the
+    bits are not a gap-free column or a first-player stone sits on an empty cell).
+
+    Decoding, indexed by the next ``2*height + 1`` code bits: how many stones the
+    column holds (``height + 1`` when a stone would overflow it) and which of
+    them are the first player's.
+    """
+    n = 1 << (2 * height)
+    enc_code = np.zeros(n, dtype=_U64)
+    enc_len = np.full(n, -1, dtype=np.int64)
+    for stones in range(height + 1):
+        m = (1 << stones) - 1
+        for f in range(1 << stones):
+            code = 0
+            for row in range(stones):
+                code = (code << 2) | (0b10 if (f >> row) & 1 else 0b11)
+            enc_code[(m << height) | f] = code
+            enc_len[(m << height) | f] = 2 * stones
+    window = 2 * height + 1
+    dec_stones = np.zeros(1 << window, dtype=np.int64)
+    dec_first = np.zeros(1 << window, dtype=_U64)
+    for w in range(1 << window):
+        stones = first = 0
+        pos = window
+        while True:
+            if stones == height:
+                if (w >> (pos - 1)) & 1:  # a further stone overflows the column
+                    stones = height + 1
+                break
+            if not (w >> (pos - 1)) & 1:  # separator (or padding) closes the column
+                break
+            if not (w >> (pos - 2)) & 1:  # "10": first player's stone
+                first |= 1 << stones
+            stones += 1
+            pos -= 2
+        dec_stones[w] = stones
+        dec_first[w] = first
+    return enc_code, enc_len, dec_stones, dec_first
+
+
+def position_key(pos: Position, key_bits: int) -> int:
+    """The column code of ``pos`` left-aligned in a ``key_bits``-bit field.
+
+    >>> from solver import Position
+    >>> hex(position_key(Position(), 24))
+    '0x0'
+    >>> hex(position_key(Position.from_moves("1"), 24))  # '10' then 6 separators
+    '0x800000'
+    """
+    h1 = pos.height + 1
+    col_bits = (1 << pos.height) - 1
+    enc_code, enc_len, _, _ = _column_tables(pos.height)
+    first = pos.first_stones
+    code = length = 0
+    for col in range(pos.width):
+        m = (pos.mask >> (col * h1)) & col_bits
+        idx = (m << pos.height) | ((first >> (col * h1)) & col_bits)
+        n = int(enc_len[idx])
+        code = (code << n) | int(enc_code[idx])
+        length += n
+        if col < pos.width - 1:
+            code <<= 1
+            length += 1
+    if length > key_bits:
+        raise ValueError(f"{length}-bit column code does not fit a {key_bits}-bit key")
+    return code << (key_bits - length)
+
+
+def key_position(
+    key: int,
+    key_bits: int,
+    stones: int | None = None,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+) -> Position:
+    """The position coded in a left-aligned ``key_bits``-bit key (inverse of :func:`position_key`).
+
+    Raises ``ValueError`` when the key is not a legal code (with ``stones``
+    stones, when given).
+    """
+    first, mask = decode_keys(np.array([key], dtype=_U64), key_bits, stones, width, height)
+    return Position.from_bitboards(int(first[0]), int(mask[0]), width, height)
+
+
+# ------------------------------------------------------------------ numpy path
+def _as_u64(values: Iterable[int] | np.ndarray, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype != _U64:
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"{name} must be an integer array, got {arr.dtype}")
+        arr = arr.astype(_U64)
+    return arr
+
+
+def encode_keys(
+    first: np.ndarray,
+    mask: np.ndarray,
+    key_bits: int,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+) -> np.ndarray:
+    """Column codes of many positions, each left-aligned in a ``key_bits``-bit field.
+
+    ``first``/``mask`` are uint64 bitboards (Pons layout). Raises ``ValueError``
+    naming the first index whose columns are not gap-free or whose code is
+    longer than ``key_bits``. Legality (four in a row, alternation) is not checked.
+
+    >>> import numpy as np
+    >>> from solver import Position
+    >>> p = Position.from_moves("4453")
+    >>> [hex(k) for k in encode_keys(np.array([p.first_stones]), np.array([p.mask]), 24)]
+    ['0x35a000']
+    """
+    first = _as_u64(first, "first")
+    mask = _as_u64(mask, "mask")
+    if first.shape != mask.shape:
+        raise ValueError(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
+    if not 0 < key_bits <= 64:
+        raise ValueError(f"key_bits must be 1..64, got {key_bits}")
+    enc_code, enc_len, _, _ = _column_tables(height)
+    h1 = height + 1
+    col_bits = _U64((1 << height) - 1)
+    code = np.zeros(first.shape, dtype=_U64)
+    length = np.zeros(first.shape, dtype=np.int64)
+    bad = (first & ~mask) != 0
+    for col in range(width):
+        shift = _U64(col * h1)
+        idx = (((mask >> shift) & col_bits) << _U64(height)) | ((first >> shift) & col_bits)
+        n = enc_len[idx]
+        bad |= n < 0
+        n = np.maximum(n, 0)
+        code = (code << n.astype(_U64)) | enc_code[idx]
+        length += n
+        if col < width - 1:
+            code <<= _U64(1)
+            length += 1
+    outside = mask & ~_U64(_board_bits(width, height))
+    bad |= outside != 0
+    bad |= length > key_bits
+    if bad.any():
+        i = int(np.argmax(bad))
+        if length.flat[i] > key_bits:
+            raise ValueError(
+                f"position {i}: {int(length.flat[i])}-bit column code does not fit "
+                f"a {key_bits}-bit key"
+            )
+        raise ValueError(f"position {i}: not a position (floating stone or stray bits)")
+    return code << (key_bits - length).astype(_U64)
+
+
+def _board_bits(width: int, height: int) -> int:
+    return sum(((1 << height) - 1) << (col * (height + 1)) for col in range(width))
+
+
+def _decode_raw(
+    keys: np.ndarray, key_bits: int, width: int, height: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decode without legality checks: ``(first, mask, ok)``, ``ok`` False for non-codes."""
+    if not 0 < key_bits <= 64:
+        raise ValueError(f"key_bits must be 1..64, got {key_bits}")
+    _, _, dec_stones, dec_first = _column_tables(height)
+    window = 2 * height + 1
+    h1 = height + 1
+    reg = keys << _U64(64 - key_bits)
+    ok = (keys >> _U64(key_bits)) == 0 if key_bits < 64 else np.ones(keys.shape, bool)
+    first = np.zeros(keys.shape, dtype=_U64)
+    mask = np.zeros(keys.shape, dtype=_U64)
+    for col in range(width):
+        w = reg >> _U64(64 - window)
+        n = dec_stones[w]
+        ok &= n <= height
+        n = np.minimum(n, height)
+        shift = _U64(col * h1)
+        mask |= ((_U64(1) << n.astype(_U64)) - _U64(1)) << shift
+        first |= dec_first[w] << shift
+        # the stones plus the closing separator (after the last column: padding)
+        reg <<= (2 * n + 1).astype(_U64)
+    ok &= reg == 0  # nothing may follow the last column
+    return first, mask, ok
+
+
+def _has_four_many(stones: np.ndarray, height: int) -> np.ndarray:
+    """Vectorized four-in-a-row test (same alignment shifts as ``solver.position.has_four``)."""
+    found = np.zeros(stones.shape, dtype=bool)
+    for shift in (1, height + 1, height, height + 2):
+        m = stones & (stones >> _U64(shift))
+        found |= (m & (m >> _U64(2 * shift))) != 0
+    return found
+
+
+def legal_mask(first: np.ndarray, mask: np.ndarray, height: int = DEFAULT_HEIGHT) -> np.ndarray:
+    """True where stone counts alternate (A has as many or one more) and nobody has four.
+
+    Assumes gap-free columns (as any decoded code has).
+    """
+    n = np.bitwise_count(mask).astype(np.int64)
+    a = np.bitwise_count(first).astype(np.int64)
+    ok = a == (n + 1) // 2
+    ok &= ~_has_four_many(first, height)
+    ok &= ~_has_four_many(first ^ mask, height)
+    return ok
+
+
+def decode_keys(
+    keys: np.ndarray,
+    key_bits: int,
+    stones: int | None,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+    check_legal: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, mask)`` bitboards of left-aligned column-code keys.
+
+    Raises ``ValueError`` naming the first index whose key is not a code, does
+    not hold ``stones`` stones (unless ``stones`` is None), or (``check_legal``)
+    is not a legal position: stone counts alternate and nobody has four.
+
+    >>> import numpy as np
+    >>> first, mask = decode_keys(np.array([0x35A000]), 24, 4)
+    >>> from solver import Position
+    >>> Position.from_bitboards(int(first[0]), int(mask[0])) == Position.from_moves("4453")
+    True
+    """
+    keys = _as_u64(keys, "keys")
+    first, mask, ok = _decode_raw(keys, key_bits, width, height)
+    if not ok.all():
+        i = int(np.argmax(~ok))
+        raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
+    if stones is not None:
+        count = np.bitwise_count(mask)
+        wrong = count != stones
+        if wrong.any():
+            i = int(np.argmax(wrong))
+            raise ValueError(
+                f"key {i} ({int(keys.flat[i]):#x}) has {int(count.flat[i])} stones, "
+                f"expected {stones}"
+            )
+    if check_legal:
+        legal = legal_mask(first, mask, height)
+        if not legal.all():
+            i = int(np.argmax(~legal))
+            pos = Position.from_bitboards(
+                int(first.flat[i]), int(mask.flat[i]), width, height, check=False
+            )
+            reason = "; ".join(pos.problems()) or "not a legal position"
+            raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is illegal: {reason}")
+    return first, mask
+
+
+def mirror_bitboards(
+    bits: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
+) -> np.ndarray:
+    """Bitboards with the columns reversed."""
+    bits = _as_u64(bits, "bits")
+    h1 = height + 1
+    col_bits = _U64((1 << h1) - 1)
+    out = np.zeros(bits.shape, dtype=_U64)
+    for col in range(width):
+        out |= ((bits >> _U64(col * h1)) & col_bits) << _U64((width - 1 - col) * h1)
+    return out
+
+
+def mirror_keys(
+    keys: np.ndarray,
+    key_bits: int,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+) -> np.ndarray:
+    """Keys of the mirrored positions (columns reversed), same alignment.
+
+    Raises ``ValueError`` naming the first key that is not a column code.
+
+    >>> import numpy as np
+    >>> [hex(k) for k in mirror_keys(np.array([0x800000]), 24)]  # column 1 -> column 7
+    ['0x20000']
+    """
+    keys = _as_u64(keys, "keys")
+    first, mask, ok = _decode_raw(keys, key_bits, width, height)
+    if not ok.all():
+        i = int(np.argmax(~ok))
+        raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
+    return encode_keys(
+        mirror_bitboards(first, width, height),
+        mirror_bitboards(mask, width, height),
+        key_bits,
+        width,
+        height,
+    )
