@@ -36,7 +36,7 @@ from collections.abc import Iterable
 import numpy as np
 from bitarray import bitarray, decodetree
 
-from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, has_four_bits, mirror_bits
 
 #: Code words of the prefix code: A stone, B stone, column separator.
 STONE_FIRST = "A"
@@ -303,15 +303,6 @@ def _decode_raw(
     return first, mask, ok
 
 
-def _has_four_many(stones: np.ndarray, height: int) -> np.ndarray:
-    """Vectorized four-in-a-row test (same alignment shifts as ``solver.position.has_four``)."""
-    found = np.zeros(stones.shape, dtype=bool)
-    for shift in (1, height + 1, height, height + 2):
-        m = stones & (stones >> _U64(shift))
-        found |= (m & (m >> _U64(2 * shift))) != 0
-    return found
-
-
 def legal_mask(first: np.ndarray, mask: np.ndarray, height: int = DEFAULT_HEIGHT) -> np.ndarray:
     """True where stone counts alternate (A has as many or one more) and nobody has four.
 
@@ -320,8 +311,8 @@ def legal_mask(first: np.ndarray, mask: np.ndarray, height: int = DEFAULT_HEIGHT
     n = np.bitwise_count(mask).astype(np.int64)
     a = np.bitwise_count(first).astype(np.int64)
     ok = a == (n + 1) // 2
-    ok &= ~_has_four_many(first, height)
-    ok &= ~_has_four_many(first ^ mask, height)
+    ok &= ~has_four_bits(first, height)
+    ok &= ~has_four_bits(first ^ mask, height)
     return ok
 
 
@@ -371,19 +362,6 @@ def decode_keys(
     return first, mask
 
 
-def mirror_bitboards(
-    bits: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> np.ndarray:
-    """Bitboards with the columns reversed."""
-    bits = _as_u64(bits, "bits")
-    h1 = height + 1
-    col_bits = _U64((1 << h1) - 1)
-    out = np.zeros(bits.shape, dtype=_U64)
-    for col in range(width):
-        out |= ((bits >> _U64(col * h1)) & col_bits) << _U64((width - 1 - col) * h1)
-    return out
-
-
 def mirror_keys(
     keys: np.ndarray,
     key_bits: int,
@@ -404,8 +382,8 @@ def mirror_keys(
         i = int(np.argmax(~ok))
         raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
     return encode_keys(
-        mirror_bitboards(first, width, height),
-        mirror_bitboards(mask, width, height),
+        mirror_bits(first, width, height),
+        mirror_bits(mask, width, height),
         key_bits,
         width,
         height,
