@@ -276,10 +276,17 @@ def _board_bits(width: int, height: int) -> int:
     return sum(((1 << height) - 1) << (col * (height + 1)) for col in range(width))
 
 
-def _decode_raw(
-    keys: np.ndarray, key_bits: int, width: int, height: int
+def decode_keys_raw(
+    keys: np.ndarray,
+    key_bits: int,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Decode without legality checks: ``(first, mask, ok)``, ``ok`` False for non-codes."""
+    """Decode without raising: ``(first, mask, ok)``, ``ok`` False where a key is not a code.
+
+    No stone count or legality test (see :func:`legal_mask`); where ``ok`` is
+    False, ``first``/``mask`` are meaningless.
+    """
     if not 0 < key_bits <= 64:
         raise ValueError(f"key_bits must be 1..64, got {key_bits}")
     _, _, dec_stones, dec_first = _column_tables(height)
@@ -337,7 +344,7 @@ def decode_keys(
     True
     """
     keys = _as_u64(keys, "keys")
-    first, mask, ok = _decode_raw(keys, key_bits, width, height)
+    first, mask, ok = decode_keys_raw(keys, key_bits, width, height)
     if not ok.all():
         i = int(np.argmax(~ok))
         raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
@@ -377,7 +384,7 @@ def mirror_keys(
     ['0x20000']
     """
     keys = _as_u64(keys, "keys")
-    first, mask, ok = _decode_raw(keys, key_bits, width, height)
+    first, mask, ok = decode_keys_raw(keys, key_bits, width, height)
     if not ok.all():
         i = int(np.argmax(~ok))
         raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")

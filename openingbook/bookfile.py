@@ -1,0 +1,456 @@
+"""Book files: record layouts, reading, writing, sorting and checks.
+
+A book is a headerless array of fixed-size big-endian records sorted by key,
+one record per stored position (see /work/shared/FORMATS.md):
+
+* **pruned** books (win/draw/loss, first-player wins dropped): the column code
+  left-aligned in the whole record, the value in the low two bits
+  (0 draw, 1 second player wins; 2 first player wins is never written by the
+  pruning rule but is accepted when present);
+* **distance** books: the column code left-aligned in a key of 4 (or 5) bytes,
+  then one signed byte ``v``: 0 draw, ``v > 0`` first player wins in
+  ``100 - v`` plies, ``v < 0`` second player wins in ``100 + v`` plies.
+
+Thill's three files are :data:`BOOK8` (``book.dat``), :data:`BOOK12`
+(``bookDeep.dat``) and :data:`BOOK12_DIST` (``bookDeepDist.dat``).
+:meth:`BookFormat.for_plies` extends the same rules to other plies:
+
+============  ==========================================  =====================
+book          record                                      order
+============  ==========================================  =====================
+pruned        ``max(3, ceil((6 + 2n + 2) / 8))`` bytes:    unsigned for 3-byte
+              plies 1-8: 3, 9-12: 4, 13-16: 5              keys, else signed
+distance      key ``max(4, ceil((6 + 2n) / 8))`` bytes     signed (two's
+              (plies 1-13: 4, 14-17: 5) + 1 value byte     complement of the key)
+============  ==========================================  =====================
+
+Signed order is Thill's: his reader compares the first four bytes as a Java
+``int``, so codes starting with bit 1 (first column non-empty) sort first.
+
+>>> BOOK8.record_bytes, BOOK12.signed_order, BOOK12_DIST.record_bytes
+(3, True, 5)
+>>> BookFormat.for_plies(8) == BOOK8
+True
+>>> BookFormat.for_plies(14, distances=True).record_bytes
+6
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from openingbook.codec import code_length, decode_keys, decode_keys_raw, legal_mask
+from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
+
+__all__ = [
+    "BOOK8",
+    "BOOK12",
+    "BOOK12_DIST",
+    "MAX_PLIES",
+    "VALUE_DRAW",
+    "VALUE_FIRST",
+    "VALUE_SECOND",
+    "BookFileError",
+    "BookFormat",
+    "Records",
+    "check_records",
+    "detect_format",
+    "parse_records",
+    "read_book",
+    "records_to_bytes",
+    "sort_records",
+    "write_book",
+]
+
+_U64 = np.uint64
+
+#: Two-bit values of pruned books.
+VALUE_DRAW = 0
+VALUE_SECOND = 1
+VALUE_FIRST = 2
+
+#: Deepest book whose pruned record still fits a 64-bit key field.
+MAX_PLIES = 28
+CELLS = 42
+
+THILL_NAMES = {"book.dat": (8, False), "bookDeep.dat": (12, False), "bookDeepDist.dat": (12, True)}
+
+
+class BookFileError(ValueError):
+    """A book file that cannot be read as the expected format (one-line message)."""
+
+
+@dataclass(frozen=True)
+class BookFormat:
+    """Record layout of a book of ``plies`` stones.
+
+    ``key_bits`` is the width of the field the column code is left-aligned in
+    (pruned books: the whole record, value bits included and zero in keys;
+    distance books: the key bytes before the value byte).
+    """
+
+    plies: int
+    distances: bool
+    record_bytes: int
+    key_bits: int
+    value_bits: int
+    signed_order: bool
+    name: str
+
+    @classmethod
+    def for_plies(cls, plies: int, distances: bool = False) -> BookFormat:
+        """The format of a ``plies``-stone book (Thill's for 8 and 12).
+
+        >>> BookFormat.for_plies(10).record_bytes, BookFormat.for_plies(16).record_bytes
+        (4, 5)
+        """
+        if not 1 <= plies <= MAX_PLIES:
+            raise ValueError(f"book plies must be 1..{MAX_PLIES}, got {plies}")
+        bits = code_length(plies, DEFAULT_WIDTH)
+        if distances:
+            key_bytes = max(4, -(-bits // 8))
+            return cls(
+                plies,
+                True,
+                key_bytes + 1,
+                8 * key_bytes,
+                8,
+                True,
+                f"{plies}-ply-dist",
+            )
+        record_bytes = max(3, -(-(bits + 2) // 8))
+        return cls(
+            plies, False, record_bytes, 8 * record_bytes, 2, record_bytes >= 4, f"{plies}-ply"
+        )
+
+    @classmethod
+    def parse(cls, text: str) -> BookFormat:
+        """A format from its name (``"8-ply"``, ``"12-ply-dist"``), a bare ply
+        count (``"12"``, ``"12-dist"``) or one of Thill's file names.
+
+        >>> BookFormat.parse("bookDeepDist.dat") == BookFormat.parse("12-dist") == BOOK12_DIST
+        True
+        """
+        t = text.strip()
+        if t in THILL_NAMES:
+            return cls.for_plies(*THILL_NAMES[t])
+        core = t.lower().replace("_", "-")
+        distances = core.endswith("-dist")
+        if distances:
+            core = core[: -len("-dist")]
+        core = core.removesuffix("-ply")
+        if not core.isdigit():
+            raise ValueError(
+                f"unknown book format {text!r}: use e.g. 8, 12, 12-dist, 12-ply-dist or book.dat"
+            )
+        return cls.for_plies(int(core), distances)
+
+    @property
+    def key_bytes(self) -> int:
+        return self.key_bits // 8
+
+    @property
+    def file_name(self) -> str:
+        """Thill's file name for his three books, else ``book<plies>[-dist].dat``."""
+        for name, (plies, dist) in THILL_NAMES.items():
+            if (plies, dist) == (self.plies, self.distances):
+                return name
+        return f"book{self.plies}{'-dist' if self.distances else ''}.dat"
+
+    def order_keys(self, keys: np.ndarray) -> np.ndarray:
+        """Keys mapped to uint64 so that unsigned comparison gives the file order.
+
+        Signed order flips the key's sign bit (two's complement -> offset binary).
+        """
+        keys = np.asarray(keys, dtype=_U64)
+        if self.signed_order:
+            return keys ^ _U64(1 << (self.key_bits - 1))
+        return keys
+
+    def order_key(self, key: int) -> int:
+        """:meth:`order_keys` for one key."""
+        return key ^ (1 << (self.key_bits - 1)) if self.signed_order else key
+
+    def describe(self) -> str:
+        """One line, e.g. ``"8-ply, pruned, 3-byte records"``."""
+        kind = "with distances" if self.distances else "pruned (win/draw/loss)"
+        return f"{self.plies}-ply, {kind}, {self.record_bytes}-byte records"
+
+
+BOOK8 = BookFormat.for_plies(8)
+BOOK12 = BookFormat.for_plies(12)
+BOOK12_DIST = BookFormat.for_plies(12, distances=True)
+
+
+@dataclass
+class Records:
+    """The records of a book as arrays: ``keys`` (uint64, value bits cleared) and
+    ``values`` (int8: pruned 0 draw, 1 second wins, 2 first wins; distance books
+    the signed distance byte)."""
+
+    keys: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.keys = np.asarray(self.keys, dtype=_U64)
+        self.values = np.asarray(self.values, dtype=np.int8)
+        if self.keys.shape != self.values.shape or self.keys.ndim != 1:
+            raise ValueError(
+                f"keys and values must be 1-d arrays of one length, "
+                f"got {self.keys.shape} and {self.values.shape}"
+            )
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+# ------------------------------------------------------------- bytes <-> arrays
+def parse_records(data: np.ndarray | bytes, fmt: BookFormat) -> Records:
+    """Records from raw file bytes (a whole number of records; a memmap works)."""
+    raw = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes | bytearray) else data
+    if raw.size % fmt.record_bytes:
+        raise ValueError(
+            f"{raw.size} bytes is not a whole number of {fmt.record_bytes}-byte records"
+        )
+    rows = raw.reshape(-1, fmt.record_bytes)
+    field = np.zeros(len(rows), dtype=_U64)
+    for i in range(fmt.key_bytes):
+        field = (field << _U64(8)) | rows[:, i].astype(_U64)
+    if fmt.distances:
+        return Records(field, rows[:, fmt.key_bytes].view(np.int8))
+    value_mask = _U64((1 << fmt.value_bits) - 1)
+    return Records(field & ~value_mask, (field & value_mask).astype(np.int8))
+
+
+def records_to_bytes(fmt: BookFormat, records: Records) -> bytes:
+    """The file bytes of ``records`` in their current order."""
+    keys, values = records.keys, records.values
+    # pruned books: the two value bits share the last byte with the code
+    field = keys if fmt.distances else keys | values.astype(np.uint8).astype(_U64)
+    out = np.empty((len(keys), fmt.record_bytes), dtype=np.uint8)
+    for i in range(fmt.key_bytes):
+        out[:, i] = (field >> _U64(8 * (fmt.key_bytes - 1 - i))) & _U64(0xFF)
+    if fmt.distances:
+        out[:, fmt.key_bytes] = values.view(np.uint8)
+    return out.tobytes()
+
+
+def sort_records(fmt: BookFormat, records: Records) -> Records:
+    """The records in the format's order (stable; Thill's signed order for wide keys)."""
+    order = np.argsort(fmt.order_keys(records.keys), kind="stable")
+    return Records(records.keys[order], records.values[order])
+
+
+# --------------------------------------------------------------------- checks
+def check_records(
+    fmt: BookFormat, records: Records, name: str = "book", decode: bool = True
+) -> None:
+    """Raise :class:`BookFileError` (``"<name>: <problem>"``) for the first problem.
+
+    Checks values, order (strictly ascending: an exact duplicate key is an
+    error), and with ``decode`` that every key is a legal position with
+    ``fmt.plies`` stones. Mirror pairs stored twice are not a format error.
+    """
+    if len(records) == 0:
+        raise BookFileError(f"{name}: no records")
+    bad = _bad_values(fmt, records.values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        v = int(records.values[i])
+        raise BookFileError(f"{name}: record {i} has value {v}, {_value_rule(fmt)}")
+    stray = records.keys & _U64((1 << fmt.value_bits) - 1 if not fmt.distances else 0)
+    if stray.any():
+        i = int(np.argmax(stray != 0))
+        raise BookFileError(f"{name}: record {i} has value bits set in its key")
+    order = fmt.order_keys(records.keys)
+    step = order[1:] > order[:-1]
+    if not step.all():
+        i = int(np.argmax(~step)) + 1
+        if order[i] == order[i - 1]:
+            raise BookFileError(f"{name}: record {i} repeats the position of record {i - 1}")
+        raise BookFileError(f"{name}: records not sorted (record {i} < record {i - 1})")
+    if decode:
+        try:
+            decode_keys(records.keys, fmt.key_bits, fmt.plies)
+        except ValueError as exc:
+            raise BookFileError(f"{name}: {str(exc).replace('key ', 'record ', 1)}") from None
+
+
+def _bad_values(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
+    v = values.astype(np.int64)
+    if not fmt.distances:
+        return (v < 0) | (v > VALUE_FIRST)
+    d = 100 - np.abs(v)
+    # the winner plays the last stone: stone number plies + d is the first
+    # player's when it is odd
+    first_last = (fmt.plies + d) % 2 == 1
+    ok = (v == 0) | ((d >= 1) & (fmt.plies + d <= CELLS) & (first_last == (v > 0)))
+    return ~ok
+
+
+def _value_rule(fmt: BookFormat) -> str:
+    if fmt.distances:
+        return (
+            f"not a distance of a {fmt.plies}-stone position "
+            "(0 draw, 100-d first player wins in d plies, d-100 second player wins)"
+        )
+    return "expected 0 (draw), 1 (second player wins) or 2 (first player wins)"
+
+
+# ----------------------------------------------------------------- detection
+def manifest_path(path: str | os.PathLike[str]) -> Path | None:
+    """The JSON manifest next to a book (``<book>.json`` or ``<stem>.json``), if any."""
+    p = Path(path)
+    for candidate in (p.with_name(p.name + ".json"), p.with_suffix(".json")):
+        if candidate != p and candidate.is_file():
+            return candidate
+    return None
+
+
+def detect_format(path: str | os.PathLike[str]) -> BookFormat:
+    """The format of a book file: from its manifest, Thill's file names, or its content.
+
+    The content test tries every record layout that divides the file size and
+    keeps those whose sampled records decode to legal positions of one stone
+    count matching the layout. Raises :class:`BookFileError` when none or
+    several fit.
+    """
+    p = Path(path)
+    manifest = manifest_path(p)
+    if manifest is not None:
+        return _format_from_manifest(manifest)
+    if p.name in THILL_NAMES:
+        return BookFormat.for_plies(*THILL_NAMES[p.name])
+    size = p.stat().st_size
+    if size == 0:
+        raise BookFileError(f"{path}: empty file")
+    layouts: dict[tuple[int, int, bool], list[BookFormat]] = {}
+    for dist in (False, True):
+        for plies in range(1, MAX_PLIES + 1):
+            f = BookFormat.for_plies(plies, dist)
+            layouts.setdefault((f.record_bytes, f.key_bits, dist), []).append(f)
+    fits = []
+    with open(p, "rb") as fh:
+        for (record_bytes, _, _), formats in layouts.items():
+            if size % record_bytes:
+                continue
+            sample = _sample_records(fh, size, record_bytes)
+            fmt = _fitting_format(sample, formats)
+            if fmt is not None:
+                fits.append(fmt)
+    if len(fits) == 1:
+        return fits[0]
+    if not fits:
+        raise BookFileError(
+            f"{path}: not a book file: no record layout fits its {size} bytes "
+            "(pass the format explicitly if it is one)"
+        )
+    names = ", ".join(f.name for f in fits)
+    raise BookFileError(
+        f"{path}: cannot tell the book format ({names} all fit): pass it explicitly"
+    )
+
+
+def _sample_records(fh, size: int, record_bytes: int, count: int = 64) -> np.ndarray:
+    n = size // record_bytes
+    picks = sorted(set(np.linspace(0, n - 1, min(n, count)).astype(int).tolist()))
+    buf = bytearray()
+    for i in picks:
+        fh.seek(i * record_bytes)
+        buf += fh.read(record_bytes)
+    return np.frombuffer(bytes(buf), dtype=np.uint8)
+
+
+def _fitting_format(sample: np.ndarray, formats: list[BookFormat]) -> BookFormat | None:
+    fmt0 = formats[0]
+    records = parse_records(sample, fmt0)
+    first, mask, ok = decode_keys_raw(records.keys, fmt0.key_bits, DEFAULT_WIDTH, DEFAULT_HEIGHT)
+    if not ok.all() or not legal_mask(first, mask).all():
+        return None
+    stones = np.unique(np.bitwise_count(mask))
+    if len(stones) != 1:
+        return None
+    for fmt in formats:
+        if fmt.plies == int(stones[0]):
+            return None if _bad_values(fmt, records.values).any() else fmt
+    return None
+
+
+def _format_from_manifest(manifest: Path) -> BookFormat:
+    try:
+        data = json.loads(manifest.read_text())
+        fmt = data["format"]
+        return BookFormat.for_plies(int(fmt["plies"]), bool(fmt["distances"]))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BookFileError(f"{manifest}: not a usable book manifest ({exc})") from None
+
+
+# ---------------------------------------------------------------- read/write
+def read_book(
+    path: str | os.PathLike[str], fmt: BookFormat | None = None, check: bool = True
+) -> tuple[BookFormat, Records]:
+    """Read a whole book into arrays: ``(format, records)``.
+
+    With ``check`` every record is verified (:func:`check_records`); errors
+    are one-line :class:`BookFileError` naming the file.
+    """
+    if fmt is None:
+        fmt = detect_format(path)
+    data = Path(path).read_bytes()
+    check_size(path, len(data), fmt)
+    records = parse_records(data, fmt)
+    if check:
+        check_records(fmt, records, str(path))
+    return fmt, records
+
+
+def check_size(path: str | os.PathLike[str], size: int, fmt: BookFormat) -> None:
+    """Raise for an empty file or one that is not a whole number of records."""
+    if size == 0:
+        raise BookFileError(f"{path}: empty file")
+    if size % fmt.record_bytes:
+        raise BookFileError(
+            f"{path}: size {size} bytes is not a multiple of the {fmt.record_bytes}-byte "
+            f"record of a {fmt.name} book"
+        )
+
+
+def write_book(
+    path: str | os.PathLike[str], fmt: BookFormat, records: Records, check: bool = True
+) -> int:
+    """Write ``records`` sorted in the format's order, atomically; return the record count.
+
+    With ``check`` the records are verified first (values, duplicates, legal
+    positions of ``fmt.plies`` stones), so a bad book is never written.
+    """
+    ordered = sort_records(fmt, records)
+    too_wide = ordered.keys >> _U64(fmt.key_bits) if fmt.key_bits < 64 else None
+    if too_wide is not None and too_wide.any():
+        i = int(np.argmax(too_wide != 0))
+        key = int(ordered.keys[i])
+        raise BookFileError(f"{path}: key {key:#x} does not fit {fmt.key_bits} bits")
+    check_records(fmt, ordered, str(path), decode=check)
+    data = records_to_bytes(fmt, ordered)
+    atomic_write_bytes(path, data)
+    return len(ordered)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write to a temporary file in the same directory, fsync, then rename over ``path``."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
