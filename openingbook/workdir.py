@@ -4,8 +4,9 @@ A build splits its positions into chunks and saves each finished chunk as
 ``chunk-<id>.npz`` holding the chunk's positions (``first``, ``mask``), their
 book values, the CPU seconds spent and a SHA-256 over all of these. Every file
 is written to a temporary name in the same directory, flushed to disk and
-renamed into place, so a build killed at any moment leaves only whole chunk
-files (plus stray temporaries, removed on the next start). A chunk file that
+renamed into place (:func:`openingbook.bookfile.atomic_write_bytes`), so a
+build killed at any moment leaves only whole chunk files (plus stray
+temporaries, removed on the next start). A chunk file that
 fails to load, fails its checksum, or holds other positions than the plan
 says is treated as missing and recomputed.
 
@@ -18,7 +19,7 @@ never mix.
 ...     wd = WorkDir.open(tmp, {"plies": 4})
 ...     chunk = ChunkResult(0, np.array([1], np.uint64), np.array([3], np.uint64),
 ...                         np.array([0], np.int8), 0.5)
-...     wd.save_chunk(chunk)
+...     path = wd.save_chunk(chunk)
 ...     wd.load_chunk(0).values.tolist()
 [0]
 """
@@ -30,65 +31,32 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from openingbook.bookfile import atomic_write_bytes
+
 __all__ = [
     "SETTINGS_NAME",
     "ChunkResult",
     "WorkDir",
     "WorkDirError",
-    "atomic_write_bytes",
     "chunk_checksum",
 ]
 
 SETTINGS_NAME = "settings.json"
 _CHUNK_PREFIX = "chunk-"
 _CHUNK_SUFFIX = ".npz"
-_TMP_PREFIX = ".tmp-"
+# openingbook.bookfile.atomic_write_bytes writes ".<name>.<random>.tmp"
+_TMP_PREFIX = "."
+_TMP_SUFFIX = ".tmp"
 
 
 class WorkDirError(ValueError):
     """The work directory cannot be used (other settings, not a directory, ...)."""
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, whole.
-
-    The bytes go to a temporary file in the same directory, are flushed to
-    disk, and the file is renamed over ``path``.
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_TMP_PREFIX + path.name + ".")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a rename durable (best effort: not every platform can open directories)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -172,7 +140,7 @@ class WorkDir:
         """Delete half-written files left by a killed build; return how many."""
         removed = 0
         for p in self.path.iterdir():
-            if p.name.startswith(_TMP_PREFIX):
+            if p.name.startswith(_TMP_PREFIX) and p.name.endswith(_TMP_SUFFIX):
                 with contextlib.suppress(OSError):
                     p.unlink()
                     removed += 1

@@ -105,9 +105,9 @@ def test_work_dir_that_is_a_file(tmp_path):
 
 def test_half_written_temporaries_are_removed(tmp_path):
     wd = WorkDir.open(tmp_path, SETTINGS)
-    (tmp_path / ".tmp-chunk-0000001.npz.abc").write_bytes(b"partial")
+    (tmp_path / ".chunk-0000001.npz.x1y2.tmp").write_bytes(b"partial")
     WorkDir.open(tmp_path, SETTINGS)
-    assert not list(tmp_path.glob(".tmp-*"))
+    assert not list(tmp_path.glob(".*.tmp"))
     assert wd.chunk_ids() == []
 
 
