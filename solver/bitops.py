@@ -1,0 +1,99 @@
+"""Bit operations for numba-compiled code that numba has no builtin for.
+
+Each function is an ``@intrinsic`` that emits one LLVM instruction, so it
+compiles to a single machine instruction (``popcnt``, ``tzcnt``,
+``prefetcht0``) and caches with the functions that call it.
+
+Only callable from ``@njit`` code:
+
+>>> import numpy as np
+>>> from numba import njit
+>>> @njit
+... def bits_set(x):
+...     return popcount(x)
+>>> bits_set(np.uint64(0b1011))
+3
+>>> @njit
+... def lowest_bit(x):
+...     return trailing_zeros(x)
+>>> lowest_bit(np.uint64(0b1000))
+3
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = ["popcount", "prefetch", "trailing_zeros"]
+
+_I64 = ir.IntType(64)
+_I32 = ir.IntType(32)
+_I1 = ir.IntType(1)
+
+
+def _require_u64(x: types.Type) -> None:
+    if not (isinstance(x, types.Integer) and x.bitwidth == 64):
+        raise TypeError(f"expected a 64-bit integer, got {x}")
+
+
+@intrinsic
+def popcount(typingctx, x):  # type: ignore[no-untyped-def]
+    """Number of set bits of a 64-bit integer (LLVM ``ctpop``), as ``int64``."""
+    _require_u64(x)
+    sig = types.int64(x)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [_I64])
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@intrinsic
+def trailing_zeros(typingctx, x):  # type: ignore[no-untyped-def]
+    """Index of the lowest set bit of a 64-bit integer (64 for zero), as ``int64``."""
+    _require_u64(x)
+    sig = types.int64(x)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.cttz", [_I64, _I1])
+        return builder.call(fn, [args[0], ir.Constant(_I1, 0)])
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch(typingctx, array, index):  # type: ignore[no-untyped-def]
+    """Hint the CPU to load ``array[index]`` into cache (no effect on results).
+
+    No bounds check: ``index`` must be valid (a prefetch of a bad address is
+    harmless on x86, but keep it in range anyway).
+    """
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        raise TypeError("prefetch(array, integer index)")
+    sig = types.void(array, index)
+
+    def codegen(context, builder, signature, args):
+        arrty, idxty = signature.args
+        ary = context.make_array(arrty)(context, builder, args[0])
+        idx = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [idx], wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, _I32, _I32, _I32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        # read access, high temporal locality, data cache
+        builder.call(
+            fn,
+            [
+                builder.bitcast(ptr, i8p),
+                ir.Constant(_I32, 0),
+                ir.Constant(_I32, 3),
+                ir.Constant(_I32, 1),
+            ],
+        )
+        return context.get_dummy_value()
+
+    return sig, codegen

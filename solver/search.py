@@ -1,0 +1,647 @@
+"""Exact Connect-4 search: compiled negamax with alpha-beta on Pons bitboards.
+
+Scores follow Pons' convention (see :mod:`solver.scores`): from the side to
+move, ``+(cells/2 + 1 - k)`` for a win with its k-th stone, ``0`` for a draw,
+negative for a loss.
+
+The search kernel is one numba function with an explicit stack (no
+recursion: each numba call passes every array again). It uses
+
+* null windows only: the exact score is found by bisection on the score
+  range (Pons' driver, asking "win or not?" first), the win/draw/loss value
+  by at most two null-window searches around 0;
+* the transposition table of :mod:`solver.table`: bounds plus the cut-off
+  move, which is tried first when the position is searched again;
+* move ordering: forced blocks, then non-losing moves only, best first by the
+  number of winning cells the move creates, centre columns first on ties; a
+  move that creates two immediate threats (side by side or stacked) is
+  recognised as a win without search;
+* bounds from stone counts, and "no four is possible any more" (a player
+  whose every line is blocked cannot win).
+
+Board size: any ``width x height`` with an even number of cells that fits
+the 64-bit board; every size-dependent constant is an argument of the kernel,
+so one compiled kernel serves all sizes. 7x6 is the size it is tuned for.
+
+>>> s = Solver(table_log2=16)
+>>> s.solve(Position.from_moves("2252576253462244111563365343671351441"))
+-1
+>>> s.solve_wdl(Position.from_moves("44444"))
+1
+>>> s.analyze(Position.from_moves("444444"))[3] is None
+True
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from solver.bitops import popcount, trailing_zeros
+from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
+from solver.table import (
+    DEFAULT_DEEP_STONES,
+    DEFAULT_LOG2,
+    DEFAULT_SMALL_LOG2,
+    TranspositionTable,
+    entry_bound,
+    entry_move,
+    probe,
+    slot_and_tag,
+    store,
+)
+
+__all__ = [
+    "SearchStats",
+    "Solver",
+    "analyze",
+    "default_solver",
+    "solve",
+    "solve_wdl",
+]
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_TT_MOVE_BONUS = 1000  # the table's cut-off move sorts before every other move
+
+# Layout of the integer part of a stack frame (one row per depth).
+_ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
+_SCORES = 4  # move-ordering scores of the frame's moves, up to width of them
+# Layout of the bitboard part: current, mask, then the moves (one bit each).
+_CUR, _MASK, _MOVES = 0, 1, 2
+
+
+# ---------------------------------------------------------------- bit tricks
+@njit(cache=True, inline="always")
+def _winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: int) -> np.uint64:
+    """Empty cells where the owner of ``s`` would complete four."""
+    h = np.uint64(height)
+    r = (s << _ONE) & (s << np.uint64(2)) & (s << np.uint64(3))
+    for d1 in (h + _ONE, h, h + np.uint64(2)):  # horizontal, both diagonals
+        d2 = d1 + d1
+        d3 = d2 + d1
+        p = (s << d1) & (s << d2)
+        r |= p & (s << d3)
+        r |= p & (s >> d1)
+        p = (s >> d1) & (s >> d2)
+        r |= p & (s << d1)
+        r |= p & (s >> d3)
+    return r & (board ^ mask)
+
+
+@njit(cache=True, inline="always")
+def _has_four(s: np.uint64, height: int) -> bool:
+    h = np.uint64(height)
+    for d in (_ONE, h + _ONE, h, h + np.uint64(2)):
+        m = s & (s >> d)
+        if (m & (m >> (d + d))) != _ZERO:
+            return True
+    return False
+
+
+# ------------------------------------------------------------- the kernel
+@njit(cache=True)
+def _negamax(
+    cur0: np.uint64,
+    mask0: np.uint64,
+    n0: int,
+    alpha0: int,
+    beta0: int,
+    big: np.ndarray,
+    small: np.ndarray,
+    tparams: np.ndarray,
+    geo: np.ndarray,
+    order: np.ndarray,
+    col_masks: np.ndarray,
+    ust: np.ndarray,
+    ist: np.ndarray,
+    stats: np.ndarray,
+) -> int:
+    """Alpha-beta value of a position whose side to move cannot win at once.
+
+    Fail-hard: a result ``<= alpha0`` is an upper bound, ``>= beta0`` a lower
+    bound, anything between is exact. ``geo`` = (width, height, cells,
+    deep_stones, use_potential); ``tparams`` = (log2, small_log2, key_bits);
+    ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth).
+    """
+    width = geo[0]
+    height = geo[1]
+    cells = geo[2]
+    deep = geo[3]
+    use_potential = geo[4] != 0
+    big_log2 = tparams[0]
+    small_log2 = tparams[1]
+    key_bits = tparams[2]
+    h1 = height + 1
+    bottom = _ZERO
+    for c in range(width):
+        bottom |= _ONE << np.uint64(c * h1)
+    board = _ZERO
+    for c in range(width):
+        board |= col_masks[c]
+
+    d = 0
+    ust[0, _CUR] = cur0
+    ust[0, _MASK] = mask0
+    ist[0, _ALPHA] = alpha0
+    ist[0, _BETA] = beta0
+    nodes = 0
+    v = 0
+    while True:
+        # ---------------------------------------------------- enter node d
+        nodes += 1
+        cur = ust[d, _CUR]
+        mask = ust[d, _MASK]
+        alpha = ist[d, _ALPHA]
+        beta = ist[d, _BETA]
+        n = n0 + d
+        done = False
+        possible = (mask + bottom) & board
+        opp_win = _winning_cells(cur ^ mask, mask, board, height)
+        forced = possible & opp_win
+        if forced != _ZERO:
+            if (forced & (forced - _ONE)) != _ZERO:  # two threats: lost
+                v = -((cells - n) // 2)
+                done = True
+            possible = forced
+        if not done:
+            nxt = possible & ~(opp_win >> _ONE)  # never play under a threat
+            if nxt == _ZERO:
+                v = -((cells - n) // 2)
+                done = True
+            elif n >= cells - 2:
+                v = 0
+                done = True
+        if not done:
+            lo = -((cells - 2 - n) // 2)  # the opponent cannot win next move
+            hi = (cells - 1 - n) // 2  # we cannot win this move
+            if use_potential:
+                empty = board ^ mask
+                if not _has_four(cur | empty, height):
+                    hi = min(hi, 0)
+                if not _has_four((cur ^ mask) | empty, height):
+                    lo = max(lo, 0)
+            if alpha < lo:
+                alpha = lo
+            if beta > hi:
+                beta = hi
+            if alpha >= beta:
+                # lo >= beta: a lower bound that fails high; else hi <= alpha: fails low
+                # (if both, lo == hi is the exact score)
+                v = alpha if alpha > ist[d, _ALPHA] else beta
+                done = True
+        tt_move = -1
+        if not done:
+            key = cur + mask + bottom
+            if n >= deep:
+                slot, tag = slot_and_tag(key, small_log2, key_bits)
+                payload = probe(small, slot, tag)
+            else:
+                slot, tag = slot_and_tag(key, big_log2, key_bits)
+                payload = probe(big, slot, tag)
+            if payload != _ZERO:
+                bound, lower = entry_bound(payload)
+                tt_move = entry_move(payload)
+                if lower:
+                    if bound > alpha:
+                        alpha = bound
+                        if alpha >= beta:
+                            v = alpha
+                            done = True
+                elif bound < beta:
+                    beta = bound
+                    if alpha >= beta:
+                        v = beta
+                        done = True
+        if not done:
+            # ------------------------------------------------ order moves
+            k = 0
+            for i in range(width):
+                col = order[i]
+                m = nxt & col_masks[col]
+                if m == _ZERO:
+                    continue
+                nm = mask | m
+                w = _winning_cells(cur | m, nm, board, height)
+                t = w & ((nm + bottom) & board)
+                if (t & (t - _ONE)) != _ZERO or (t & (w >> _ONE)) != _ZERO:
+                    # two threats after this move: the opponent blocks one,
+                    # we complete the other with our next-but-one stone
+                    v = (cells - 1 - n) // 2
+                    done = True
+                    break
+                sc = popcount(w)
+                if col == tt_move:
+                    sc += _TT_MOVE_BONUS
+                j = k
+                while j > 0 and ist[d, _SCORES + j - 1] < sc:
+                    ust[d, _MOVES + j] = ust[d, _MOVES + j - 1]
+                    ist[d, _SCORES + j] = ist[d, _SCORES + j - 1]
+                    j -= 1
+                ust[d, _MOVES + j] = m
+                ist[d, _SCORES + j] = sc
+                k += 1
+            if not done:
+                ist[d, _ALPHA] = alpha
+                ist[d, _BETA] = beta
+                ist[d, _NMOVES] = k
+                ist[d, _IDX] = 0
+                # push the first child
+                m = ust[d, _MOVES]
+                ust[d + 1, _CUR] = cur ^ mask
+                ust[d + 1, _MASK] = mask | m
+                ist[d + 1, _ALPHA] = -beta
+                ist[d + 1, _BETA] = -alpha
+                d += 1
+                continue
+        # ------------------------------------------- return v from depth d
+        while True:
+            if d == 0:
+                stats[0] += nodes
+                return v
+            d -= 1
+            score = -v
+            cur = ust[d, _CUR]
+            mask = ust[d, _MASK]
+            n = n0 + d
+            idx = ist[d, _IDX]
+            if score >= ist[d, _BETA]:
+                m = ust[d, _MOVES + idx]
+                col = trailing_zeros(m) // h1
+                key = cur + mask + bottom
+                if n >= deep:
+                    slot, tag = slot_and_tag(key, small_log2, key_bits)
+                    store(small, slot, tag, score, True, col)
+                else:
+                    slot, tag = slot_and_tag(key, big_log2, key_bits)
+                    store(big, slot, tag, score, True, col)
+                v = score
+                continue
+            if score > ist[d, _ALPHA]:
+                ist[d, _ALPHA] = score
+            idx += 1
+            if idx < ist[d, _NMOVES]:
+                ist[d, _IDX] = idx
+                m = ust[d, _MOVES + idx]
+                ust[d + 1, _CUR] = cur ^ mask
+                ust[d + 1, _MASK] = mask | m
+                ist[d + 1, _ALPHA] = -ist[d, _BETA]
+                ist[d + 1, _BETA] = -ist[d, _ALPHA]
+                d += 1
+                break
+            v = ist[d, _ALPHA]
+            key = cur + mask + bottom
+            if n >= deep:
+                slot, tag = slot_and_tag(key, small_log2, key_bits)
+                store(small, slot, tag, v, False, -1)
+            else:
+                slot, tag = slot_and_tag(key, big_log2, key_bits)
+                store(big, slot, tag, v, False, -1)
+
+
+@njit(cache=True)
+def _solve_one(
+    cur: np.uint64,
+    mask: np.uint64,
+    wdl: bool,
+    big: np.ndarray,
+    small: np.ndarray,
+    tparams: np.ndarray,
+    geo: np.ndarray,
+    order: np.ndarray,
+    col_masks: np.ndarray,
+    ust: np.ndarray,
+    ist: np.ndarray,
+    stats: np.ndarray,
+) -> int:
+    """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won."""
+    width = geo[0]
+    height = geo[1]
+    cells = geo[2]
+    n = popcount(mask)
+    if n >= cells:
+        return 0
+    bottom = _ZERO
+    board = _ZERO
+    for c in range(width):
+        bottom |= _ONE << np.uint64(c * (height + 1))
+        board |= col_masks[c]
+    possible = (mask + bottom) & board
+    if (_winning_cells(cur, mask, board, height) & possible) != _ZERO:
+        stats[0] += 1
+        return 1 if wdl else (cells + 1 - n) // 2
+    if wdl:
+        r = _negamax(
+            cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
+        )
+        if r > 0:
+            return 1
+        if r < 0:
+            return -1
+        r = _negamax(
+            cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, ust, ist, stats
+        )
+        return 0 if r >= 0 else -1
+    lo = -((cells - n) // 2)
+    hi = (cells + 1 - n) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        # ask about scores near 0 first: most positions are close to a draw
+        half_lo = -((-lo) // 2)
+        if med <= 0 and half_lo < med:
+            med = half_lo
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = _negamax(
+            cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
+        )
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+@njit(cache=True)
+def _solve_batch(
+    first: np.ndarray,
+    masks: np.ndarray,
+    out: np.ndarray,
+    wdl: bool,
+    big: np.ndarray,
+    small: np.ndarray,
+    tparams: np.ndarray,
+    geo: np.ndarray,
+    order: np.ndarray,
+    col_masks: np.ndarray,
+    ust: np.ndarray,
+    ist: np.ndarray,
+    stats: np.ndarray,
+) -> None:
+    for i in range(first.shape[0]):
+        mask = masks[i]
+        cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
+        out[i] = _solve_one(
+            cur, mask, wdl, big, small, tparams, geo, order, col_masks, ust, ist, stats
+        )
+
+
+# ------------------------------------------------------------- Python API
+def _column_order(width: int) -> list[int]:
+    """Centre first, then alternately left and right: 3 2 4 1 5 0 6 for width 7."""
+    return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+
+
+def _check_board_size(width: int, height: int) -> None:
+    if width < 1 or height < 1 or width * (height + 1) > 64:
+        raise ValueError(f"board {width}x{height} does not fit the 64-bit bitboard")
+    if (width * height) % 2:
+        raise ValueError(
+            f"board {width}x{height} has an odd number of cells: Pons scores are only "
+            "defined for an even number of cells"
+        )
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """Work done by a :class:`Solver` since creation or :meth:`Solver.reset_stats`."""
+
+    nodes: int
+    positions: int
+    seconds: float
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class Solver:
+    """An exact solver with its own transposition table, kept between calls.
+
+    ``table_log2``: entries of the main table as a power of two (8 bytes
+    each; the default 2**25 is 256 MiB, touched only as it fills).
+    ``small_log2``/``deep_stones``: the cache-sized table for positions with at
+    least ``deep_stones`` stones. ``potential``: use the "no four possible any
+    more" bound. One solver per process (or worker); it is not thread-safe.
+
+    >>> s = Solver(table_log2=16)
+    >>> p = Position.from_moves("4455")
+    >>> s.solve(p), s.solve_wdl(p)
+    (18, 1)
+    >>> import numpy as np
+    >>> s.solve_many(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))
+    array([18], dtype=int8)
+    """
+
+    def __init__(
+        self,
+        table_log2: int = DEFAULT_LOG2,
+        *,
+        small_log2: int = DEFAULT_SMALL_LOG2,
+        deep_stones: int | None = None,
+        width: int = DEFAULT_WIDTH,
+        height: int = DEFAULT_HEIGHT,
+        potential: bool = True,
+    ) -> None:
+        _check_board_size(width, height)
+        self.width = width
+        self.height = height
+        self.cells = width * height
+        if deep_stones is None:
+            deep_stones = DEFAULT_DEEP_STONES + self.cells - 42
+        self.deep_stones = deep_stones
+        self.table = TranspositionTable(table_log2, small_log2, width * (height + 1))
+        self._geo = np.array(
+            [width, height, self.cells, deep_stones, int(potential)], dtype=np.int64
+        )
+        self._order = np.array(_column_order(width), dtype=np.int64)
+        self._col_masks = np.array(
+            [((1 << height) - 1) << (c * (height + 1)) for c in range(width)], dtype=np.uint64
+        )
+        self._bottom = bottom_mask(width, height)
+        self._board = board_mask(width, height)
+        depth = self.cells + 2
+        self._ust = np.zeros((depth, 2 + width), dtype=np.uint64)
+        self._ist = np.zeros((depth, 4 + width), dtype=np.int64)
+        self._stats = np.zeros(1, dtype=np.int64)
+        self._positions = 0
+        self._seconds = 0.0
+
+    # ------------------------------------------------------------ queries
+    def solve(self, pos: Position | str) -> int:
+        """Exact score of ``pos`` for the side to move (Pons convention).
+
+        Raises ``ValueError`` if the position is illegal, already won, or of
+        another board size.
+        """
+        cur, mask = self._check(pos)
+        return self._run(cur, mask, wdl=False)
+
+    def solve_wdl(self, pos: Position | str) -> int:
+        """+1 win, 0 draw, -1 loss for the side to move (at most two null-window searches)."""
+        cur, mask = self._check(pos)
+        return self._run(cur, mask, wdl=True)
+
+    def analyze(self, pos: Position | str) -> list[int | None]:
+        """Score of playing each column (0-based index), ``None`` for full columns.
+
+        The position's own score is the maximum of the list.
+
+        >>> Solver(table_log2=16).analyze("4455")[2:5]
+        [18, -2, 18]
+        """
+        pos = self._position(pos)
+        self._check(pos)
+        out: list[int | None] = []
+        win_now = (self.cells + 1 - pos.stone_count) // 2
+        for col in range(self.width):
+            if not pos.can_play(col):
+                out.append(None)
+            elif pos.is_winning_move(col):
+                out.append(win_now)
+            else:
+                child = pos.play(col)
+                out.append(-self._run(child.current, child.mask, wdl=False))
+        return out
+
+    def solve_many(self, first: np.ndarray, mask: np.ndarray, wdl: bool = False) -> np.ndarray:
+        """Scores (or -1/0/+1 with ``wdl``) of many positions, keeping the table.
+
+        ``first``/``mask``: ``uint64`` arrays of the first player's stones and
+        the occupied cells (Pons layout). Raises ``ValueError`` naming the first
+        illegal or already-won position. Returns ``int8``; full boards score 0.
+        """
+        first = np.ascontiguousarray(first, dtype=np.uint64)
+        mask = np.ascontiguousarray(mask, dtype=np.uint64)
+        if first.shape != mask.shape or first.ndim != 1:
+            raise ValueError("first and mask must be 1-d arrays of the same length")
+        self._check_arrays(first, mask)
+        out = np.zeros(first.shape[0], dtype=np.int8)
+        start = time.perf_counter()
+        _solve_batch(first, mask, out, wdl, *self._kernel_args())
+        self._seconds += time.perf_counter() - start
+        self._positions += first.shape[0]
+        return out
+
+    # ---------------------------------------------------------- the table
+    def reset(self) -> None:
+        """Clear the transposition table (statistics are kept)."""
+        self.table.clear()
+
+    def reset_stats(self) -> None:
+        self._stats[0] = 0
+        self._positions = 0
+        self._seconds = 0.0
+
+    @property
+    def nodes(self) -> int:
+        """Search nodes visited since creation or :meth:`reset_stats`."""
+        return int(self._stats[0])
+
+    @property
+    def stats(self) -> SearchStats:
+        return SearchStats(self.nodes, self._positions, self._seconds)
+
+    def __repr__(self) -> str:
+        return (
+            f"Solver(table_log2={self.table.log2}, small_log2={self.table.small_log2}, "
+            f"width={self.width}, height={self.height})"
+        )
+
+    # ----------------------------------------------------------- helpers
+    def _kernel_args(self) -> tuple:
+        t = self.table
+        return (
+            t.big,
+            t.small,
+            t.params,
+            self._geo,
+            self._order,
+            self._col_masks,
+            self._ust,
+            self._ist,
+            self._stats,
+        )
+
+    def _run(self, cur: int, mask: int, wdl: bool) -> int:
+        start = time.perf_counter()
+        score = _solve_one(np.uint64(cur), np.uint64(mask), wdl, *self._kernel_args())
+        self._seconds += time.perf_counter() - start
+        self._positions += 1
+        return int(score)
+
+    def _position(self, pos: Position | str) -> Position:
+        if isinstance(pos, str):
+            return Position.from_moves(pos, self.width, self.height)
+        if not isinstance(pos, Position):
+            raise TypeError(f"expected a Position or a move string, got {type(pos).__name__}")
+        return pos
+
+    def _check(self, pos: Position | str) -> tuple[int, int]:
+        pos = self._position(pos)
+        if (pos.width, pos.height) != (self.width, self.height):
+            raise ValueError(
+                f"position is {pos.width}x{pos.height}, solver is {self.width}x{self.height}"
+            )
+        problems = pos.problems()
+        if problems:
+            raise ValueError("cannot solve: " + "; ".join(problems))
+        return pos.current, pos.mask
+
+    def _check_arrays(self, first: np.ndarray, mask: np.ndarray) -> None:
+        from solver.bitboards import has_four_bits
+
+        board = np.uint64(self._board)
+        bottom = np.uint64(self._bottom)
+        second = first ^ mask
+        n = np.bitwise_count(mask).astype(np.int64)
+        bad = (
+            ((mask & ~board) != 0)
+            | ((first & ~mask) != 0)
+            | (((mask + bottom) & mask) != 0)  # a column that is not a run from the bottom
+            | (np.bitwise_count(first).astype(np.int64) != (n + 1) // 2)
+            | has_four_bits(first, self.height)
+            | has_four_bits(second, self.height)
+        )
+        if bad.any():
+            i = int(np.argmax(bad))
+            try:
+                Position.from_bitboards(int(first[i]), int(mask[i]), self.width, self.height)
+                reason = "illegal position"
+            except ValueError as exc:
+                reason = str(exc)
+            raise ValueError(f"position {i} cannot be solved: {reason}")
+
+
+# ------------------------------------------------------ module-level API
+_default: Solver | None = None
+
+
+def default_solver() -> Solver:
+    """The process-wide 7x6 solver used by :func:`solve`, created on first use."""
+    global _default
+    if _default is None:
+        _default = Solver()
+    return _default
+
+
+def solve(pos: Position | str) -> int:
+    """Exact Pons score of a 7x6 position (or 1-based move string) for the side to move.
+
+    >>> solve("2252576253462244111563365343671351441")
+    -1
+    """
+    return default_solver().solve(pos)
+
+
+def solve_wdl(pos: Position | str) -> int:
+    """+1 / 0 / -1: the side to move wins, draws or loses."""
+    return default_solver().solve_wdl(pos)
+
+
+def analyze(pos: Position | str) -> list[int | None]:
+    """Score of every column (``None`` if full), with the default solver."""
+    return default_solver().analyze(pos)

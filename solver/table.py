@@ -1,0 +1,157 @@
+"""Transposition table: numpy arrays of packed 64-bit entries, kept across solves.
+
+Each entry stores, for one position, a bound on its score and the move that
+last produced a cut-off there. The position key (``current + mask + bottom``,
+``key_bits = width * (height + 1)`` bits) is mixed by an odd multiplier modulo
+``2**key_bits``; that map is a bijection, so the top ``log2`` bits of the mix
+choose the slot and the remaining low bits, stored in the entry, identify the
+position exactly: there are no false hits, whatever the table size.
+
+Entry layout (uint64): ``tag << 16 | move << 8 | bound``.
+
+* ``bound``: ``score + 64``, plus 128 when the score is a lower bound (else an
+  upper bound). Never 0, so a zero entry is an empty slot.
+* ``move``: 1 + the column of the cut-off move, or 0.
+* ``tag``: the low ``key_bits - log2`` bits of the mixed key.
+
+Two arrays make the table: a big one for positions with few stones (large
+subtrees, worth remembering for long) and a small one, about 2 MiB, for deep
+positions: those are probed most often, and a table that fits the L2 cache
+answers them several times faster than one in main memory.
+
+>>> t = TranspositionTable(log2=16, small_log2=12)
+>>> t.nbytes == (2**16 + 2**12) * 8
+True
+>>> t.used()
+0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "DEFAULT_DEEP_STONES",
+    "DEFAULT_LOG2",
+    "DEFAULT_SMALL_LOG2",
+    "TranspositionTable",
+    "default_table_log2",
+]
+
+#: 2**25 entries = 256 MiB: a worker per core on a 2-core, 24 GiB machine
+#: leaves most of the memory to the build itself.
+DEFAULT_LOG2 = 25
+#: 2**18 entries = 2 MiB, about the size of one core's L2 cache.
+DEFAULT_SMALL_LOG2 = 18
+#: Positions with at least this many stones go to the small table (7x6).
+DEFAULT_DEEP_STONES = 22
+
+_MIX = 0x9E3779B97F4A7C15  # odd: multiplication by it is a bijection mod 2**k
+_SCORE_OFFSET = 64
+_LOWER_FLAG = 128
+_MAX_LOG2 = 32
+
+
+def default_table_log2() -> int:
+    """The default size of the big table, as a power of two (entries)."""
+    return DEFAULT_LOG2
+
+
+class TranspositionTable:
+    """The two arrays of a solver's table plus their parameters.
+
+    ``log2`` / ``small_log2``: number of entries (powers of two) of the big and
+    the small array; ``key_bits``: bits of a position key for the board size.
+    Memory is ``8 * (2**log2 + 2**small_log2)`` bytes.
+    """
+
+    def __init__(
+        self,
+        log2: int = DEFAULT_LOG2,
+        small_log2: int = DEFAULT_SMALL_LOG2,
+        key_bits: int = 49,
+    ) -> None:
+        for name, value in (("log2", log2), ("small_log2", small_log2)):
+            if not isinstance(value, int) or not 1 <= value <= _MAX_LOG2:
+                raise ValueError(f"table {name} must be an integer 1-{_MAX_LOG2}, got {value!r}")
+        if not 1 <= key_bits <= 64:
+            raise ValueError(f"key_bits must be 1-64, got {key_bits}")
+        if key_bits - min(log2, small_log2) + 16 > 64:
+            raise ValueError(
+                f"table too small for {key_bits}-bit keys: use log2 >= {key_bits - 48}"
+            )
+        self.log2 = min(log2, key_bits)
+        self.small_log2 = min(small_log2, key_bits)
+        self.key_bits = key_bits
+        self.big = np.zeros(1 << self.log2, dtype=np.uint64)
+        self.small = np.zeros(1 << self.small_log2, dtype=np.uint64)
+        #: (log2, small_log2, key_bits) as the search kernel reads them
+        self.params = np.array([self.log2, self.small_log2, key_bits], dtype=np.int64)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.big.nbytes + self.small.nbytes)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self.big.fill(0)
+        self.small.fill(0)
+
+    def used(self) -> int:
+        """Number of occupied slots (both arrays)."""
+        return int(np.count_nonzero(self.big) + np.count_nonzero(self.small))
+
+    def __repr__(self) -> str:
+        return (
+            f"TranspositionTable(log2={self.log2}, small_log2={self.small_log2}, "
+            f"key_bits={self.key_bits})"
+        )
+
+
+# ------------------------------------------------------------ numba helpers
+@njit(cache=True, inline="always")
+def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[int, np.uint64]:
+    """Slot index and stored tag of a position key (see the module docstring)."""
+    mixed = key * np.uint64(_MIX)
+    if key_bits < 64:
+        mixed &= (np.uint64(1) << np.uint64(key_bits)) - np.uint64(1)
+    rest = np.uint64(key_bits - log2)
+    slot = int(mixed >> rest)
+    tag = mixed & ((np.uint64(1) << rest) - np.uint64(1))
+    return slot, tag
+
+
+@njit(cache=True, inline="always")
+def probe(table: np.ndarray, slot: int, tag: np.uint64) -> np.uint64:
+    """The entry's low 16 bits (bound and move) if it holds this position, else 0."""
+    entry = table[slot]
+    if (entry >> np.uint64(16)) == tag:
+        return entry & np.uint64(0xFFFF)
+    return np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def store(
+    table: np.ndarray, slot: int, tag: np.uint64, score: int, lower: bool, move_col: int
+) -> None:
+    """Always-replace store of a bound (``lower`` or upper) and the cut-off column."""
+    bound = score + _SCORE_OFFSET
+    if lower:
+        bound += _LOWER_FLAG
+    table[slot] = (tag << np.uint64(16)) | np.uint64(((move_col + 1) << 8) | bound)
+
+
+@njit(cache=True, inline="always")
+def entry_bound(payload: np.uint64) -> tuple[int, bool]:
+    """(score, is_lower_bound) of a non-zero payload returned by :func:`probe`."""
+    b = int(payload & np.uint64(0xFF))
+    if b >= _LOWER_FLAG:
+        return b - _LOWER_FLAG - _SCORE_OFFSET, True
+    return b - _SCORE_OFFSET, False
+
+
+@njit(cache=True, inline="always")
+def entry_move(payload: np.uint64) -> int:
+    """Column of the stored cut-off move, or -1."""
+    return int((payload >> np.uint64(8)) & np.uint64(0xFF)) - 1
