@@ -1,0 +1,327 @@
+"""Position enumeration and the vectorized bitboard helpers.
+
+Independent sources: a slow pure-Python breadth-first walk with
+:class:`solver.Position` (plies 0..6 and below given lines), the counts verified
+in FORMATS.md, the original published 8-ply book, and mirror symmetry.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import (
+    Position,
+    can_win_next_bits,
+    canonical_bits,
+    count_positions,
+    enumerate_positions,
+    has_four_bits,
+    mirror_bits,
+    position_keys,
+    positions_with_moves,
+)
+from solver.position import has_four
+from tests.strategies import positions
+
+REFERENCE_BOOK8 = Path("/work/shared/reference/thill-original-book8.dat")
+
+
+# ------------------------------------------------------------------ brute force
+def brute_reachable(plies: int, under: str = "", width: int = 7, height: int = 6) -> set:
+    """Every position with ``plies`` stones reached from ``under`` by legal play
+    in which nobody completes four, as a set of ``(first, mask)`` pairs."""
+    layer = {Position.from_moves(under, width, height)}
+    for _ in range(plies - len(under)):
+        layer = {
+            pos.play(col)
+            for pos in layer
+            for col in pos.legal_moves()
+            if not has_four(pos.play(col).stones_of(pos.side_to_move), height)
+        }
+    return {(p.first_stones, p.mask) for p in layer}
+
+
+def book_set(reachable: set, width: int = 7, height: int = 6, merge=True, drop=True) -> set:
+    """Apply the book's rules to a reachable set, with Position's own methods."""
+    out = set()
+    for first, mask in reachable:
+        pos = Position.from_bitboards(first, mask, width, height)
+        if drop and pos.can_win_next():
+            continue
+        if merge:
+            pos = pos.canonical()
+        out.add((pos.first_stones, pos.mask))
+    return out
+
+
+def as_pairs(first: np.ndarray, mask: np.ndarray) -> list[tuple[int, int]]:
+    return list(zip(first.tolist(), mask.tolist(), strict=True))
+
+
+def replay(moves: np.ndarray, width: int = 7, height: int = 6):
+    """Replay 1-based move strings with numpy; check each move is legal and
+    completes no four; return the resulting (first, mask)."""
+    cols = np.frombuffer(moves.tobytes(), dtype=np.uint8).reshape(moves.size, -1) - ord("1")
+    assert (cols < width).all()
+    h1 = np.uint64(height + 1)
+    first = np.zeros(moves.size, np.uint64)
+    mask = np.zeros(moves.size, np.uint64)
+    for ply in range(cols.shape[1]):
+        bottom = np.uint64(1) << (cols[:, ply].astype(np.uint64) * h1)
+        top = bottom << np.uint64(height - 1)
+        assert not (mask & top).any(), f"move {ply + 1} plays a full column"
+        stone = (mask + bottom) & ~mask
+        mover_first = ply % 2 == 0
+        if mover_first:
+            first |= stone
+        mask |= stone
+        mover = first if mover_first else first ^ mask
+        assert not has_four_bits(mover, height).any(), f"move {ply + 1} completes four"
+    return first, mask
+
+
+# ------------------------------------------------------------- small plies
+@pytest.mark.parametrize("plies", range(7))
+def test_small_plies_match_brute_force(plies):
+    reachable = brute_reachable(plies)
+    for merge, drop in itertools.product([True, False], repeat=2):
+        first, mask = enumerate_positions(plies, merge_mirrors=merge, drop_immediate_wins=drop)
+        got = as_pairs(first, mask)
+        assert len(got) == len(set(got)), "duplicates"
+        assert set(got) == book_set(reachable, merge=merge, drop=drop)
+
+
+@pytest.mark.parametrize(
+    ("under", "plies"),
+    [("4", 7), ("44", 8), ("3", 7), ("1234", 9), ("4453", 10), ("7777", 8), ("", 5), ("1", 1)],
+)
+def test_under_line_matches_brute_force(under, plies):
+    reachable = brute_reachable(plies, under)
+    mirrored = {
+        (p.first_stones, p.mask)
+        for p in (Position.from_bitboards(f, m).mirror() for f, m in reachable)
+    }
+    for merge, drop in itertools.product([True, False], repeat=2):
+        first, mask = enumerate_positions(
+            plies, under=under, merge_mirrors=merge, drop_immediate_wins=drop
+        )
+        got = as_pairs(first, mask)
+        assert len(got) == len(set(got))
+        # merged: a pair is in when either variant is reachable
+        source = reachable | mirrored if merge else reachable
+        assert set(got) == book_set(source, merge=merge, drop=drop)
+        assert count_positions(plies, under, merge_mirrors=merge, drop_immediate_wins=drop) == len(
+            got
+        )
+
+
+def test_under_is_a_subset_of_the_full_enumeration():
+    full = set(as_pairs(*enumerate_positions(7)))
+    for under in ["4", "12", "765", "1111"]:
+        part = set(as_pairs(*enumerate_positions(7, under=under)))
+        assert part and part <= full
+
+
+def test_other_board_sizes_match_brute_force():
+    for width, height, plies in [(5, 4, 8), (4, 4, 9), (6, 5, 5)]:
+        reachable = brute_reachable(plies, width=width, height=height)
+        first, mask = enumerate_positions(plies, width=width, height=height)
+        got = as_pairs(first, mask)
+        assert len(got) == len(set(got))
+        assert set(got) == book_set(reachable, width, height)
+
+
+def test_full_small_board():
+    # every ply of a 4x4 game down to the full board (no side-to-move test there)
+    reachable = brute_reachable(16, width=4, height=4)
+    got = set(as_pairs(*enumerate_positions(16, width=4, height=4, merge_mirrors=False)))
+    assert got == book_set(reachable, 4, 4, merge=False)
+
+
+# ------------------------------------------------------------------- 8 ply
+@pytest.fixture(scope="module")
+def ply8():
+    return positions_with_moves(8)
+
+
+def test_8ply_counts():
+    assert count_positions(8) == 77_715
+    assert count_positions(8, merge_mirrors=False, drop_immediate_wins=False) == 182_383
+
+
+def test_8ply_counts_are_consistent(ply8):
+    first, mask, _ = ply8
+    raw_f, raw_m = enumerate_positions(8, merge_mirrors=False, drop_immediate_wins=False)
+    # merging by canonical_bits after dropping the wins gives the book set
+    keep = ~can_win_next_bits(raw_f, raw_m)
+    cf, cm = canonical_bits(raw_f[keep], raw_m[keep])
+    assert set(as_pairs(cf, cm)) == set(as_pairs(first, mask))
+    # unmerged = the book set plus the mirror of every asymmetric position
+    uf, um = enumerate_positions(8, merge_mirrors=False)
+    book = set(as_pairs(first, mask))
+    assert set(as_pairs(uf, um)) == book | set(as_pairs(mirror_bits(first), mirror_bits(mask)))
+    symmetric = (mirror_bits(first) == first) & (mirror_bits(mask) == mask)
+    assert uf.size == 2 * first.size - int(symmetric.sum())
+
+
+def test_8ply_positions_are_legal_book_positions(ply8):
+    first, mask, _ = ply8
+    assert (np.bitwise_count(mask) == 8).all()
+    assert not has_four_bits(first).any()
+    assert not has_four_bits(first ^ mask).any()
+    assert not can_win_next_bits(first, mask).any()
+    for f, m in as_pairs(first, mask):
+        Position.from_bitboards(f, m).validate()
+
+
+def test_8ply_mirror_pairs_once(ply8):
+    first, mask, _ = ply8
+    cf, cm = canonical_bits(first, mask)
+    assert (cf == first).all() and (cm == mask).all()  # the smaller-key variant is kept
+    keys = position_keys(first, mask)
+    both = np.concatenate([keys, mirror_bits(keys)])
+    symmetric = mirror_bits(keys) == keys
+    # every key and mirrored key distinct except a symmetric position's own mirror
+    assert np.unique(both).size == 2 * keys.size - int(symmetric.sum())
+
+
+def test_8ply_move_strings_reach_their_positions(ply8):
+    first, mask, moves = ply8
+    assert moves.dtype == np.dtype("S8")
+    rf, rm = replay(moves)
+    assert (rf == first).all() and (rm == mask).all()
+
+
+def test_move_strings_under_a_line_start_with_it_or_its_mirror():
+    under = "4453"
+    first, mask, moves = positions_with_moves(10, under=under)
+    mirror_line = "".join(str(8 - int(c)) for c in under)
+    text = moves.astype(str)
+    assert all(m.startswith(under) or m.startswith(mirror_line) for m in text)
+    rf, rm = replay(moves)
+    assert (rf == first).all() and (rm == mask).all()
+
+
+def test_reference_8ply_book_positions_are_enumerated():
+    """Every record of the published 8-ply book (decoded here from FORMATS.md's
+    description of the column code) is one of the enumerated positions."""
+    data = REFERENCE_BOOK8.read_bytes()
+    assert len(data) == 34_286 * 3
+    book = set(as_pairs(*enumerate_positions(8)))
+    found = set()
+    for i in range(0, len(data), 3):
+        code = int.from_bytes(data[i : i + 3], "big") >> 2
+        bits = format(code, "022b")
+        first = mask = 0
+        col = row = 0
+        j = 0
+        while j < len(bits):
+            if bits[j] == "0":
+                col, row, j = col + 1, 0, j + 1
+                continue
+            cell = 1 << (col * 7 + row)
+            mask |= cell
+            if bits[j + 1] == "0":
+                first |= cell
+            row, j = row + 1, j + 2
+        assert col == 6
+        pos = Position.from_bitboards(first, mask).canonical()
+        found.add((pos.first_stones, pos.mask))
+    assert found <= book
+    # 5,593 records are stored in both variants
+    assert len(found) == 34_286 - 5_593
+
+
+# ------------------------------------------------------------ order
+def test_order_is_lexicographic_by_first_line_without_merging():
+    # from an asymmetric line and without merging, the layers are kept whole:
+    # each position appears at the rank of its smallest move string
+    first, mask, moves = positions_with_moves(
+        6, under="5", merge_mirrors=False, drop_immediate_wins=False
+    )
+    text = moves.astype(str).tolist()
+    assert text == sorted(text)
+    smallest = {}
+    for line in brute_lines(6, "5"):
+        pos = Position.from_moves(line)
+        key = (pos.first_stones, pos.mask)
+        if key not in smallest or line < smallest[key]:
+            smallest[key] = line
+    assert [smallest[p] for p in as_pairs(first, mask)] == text
+
+
+def brute_lines(plies: int, under: str):
+    """Every legal move string of ``plies`` moves starting with ``under``."""
+    lines = [under]
+    for _ in range(plies - len(under)):
+        nxt = []
+        for line in lines:
+            pos = Position.from_moves(line)
+            nxt.extend(line + str(c + 1) for c in pos.legal_moves() if not pos.is_winning_move(c))
+        lines = nxt
+    return lines
+
+
+def test_order_groups_siblings():
+    # positions sharing the first seven moves come out next to each other
+    _, _, moves = positions_with_moves(8, under="44")
+    prefixes = [m[:7] for m in moves.tolist()]
+    runs = sum(1 for a, b in itertools.pairwise(prefixes) if a != b) + 1
+    assert runs == len(set(prefixes))
+
+
+# ------------------------------------------------------------ errors
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"plies": -1}, "between 0 and 42"),
+        ({"plies": 43}, "between 0 and 42"),
+        ({"plies": 2.5}, "integer"),
+        ({"plies": 4, "under": "48a"}, "column digits"),
+        ({"plies": 4, "under": "8"}, "outside 1-7"),
+        ({"plies": 8, "under": "1111111"}, "full"),
+        ({"plies": 8, "under": "1212121"}, "four in a row"),
+        ({"plies": 2, "under": "444"}, "more than the 2 plies"),
+        ({"plies": 6, "max_layer": 1000}, "memory budget"),
+    ],
+)
+def test_bad_arguments_raise_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        enumerate_positions(**kwargs)
+
+
+def test_zero_plies_and_empty_under():
+    first, mask, moves = positions_with_moves(0)
+    assert first.tolist() == [0] and mask.tolist() == [0] and moves.tolist() == [b""]
+    assert count_positions(4, under="") == count_positions(4)
+
+
+# ------------------------------------------------- vectorized helpers vs Position
+@settings(max_examples=50)
+@given(st.lists(positions(), min_size=1, max_size=20))
+def test_bit_helpers_agree_with_position(poss):
+    first = np.array([p.first_stones for p in poss], np.uint64)
+    mask = np.array([p.mask for p in poss], np.uint64)
+    assert has_four_bits(first).tolist() == [has_four(p.first_stones, 6) for p in poss]
+    assert can_win_next_bits(first, mask).tolist() == [p.can_win_next() for p in poss]
+    assert mirror_bits(mask).tolist() == [p.mirror().mask for p in poss]
+    assert mirror_bits(first).tolist() == [p.mirror().first_stones for p in poss]
+    assert position_keys(first, mask).tolist() == [p.key() for p in poss]
+    cf, cm = canonical_bits(first, mask)
+    assert as_pairs(cf, cm) == [(p.canonical().first_stones, p.canonical().mask) for p in poss]
+    # the other variant of the pair gives the same canonical variant
+    mf, mm = canonical_bits(mirror_bits(first), mirror_bits(mask))
+    assert (mf == cf).all() and (mm == cm).all()
+
+
+@given(st.integers(0, (1 << 49) - 1))
+def test_has_four_bits_agrees_on_arbitrary_bitboards(bits):
+    board = int(sum(((1 << 6) - 1) << (7 * c) for c in range(7)))
+    bits &= board
+    assert has_four_bits(np.array([bits], np.uint64)).tolist() == [has_four(bits, 6)]
