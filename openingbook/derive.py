@@ -35,8 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
+from openingbook.bookfile import BookFormat, Records, read_book, write_book
+from openingbook.codec import decode_keys, encode_keys
 from solver import plies_from_score, score_from_plies
 from solver.bitboards import can_win_next_bits, mirror_bits, position_keys, stone_counts
+from solver.enumerate import enumerate_positions, positions_with_moves
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, board_mask
 
 __all__ = [
@@ -306,3 +309,445 @@ def write_json_atomic(path: str | os.PathLike[str], obj: object) -> None:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+# ------------------------------------------------------------------ books
+@dataclass(frozen=True)
+class Scope:
+    """Which positions of its ply a book claims to hold, from its build manifest.
+
+    ``under``: only positions reached by continuing this 1-based line.
+    ``partial``: why the book is not complete even under its line (``"sample"``,
+    ``"shard 1/4"``), else None. A pruned book's rule "not stored = first player
+    wins" holds only inside a complete scope.
+    """
+
+    under: str | None = None
+    partial: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.under is None and self.partial is None
+
+    def describe(self) -> str:
+        """``"complete"``, ``"positions under 4444"``, ``"a sample ..."``."""
+        if self.partial:
+            return self.partial + (f" of the positions under {self.under}" if self.under else "")
+        return f"positions under {self.under}" if self.under else "complete"
+
+
+def read_scope(path: str | os.PathLike[str]) -> Scope:
+    """The scope recorded in a book's manifest (``<book>.json``); complete without one."""
+    from openingbook.build import manifest_path, read_manifest
+
+    if not manifest_path(path).is_file():
+        return Scope()
+    selection = read_manifest(path)["selection"]
+    partial = None
+    if selection.get("sample") is not None:
+        partial = f"a sample of {selection['sample']} positions"
+    elif selection.get("shard"):
+        partial = f"shard {selection['shard']}"
+    return Scope(selection.get("under") or None, partial)
+
+
+@dataclass
+class LoadedBook:
+    """A whole book in memory, indexed by position (one variant per mirror pair).
+
+    ``first``/``mask`` are the decoded records in file order; ``canonical`` their
+    mirror-merged Pons keys. Lookups (:meth:`answers`) search by canonical key,
+    so either stored variant of a pair is found.
+    """
+
+    path: Path
+    fmt: BookFormat
+    records: Records
+    first: np.ndarray
+    mask: np.ndarray
+    canonical: np.ndarray
+    scope: Scope
+    _order: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    _scope_keys: np.ndarray | None = field(repr=False, default=None)
+
+    @classmethod
+    def load(
+        cls, path: str | os.PathLike[str], fmt: BookFormat | None = None, scope: Scope | None = None
+    ) -> LoadedBook:
+        """Read, check (values, order, legal positions of the ply) and index a book."""
+        fmt, records = read_book(path, fmt)
+        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
+        canonical = canonical_keys(first, mask)
+        order = np.argsort(canonical, kind="stable")
+        return cls(
+            Path(path),
+            fmt,
+            records,
+            first,
+            mask,
+            canonical,
+            read_scope(path) if scope is None else scope,
+            order,
+        )
+
+    @property
+    def plies(self) -> int:
+        return self.fmt.plies
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def find(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Record index of each position (either variant), -1 when not stored."""
+        keys = canonical_keys(first, mask)
+        sorted_keys = self.canonical[self._order]
+        at = np.searchsorted(sorted_keys, keys)
+        at_c = np.minimum(at, len(sorted_keys) - 1)
+        hit = (at < len(sorted_keys)) & (sorted_keys[at_c] == keys)
+        return np.where(hit, self._order[at_c], -1)
+
+    def in_scope(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Positions the book's scope answers for (by value or by its pruning rule).
+
+        Ignores ``partial``; callers decide what a partial book may answer.
+        """
+        if self.scope.under is None:
+            return np.ones(len(first), bool)
+        return np.isin(canonical_keys(first, mask), self.scope_keys())
+
+    def scope_keys(self) -> np.ndarray:
+        """Sorted canonical keys of the positions under the scope's line (computed once)."""
+        if self._scope_keys is None:
+            under = self.scope.under
+            if under is None or len(under) > self.plies:
+                self._scope_keys = np.empty(0, np.uint64)
+            else:
+                sf, sm = enumerate_positions(self.plies, under=under)
+                self._scope_keys = np.sort(canonical_keys(sf, sm))
+        return self._scope_keys
+
+    def answers(self, first: np.ndarray, mask: np.ndarray) -> Answers:
+        """What the book says about each position (of the book's ply).
+
+        A pruned book answers "first player wins" for a position it does not
+        store when the position is inside its complete scope.
+        """
+        index = self.find(first, mask)
+        stored = index >= 0
+        raw = self.records.values[np.maximum(index, 0)]
+        n = len(first)
+        winner = np.zeros(n, np.int8)
+        plies = np.full(n, -1, np.int16)
+        if self.fmt.distances:
+            v = raw.astype(np.int16)
+            winner = np.sign(v).astype(np.int8)
+            plies = np.where(v == 0, -1, 100 - np.abs(v)).astype(np.int16)
+            known = stored.copy()
+        else:
+            winner = np.where(raw == 2, 1, np.where(raw == 1, -1, 0)).astype(np.int8)
+            implied = ~stored
+            implied &= self.in_scope(first, mask) if self.scope.partial is None else False
+            winner[implied] = 1
+            known = stored | implied
+        winner[~known] = 0
+        plies[~known] = -1
+        return Answers(stored, known, winner, plies)
+
+
+@dataclass
+class Answers:
+    """A book's answers for some positions, from the first player's side.
+
+    ``winner``: +1 first player wins, -1 second, 0 draw; ``plies``: plies to the
+    winning stone when the book has distances (-1 otherwise and for draws).
+    Meaningless where ``known`` is False.
+    """
+
+    stored: np.ndarray
+    known: np.ndarray
+    winner: np.ndarray
+    plies: np.ndarray
+
+
+def canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Pons key of the smaller-key variant of each mirror pair (one per pair)."""
+    keys = position_keys(first, mask)
+    return np.minimum(keys, mirror_bits(keys))
+
+
+def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
+    """The leaf lookup reading ``book``, and whether it gives Pons scores.
+
+    Distance books give exact scores (unknown where a position is missing); pruned
+    books give win/draw/loss, a missing position being a first-player win.
+    """
+    plies = book.plies
+    if book.fmt.distances:
+
+        def leaves(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            index = book.find(first, mask)
+            found = index >= 0
+            scores, consistent = scores_from_distance_bytes(
+                book.records.values[np.maximum(index, 0)], plies
+            )
+            if not consistent[found].all():
+                i = int(index[found][~consistent[found]][0])
+                raise ValueError(
+                    f"{book.path}: record {i} has distance byte {int(book.records.values[i])}, "
+                    f"impossible at {plies} stones"
+                )
+            return found, scores
+
+        return leaves, True
+
+    def leaves_pruned(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        index = book.find(first, mask)
+        raw = np.where(index >= 0, book.records.values[np.maximum(index, 0)], 2)
+        return np.ones(len(first), bool), wdl_from_first_player_values(raw, plies)
+
+    return leaves_pruned, False
+
+
+# ------------------------------------------------------------------ derivation
+@dataclass
+class Derivation:
+    """Values of the ``plies``-stone book positions (under ``under``) derived from ``deep``.
+
+    ``covered`` is True where the value is certain: every deeper position it
+    needs is in the deeper book, or (pruned books) inside its declared scope.
+    """
+
+    plies: int
+    deep: LoadedBook
+    under: str | None
+    first: np.ndarray
+    mask: np.ndarray
+    moves: np.ndarray
+    result: DerivedValues
+    covered: np.ndarray
+    seconds: float
+
+    @property
+    def scores(self) -> bool:
+        """Values are exact Pons scores (the deeper book has distances)."""
+        return self.result.scores
+
+    def winners(self) -> np.ndarray:
+        """+1 first player wins, -1 second, 0 draw."""
+        return np.sign(self.result.first_player_values()).astype(np.int8)
+
+    def distances(self) -> np.ndarray:
+        """Plies to the winning stone (-1 for draws, or without scores)."""
+        if not self.scores:
+            return np.full(len(self.first), -1, np.int16)
+        d = distance_bytes_from_scores(self.result.values, self.plies).astype(np.int16)
+        return np.where(d == 0, -1, 100 - np.abs(d)).astype(np.int16)
+
+    def book_values(self, distances: bool) -> np.ndarray:
+        """Values as stored in a book: distance bytes, or 0 draw / 1 second / 2 first wins."""
+        if distances:
+            if not self.scores:
+                raise ValueError("a distance book needs a deeper book with distances")
+            return distance_bytes_from_scores(self.result.values, self.plies)
+        w = self.winners()
+        return np.where(w > 0, 2, np.where(w < 0, 1, 0)).astype(np.int8)
+
+
+def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Derivation:
+    """Derive the values of the ``plies``-stone book positions from a deeper book.
+
+    ``under``: only the positions under this line (default: the deeper book's
+    own scope). Raises ``ValueError`` when ``plies`` is not shallower than the
+    book, or when a pruned deeper book is only a sample or shard (its missing
+    positions are not first-player wins).
+    """
+    start = time.perf_counter()
+    if not 0 <= plies < deep.plies:
+        raise ValueError(
+            f"--plies {plies}: must be less than the {deep.plies} plies of {deep.path.name}"
+        )
+    if deep.scope.partial and not deep.fmt.distances:
+        raise ValueError(
+            f"{deep.path.name} is {deep.scope.describe()}: its missing positions are not "
+            "first-player wins, so it cannot be read as a pruned book (merge or rebuild it)"
+        )
+    line = under if under is not None else deep.scope.under
+    if line and len(line) > plies:
+        raise ValueError(
+            f"the line {line} has {len(line)} moves: no {plies}-ply position lies under it"
+            + (f" ({deep.path.name} holds only positions under it)" if not under else "")
+        )
+    first, mask, moves = positions_with_moves(plies, under=line or None)
+    leaves, scores = book_leaves(deep)
+    result = negamax_layers(first, mask, deep.plies, leaves, scores)
+    covered = result.known.copy()
+    if not deep.fmt.distances and deep.scope.under:
+        # a pruned book answers only inside its scope; a root's whole subtree is
+        # inside when the root is (the scope is closed under continuing play)
+        covered &= np.isin(canonical_keys(first, mask), _scope_at(deep.scope.under, plies))
+    return Derivation(
+        plies,
+        deep,
+        line or None,
+        first,
+        mask,
+        moves.astype(str),
+        result,
+        covered,
+        time.perf_counter() - start,
+    )
+
+
+def _scope_at(under: str, plies: int) -> np.ndarray:
+    if len(under) > plies:
+        return np.empty(0, np.uint64)
+    f, m = enumerate_positions(plies, under=under)
+    return canonical_keys(f, m)
+
+
+@dataclass
+class DeriveSummary:
+    """What :func:`derive_book` wrote (also the ``--json`` output)."""
+
+    output: str
+    manifest: str
+    source: str
+    format: str
+    plies: int
+    under: str | None
+    positions: int
+    records: int
+    deeper_positions_looked_up: int
+    layer_sizes: list[int]
+    values: dict[str, int]
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def derive_book(
+    source: str | os.PathLike[str],
+    plies: int,
+    output: str | os.PathLike[str],
+    under: str | None = None,
+    distances: bool | None = None,
+    force: bool = False,
+    command: list[str] | None = None,
+) -> DeriveSummary:
+    """Write the ``plies``-stone book derived from the deeper book ``source``.
+
+    The output has distances when ``distances`` (default: when the source has
+    them), else it is pruned (first-player wins dropped). Every position must be
+    covered by the source; for an incomplete source pass ``under`` (or rely on
+    the line in its manifest). The manifest ``<output>.json`` records the
+    derivation (source file and SHA-256, command).
+
+    >>> import os, tempfile
+    >>> from openingbook.bookfile import BOOK8, read_book
+    >>> ref = "/work/shared/reference/thill-original-book8.dat"
+    >>> with tempfile.TemporaryDirectory() as tmp:  # 8-ply book -> 6 plies under "4444"
+    ...     s = derive_book(ref, 6, os.path.join(tmp, "b6.dat"), under="4444")
+    ...     s.positions, s.format
+    (25, '6-ply')
+    """
+    from openingbook.build import check_output, manifest_path, value_histogram
+
+    out = check_output(output, force)
+    deep = LoadedBook.load(source)
+    if distances is None:
+        distances = deep.fmt.distances
+    if distances and not deep.fmt.distances:
+        raise ValueError(
+            f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
+        )
+    fmt = BookFormat.for_plies(plies, distances)
+    derivation = derive_values(deep, plies, under)
+    missing = np.flatnonzero(~derivation.covered)
+    if len(missing):
+        where = f" under {derivation.under}" if derivation.under else ""
+        raise ValueError(
+            f"{deep.path.name} does not cover {len(missing)} of the "
+            f"{len(derivation.first)} {plies}-ply positions{where} "
+            f"(first: {derivation.moves[missing[0]]}); pass --under LINE to derive the "
+            "part it covers"
+        )
+    values = derivation.book_values(distances)
+    histogram = value_histogram(values, distances)
+    keep = np.ones(len(values), bool) if distances else values != 2
+    keys = encode_keys(derivation.first[keep], derivation.mask[keep], fmt.key_bits)
+    records = write_book(out, fmt, Records(keys, values[keep]))
+    mpath = manifest_path(out)
+    write_json_atomic(mpath, _manifest(out, fmt, records, derivation, histogram, command))
+    return DeriveSummary(
+        output=str(out),
+        manifest=str(mpath),
+        source=str(deep.path),
+        format=fmt.name,
+        plies=plies,
+        under=derivation.under,
+        positions=len(derivation.first),
+        records=records,
+        deeper_positions_looked_up=derivation.result.looked_up,
+        layer_sizes=derivation.result.layer_sizes,
+        values=histogram,
+        seconds=round(derivation.seconds, 3),
+    )
+
+
+def _manifest(
+    out: Path,
+    fmt: BookFormat,
+    records: int,
+    derivation: Derivation,
+    histogram: dict[str, int],
+    command: list[str] | None,
+) -> dict[str, object]:
+    """A build-style manifest (same ``format``/``book``/``selection`` keys) plus the source."""
+    import shlex
+    import sys
+
+    import openingbook
+    from openingbook.build import LAYOUT_VERSION
+
+    deep = derivation.deep
+    argv = command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
+    return {
+        "manifest": "openingbook book manifest",
+        "layout": LAYOUT_VERSION,
+        "format": {
+            "name": fmt.name,
+            "plies": fmt.plies,
+            "distances": fmt.distances,
+            "record_bytes": fmt.record_bytes,
+            "key_bits": fmt.key_bits,
+            "pruned": not fmt.distances,
+        },
+        "book": {
+            "file": out.name,
+            "records": records,
+            "bytes": out.stat().st_size,
+            "sha256": file_sha256(out),
+        },
+        "selection": {
+            "plies": fmt.plies,
+            "distances": fmt.distances,
+            "under": derivation.under,
+            "sample": None,
+            "seed": None,
+            "shard": None,
+        },
+        "values": histogram,
+        "derived_from": {
+            "file": str(deep.path),
+            "sha256": file_sha256(deep.path),
+            "format": deep.fmt.name,
+            "scope": deep.scope.describe(),
+            "method": "exact negamax over the plies between "
+            f"({' -> '.join(str(n) for n in derivation.result.layer_sizes)} positions)",
+            "seconds": round(derivation.seconds, 3),
+        },
+        "command": shlex.join(argv),
+        "version": openingbook.__version__,
+        "created": _now(),
+    }
