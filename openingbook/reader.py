@@ -1,0 +1,418 @@
+"""Answer positions from a book file without loading it.
+
+:class:`Book` memory-maps the file. A single lookup (:meth:`Book.get`) runs
+the mirrored dual binary search of Thill's reader: one loop, two searches
+side by side (the column code and the mirrored code) with the step sequence
+``step = size - 1``, then ``(step + (step & 1)) >> 1`` down to 0, so it reads
+about 2 x log2(records) records and nothing else. A bulk lookup
+(:meth:`Book.lookup_many`) encodes numpy arrays of positions and runs
+``np.searchsorted`` over the file's keys.
+
+Two deliberate differences from the original Java reader, both about
+correctness: a probe outside the array compares as "past the end" (the
+original compares with the previously read code, which loses records 0-3 of
+the 8-ply file), and when the step sequence cannot reach record 0 (sizes
+``2^k + 1``) one extra probe reads it.
+
+Answers (:class:`BookValue`): the winner, the plies to the end of the game
+under perfect play (``None`` in a book without distances), and the Pons score
+of the side to move (``None`` when only win/draw/loss is known; 0 for every
+draw). A position that is not stored is
+
+* in a pruned book: a first-player win (the pruning rule), except that the side
+  to move wins when it can complete four at once (such positions are never
+  stored);
+* in a distance book: a win in 1 ply for the side to move when it can complete
+  four at once, otherwise an error (:class:`PositionNotInBook`).
+
+>>> from solver import Position
+>>> with Book("/work/shared/reference/thill-original-book8.dat") as book:
+...     book.format.name, len(book), book.get(Position.from_moves("44444455")).winner
+('8-ply', 34286, <Winner.FIRST: 'first'>)
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from openingbook.bookfile import (
+    CELLS,
+    VALUE_DRAW,
+    VALUE_FIRST,
+    VALUE_SECOND,
+    BookFormat,
+    Records,
+    check_records,
+    check_size,
+    detect_format,
+    parse_records,
+)
+from openingbook.codec import decode_keys, encode_keys, legal_mask, position_key
+from solver import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    Position,
+    Winner,
+    can_win_next_bits,
+    mirror_bits,
+    score_from_plies,
+)
+
+__all__ = [
+    "UNKNOWN",
+    "WINNER_CODES",
+    "Book",
+    "BookValue",
+    "BulkValues",
+    "PositionNotInBook",
+    "search_steps",
+]
+
+#: Marks "not known" in the arrays of :class:`BulkValues`.
+UNKNOWN = -128
+#: Winner codes of :class:`BulkValues`: +1 first player, -1 second, 0 draw.
+WINNER_CODES = {Winner.FIRST: 1, Winner.SECOND: -1, Winner.DRAW: 0}
+_WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
+
+
+class BookValue(NamedTuple):
+    """A book's answer for one position."""
+
+    winner: Winner
+    plies: int | None
+    score: int | None
+
+
+class BulkValues(NamedTuple):
+    """Answers for arrays of positions (one element per position).
+
+    ``index``: the record that answered (-1 where nothing is stored);
+    ``winner``: +1 first player, -1 second, 0 draw (:data:`UNKNOWN` where not
+    known); ``plies`` and ``score`` as in :class:`BookValue`, :data:`UNKNOWN`
+    for ``None``.
+    """
+
+    index: np.ndarray
+    winner: np.ndarray
+    plies: np.ndarray
+    score: np.ndarray
+
+
+class PositionNotInBook(ValueError):
+    """A position of the book's ply that a distance book does not hold."""
+
+
+def search_steps(size: int) -> list[int]:
+    """The step sequence of the dual binary search over ``size`` records.
+
+    >>> search_steps(10)
+    [5, 3, 2, 1, 0]
+    """
+    steps = []
+    step = size - 1
+    while step > 0:
+        step = (step + (step & 1)) >> 1 if step != 1 else 0
+        steps.append(step)
+    return steps
+
+
+class Book:
+    """A memory-mapped book file: ``get``, ``in``, iteration, bulk lookups.
+
+    ``fmt`` defaults to :func:`openingbook.bookfile.detect_format`. With
+    ``check`` the whole file is verified first (order, values, positions).
+    The file's size is always checked; reading answers never parses more
+    than the probed records.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], fmt: BookFormat | None = None, check: bool = False
+    ) -> None:
+        self.path = Path(path)
+        self.format = fmt if fmt is not None else detect_format(self.path)
+        size = self.path.stat().st_size
+        check_size(self.path, size, self.format)
+        self._size = size // self.format.record_bytes
+        self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        try:
+            self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except BaseException:
+            self._fh.close()
+            raise
+        self._order: np.ndarray | None = None
+        self._values: np.ndarray | None = None
+        self._luts = _value_tables(self.format)
+        if check:
+            check_records(self.format, self.records(), str(self.path))
+
+    # ------------------------------------------------------------- lifecycle
+    def close(self) -> None:
+        self._order = self._values = None
+        if not self._mm.closed:
+            self._mm.close()
+        self._fh.close()
+
+    def __enter__(self) -> Book:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __repr__(self) -> str:
+        return f"Book({str(self.path)!r}, {self.format.name}, {self._size} records)"
+
+    # --------------------------------------------------------------- records
+    def records(self) -> Records:
+        """All records as arrays (no Python object per record)."""
+        data = np.memmap(self.path, dtype=np.uint8, mode="r")
+        try:
+            return parse_records(data, self.format)
+        finally:
+            del data
+
+    def record(self, index: int) -> tuple[int, int]:
+        """``(key, value)`` of one record, read from the map."""
+        if not 0 <= index < self._size:
+            raise IndexError(f"record {index} outside 0..{self._size - 1}")
+        return self._read(index)
+
+    def _read(self, index: int) -> tuple[int, int]:
+        fmt = self.format
+        start = index * fmt.record_bytes
+        field = int.from_bytes(self._mm[start : start + fmt.key_bytes], "big")
+        if fmt.distances:
+            byte = self._mm[start + fmt.key_bytes]
+            return field, byte - 256 if byte > 127 else byte
+        return field & ~3, field & 3
+
+    # --------------------------------------------------------- single lookup
+    def dual_search(self, key: int, mirrored: int) -> tuple[int | None, int]:
+        """Find ``key`` or ``mirrored`` (column-code keys): ``(record index or None, probes)``."""
+        fmt = self.format
+        size = self._size
+        order_key = fmt.order_key
+        target, target_m = order_key(key), order_key(mirrored)
+        past_end = 1 << 64
+        pos = pos_m = step = size - 1
+        probes = 0
+        code = code_m = 0
+        while step > 0:
+            step = (step + (step & 1)) >> 1 if step != 1 else 0
+            if 0 <= pos < size:
+                code = order_key(self._read(pos)[0])
+                probes += 1
+            else:  # outside: compare as past that end
+                code = past_end if pos >= size else -1
+            if target < code:
+                pos -= step
+            elif target > code:
+                pos += step
+            else:
+                return pos, probes
+            if 0 <= pos_m < size:
+                code_m = order_key(self._read(pos_m)[0])
+                probes += 1
+            else:
+                code_m = past_end if pos_m >= size else -1
+            if target_m < code_m:
+                pos_m -= step
+            elif target_m > code_m:
+                pos_m += step
+            else:
+                return pos_m, probes
+        # the steps add up to one short of record 0 when size - 1 is a power of two
+        if size == 1 or pos == 1 or pos_m == 1:
+            probes += 1
+            first = order_key(self._read(0)[0])
+            if first in (target, target_m):
+                return 0, probes
+        return None, probes
+
+    def find(self, pos: Position) -> int | None:
+        """The index of the record holding ``pos`` or its mirror image, else None."""
+        self._check_position(pos)
+        kb = self.format.key_bits
+        return self.dual_search(position_key(pos, kb), position_key(pos.mirror(), kb))[0]
+
+    def __contains__(self, pos: object) -> bool:
+        if not isinstance(pos, Position):
+            return False
+        if pos.stone_count != self.format.plies:
+            return False
+        return self.find(pos) is not None
+
+    def get(self, pos: Position) -> BookValue:
+        """The book's answer for ``pos`` (see the module docstring for missing positions).
+
+        Raises ``ValueError`` for a position with the wrong stone count and
+        :class:`PositionNotInBook` for a missing one in a distance book.
+        """
+        index = self.find(pos)
+        if index is not None:
+            return self._value(self._read(index)[1], index)
+        return self._missing(pos)
+
+    def _check_position(self, pos: Position) -> None:
+        if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
+            raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
+        n = pos.stone_count
+        if n != self.format.plies:
+            raise ValueError(
+                f"the position has {n} stones; {self.path.name} holds "
+                f"{self.format.plies}-stone positions"
+            )
+
+    def _value(self, raw: int, index: int | None = None) -> BookValue:
+        winner_lut, plies_lut, score_lut, valid_lut = self._luts
+        b = raw & 0xFF
+        if not valid_lut[b]:
+            where = f"record {index}" if index is not None else "a record"
+            raise ValueError(f"{self.path}: {where} has the impossible value {raw}")
+        plies, score = int(plies_lut[b]), int(score_lut[b])
+        return BookValue(
+            _WINNERS[int(winner_lut[b])],
+            None if plies == UNKNOWN else plies,
+            None if score == UNKNOWN else score,
+        )
+
+    def _missing(self, pos: Position) -> BookValue:
+        n = pos.stone_count
+        if pos.can_win_next():
+            mover = Winner.FIRST if n % 2 == 0 else Winner.SECOND
+            if self.format.distances:
+                return BookValue(mover, 1, score_from_plies(1, n))
+            return BookValue(mover, None, None)
+        if self.format.distances:
+            raise PositionNotInBook(
+                f"position not in {self.path.name}: a {self.format.name} book stores every "
+                f"{n}-stone position where the side to move cannot win at once"
+            )
+        return BookValue(Winner.FIRST, None, None)
+
+    # ------------------------------------------------------------ iteration
+    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
+        """``(Position, BookValue)`` for every record, in file order."""
+        fmt = self.format
+        chunk = 1 << 16
+        data = np.memmap(self.path, dtype=np.uint8, mode="r")
+        for start in range(0, self._size, chunk):
+            stop = min(self._size, start + chunk)
+            recs = parse_records(data[start * fmt.record_bytes : stop * fmt.record_bytes], fmt)
+            first, mask = decode_keys(recs.keys, fmt.key_bits, fmt.plies, check_legal=False)
+            for i in range(len(recs)):
+                pos = Position.from_bitboards(int(first[i]), int(mask[i]), check=False)
+                yield pos, self._value(int(recs.values[i]), start + i)
+
+    # ---------------------------------------------------------- bulk lookup
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._order is None or self._values is None:
+            recs = self.records()
+            self._order = self.format.order_keys(recs.keys)
+            self._values = recs.values
+        return self._order, self._values
+
+    def find_many(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Record index of each position or its mirror image (-1 where not stored).
+
+        Raises ``ValueError`` naming the first position with the wrong stone
+        count or an illegal board.
+        """
+        first = np.asarray(first, dtype=np.uint64)
+        mask = np.asarray(mask, dtype=np.uint64)
+        fmt = self.format
+        counts = np.bitwise_count(mask)
+        wrong = counts != fmt.plies
+        if wrong.any():
+            i = int(np.argmax(wrong))
+            raise ValueError(
+                f"position {i} has {int(counts.flat[i])} stones; {self.path.name} holds "
+                f"{fmt.plies}-stone positions"
+            )
+        keys = encode_keys(first, mask, fmt.key_bits)
+        illegal = ~legal_mask(first, mask)
+        if illegal.any():
+            i = int(np.argmax(illegal))
+            raise ValueError(f"position {i} is not legal (stone counts or four in a row)")
+        mirrored = encode_keys(mirror_bits(first), mirror_bits(mask), fmt.key_bits)
+        order, _ = self._arrays()
+        index = self._search_many(order, fmt.order_keys(keys))
+        index_m = self._search_many(order, fmt.order_keys(mirrored))
+        return np.where(index >= 0, index, index_m)
+
+    @staticmethod
+    def _search_many(order: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        at = np.searchsorted(order, targets)
+        hit = order[np.minimum(at, len(order) - 1)] == targets
+        return np.where(hit, at, -1).astype(np.int64)
+
+    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+        """Bulk :meth:`get` over ``first``/``mask`` uint64 arrays.
+
+        Missing positions follow the same rules as :meth:`get`. In a distance
+        book a missing position where the side to move cannot win at once
+        raises :class:`PositionNotInBook` (naming the first one), or with
+        ``strict=False`` gets :data:`UNKNOWN` in all three value arrays.
+        """
+        first = np.asarray(first, dtype=np.uint64)
+        mask = np.asarray(mask, dtype=np.uint64)
+        index = self.find_many(first, mask)
+        _, values = self._arrays()
+        winner_lut, plies_lut, score_lut, valid_lut = self._luts
+        raw = values[np.maximum(index, 0)].view(np.uint8)
+        found = index >= 0
+        if not valid_lut[raw[found]].all():
+            bad = int(index[found][np.argmax(~valid_lut[raw[found]])])
+            raise ValueError(f"{self.path}: record {bad} has an impossible value")
+        winner = np.where(found, winner_lut[raw], UNKNOWN).astype(np.int8)
+        plies = np.where(found, plies_lut[raw], UNKNOWN).astype(np.int16)
+        score = np.where(found, score_lut[raw], UNKNOWN).astype(np.int16)
+        missing = np.flatnonzero(~found)
+        if len(missing):
+            n = self.format.plies
+            wins_now = can_win_next_bits(first[missing], mask[missing])
+            mover = 1 if n % 2 == 0 else -1
+            if self.format.distances:
+                if strict and not wins_now.all():
+                    i = int(missing[np.argmax(~wins_now)])
+                    raise PositionNotInBook(f"position {i} is not in {self.path.name}")
+                win_idx = missing[wins_now]
+                winner[win_idx] = mover
+                plies[win_idx] = 1
+                score[win_idx] = score_from_plies(1, n)
+            else:
+                winner[missing] = np.where(wins_now, mover, 1)
+        return BulkValues(index, winner, plies, score)
+
+
+def _value_tables(fmt: BookFormat) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Winner code, plies, score and validity for each raw value byte (as uint8)."""
+    winner = np.full(256, UNKNOWN, dtype=np.int16)
+    plies = np.full(256, UNKNOWN, dtype=np.int16)
+    score = np.full(256, UNKNOWN, dtype=np.int16)
+    valid = np.zeros(256, dtype=bool)
+    n = fmt.plies
+    if not fmt.distances:
+        for v, w in ((VALUE_DRAW, 0), (VALUE_SECOND, -1), (VALUE_FIRST, 1)):
+            winner[v] = w
+            valid[v] = True
+        score[VALUE_DRAW] = 0
+        return winner, plies, score, valid
+    winner[0], plies[0], score[0], valid[0] = 0, CELLS - n, 0, True
+    for d in range(1, CELLS - n + 1):
+        # the player who places stone n + d wins: the first player on odd stone numbers
+        first_wins = (n + d) % 2 == 1
+        b = (100 - d) if first_wins else (256 - (100 - d))
+        winner[b] = 1 if first_wins else -1
+        plies[b] = d
+        score[b] = score_from_plies(d, n)
+        valid[b] = True
+    return winner, plies, score, valid
