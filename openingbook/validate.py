@@ -1,0 +1,764 @@
+"""Trust a book, or find its faults: validate, diff, check and stats.
+
+* :func:`validate_books`: derive the shallower book's values from a deeper book
+  (:mod:`openingbook.derive`) and compare them position by position.
+* :func:`diff_books`: two books of one ply, mirror-aware and across formats.
+* :func:`check_book`: what the file alone shows (mirror pairs stored twice,
+  first-player wins stored in a pruned book, positions whose side to move wins at
+  once) and records re-solved with the solver, in parallel like the build.
+* :func:`book_stats`: record and value counts; Tromp's 8-ply subset counts.
+
+Every report is a dataclass with ``as_dict()`` (the ``--json`` output) and
+``ok`` (the exit status of the command).
+
+>>> ref = "/work/shared/reference/thill-original-book8.dat"
+>>> report = check_book(ref)
+>>> [(i.kind, i.count) for i in report.issues]
+[('duplicate-mirror-pair', 5593)]
+>>> report.ok
+True
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
+from solver import Position
+from solver.bitboards import can_win_next_bits
+from solver.enumerate import positions_with_moves
+
+__all__ = [
+    "TROMP_COUNTS",
+    "CheckReport",
+    "DiffReport",
+    "Issue",
+    "PositionReport",
+    "StatsReport",
+    "ValidationReport",
+    "book_stats",
+    "check_book",
+    "describe_value",
+    "diff_books",
+    "tromp_subset",
+    "validate_books",
+]
+
+#: Tromp's 8-ply data set: first-player wins, second-player wins, draws.
+TROMP_COUNTS = {"first": 44_473, "second": 16_635, "draw": 6_449}
+
+_WINNER_NAMES = {1: "first", -1: "second", 0: "draw"}
+
+
+def describe_value(known: bool, winner: int, plies: int = -1, stored: bool = True) -> str:
+    """A book's answer in words.
+
+    >>> describe_value(True, 1, 5)
+    'first player wins in 5 plies'
+    >>> describe_value(True, 1, stored=False)
+    'first player wins (not stored)'
+    >>> describe_value(False, 0)
+    'not in book'
+    """
+    if not known:
+        return "not in book"
+    if winner == 0:
+        text = "draw"
+    else:
+        text = f"{_WINNER_NAMES[winner]} player wins"
+        if plies >= 0:
+            text += f" in {plies} plies"
+    return text if stored else text + " (not stored)"
+
+
+@dataclass
+class PositionReport:
+    """One position of a report: how to reach it, its diagram, and what each side says."""
+
+    moves: str
+    diagram: str
+    a: str
+    b: str
+    a_value: dict[str, Any]
+    b_value: dict[str, Any]
+
+    def lines(self, a_name: str, b_name: str) -> list[str]:
+        """Text form: the move string, both values, the diagram."""
+        width = max(len(a_name), len(b_name)) + 1
+        out = [
+            f"{self.moves}",
+            f"  {a_name + ':':<{width}} {self.a}",
+            f"  {b_name + ':':<{width}} {self.b}",
+        ]
+        out += ["  " + row for row in self.diagram.splitlines()]
+        return out
+
+
+def _value_dict(known: bool, winner: int, plies: int, stored: bool) -> dict[str, Any]:
+    return {
+        "known": bool(known),
+        "winner": _WINNER_NAMES[int(winner)] if known else None,
+        "plies": int(plies) if known and plies >= 0 else None,
+        "stored": bool(stored),
+    }
+
+
+def _position_report(
+    first: int,
+    mask: int,
+    moves: str | None,
+    a: tuple[bool, int, int, bool],
+    b: tuple[bool, int, int, bool],
+) -> PositionReport:
+    pos = Position.from_bitboards(int(first), int(mask))
+    return PositionReport(
+        moves=moves if moves else pos.some_moves(),
+        diagram=pos.to_diagram(),
+        a=describe_value(a[0], a[1], a[2], a[3]),
+        b=describe_value(b[0], b[1], b[2], b[3]),
+        a_value=_value_dict(*a),
+        b_value=_value_dict(*b),
+    )
+
+
+def _entry(ans: Answers, i: int) -> tuple[bool, int, int, bool]:
+    return bool(ans.known[i]), int(ans.winner[i]), int(ans.plies[i]), bool(ans.stored[i])
+
+
+# ------------------------------------------------------------------ validate
+@dataclass
+class ValidationReport:
+    """Result of :func:`validate_books`. ``ok`` when no position disagrees."""
+
+    book: str
+    deeper: str
+    plies: int
+    deeper_plies: int
+    compared_by: str
+    scope: str
+    positions: int
+    covered: int
+    not_covered: int
+    compared: int
+    agree: int
+    disagreements: list[PositionReport]
+    uncovered_examples: list[str]
+    extra_records: list[str]
+    notes: list[str]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = self.ok
+        return d
+
+    def lines(self) -> list[str]:
+        """Human-readable report."""
+        out = [
+            f"validate {self.book} ({self.plies} plies) against {self.deeper} "
+            f"({self.deeper_plies} plies), comparing {self.compared_by}",
+            f"positions: {self.scope}: {self.positions}; fully covered by the deeper book: "
+            f"{self.covered}; compared: {self.compared}",
+        ]
+        for note in self.notes:
+            out.append(f"note: {note}")
+        for n, d in enumerate(self.disagreements, 1):
+            out.append(f"disagreement {n}:")
+            out += ["  " + line for line in d.lines("book", "derived")]
+        for moves in self.extra_records:
+            out.append(f"extra record (not a book position of this scope): {moves}")
+        verdict = "OK" if self.ok else "FAILED"
+        out.append(
+            f"{verdict}: {self.agree} agree, {len(self.disagreements)} disagree, "
+            f"{self.not_covered} not covered"
+        )
+        return out
+
+
+def validate_books(
+    book: str | os.PathLike[str],
+    deeper: str | os.PathLike[str],
+    under: str | None = None,
+) -> ValidationReport:
+    """Derive ``book``'s values from the ``deeper`` book and compare every position.
+
+    Only positions the deeper book fully covers are compared: with a pruned
+    deeper book, those inside its declared scope (its manifest's ``under`` line,
+    or ``under``); with a distance book, those whose every needed deeper position
+    is stored. Values are compared as win/draw/loss, plus distances when both
+    books have them. A pruned ``book`` answers "first player wins" for what it
+    does not store (within its own scope).
+    """
+    start = time.perf_counter()
+    shallow = LoadedBook.load(book)
+    deep = LoadedBook.load(deeper)
+    if shallow.plies >= deep.plies:
+        raise ValueError(
+            f"{deep.path.name} ({deep.plies} plies) is not deeper than "
+            f"{shallow.path.name} ({shallow.plies} plies)"
+        )
+    derivation = derive_values(deep, shallow.plies, under)
+    notes: list[str] = []
+    if derivation.under:
+        notes.append(
+            f"only the {shallow.plies}-ply positions under {derivation.under} are validated "
+            f"({deep.path.name}: {deep.scope.describe()})"
+        )
+    answers = shallow.answers(derivation.first, derivation.mask)
+    if shallow.scope.partial and not shallow.fmt.distances:
+        notes.append(
+            f"{shallow.path.name} is {shallow.scope.describe()}: "
+            "only its stored records are compared"
+        )
+    elif shallow.scope.under and not shallow.fmt.distances:
+        notes.append(f"{shallow.path.name} holds {shallow.scope.describe()}")
+    covered = derivation.covered
+    compared = covered & answers.known
+    derived_winner = derivation.winners()
+    derived_plies = derivation.distances()
+    both_distances = shallow.fmt.distances and derivation.scores
+    differ = derived_winner != answers.winner
+    if both_distances:
+        differ |= (derived_winner != 0) & (derived_plies != answers.plies)
+    bad = np.flatnonzero(compared & differ)
+    reports = [
+        _position_report(
+            derivation.first[i],
+            derivation.mask[i],
+            derivation.moves[i],
+            _entry(answers, i),
+            (True, int(derived_winner[i]), int(derived_plies[i]), True),
+        )
+        for i in bad
+    ]
+    # stored records of the shallower book that are not positions of the compared set
+    roots = np.sort(canonical_keys(derivation.first, derivation.mask))
+    outside = ~np.isin(shallow.canonical, roots)
+    extra: list[str] = []
+    if derivation.under is None:
+        for i in np.flatnonzero(outside)[:100]:
+            extra.append(_moves_of(shallow, int(i)))
+        if outside.any():
+            notes.append(
+                f"{int(outside.sum())} records of {shallow.path.name} are not {shallow.plies}-ply "
+                "book positions (see `openingbook check`)"
+            )
+    not_covered = np.flatnonzero(~covered)
+    if len(not_covered):
+        notes.append(
+            f"{len(not_covered)} positions are not fully covered by {deep.path.name} "
+            "and were not validated"
+        )
+    return ValidationReport(
+        book=str(shallow.path),
+        deeper=str(deep.path),
+        plies=shallow.plies,
+        deeper_plies=deep.plies,
+        compared_by="win/draw/loss and distances" if both_distances else "win/draw/loss",
+        scope=f"under {derivation.under}" if derivation.under else "all book positions",
+        positions=len(derivation.first),
+        covered=int(covered.sum()),
+        not_covered=len(not_covered),
+        compared=int(compared.sum()),
+        agree=int(compared.sum()) - len(bad),
+        disagreements=reports,
+        uncovered_examples=[str(derivation.moves[i]) for i in not_covered[:20]],
+        extra_records=extra,
+        notes=notes,
+        seconds=round(time.perf_counter() - start, 3),
+    )
+
+
+def _moves_of(book: LoadedBook, record: int) -> str:
+    pos = Position.from_bitboards(int(book.first[record]), int(book.mask[record]))
+    return pos.some_moves()
+
+
+# ------------------------------------------------------------------ diff
+@dataclass
+class DiffReport:
+    """Result of :func:`diff_books`. ``ok`` when the books say the same of every position."""
+
+    a: str
+    b: str
+    plies: int
+    compared_by: str
+    positions_a: int
+    positions_b: int
+    common: int
+    implied_agreements: int
+    only_in_a: list[PositionReport]
+    only_in_b: list[PositionReport]
+    value_differences: list[PositionReport]
+    notes: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not (self.only_in_a or self.only_in_b or self.value_differences)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = self.ok
+        return d
+
+    def lines(self, limit: int = 0) -> list[str]:
+        """Human-readable report; ``limit`` > 0 caps each list."""
+        out = [
+            f"diff {self.a} ({self.positions_a} positions) and {self.b} "
+            f"({self.positions_b} positions), {self.plies} plies, comparing {self.compared_by}"
+        ]
+        out += [f"note: {n}" for n in self.notes]
+        for title, items in (
+            ("only in A", self.only_in_a),
+            ("only in B", self.only_in_b),
+            ("values differ", self.value_differences),
+        ):
+            shown = items[:limit] if limit > 0 else items
+            for d in shown:
+                out.append(f"{title}:")
+                out += ["  " + line for line in d.lines("A", "B")]
+            if len(shown) < len(items):
+                out.append(f"{title}: {len(items) - len(shown)} more (use --json or --limit 0)")
+        verdict = "SAME" if self.ok else "DIFFERENT"
+        out.append(
+            f"{verdict}: {self.common} in both, {len(self.only_in_a)} only in A, "
+            f"{len(self.only_in_b)} only in B, {len(self.value_differences)} values differ, "
+            f"{self.implied_agreements} agree through the pruning rule"
+        )
+        return out
+
+
+def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffReport:
+    """Compare two books of the same ply, position by position (mirror pairs merged).
+
+    "Only in A" lists positions A stores and B does not, unless B implies the
+    same value (a pruned B answers "first player wins" for what it does not
+    store); "values differ" lists positions both store with different values.
+    Distance books are compared on distances when both have them, else on
+    win/draw/loss.
+    """
+    book_a, book_b = LoadedBook.load(a), LoadedBook.load(b)
+    if book_a.plies != book_b.plies:
+        raise ValueError(
+            f"{book_a.path.name} has {book_a.plies} plies, {book_b.path.name} "
+            f"{book_b.plies}: diff compares books of one ply (use validate)"
+        )
+    notes = []
+    for bk in (book_a, book_b):
+        if not bk.scope.complete:
+            notes.append(f"{bk.path.name} holds {bk.scope.describe()}")
+        dup = len(bk.canonical) - len(np.unique(bk.canonical))
+        if dup:
+            notes.append(f"{bk.path.name} stores {dup} mirror pairs twice (compared once)")
+    _, pick = np.unique(np.concatenate([book_a.canonical, book_b.canonical]), return_index=True)
+    first = np.concatenate([book_a.first, book_b.first])[pick]
+    mask = np.concatenate([book_a.mask, book_b.mask])[pick]
+    ans_a = book_a.answers(first, mask)
+    ans_b = book_b.answers(first, mask)
+    distances = book_a.fmt.distances and book_b.fmt.distances
+    same = (ans_a.winner == ans_b.winner) & (ans_a.known == ans_b.known)
+    if distances:
+        same &= ans_a.plies == ans_b.plies
+    only_a = ans_a.stored & ~ans_b.stored
+    only_b = ans_b.stored & ~ans_a.stored
+    both = ans_a.stored & ans_b.stored
+
+    def reports(selected: np.ndarray) -> list[PositionReport]:
+        return [
+            _position_report(first[i], mask[i], None, _entry(ans_a, i), _entry(ans_b, i))
+            for i in np.flatnonzero(selected)
+        ]
+
+    return DiffReport(
+        a=str(book_a.path),
+        b=str(book_b.path),
+        plies=book_a.plies,
+        compared_by="win/draw/loss and distances" if distances else "win/draw/loss",
+        positions_a=len(np.unique(book_a.canonical)),
+        positions_b=len(np.unique(book_b.canonical)),
+        common=int(both.sum()),
+        implied_agreements=int(((only_a | only_b) & same).sum()),
+        only_in_a=reports(only_a & ~same),
+        only_in_b=reports(only_b & ~same),
+        value_differences=reports(both & ~same),
+        notes=notes,
+    )
+
+
+# ------------------------------------------------------------------ check
+@dataclass
+class Issue:
+    """One kind of problem found by :func:`check_book`, with examples."""
+
+    severity: str  # "error" or "warning"
+    kind: str
+    count: int
+    message: str
+    examples: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CheckReport:
+    """Result of :func:`check_book`. ``ok`` when there is no error (warnings allowed)."""
+
+    book: str
+    format: str
+    records: int
+    positions: int
+    scope: str
+    solved: int
+    solved_absent: int
+    disagreements: list[PositionReport]
+    issues: list[Issue]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements and not any(i.severity == "error" for i in self.issues)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = self.ok
+        return d
+
+    def lines(self) -> list[str]:
+        out = [
+            f"check {self.book}: {self.format}, {self.records} records, "
+            f"{self.positions} positions ({self.scope})"
+        ]
+        for issue in self.issues:
+            ex = f" (e.g. {', '.join(issue.examples[:5])})" if issue.examples else ""
+            out.append(f"{issue.severity}: {issue.message}{ex}")
+        for d in self.disagreements:
+            out.append("solver disagrees:")
+            out += ["  " + line for line in d.lines("book", "solver")]
+        if self.solved or self.solved_absent:
+            out.append(
+                f"re-solved {self.solved} records"
+                + (f" and {self.solved_absent} positions not stored" if self.solved_absent else "")
+                + f": {len(self.disagreements)} disagree"
+            )
+        errors = sum(i.severity == "error" for i in self.issues) + len(self.disagreements)
+        warnings = sum(i.severity == "warning" for i in self.issues)
+        out.append(f"{'OK' if self.ok else 'FAILED'}: {errors} errors, {warnings} warnings")
+        return out
+
+
+def check_book(
+    path: str | os.PathLike[str],
+    sample: int | None = None,
+    all_records: bool = False,
+    absent: int | None = None,
+    seed: int = 0,
+    jobs: int | None = None,
+    executor: str = "pool",
+    table_log2: int | None = None,
+) -> CheckReport:
+    """Check a book from the file alone, then re-solve records with the solver.
+
+    Format errors (bad values, unsorted or repeated keys, illegal positions) raise
+    :class:`openingbook.bookfile.BookFileError`. Then: mirror pairs stored twice
+    (warning; an error when the two records disagree), first-player wins stored
+    in a pruned book (warning), positions whose side to move can win at once
+    (warning: not in Thill's set). ``sample`` records picked with ``seed`` (or
+    every record with ``all_records``) are re-solved; ``absent``: also solve that
+    many book positions a pruned book does not store (they must be first-player
+    wins). Solving runs on ``jobs`` worker processes with the build's executors.
+    """
+    start = time.perf_counter()
+    book = LoadedBook.load(path)
+    issues: list[Issue] = []
+    _file_issues(book, issues)
+    rng = np.random.default_rng(seed)
+    picks = np.empty(0, np.int64)
+    if all_records:
+        picks = np.arange(len(book))
+    elif sample:
+        if sample < 0:
+            raise ValueError(f"--sample {sample}: must be at least 0")
+        picks = np.sort(rng.choice(len(book), size=min(sample, len(book)), replace=False))
+    absent_first = absent_mask = np.empty(0, np.uint64)
+    if absent:
+        if book.fmt.distances or book.scope.partial:
+            raise ValueError("--absent needs a pruned book that holds every position of its scope")
+        f, m, _ = positions_with_moves(book.plies, under=book.scope.under)
+        missing = np.flatnonzero(book.find(f, m) < 0)
+        chosen = rng.choice(missing, size=min(absent, len(missing)), replace=False)
+        absent_first, absent_mask = f[np.sort(chosen)], m[np.sort(chosen)]
+    first = np.concatenate([book.first[picks], absent_first])
+    mask = np.concatenate([book.mask[picks], absent_mask])
+    expected = np.concatenate([book.records.values[picks], np.full(len(absent_first), 2, np.int8)])
+    stored = np.concatenate([np.ones(len(picks), bool), np.zeros(len(absent_first), bool)])
+    disagreements: list[PositionReport] = []
+    if len(first):
+        solved = solve_book_values(
+            first, mask, book.plies, book.fmt.distances, jobs, executor, table_log2
+        )
+        for i in np.flatnonzero(solved != expected):
+            a = _book_value_entry(int(expected[i]), book.fmt.distances, bool(stored[i]))
+            b = _book_value_entry(int(solved[i]), book.fmt.distances, True)
+            disagreements.append(_position_report(first[i], mask[i], None, a, b))
+    return CheckReport(
+        book=str(book.path),
+        format=book.fmt.describe(),
+        records=len(book),
+        positions=len(np.unique(book.canonical)),
+        scope=book.scope.describe(),
+        solved=len(picks),
+        solved_absent=len(absent_first),
+        disagreements=disagreements,
+        issues=issues,
+        seconds=round(time.perf_counter() - start, 3),
+    )
+
+
+def _book_value_entry(value: int, distances: bool, stored: bool) -> tuple[bool, int, int, bool]:
+    if distances:
+        if value == 0:
+            return True, 0, -1, stored
+        return True, 1 if value > 0 else -1, 100 - abs(value), stored
+    return True, {0: 0, 1: -1, 2: 1}[value], -1, stored
+
+
+def _file_issues(book: LoadedBook, issues: list[Issue]) -> None:
+    """What the file alone shows beyond format errors."""
+    order = np.argsort(book.canonical, kind="stable")
+    keys = book.canonical[order]
+    repeat = np.flatnonzero(keys[1:] == keys[:-1]) + 1
+    if len(repeat):
+        values = book.records.values[order]
+        conflict = repeat[values[repeat] != values[repeat - 1]]
+        same = np.setdiff1d(repeat, conflict)
+        if len(same):
+            issues.append(
+                Issue(
+                    "warning",
+                    "duplicate-mirror-pair",
+                    len(same),
+                    f"{len(same)} positions are stored in both mirror variants with the same "
+                    "value (harmless: readers search both)",
+                    [_moves_of(book, int(order[i])) for i in same[:5]],
+                )
+            )
+        if len(conflict):
+            issues.append(
+                Issue(
+                    "error",
+                    "conflicting-mirror-pair",
+                    len(conflict),
+                    f"{len(conflict)} positions are stored in both mirror variants with "
+                    "different values (a reader's answer depends on its search order)",
+                    [_moves_of(book, int(order[i])) for i in conflict[:5]],
+                )
+            )
+    if not book.fmt.distances:
+        first_wins = np.flatnonzero(book.records.values == 2)
+        if len(first_wins):
+            issues.append(
+                Issue(
+                    "warning",
+                    "first-player-win-stored",
+                    len(first_wins),
+                    f"{len(first_wins)} first-player wins are stored in a pruned book "
+                    "(valid, but the pruning rule makes them redundant)",
+                    [_moves_of(book, int(i)) for i in first_wins[:5]],
+                )
+            )
+    wins_now = np.flatnonzero(can_win_next_bits(book.first, book.mask))
+    if len(wins_now):
+        issues.append(
+            Issue(
+                "warning",
+                "immediate-win-stored",
+                len(wins_now),
+                f"{len(wins_now)} stored positions let the side to move complete four at once "
+                "(not in Thill's set of book positions)",
+                [_moves_of(book, int(i)) for i in wins_now[:5]],
+            )
+        )
+
+
+def solve_book_values(
+    first: np.ndarray,
+    mask: np.ndarray,
+    plies: int,
+    distances: bool,
+    jobs: int | None = None,
+    executor: str = "pool",
+    table_log2: int | None = None,
+    chunk: int = 64,
+) -> np.ndarray:
+    """Book values (distance bytes, or 0/1/2) of positions, solved in parallel.
+
+    Uses the build's worker (one solver per worker process, table kept between
+    chunks) and executors; results come back in input order.
+    """
+    from openingbook.build import ChunkTask, init_worker, solve_chunk
+    from openingbook.executors import default_jobs, make_executor
+
+    n = len(first)
+    if jobs is None:
+        jobs = min(default_jobs(), max(1, -(-n // chunk)))
+    tasks = [
+        ChunkTask(i, first[s : s + chunk], mask[s : s + chunk], plies, distances, table_log2)
+        for i, s in enumerate(range(0, n, chunk))
+    ]
+    out = np.empty(n, np.int8)
+    with make_executor(executor, jobs, initializer=init_worker, initargs=(table_log2,)) as ex:
+        for result in ex.map_unordered(solve_chunk, tasks):
+            s = result.chunk_id * chunk
+            out[s : s + len(result.values)] = result.values
+    return out
+
+
+# ------------------------------------------------------------------ stats
+@dataclass
+class StatsReport:
+    """Result of :func:`book_stats`."""
+
+    book: str
+    format: str
+    records: int
+    positions: int
+    duplicate_mirror_pairs: int
+    scope: str
+    stored_values: dict[str, int]
+    distance_histogram: dict[str, int] | None
+    tromp: dict[str, Any] | None
+
+    @property
+    def ok(self) -> bool:
+        """False only when Tromp's counts were compared and differ."""
+        return self.tromp is None or self.tromp.get("matches_published") is not False
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = self.ok
+        return d
+
+    def lines(self) -> list[str]:
+        v = self.stored_values
+        out = [
+            f"{self.book}: {self.format}",
+            f"records: {self.records}; positions: {self.positions} "
+            f"({self.duplicate_mirror_pairs} stored in both mirror variants); {self.scope}",
+            f"stored values: first player wins {v['first']}, second player wins "
+            f"{v['second']}, draws {v['draw']}",
+        ]
+        if self.distance_histogram:
+            hist = ", ".join(f"{k}: {c}" for k, c in self.distance_histogram.items())
+            out.append(f"distances (plies: positions): {hist}")
+        if self.tromp is not None:
+            t = self.tromp
+            out.append(
+                f"Tromp's subset ({t['positions']} positions{t['where']}): first player wins "
+                f"{t['first']}, second player wins {t['second']}, draws {t['draw']}"
+                + (f", unknown {t['unknown']}" if t["unknown"] else "")
+            )
+            if t.get("matches_published") is not None:
+                p = TROMP_COUNTS
+                verdict = "match" if t["matches_published"] else "DIFFER FROM"
+                out.append(
+                    f"{verdict} Tromp's published {p['first']} / {p['second']} / {p['draw']}"
+                )
+            else:
+                out.append(f"not compared with Tromp's published counts: {t['why_not_compared']}")
+        return out
+
+
+def tromp_subset(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Positions in Tromp's data set: the player who just moved has no immediate threat.
+
+    (The side to move cannot win at once in a book position anyway.) Swapping
+    the colours makes the other player the side to move.
+
+    >>> from solver import Position
+    >>> threat, calm = Position.from_moves("717161"), Position.from_moves("717162")
+    >>> tromp_subset([threat.first_stones, calm.first_stones], [threat.mask, calm.mask]).tolist()
+    [False, True]
+    """
+    first = np.asarray(first, np.uint64)
+    mask = np.asarray(mask, np.uint64)
+    return ~can_win_next_bits(first ^ mask, mask)
+
+
+def book_stats(path: str | os.PathLike[str], tromp: bool = False) -> StatsReport:
+    """Record and value counts of a book; with ``tromp``, the counts on Tromp's subset.
+
+    Tromp's subset is the ply's book positions (within the book's scope) in which
+    the player who just moved could not complete four at once either; mirror
+    pairs once. For a complete 8-ply book the counts are compared with Tromp's
+    published 44,473 / 16,635 / 6,449.
+    """
+    book = LoadedBook.load(path)
+    v = book.records.values
+    if book.fmt.distances:
+        stored = {"first": int((v > 0).sum()), "second": int((v < 0).sum())}
+        uniq, counts = np.unique(
+            np.where(v == 0, 0, 100 - np.abs(v.astype(np.int16))), return_counts=True
+        )
+        hist = {
+            ("draw" if u == 0 else str(int(u))): int(c) for u, c in zip(uniq, counts, strict=True)
+        }
+    else:
+        stored = {"first": int((v == 2).sum()), "second": int((v == 1).sum())}
+        hist = None
+    stored["draw"] = int((v == 0).sum())
+    positions = len(np.unique(book.canonical))
+    report = StatsReport(
+        book=str(book.path),
+        format=book.fmt.describe(),
+        records=len(book),
+        positions=positions,
+        duplicate_mirror_pairs=len(book) - positions,
+        scope=book.scope.describe(),
+        stored_values=stored,
+        distance_histogram=hist,
+        tromp=None,
+    )
+    if tromp:
+        report.tromp = _tromp_counts(book)
+    return report
+
+
+def _tromp_counts(book: LoadedBook) -> dict[str, Any]:
+    if book.scope.partial:
+        raise ValueError(
+            f"{book.path.name} is {book.scope.describe()}: Tromp's counts need every position"
+        )
+    if book.scope.under and len(book.scope.under) > book.plies:
+        raise ValueError(f"{book.path.name} holds no {book.plies}-ply position under a line")
+    f, m, _ = positions_with_moves(book.plies, under=book.scope.under)
+    keep = tromp_subset(f, m)
+    ans = book.answers(f[keep], m[keep])
+    w = ans.winner[ans.known]
+    out: dict[str, Any] = {
+        "positions": int(keep.sum()),
+        "where": f" under {book.scope.under}" if book.scope.under else "",
+        "first": int((w > 0).sum()),
+        "second": int((w < 0).sum()),
+        "draw": int((w == 0).sum()),
+        "unknown": int((~ans.known).sum()),
+    }
+    if book.plies == 8 and book.scope.complete:
+        out["published"] = dict(TROMP_COUNTS)
+        out["matches_published"] = (
+            all(out[k] == TROMP_COUNTS[k] for k in TROMP_COUNTS) and not out["unknown"]
+        )
+    else:
+        out["matches_published"] = None
+        out["why_not_compared"] = (
+            "Tromp's counts are for the complete 8-ply set"
+            if book.plies == 8
+            else f"Tromp's data set is 8-ply, this book has {book.plies} plies"
+        )
+    return out
