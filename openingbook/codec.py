@@ -162,6 +162,13 @@ def _column_tables(height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return enc_code, enc_len, dec_stones, dec_first
 
 
+@functools.cache
+def _column_lists(height: int) -> tuple[list[int], list[int]]:
+    """The encoding tables as Python lists (fast item access for one position)."""
+    enc_code, enc_len, _, _ = _column_tables(height)
+    return [int(c) for c in enc_code], [int(n) for n in enc_len]
+
+
 def position_key(pos: Position, key_bits: int) -> int:
     """The column code of ``pos`` left-aligned in a ``key_bits``-bit field.
 
@@ -171,23 +178,39 @@ def position_key(pos: Position, key_bits: int) -> int:
     >>> hex(position_key(Position.from_moves("1"), 24))  # '10' then 6 separators
     '0x800000'
     """
+    return position_key_pair(pos, key_bits)[0]
+
+
+def position_key_pair(pos: Position, key_bits: int) -> tuple[int, int]:
+    """``(key, mirrored key)`` of ``pos``: the mirrored code lists the columns right to left.
+
+    >>> from solver import Position
+    >>> [hex(k) for k in position_key_pair(Position.from_moves("1"), 24)]
+    ['0x800000', '0x20000']
+    """
     h1 = pos.height + 1
     col_bits = (1 << pos.height) - 1
-    enc_code, enc_len, _, _ = _column_tables(pos.height)
-    first = pos.first_stones
-    code = length = 0
+    enc_code, enc_len = _column_lists(pos.height)
+    first, mask = pos.first_stones, pos.mask
+    codes = []
+    length = pos.width - 1
     for col in range(pos.width):
-        m = (pos.mask >> (col * h1)) & col_bits
-        idx = (m << pos.height) | ((first >> (col * h1)) & col_bits)
-        n = int(enc_len[idx])
-        code = (code << n) | int(enc_code[idx])
+        idx = (((mask >> (col * h1)) & col_bits) << pos.height) | ((first >> (col * h1)) & col_bits)
+        n = enc_len[idx]
+        if n < 0:
+            raise ValueError(f"column {col + 1} has a floating stone or a stray bit")
+        codes.append((enc_code[idx], n))
         length += n
-        if col < pos.width - 1:
-            code <<= 1
-            length += 1
     if length > key_bits:
         raise ValueError(f"{length}-bit column code does not fit a {key_bits}-bit key")
-    return code << (key_bits - length)
+    key = mirrored = 0
+    for i, ((code, n), (mcode, mn)) in enumerate(zip(codes, reversed(codes), strict=True)):
+        if i:  # the separator closing the previous column
+            key <<= 1
+            mirrored <<= 1
+        key = (key << n) | code
+        mirrored = (mirrored << mn) | mcode
+    return key << (key_bits - length), mirrored << (key_bits - length)
 
 
 def key_position(

@@ -53,7 +53,7 @@ from openingbook.bookfile import (
     detect_format,
     parse_records,
 )
-from openingbook.codec import decode_keys, encode_keys, legal_mask, position_key
+from openingbook.codec import decode_keys, encode_keys, legal_mask, position_key_pair
 from solver import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -199,16 +199,20 @@ class Book:
         """Find ``key`` or ``mirrored`` (column-code keys): ``(record index or None, probes)``."""
         fmt = self.format
         size = self._size
-        order_key = fmt.order_key
-        target, target_m = order_key(key), order_key(mirrored)
+        mm = self._mm
+        rb, kb = fmt.record_bytes, fmt.key_bytes
+        # compare in file order: flip the sign bit of signed keys (offset binary)
+        flip = 1 << (fmt.key_bits - 1) if fmt.signed_order else 0
+        keep = -1 if fmt.distances else ~3  # pruned: drop the two value bits
+        target, target_m = key ^ flip, mirrored ^ flip
         past_end = 1 << 64
         pos = pos_m = step = size - 1
         probes = 0
-        code = code_m = 0
         while step > 0:
             step = (step + (step & 1)) >> 1 if step != 1 else 0
             if 0 <= pos < size:
-                code = order_key(self._read(pos)[0])
+                start = pos * rb
+                code = (int.from_bytes(mm[start : start + kb], "big") & keep) ^ flip
                 probes += 1
             else:  # outside: compare as past that end
                 code = past_end if pos >= size else -1
@@ -219,29 +223,29 @@ class Book:
             else:
                 return pos, probes
             if 0 <= pos_m < size:
-                code_m = order_key(self._read(pos_m)[0])
+                start = pos_m * rb
+                code = (int.from_bytes(mm[start : start + kb], "big") & keep) ^ flip
                 probes += 1
             else:
-                code_m = past_end if pos_m >= size else -1
-            if target_m < code_m:
+                code = past_end if pos_m >= size else -1
+            if target_m < code:
                 pos_m -= step
-            elif target_m > code_m:
+            elif target_m > code:
                 pos_m += step
             else:
                 return pos_m, probes
         # the steps add up to one short of record 0 when size - 1 is a power of two
         if size == 1 or pos == 1 or pos_m == 1:
             probes += 1
-            first = order_key(self._read(0)[0])
-            if first in (target, target_m):
+            code = (int.from_bytes(mm[0:kb], "big") & keep) ^ flip
+            if code in (target, target_m):
                 return 0, probes
         return None, probes
 
     def find(self, pos: Position) -> int | None:
         """The index of the record holding ``pos`` or its mirror image, else None."""
         self._check_position(pos)
-        kb = self.format.key_bits
-        return self.dual_search(position_key(pos, kb), position_key(pos.mirror(), kb))[0]
+        return self.dual_search(*position_key_pair(pos, self.format.key_bits))[0]
 
     def __contains__(self, pos: object) -> bool:
         if not isinstance(pos, Position):
@@ -286,6 +290,8 @@ class Book:
 
     def _missing(self, pos: Position) -> BookValue:
         n = pos.stone_count
+        if not self.format.distances and n % 2 == 0:
+            return BookValue(Winner.FIRST, None, None)  # the pruning rule (A to move)
         if pos.can_win_next():
             mover = Winner.FIRST if n % 2 == 0 else Winner.SECOND
             if self.format.distances:
