@@ -59,12 +59,18 @@ __all__ = [
     "BookFileError",
     "BookFormat",
     "Records",
+    "check_order",
+    "check_positions",
     "check_records",
+    "check_size",
+    "check_values",
+    "describe_book",
     "detect_format",
     "parse_records",
     "read_book",
     "records_to_bytes",
     "sort_records",
+    "value_histogram",
     "write_book",
 ]
 
@@ -259,15 +265,23 @@ def check_records(
     """
     if len(records) == 0:
         raise BookFileError(f"{name}: no records")
+    check_values(fmt, records, name)
+    check_order(fmt, records, name)
+    if decode:
+        check_positions(fmt, records, name)
+
+
+def check_values(fmt: BookFormat, records: Records, name: str = "book") -> None:
+    """Raise :class:`BookFileError` for the first value the format cannot hold."""
     bad = _bad_values(fmt, records.values)
     if bad.any():
         i = int(np.argmax(bad))
         v = int(records.values[i])
         raise BookFileError(f"{name}: record {i} has value {v}, {_value_rule(fmt)}")
-    stray = records.keys & _U64((1 << fmt.value_bits) - 1 if not fmt.distances else 0)
-    if stray.any():
-        i = int(np.argmax(stray != 0))
-        raise BookFileError(f"{name}: record {i} has value bits set in its key")
+
+
+def check_order(fmt: BookFormat, records: Records, name: str = "book") -> None:
+    """Raise :class:`BookFileError` unless the keys strictly ascend in the format's order."""
     order = fmt.order_keys(records.keys)
     step = order[1:] > order[:-1]
     if not step.all():
@@ -275,11 +289,79 @@ def check_records(
         if order[i] == order[i - 1]:
             raise BookFileError(f"{name}: record {i} repeats the position of record {i - 1}")
         raise BookFileError(f"{name}: records not sorted (record {i} < record {i - 1})")
-    if decode:
+
+
+def check_positions(fmt: BookFormat, records: Records, name: str = "book") -> None:
+    """Raise :class:`BookFileError` for the first key that is not a legal ``fmt.plies``-stone
+    position (value bits, if any, must be zero)."""
+    try:
+        decode_keys(records.keys, fmt.key_bits, fmt.plies)
+    except ValueError as exc:
+        raise BookFileError(f"{name}: {str(exc).replace('key ', 'record ', 1)}") from None
+
+
+def value_histogram(fmt: BookFormat, values: np.ndarray) -> dict[str, object]:
+    """Counts of the stored values: by winner, and for distance books by distance.
+
+    >>> value_histogram(BOOK8, np.array([0, 1, 1], np.int8))
+    {'draw': 1, 'first': 0, 'second': 2}
+    """
+    v = np.asarray(values, dtype=np.int64)
+    if not fmt.distances:
+        return {
+            "draw": int((v == VALUE_DRAW).sum()),
+            "first": int((v == VALUE_FIRST).sum()),
+            "second": int((v == VALUE_SECOND).sum()),
+        }
+    out: dict[str, object] = {
+        "draw": int((v == 0).sum()),
+        "first": int((v > 0).sum()),
+        "second": int((v < 0).sum()),
+    }
+    for label, sel in (("first_by_plies", v > 0), ("second_by_plies", v < 0)):
+        d, counts = np.unique(100 - np.abs(v[sel]), return_counts=True)
+        out[label] = {int(a): int(c) for a, c in zip(d, counts, strict=True)}
+    return out
+
+
+def describe_book(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> dict[str, object]:
+    """Format, record count, value histogram and the file checks, as a JSON-ready dict.
+
+    Only an unreadable file, an empty one, or a size that is not a whole number
+    of records raises; the order/value/position checks are reported as
+    ``"ok"`` or the problem.
+    """
+    if fmt is None:
+        fmt = detect_format(path)
+    data = Path(path).read_bytes()
+    check_size(path, len(data), fmt)
+    records = parse_records(data, fmt)
+    checks: dict[str, str] = {}
+    for label, check in (
+        ("values", check_values),
+        ("order", check_order),
+        ("positions", check_positions),
+    ):
         try:
-            decode_keys(records.keys, fmt.key_bits, fmt.plies)
-        except ValueError as exc:
-            raise BookFileError(f"{name}: {str(exc).replace('key ', 'record ', 1)}") from None
+            check(fmt, records, str(path))
+            checks[label] = "ok"
+        except BookFileError as exc:
+            checks[label] = str(exc).removeprefix(f"{path}: ")
+    return {
+        "path": str(path),
+        "format": fmt.name,
+        "description": fmt.describe(),
+        "plies": fmt.plies,
+        "distances": fmt.distances,
+        "record_bytes": fmt.record_bytes,
+        "key_bits": fmt.key_bits,
+        "signed_order": fmt.signed_order,
+        "records": len(records),
+        "bytes": len(data),
+        "values": value_histogram(fmt, records.values),
+        "checks": checks,
+        "ok": all(v == "ok" for v in checks.values()),
+    }
 
 
 def _bad_values(fmt: BookFormat, values: np.ndarray) -> np.ndarray:

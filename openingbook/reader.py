@@ -260,10 +260,14 @@ class Book:
         Raises ``ValueError`` for a position with the wrong stone count and
         :class:`PositionNotInBook` for a missing one in a distance book.
         """
+        return self.lookup(pos)[0]
+
+    def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
+        """:meth:`get` plus the index of the record that answered (None: not stored)."""
         index = self.find(pos)
         if index is not None:
-            return self._value(self._read(index)[1], index)
-        return self._missing(pos)
+            return self._value(self._read(index)[1], index), index
+        return self._missing(pos), None
 
     def _check_position(self, pos: Position) -> None:
         if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):

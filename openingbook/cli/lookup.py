@@ -1,0 +1,135 @@
+"""``openingbook lookup`` and ``openingbook info``: argument parsing for the reader."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from openingbook.bookfile import BookFormat, describe_book
+from openingbook.cli import main
+from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.reader import Book
+from solver import Player, Position, Winner
+
+format_option = click.option(
+    "--format",
+    "format_name",
+    metavar="FORMAT",
+    default=None,
+    help="Book format: 8, 12, 12-dist (any ply: N or N-dist) or a Thill file name; "
+    "default: the manifest <book>.json, Thill's file names, else the content.",
+)
+
+
+def _book_format(format_name: str | None) -> BookFormat | None:
+    return None if format_name is None else BookFormat.parse(format_name)
+
+
+def _read_board(board: str) -> Position:
+    text = sys.stdin.read() if board == "-" else board.replace("/", "\n")
+    return Position.from_diagram(text)
+
+
+@main.command("lookup")
+@click.argument("book", type=click.Path(dir_okay=False))
+@click.argument("moves", required=False)
+@click.option(
+    "--board",
+    metavar="DIAGRAM",
+    default=None,
+    help="The position as a diagram instead of MOVES: rows top to bottom separated by '/' "
+    "or newlines, X (first player), O (second), . (empty); '-' reads it from stdin.",
+)
+@format_option
+@json_option
+@user_errors
+def lookup_command(
+    book: str, moves: str | None, board: str | None, format_name: str | None, as_json: bool
+) -> None:
+    """Look up a position (1-based MOVES such as 44444455, or --board) in BOOK.
+
+    Prints the winner, the plies to the end of the game (books with distances)
+    and the Pons score of the side to move. A position a pruned book does not
+    store is a first-player win.
+
+    \b
+    Examples:
+      openingbook lookup book.dat 44444455
+      openingbook lookup bookDeepDist.dat 444444555555 --json
+      openingbook lookup book.dat --board "......./......./......./......./...O.../.XOXOX."
+    """
+    if (moves is None) == (board is None):
+        raise click.UsageError("give the position either as MOVES or with --board")
+    pos = Position.from_moves(moves) if moves is not None else _read_board(board or "")
+    with Book(book, _book_format(format_name)) as opened:
+        value, record = opened.lookup(pos)
+        fmt = opened.format
+    to_move = "first" if pos.side_to_move is Player.FIRST else "second"
+    if as_json:
+        emit_json(
+            {
+                "winner": value.winner.value,
+                "plies": value.plies,
+                "score": value.score,
+                "stones": pos.stone_count,
+                "to_move": to_move,
+                "record": record,
+                "moves": moves,
+                "book": book,
+                "format": fmt.name,
+            }
+        )
+        return
+    if value.winner is Winner.DRAW:
+        text = "draw"
+    else:
+        text = f"{value.winner.value} player wins"
+        if value.plies is not None:
+            text += f" in {value.plies} plies"
+    if value.score is not None:
+        score = f"{value.score:+d}" if value.score else "0"
+        text += f" (score {score} for the {to_move} player to move)"
+    where = f"record {record}" if record is not None else "not stored"
+    click.echo(f"{text}; {pos.stone_count} stones, {where} in {fmt.name} book")
+
+
+@main.command("info")
+@click.argument("book", type=click.Path(dir_okay=False))
+@format_option
+@json_option
+@user_errors
+@click.pass_context
+def info_command(ctx: click.Context, book: str, format_name: str | None, as_json: bool) -> None:
+    """Format, record count, value histogram and checks (values, order, positions) of BOOK.
+
+    Exits with status 1 when a check fails.
+
+    \b
+    Examples:
+      openingbook info book.dat
+      openingbook info mybook.dat --format 12-dist --json
+    """
+    info = describe_book(book, _book_format(format_name))
+    if as_json:
+        emit_json(info)
+    else:
+        values = info["values"]
+        assert isinstance(values, dict)
+        click.echo(f"{book}: {info['description']}")
+        click.echo(f"records: {info['records']} ({info['bytes']} bytes)")
+        click.echo(
+            f"values: draw {values['draw']}, first player wins {values['first']}, "
+            f"second player wins {values['second']}"
+        )
+        for side in ("first", "second"):
+            by_plies = values.get(f"{side}_by_plies")
+            if by_plies:
+                spread = ", ".join(f"{d}: {c}" for d, c in by_plies.items())
+                click.echo(f"  {side} player wins by plies: {spread}")
+        checks = info["checks"]
+        assert isinstance(checks, dict)
+        for label, result in checks.items():
+            click.echo(f"{label} check: {result}")
+    if not info["ok"]:
+        ctx.exit(1)
