@@ -174,7 +174,7 @@ def test_signed_order_of_wide_keys(tmp_path, distances):
     top_bit = (ints[:, 0] >> 7).astype(bool)
     assert top_bit.any() and not top_bit.all()
     assert top_bit[: top_bit.sum()].all()  # codes starting with 1 sort first
-    _, back = read_book(out, fmt)
+    fmt2, back = read_book(out, fmt)
     assert fmt2 == fmt
     assert records_to_bytes(fmt, back) == data
 
