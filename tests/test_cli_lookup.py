@@ -1,0 +1,152 @@
+"""`openingbook lookup` and `openingbook info` on the reference 8-ply file and small books."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from openingbook.bookfile import BookFormat, Records, write_book
+from openingbook.cli import main
+from openingbook.codec import encode_keys
+from solver import Position
+
+REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
+BOOK8_FILE = str(REFERENCE / "thill-original-book8.dat")
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def lookup_json(*args: str, input: str | None = None) -> dict:
+    result = run("lookup", *args, "--json", input=input)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def record_value(index: int) -> int:
+    data = Path(BOOK8_FILE).read_bytes()
+    return data[3 * index + 2] & 3
+
+
+def test_lookup_record_0_by_moves_and_mirror():
+    # record 0: column 6 = A,A,A,B,A and column 7 = B,B,B (one move order reaching it)
+    assert record_value(0) == 0
+    out = lookup_json(BOOK8_FILE, "67676667")
+    assert out["winner"] == "draw" and out["plies"] is None and out["score"] == 0
+    assert out["record"] == 0 and out["format"] == "8-ply" and out["stones"] == 8
+    mirrored = lookup_json(BOOK8_FILE, "21212221")
+    assert (mirrored["winner"], mirrored["record"]) == ("draw", 0)
+
+
+def test_lookup_second_player_win_and_missing():
+    assert record_value(3000) == 1
+    out = lookup_json(BOOK8_FILE, "67464334")  # record 3000
+    assert (out["winner"], out["plies"], out["score"], out["record"]) == (
+        "second",
+        None,
+        None,
+        3000,
+    )
+    missing = lookup_json(BOOK8_FILE, "44444455")
+    assert (missing["winner"], missing["record"]) == ("first", None)
+
+
+def test_lookup_board_diagram():
+    board = "......./.....X./.....O./.....XO/.....XO/.....XO"
+    out = lookup_json(BOOK8_FILE, "--board", board)
+    assert (out["winner"], out["record"]) == ("draw", 0)
+    piped = lookup_json(BOOK8_FILE, "--board", "-", input=board.replace("/", "\n"))
+    assert piped == out
+
+
+def test_lookup_text_output():
+    result = run("lookup", BOOK8_FILE, "67464334")
+    assert result.exit_code == 0
+    assert result.output.startswith("second player wins")
+    assert "record 3000" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["4444"], "the position has 4 stones; thill-original-book8.dat holds 8-stone positions"),
+        (["4444444"], "move 7 plays column 4, which is full"),
+        (["1212121"], "completes four in a row"),
+        (["--board", "XX/OO"], "the book is for 7x6 boards, not 2x2"),
+        (["--board", "XQ"], "unknown"),
+    ],
+)
+def test_lookup_errors_are_one_line(args, message):
+    result = run("lookup", BOOK8_FILE, *args)
+    assert result.exit_code == 1
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_lookup_usage_errors(tmp_path):
+    assert run("lookup", BOOK8_FILE).exit_code == 2
+    assert run("lookup", BOOK8_FILE, "67676667", "--board", "X").exit_code == 2
+    result = run("lookup", str(tmp_path / "nope.dat"), "67676667")
+    assert result.exit_code == 1 and "nope.dat" in result.output
+    result = run("lookup", BOOK8_FILE, "67676667", "--format", "12")
+    assert result.exit_code == 1
+    assert "is not a multiple of the 4-byte record" in result.output
+
+
+def test_lookup_distance_book(tmp_path):
+    fmt = BookFormat.for_plies(12, distances=True)
+    pos = Position.from_moves("444444333333")
+    path = tmp_path / "dist.dat"
+    first = np.array([pos.first_stones], np.uint64)
+    mask = np.array([pos.mask], np.uint64)
+    # second player wins with the stone 12 + 8 = 20 (its 10th): score -(22 - 10)
+    write_book(path, fmt, Records(encode_keys(first, mask, 32), np.array([8 - 100], np.int8)))
+    out = lookup_json(str(path), "444444333333")
+    assert (out["winner"], out["plies"], out["score"]) == ("second", 8, -12)
+    win_now = lookup_json(str(path), "121212445566")
+    assert (win_now["winner"], win_now["plies"], win_now["score"]) == ("first", 1, 15)
+    result = run("lookup", str(path), "444444222222")
+    assert result.exit_code == 1 and "position not in dist.dat" in result.output
+
+
+def test_info_reference_file():
+    result = run("info", BOOK8_FILE, "--json")
+    assert result.exit_code == 0, result.output
+    info = json.loads(result.output)
+    data = Path(BOOK8_FILE).read_bytes()
+    values = np.frombuffer(data, np.uint8)[2::3] & 3
+    assert info["format"] == "8-ply" and info["records"] == len(data) // 3
+    assert info["values"]["draw"] == int((values == 0).sum())
+    assert info["values"]["second"] == int((values == 1).sum())
+    assert info["checks"] == {"values": "ok", "order": "ok", "positions": "ok"}
+    text = run("info", BOOK8_FILE)
+    assert (
+        text.exit_code == 0 and "records: 34286" in text.output and "order check: ok" in text.output
+    )
+
+
+def test_info_bad_files(tmp_path):
+    data = bytearray(Path(BOOK8_FILE).read_bytes()[: 3 * 40])
+    data[3 * 16 : 3 * 18] = data[3 * 17 : 3 * 18] + data[3 * 16 : 3 * 17]
+    unsorted = tmp_path / "unsorted.dat"
+    unsorted.write_bytes(bytes(data))
+    result = run("info", str(unsorted), "--format", "8", "--json")
+    assert result.exit_code == 1
+    info = json.loads(result.output)
+    assert info["checks"]["order"] == "records not sorted (record 17 < record 16)"
+    empty = tmp_path / "empty.dat"
+    empty.write_bytes(b"")
+    result = run("info", str(empty))
+    assert result.exit_code == 1 and "empty.dat: empty file" in result.output
+    odd = tmp_path / "book.dat"
+    odd.write_bytes(bytes(data[:-2]))
+    result = run("info", str(odd))
+    assert result.exit_code == 1
+    assert "book.dat: size 118 bytes is not a multiple of the 3-byte record" in result.output
+    assert len(result.output.strip().splitlines()) == 1
