@@ -1,0 +1,49 @@
+"""Atomic file output shared by the exporters.
+
+Every export goes to a temporary file in the destination's directory, is
+flushed to disk and then renamed over the destination, so that a reader sees
+either the old file or the complete new one, never a half-written export.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[IO]:
+    """Open a temporary file next to ``path``; on success fsync it and rename it to ``path``.
+
+    On any exception the temporary file is removed and ``path`` is untouched.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> with atomic_output(os.path.join(d, "x.txt"), text=True) as fh:
+    ...     _ = fh.write("hello")
+    >>> open(os.path.join(d, "x.txt")).read()
+    'hello'
+    """
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise OSError(2, "the output directory does not exist", str(directory))
+    if path.is_dir():
+        raise OSError(21, "the output path is a directory", str(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        mode = "w" if text else "wb"
+        kwargs = {"encoding": "utf-8", "newline": "\n"} if text else {}
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,433 @@
+"""Sidney Cadot's lookup-table format: sorted 7-byte records, base-111 column keys.
+
+Each record is a 6-byte big-endian position key followed by one outcome byte.
+
+* **Columns.** A column of the 7x6 board is read as a base-3 number, bottom
+  cell least significant, digit 0 empty, 1 first player (A), 2 second player
+  (B). Of the 3^6 = 729 numbers only 111 can occur in a game: no stone floats
+  above an empty cell, and a column that still holds four of a kind after its
+  top stone is removed is past the end of a game. Their index in ascending
+  order (0..110) is the column's digit, see :func:`cadot_columns`.
+* **Key.** ``v1 = sum(111**k * c[k])`` reads the board left to right,
+  ``v2 = sum(111**k * c[6 - k])`` right to left; the key is ``min(v1, v2)``, so
+  both variants of a mirror pair have the same key and a file holds the pair
+  once. ``111**7 < 2**48``: six bytes.
+* **Outcome.** ``o & 0xC0``: ``0x00`` draw, ``0x40`` A wins, ``0x80`` B wins;
+  ``o & 0x3F``: half-moves (plies) from the position to that result: to the
+  winning stone, or to the full board for a draw.
+
+Cadot's own table holds every reachable position (2.27e12 records); an export
+of one of our books holds what the book holds (one ply, one record per mirror
+pair). Books without distances export with a half-move count of 0 ("unknown")
+only on request; see :mod:`openingbook.export`.
+
+>>> from solver import Position
+>>> cadot_columns()[:8]
+[0, 1, 2, 4, 5, 7, 8, 13]
+>>> cadot_key(Position.from_moves("4"))  # column 3 holds one A stone: digit 1
+1367631
+>>> 111**3
+1367631
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from openingbook.export._io import atomic_output
+from openingbook.export._values import WINNERS, bulk_values, missing_value, value_from_plies
+from openingbook.reader import UNKNOWN, BookValue, BulkValues
+from solver import Position
+from solver.bitboards import has_four_bits
+
+__all__ = [
+    "CADOT_RECORD_BYTES",
+    "CadotBook",
+    "cadot_columns",
+    "cadot_key",
+    "cadot_keys",
+    "decode_cadot_keys",
+    "decode_outcomes",
+    "encode_outcomes",
+    "write_cadot",
+]
+
+WIDTH, HEIGHT = 7, 6
+CADOT_RECORD_BYTES = 7
+KEY_BYTES = 6
+BASE = 111
+OUTCOME_DRAW, OUTCOME_FIRST, OUTCOME_SECOND = 0x00, 0x40, 0x80
+_WINNER_BITS = 0xC0
+_HALF_MOVES = 0x3F
+_U64 = np.uint64
+
+
+def _column_is_reachable(value: int, height: int) -> bool:
+    """Can the base-3 column ``value`` (bottom digit least significant) occur in a game?"""
+    digits = [(value // 3**r) % 3 for r in range(height)]
+    stones = 0
+    while stones < height and digits[stones]:
+        stones += 1
+    if any(digits[stones:]):
+        return False  # a stone above an empty cell
+    below_top = digits[: max(stones - 1, 0)]
+    # the game ends with the stone that completes four: four of a kind may only
+    # be completed by the top stone
+    return all(len(set(below_top[i : i + 4])) != 1 for i in range(len(below_top) - 3))
+
+
+def cadot_columns(height: int = HEIGHT) -> list[int]:
+    """The base-3 values of the reachable columns, ascending; a column's digit is its index.
+
+    >>> len(cadot_columns())
+    111
+    >>> cadot_columns()[-1]  # BBBBAB from the top: 2,2,2,2,1,2 in base 3
+    725
+    """
+    return [v for v in range(3**height) if _column_is_reachable(v, height)]
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Digit of every base-3 column value (-1 when unreachable); per digit the
+    column's first-player and occupied bits (column 0 of the bitboard layout)."""
+    columns = cadot_columns()
+    digit_of = np.full(3**HEIGHT, -1, dtype=np.int16)
+    digit_of[columns] = np.arange(len(columns), dtype=np.int16)
+    first_bits = np.zeros(len(columns), dtype=np.uint64)
+    mask_bits = np.zeros(len(columns), dtype=np.uint64)
+    for d, value in enumerate(columns):
+        for row in range(HEIGHT):
+            cell = (value // 3**row) % 3
+            if cell:
+                mask_bits[d] |= _U64(1 << row)
+            if cell == 1:
+                first_bits[d] |= _U64(1 << row)
+    return digit_of, first_bits, mask_bits
+
+
+_DIGIT_OF, _FIRST_BITS, _MASK_BITS = _tables()
+_POWERS = np.array([BASE**k for k in range(WIDTH)], dtype=np.uint64)
+
+
+def _digits_by_bits() -> np.ndarray:
+    """Cadot digit of a column from its occupied and first-player bits (``m << 6 | f``)."""
+    table = np.full(1 << (2 * HEIGHT), -1, dtype=np.int16)
+    for index in range(table.size):
+        occupied, first = index >> HEIGHT, index & ((1 << HEIGHT) - 1)
+        if first & ~occupied:
+            continue
+        value = sum((1 if first >> r & 1 else 2) * 3**r for r in range(HEIGHT) if occupied >> r & 1)
+        table[index] = _DIGIT_OF[value]
+    return table
+
+
+_DIGIT_BY_BITS = _digits_by_bits()
+
+
+def _column_digits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Cadot digit of every column, shape ``(n, 7)``; ``ValueError`` on an impossible column."""
+    first = np.asarray(first, dtype=np.uint64).reshape(-1)
+    mask = np.asarray(mask, dtype=np.uint64).reshape(-1)
+    bits = _U64((1 << HEIGHT) - 1)
+    digits = np.empty((first.size, WIDTH), dtype=np.int16)
+    for col in range(WIDTH):
+        shift = _U64(col * (HEIGHT + 1))
+        index = (((mask >> shift) & bits) << _U64(HEIGHT)) | ((first >> shift) & bits)
+        digits[:, col] = _DIGIT_BY_BITS[index.astype(np.int64)]
+    bad = np.flatnonzero((digits < 0).any(axis=1))
+    if bad.size:
+        raise ValueError(
+            f"position {int(bad[0])} has a column that cannot occur in a game "
+            "(floating stone or four of a kind below the top)"
+        )
+    return digits
+
+
+def cadot_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Cadot's key ``min(v1, v2)`` of each position (7x6 ``first``/``mask`` arrays), uint64.
+
+    >>> p = Position.from_moves("4453")
+    >>> int(cadot_keys(np.array([p.first_stones], np.uint64),
+    ...                np.array([p.mask], np.uint64))[0]) == cadot_key(p)
+    True
+    """
+    digits = _column_digits(first, mask).astype(np.uint64)
+    v1 = digits @ _POWERS
+    v2 = digits[:, ::-1] @ _POWERS
+    return np.minimum(v1, v2)
+
+
+def cadot_key(pos: Position) -> int:
+    """Cadot's key of one position (plain integers, the definition read literally).
+
+    >>> cadot_key(Position.from_moves("1")) == cadot_key(Position.from_moves("7"))
+    True
+    """
+    if (pos.width, pos.height) != (WIDTH, HEIGHT):
+        raise ValueError("Cadot keys are defined for the 7x6 board only")
+    columns = cadot_columns()
+    c = []
+    for col in range(WIDTH):
+        value = sum(pos.cell(col, row) * 3**row for row in range(HEIGHT))
+        if value not in columns:
+            raise ValueError(f"column {col + 1} cannot occur in a game")
+        c.append(columns.index(value))
+    v1 = sum(BASE**k * c[k] for k in range(WIDTH))
+    v2 = sum(BASE**k * c[WIDTH - 1 - k] for k in range(WIDTH))
+    return min(v1, v2)
+
+
+def decode_cadot_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, mask)`` of each key, reading the digits as ``v1`` (columns 0..6).
+
+    A key is the smaller reading, so this gives one variant of the mirror pair.
+    Raises ``ValueError`` for a key of ``111**7`` or more.
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    if keys.size and int(keys.max()) >= BASE**WIDTH:
+        bad = int(np.flatnonzero(keys >= _U64(BASE**WIDTH))[0])
+        raise ValueError(f"key {bad} ({int(keys[bad])}) is not a Cadot key (>= 111**7)")
+    first = np.zeros(keys.size, dtype=np.uint64)
+    mask = np.zeros(keys.size, dtype=np.uint64)
+    rest = keys.copy()
+    for col in range(WIDTH):
+        d = (rest % _U64(BASE)).astype(np.int64)
+        rest //= _U64(BASE)
+        shift = _U64(col * (HEIGHT + 1))
+        first |= _FIRST_BITS[d] << shift
+        mask |= _MASK_BITS[d] << shift
+    return first, mask
+
+
+def encode_outcomes(winner: np.ndarray, half_moves: np.ndarray) -> np.ndarray:
+    """Outcome bytes from first-player results (+1 A wins, -1 B wins, 0 draw) and half-moves.
+
+    >>> encode_outcomes(np.array([1, -1, 0]), np.array([7, 12, 34])).tolist()
+    [71, 140, 34]
+    """
+    winner = np.asarray(winner)
+    half = np.asarray(half_moves).astype(np.int64)
+    if half.size and (half.min() < 0 or half.max() > WIDTH * HEIGHT):
+        raise ValueError("half-move counts must be between 0 and 42")
+    bits = np.where(winner > 0, OUTCOME_FIRST, np.where(winner < 0, OUTCOME_SECOND, OUTCOME_DRAW))
+    return (bits | half).astype(np.uint8)
+
+
+def decode_outcomes(outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(winner, half_moves)`` from outcome bytes; ``ValueError`` on the unused ``0xC0`` bits.
+
+    >>> [a.tolist() for a in decode_outcomes(np.array([71, 140, 34], np.uint8))]
+    [[1, -1, 0], [7, 12, 34]]
+    """
+    o = np.asarray(outcomes, dtype=np.uint8)
+    bits = o & np.uint8(_WINNER_BITS)
+    if (bits == _WINNER_BITS).any():
+        bad = int(np.flatnonzero(bits == _WINNER_BITS)[0])
+        raise ValueError(f"record {bad}: outcome byte 0x{int(o[bad]):02x} has both winner bits")
+    winner = np.where(bits == OUTCOME_FIRST, 1, np.where(bits == OUTCOME_SECOND, -1, 0))
+    return winner.astype(np.int8), (o & np.uint8(_HALF_MOVES)).astype(np.int8)
+
+
+def _records(keys: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+    """Sorted ``(n, 7)`` byte records; equal keys must carry equal outcomes (kept once)."""
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    outcomes = outcomes[order]
+    same = keys[1:] == keys[:-1]
+    if same.any():
+        clash = np.flatnonzero(same & (outcomes[1:] != outcomes[:-1]))
+        if clash.size:
+            raise ValueError(
+                f"the book gives two different values to one mirror pair (Cadot key "
+                f"{int(keys[clash[0]])})"
+            )
+        keep = np.concatenate(([True], ~same))
+        keys, outcomes = keys[keep], outcomes[keep]
+    records = np.empty((keys.size, CADOT_RECORD_BYTES), dtype=np.uint8)
+    records[:, :KEY_BYTES] = keys.astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - KEY_BYTES :]
+    records[:, KEY_BYTES] = outcomes
+    return records
+
+
+def write_cadot(
+    path: str | os.PathLike[str],
+    first: np.ndarray,
+    mask: np.ndarray,
+    winner: np.ndarray,
+    half_moves: np.ndarray,
+) -> int:
+    """Write a Cadot file (sorted, one record per mirror pair, atomically); return the count.
+
+    ``winner``: +1 first player wins, -1 second, 0 draw; ``half_moves``: plies
+    to the result (0 = unknown). Raises ``ValueError`` when both variants of a
+    pair are given different values.
+
+    >>> import tempfile, os
+    >>> p = Position.from_moves("44")
+    >>> out = os.path.join(tempfile.mkdtemp(), "two.cadot")
+    >>> write_cadot(out, np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
+    ...             np.array([1]), np.array([39]))
+    1
+    >>> CadotBook(out).get(p)
+    BookValue(winner=<Winner.FIRST: 'first'>, plies=39, score=1)
+    """
+    keys = cadot_keys(first, mask)
+    records = _records(keys, encode_outcomes(winner, half_moves))
+    with atomic_output(path) as fh:
+        for start in range(0, records.shape[0], 1 << 20):
+            fh.write(records[start : start + (1 << 20)].tobytes())
+    return int(records.shape[0])
+
+
+class CadotBook:
+    """Read a Cadot-format file by memory-mapped binary search (works beyond RAM size).
+
+    The file is never loaded: a lookup reads about ``log2(n)`` records, so
+    Cadot's complete 14 TiB table can be queried like a small export. The
+    interface is :class:`openingbook.reader.Book`'s: ``get``, ``in``, iteration
+    over ``(Position, BookValue)``, ``len``, ``lookup_many`` and use as a context
+    manager, with the same rules for missing positions (see
+    :mod:`openingbook.export._values`). A record's half-move count of 0 on a
+    position that is not over means "unknown" (``plies`` and ``score`` are
+    ``None``). Any stone count can be asked.
+
+    >>> import tempfile, os
+    >>> p = Position.from_moves("4444")
+    >>> path = os.path.join(tempfile.mkdtemp(), "b.cadot")
+    >>> _ = write_cadot(path, np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
+    ...                 np.array([0]), np.array([0]))
+    >>> with CadotBook(path) as book:
+    ...     len(book), p in book, Position.from_moves("44") in book, book.get(p).winner
+    (1, True, False, <Winner.DRAW: 'draw'>)
+    """
+
+    format_name = "cadot"
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        size = self.path.stat().st_size
+        if size % CADOT_RECORD_BYTES:
+            raise ValueError(
+                f"{self.path}: {size} bytes is not a whole number of 7-byte Cadot records"
+            )
+        self._n = size // CADOT_RECORD_BYTES
+        self._data = _EMPTY
+        if self._n:
+            self._data = np.memmap(self.path, dtype=np.uint8, mode="r").reshape(
+                self._n, CADOT_RECORD_BYTES
+            )
+
+    # ------------------------------------------------------------ container
+    def __len__(self) -> int:
+        return self._n
+
+    def __repr__(self) -> str:
+        return f"CadotBook({str(self.path)!r})"
+
+    def __enter__(self) -> CadotBook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Drop the memory map (the object is unusable afterwards)."""
+        self._data = _EMPTY
+        self._n = 0
+
+    def __contains__(self, pos: object) -> bool:
+        if not isinstance(pos, Position):
+            return False
+        index, _ = self._search(_one(pos))
+        return bool(index[0] >= 0)
+
+    def get(self, pos: Position) -> BookValue:
+        """The value of ``pos``.
+
+        Not stored: a win in 1 ply when the side to move can complete four at
+        once, else :class:`openingbook.reader.PositionNotInBook`.
+        """
+        index, outcome = self._search(_one(pos))
+        if index[0] < 0:
+            return missing_value(pos, self.path.name)
+        return _book_value(pos, int(outcome[0]))
+
+    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+        """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (record index, winner,
+        plies, score; ``UNKNOWN`` where not known, ``index`` -1 where not stored)."""
+        first = np.asarray(first, dtype=np.uint64)
+        mask = np.asarray(mask, dtype=np.uint64)
+        index, outcome = self._search(cadot_keys(first, mask))
+        winner, half = decode_outcomes(outcome)
+        over = has_four_bits(first) | has_four_bits(first ^ mask) | (mask == _FULL)
+        plies = np.where((half == 0) & ~over, UNKNOWN, half)
+        return bulk_values(first, mask, index, winner, plies, self.path.name, strict)
+
+    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
+        for keys, outcomes in self.iter_records():
+            first, mask = decode_cadot_keys(keys)
+            for f, m, o in zip(first.tolist(), mask.tolist(), outcomes.tolist(), strict=True):
+                pos = Position.from_bitboards(f, m, WIDTH, HEIGHT, check=False)
+                yield pos, _book_value(pos, o)
+
+    def iter_records(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The file in order, as ``(keys, outcome bytes)`` arrays of up to ``chunk`` records."""
+        for start in range(0, self._n, chunk):
+            block = np.asarray(self._data[start : start + chunk])
+            yield _keys_of(block), block[:, KEY_BYTES].copy()
+
+    # --------------------------------------------------------------- search
+    def _keys_at(self, index: np.ndarray) -> np.ndarray:
+        return _keys_of(np.asarray(self._data[index]))
+
+    def _search(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorized binary search: ``(record index or -1, outcome byte)`` per key."""
+        targets = np.asarray(targets, dtype=np.uint64)
+        lo = np.zeros(targets.size, dtype=np.int64)
+        hi = np.full(targets.size, self._n, dtype=np.int64)
+        active = np.flatnonzero(lo < hi)
+        while active.size:
+            mid = (lo[active] + hi[active]) // 2
+            below = self._keys_at(mid) < targets[active]
+            lo[active] = np.where(below, mid + 1, lo[active])
+            hi[active] = np.where(below, hi[active], mid)
+            active = active[lo[active] < hi[active]]
+        index = np.full(targets.size, -1, dtype=np.int64)
+        outcome = np.zeros(targets.size, dtype=np.uint8)
+        inside = np.flatnonzero(lo < self._n)
+        if inside.size:
+            rows = np.asarray(self._data[lo[inside]])
+            hit = _keys_of(rows) == targets[inside]
+            index[inside[hit]] = lo[inside[hit]]
+            outcome[inside[hit]] = rows[hit, KEY_BYTES]
+        return index, outcome
+
+
+_EMPTY = np.zeros((0, CADOT_RECORD_BYTES), dtype=np.uint8)
+_FULL = np.uint64(sum(((1 << HEIGHT) - 1) << (c * (HEIGHT + 1)) for c in range(WIDTH)))
+
+
+def _keys_of(rows: np.ndarray) -> np.ndarray:
+    """Big-endian 6-byte keys of ``(n, 7)`` records."""
+    padded = np.zeros((rows.shape[0], 8), dtype=np.uint8)
+    padded[:, 8 - KEY_BYTES :] = rows[:, :KEY_BYTES]
+    return padded.view(">u8").reshape(-1).astype(np.uint64)
+
+
+def _one(pos: Position) -> np.ndarray:
+    if (pos.width, pos.height) != (WIDTH, HEIGHT):
+        raise ValueError("Cadot books are for the 7x6 board only")
+    return cadot_keys(np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64))
+
+
+def _book_value(pos: Position, outcome: int) -> BookValue:
+    """BookValue of a record: half-moves become plies; 0 on a live position is unknown."""
+    winner, half = (int(a[0]) for a in decode_outcomes(np.array([outcome], np.uint8)))
+    over = pos.is_full() or pos.winner() is not None
+    if over:
+        return BookValue(WINNERS[winner], half, None)
+    return value_from_plies(winner, half if half else None, pos.stone_count)

@@ -1,0 +1,485 @@
+"""Pascal Pons' opening-book file (``7x6.book``), written and read.
+
+Pons' solver looks every position with at most ``depth`` stones up in a fixed
+hash table before searching it; a hit returns the exact score at once.
+
+File layout (one byte each, then two arrays, little-endian):
+
+====== =====================================================================
+byte   meaning
+====== =====================================================================
+0      board width (7)
+1      board height (6)
+2      depth: the largest stone count stored; deeper positions are not looked up
+3      bytes per partial key (1, 2 or 4)
+4      bytes per value (always 1)
+5      ``log_size``: the table has ``size`` = the smallest prime >= 2**log_size slots
+6..    ``size`` partial keys, then ``size`` values
+====== =====================================================================
+
+* **Key** (``key3``): walk the columns, each from the bottom up, writing one
+  base-3 digit per stone (1 for the side to move, 2 for the other player) and a
+  0 after every column. Do it left to right and right to left, keep the smaller
+  number, and divide it by 3 (the last digit is always 0). Mirror variants get
+  the same key.
+* **Slot** ``key3 % size``; the slot's partial key is ``key3`` truncated to the
+  key width and its value ``score - MIN_SCORE + 1`` with ``MIN_SCORE = -(w*h)/2 + 3``
+  (-18 on 7x6), so a value is 1..37 and 0 marks an empty slot. Because ``size``
+  is odd and prime, (slot, truncated key) determines ``key3`` whenever
+  ``key3 < size * 256**key_bytes`` (Chinese remainder theorem), which the
+  writer guarantees by its choice of the key width.
+* One slot holds one position: when two positions of a book share a slot, only
+  one can be stored (Pons' loader accepts ``log_size`` 21..27 only). The
+  writer keeps the first in book order and reports how many were dropped; the
+  solver simply searches a dropped position, so its answers stay exact.
+
+Scores are exact Pons scores, so only books with distances can be exported.
+
+>>> from solver import Position
+>>> key3(Position.from_moves("45"))  # A on column 4, B on 5: 000 1 0 2 000 in base 3
+99
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from openingbook.export._io import atomic_output
+from openingbook.export._values import (
+    CELLS,
+    PLIES_OF,
+    bulk_values,
+    missing_value,
+    value_from_score,
+)
+from openingbook.reader import BookValue, BulkValues
+from solver import Position
+from solver.bitboards import current_bits, stone_counts
+
+__all__ = [
+    "HEADER_BYTES",
+    "PONS_LOG_SIZES",
+    "PonsBook",
+    "PonsExport",
+    "choose_log_size",
+    "key3",
+    "key3_many",
+    "next_prime",
+    "partial_key_bytes",
+    "write_pons",
+]
+
+HEADER_BYTES = 6
+#: The table sizes Pons' solver can load (``OpeningBook::load``).
+PONS_LOG_SIZES = range(21, 28)
+_KEY_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
+_U64 = np.uint64
+
+
+def min_score(width: int = 7, height: int = 6) -> int:
+    """Pons' ``MIN_SCORE``: the worst score a side to move can have (-18 on 7x6).
+
+    >>> min_score()
+    -18
+    """
+    return -(width * height) // 2 + 3
+
+
+def next_prime(n: int) -> int:
+    """The smallest prime ``>= n`` (``n >= 2``).
+
+    >>> next_prime(2**21), next_prime(2**23)
+    (2097169, 8388617)
+    """
+    if n <= 2:
+        return 2
+    candidate = n if n % 2 else n + 1
+    while any(candidate % d == 0 for d in range(3, math.isqrt(candidate) + 1, 2)):
+        candidate += 2
+    return candidate
+
+
+def key3(pos: Position) -> int:
+    """Pons' symmetric base-3 key of one position (plain integers).
+
+    >>> key3(Position.from_moves("1")) == key3(Position.from_moves("7"))
+    True
+    """
+
+    def reading(columns: range) -> int:
+        key = 0
+        for col in columns:
+            for row in range(pos.height):
+                cell = pos.cell(col, row)
+                if not cell:
+                    break
+                key = key * 3 + (1 if cell == pos.side_to_move else 2)
+            key *= 3
+        return key
+
+    forward = reading(range(pos.width))
+    backward = reading(range(pos.width - 1, -1, -1))
+    return min(forward, backward) // 3
+
+
+@functools.cache
+def _column_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a column's occupied bits ``m`` and side-to-move bits ``c`` (index ``m << h | c``):
+    its base-3 digits bottom up as a number, and ``3 ** stones``."""
+    size = 1 << (2 * height)
+    value = np.zeros(size, dtype=np.uint64)
+    scale = np.ones(size, dtype=np.uint64)
+    for index in range(size):
+        occupied, current = index >> height, index & ((1 << height) - 1)
+        v, n = 0, 0
+        while n < height and occupied >> n & 1:
+            v = v * 3 + (1 if current >> n & 1 else 2)
+            n += 1
+        value[index], scale[index] = v, 3**n
+    return value, scale
+
+
+def key3_many(first: np.ndarray, mask: np.ndarray, width: int = 7, height: int = 6) -> np.ndarray:
+    """:func:`key3` of every position of ``first``/``mask`` arrays (uint64).
+
+    Each column's digits come from a table indexed by its occupied and
+    side-to-move bits; a walk multiplies by ``3 ** stones`` of the column, adds
+    its digits, then appends the column's 0.
+
+    >>> p = Position.from_moves("4453")
+    >>> key3_many(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)).tolist()
+    [2610]
+    >>> key3(p)
+    2610
+    """
+    first = np.asarray(first, dtype=np.uint64)
+    mask = np.asarray(mask, dtype=np.uint64)
+    current = current_bits(first, mask)
+    value_of, scale_of = _column_tables(height)
+    bits = _U64((1 << height) - 1)
+    values, scales = [], []
+    for col in range(width):
+        shift = _U64(col * (height + 1))
+        index = (((mask >> shift) & bits) << _U64(height)) | ((current >> shift) & bits)
+        index = index.astype(np.int64)
+        values.append(value_of[index])
+        scales.append(scale_of[index])
+    keys = []
+    for columns in (range(width), range(width - 1, -1, -1)):
+        key = np.zeros(first.shape, dtype=np.uint64)
+        for col in columns:
+            key = (key * scales[col] + values[col]) * _U64(3)
+        keys.append(key)
+    return np.minimum(keys[0], keys[1]) // _U64(3)
+
+
+def partial_key_bytes(depth: int, size: int, width: int = 7) -> int:
+    """The narrowest key width (1, 2 or 4 bytes) making (slot, partial key) unique.
+
+    Every ``key3`` of a position with at most ``depth`` stones is below
+    ``3**(depth + width - 1)``; the pair determines it when that bound is at
+    most ``size * 256**bytes``.
+
+    >>> partial_key_bytes(12, next_prime(2**21)), partial_key_bytes(14, next_prime(2**23))
+    (1, 2)
+    """
+    bound = 3 ** (depth + width - 1)
+    for nbytes in (1, 2, 4, 8):
+        if bound <= size * 256**nbytes:
+            return nbytes
+    raise ValueError(f"depth {depth} is too deep for a Pons book")
+
+
+def choose_log_size(positions: int) -> int:
+    """The smallest loadable ``log_size`` with at least 8 slots per position (at most 27).
+
+    A load factor of 1/8 keeps about 94% of the positions (each slot holds one).
+
+    >>> choose_log_size(1000), choose_log_size(4_200_899)
+    (21, 26)
+    """
+    for log_size in PONS_LOG_SIZES:
+        if next_prime(1 << log_size) >= 8 * positions:
+            return log_size
+    return PONS_LOG_SIZES[-1]
+
+
+@dataclass(frozen=True)
+class PonsExport:
+    """What :func:`write_pons` wrote: ``stored`` of ``positions``, ``lost`` to slot clashes."""
+
+    positions: int
+    stored: int
+    lost: int
+    depth: int
+    log_size: int
+    size: int
+    key_bytes: int
+
+
+def write_pons(
+    path: str | os.PathLike[str],
+    first: np.ndarray,
+    mask: np.ndarray,
+    scores: np.ndarray,
+    *,
+    log_size: int | None = None,
+    depth: int | None = None,
+    width: int = 7,
+    height: int = 6,
+) -> PonsExport:
+    """Write positions and their exact Pons scores as a Pons book (atomically).
+
+    ``depth`` defaults to the largest stone count given; ``log_size`` to
+    :func:`choose_log_size`. When positions share a slot, the first one given
+    keeps it. Raises ``ValueError`` for a score outside Pons' range, a
+    ``log_size`` Pons' solver cannot load, or an empty input.
+
+    >>> import tempfile, os
+    >>> p = Position.from_moves("4444")
+    >>> out = os.path.join(tempfile.mkdtemp(), "t.book")
+    >>> write_pons(out, np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
+    ...            np.array([1])).stored
+    1
+    >>> PonsBook(out).get(p).score
+    1
+    """
+    first = np.asarray(first, dtype=np.uint64)
+    mask = np.asarray(mask, dtype=np.uint64)
+    scores = np.asarray(scores).astype(np.int64)
+    if first.size == 0:
+        raise ValueError("there are no positions to write")
+    low, high = min_score(width, height), -min_score(width, height)
+    if scores.min() < low or scores.max() > high:
+        raise ValueError(f"Pons scores must lie in {low}..{high}")
+    stones = stone_counts(mask)
+    depth = int(stones.max()) if depth is None else depth
+    if int(stones.max()) > depth:
+        raise ValueError(f"a position has more than depth={depth} stones")
+    if log_size is None:
+        log_size = choose_log_size(first.size)
+    if log_size not in PONS_LOG_SIZES:
+        raise ValueError(
+            f"log size {log_size} cannot be loaded by Pons' solver "
+            f"(it accepts {PONS_LOG_SIZES[0]}..{PONS_LOG_SIZES[-1]})"
+        )
+    size = next_prime(1 << log_size)
+    nbytes = partial_key_bytes(depth, size, width)
+    keys = key3_many(first, mask, width, height)
+    slots = (keys % _U64(size)).astype(np.int64)
+    _, keep = np.unique(slots, return_index=True)  # first occurrence in input order
+    table_keys = np.zeros(size, dtype=_KEY_DTYPES[nbytes])
+    table_values = np.zeros(size, dtype=np.uint8)
+    table_keys[slots[keep]] = (keys[keep] & _U64((1 << (8 * nbytes)) - 1)).astype(table_keys.dtype)
+    table_values[slots[keep]] = (scores[keep] - low + 1).astype(np.uint8)
+    header = bytes([width, height, depth, nbytes, 1, log_size])
+    with atomic_output(path) as fh:
+        fh.write(header)
+        fh.write(table_keys.tobytes())
+        fh.write(table_values.tobytes())
+    return PonsExport(
+        positions=int(first.size),
+        stored=int(keep.size),
+        lost=int(first.size - keep.size),
+        depth=depth,
+        log_size=log_size,
+        size=size,
+        key_bytes=nbytes,
+    )
+
+
+class PonsBook:
+    """Load a Pons book and answer queries like :class:`openingbook.reader.Book`.
+
+    The tables are memory-mapped. ``get`` raises ``KeyError`` for a position the
+    book does not answer (deeper than its depth, never stored, or dropped in a
+    slot clash); iteration rebuilds every stored position from its slot and
+    partial key.
+
+    >>> import tempfile, os
+    >>> p = Position.from_moves("44")
+    >>> out = os.path.join(tempfile.mkdtemp(), "t.book")
+    >>> _ = write_pons(out, np.array([p.first_stones], np.uint64),
+    ...                np.array([p.mask], np.uint64), np.array([-2]))
+    >>> with PonsBook(out) as book:
+    ...     book.depth, len(book), [(q.to_moves() or q.some_moves(), v) for q, v in book]
+    (2, 1, [('44', BookValue(winner=<Winner.SECOND: 'second'>, plies=38, score=-2))])
+    """
+
+    format_name = "pons"
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        with open(self.path, "rb") as fh:
+            header = fh.read(HEADER_BYTES)
+        if len(header) < HEADER_BYTES:
+            raise ValueError(f"{self.path}: too short for a Pons book header")
+        width, height, depth, nbytes, value_bytes, log_size = header
+        if not (1 <= width <= 9 and height >= 1 and width * (height + 1) <= 64):
+            raise ValueError(f"{self.path}: board {width}x{height} in the header is not supported")
+        if depth > width * height:
+            raise ValueError(f"{self.path}: depth {depth} is larger than the board")
+        if nbytes not in _KEY_DTYPES or value_bytes != 1:
+            raise ValueError(
+                f"{self.path}: key size {nbytes} / value size {value_bytes} bytes: not a Pons book"
+            )
+        if not 1 <= log_size <= 32:
+            raise ValueError(f"{self.path}: log2 table size {log_size} is out of range")
+        size = next_prime(1 << log_size)
+        expected = HEADER_BYTES + size * (nbytes + 1)
+        actual = self.path.stat().st_size
+        if actual != expected:
+            raise ValueError(
+                f"{self.path}: {actual} bytes, a Pons book with log size {log_size} and "
+                f"{nbytes}-byte keys has {expected}"
+            )
+        self.width, self.height, self.depth = width, height, depth
+        self.key_bytes, self.log_size, self.size = nbytes, log_size, size
+        self._keys = np.memmap(
+            self.path, dtype=_KEY_DTYPES[nbytes], mode="r", offset=HEADER_BYTES, shape=(size,)
+        )
+        self._values = np.memmap(
+            self.path, dtype=np.uint8, mode="r", offset=HEADER_BYTES + size * nbytes, shape=(size,)
+        )
+        self._min = min_score(width, height)
+        self._count: int | None = None
+
+    # ------------------------------------------------------------ container
+    def __enter__(self) -> PonsBook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Drop the memory maps (the object is unusable afterwards)."""
+        self._keys = np.zeros(0, dtype=self._keys.dtype)
+        self._values = np.zeros(0, dtype=np.uint8)
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = int(np.count_nonzero(self._values))
+        return self._count
+
+    def __contains__(self, pos: object) -> bool:
+        if not isinstance(pos, Position) or (pos.width, pos.height) != (self.width, self.height):
+            return False
+        slots, _ = self._find(
+            np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
+        )
+        return bool(slots[0] >= 0)
+
+    def get(self, pos: Position) -> BookValue:
+        """The stored value of ``pos``.
+
+        Not stored: a win in 1 ply when the side to move can complete four at
+        once, else :class:`openingbook.reader.PositionNotInBook`.
+        """
+        if (pos.width, pos.height) != (self.width, self.height):
+            raise ValueError(f"the book is for {self.width}x{self.height} boards")
+        slots, scores = self._find(
+            np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
+        )
+        if slots[0] < 0:
+            return missing_value(pos, self.path.name)
+        return value_from_score(int(scores[0]), pos.stone_count)
+
+    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+        """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (``index`` is the
+        table slot, -1 where not stored; ``UNKNOWN`` where not known)."""
+        first = np.asarray(first, dtype=np.uint64)
+        mask = np.asarray(mask, dtype=np.uint64)
+        slots, scores = self._find(first, mask)
+        stones = stone_counts(mask).astype(np.int64)
+        a_to_move = stones % 2 == 0
+        winner = np.where(scores == 0, 0, np.where((scores > 0) == a_to_move, 1, -1))
+        plies = PLIES_OF[stones, scores.astype(np.int64) + CELLS // 2]
+        return bulk_values(first, mask, slots, winner, plies, self.path.name, strict)
+
+    def _find(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Look up as Pons' solver does: ``(slot or -1, score or 0)`` per position."""
+        keys = key3_many(first, mask, self.width, self.height)
+        slots = (keys % _U64(self.size)).astype(np.int64)
+        partial = (keys & _U64((1 << (8 * self.key_bytes)) - 1)).astype(self._keys.dtype)
+        values = np.asarray(self._values[slots])
+        found = (
+            (np.asarray(self._keys[slots]) == partial)
+            & (values != 0)
+            & (stone_counts(mask) <= self.depth)
+        )
+        scores = np.where(found, values.astype(np.int16) + self._min - 1, 0).astype(np.int8)
+        return np.where(found, slots, -1), scores
+
+    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
+        first, mask, scores = self.arrays()
+        for f, m, s in zip(first.tolist(), mask.tolist(), scores.tolist(), strict=True):
+            pos = Position.from_bitboards(f, m, self.width, self.height, check=False)
+            yield pos, value_from_score(s, pos.stone_count)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every stored position (one variant per pair) as ``(first, mask, scores)``.
+
+        Raises ``ValueError`` when the partial keys are too short to rebuild the
+        positions unambiguously (then the book still answers lookups).
+        """
+        if partial_key_bytes(self.depth, self.size, self.width) > self.key_bytes:
+            raise ValueError(
+                f"{self.path}: {self.key_bytes}-byte partial keys cannot identify positions "
+                f"of depth {self.depth}; the book can be queried but not listed"
+            )
+        slots = np.flatnonzero(np.asarray(self._values))
+        partial = np.asarray(self._keys[slots]).astype(np.uint64)
+        keys = _crt(slots.astype(np.uint64), partial, self.size, 8 * self.key_bytes)
+        first, mask = _decode_key3(keys, self.depth, self.width, self.height)
+        scores = np.asarray(self._values[slots]).astype(np.int16) + self._min - 1
+        return first, mask, scores.astype(np.int8)
+
+
+def _crt(slots: np.ndarray, partial: np.ndarray, size: int, bits: int) -> np.ndarray:
+    """The key ``x < size * 2**bits`` with ``x % size == slot`` and ``x % 2**bits == partial``."""
+    if bits >= 64:
+        return partial
+    modulus = 1 << bits
+    inverse = _U64(pow(size, -1, modulus))
+    t = ((partial - slots) & _U64(modulus - 1)) * inverse & _U64(modulus - 1)
+    return slots + _U64(size) * t
+
+
+def _decode_key3(
+    keys: np.ndarray, depth: int, width: int, height: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Positions from ``key3`` values, read as the left-to-right walk."""
+    ndigits = depth + width - 1
+    digits = np.empty((keys.size, ndigits), dtype=np.uint8)
+    rest = keys.copy()
+    for i in range(ndigits):  # least significant digit first
+        digits[:, i] = (rest % _U64(3)).astype(np.uint8)
+        rest //= _U64(3)
+    if (rest != 0).any():
+        raise ValueError("a stored key is too large for the book's depth")
+    stones = np.count_nonzero(digits, axis=1)
+    used = stones + width - 1  # digits of the walk: stones plus one 0 between columns
+    col = np.zeros(keys.size, dtype=np.int64)
+    row = np.zeros(keys.size, dtype=np.int64)
+    current = np.zeros(keys.size, dtype=np.uint64)
+    mask = np.zeros(keys.size, dtype=np.uint64)
+    for i in range(ndigits - 1, -1, -1):  # most significant first: column 0 bottom up
+        active = i < used
+        d = digits[:, i]
+        stone = active & (d != 0)
+        if (stone & (row >= height)).any():
+            raise ValueError("a stored key has a column taller than the board")
+        bit = np.where(stone, _U64(1) << (col * (height + 1) + row).astype(np.uint64), _U64(0))
+        mask |= bit
+        current |= np.where(d == 1, bit, _U64(0))
+        row = np.where(stone, row + 1, np.where(active, 0, row))
+        col = np.where(active & (d == 0), col + 1, col)
+    first = np.where(stones % 2 == 0, current, current ^ mask)
+    return first, mask

@@ -1,0 +1,166 @@
+"""One position per line for data work: JSON Lines and CSV.
+
+Fields (the same in both formats, in this order):
+
+``code``
+    the column code of the position, left-aligned in the book's key field, as
+    lower-case hex (6 digits for 8-ply books, 8 for 12-ply books): the key a
+    Thill-format reader searches for (see ``docs/FORMATS.md``).
+``diagram``
+    42 characters, the rows from the top row down, each left to right:
+    ``X`` first player, ``O`` second player, ``.`` empty. Cut it into rows of 7
+    for :meth:`solver.Position.from_diagram`.
+``stones``
+    number of stones (the book's ply).
+``winner``
+    ``first``, ``second`` or ``draw``.
+``plies``
+    plies from the position to the result (the winning stone, or the full board
+    for a draw); empty (CSV) or ``null`` (JSON) in books without distances.
+``score``
+    Pons score for the side to move (see :mod:`solver.scores`); empty/``null``
+    without distances.
+
+Each mirror pair appears once, in the variant the book stores (or, for the
+first-player wins a pruned book leaves out, the variant the enumeration gives).
+
+>>> from solver import Position
+>>> p = Position.from_moves("4453")
+>>> diagrams(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))[0][-14:]
+'...O.....OXX..'
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from openingbook.codec import encode_keys
+from openingbook.export._io import atomic_output
+
+__all__ = ["FIELDS", "diagrams", "hex_codes", "tabular_lines", "write_tabular"]
+
+WIDTH, HEIGHT = 7, 6
+FIELDS = ("code", "diagram", "stones", "winner", "plies", "score")
+WINNER_NAMES = {1: "first", -1: "second", 0: "draw"}
+_U64 = np.uint64
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+
+
+def diagrams(first: np.ndarray, mask: np.ndarray) -> list[str]:
+    """The 42-character diagram of each position (top row first).
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("1")
+    >>> d = diagrams(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))[0]
+    >>> Position.from_diagram("\\n".join(d[i:i + 7] for i in range(0, 42, 7))) == p
+    True
+    """
+    first = np.asarray(first, dtype=np.uint64)
+    mask = np.asarray(mask, dtype=np.uint64)
+    out = np.empty((first.size, WIDTH * HEIGHT), dtype=np.uint8)
+    for r, row in enumerate(range(HEIGHT - 1, -1, -1)):
+        for col in range(WIDTH):
+            bit = _U64(col * (HEIGHT + 1) + row)
+            occupied = ((mask >> bit) & _U64(1)) != 0
+            is_first = ((first >> bit) & _U64(1)) != 0
+            out[:, r * WIDTH + col] = np.where(
+                occupied, np.where(is_first, ord("X"), ord("O")), ord(".")
+            )
+    return out.view(f"S{WIDTH * HEIGHT}").reshape(-1).astype(str).tolist()
+
+
+def hex_codes(first: np.ndarray, mask: np.ndarray, key_bits: int) -> list[str]:
+    """The column code of each position left-aligned in ``key_bits`` bits, as hex.
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("4453")
+    >>> hex_codes(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 24)
+    ['35a000']
+    """
+    keys = encode_keys(first, mask, key_bits)
+    digits = key_bits // 4
+    out = np.empty((keys.size, digits), dtype=np.uint8)
+    for i in range(digits):
+        shift = _U64(4 * (digits - 1 - i))
+        out[:, i] = _HEX[((keys >> shift) & _U64(0xF)).astype(np.int64)]
+    return out.view(f"S{digits}").reshape(-1).astype(str).tolist()
+
+
+def tabular_lines(
+    kind: str,
+    first: np.ndarray,
+    mask: np.ndarray,
+    winner: np.ndarray,
+    plies: np.ndarray | None,
+    scores: np.ndarray | None,
+    key_bits: int,
+) -> list[str]:
+    """Lines (with newlines) of ``kind`` ``"jsonl"`` or ``"csv"`` (no CSV header).
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("44")
+    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> line = tabular_lines("csv", f, m, np.array([1]), np.array([39]), np.array([1]), 24)[0]
+    >>> code, diagram, *rest = line.split(",")
+    >>> code, diagram[-14:], rest
+    ('160000', '...O......X...', ['2', 'first', '39', '1\\n'])
+    """
+    if kind not in ("jsonl", "csv"):
+        raise ValueError(f"unknown tabular format {kind!r}")
+    codes = hex_codes(first, mask, key_bits)
+    pictures = diagrams(first, mask)
+    stones = np.bitwise_count(np.asarray(mask, dtype=np.uint64)).tolist()
+    names = [WINNER_NAMES[int(w)] for w in np.asarray(winner).tolist()]
+    if kind == "jsonl":
+        plies_text = ["null"] * len(codes) if plies is None else [str(p) for p in plies.tolist()]
+        score_text = ["null"] * len(codes) if scores is None else [str(s) for s in scores.tolist()]
+        return [
+            f'{{"code":"{c}","diagram":"{d}","stones":{n},"winner":"{w}",'
+            f'"plies":{p},"score":{s}}}\n'
+            for c, d, n, w, p, s in zip(
+                codes, pictures, stones, names, plies_text, score_text, strict=True
+            )
+        ]
+    plies_text = [""] * len(codes) if plies is None else [str(p) for p in plies.tolist()]
+    score_text = [""] * len(codes) if scores is None else [str(s) for s in scores.tolist()]
+    return [
+        f"{c},{d},{n},{w},{p},{s}\n"
+        for c, d, n, w, p, s in zip(
+            codes, pictures, stones, names, plies_text, score_text, strict=True
+        )
+    ]
+
+
+def write_tabular(
+    path: str | os.PathLike[str],
+    kind: str,
+    first: np.ndarray,
+    mask: np.ndarray,
+    winner: np.ndarray,
+    plies: np.ndarray | None,
+    scores: np.ndarray | None,
+    key_bits: int,
+) -> int:
+    """Write JSON Lines or CSV (with a header line) atomically; return the positions written."""
+    step = 1 << 17
+    with atomic_output(path, text=True) as fh:
+        if kind == "csv":
+            fh.write(",".join(FIELDS) + "\n")
+        for start in range(0, len(first), step):
+            part = slice(start, start + step)
+            fh.write(
+                "".join(
+                    tabular_lines(
+                        kind,
+                        first[part],
+                        mask[part],
+                        winner[part],
+                        None if plies is None else plies[part],
+                        None if scores is None else scores[part],
+                        key_bits,
+                    )
+                )
+            )
+    return len(first)
