@@ -43,15 +43,18 @@ from solver.bitboards import position_keys as _position_keys
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 
 __all__ = [
-    "DEFAULT_MAX_LAYER",
+    "DEFAULT_MAX_CANDIDATES",
     "count_positions",
     "enumerate_positions",
     "positions_with_moves",
 ]
 
-#: Largest layer (positions of one ply, before the final filters) enumerated in
-#: memory; a 15-ply enumeration would pass it. About 60 bytes per position.
-DEFAULT_MAX_LAYER = 120_000_000
+#: Most children examined for one layer (positions of the ply before x width).
+#: Each costs about 40 bytes while the layer is built (output arrays plus hash
+#: table), so the default bounds one step at about 2.5 GB: the full enumeration
+#: reaches 13 plies (41M candidates for the last layer; 12 plies: 15M), deeper
+#: plies need ``under``.
+DEFAULT_MAX_CANDIDATES = 60_000_000
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 
@@ -90,7 +93,7 @@ def _expand_layer(first, mask, stones, width, height, canonical, table_bits):
     cap = n * width
     out_first = np.empty(cap, dtype=np.uint64)
     out_mask = np.empty(cap, dtype=np.uint64)
-    out_parent = np.empty(cap, dtype=np.int64)
+    out_parent = np.empty(cap, dtype=np.int32)
     out_col = np.empty(cap, dtype=np.uint8)
     out_flip = np.empty(cap, dtype=np.bool_)
     count = 0
@@ -190,7 +193,7 @@ def _immediate_wins(first, mask, stones, width, height):
 class _Layers:
     """The layers of one enumeration, with what is needed to rebuild move strings."""
 
-    def __init__(self, start: Position, plies: int, canonical: bool, max_layer: int) -> None:
+    def __init__(self, start: Position, plies: int, canonical: bool, max_candidates: int) -> None:
         self.start = start
         self.width = start.width
         self.height = start.height
@@ -202,6 +205,11 @@ class _Layers:
         stones = start.stone_count
         while stones < plies:
             cap = self.first.size * self.width
+            if cap > max_candidates:
+                raise ValueError(
+                    f"the {stones + 1}-stone layer means examining {cap:,} children, more "
+                    f"than the {max_candidates:,} allowed in memory (start from a longer line)"
+                )
             f, m, parent, col, flip = _expand_layer(
                 self.first,
                 self.mask,
@@ -211,11 +219,6 @@ class _Layers:
                 canonical,
                 _table_bits(cap),
             )
-            if f.size > max_layer:
-                raise ValueError(
-                    f"{stones + 1}-stone layer has {f.size:,} positions, more than the "
-                    f"{max_layer:,} that fit the enumeration's memory budget"
-                )
             self.first, self.mask = f, m
             self.steps.append((parent, col, flip))
             stones += 1
@@ -249,7 +252,7 @@ def _start_position(under: str | None, width: int, height: int) -> Position:
         return Position(width=width, height=height)
     text = under.strip()
     if text and not text.isdigit():
-        raise ValueError(f"--under line {under!r} is not a string of column digits")
+        raise ValueError(f"the line {under!r} is not a string of column digits")
     return Position.from_moves(text, width, height)
 
 
@@ -260,7 +263,7 @@ def _enumerate(
     height: int,
     merge_mirrors: bool,
     drop_immediate_wins: bool,
-    max_layer: int,
+    max_candidates: int,
 ) -> tuple[_Layers, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Enumerate; return the layers, the final arrays and, per final position,
     the index in the last layer and whether it is the mirror of that entry."""
@@ -277,7 +280,7 @@ def _enumerate(
     start_symmetric = start.mirror() == start
     # a mirror-closed reachable set may be reduced to one variant per pair as it grows
     canonical = start_symmetric
-    layers = _Layers(start, plies, canonical, max_layer)
+    layers = _Layers(start, plies, canonical, max_candidates)
     first, mask = layers.first, layers.mask
     index = np.arange(first.size, dtype=np.int64)
     if drop_immediate_wins and first.size:
@@ -319,7 +322,7 @@ def enumerate_positions(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    max_layer: int = DEFAULT_MAX_LAYER,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The book positions with ``plies`` stones, as ``(first, mask)`` uint64 arrays.
 
@@ -329,7 +332,8 @@ def enumerate_positions(
     unmerged variant right after the merged one); with
     ``drop_immediate_wins=False`` positions where the side to move can
     complete four at once are kept. Raises ``ValueError`` for a bad line, a
-    ply outside 0..width*height, or a layer above ``max_layer`` positions.
+    ply outside 0..width*height, or a layer needing more than ``max_candidates``
+    children (the memory guard, see :data:`DEFAULT_MAX_CANDIDATES`).
 
     >>> first, mask = enumerate_positions(4, under="4444")
     >>> Position.from_bitboards(int(first[0]), int(mask[0])).to_diagram().splitlines()[-4:]
@@ -338,7 +342,7 @@ def enumerate_positions(
     182383
     """
     _, first, mask, _, _ = _enumerate(
-        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_layer
+        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates
     )
     return first, mask
 
@@ -351,7 +355,7 @@ def positions_with_moves(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    max_layer: int = DEFAULT_MAX_LAYER,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Like :func:`enumerate_positions`, plus one 1-based move string per position.
 
@@ -368,7 +372,7 @@ def positions_with_moves(
     if width > 9:
         raise ValueError("move strings are only defined for boards up to 9 columns")
     layers, first, mask, index, mirrored = _enumerate(
-        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_layer
+        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates
     )
     cols = layers.moves(index)
     cols = np.where(mirrored[:, None], width - 1 - cols, cols).astype(np.uint8)
@@ -386,7 +390,7 @@ def count_positions(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    max_layer: int = DEFAULT_MAX_LAYER,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
 ) -> int:
     """Number of positions :func:`enumerate_positions` returns.
 
@@ -400,6 +404,6 @@ def count_positions(
         height,
         merge_mirrors=merge_mirrors,
         drop_immediate_wins=drop_immediate_wins,
-        max_layer=max_layer,
+        max_candidates=max_candidates,
     )
     return int(first.size)

@@ -8,6 +8,7 @@ in FORMATS.md, the original published 8-ply book, and mirror symmetry.
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -288,7 +289,7 @@ def test_order_groups_siblings():
         ({"plies": 8, "under": "1111111"}, "full"),
         ({"plies": 8, "under": "1212121"}, "four in a row"),
         ({"plies": 2, "under": "444"}, "more than the 2 plies"),
-        ({"plies": 6, "max_layer": 1000}, "memory budget"),
+        ({"plies": 6, "max_candidates": 1000}, "more than the 1,000 allowed"),
     ],
 )
 def test_bad_arguments_raise_value_error(kwargs, message):
@@ -325,3 +326,81 @@ def test_has_four_bits_agrees_on_arbitrary_bitboards(bits):
     board = int(sum(((1 << 6) - 1) << (7 * c) for c in range(7)))
     bits &= board
     assert has_four_bits(np.array([bits], np.uint64)).tolist() == [has_four(bits, 6)]
+
+
+# ------------------------------------------------------------------- CLI
+def run_cli(*args):
+    from click.testing import CliRunner
+
+    from openingbook.cli import main
+
+    return CliRunner().invoke(main, ["enumerate", *args])
+
+
+def test_cli_json_count():
+    result = run_cli("--plies", "6", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["plies"] == 6 and doc["count"] == len(book_set(brute_reachable(6)))
+    raw = json.loads(run_cli("-p", "6", "--both-mirrors", "--keep-immediate-wins", "--json").output)
+    assert raw["count"] == len(brute_reachable(6))
+
+
+def test_cli_text_count_under_line():
+    result = run_cli("--plies", "7", "--under", "4")
+    assert result.exit_code == 0
+    reachable = brute_reachable(7, "4")
+    mirrored = {(mirror_bits(f).item(), mirror_bits(m).item()) for f, m in reachable}
+    assert int(result.output) == len(book_set(reachable | mirrored))
+
+
+def test_cli_writes_moves_and_codes(tmp_path):
+    moves_file = tmp_path / "moves.txt"
+    result = run_cli("-p", "6", "--under", "44", "--out", str(moves_file), "--as", "moves")
+    assert result.exit_code == 0, result.output
+    lines = moves_file.read_text().splitlines()
+    first, mask = enumerate_positions(6, under="44")
+    assert len(lines) == first.size == int(result.output.splitlines()[0])
+    got = {(p.first_stones, p.mask) for p in map(Position.from_moves, lines)}
+    assert got == set(as_pairs(first, mask))
+
+    codes_file = tmp_path / "codes.txt"
+    result = run_cli("-p", "6", "--under", "44", "--out", str(codes_file), "--as", "codes")
+    assert result.exit_code == 0, result.output
+    codes = codes_file.read_text().splitlines()
+    assert len(codes) == len(lines)
+    for code, line in zip(codes, lines, strict=True):
+        # the code read back column by column (FORMATS.md) gives the same board
+        pos = Position.from_moves(line)
+        assert len(code) == 6 + 2 * 6
+        rebuilt = []
+        j = 0
+        for col in range(7):
+            cells = []
+            while j < len(code) and code[j] == "1":
+                cells.append(1 if code[j + 1] == "0" else 2)
+                j += 2
+            j += 1  # separator
+            rebuilt.append(cells + [0] * (6 - len(cells)))
+            assert cells == [pos.cell(col, r) for r in range(len(cells))]
+        assert Position.from_array(rebuilt) == Position.from_bitboards(pos.first_stones, pos.mask)
+
+
+LINE29 = "25777131474464721415461763362"  # a legal 29-move line
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-p", "43"], "between 0 and 42"),
+        (["-p", "4", "--under", "4x"], "column digits"),
+        (["-p", "4", "--as", "codes"], "--as needs --out"),
+        (["-p", "4", "--out", "/nonexistent-dir/x.txt"], "no directory"),
+        (["-p", "30", "--under", LINE29, "--out", "x.txt", "--as", "codes"], "at most 64"),
+    ],
+)
+def test_cli_errors_are_one_line(args, message):
+    result = run_cli(*args)
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output

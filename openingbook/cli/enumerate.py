@@ -1,0 +1,92 @@
+"""``openingbook enumerate``: count the book positions of a ply, optionally write them."""
+
+from __future__ import annotations
+
+import click
+
+from openingbook.cli import main
+from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.enumeration import OUTPUT_FORMATS, enumerate_to_file
+
+
+@main.command("enumerate")
+@click.option("--plies", "-p", type=int, required=True, help="Stones on the board (0-42).")
+@click.option(
+    "--under",
+    metavar="MOVES",
+    default=None,
+    help="Only positions reached by continuing this 1-based move line (e.g. 44).",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the positions to this file, one per line.",
+)
+@click.option(
+    "--as",
+    "output_format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default=None,
+    help="Line format for --out: 1-based move strings (default) or column codes as 0/1 digits.",
+)
+@click.option(
+    "--both-mirrors",
+    is_flag=True,
+    help="Keep both variants of every mirror pair instead of one.",
+)
+@click.option(
+    "--keep-immediate-wins",
+    is_flag=True,
+    help="Keep positions where the side to move can complete four at once.",
+)
+@json_option
+@user_errors
+def enumerate_command(
+    plies: int,
+    under: str | None,
+    out: str | None,
+    output_format: str | None,
+    both_mirrors: bool,
+    keep_immediate_wins: bool,
+    as_json: bool,
+) -> None:
+    """Count the positions a PLIES-ply book holds (legal, nobody has four, the side
+    to move cannot win at once, one per mirror pair) and optionally write them.
+
+    \b
+    Examples:
+      openingbook enumerate --plies 8                      # 77715
+      openingbook enumerate --plies 12 --under 44 --out 44.txt --as moves
+      openingbook enumerate --plies 8 --both-mirrors --keep-immediate-wins --json
+    """
+    if output_format is not None and out is None:
+        raise click.UsageError("--as needs --out FILE")
+    result = enumerate_to_file(
+        plies,
+        under,
+        out,
+        output_format or "moves",
+        merge_mirrors=not both_mirrors,
+        drop_immediate_wins=not keep_immediate_wins,
+    )
+    if as_json:
+        emit_json(
+            {
+                "plies": result.plies,
+                "count": result.count,
+                "under": result.under,
+                "both_mirrors": both_mirrors,
+                "keep_immediate_wins": keep_immediate_wins,
+                "out": result.path,
+                "as": result.output_format,
+            }
+        )
+        return
+    click.echo(result.count)
+    if result.path is not None:
+        click.echo(
+            f"wrote {result.count:,} positions ({result.output_format}) to {result.path}",
+            err=True,
+        )

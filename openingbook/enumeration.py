@@ -1,0 +1,125 @@
+"""Book positions of a ply as text files: move strings or column codes.
+
+The enumeration itself is :func:`solver.enumerate_positions`; this module turns
+its arrays into lines and writes them atomically.
+
+* ``moves``: one 1-based move string per line reaching the position from the
+  empty board (``positions_with_moves``), e.g. ``44444412``;
+* ``codes``: the column code (FORMATS.md) as ``0``/``1`` digits, ``6 + 2n`` of
+  them for ``n`` stones on the 7x6 board, e.g. ``0000011101010111101010``.
+
+The lines come in the enumeration's order (grouped by parent line), not the
+order of a book file.
+
+>>> import numpy as np
+>>> from solver import Position
+>>> p = Position.from_moves("4453")
+>>> code_lines(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 4)
+b'00110101101000\\n'
+>>> move_lines(np.array([b"4453", b"4444"]))
+b'4453\\n4444\\n'
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from openingbook.bookfile import atomic_write_bytes
+from openingbook.codec import code_length, encode_keys
+from solver import enumerate_positions, positions_with_moves
+
+__all__ = ["OUTPUT_FORMATS", "EnumerationResult", "code_lines", "enumerate_to_file", "move_lines"]
+
+#: Line formats of :func:`enumerate_to_file`.
+OUTPUT_FORMATS = ("moves", "codes")
+
+_NEWLINE = np.uint8(ord("\n"))
+
+
+def move_lines(moves: np.ndarray) -> bytes:
+    """Move strings (a bytes array of equal-length strings) as newline-terminated lines."""
+    moves = np.asarray(moves)
+    length = len(moves[0]) if moves.size else 0
+    chars = np.frombuffer(moves.tobytes(), dtype=np.uint8).reshape(moves.size, -1)
+    lines = np.empty((moves.size, length + 1), dtype=np.uint8)
+    lines[:, :length] = chars[:, :length]
+    lines[:, length] = _NEWLINE
+    return lines.tobytes()
+
+
+def _check_code_length(stones: int, width: int) -> int:
+    length = code_length(stones, width)
+    if length > 64:
+        raise ValueError(
+            f"column codes of {stones} stones take {length} bits; at most 64 can be written"
+        )
+    return length
+
+
+def code_lines(
+    first: np.ndarray, mask: np.ndarray, stones: int, width: int = 7, height: int = 6
+) -> bytes:
+    """Column codes of positions with ``stones`` stones as lines of ``0``/``1`` digits."""
+    length = _check_code_length(stones, width)
+    keys = encode_keys(first, mask, 64, width, height)  # left-aligned: the code is the top bits
+    shifts = np.arange(63, 63 - length, -1, dtype=np.uint64)
+    lines = np.empty((keys.size, length + 1), dtype=np.uint8)
+    lines[:, :length] = ((keys[:, None] >> shifts) & np.uint64(1)).astype(np.uint8) + ord("0")
+    lines[:, length] = _NEWLINE
+    return lines.tobytes()
+
+
+@dataclass(frozen=True)
+class EnumerationResult:
+    """What :func:`enumerate_to_file` did (``path`` None when nothing was written)."""
+
+    plies: int
+    count: int
+    under: str | None
+    path: str | None
+    output_format: str | None
+
+
+def enumerate_to_file(
+    plies: int,
+    under: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+    output_format: Literal["moves", "codes"] = "moves",
+    *,
+    merge_mirrors: bool = True,
+    drop_immediate_wins: bool = True,
+) -> EnumerationResult:
+    """Enumerate the positions of ``plies`` and, with ``path``, write them one per line.
+
+    The file is written atomically (temporary file, fsync, rename). Raises
+    ``ValueError`` for bad arguments (see :func:`solver.enumerate_positions`)
+    and ``OSError`` when the file cannot be written.
+
+    >>> enumerate_to_file(4, under="44").count
+    25
+    """
+    if output_format not in OUTPUT_FORMATS:
+        raise ValueError(f"unknown output format {output_format!r}; use one of {OUTPUT_FORMATS}")
+    if path is not None:
+        directory = Path(path).parent
+        if not directory.is_dir():
+            raise ValueError(f"cannot write {os.fspath(path)}: no directory {directory}")
+        if output_format == "codes":
+            _check_code_length(plies, 7)
+    options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
+    if path is None:
+        first, _ = enumerate_positions(plies, under, **options)
+        return EnumerationResult(plies, int(first.size), under, None, None)
+    if output_format == "moves":
+        first, _, moves = positions_with_moves(plies, under, **options)
+        data = move_lines(moves)
+    else:
+        first, mask = enumerate_positions(plies, under, **options)
+        data = code_lines(first, mask, plies)
+    atomic_write_bytes(path, data)
+    return EnumerationResult(plies, int(first.size), under, os.fspath(path), output_format)
