@@ -1,0 +1,82 @@
+"""``openingbook export``: argument parsing only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from openingbook.cli import main
+from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.export import EXPORT_FORMATS, export_book
+from openingbook.export.pons import PONS_LOG_SIZES
+
+
+@main.command("export")
+@click.argument("book", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(list(EXPORT_FORMATS)),
+    required=True,
+    help="; ".join(f"{name}: {text}" for name, text in EXPORT_FORMATS.items()),
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="File to write (replaced atomically).",
+)
+@click.option(
+    "--no-distance",
+    is_flag=True,
+    help="cadot: export a book without distances, with half-move counts of 0 (unknown).",
+)
+@click.option(
+    "--tromp-subset",
+    is_flag=True,
+    help="uci: only the positions of Tromp's data set (the second player has no "
+    "immediate threat), in its order: 67,557 lines for an 8-ply book.",
+)
+@click.option(
+    "--log-size",
+    type=click.IntRange(PONS_LOG_SIZES[0], PONS_LOG_SIZES[-1]),
+    help="pons: log2 of the table size (default: at least 8 slots per position).",
+)
+@json_option
+@user_errors
+def export_command(
+    book: Path,
+    fmt: str,
+    out: Path,
+    no_distance: bool,
+    tromp_subset: bool,
+    log_size: int | None,
+    as_json: bool,
+) -> None:
+    """Write BOOK in another engine's format (cadot, pons, uci) or as jsonl/csv rows.
+
+    Pruned (win/draw/loss) books get their left-out first-player wins back by
+    enumeration, so every export is complete for the book's ply.
+    """
+    summary = export_book(
+        book, fmt, out, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
+    )
+    if as_json:
+        emit_json(summary.as_dict())
+        return
+    line = f"wrote {summary.positions:,} positions to {summary.output} ({fmt})"
+    if summary.recovered_first_wins:
+        line += f"; {summary.recovered_first_wins:,} first-player wins recovered by enumeration"
+    click.echo(line)
+    lost = summary.details.get("lost_to_slot_clashes")
+    if lost:
+        click.echo(
+            f"{lost:,} positions share a table slot with another and were left out "
+            "(Pons' solver searches them instead); a larger --log-size keeps more"
+        )
+    if fmt == "uci":
+        d = summary.details
+        click.echo(f"win {d['win']:,}, loss {d['loss']:,}, draw {d['draw']:,}")
