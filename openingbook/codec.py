@@ -36,7 +36,7 @@ from collections.abc import Iterable
 import numpy as np
 from bitarray import bitarray, decodetree
 
-from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, has_four_bits, mirror_bits
+from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, has_four_bits
 
 #: Code words of the prefix code: A stone, B stone, column separator.
 STONE_FIRST = "A"
@@ -258,41 +258,104 @@ def encode_keys(
     >>> [hex(k) for k in encode_keys(np.array([p.first_stones]), np.array([p.mask]), 24)]
     ['0x35a000']
     """
+    codes, lengths, shift = _column_codes(first, mask, key_bits, width, height)
+    return _fold_columns(codes, lengths, range(width)) << shift
+
+
+def encode_key_pairs(
+    first: np.ndarray,
+    mask: np.ndarray,
+    key_bits: int,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, mirrored keys)``: :func:`encode_keys` of the positions and of their mirror
+    images, from one pass over the columns (the mirrored code lists them right to left).
+
+    >>> import numpy as np
+    >>> keys, mirrored = encode_key_pairs(np.array([1]), np.array([1]), 24)  # A in column 1
+    >>> hex(int(keys[0])), hex(int(mirrored[0]))
+    ('0x800000', '0x20000')
+    """
+    codes, lengths, shift = _column_codes(first, mask, key_bits, width, height)
+    keys = _fold_columns(codes, lengths, range(width)) << shift
+    mirrored = _fold_columns(codes, lengths, range(width - 1, -1, -1)) << shift
+    return keys, mirrored
+
+
+@functools.cache
+def _marker_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Code and length of one column followed by its separator, indexed by the
+    column's ``height + 1`` bits of ``first + mask + bottom``: a marker bit just
+    above the stones, the first player's stones below it."""
+    size = 1 << (height + 1)
+    codes = np.zeros(size, dtype=_U64)
+    lengths = np.zeros(size, dtype=_U64)
+    for stones in range(height + 1):
+        for f in range(1 << stones):
+            code = 0
+            for row in range(stones):
+                code = (code << 2) | (0b10 if (f >> row) & 1 else 0b11)
+            codes[(1 << stones) | f] = code << 1
+            lengths[(1 << stones) | f] = 2 * stones + 1
+    return codes, lengths
+
+
+def _column_codes(
+    first: np.ndarray, mask: np.ndarray, key_bits: int, width: int, height: int
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Per column: code with separator and its length; and the left-align shift."""
     first = _as_u64(first, "first")
     mask = _as_u64(mask, "mask")
     if first.shape != mask.shape:
         raise ValueError(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
     if not 0 < key_bits <= 64:
         raise ValueError(f"key_bits must be 1..64, got {key_bits}")
-    enc_code, enc_len, _, _ = _column_tables(height)
-    h1 = height + 1
-    col_bits = _U64((1 << height) - 1)
-    code = np.zeros(first.shape, dtype=_U64)
-    length = np.zeros(first.shape, dtype=np.int64)
-    bad = (first & ~mask) != 0
-    for col in range(width):
-        shift = _U64(col * h1)
-        idx = (((mask >> shift) & col_bits) << _U64(height)) | ((first >> shift) & col_bits)
-        n = enc_len[idx]
-        bad |= n < 0
-        n = np.maximum(n, 0)
-        code = (code << n.astype(_U64)) | enc_code[idx]
-        length += n
-        if col < width - 1:
-            code <<= _U64(1)
-            length += 1
-    outside = mask & ~_U64(_board_bits(width, height))
-    bad |= outside != 0
-    bad |= length > key_bits
-    if bad.any():
-        i = int(np.argmax(bad))
-        if length.flat[i] > key_bits:
+    bottom = _U64(_bottom_bits(width, height))
+    # each column a gap-free run from the bottom, first-player stones on occupied cells
+    bad = (first & ~mask) | (mask & ~_U64(_board_bits(width, height))) | ((mask + bottom) & mask)
+    length = width - 1 + 2 * np.bitwise_count(mask).astype(np.int64)
+    too_long = length > key_bits
+    if bad.any() or too_long.any():
+        i = int(np.argmax((bad != 0) | too_long))
+        if too_long.flat[i]:
             raise ValueError(
                 f"position {i}: {int(length.flat[i])}-bit column code does not fit "
                 f"a {key_bits}-bit key"
             )
         raise ValueError(f"position {i}: not a position (floating stone or stray bits)")
-    return code << (key_bits - length).astype(_U64)
+    marked = first + mask + bottom  # per column: marker above the stones, first's below
+    table_code, table_len = _marker_tables(height)
+    h1 = height + 1
+    col_bits = _U64((1 << h1) - 1)
+    codes, lengths = [], []
+    idx = np.empty(marked.shape, dtype=_U64)
+    for col in range(width):
+        np.right_shift(marked, _U64(col * h1), out=idx)
+        np.bitwise_and(idx, col_bits, out=idx)
+        # gathers take intp indices (uint64 ones are converted, much slower);
+        # the values are below 2**7, so the bits can be reinterpreted as they are
+        at = idx.view(np.intp)
+        codes.append(table_code.take(at))
+        lengths.append(table_len.take(at))
+    return codes, lengths, (key_bits - length).astype(_U64)
+
+
+def _fold_columns(codes: list[np.ndarray], lengths: list[np.ndarray], order: range) -> np.ndarray:
+    """Concatenate column codes in ``order``; the last column drops its separator."""
+    cols = list(order)
+    acc = np.zeros(codes[0].shape, dtype=_U64)
+    for col in cols[:-1]:
+        np.left_shift(acc, lengths[col], out=acc)
+        np.bitwise_or(acc, codes[col], out=acc)
+    last = cols[-1]
+    np.left_shift(acc, lengths[last] - _U64(1), out=acc)
+    np.bitwise_or(acc, codes[last] >> _U64(1), out=acc)
+    return acc
+
+
+def _bottom_bits(width: int, height: int) -> int:
+    return sum(1 << (col * (height + 1)) for col in range(width))
 
 
 def _board_bits(width: int, height: int) -> int:
@@ -320,13 +383,13 @@ def decode_keys_raw(
     first = np.zeros(keys.shape, dtype=_U64)
     mask = np.zeros(keys.shape, dtype=_U64)
     for col in range(width):
-        w = reg >> _U64(64 - window)
-        n = dec_stones[w]
+        w = (reg >> _U64(64 - window)).astype(np.intp)
+        n = dec_stones.take(w)
         ok &= n <= height
         n = np.minimum(n, height)
         shift = _U64(col * h1)
         mask |= ((_U64(1) << n.astype(_U64)) - _U64(1)) << shift
-        first |= dec_first[w] << shift
+        first |= dec_first.take(w) << shift
         # the stones plus the closing separator (after the last column: padding)
         reg <<= (2 * n + 1).astype(_U64)
     ok &= reg == 0  # nothing may follow the last column
@@ -411,10 +474,4 @@ def mirror_keys(
     if not ok.all():
         i = int(np.argmax(~ok))
         raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
-    return encode_keys(
-        mirror_bits(first, width, height),
-        mirror_bits(mask, width, height),
-        key_bits,
-        width,
-        height,
-    )
+    return encode_key_pairs(first, mask, key_bits, width, height)[1]

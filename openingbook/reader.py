@@ -53,14 +53,13 @@ from openingbook.bookfile import (
     detect_format,
     parse_records,
 )
-from openingbook.codec import decode_keys, encode_keys, legal_mask, position_key_pair
+from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from solver import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
     Position,
     Winner,
     can_win_next_bits,
-    mirror_bits,
     score_from_plies,
 )
 
@@ -347,12 +346,11 @@ class Book:
                 f"position {i} has {int(counts.flat[i])} stones; {self.path.name} holds "
                 f"{fmt.plies}-stone positions"
             )
-        keys = encode_keys(first, mask, fmt.key_bits)
+        keys, mirrored = encode_key_pairs(first, mask, fmt.key_bits)
         illegal = ~legal_mask(first, mask)
         if illegal.any():
             i = int(np.argmax(illegal))
             raise ValueError(f"position {i} is not legal (stone counts or four in a row)")
-        mirrored = encode_keys(mirror_bits(first), mirror_bits(mask), fmt.key_bits)
         order, _ = self._arrays()
         index = self._search_many(order, fmt.order_keys(keys))
         index_m = self._search_many(order, fmt.order_keys(mirrored))
@@ -377,14 +375,16 @@ class Book:
         index = self.find_many(first, mask)
         _, values = self._arrays()
         winner_lut, plies_lut, score_lut, valid_lut = self._luts
-        raw = values[np.maximum(index, 0)].view(np.uint8)
+        # value bytes as intp indices into the per-byte tables (fast gathers)
+        raw = values.take(np.maximum(index, 0)).view(np.uint8).astype(np.intp)
         found = index >= 0
-        if not valid_lut[raw[found]].all():
-            bad = int(index[found][np.argmax(~valid_lut[raw[found]])])
+        valid = valid_lut.take(raw)
+        if not valid[found].all():
+            bad = int(index[found][np.argmax(~valid[found])])
             raise ValueError(f"{self.path}: record {bad} has an impossible value")
-        winner = np.where(found, winner_lut[raw], UNKNOWN).astype(np.int8)
-        plies = np.where(found, plies_lut[raw], UNKNOWN).astype(np.int16)
-        score = np.where(found, score_lut[raw], UNKNOWN).astype(np.int16)
+        winner = np.where(found, winner_lut.take(raw), UNKNOWN).astype(np.int8)
+        plies = np.where(found, plies_lut.take(raw), UNKNOWN).astype(np.int16)
+        score = np.where(found, score_lut.take(raw), UNKNOWN).astype(np.int16)
         missing = np.flatnonzero(~found)
         if len(missing):
             n = self.format.plies
