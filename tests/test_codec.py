@@ -21,10 +21,12 @@ from openingbook.codec import (
     decode_column_code,
     decode_keys,
     encode_column_code,
+    encode_key_pairs,
     encode_keys,
     key_position,
     mirror_keys,
     position_key,
+    position_key_pair,
 )
 from solver import Position
 from tests.strategies import positions
@@ -148,6 +150,13 @@ def test_mirror_keys(pos_list):
     mirrored = mirror_keys(keys, 32)
     assert np.array_equal(mirror_keys(mirrored, 32), keys)
     assert [int(k) for k in mirrored] == [position_key(p.mirror(), 32) for p in pos_list]
+    pair_keys, pair_mirrored = encode_key_pairs(first, mask, 32)
+    mf, mm = arrays([p.mirror() for p in pos_list])
+    assert np.array_equal(pair_keys, keys)
+    assert np.array_equal(pair_mirrored, encode_keys(mf, mm, 32))
+    assert [position_key_pair(p, 32) for p in pos_list] == list(
+        zip(keys.tolist(), mirrored.tolist(), strict=True)
+    )
     # the mirrored code lists the same column codes in reverse order
     for key, mkey, pos in zip(keys, mirrored, pos_list, strict=True):
         n = code_length(pos.stone_count)
