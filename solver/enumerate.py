@@ -4,9 +4,11 @@ A ply-``N`` book holds every position with exactly ``N`` stones that occurs in
 legal play, where nobody has four in a row and the side to move cannot complete
 four at once, one variant per mirror pair (see ``FORMATS.md``).
 
-The positions are built breadth-first, one layer of stones at a time, by a
-numba kernel that expands every position of a layer by every playable column
-and keeps the first occurrence of each child in an open-addressing hash set.
+The positions are built breadth-first, one layer of stones at a time, by
+numba kernels: the key of every child of every position (each playable column),
+then the first occurrence of each distinct key (keys scattered into buckets by
+hash, each bucket deduplicated in a cache-sized hash table: sequential memory
+traffic instead of one cache miss per child), then the kept children.
 Children come out in (parent rank, column) order, so the output groups the
 positions by parent line (like a depth-first walk): neighbours share most of
 their subtree, which keeps a solver's transposition table warm when they are
@@ -59,24 +61,20 @@ DEFAULT_MAX_CANDIDATES = 60_000_000
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 
 
-def _table_bits(capacity: int) -> int:
-    """log2 of a hash table size keeping the load factor at most 1/2."""
-    bits = 4
-    while (1 << bits) < 2 * capacity:
+def _bucket_bits(n: int) -> int:
+    """log2 of the bucket count of :func:`_first_flags`: about 8k keys per bucket
+    (a 16k-slot table, 128 KiB, stays in cache); at least 2 buckets."""
+    bits = 1
+    while (n >> bits) > 8192:
         bits += 1
     return bits
 
 
 @njit(cache=True)
-def _expand_layer(first, mask, stones, width, height, canonical, table_bits):
-    """All children of the positions in ``first``/``mask`` (each with ``stones`` stones).
-
-    Children where the mover completed four are dropped (the game is over).
-    With ``canonical``, each child is replaced by its smaller-key mirror
-    variant. Returns the distinct children in order of first occurrence,
-    with the index of that parent, the column played (0-based, on the parent
-    as stored) and whether the child was mirrored after the move.
-    """
+def _child_keys(first, mask, stones, width, height, canonical):
+    """Pons key of every child ``parent * width + col`` (mirrored to the smaller
+    key with ``canonical``); 0 where the column is full or the mover completes
+    four (the game is over: not continued, not counted)."""
     n = first.size
     h1 = height + 1
     zero = np.uint64(0)
@@ -84,93 +82,135 @@ def _expand_layer(first, mask, stones, width, height, canonical, table_bits):
     for col in range(width):
         bottom |= np.uint64(1) << np.uint64(col * h1)
     first_moves = stones % 2 == 0
-
-    size = 1 << table_bits
-    slot_mask = np.uint64(size - 1)
-    shift = np.uint64(64 - table_bits)
-    table = np.zeros(size, dtype=np.uint64)  # 0 = empty; a key is never 0
-
-    cap = n * width
-    out_first = np.empty(cap, dtype=np.uint64)
-    out_mask = np.empty(cap, dtype=np.uint64)
-    out_parent = np.empty(cap, dtype=np.int32)
-    out_col = np.empty(cap, dtype=np.uint8)
-    out_flip = np.empty(cap, dtype=np.bool_)
-    count = 0
+    keys = np.zeros(n * width, dtype=np.uint64)
     for i in range(n):
         f = first[i]
         m = mask[i]
         mover = f if first_moves else f ^ m
         for col in range(width):
             col_bottom = np.uint64(1) << np.uint64(col * h1)
-            top = col_bottom << np.uint64(height - 1)
-            if m & top != zero:
+            if m & (col_bottom << np.uint64(height - 1)) != zero:
                 continue
             new_mask = m | (m + col_bottom)
-            stone = new_mask ^ m
-            new_mover = mover | stone
+            new_mover = mover | (new_mask ^ m)
             if _nb_has_four(new_mover, height):
                 continue
-            new_first = f | stone if first_moves else f
-            # side to move in the child is the other player: new_mover ^ new_mask
             key = (new_mover ^ new_mask) + new_mask + bottom
-            flip = False
             if canonical:
                 mirrored = _nb_mirror(key, width, height)
                 if mirrored < key:
                     key = mirrored
-                    flip = True
-                    new_first = _nb_mirror(new_first, width, height)
-                    new_mask = _nb_mirror(new_mask, width, height)
-            slot = (key * _GOLDEN) >> shift
-            found = False
-            while table[slot] != zero:
-                if table[slot] == key:
-                    found = True
-                    break
-                slot = (slot + np.uint64(1)) & slot_mask
-            if found:
-                continue
-            table[slot] = key
-            out_first[count] = new_first
-            out_mask[count] = new_mask
-            out_parent[count] = i
-            out_col[count] = col
-            out_flip[count] = flip
-            count += 1
-    return (
-        out_first[:count].copy(),
-        out_mask[:count].copy(),
-        out_parent[:count].copy(),
-        out_col[:count].copy(),
-        out_flip[:count].copy(),
-    )
+            keys[i * width + col] = key
+    return keys
 
 
 @njit(cache=True)
-def _first_occurrences(keys, table_bits):
-    """Indices of the first occurrence of each distinct nonzero key, in order."""
-    size = 1 << table_bits
-    slot_mask = np.uint64(size - 1)
-    shift = np.uint64(64 - table_bits)
+def _first_flags(keys, bucket_bits):
+    """True at the first occurrence of each distinct nonzero key.
+
+    Cache-friendly: the keys are first scattered into 2**bucket_bits buckets by
+    their hash (sequential streams), then each bucket is deduplicated with a
+    small hash table that stays in cache.
+    """
+    n = keys.size
     zero = np.uint64(0)
-    table = np.zeros(size, dtype=np.uint64)
-    out = np.empty(keys.size, dtype=np.int64)
-    count = 0
-    for i in range(keys.size):
-        key = keys[i]
-        slot = (key * _GOLDEN) >> shift
-        found = False
-        while table[slot] != zero:
-            if table[slot] == key:
-                found = True
-                break
-            slot = (slot + np.uint64(1)) & slot_mask
-        if not found:
-            table[slot] = key
-            out[count] = i
-            count += 1
-    return out[:count].copy()
+    nb = 1 << bucket_bits
+    bshift = np.uint64(64 - bucket_bits)
+    counts = np.zeros(nb + 1, dtype=np.int64)
+    for i in range(n):
+        k = keys[i]
+        if k != zero:
+            counts[((k * _GOLDEN) >> bshift) + np.uint64(1)] += 1
+    for b in range(nb):
+        counts[b + 1] += counts[b]
+    fill = counts[:-1].copy()
+    total = counts[nb]
+    part_key = np.empty(total, dtype=np.uint64)
+    part_idx = np.empty(total, dtype=np.int64)
+    for i in range(n):
+        k = keys[i]
+        if k != zero:
+            b = (k * _GOLDEN) >> bshift
+            j = fill[b]
+            part_key[j] = k
+            part_idx[j] = i
+            fill[b] = j + 1
+    flags = np.zeros(n, dtype=np.bool_)
+    largest = 0
+    for b in range(nb):
+        largest = max(largest, counts[b + 1] - counts[b])
+    tbits = 4
+    while (1 << tbits) < 2 * largest:
+        tbits += 1
+    table = np.zeros(1 << tbits, dtype=np.uint64)
+    for b in range(nb):
+        lo = counts[b]
+        hi = counts[b + 1]
+        size = 4
+        tb = 2
+        while size < 2 * (hi - lo):
+            size <<= 1
+            tb += 1
+        slot_mask = np.uint64(size - 1)
+        for s in range(size):
+            table[s] = zero
+        # slots from the hash bits below the bucket bits
+        tshift = np.uint64(64 - bucket_bits - tb)
+        for j in range(lo, hi):
+            k = part_key[j]
+            slot = ((k * _GOLDEN) >> tshift) & slot_mask
+            found = False
+            while table[slot] != zero:
+                if table[slot] == k:
+                    found = True
+                    break
+                slot = (slot + np.uint64(1)) & slot_mask
+            if not found:
+                table[slot] = k
+                flags[part_idx[j]] = True
+    return flags
+
+
+@njit(cache=True)
+def _gather_children(first, mask, stones, width, height, canonical, flags, count):
+    """The ``count`` children flagged in ``flags`` (index ``parent * width + col``),
+    in index order: their bitboards (mirrored like their key with ``canonical``),
+    parent index, column played on the parent as stored, and whether mirrored."""
+    h1 = height + 1
+    first_moves = stones % 2 == 0
+    out_first = np.empty(count, dtype=np.uint64)
+    out_mask = np.empty(count, dtype=np.uint64)
+    out_parent = np.empty(count, dtype=np.int32)
+    out_col = np.empty(count, dtype=np.uint8)
+    out_flip = np.zeros(count, dtype=np.bool_)
+    zero = np.uint64(0)
+    bottom = zero
+    for col in range(width):
+        bottom |= np.uint64(1) << np.uint64(col * h1)
+    j = 0
+    for c in range(flags.size):
+        if not flags[c]:
+            continue
+        i = c // width
+        col = c - i * width
+        f = first[i]
+        m = mask[i]
+        new_mask = m | (m + (np.uint64(1) << np.uint64(col * h1)))
+        stone = new_mask ^ m
+        new_first = f | stone if first_moves else f
+        if canonical:
+            mover = (f if first_moves else f ^ m) | stone
+            key = (mover ^ new_mask) + new_mask + bottom
+            if _nb_mirror(key, width, height) < key:
+                out_flip[j] = True
+                new_first = _nb_mirror(new_first, width, height)
+                new_mask = _nb_mirror(new_mask, width, height)
+        out_first[j] = new_first
+        out_mask[j] = new_mask
+        out_parent[j] = i
+        out_col[j] = col
+        j += 1
+    return out_first, out_mask, out_parent, out_col, out_flip
 
 
 @njit(cache=True)
@@ -210,14 +250,18 @@ class _Layers:
                     f"the {stones + 1}-stone layer means examining {cap:,} children, more "
                     f"than the {max_candidates:,} allowed in memory (start from a longer line)"
                 )
-            f, m, parent, col, flip = _expand_layer(
+            keys = _child_keys(self.first, self.mask, stones, self.width, self.height, canonical)
+            flags = _first_flags(keys, _bucket_bits(keys.size))
+            del keys
+            f, m, parent, col, flip = _gather_children(
                 self.first,
                 self.mask,
                 stones,
                 self.width,
                 self.height,
                 canonical,
-                _table_bits(cap),
+                flags,
+                int(np.count_nonzero(flags)),
             )
             self.first, self.mask = f, m
             self.steps.append((parent, col, flip))
@@ -292,7 +336,7 @@ def _enumerate(
         mkey = _mirror_bits(key, width, height)
         flip = mkey < key
         canon = np.where(flip, mkey, key)
-        firsts = _first_occurrences(canon, _table_bits(canon.size))
+        firsts = np.flatnonzero(_first_flags(canon, _bucket_bits(canon.size)))
         first = np.where(flip, _mirror_bits(first, width, height), first)[firsts]
         mask = np.where(flip, _mirror_bits(mask, width, height), mask)[firsts]
         index, mirrored = index[firsts], flip[firsts]
