@@ -352,15 +352,12 @@ class Book:
             i = int(np.argmax(illegal))
             raise ValueError(f"position {i} is not legal (stone counts or four in a row)")
         order, _ = self._arrays()
-        index = self._search_many(order, fmt.order_keys(keys))
-        index_m = self._search_many(order, fmt.order_keys(mirrored))
-        return np.where(index >= 0, index, index_m)
-
-    @staticmethod
-    def _search_many(order: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        at = np.searchsorted(order, targets)
-        hit = order[np.minimum(at, len(order) - 1)] == targets
-        return np.where(hit, at, -1).astype(np.int64)
+        index = _search_sorted(order, fmt.order_keys(keys))
+        # the mirror image only where the position itself is not stored
+        missing = np.flatnonzero(index < 0)
+        if len(missing):
+            index[missing] = _search_sorted(order, fmt.order_keys(mirrored[missing]))
+        return index
 
     def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
         """Bulk :meth:`get` over ``first``/``mask`` uint64 arrays.
@@ -401,6 +398,24 @@ class Book:
             else:
                 winner[missing] = np.where(wins_now, mover, 1)
         return BulkValues(index, winner, plies, score)
+
+
+def _search_sorted(order: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Index of each target in the ascending ``order`` array, -1 where absent.
+
+    The targets are searched in ascending order: consecutive binary searches then
+    walk nearby memory, several times faster than random queries on a large book.
+    """
+    if len(order) == 0 or len(targets) == 0:
+        return np.full(len(targets), -1, dtype=np.int64)
+    perm = np.argsort(targets)
+    ascending = targets[perm]
+    at = np.searchsorted(order, ascending)
+    np.minimum(at, len(order) - 1, out=at)
+    hit = order[at] == ascending
+    out = np.empty(len(targets), dtype=np.int64)
+    out[perm] = np.where(hit, at, -1)
+    return out
 
 
 def _value_tables(fmt: BookFormat) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
