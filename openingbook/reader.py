@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -72,6 +73,8 @@ __all__ = [
     "PositionNotInBook",
     "search_steps",
 ]
+
+_BIG_ENDIAN_U64 = struct.Struct(">Q")
 
 #: Marks "not known" in the arrays of :class:`BulkValues`.
 UNKNOWN = -128
@@ -202,7 +205,10 @@ class Book:
         rb, kb = fmt.record_bytes, fmt.key_bytes
         # compare in file order: flip the sign bit of signed keys (offset binary)
         flip = 1 << (fmt.key_bits - 1) if fmt.signed_order else 0
-        keep = -1 if fmt.distances else ~3  # pruned: drop the two value bits
+        # read 8 bytes ending with the key (one C call, no slice), keep the key bits;
+        # pruned books also drop the two value bits
+        keep = ((1 << fmt.key_bits) - 1) & (-1 if fmt.distances else ~3)
+        unpack = _BIG_ENDIAN_U64.unpack_from
         target, target_m = key ^ flip, mirrored ^ flip
         past_end = 1 << 64
         pos = pos_m = step = size - 1
@@ -210,8 +216,11 @@ class Book:
         while step > 0:
             step = (step + (step & 1)) >> 1 if step != 1 else 0
             if 0 <= pos < size:
-                start = pos * rb
-                code = (int.from_bytes(mm[start : start + kb], "big") & keep) ^ flip
+                start = pos * rb + kb - 8
+                if start >= 0:
+                    code = (unpack(mm, start)[0] & keep) ^ flip
+                else:
+                    code = (int.from_bytes(mm[start + 8 - kb : start + 8], "big") & keep) ^ flip
                 probes += 1
             else:  # outside: compare as past that end
                 code = past_end if pos >= size else -1
@@ -222,8 +231,11 @@ class Book:
             else:
                 return pos, probes
             if 0 <= pos_m < size:
-                start = pos_m * rb
-                code = (int.from_bytes(mm[start : start + kb], "big") & keep) ^ flip
+                start = pos_m * rb + kb - 8
+                if start >= 0:
+                    code = (unpack(mm, start)[0] & keep) ^ flip
+                else:
+                    code = (int.from_bytes(mm[start + 8 - kb : start + 8], "big") & keep) ^ flip
                 probes += 1
             else:
                 code = past_end if pos_m >= size else -1
@@ -236,7 +248,7 @@ class Book:
         # the steps add up to one short of record 0 when size - 1 is a power of two
         if size == 1 or pos == 1 or pos_m == 1:
             probes += 1
-            code = (int.from_bytes(mm[0:kb], "big") & keep) ^ flip
+            code = (int.from_bytes(mm[0:kb], "big") & keep) ^ flip  # first record
             if code in (target, target_m):
                 return 0, probes
         return None, probes
