@@ -1,0 +1,237 @@
+"""``openingbook derive``, ``validate``, ``diff``, ``check`` and ``stats``: argument parsing only.
+
+The work is done by :mod:`openingbook.derive` and :mod:`openingbook.validate`.
+Commands that compare exit with status 1 when anything disagrees (after
+printing the report), and with status 1 and a one-line message on bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from openingbook.cli import main
+from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.derive import derive_book
+from openingbook.executors import EXECUTOR_NAMES
+from openingbook.validate import book_stats, check_book, diff_books, validate_books
+
+_BOOK = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def _finish(report, as_json: bool, lines: list[str]) -> None:
+    """Print the report (JSON or text) and exit 1 when it is not ok."""
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        click.echo("\n".join(lines))
+    if not report.ok:
+        sys.exit(1)
+
+
+def _line(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not value.strip().isdigit():
+        raise click.BadParameter(f"{value!r} is not a 1-based move string such as 4453")
+    return value.strip() if value is not None else None
+
+
+@main.command("derive")
+@click.option(
+    "--from",
+    "source",
+    type=_BOOK,
+    required=True,
+    help="The deeper book (pruned or with distances).",
+)
+@click.option("--plies", type=int, required=True, help="Stones of the book to derive.")
+@click.option(
+    "-o",
+    "--out",
+    "output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Book file to write; the manifest goes to <out>.json.",
+)
+@click.option(
+    "--under",
+    metavar="MOVES",
+    callback=_line,
+    help="Only the positions under this 1-based line (default: the deeper book's own scope).",
+)
+@click.option(
+    "--distances/--pruned",
+    default=None,
+    help="Distance book or pruned win/draw/loss book (default: like the deeper book).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
+@json_option
+@user_errors
+def derive_command(
+    source: Path,
+    plies: int,
+    output: Path,
+    under: str | None,
+    distances: bool | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Compute a shallower book from a deeper one by exact minimax.
+
+    Positions where someone can win on the way are scored directly; a pruned
+    deeper book is read with its rule "not stored = first player wins";
+    distances carry through from a distance book.
+
+    Example: openingbook derive --from bookDeepDist.dat --plies 8 --out book8.dat --pruned
+    """
+    summary = derive_book(
+        source,
+        plies,
+        output,
+        under=under,
+        distances=distances,
+        force=force,
+        command=["openingbook", *sys.argv[1:]],
+    )
+    if as_json:
+        emit_json(summary.as_dict())
+        return
+    v = summary.values
+    where = f" under {summary.under}" if summary.under else ""
+    click.echo(
+        f"wrote {summary.output} ({summary.format}, {summary.records} records for "
+        f"{summary.positions} positions{where}) in {summary.seconds:.1f} s"
+    )
+    click.echo(
+        f"first player wins {v['first']}, second player wins {v['second']}, draws {v['draw']}; "
+        f"{summary.deeper_positions_looked_up} deeper positions looked up"
+    )
+    click.echo(f"manifest: {summary.manifest}")
+
+
+@main.command("validate")
+@click.argument("book", type=_BOOK)
+@click.argument("deeper", type=_BOOK)
+@click.option(
+    "--under",
+    metavar="MOVES",
+    callback=_line,
+    help="Validate only the positions under this line (default: the deeper book's scope).",
+)
+@json_option
+@user_errors
+def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool) -> None:
+    """Check BOOK against the values derived from the DEEPER book.
+
+    Every disagreement is printed (move string, diagram, both values); exit
+    status 1 when any position disagrees. A deeper book built --under a line
+    validates only the positions under that line, and says so.
+
+    Example: openingbook validate book.dat bookDeep.dat
+    """
+    report = validate_books(book, deeper, under=under)
+    _finish(report, as_json, report.lines())
+
+
+@main.command("diff")
+@click.argument("a", type=_BOOK)
+@click.argument("b", type=_BOOK)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Print at most this many positions per list (0: all; --json lists all).",
+)
+@json_option
+@user_errors
+def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
+    """Compare two books of the same ply, mirror-aware, across formats.
+
+    Lists positions only in A, only in B, and value differences; a pruned book's
+    missing positions count as first-player wins, so a distance book and a pruned
+    one are compared on win/draw/loss. Exit status 1 when they differ.
+    """
+    report = diff_books(a, b)
+    _finish(report, as_json, report.lines(limit))
+
+
+@main.command("check")
+@click.argument("book", type=_BOOK)
+@click.option(
+    "--sample", type=click.IntRange(min=0), metavar="K", help="Re-solve K random records."
+)
+@click.option("--all", "all_records", is_flag=True, help="Re-solve every record.")
+@click.option(
+    "--absent",
+    type=click.IntRange(min=0),
+    metavar="K",
+    help="Pruned books: also solve K random positions the book does not store "
+    "(each must be a first-player win).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed of the samples.")
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores)."
+)
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTOR_NAMES),
+    default="pool",
+    show_default=True,
+    help="Local process pool, or a dask.distributed cluster.",
+)
+@click.option("--table-log2", type=int, help="Solver table size per worker, log2 of entries.")
+@click.option("--strict", is_flag=True, help="Exit with status 1 on warnings too.")
+@json_option
+@user_errors
+def check_command(
+    book: Path,
+    sample: int | None,
+    all_records: bool,
+    absent: int | None,
+    seed: int,
+    jobs: int | None,
+    executor: str,
+    table_log2: int | None,
+    strict: bool,
+    as_json: bool,
+) -> None:
+    """Check BOOK from the file alone, and re-solve records with the solver.
+
+    File checks: format errors (one-line error), mirror pairs stored twice
+    (warning), first-player wins stored in a pruned book (warning), positions
+    whose side to move can win at once (warning). Exit status 1 on an error or
+    a solver disagreement (and on warnings with --strict).
+    """
+    if sample is not None and all_records:
+        raise click.UsageError("--sample and --all exclude each other")
+    report = check_book(
+        book,
+        sample=sample,
+        all_records=all_records,
+        absent=absent,
+        seed=seed,
+        jobs=jobs,
+        executor=executor,
+        table_log2=table_log2,
+    )
+    _finish(report, as_json, report.lines())
+    if strict and report.issues:
+        sys.exit(1)
+
+
+@main.command("stats")
+@click.argument("book", type=_BOOK)
+@click.option(
+    "--tromp",
+    is_flag=True,
+    help="Also count results on Tromp's subset (no immediate threat for either side); "
+    "a complete 8-ply book must give 44,473 / 16,635 / 6,449 (exit status 1 if not).",
+)
+@json_option
+@user_errors
+def stats_command(book: Path, tromp: bool, as_json: bool) -> None:
+    """Record and value counts of BOOK."""
+    report = book_stats(book, tromp=tromp)
+    _finish(report, as_json, report.lines())
