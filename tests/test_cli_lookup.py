@@ -99,6 +99,17 @@ def test_lookup_usage_errors(tmp_path):
     assert "is not a multiple of the 4-byte record" in result.output
 
 
+def test_lookup_check_flag(tmp_path):
+    data = bytearray(Path(BOOK8_FILE).read_bytes()[: 3 * 40])
+    data[3 * 16 : 3 * 18] = data[3 * 17 : 3 * 18] + data[3 * 16 : 3 * 17]
+    path = tmp_path / "swapped.dat"
+    path.write_bytes(bytes(data))
+    assert run("lookup", str(path), "67676667", "--format", "8").exit_code == 0
+    result = run("lookup", str(path), "67676667", "--format", "8", "--check")
+    assert result.exit_code == 1
+    assert "swapped.dat: records not sorted (record 17 < record 16)" in result.output
+
+
 def test_lookup_distance_book(tmp_path):
     fmt = BookFormat.for_plies(12, distances=True)
     pos = Position.from_moves("444444333333")

@@ -292,3 +292,18 @@ def test_bad_file_through_book(tmp_path):
     (tmp_path / "s.dat").write_bytes(bytes(data[:-1]))
     with pytest.raises(ValueError, match=r"s\.dat: size 119 bytes is not a multiple"):
         Book(tmp_path / "s.dat", BOOK8)
+
+
+def test_pruned_book_accepts_stored_first_player_wins(tmp_path):
+    positions = list(dict.fromkeys(p.canonical() for p in random_positions(8, 20, seed=3)))
+    first, mask = arrays(positions)
+    values = np.array([2, 1, 0] * 7, np.int8)[: len(positions)]
+    path = tmp_path / "with2.dat"
+    write_book(path, BOOK8, Records(encode_keys(first, mask, 24), values))
+    with Book(path, check=True) as book:
+        for pos, v in zip(positions, values.tolist(), strict=True):
+            value, index = book.lookup(pos)
+            assert index is not None
+            assert value.winner is pruned_answer(v)
+        bulk = book.lookup_many(first, mask)
+        assert bulk.winner.tolist() == [{0: 0, 1: -1, 2: 1}[v] for v in values.tolist()]

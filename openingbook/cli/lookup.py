@@ -42,10 +42,20 @@ def _read_board(board: str) -> Position:
     "or newlines, X (first player), O (second), . (empty); '-' reads it from stdin.",
 )
 @format_option
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Verify the whole file first (values, order, positions) instead of trusting it.",
+)
 @json_option
 @user_errors
 def lookup_command(
-    book: str, moves: str | None, board: str | None, format_name: str | None, as_json: bool
+    book: str,
+    moves: str | None,
+    board: str | None,
+    format_name: str | None,
+    check: bool,
+    as_json: bool,
 ) -> None:
     """Look up a position (1-based MOVES such as 44444455, or --board) in BOOK.
 
@@ -62,7 +72,7 @@ def lookup_command(
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = Position.from_moves(moves) if moves is not None else _read_board(board or "")
-    with Book(book, _book_format(format_name)) as opened:
+    with Book(book, _book_format(format_name), check=check) as opened:
         value, record = opened.lookup(pos)
         fmt = opened.format
     to_move = "first" if pos.side_to_move is Player.FIRST else "second"
