@@ -230,6 +230,32 @@ def _immediate_wins(first, mask, stones, width, height):
     return out
 
 
+@njit(cache=True)
+def _add_mirrors(first, mask, index, width, height):
+    """Each position followed by its mirror image unless it is symmetric; the
+    index is repeated and ``mirrored`` marks the added images."""
+    n = first.size
+    out_first = np.empty(2 * n, dtype=np.uint64)
+    out_mask = np.empty(2 * n, dtype=np.uint64)
+    out_index = np.empty(2 * n, dtype=index.dtype)
+    mirrored = np.zeros(2 * n, dtype=np.bool_)
+    j = 0
+    for i in range(n):
+        out_first[j] = first[i]
+        out_mask[j] = mask[i]
+        out_index[j] = index[i]
+        j += 1
+        mf = _nb_mirror(first[i], width, height)
+        mm = _nb_mirror(mask[i], width, height)
+        if mf != first[i] or mm != mask[i]:
+            out_first[j] = mf
+            out_mask[j] = mm
+            out_index[j] = index[i]
+            mirrored[j] = True
+            j += 1
+    return out_first[:j].copy(), out_mask[:j].copy(), out_index[:j].copy(), mirrored[:j].copy()
+
+
 class _Layers:
     """The layers of one enumeration, with what is needed to rebuild move strings."""
 
@@ -341,20 +367,7 @@ def _enumerate(
         mask = np.where(flip, _mirror_bits(mask, width, height), mask)[firsts]
         index, mirrored = index[firsts], flip[firsts]
     elif not merge_mirrors and canonical:
-        # add the other variant of every asymmetric pair, right after it
-        mf = _mirror_bits(first, width, height)
-        mm = _mirror_bits(mask, width, height)
-        asym = (mf != first) | (mm != mask)
-        reps = np.where(asym, 2, 1)
-        is_second = np.zeros(int(reps.sum()), dtype=bool)
-        starts = np.cumsum(reps) - reps
-        is_second[starts[asym] + 1] = True
-        first = np.repeat(first, reps)
-        mask = np.repeat(mask, reps)
-        first[is_second] = mf[asym]
-        mask[is_second] = mm[asym]
-        index = np.repeat(index, reps)
-        mirrored = is_second
+        first, mask, index, mirrored = _add_mirrors(first, mask, index, width, height)
     return layers, first, mask, index, mirrored
 
 
