@@ -52,8 +52,8 @@ __all__ = [
 ]
 
 #: Most children examined for one layer (positions of the ply before x width).
-#: Each costs about 40 bytes while the layer is built (output arrays plus hash
-#: table), so the default bounds one step at about 2.5 GB: the full enumeration
+#: Each costs about 35 bytes while the layer is built (its key, flag and bucket
+#: copy, plus the kept children), so the default bounds one step at about 2 GB: the full enumeration
 #: reaches 13 plies (41M candidates for the last layer; 12 plies: 15M), deeper
 #: plies need ``under``.
 DEFAULT_MAX_CANDIDATES = 60_000_000
@@ -303,7 +303,8 @@ class _Layers:
         plies = len(start_moves) + len(self.steps)
         out = np.empty((index.size, plies), dtype=np.uint8)
         # walk back layer by layer: column of the last move, then its parent
-        flips = np.zeros(index.size, dtype=bool)  # mirrored an odd number of times since
+        # flips: the stored position was mirrored an odd number of times after this move
+        flips = np.zeros(index.size, dtype=bool)
         for depth in range(len(self.steps) - 1, -1, -1):
             parent, col, flip = self.steps[depth]
             c = col[index]
