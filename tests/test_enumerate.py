@@ -156,6 +156,14 @@ def test_8ply_counts():
     assert count_positions(8, merge_mirrors=False, drop_immediate_wins=False) == 182_383
 
 
+@pytest.mark.slow
+def test_12ply_counts():
+    first, mask = enumerate_positions(12)
+    assert first.size == 4_200_899
+    assert not can_win_next_bits(first, mask).any()
+    assert count_positions(12, merge_mirrors=False, drop_immediate_wins=False) == 11_662_778
+
+
 def test_8ply_counts_are_consistent(ply8):
     first, mask, _ = ply8
     raw_f, raw_m = enumerate_positions(8, merge_mirrors=False, drop_immediate_wins=False)
