@@ -2,26 +2,47 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openingbook.bookfile import BOOK8, BookFormat, detect_format, read_book
 from openingbook.build import (
     BuildOptions,
     auto_chunk_size,
+    build_book,
     check_output,
     default_output_name,
     manifest_path,
+    merge_books,
     parse_shard,
     plan_build,
 )
+from openingbook.cli import main
+from openingbook.codec import decode_keys, encode_keys, mirror_keys
 from openingbook.executors import PoolExecutor, SerialExecutor, make_executor
 from openingbook.workdir import ChunkResult, WorkDir, WorkDirError
-from solver import Position, enumerate_positions
+from solver import (
+    Position,
+    Solver,
+    Winner,
+    enumerate_positions,
+    plies_from_score,
+    winner_from_score,
+)
+
+REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
 
 SETTINGS = {"layout": 1, "plies": 10, "under": "444444"}
 
@@ -244,3 +265,416 @@ def test_check_output(tmp_path):
     (tmp_path / "m.dat.json").write_text(json.dumps({}))
     with pytest.raises(ValueError, match=r"m\.dat\.json exists"):
         check_output(tmp_path / "m.dat", force=False)
+
+
+# ================================================================ builds (use the solver)
+# Small subtrees keep these quick: BIG is the "done when" 8-move line (202 positions
+# at 12 plies), SMALL a 9-move line (29 positions).
+BIG = "44444433"
+SMALL = "444444336"
+TABLE = 18  # small solver tables: tests must not need much memory
+
+
+def _build(out, plies=12, under=SMALL, distances=True, **kwargs):
+    opts = {k: kwargs.pop(k) for k in ("shard", "sample", "seed", "chunk_size") if k in kwargs}
+    options = BuildOptions(plies=plies, distances=distances, under=under, **opts)
+    kwargs.setdefault("jobs", 1)
+    kwargs.setdefault("progress", False)
+    kwargs.setdefault("table_log2", TABLE)
+    return build_book(out, options, **kwargs)
+
+
+def _book_positions(path, plies, distances):
+    """(first, mask, values) decoded from the written file, independently of the build."""
+    fmt = BookFormat.for_plies(plies, distances)
+    if path.stat().st_size == 0:
+        empty = np.zeros(0, np.uint64)
+        return empty, empty, np.zeros(0, np.int8)
+    _, records = read_book(path, fmt)
+    first, mask = decode_keys(records.keys, fmt.key_bits, plies)
+    return first, mask, records.values
+
+
+def _as_dict(first, mask, values) -> dict[tuple[int, int], int]:
+    pairs = zip(first.tolist(), mask.tolist(), strict=True)
+    return dict(zip(pairs, values.tolist(), strict=True))
+
+
+def _expected(pos: Position, distances: bool, solver) -> int:
+    """The book value of one position from the solver's exact score (scalar path)."""
+    score = solver.solve(pos)
+    winner = winner_from_score(score, pos.stone_count)
+    if not distances:
+        return {Winner.FIRST: 2, Winner.SECOND: 1, Winner.DRAW: 0}[winner]
+    d = plies_from_score(score, pos.stone_count)
+    return {Winner.FIRST: 100 - d, Winner.SECOND: d - 100, Winner.DRAW: 0}[winner]
+
+
+@pytest.fixture(scope="module")
+def big_books(tmp_path_factory):
+    """The 12-ply distance and pruned books under BIG, built once for several tests."""
+    d = tmp_path_factory.mktemp("big")
+    dist = _build(d / "dist.dat", under=BIG, chunk_size=64)
+    pruned = _build(d / "pruned.dat", under=BIG, distances=False, chunk_size=64)
+    return d / "dist.dat", d / "pruned.dat", dist, pruned
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory):
+    path = tmp_path_factory.mktemp("small") / "ref.dat"
+    _build(path)
+    return path
+
+
+@pytest.mark.slow
+def test_complete_subtree_books_match_the_solver(big_books):
+    dist_path, pruned_path, dist, pruned = big_books
+    first, mask = enumerate_positions(12, under=BIG)
+    assert dist.positions == pruned.positions == len(first) == 202
+
+    # the distance book holds every position of the subtree once
+    bf, bm, bv = _book_positions(dist_path, 12, True)
+    assert len(bv) == dist.records == len(first)
+    want = set(zip(first.tolist(), mask.tolist(), strict=True))
+    assert set(zip(bf.tolist(), bm.tolist(), strict=True)) == want
+
+    # every record against a fresh solver, one position at a time
+    solver = Solver(table_log2=TABLE)
+    by_position = {}
+    for f, m, v in zip(bf.tolist(), bm.tolist(), bv.tolist(), strict=True):
+        pos = Position.from_bitboards(f, m)
+        assert not pos.can_win_next()
+        assert v == _expected(pos, True, solver), pos.some_moves()
+        by_position[(f, m)] = v
+
+    # the pruned book is the distance book without first-player wins
+    got = _as_dict(*_book_positions(pruned_path, 12, False))
+    want_pruned = {k: (1 if v < 0 else 0) for k, v in by_position.items() if v <= 0}
+    assert got == want_pruned
+    assert pruned.records == len(want_pruned)
+    assert dist.values == {
+        "first": sum(v > 0 for v in bv.tolist()),
+        "second": sum(v < 0 for v in bv.tolist()),
+        "draw": sum(v == 0 for v in bv.tolist()),
+    }
+    assert pruned.values == dist.values
+
+
+def test_manifest_describes_the_book(big_books):
+    dist_path, _, dist, _ = big_books
+    manifest = json.loads(manifest_path(dist_path).read_text())
+    data = dist_path.read_bytes()
+    assert manifest["book"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert manifest["book"]["bytes"] == len(data) == 5 * dist.records
+    assert manifest["book"]["records"] == dist.records
+    assert manifest["format"] == {
+        "name": "12-ply-dist",
+        "plies": 12,
+        "distances": True,
+        "record_bytes": 5,
+        "key_bits": 32,
+        "pruned": False,
+    }
+    assert manifest["selection"]["under"] == BIG
+    assert manifest["values"] == dist.values
+    _, _, values = _book_positions(dist_path, 12, True)
+    hist = {str(v): int(c) for v, c in zip(*np.unique(values, return_counts=True), strict=True)}
+    assert manifest["distance_histogram"] == hist
+    assert manifest["positions"]["solved_this_run"] == 202
+    assert manifest["solver"]["search"] == "exact score"
+    assert manifest["solver"]["table_log2"] == TABLE
+    assert manifest["time"]["solve_cpu_seconds"] > 0
+    assert manifest["version"] and manifest["command"]
+    # the book file format detection of openingbook.bookfile reads this manifest
+    assert detect_format(dist_path) == BookFormat.for_plies(12, True)
+
+
+# 7-move lines whose 8-ply positions have all three outcomes, and one (2113254)
+# where the first player wins them all, so that the pruned book is empty
+@pytest.mark.parametrize("line", ["1266646", "3133636", "3454434", "2113254"])
+def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line):
+    """Independent source: the published 8-ply book (with its documented faults)."""
+    out = tmp_path / "b8.dat"
+    summary = _build(out, plies=8, under=line, distances=False)
+    first, mask = enumerate_positions(8, under=line)
+    assert summary.positions == len(first) > 0
+    assert summary.records == out.stat().st_size // 3
+    ours = dict.fromkeys(zip(first.tolist(), mask.tolist(), strict=True), 2)  # pruned = A wins
+    bf, bm, bv = _book_positions(out, 8, False)
+    ours.update(zip(zip(bf.tolist(), bm.tolist(), strict=True), bv.tolist(), strict=True))
+
+    _, thill = read_book(REFERENCE / "thill-original-book8.dat", BOOK8, check=False)
+    stored = dict(zip(thill.keys.tolist(), thill.values.tolist(), strict=True))
+    f = np.array([k[0] for k in ours], np.uint64)
+    m = np.array([k[1] for k in ours], np.uint64)
+    keys = encode_keys(f, m, 24).tolist()
+    mirrored = mirror_keys(encode_keys(f, m, 24), 24).tolist()
+    for (fi, mi), key, mkey in zip(ours, keys, mirrored, strict=True):
+        value = ours[(fi, mi)]
+        theirs = stored.get(key, stored.get(mkey, 2))  # absent = "first player wins"
+        if theirs != value:
+            # the documented fault: missing positions where B threatens at once
+            pos = Position.from_bitboards(fi, mi)
+            assert theirs == 2 and value != 2
+            assert _second_player_threatens(pos)
+
+
+def _second_player_threatens(pos: Position) -> bool:
+    from solver.position import winning_cells
+
+    threats = winning_cells(pos.second_stones, pos.mask, pos.width, pos.height)
+    playable = pos.mask + sum(1 << (c * (pos.height + 1)) for c in range(pos.width))
+    return bool(threats & playable)
+
+
+def test_pool_gives_the_same_bytes(tmp_path, small_book):
+    out = tmp_path / "pool.dat"
+    summary = _build(out, jobs=2, chunk_size=4)
+    assert summary.chunks == 8
+    assert out.read_bytes() == small_book.read_bytes()
+    manifest = json.loads(manifest_path(out).read_text())
+    assert manifest["solver"]["executor"] == "pool" and manifest["solver"]["workers"] == 2
+
+
+@pytest.mark.cluster
+def test_dask_executor_gives_the_same_bytes(tmp_path, small_book):
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        out = tmp_path / "dask.dat"
+        summary = _build(
+            out,
+            executor="dask",
+            scheduler=cluster.scheduler_address,
+            chunk_size=8,
+            keep_work=True,
+        )
+    assert out.read_bytes() == small_book.read_bytes()
+    assert summary.chunks == 4 and summary.chunks_resumed == 0
+    wd = WorkDir.open(tmp_path / "dask.dat.work", _settings_of(out))
+    assert wd.chunk_ids() == [0, 1, 2, 3]  # results landed in the same work directory
+
+
+def _settings_of(out):
+    manifest = json.loads(manifest_path(out).read_text())
+    return {"layout": 1, **manifest["selection"], "chunk_size": manifest["chunks"]["size"]}
+
+
+def test_damaged_chunks_are_recomputed(tmp_path, small_book):
+    out = tmp_path / "b.dat"
+    first = _build(out, chunk_size=4, keep_work=True)
+    assert first.chunks == 8 and first.chunks_resumed == 0
+    wd = WorkDir(tmp_path / "b.dat.work", {})
+    sizes = {i: len(wd.load_chunk(i)) for i in range(8)}
+    raw = bytearray(wd.chunk_path(2).read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    wd.chunk_path(2).write_bytes(bytes(raw))
+    wd.chunk_path(5).write_bytes(wd.chunk_path(5).read_bytes()[:100])
+    wd.chunk_path(7).unlink()
+    again = _build(out, chunk_size=4, keep_work=True, force=True)
+    assert again.chunks_resumed == 5
+    assert again.positions_solved == sizes[2] + sizes[5] + sizes[7]
+    assert out.read_bytes() == small_book.read_bytes()
+    assert all(wd.load_chunk(i) is not None for i in range(8))
+
+
+@pytest.mark.slow
+def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
+    dist_path = big_books[0]
+    out = tmp_path / "k.dat"
+    work = tmp_path / "k.dat.work"
+    args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
+    args += ["--chunk-size", "8", "--jobs", "1", "--table-log2", str(TABLE), "--keep-work", "-q"]
+    cmd = [sys.executable, "-c", "from openingbook.cli import main; main()", "build", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if work.is_dir() and len(list(work.glob("chunk-*.npz"))) >= 3:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "the build ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert not out.exists()
+    wd = WorkDir(work, {})
+    done = wd.chunk_ids()
+    assert 3 <= len(done) < 26  # 202 positions in chunks of 8
+    assert all(wd.load_chunk(i) is not None for i in done)  # whole files only
+
+    result = CliRunner().invoke(main, ["build", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["chunks_resumed"] == len(done)
+    assert summary["positions_solved"] == 202 - sum(len(wd.load_chunk(i)) for i in done)
+    assert out.read_bytes() == dist_path.read_bytes()
+    # every position in exactly one chunk file
+    chunks = [wd.load_chunk(i) for i in wd.chunk_ids()]
+    seen = [p for c in chunks for p in zip(c.first.tolist(), c.mask.tolist(), strict=True)]
+    first, mask = enumerate_positions(12, under=BIG)
+    assert len(seen) == len(set(seen)) == 202
+    assert set(seen) == set(zip(first.tolist(), mask.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("distances", [True, False])
+def test_shards_merge_into_the_single_run_bytes(tmp_path, small_book, distances):
+    reference = small_book
+    if not distances:
+        reference = tmp_path / "ref-pruned.dat"
+        _build(reference, distances=False)
+    shards = []
+    for i in (1, 2, 3):
+        out = tmp_path / f"s{i}.dat"
+        s = _build(out, distances=distances, shard=(i, 3), chunk_size=4)
+        assert s.chunks in (2, 3)
+        shards.append(out)
+    merged = tmp_path / "merged.dat"
+    summary = merge_books(merged, list(reversed(shards)))
+    assert summary.positions == 29 and summary.shards == 3
+    assert merged.read_bytes() == reference.read_bytes()
+    manifest = json.loads(manifest_path(merged).read_text())
+    assert manifest["selection"]["shard"] is None
+    assert [s["shard"] for s in manifest["merged_from"]] == ["1/3", "2/3", "3/3"]
+    assert manifest["book"]["sha256"] == hashlib.sha256(merged.read_bytes()).hexdigest()
+
+
+def test_merge_refuses_gaps_overlaps_and_mixed_settings(tmp_path):
+    s = {i: tmp_path / f"s{i}.dat" for i in (1, 2)}
+    for i, out in s.items():
+        _build(out, shard=(i, 2), chunk_size=8)
+    other = tmp_path / "other.dat"
+    _build(other, under="444444552", shard=(2, 2), chunk_size=8)
+    whole = tmp_path / "whole.dat"
+    _build(whole, chunk_size=8)
+    out = tmp_path / "m.dat"
+    with pytest.raises(ValueError, match=r"gap: shard 2/2 missing"):
+        merge_books(out, [s[1]])
+    with pytest.raises(ValueError, match=r"overlap: shard 1/2 given twice"):
+        merge_books(out, [s[1], s[1], s[2]])
+    with pytest.raises(ValueError, match=r"other settings.*under"):
+        merge_books(out, [s[1], other])
+    with pytest.raises(ValueError, match="not a shard output"):
+        merge_books(out, [s[1], whole])
+    assert not out.exists()
+    data = bytearray(s[2].read_bytes())
+    data[-1] ^= 1
+    s[2].write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"differ from its manifest"):
+        merge_books(out, [s[1], s[2]])
+    assert not out.exists()
+
+
+def test_sample_solves_the_chosen_positions(tmp_path, big_books):
+    dist_path = big_books[0]
+    out = tmp_path / "sample.dat"
+    summary = _build(out, under=BIG, sample=12, seed=5)
+    assert summary.records == summary.positions == 12
+    reference = _as_dict(*_book_positions(dist_path, 12, True))
+    sf, sm, sv = _book_positions(out, 12, True)
+    picked = plan_build(BuildOptions(12, distances=True, under=BIG, sample=12, seed=5))
+    assert set(zip(sf.tolist(), sm.tolist(), strict=True)) == set(
+        zip(picked.first.tolist(), picked.mask.tolist(), strict=True)
+    )
+    for key, v in zip(zip(sf.tolist(), sm.tolist(), strict=True), sv.tolist(), strict=True):
+        assert reference[key] == v
+
+
+def test_progress_bar_on_stderr(tmp_path, capsys):
+    _build(tmp_path / "p.dat", under="444444552", progress=True, chunk_size=8)
+    err = capsys.readouterr().err
+    assert "29/29" in err and "pos/s" in err and "resumed 0" in err
+
+
+# ---------------------------------------------------------------- command line
+def _cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_build_json_and_quiet(tmp_path):
+    out = tmp_path / "c.dat"
+    result = _cli(
+        "build", "--plies", "12", "--under", "444444552", "-o", str(out), "--jobs", "1",
+        "--table-log2", str(TABLE), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["output"] == str(out) and summary["positions"] == 29
+    assert summary["records"] == out.stat().st_size // 4
+    assert set(summary) >= {"positions_solved", "chunks_resumed", "wall_seconds", "cpu_seconds"}
+    assert result.stderr == ""  # --json implies no progress bar
+    manifest = json.loads(manifest_path(out).read_text())
+    assert manifest["command"].startswith("openingbook build --plies 12")
+
+    quiet = _cli(
+        "build", "--plies", "12", "--under", "444444552", "-o", str(out), "--jobs", "1",
+        "--table-log2", str(TABLE), "--force", "-q",
+    )  # fmt: skip
+    assert quiet.exit_code == 0 and quiet.stdout == "" and quiet.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--plies", "11"], "even number of plies from 2 to 16"),
+        (["--plies", "18"], "even number of plies from 2 to 16"),
+        (["--plies", "12", "--under", "4444444"], "column 4, which is full"),
+        (["--plies", "12", "--shard", "3/2"], "expected i/n"),
+        (["--plies", "12", "--seed", "3"], "--seed only applies with --sample"),
+        (["--plies", "12", "--jobs", "0"], "at least 1"),
+        (["--plies", "12", "--scheduler", "tcp://127.0.0.1:1"], "needs --executor dask"),
+        (["--plies", "12", "--table-log2", "40"], "expected 10 to 32"),
+    ],
+)
+def test_cli_bad_input_is_one_line(tmp_path, args, message):
+    result = _cli("build", *args, "-o", str(tmp_path / "x.dat"))
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_cli_existing_output_and_unwritable_paths(tmp_path):
+    out = tmp_path / "exists.dat"
+    out.write_bytes(b"keep me")
+    result = _cli("build", "--plies", "12", "--under", SMALL, "-o", str(out))
+    assert result.exit_code == 1 and "exists; use --force" in result.output
+    assert out.read_bytes() == b"keep me"
+    not_dir = tmp_path / "file"
+    not_dir.write_text("")
+    result = _cli("build", "--plies", "12", "--under", SMALL, "-o", str(not_dir / "b.dat"))
+    assert result.exit_code == 1 and "does not exist" in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_cli_work_dir_of_other_settings(tmp_path):
+    work = tmp_path / "w"
+    a = _cli(
+        "build", "--plies", "12", "--under", "444444552", "-o", str(tmp_path / "a.dat"),
+        "--work-dir", str(work), "--keep-work", "--jobs", "1", "-q",
+    )  # fmt: skip
+    assert a.exit_code == 0, a.output
+    before = {p.name: p.read_bytes() for p in work.iterdir()}
+    b = _cli(
+        "build", "--plies", "12", "--under", SMALL, "-o", str(tmp_path / "b.dat"),
+        "--work-dir", str(work), "--jobs", "1", "-q",
+    )  # fmt: skip
+    assert b.exit_code == 1
+    assert "other settings" in b.output and "under" in b.output
+    assert {p.name: p.read_bytes() for p in work.iterdir()} == before
+    assert not (tmp_path / "b.dat").exists()
+
+
+def test_cli_merge_errors_are_one_line(tmp_path):
+    shard = tmp_path / "s1.dat"
+    assert _cli(
+        "build", "--plies", "12", "--under", "444444552", "--shard", "1/2", "--chunk-size", "8",
+        "-o", str(shard), "--jobs", "1", "-q",
+    ).exit_code == 0  # fmt: skip
+    result = _cli("merge", str(shard), "-o", str(tmp_path / "m.dat"))
+    assert result.exit_code == 1
+    assert result.output == "Error: gap: shard 2/2 missing\n"
+    result = _cli("merge", str(tmp_path / "nothing.dat"), "-o", str(tmp_path / "m.dat"))
+    assert result.exit_code == 1 and "no manifest" in result.output

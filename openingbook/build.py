@@ -1,0 +1,812 @@
+"""The build pipeline: enumerate, solve in resumable chunks, write the book and its manifest.
+
+:func:`build_book` turns a :class:`BuildOptions` into a book file:
+
+1. **Plan** (:func:`plan_build`): the book positions of the ply
+   (:func:`solver.enumerate_positions`, grouped by parent line), optionally only
+   those under a line (``under``) and a random sample of them (``sample``,
+   ``seed``), cut into chunks of consecutive positions (related positions share
+   a solver table). ``shard=(i, n)`` keeps chunks ``i-1, i-1+n, i-1+2n, ...``.
+   Chunk ids and contents depend only on the options, never on the machine.
+2. **Solve** every chunk not already saved in the work directory
+   (:class:`openingbook.workdir.WorkDir`) on an executor
+   (:mod:`openingbook.executors`), one solver and table per worker: exact
+   scores for distance books, win/draw/loss otherwise. Each finished chunk is
+   saved atomically with a checksum; a rerun skips whole chunks and recomputes
+   damaged ones.
+3. **Write**: first-player wins pruned (non-distance books), keys encoded,
+   records sorted and written atomically by :func:`openingbook.bookfile.write_book`,
+   then ``<output>.json``, the manifest (:func:`manifest_path`).
+
+Shard outputs are books of their own; :func:`merge_books` combines all ``n`` of
+them into the book a single run writes, byte for byte.
+
+Book values (see ``FORMATS.md``): pruned books store 0 (draw), 1 (second player
+wins), 2 (first player wins, dropped by pruning); distance books the signed byte
+``100 - d`` / ``d - 100`` / 0 for a first-player win, second-player win and draw
+``d`` plies away.
+
+>>> opts = BuildOptions(plies=10, under="44444433")
+>>> plan = plan_build(opts)
+>>> plan.total_positions, len(plan.chunks) >= 1
+(9, True)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import openingbook
+from openingbook.bookfile import atomic_write_bytes
+from openingbook.executors import EXECUTOR_NAMES, make_executor
+from openingbook.workdir import ChunkResult, WorkDir
+from solver import Position, enumerate_positions
+
+__all__ = [
+    "MAX_CHUNK_SIZE",
+    "MIN_CHUNK_SIZE",
+    "SUPPORTED_PLIES",
+    "BuildOptions",
+    "BuildPlan",
+    "BuildSummary",
+    "Chunk",
+    "ChunkTask",
+    "MergeSummary",
+    "book_values",
+    "build_book",
+    "default_output_name",
+    "manifest_path",
+    "merge_books",
+    "parse_shard",
+    "plan_build",
+    "read_manifest",
+    "solve_chunk",
+]
+
+#: Plies a build accepts (book positions have the first player to move).
+SUPPORTED_PLIES = tuple(range(2, 17, 2))
+#: Bounds of the automatic chunk size (about 64 chunks per build in between).
+MIN_CHUNK_SIZE = 16
+MAX_CHUNK_SIZE = 1024
+#: Version of the work directory and manifest layout.
+LAYOUT_VERSION = 1
+
+
+# ---------------------------------------------------------------- options, plan
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/5"`` -> ``(2, 5)``: the 2nd of 5 shards (1-based).
+
+    >>> parse_shard("1/4")
+    (1, 4)
+    >>> parse_shard("0/4")
+    Traceback (most recent call last):
+    ...
+    ValueError: --shard 0/4: expected i/n with 1 <= i <= n, e.g. 1/4
+    """
+    parts = text.strip().split("/")
+    try:
+        i, n = (int(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"--shard {text}: expected i/n with 1 <= i <= n, e.g. 1/4") from None
+    if not 1 <= i <= n:
+        raise ValueError(f"--shard {text}: expected i/n with 1 <= i <= n, e.g. 1/4")
+    return i, n
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What to build. Everything here decides the chunks and the book bytes.
+
+    ``under``: a 1-based move string; only positions reached by continuing it.
+    ``shard``: ``(i, n)``, the i-th (1-based) of n shards. ``sample``: solve this
+    many positions picked at random (``seed``) instead of all. ``chunk_size``:
+    positions per chunk, ``None`` for automatic.
+    """
+
+    plies: int
+    distances: bool = False
+    under: str | None = None
+    shard: tuple[int, int] | None = None
+    sample: int | None = None
+    seed: int = 0
+    chunk_size: int | None = None
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` with a one-line reason when the options make no build."""
+        if self.plies not in SUPPORTED_PLIES:
+            raise ValueError(
+                f"--plies {self.plies}: books are built for an even number of plies "
+                f"from {SUPPORTED_PLIES[0]} to {SUPPORTED_PLIES[-1]}"
+            )
+        if self.under:
+            if len(self.under) > self.plies:
+                raise ValueError(
+                    f"--under {self.under}: {len(self.under)} moves, more than the "
+                    f"{self.plies} plies of the book"
+                )
+            try:
+                Position.from_moves(self.under)
+            except ValueError as exc:
+                raise ValueError(f"--under {self.under}: {exc}") from None
+        if self.shard is not None:
+            i, n = self.shard
+            if not 1 <= i <= n:
+                raise ValueError(f"--shard {i}/{n}: expected i/n with 1 <= i <= n")
+        if self.sample is not None and self.sample < 1:
+            raise ValueError(f"--sample {self.sample}: must be at least 1")
+        if self.chunk_size is not None and self.chunk_size < 1:
+            raise ValueError(f"--chunk-size {self.chunk_size}: must be at least 1")
+
+    @property
+    def exact(self) -> bool:
+        """Exact scores are needed (distance books); otherwise win/draw/loss."""
+        return self.distances
+
+    def selection(self) -> dict[str, Any]:
+        """The options as a JSON-able dict (work directory settings, manifests)."""
+        return {
+            "plies": self.plies,
+            "distances": self.distances,
+            "under": self.under or None,
+            "sample": self.sample,
+            "seed": self.seed if self.sample is not None else None,
+            "shard": None if self.shard is None else f"{self.shard[0]}/{self.shard[1]}",
+        }
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Positions ``start:stop`` of the plan's arrays, solved and saved as one unit."""
+
+    chunk_id: int
+    start: int
+    stop: int
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+
+@dataclass
+class BuildPlan:
+    """The positions of a build and their chunks (see :func:`plan_build`).
+
+    ``first``/``mask`` hold the selected positions (after ``under`` and
+    ``sample``); ``chunks`` are the ones this build (shard) solves.
+    """
+
+    options: BuildOptions
+    first: np.ndarray
+    mask: np.ndarray
+    total_positions: int
+    chunk_size: int
+    chunk_count: int
+    chunks: list[Chunk] = field(default_factory=list)
+
+    @property
+    def selected_positions(self) -> int:
+        """Positions after ``under`` and ``sample``, before sharding."""
+        return len(self.first)
+
+    @property
+    def positions(self) -> int:
+        """Positions this build (shard) solves."""
+        return sum(len(c) for c in self.chunks)
+
+    def chunk_arrays(self, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+        return self.first[chunk.start : chunk.stop], self.mask[chunk.start : chunk.stop]
+
+    def work_settings(self) -> dict[str, Any]:
+        """What the chunks depend on; a work directory is tied to these."""
+        return {
+            "layout": LAYOUT_VERSION,
+            **self.options.selection(),
+            "chunk_size": self.chunk_size,
+        }
+
+
+def auto_chunk_size(positions: int) -> int:
+    """About 64 chunks, each of 16 to 1024 positions.
+
+    >>> auto_chunk_size(300), auto_chunk_size(2000), auto_chunk_size(4_200_899)
+    (16, 32, 1024)
+    """
+    return max(MIN_CHUNK_SIZE, min(MAX_CHUNK_SIZE, math.ceil(positions / 64)))
+
+
+def plan_build(options: BuildOptions) -> BuildPlan:
+    """Enumerate, sample and chunk the positions of a build (deterministic).
+
+    Raises ``ValueError`` for invalid options or when nothing is left to solve.
+    """
+    options.validate()
+    first, mask = enumerate_positions(options.plies, under=options.under or None)
+    first = np.ascontiguousarray(first, dtype=np.uint64)
+    mask = np.ascontiguousarray(mask, dtype=np.uint64)
+    total = len(first)
+    where = f" under {options.under}" if options.under else ""
+    if total == 0:
+        raise ValueError(f"no {options.plies}-ply book positions{where}")
+    if options.sample is not None:
+        if options.sample > total:
+            raise ValueError(
+                f"--sample {options.sample}: only {total} {options.plies}-ply positions{where}"
+            )
+        rng = np.random.default_rng(options.seed)
+        # sorted: the sample keeps the enumeration's grouping by parent line
+        picked = np.sort(rng.choice(total, size=options.sample, replace=False))
+        first, mask = first[picked], mask[picked]
+    size = options.chunk_size or auto_chunk_size(len(first))
+    count = math.ceil(len(first) / size)
+    chunks = [Chunk(c, c * size, min(len(first), (c + 1) * size)) for c in range(count)]
+    if options.shard is not None:
+        i, n = options.shard
+        chunks = [c for c in chunks if c.chunk_id % n == i - 1]
+        if not chunks:
+            raise ValueError(
+                f"--shard {i}/{n}: the build has only {count} chunks, so this shard is "
+                "empty; use fewer shards or a smaller --chunk-size"
+            )
+    return BuildPlan(options, first, mask, total, size, count, chunks)
+
+
+# ---------------------------------------------------------------- worker side
+def book_values(raw: np.ndarray, stones: int, exact: bool) -> np.ndarray:
+    """Book values from solver output at positions with ``stones`` stones.
+
+    ``exact``: ``raw`` are Pons scores, the result distance bytes; otherwise
+    ``raw`` is -1/0/+1 for the side to move, the result 0 draw / 1 second
+    player wins / 2 first player wins.
+
+    >>> book_values(np.array([14, -15, 0]), 12, exact=True).tolist()
+    [97, -98, 0]
+    >>> book_values(np.array([1, -1, 0]), 12, exact=False).tolist()
+    [2, 1, 0]
+    """
+    from openingbook.derive import distance_bytes_from_scores
+
+    raw = np.asarray(raw)
+    if exact:
+        return distance_bytes_from_scores(raw, stones)
+    first_view = raw if stones % 2 == 0 else -raw
+    return np.where(first_view > 0, 2, np.where(first_view < 0, 1, 0)).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """What a worker needs to solve one chunk (small and picklable)."""
+
+    chunk_id: int
+    first: np.ndarray
+    mask: np.ndarray
+    stones: int
+    exact: bool
+    table_log2: int | None
+
+
+_worker = threading.local()  # one solver per worker thread (dask may run threads)
+
+
+def _worker_solver(table_log2: int | None) -> Any:
+    """This worker's solver, created on first use and kept (its table stays warm)."""
+    solver = getattr(_worker, "solver", None)
+    if solver is None or getattr(_worker, "table_log2", None) != table_log2:
+        from solver import Solver
+
+        solver = Solver() if table_log2 is None else Solver(table_log2=table_log2)
+        _worker.solver = solver
+        _worker.table_log2 = table_log2
+    return solver
+
+
+def init_worker(table_log2: int | None) -> None:
+    """Executor initializer: create the worker's solver before the first task."""
+    _worker_solver(table_log2)
+
+
+def solve_chunk(task: ChunkTask) -> ChunkResult:
+    """Solve one chunk in a worker; CPU time is the worker thread's own."""
+    solver = _worker_solver(task.table_log2)
+    start = time.thread_time()
+    raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
+    values = book_values(raw, task.stones, task.exact)
+    cpu = time.thread_time() - start
+    return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
+
+
+# ---------------------------------------------------------------- build
+@dataclass
+class BuildSummary:
+    """What a build did (also the ``--json`` output)."""
+
+    output: str
+    manifest: str
+    format: str
+    records: int
+    positions: int
+    positions_solved: int
+    chunks: int
+    chunks_resumed: int
+    wall_seconds: float
+    cpu_seconds: float
+    positions_per_second: float
+    values: dict[str, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def default_output_name(options: BuildOptions) -> str:
+    """``book12-dist-under44-shard1of4.dat``-style name for a build's output.
+
+    >>> default_output_name(BuildOptions(plies=12, distances=True))
+    'book12-dist.dat'
+    >>> default_output_name(BuildOptions(plies=8, under="44", sample=10, seed=3))
+    'book8-under44-sample10-seed3.dat'
+    """
+    name = f"book{options.plies}"
+    if options.distances:
+        name += "-dist"
+    if options.under:
+        name += f"-under{options.under}"
+    if options.sample is not None:
+        name += f"-sample{options.sample}-seed{options.seed}"
+    if options.shard is not None:
+        name += f"-shard{options.shard[0]}of{options.shard[1]}"
+    return name + ".dat"
+
+
+def manifest_path(book: str | os.PathLike[str]) -> Path:
+    """The manifest beside a book: ``book12.dat`` -> ``book12.dat.json``."""
+    book = Path(book)
+    return book.with_name(book.name + ".json")
+
+
+def check_output(output: str | os.PathLike[str], force: bool) -> Path:
+    """Refuse an output that exists (without ``force``) or cannot be written.
+
+    Checked before any work, so that a long build does not fail at the end.
+    """
+    out = Path(output)
+    if out.is_dir():
+        raise ValueError(f"output {out} is a directory")
+    if not force:
+        for p in (out, manifest_path(out)):
+            if p.exists():
+                raise ValueError(f"{p} exists; use --force to overwrite it")
+    parent = out.parent
+    if not parent.is_dir():
+        raise ValueError(f"cannot write {out}: directory {parent} does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".openingbook-probe-")
+    except OSError as exc:
+        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(probe)
+    return out
+
+
+def build_book(
+    output: str | os.PathLike[str] | None,
+    options: BuildOptions,
+    *,
+    work_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = None,
+    executor: str = "pool",
+    scheduler: str | None = None,
+    table_log2: int | None = None,
+    force: bool = False,
+    keep_work: bool = False,
+    progress: bool = True,
+    command: Sequence[str] | None = None,
+    on_chunk: Callable[[ChunkResult], None] | None = None,
+) -> BuildSummary:
+    """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
+
+    ``output`` defaults to :func:`default_output_name` in the current directory,
+    ``work_dir`` to ``<output>.work`` (deleted after success unless
+    ``keep_work``). ``jobs`` defaults to the usable cores; ``executor`` is
+    ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
+    else a local one). ``command`` is recorded in the manifest (default
+    ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
+    is saved. Raises ``ValueError``/``OSError`` for bad input, before any work.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     s = build_book(os.path.join(tmp, "b.dat"), BuildOptions(10, under="44444433"),
+    ...                    jobs=1, progress=False)
+    ...     s.positions, s.records + s.values.get("first", 0)
+    (9, 9)
+    """
+    from openingbook.bookfile import BookFormat
+
+    wall_start = time.perf_counter()
+    main_cpu_start = time.process_time()
+    options.validate()
+    if executor not in EXECUTOR_NAMES:
+        raise ValueError(
+            f"unknown executor {executor!r}: choose one of {', '.join(EXECUTOR_NAMES)}"
+        )
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"--jobs {jobs}: must be at least 1")
+    if scheduler and executor != "dask":
+        raise ValueError("--scheduler needs --executor dask")
+    if table_log2 is not None and not 10 <= table_log2 <= 32:
+        raise ValueError(f"--table-log2 {table_log2}: expected 10 to 32")
+    fmt = BookFormat.for_plies(options.plies, options.distances)
+    out = check_output(output or default_output_name(options), force)
+    plan = plan_build(options)
+    wd = WorkDir.open(work_dir or out.with_name(out.name + ".work"), plan.work_settings())
+
+    results: dict[int, ChunkResult] = {}
+    todo: list[ChunkTask] = []
+    for chunk in plan.chunks:
+        first, mask = plan.chunk_arrays(chunk)
+        saved = wd.load_chunk(chunk.chunk_id)
+        if saved is not None and _same_positions(saved, first, mask):
+            results[chunk.chunk_id] = saved
+        else:
+            wd.discard_chunk(chunk.chunk_id)  # damaged or from another enumeration
+            todo.append(
+                ChunkTask(chunk.chunk_id, first, mask, options.plies, options.exact, table_log2)
+            )
+    resumed = len(results)
+    resumed_positions = sum(len(r) for r in results.values())
+
+    bar = _progress_bar(plan.positions, resumed_positions, resumed, len(plan.chunks), progress)
+    solve_cpu = 0.0
+    workers = 1
+    try:
+        if todo:
+            with make_executor(
+                executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
+            ) as ex:
+                workers = ex.workers
+                for result in ex.map_unordered(solve_chunk, todo):
+                    wd.save_chunk(result)
+                    results[result.chunk_id] = result
+                    solve_cpu += result.cpu_seconds
+                    bar.update(len(result))
+                    bar.set_postfix_str(
+                        f"chunks {len(results)}/{len(plan.chunks)}, resumed {resumed}",
+                        refresh=False,
+                    )
+                    if on_chunk is not None:
+                        on_chunk(result)
+    finally:
+        bar.close()
+
+    ordered = [results[c.chunk_id] for c in plan.chunks]
+    first = np.concatenate([r.first for r in ordered])
+    mask = np.concatenate([r.mask for r in ordered])
+    values = np.concatenate([r.values for r in ordered])
+    histogram = value_histogram(values, options.distances)
+    records = _write_records(out, fmt, first, mask, values)
+    wall = time.perf_counter() - wall_start
+    solved = plan.positions - resumed_positions
+    manifest = {
+        **_book_entry(out, fmt, records),
+        "selection": options.selection(),
+        "values": histogram,
+        "distance_histogram": _distance_histogram(values) if options.distances else None,
+        "positions": {
+            "book_total": plan.total_positions,
+            "selected": plan.selected_positions,
+            "in_output": plan.positions,
+            "solved_this_run": solved,
+            "resumed": resumed_positions,
+        },
+        "chunks": {
+            "size": plan.chunk_size,
+            "count_all": plan.chunk_count,
+            "in_output": len(plan.chunks),
+            "resumed": resumed,
+        },
+        "solver": {
+            "search": "exact score" if options.exact else "win/draw/loss",
+            "table_log2": table_log2,
+            "executor": executor if executor == "dask" else ("pool" if workers > 1 else "serial"),
+            "workers": workers,
+        },
+        "time": {
+            "wall_seconds": round(wall, 3),
+            "solve_cpu_seconds": round(sum(r.cpu_seconds for r in ordered), 3),
+            "solve_cpu_seconds_this_run": round(solve_cpu, 3),
+            "main_cpu_seconds": round(time.process_time() - main_cpu_start, 3),
+        },
+        **_provenance(command),
+    }
+    mpath = manifest_path(out)
+    _write_json(mpath, manifest)
+    if not keep_work:
+        shutil.rmtree(wd.path, ignore_errors=True)
+    return BuildSummary(
+        output=str(out),
+        manifest=str(mpath),
+        format=fmt.name,
+        records=records,
+        positions=plan.positions,
+        positions_solved=solved,
+        chunks=len(plan.chunks),
+        chunks_resumed=resumed,
+        wall_seconds=round(wall, 3),
+        cpu_seconds=round(solve_cpu, 3),
+        positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
+        values=histogram,
+    )
+
+
+def _same_positions(saved: ChunkResult, first: np.ndarray, mask: np.ndarray) -> bool:
+    return np.array_equal(saved.first, first) and np.array_equal(saved.mask, mask)
+
+
+def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=total,
+        initial=done,
+        unit="pos",
+        desc="solving",
+        file=sys.stderr,
+        disable=not enabled,
+        dynamic_ncols=True,
+        smoothing=0.05,
+    )
+    bar.set_postfix_str(f"chunks {resumed}/{chunks}, resumed {resumed}", refresh=False)
+    return bar
+
+
+def value_histogram(values: np.ndarray, distances: bool) -> dict[str, int]:
+    """Counts of first-player wins, second-player wins and draws among book values.
+
+    >>> value_histogram(np.array([0, 1, 2, 2], np.int8), distances=False)
+    {'first': 2, 'second': 1, 'draw': 1}
+    >>> value_histogram(np.array([97, -98, 0], np.int8), distances=True)
+    {'first': 1, 'second': 1, 'draw': 1}
+    """
+    v = np.asarray(values)
+    if distances:
+        first, second = int((v > 0).sum()), int((v < 0).sum())
+    else:
+        first, second = int((v == 2).sum()), int((v == 1).sum())
+    return {"first": first, "second": second, "draw": int((v == 0).sum())}
+
+
+def _distance_histogram(values: np.ndarray) -> dict[str, int]:
+    uniq, counts = np.unique(np.asarray(values, dtype=np.int8), return_counts=True)
+    return {str(int(u)): int(c) for u, c in zip(uniq, counts, strict=True)}
+
+
+def _write_records(
+    out: Path, fmt: Any, first: np.ndarray, mask: np.ndarray, values: np.ndarray
+) -> int:
+    """Prune (pruned books), encode, sort and write atomically; return the record count."""
+    from openingbook.bookfile import Records, write_book
+    from openingbook.codec import encode_keys
+
+    if not fmt.distances:
+        keep = values != 2
+        first, mask, values = first[keep], mask[keep], values[keep]
+    if len(first) == 0:  # every position a pruned first-player win: an empty book
+        atomic_write_bytes(out, b"")
+        return 0
+    keys = encode_keys(first, mask, fmt.key_bits)
+    write_book(out, fmt, Records(keys, values.astype(np.int8)))
+    return len(keys)
+
+
+def _book_entry(out: Path, fmt: Any, records: int) -> dict[str, Any]:
+    from openingbook.derive import file_sha256
+
+    return {
+        "manifest": "openingbook book manifest",
+        "layout": LAYOUT_VERSION,
+        "format": {
+            "name": fmt.name,
+            "plies": fmt.plies,
+            "distances": fmt.distances,
+            "record_bytes": fmt.record_bytes,
+            "key_bits": fmt.key_bits,
+            "pruned": not fmt.distances,
+        },
+        "book": {
+            "file": out.name,
+            "records": records,
+            "bytes": out.stat().st_size,
+            "sha256": file_sha256(out),
+        },
+    }
+
+
+def _provenance(command: Sequence[str] | None) -> dict[str, Any]:
+    argv = list(command) if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
+    return {
+        "command": shlex.join(argv),
+        "version": openingbook.__version__,
+        "python": sys.version.split()[0],
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def _write_json(path: Path, obj: dict[str, Any]) -> None:
+    import json
+
+    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
+
+
+def read_manifest(book: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest beside ``book``; ``ValueError`` when missing or not a manifest."""
+    import json
+
+    path = manifest_path(book)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{book}: no manifest {path.name} beside it") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or not {"book", "format", "selection"} <= data.keys():
+        raise ValueError(f"{path}: not an openingbook build manifest")
+    return data
+
+
+# ---------------------------------------------------------------- merge
+@dataclass
+class MergeSummary:
+    """What a merge did (also the ``--json`` output)."""
+
+    output: str
+    manifest: str
+    format: str
+    records: int
+    shards: int
+    positions: int
+    values: dict[str, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def merge_books(
+    output: str | os.PathLike[str],
+    shard_books: Sequence[str | os.PathLike[str]],
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> MergeSummary:
+    """Combine the books of all shards ``1/n .. n/n`` of one build into its full book.
+
+    Every shard book needs its manifest (it says which shard it is and for
+    which settings). Refused with ``ValueError``: a missing or changed shard file
+    (sha256), shards of different settings or shard counts, a shard given twice
+    or overlapping records (overlap), a missing shard (gap). The result is the
+    bytes a single run writes, plus a manifest listing the shards.
+    """
+    from openingbook.bookfile import BookFormat, Records, read_book, write_book
+    from openingbook.derive import file_sha256
+
+    if not shard_books:
+        raise ValueError("no shard books to merge")
+    out = check_output(output, force)
+    manifests = []
+    for book in shard_books:
+        m = read_manifest(book)
+        if file_sha256(book) != m["book"]["sha256"]:
+            raise ValueError(f"{book}: contents differ from its manifest (sha256); rebuild it")
+        if not m["selection"].get("shard"):
+            raise ValueError(f"{book}: not a shard output (built without --shard)")
+        manifests.append(m)
+
+    def settings(m: dict[str, Any]) -> dict[str, Any]:
+        sel = {k: v for k, v in m["selection"].items() if k != "shard"}
+        sel["shards"] = int(m["selection"]["shard"].split("/")[1])
+        sel["chunk_size"] = m["chunks"]["size"]
+        sel["format"] = m["format"]["name"]
+        sel["selected_positions"] = m["positions"]["selected"]
+        return sel
+
+    reference = settings(manifests[0])
+    for book, m in zip(shard_books, manifests, strict=True):
+        s = settings(m)
+        if s != reference:
+            diff = ", ".join(
+                f"{k} {s.get(k)!r} vs {reference.get(k)!r}"
+                for k in reference
+                if s.get(k) != reference.get(k)
+            )
+            raise ValueError(f"{book} was built with other settings than {shard_books[0]} ({diff})")
+    n = reference["shards"]
+    seen: dict[int, str] = {}
+    for book, m in zip(shard_books, manifests, strict=True):
+        i = int(m["selection"]["shard"].split("/")[0])
+        if i in seen:
+            raise ValueError(f"overlap: shard {i}/{n} given twice ({seen[i]} and {book})")
+        seen[i] = str(book)
+    missing = [i for i in range(1, n + 1) if i not in seen]
+    if missing:
+        listed = ", ".join(f"{i}/{n}" for i in missing)
+        raise ValueError(f"gap: shard{'s' if len(missing) > 1 else ''} {listed} missing")
+    positions = sum(m["positions"]["in_output"] for m in manifests)
+    if positions != reference["selected_positions"]:
+        raise ValueError(
+            f"gap or overlap: the shards hold {positions} positions, the build has "
+            f"{reference['selected_positions']}"
+        )
+
+    fmt = BookFormat.for_plies(reference["plies"], reference["distances"])
+    keys, values = [], []
+    for book, m in zip(shard_books, manifests, strict=True):
+        if m["book"]["records"] == 0:  # every position a pruned first-player win
+            continue
+        _, rec = read_book(book, fmt)
+        keys.append(rec.keys)
+        values.append(rec.values)
+    all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+    all_values = np.concatenate(values) if values else np.zeros(0, np.int8)
+    if len(np.unique(all_keys)) != len(all_keys):
+        raise ValueError("overlap: the same position is stored in more than one shard")
+    if len(all_keys):
+        write_book(out, fmt, Records(all_keys, all_values.astype(np.int8)))
+    else:
+        atomic_write_bytes(out, b"")
+    histogram = {k: sum(m["values"][k] for m in manifests) for k in ("first", "second", "draw")}
+    dist_hist: dict[str, int] | None = None
+    if reference["distances"]:
+        dist_hist = {}
+        for m in manifests:
+            for k, c in (m.get("distance_histogram") or {}).items():
+                dist_hist[k] = dist_hist.get(k, 0) + c
+        dist_hist = dict(sorted(dist_hist.items(), key=lambda kv: int(kv[0])))
+    sel = dict(manifests[0]["selection"], shard=None)
+    manifest = {
+        **_book_entry(out, fmt, len(all_keys)),
+        "selection": sel,
+        "values": histogram,
+        "distance_histogram": dist_hist,
+        "positions": {
+            "book_total": manifests[0]["positions"]["book_total"],
+            "selected": reference["selected_positions"],
+            "in_output": positions,
+        },
+        "chunks": {
+            "size": reference["chunk_size"],
+            "count_all": manifests[0]["chunks"]["count_all"],
+        },
+        "solver": manifests[0]["solver"],
+        "time": {
+            "wall_seconds_sum": round(sum(m["time"]["wall_seconds"] for m in manifests), 3),
+            "solve_cpu_seconds": round(sum(m["time"]["solve_cpu_seconds"] for m in manifests), 3),
+        },
+        "merged_from": [
+            {"file": Path(b).name, "shard": m["selection"]["shard"], "sha256": m["book"]["sha256"]}
+            for b, m in sorted(
+                zip(shard_books, manifests, strict=True),
+                key=lambda bm: int(bm[1]["selection"]["shard"].split("/")[0]),
+            )
+        ],
+        **_provenance(command),
+    }
+    mpath = manifest_path(out)
+    _write_json(mpath, manifest)
+    return MergeSummary(
+        output=str(out),
+        manifest=str(mpath),
+        format=fmt.name,
+        records=len(all_keys),
+        shards=n,
+        positions=positions,
+        values=histogram,
+    )

@@ -1,0 +1,195 @@
+"""``openingbook build`` and ``openingbook merge``: argument parsing only.
+
+The work is done by :func:`openingbook.build.build_book` and
+:func:`openingbook.build.merge_books`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from openingbook.build import BuildOptions, build_book, merge_books, parse_shard
+from openingbook.cli import main
+from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.executors import EXECUTOR_NAMES
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        return parse_shard(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+
+
+def _command_line() -> list[str]:
+    """The command as given: ``openingbook <command> <options>`` rebuilt from the parsed
+    parameters (exact up to option order and spelling, whatever ``sys.argv`` holds)."""
+    ctx = click.get_current_context()
+    words = ["openingbook", ctx.info_name or ctx.command.name or ""]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if value is None or value is False or value == () or value == param.default:
+            continue
+        if isinstance(param, click.Argument):
+            words += [str(v) for v in value] if isinstance(value, tuple) else [str(value)]
+            continue
+        opt = max(param.opts, key=len)
+        if value is True:
+            words.append(opt)
+        elif param.name == "shard":
+            words += [opt, f"{value[0]}/{value[1]}"]
+        else:
+            words += [opt, str(value)]
+    return words
+
+
+@main.command("build")
+@click.option(
+    "--plies", type=int, required=True, help="Stones on the board: an even number from 2 to 16."
+)
+@click.option(
+    "--distances",
+    is_flag=True,
+    help="Exact distances to the end for every position (5-byte records at 12 plies, "
+    "nothing pruned); default is the win/draw/loss book with first-player wins pruned.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Book file to write (default: book<plies>[-dist][-under...].dat here). "
+    "The manifest goes to <output>.json.",
+)
+@click.option("--under", metavar="MOVES", help="Only positions reached from this 1-based line.")
+@click.option(
+    "--shard", metavar="I/N", callback=_shard, help="Solve the I-th of N deterministic parts."
+)
+@click.option("--sample", type=int, metavar="K", help="Solve K positions picked at random.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed of --sample.")
+@click.option("-j", "--jobs", type=int, help="Worker processes (default: all cores).")
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTOR_NAMES),
+    default="pool",
+    show_default=True,
+    help="Local process pool, or a dask.distributed cluster.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Dask scheduler address (tcp://host:8786); default a local cluster of --jobs workers.",
+)
+@click.option(
+    "--work-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where finished chunks are saved for resuming (default: <output>.work).",
+)
+@click.option("--chunk-size", type=int, help="Positions per chunk (default: automatic, <= 1024).")
+@click.option("--table-log2", type=int, help="Solver table size per worker, log2 of entries.")
+@click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
+@click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@json_option
+@user_errors
+def build_command(
+    plies: int,
+    distances: bool,
+    output: Path | None,
+    under: str | None,
+    shard: tuple[int, int] | None,
+    sample: int | None,
+    seed: int,
+    jobs: int | None,
+    executor: str,
+    scheduler: str | None,
+    work_dir: Path | None,
+    chunk_size: int | None,
+    table_log2: int | None,
+    force: bool,
+    keep_work: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Solve every book position of a ply and write the book plus its manifest.
+
+    Finished chunks are saved in the work directory: rerun the same command
+    after an interruption to continue where it stopped.
+
+    \b
+    Examples:
+      openingbook build --plies 8
+      openingbook build --plies 12 --distances --jobs 2
+      openingbook build --plies 12 --under 4444 -o book12-4444.dat
+      openingbook build --plies 12 --distances --shard 1/4   # then: openingbook merge
+    """
+    if seed != 0 and sample is None:
+        raise click.UsageError("--seed only applies with --sample")
+    options = BuildOptions(
+        plies=plies,
+        distances=distances,
+        under=under,
+        shard=shard,
+        sample=sample,
+        seed=seed,
+        chunk_size=chunk_size,
+    )
+    summary = build_book(
+        output,
+        options,
+        work_dir=work_dir,
+        jobs=jobs,
+        executor=executor,
+        scheduler=scheduler,
+        table_log2=table_log2,
+        force=force,
+        keep_work=keep_work,
+        progress=not quiet and not as_json,
+        command=_command_line(),
+    )
+    if as_json:
+        emit_json(summary.as_dict())
+    elif not quiet:
+        v = summary.values
+        click.echo(
+            f"{summary.output}: {summary.records} records ({summary.format}); "
+            f"{summary.positions} positions: first wins {v['first']}, second wins "
+            f"{v['second']}, draws {v['draw']}; solved {summary.positions_solved} in "
+            f"{summary.wall_seconds:.1f} s ({summary.positions_per_second:.1f}/s), "
+            f"{summary.chunks_resumed} of {summary.chunks} chunks resumed"
+        )
+
+
+@main.command("merge")
+@click.argument("shards", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Book file to write (manifest: <output>.json).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
+@json_option
+@user_errors
+def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: bool) -> None:
+    """Combine the shard books of one build (all of 1/N .. N/N) into the full book.
+
+    Refuses shards of different settings, a shard given twice or overlapping,
+    and missing shards.
+
+    \b
+    Example:
+      openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
+    """
+    summary = merge_books(output, list(shards), force=force, command=_command_line())
+    if as_json:
+        emit_json(summary.as_dict())
+    else:
+        click.echo(
+            f"{summary.output}: {summary.records} records ({summary.format}) "
+            f"from {summary.shards} shards, {summary.positions} positions"
+        )
