@@ -34,6 +34,7 @@ __all__ = [
     "mirror_bits",
     "position_keys",
     "stone_counts",
+    "winning_cells_bits",
 ]
 
 _U64 = np.uint64
@@ -41,6 +42,12 @@ _U64 = np.uint64
 
 def _as_u64(bits: np.ndarray | int) -> np.ndarray:
     return np.asarray(bits, dtype=np.uint64)
+
+
+def _flat(bits: np.ndarray | int) -> tuple[np.ndarray, tuple[int, ...]]:
+    """A contiguous 1-d uint64 copy-or-view for the compiled kernels, and the shape."""
+    arr = _as_u64(bits)
+    return np.ascontiguousarray(arr).reshape(-1), arr.shape
 
 
 def stone_counts(mask: np.ndarray) -> np.ndarray:
@@ -72,19 +79,25 @@ def has_four_bits(bits: np.ndarray, height: int = DEFAULT_HEIGHT) -> np.ndarray:
     >>> has_four_bits(np.array([0b1111, 0b0111], np.uint64)).tolist()
     [True, False]
     """
-    s = _as_u64(bits)
-    out = np.zeros(s.shape, dtype=bool)
-    for shift in (1, height + 1, height, height + 2):
-        m = s & (s >> _U64(shift))
-        out |= (m & (m >> _U64(2 * shift))) != 0
-    return out
+    flat, shape = _flat(bits)
+    return _nb_has_four_many(flat, height).reshape(shape)
 
 
-def _winning_cells_bits(
-    stones: np.ndarray, mask: np.ndarray, width: int, height: int
+def winning_cells_bits(
+    stones: np.ndarray,
+    mask: np.ndarray,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
 ) -> np.ndarray:
-    """Empty cells completing four for the owner of ``stones`` (any height)."""
-    s = stones
+    """Empty cells (playable or not) completing four for the owner of ``stones``.
+
+    Element-wise :func:`solver.position.winning_cells`.
+
+    >>> int(winning_cells_bits(np.array([0b111], np.uint64), np.array([0b111], np.uint64))[0])
+    8
+    """
+    s = _as_u64(stones)
+    mask = _as_u64(mask)
     r = (s << _U64(1)) & (s << _U64(2)) & (s << _U64(3))  # vertical: the cell above three
     for shift in (height + 1, height, height + 2):  # horizontal and both diagonals
         d1, d2, d3 = _U64(shift), _U64(2 * shift), _U64(3 * shift)
@@ -116,11 +129,11 @@ def can_win_next_bits(
     ...                   np.array([q.mask], np.uint64)).tolist()
     [True]
     """
-    first = _as_u64(first)
-    mask = _as_u64(mask)
-    current = current_bits(first, mask)
-    playable = (mask + _U64(bottom_mask(width, height))) & _U64(board_mask(width, height))
-    return (_winning_cells_bits(current, mask, width, height) & playable) != 0
+    f, shape = _flat(first)
+    m, mask_shape = _flat(mask)
+    if shape != mask_shape:
+        raise ValueError(f"first and mask differ in shape: {shape} vs {mask_shape}")
+    return _nb_can_win_next_many(f, m, width, height).reshape(shape)
 
 
 def mirror_bits(
@@ -134,13 +147,8 @@ def mirror_bits(
     >>> mirror_bits(np.array([0b1], np.uint64)).tolist() == [1 << 42]
     True
     """
-    b = _as_u64(bits)
-    h1 = height + 1
-    col_bits = _U64((1 << h1) - 1)
-    out = np.zeros(b.shape, dtype=np.uint64)
-    for col in range(width):
-        out |= ((b >> _U64(col * h1)) & col_bits) << _U64((width - 1 - col) * h1)
-    return out
+    flat, shape = _flat(bits)
+    return _nb_mirror_many(flat, width, height).reshape(shape)
 
 
 def position_keys(
@@ -218,4 +226,43 @@ def _nb_mirror(bits: np.uint64, width: int, height: int) -> np.uint64:
     out = np.uint64(0)
     for col in range(width):
         out |= ((bits >> np.uint64(col * h1)) & col_bits) << np.uint64((width - 1 - col) * h1)
+    return out
+
+
+# ----------------------------------------------------------- numba, many positions
+@njit(cache=True)
+def _nb_has_four_many(bits, height):
+    out = np.empty(bits.size, dtype=np.bool_)
+    for i in range(bits.size):
+        out[i] = _nb_has_four(bits[i], height)
+    return out
+
+
+@njit(cache=True)
+def _nb_can_win_next_many(first, mask, width, height):
+    h1 = height + 1
+    bottom = np.uint64(0)
+    for col in range(width):
+        bottom |= np.uint64(1) << np.uint64(col * h1)
+    board = bottom * np.uint64((1 << height) - 1)
+    out = np.empty(first.size, dtype=np.bool_)
+    for i in range(first.size):
+        m = mask[i]
+        # the side to move owns `first` when the stone count is even
+        stones = 0
+        rest = m
+        while rest != np.uint64(0):
+            rest &= rest - np.uint64(1)
+            stones += 1
+        current = first[i] if stones % 2 == 0 else first[i] ^ m
+        playable = (m + bottom) & board
+        out[i] = _nb_winning_cells(current, m, board, height) & playable != np.uint64(0)
+    return out
+
+
+@njit(cache=True)
+def _nb_mirror_many(bits, width, height):
+    out = np.empty(bits.size, dtype=np.uint64)
+    for i in range(bits.size):
+        out[i] = _nb_mirror(bits[i], width, height)
     return out

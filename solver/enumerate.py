@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.bitboards import _nb_has_four, _nb_mirror, _nb_winning_cells
+from solver.bitboards import _nb_has_four, _nb_mirror, can_win_next_bits
 from solver.bitboards import mirror_bits as _mirror_bits
 from solver.bitboards import position_keys as _position_keys
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
@@ -214,23 +214,6 @@ def _gather_children(first, mask, stones, width, height, canonical, flags, count
 
 
 @njit(cache=True)
-def _immediate_wins(first, mask, stones, width, height):
-    """For each position: can the side to move complete four at once?"""
-    h1 = height + 1
-    bottom = np.uint64(0)
-    for col in range(width):
-        bottom |= np.uint64(1) << np.uint64(col * h1)
-    board = bottom * np.uint64((1 << height) - 1)
-    out = np.empty(first.size, dtype=np.bool_)
-    for i in range(first.size):
-        m = mask[i]
-        current = first[i] if stones % 2 == 0 else first[i] ^ m
-        playable = (m + bottom) & board
-        out[i] = _nb_winning_cells(current, m, board, height) & playable != np.uint64(0)
-    return out
-
-
-@njit(cache=True)
 def _add_mirrors(first, mask, index, width, height):
     """Each position followed by its mirror image unless it is symmetric; the
     index is repeated and ``mirrored`` marks the added images."""
@@ -355,7 +338,7 @@ def _enumerate(
     first, mask = layers.first, layers.mask
     index = np.arange(first.size, dtype=np.int64)
     if drop_immediate_wins and first.size:
-        keep = ~_immediate_wins(first, mask, plies, width, height)
+        keep = ~can_win_next_bits(first, mask, width, height)
         first, mask, index = first[keep], mask[keep], index[keep]
     mirrored = np.zeros(first.size, dtype=bool)
     if merge_mirrors and not canonical:

@@ -27,7 +27,8 @@ from solver import (
     position_keys,
     positions_with_moves,
 )
-from solver.position import has_four
+from solver.bitboards import winning_cells_bits
+from solver.position import has_four, winning_cells
 from tests.strategies import positions
 
 REFERENCE_BOOK8 = Path("/work/shared/reference/thill-original-book8.dat")
@@ -327,6 +328,27 @@ def test_bit_helpers_agree_with_position(poss):
     # the other variant of the pair gives the same canonical variant
     mf, mm = canonical_bits(mirror_bits(first), mirror_bits(mask))
     assert (mf == cf).all() and (mm == cm).all()
+
+
+@settings(max_examples=50)
+@given(st.lists(positions(), min_size=1, max_size=20))
+def test_winning_cells_bits_agrees_with_position(poss):
+    for owner in ("first_stones", "second_stones"):
+        stones = np.array([getattr(p, owner) for p in poss], np.uint64)
+        mask = np.array([p.mask for p in poss], np.uint64)
+        expected = [winning_cells(getattr(p, owner), p.mask, 7, 6) for p in poss]
+        assert winning_cells_bits(stones, mask).tolist() == expected
+
+
+def test_bit_helpers_keep_shapes():
+    p = Position.from_moves("4453")
+    first = np.full((2, 3), p.first_stones, np.uint64)
+    mask = np.full((2, 3), p.mask, np.uint64)
+    assert has_four_bits(first).shape == (2, 3)
+    assert can_win_next_bits(first, mask).shape == (2, 3)
+    assert (mirror_bits(mirror_bits(mask)) == mask).all()
+    with pytest.raises(ValueError, match="differ in shape"):
+        can_win_next_bits(first, mask[0])
 
 
 @given(st.integers(0, (1 << 49) - 1))
