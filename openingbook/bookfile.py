@@ -59,6 +59,7 @@ __all__ = [
     "BookFileError",
     "BookFormat",
     "Records",
+    "check_distances",
     "check_order",
     "check_positions",
     "check_records",
@@ -66,6 +67,7 @@ __all__ = [
     "check_values",
     "describe_book",
     "detect_format",
+    "parity_faults",
     "parse_records",
     "read_book",
     "records_to_bytes",
@@ -261,7 +263,9 @@ def check_records(
 
     Checks values, order (strictly ascending: an exact duplicate key is an
     error), and with ``decode`` that every key is a legal position with
-    ``fmt.plies`` stones. Mirror pairs stored twice are not a format error.
+    ``fmt.plies`` stones. Mirror pairs stored twice are not a format error, nor
+    are distances of the wrong parity (:func:`check_distances`, reported by
+    :func:`describe_book`): the format can hold them and readers answer them.
     """
     if len(records) == 0:
         raise BookFileError(f"{name}: no records")
@@ -341,7 +345,10 @@ def describe_book(path: str | os.PathLike[str], fmt: BookFormat | None = None) -
         ("values", check_values),
         ("order", check_order),
         ("positions", check_positions),
+        ("distances", check_distances),
     ):
+        if label == "distances" and not fmt.distances:
+            continue
         try:
             check(fmt, records, str(path))
             checks[label] = "ok"
@@ -365,15 +372,41 @@ def describe_book(path: str | os.PathLike[str], fmt: BookFormat | None = None) -
 
 
 def _bad_values(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
+    """Values the format cannot hold: pruned 0-2; distance 0 or ``d`` in 1..42-plies."""
     v = values.astype(np.int64)
     if not fmt.distances:
         return (v < 0) | (v > VALUE_FIRST)
     d = 100 - np.abs(v)
-    # the winner plays the last stone: stone number plies + d is the first
-    # player's when it is odd
-    first_last = (fmt.plies + d) % 2 == 1
-    ok = (v == 0) | ((d >= 1) & (fmt.plies + d <= CELLS) & (first_last == (v > 0)))
-    return ~ok
+    return (v != 0) & ((d < 1) | (fmt.plies + d > CELLS))
+
+
+def parity_faults(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
+    """Distance values whose winner cannot place the last stone.
+
+    Stone number ``plies + d`` is the first player's when it is odd, so a first
+    player win needs ``plies + d`` odd and a second player win even. Such a value
+    fits the format (readers still answer it) but cannot be right.
+    """
+    if not fmt.distances:
+        return np.zeros(len(values), dtype=bool)
+    v = values.astype(np.int64)
+    first_last = (fmt.plies + 100 - np.abs(v)) % 2 == 1
+    return (v != 0) & (first_last != (v > 0))
+
+
+def check_distances(fmt: BookFormat, records: Records, name: str = "book") -> None:
+    """Raise :class:`BookFileError` for the first distance whose winner cannot play the
+    last stone (see :func:`parity_faults`); nothing to check in pruned books."""
+    bad = parity_faults(fmt, records.values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        v = int(records.values[i])
+        d = 100 - abs(v)
+        winner, other = ("first", "second") if v > 0 else ("second", "first")
+        raise BookFileError(
+            f"{name}: record {i} says the {winner} player wins in {d} plies, but stone "
+            f"{fmt.plies + d} is the {other} player's"
+        )
 
 
 def _value_rule(fmt: BookFormat) -> str:

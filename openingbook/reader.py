@@ -446,10 +446,14 @@ def _value_tables(fmt: BookFormat) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     winner[0], plies[0], score[0], valid[0] = 0, CELLS - n, 0, True
     for d in range(1, CELLS - n + 1):
         # the player who places stone n + d wins: the first player on odd stone numbers
-        first_wins = (n + d) % 2 == 1
-        b = (100 - d) if first_wins else (256 - (100 - d))
-        winner[b] = 1 if first_wins else -1
-        plies[b] = d
-        score[b] = score_from_plies(d, n)
-        valid[b] = True
+        first_places_last = (n + d) % 2 == 1
+        for first_wins in (True, False):
+            b = (100 - d) if first_wins else (256 - (100 - d))
+            winner[b] = 1 if first_wins else -1
+            plies[b] = d
+            valid[b] = True
+            if first_wins == first_places_last:
+                score[b] = score_from_plies(d, n)
+            # else: a faulty distance (the winner cannot play the last stone): the
+            # stored winner and distance are answered, the score stays unknown
     return winner, plies, score, valid

@@ -306,9 +306,17 @@ def test_bad_values(tmp_path):
         read_book(bad_copy(tmp_path, bytes(data)), BOOK8)
     fmt = BOOK12_DIST
     records = make_records(fmt, random_positions(12, 10, 1))
-    records.values[3] = 100 - 4  # first player "wins" with stone 16: the second's stone
-    with pytest.raises(BookFileError, match="value 96, not a distance of a 12-stone position"):
+    records.values[3] = 100 - 31  # 12 + 31 stones do not fit the board
+    with pytest.raises(BookFileError, match="value 69, not a distance of a 12-stone position"):
         write_book(tmp_path / "d.dat", fmt, records)
+    records.values[3] = 100 - 4  # first player "wins" with stone 16: the second's stone
+    write_book(tmp_path / "d.dat", fmt, records)  # the format holds it
+    info = describe_book(tmp_path / "d.dat", fmt)
+    i = int(np.flatnonzero(read_book(tmp_path / "d.dat", fmt)[1].values == 96)[0])
+    assert info["checks"]["distances"] == (
+        f"record {i} says the first player wins in 4 plies, but stone 16 is the second player's"
+    )
+    assert info["ok"] is False
 
 
 def test_describe_book(tmp_path):

@@ -307,3 +307,16 @@ def test_pruned_book_accepts_stored_first_player_wins(tmp_path):
             assert value.winner is pruned_answer(v)
         bulk = book.lookup_many(first, mask)
         assert bulk.winner.tolist() == [{0: 0, 1: -1, 2: 1}[v] for v in values.tolist()]
+
+
+def test_faulty_distance_parity_is_answered_without_score(tmp_path):
+    fmt = BookFormat.for_plies(12, distances=True)
+    pos = Position.from_moves("444444333333")
+    first, mask = arrays([pos])
+    path = tmp_path / "faulty.dat"
+    # "first player wins in 4 plies": stone 16 would be the second player's
+    write_book(path, fmt, Records(encode_keys(first, mask, 32), np.array([96], np.int8)))
+    with Book(path) as book:
+        assert book.get(pos) == BookValue(Winner.FIRST, 4, None)
+        bulk = book.lookup_many(first, mask)
+        assert (bulk.winner[0], bulk.plies[0], bulk.score[0]) == (1, 4, UNKNOWN)
