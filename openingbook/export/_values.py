@@ -82,12 +82,14 @@ def bulk_values(
     plies: np.ndarray,
     book: str,
     strict: bool,
+    scores: np.ndarray | None = None,
 ) -> BulkValues:
     """:class:`BulkValues` from stored results (``index`` -1 where not stored).
 
     ``winner`` (+1/-1/0) and ``plies`` (``UNKNOWN`` when not known) are read
-    where ``index >= 0``; scores follow from them. Missing positions get the
-    immediate-win rule, else an error (``strict``) or ``UNKNOWN``.
+    where ``index >= 0``; scores follow from them unless given. Missing
+    positions get the immediate-win rule, else an error (``strict``) or
+    ``UNKNOWN``. A stored result that no game can have raises ``ValueError``.
     """
     stones = stone_counts(mask).astype(np.int64)
     found = index >= 0
@@ -95,11 +97,15 @@ def bulk_values(
     plies = np.where(found, plies, UNKNOWN).astype(np.int16)
     known = found & (plies != UNKNOWN)
     safe_plies = np.clip(plies, 0, CELLS).astype(np.int64)
-    score = np.where(winner == 0, 0, SCORE_OF[stones, safe_plies])
+    if scores is None:
+        score = np.where(winner == 0, 0, SCORE_OF[stones, safe_plies])
+    else:
+        score = np.asarray(scores)
     score = np.where(known, score, UNKNOWN).astype(np.int16)
-    decided = known & (winner != 0) & (plies > 0)
+    decided = known & (winner != 0) & (plies != 0)
     mover_wins = (winner > 0) == (stones % 2 == 0)
-    bad = decided & (((plies % 2) == 1) != mover_wins)
+    off_board = (plies < 1) | (stones + plies > CELLS)
+    bad = decided & ((((plies % 2) == 1) != mover_wins) | off_board)
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"{book}: record {int(index[i])} has an impossible result")

@@ -401,7 +401,7 @@ class PonsBook:
         a_to_move = stones % 2 == 0
         winner = np.where(scores == 0, 0, np.where((scores > 0) == a_to_move, 1, -1))
         plies = PLIES_OF[stones, scores.astype(np.int64) + CELLS // 2]
-        return bulk_values(first, mask, slots, winner, plies, self.path.name, strict)
+        return bulk_values(first, mask, slots, winner, plies, self.path.name, strict, scores)
 
     def _find(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Look up as Pons' solver does: ``(slot or -1, score or 0)`` per position."""
