@@ -219,9 +219,14 @@ class Records:
 
 
 # ------------------------------------------------------------- bytes <-> arrays
-def parse_records(data: np.ndarray | bytes, fmt: BookFormat) -> Records:
-    """Records from raw file bytes (a whole number of records; a memmap works)."""
-    raw = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes | bytearray) else data
+def parse_records(data: np.ndarray | bytes | memoryview, fmt: BookFormat) -> Records:
+    """Records from raw file bytes (a whole number of records; a uint8 memmap works).
+
+    >>> r = parse_records(bytes.fromhex("055cfc 055d02"), BOOK8)
+    >>> [hex(k) for k in r.keys], r.values.tolist()
+    (['0x55cfc', '0x55d00'], [0, 2])
+    """
+    raw = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
     if raw.size % fmt.record_bytes:
         raise ValueError(
             f"{raw.size} bytes is not a whole number of {fmt.record_bytes}-byte records"
@@ -231,7 +236,7 @@ def parse_records(data: np.ndarray | bytes, fmt: BookFormat) -> Records:
     for i in range(fmt.key_bytes):
         field = (field << _U64(8)) | rows[:, i].astype(_U64)
     if fmt.distances:
-        return Records(field, rows[:, fmt.key_bytes].view(np.int8))
+        return Records(field, np.ascontiguousarray(rows[:, fmt.key_bytes]).view(np.int8))
     value_mask = _U64((1 << fmt.value_bits) - 1)
     return Records(field & ~value_mask, (field & value_mask).astype(np.int8))
 

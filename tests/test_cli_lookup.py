@@ -122,6 +122,9 @@ def test_lookup_distance_book(tmp_path):
     assert (out["winner"], out["plies"], out["score"]) == ("second", 8, -12)
     win_now = lookup_json(str(path), "121212445566")
     assert (win_now["winner"], win_now["plies"], win_now["score"]) == ("first", 1, 15)
+    info = json.loads(run("info", str(path), "--format", "12-dist", "--json").output)
+    assert (info["format"], info["records"]) == ("12-ply-dist", 1)
+    assert info["values"]["second_by_plies"] == {"8": 1} and info["ok"] is True
     result = run("lookup", str(path), "444444222222")
     assert result.exit_code == 1 and "position not in dist.dat" in result.output
 
