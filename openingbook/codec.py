@@ -118,28 +118,35 @@ def decode_column_code(
 
 # ----------------------------------------------------------- integer helpers
 @functools.cache
-def _column_tables(height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-column lookup tables for one board height.
-
-    Encoding, indexed by ``(column mask bits << height) | column first bits``:
-    the column's code without its separator, and its length (``-1`` when the
-    bits are not a gap-free column or a first-player stone sits on an empty cell).
-
-    Decoding, indexed by the next ``2*height + 1`` code bits: how many stones the
-    column holds (``height + 1`` when a stone would overflow it) and which of
-    them are the first player's.
-    """
-    n = 1 << (2 * height)
-    enc_code = np.zeros(n, dtype=_U64)
-    enc_len = np.full(n, -1, dtype=np.int64)
+def _marker_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Code and length of one column followed by its separator, indexed by the
+    column's ``height + 1`` bits of ``first + mask + bottom``: a marker bit just
+    above the stones, the first player's stones below it."""
+    size = 1 << (height + 1)
+    codes = np.zeros(size, dtype=_U64)
+    lengths = np.zeros(size, dtype=_U64)
     for stones in range(height + 1):
-        m = (1 << stones) - 1
         for f in range(1 << stones):
             code = 0
             for row in range(stones):
                 code = (code << 2) | (0b10 if (f >> row) & 1 else 0b11)
-            enc_code[(m << height) | f] = code
-            enc_len[(m << height) | f] = 2 * stones
+            codes[(1 << stones) | f] = code << 1
+            lengths[(1 << stones) | f] = 2 * stones + 1
+    return codes, lengths
+
+
+@functools.cache
+def _marker_lists(height: int) -> tuple[list[int], list[int]]:
+    """:func:`_marker_tables` as Python lists (fast item access for one position)."""
+    codes, lengths = _marker_tables(height)
+    return [int(c) for c in codes], [int(n) for n in lengths]
+
+
+@functools.cache
+def _decode_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indexed by the next ``2*height + 1`` code bits: how many stones the column
+    holds (``height + 1`` when a further stone would overflow it) and which of them
+    are the first player's."""
     window = 2 * height + 1
     dec_stones = np.zeros(1 << window, dtype=np.int64)
     dec_first = np.zeros(1 << window, dtype=_U64)
@@ -159,14 +166,7 @@ def _column_tables(height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
             pos -= 2
         dec_stones[w] = stones
         dec_first[w] = first
-    return enc_code, enc_len, dec_stones, dec_first
-
-
-@functools.cache
-def _column_lists(height: int) -> tuple[list[int], list[int]]:
-    """The encoding tables as Python lists (fast item access for one position)."""
-    enc_code, enc_len, _, _ = _column_tables(height)
-    return [int(c) for c in enc_code], [int(n) for n in enc_len]
+    return dec_stones, dec_first
 
 
 def position_key(pos: Position, key_bits: int) -> int:
@@ -188,29 +188,26 @@ def position_key_pair(pos: Position, key_bits: int) -> tuple[int, int]:
     >>> [hex(k) for k in position_key_pair(Position.from_moves("1"), 24)]
     ['0x800000', '0x20000']
     """
-    h1 = pos.height + 1
-    col_bits = (1 << pos.height) - 1
-    enc_code, enc_len = _column_lists(pos.height)
-    first, mask = pos.first_stones, pos.mask
-    codes = []
-    length = pos.width - 1
-    for col in range(pos.width):
-        idx = (((mask >> (col * h1)) & col_bits) << pos.height) | ((first >> (col * h1)) & col_bits)
-        n = enc_len[idx]
-        if n < 0:
-            raise ValueError(f"column {col + 1} has a floating stone or a stray bit")
-        codes.append((enc_code[idx], n))
-        length += n
+    width, height = pos.width, pos.height
+    h1 = height + 1
+    bottom = _bottom_bits(width, height)
+    mask = pos.mask
+    if (mask + bottom) & mask or mask & ~_board_bits(width, height):
+        raise ValueError("not a position: a floating stone or a stray bit")
+    length = width - 1 + 2 * mask.bit_count()
     if length > key_bits:
         raise ValueError(f"{length}-bit column code does not fit a {key_bits}-bit key")
+    table_code, table_len = _marker_lists(height)
+    marked = pos.first_stones + mask + bottom
+    col_bits = (1 << h1) - 1
+    cols = [(marked >> (col * h1)) & col_bits for col in range(width)]
     key = mirrored = 0
-    for i, ((code, n), (mcode, mn)) in enumerate(zip(codes, reversed(codes), strict=True)):
-        if i:  # the separator closing the previous column
-            key <<= 1
-            mirrored <<= 1
-        key = (key << n) | code
-        mirrored = (mirrored << mn) | mcode
-    return key << (key_bits - length), mirrored << (key_bits - length)
+    for idx, midx in zip(cols, reversed(cols), strict=True):
+        key = (key << table_len[idx]) | table_code[idx]
+        mirrored = (mirrored << table_len[midx]) | table_code[midx]
+    # every column was closed by a separator: the last one is not part of the code
+    shift = key_bits - length
+    return (key >> 1) << shift, (mirrored >> 1) << shift
 
 
 def key_position(
@@ -281,24 +278,6 @@ def encode_key_pairs(
     keys = _fold_columns(codes, lengths, range(width)) << shift
     mirrored = _fold_columns(codes, lengths, range(width - 1, -1, -1)) << shift
     return keys, mirrored
-
-
-@functools.cache
-def _marker_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
-    """Code and length of one column followed by its separator, indexed by the
-    column's ``height + 1`` bits of ``first + mask + bottom``: a marker bit just
-    above the stones, the first player's stones below it."""
-    size = 1 << (height + 1)
-    codes = np.zeros(size, dtype=_U64)
-    lengths = np.zeros(size, dtype=_U64)
-    for stones in range(height + 1):
-        for f in range(1 << stones):
-            code = 0
-            for row in range(stones):
-                code = (code << 2) | (0b10 if (f >> row) & 1 else 0b11)
-            codes[(1 << stones) | f] = code << 1
-            lengths[(1 << stones) | f] = 2 * stones + 1
-    return codes, lengths
 
 
 def _column_codes(
@@ -375,7 +354,7 @@ def decode_keys_raw(
     """
     if not 0 < key_bits <= 64:
         raise ValueError(f"key_bits must be 1..64, got {key_bits}")
-    _, _, dec_stones, dec_first = _column_tables(height)
+    dec_stones, dec_first = _decode_tables(height)
     window = 2 * height + 1
     h1 = height + 1
     reg = keys << _U64(64 - key_bits)
