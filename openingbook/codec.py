@@ -333,10 +333,12 @@ def _fold_columns(codes: list[np.ndarray], lengths: list[np.ndarray], order: ran
     return acc
 
 
+@functools.cache
 def _bottom_bits(width: int, height: int) -> int:
     return sum(1 << (col * (height + 1)) for col in range(width))
 
 
+@functools.cache
 def _board_bits(width: int, height: int) -> int:
     return sum(((1 << height) - 1) << (col * (height + 1)) for col in range(width))
 
