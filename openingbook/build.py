@@ -311,9 +311,22 @@ def _worker_solver(table_log2: int | None) -> Any:
     return solver
 
 
+#: A position solved at once, to load the compiled search before the first chunk.
+_WARM_UP_MOVES = "2252576253462244111563365343671351441"
+
+
 def init_worker(table_log2: int | None) -> None:
-    """Executor initializer: create the worker's solver before the first task."""
-    _worker_solver(table_log2)
+    """Executor initializer: create the worker's solver and load its compiled code.
+
+    Done before the first task so that the chunks' CPU times measure solving only.
+    """
+    solver = _worker_solver(table_log2)
+    pos = Position.from_moves(_WARM_UP_MOVES)
+    first = np.array([pos.first_stones], np.uint64)
+    mask = np.array([pos.mask], np.uint64)
+    solver.solve_many(first, mask)
+    solver.solve_many(first, mask, wdl=True)
+    solver.reset()
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
@@ -430,7 +443,7 @@ def build_book(
     ...     s.positions, s.records + s.values.get("first", 0)
     (9, 9)
     """
-    from openingbook.bookfile import BookFormat
+    from openingbook.bookfile import BookFormat, value_histogram
 
     wall_start = time.perf_counter()
     main_cpu_start = time.process_time()
@@ -492,7 +505,7 @@ def build_book(
     first = np.concatenate([r.first for r in ordered])
     mask = np.concatenate([r.mask for r in ordered])
     values = np.concatenate([r.values for r in ordered])
-    histogram = value_histogram(values, options.distances)
+    histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
     records = _write_records(out, fmt, first, mask, values)
     wall = time.perf_counter() - wall_start
     solved = plan.positions - resumed_positions
@@ -500,7 +513,6 @@ def build_book(
         **_book_entry(out, fmt, records),
         "selection": options.selection(),
         "values": histogram,
-        "distance_histogram": _distance_histogram(values) if options.distances else None,
         "positions": {
             "book_total": plan.total_positions,
             "selected": plan.selected_positions,
@@ -544,8 +556,12 @@ def build_book(
         wall_seconds=round(wall, 3),
         cpu_seconds=round(solve_cpu, 3),
         positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
-        values=histogram,
+        values=_outcomes(histogram),
     )
+
+
+def _outcomes(histogram: dict[str, Any]) -> dict[str, int]:
+    return {k: int(histogram[k]) for k in ("first", "second", "draw")}
 
 
 def _same_positions(saved: ChunkResult, first: np.ndarray, mask: np.ndarray) -> bool:
@@ -567,27 +583,6 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
     )
     bar.set_postfix_str(f"chunks {resumed}/{chunks}, resumed {resumed}", refresh=False)
     return bar
-
-
-def value_histogram(values: np.ndarray, distances: bool) -> dict[str, int]:
-    """Counts of first-player wins, second-player wins and draws among book values.
-
-    >>> value_histogram(np.array([0, 1, 2, 2], np.int8), distances=False)
-    {'first': 2, 'second': 1, 'draw': 1}
-    >>> value_histogram(np.array([97, -98, 0], np.int8), distances=True)
-    {'first': 1, 'second': 1, 'draw': 1}
-    """
-    v = np.asarray(values)
-    if distances:
-        first, second = int((v > 0).sum()), int((v < 0).sum())
-    else:
-        first, second = int((v == 2).sum()), int((v == 1).sum())
-    return {"first": first, "second": second, "draw": int((v == 0).sum())}
-
-
-def _distance_histogram(values: np.ndarray) -> dict[str, int]:
-    uniq, counts = np.unique(np.asarray(values, dtype=np.int8), return_counts=True)
-    return {str(int(u)): int(c) for u, c in zip(uniq, counts, strict=True)}
 
 
 def _write_records(
@@ -695,7 +690,7 @@ def merge_books(
     or overlapping records (overlap), a missing shard (gap). The result is the
     bytes a single run writes, plus a manifest listing the shards.
     """
-    from openingbook.bookfile import BookFormat, Records, read_book, write_book
+    from openingbook.bookfile import BookFormat, Records, read_book, value_histogram, write_book
     from openingbook.derive import file_sha256
 
     if not shard_books:
@@ -762,20 +757,14 @@ def merge_books(
         write_book(out, fmt, Records(all_keys, all_values.astype(np.int8)))
     else:
         atomic_write_bytes(out, b"")
-    histogram = {k: sum(m["values"][k] for m in manifests) for k in ("first", "second", "draw")}
-    dist_hist: dict[str, int] | None = None
-    if reference["distances"]:
-        dist_hist = {}
-        for m in manifests:
-            for k, c in (m.get("distance_histogram") or {}).items():
-                dist_hist[k] = dist_hist.get(k, 0) + c
-        dist_hist = dict(sorted(dist_hist.items(), key=lambda kv: int(kv[0])))
+    histogram = value_histogram(fmt, all_values)
+    if not fmt.distances:  # pruned first-player wins are only counted in the manifests
+        histogram["first"] = sum(int(m["values"]["first"]) for m in manifests)
     sel = dict(manifests[0]["selection"], shard=None)
     manifest = {
         **_book_entry(out, fmt, len(all_keys)),
         "selection": sel,
         "values": histogram,
-        "distance_histogram": dist_hist,
         "positions": {
             "book_total": manifests[0]["positions"]["book_total"],
             "selected": reference["selected_positions"],
@@ -808,5 +797,5 @@ def merge_books(
         records=len(all_keys),
         shards=n,
         positions=positions,
-        values=histogram,
+        values=_outcomes(histogram),
     )

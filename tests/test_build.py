@@ -376,10 +376,13 @@ def test_manifest_describes_the_book(big_books):
         "pruned": False,
     }
     assert manifest["selection"]["under"] == BIG
-    assert manifest["values"] == dist.values
     _, _, values = _book_positions(dist_path, 12, True)
-    hist = {str(v): int(c) for v, c in zip(*np.unique(values, return_counts=True), strict=True)}
-    assert manifest["distance_histogram"] == hist
+    by_plies = {"first_by_plies": {}, "second_by_plies": {}}
+    for v in values.tolist():
+        if v:
+            side = by_plies["first_by_plies" if v > 0 else "second_by_plies"]
+            side[str(100 - abs(v))] = side.get(str(100 - abs(v)), 0) + 1
+    assert manifest["values"] == {**dist.values, **by_plies}
     assert manifest["positions"]["solved_this_run"] == 202
     assert manifest["solver"]["search"] == "exact score"
     assert manifest["solver"]["table_log2"] == TABLE
@@ -537,6 +540,7 @@ def test_shards_merge_into_the_single_run_bytes(tmp_path, small_book, distances)
     assert merged.read_bytes() == reference.read_bytes()
     manifest = json.loads(manifest_path(merged).read_text())
     assert manifest["selection"]["shard"] is None
+    assert manifest["values"] == json.loads(manifest_path(reference).read_text())["values"]
     assert [s["shard"] for s in manifest["merged_from"]] == ["1/3", "2/3", "3/3"]
     assert manifest["book"]["sha256"] == hashlib.sha256(merged.read_bytes()).hexdigest()
 

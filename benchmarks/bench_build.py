@@ -1,0 +1,170 @@
+"""Benchmark: throughput of the 12-ply distance-book build, and the full book's cost.
+
+Usage: ``python benchmarks/bench_build.py [--sample 2000] [--jobs 2] [--blocks 2]
+[--bitbully 200] [--out benchmarks/results/build.json]``
+
+Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
+``--distances``) twice, each in a fresh temporary directory:
+
+* **sample**: ``--sample K`` positions drawn at random from the 4,200,899
+  positions of the 12-ply book. Random positions share little, so the solver's
+  table helps less than in a full build: a pessimistic figure.
+* **blocks**: a shard holding ``--blocks`` whole chunks of the full build (1,024
+  consecutive positions each, grouped by parent line, as the full build solves
+  them): representative of the full build's table reuse, with the variance of
+  a few blocks.
+
+Throughput per core is positions / CPU seconds of the solving workers (the
+machine is shared, so CPU time is the meaningful figure; wall time is recorded
+too). The full book's cost is extrapolated: core-hours = 4,200,899 x CPU seconds
+per position / 3600, and hours on this machine = core-hours / usable cores.
+
+``--bitbully N`` also solves the first N positions of the sample with
+``bitbully`` (``BitBullyCore.mtdf``, table kept between positions) and with our
+solver in the same process, one core, same order, and reports the time ratio and
+whether all scores agree. Writes ``benchmarks/results/build.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import openingbook
+from openingbook.bookfile import atomic_write_bytes
+from openingbook.build import BuildOptions, build_book, manifest_path, plan_build
+from openingbook.executors import default_jobs
+from solver import Position, Solver
+
+ROOT = Path(__file__).resolve().parent
+FULL_BOOK_POSITIONS = 4_200_899  # 12-ply book positions (FORMATS.md)
+FULL_CHUNK_SIZE = 1024  # the automatic chunk size of the full 12-ply build
+
+
+def run_build(options: BuildOptions, jobs: int, table_log2: int | None) -> dict:
+    """Build into a temporary directory; return the timing part of the manifest."""
+    with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
+        out = Path(tmp) / "bench.dat"
+        summary = build_book(
+            out, options, jobs=jobs, table_log2=table_log2, progress=sys.stderr.isatty()
+        )
+        manifest = json.loads(manifest_path(out).read_text())
+    cpu = manifest["time"]["solve_cpu_seconds"]
+    positions = summary.positions
+    per_position = cpu / positions
+    core_hours = FULL_BOOK_POSITIONS * per_position / 3600
+    return {
+        "positions": positions,
+        "chunks": summary.chunks,
+        "chunk_size": manifest["chunks"]["size"],
+        "jobs": jobs,
+        "wall_seconds": summary.wall_seconds,
+        "solve_cpu_seconds": round(cpu, 2),
+        "cpu_ms_per_position": round(1000 * per_position, 2),
+        "positions_per_second_per_core": round(positions / cpu, 1),
+        "positions_per_second_wall": round(positions / summary.wall_seconds, 1),
+        "values": summary.values,
+        "full_book_core_hours": round(core_hours, 2),
+        "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
+    }
+
+
+def compare_bitbully(options: BuildOptions, count: int, table_log2: int | None) -> dict:
+    """Our solver and bitbully on the same positions, one core, CPU time per position."""
+    import bitbully.bitbully_core as bb
+
+    plan = plan_build(options)
+    first, mask = plan.first[:count], plan.mask[:count]
+    pairs = zip(first.tolist(), mask.tolist(), strict=True)
+    moves = [Position.from_bitboards(f, m).some_moves() for f, m in pairs]
+
+    ours = Solver() if table_log2 is None else Solver(table_log2=table_log2)
+    ours.solve_many(first[:1], mask[:1])  # compile / load the cache outside the timing
+    ours.reset()
+    start = time.process_time()
+    our_scores = ours.solve_many(first, mask).tolist()
+    our_cpu = time.process_time() - start
+
+    engine = bb.BitBullyCore()
+    boards = []
+    for line in moves:
+        board = bb.BoardCore()
+        if not board.play([int(c) - 1 for c in line]):
+            raise RuntimeError(f"bitbully refused the moves {line}")
+        boards.append(board)
+    start = time.process_time()
+    their_scores = [engine.mtdf(board, 0) for board in boards]
+    their_cpu = time.process_time() - start
+    disagree = sum(a != b for a, b in zip(our_scores, their_scores, strict=True))
+    return {
+        "positions": len(moves),
+        "ours_cpu_ms_per_position": round(1000 * our_cpu / len(moves), 2),
+        "bitbully_cpu_ms_per_position": round(1000 * their_cpu / len(moves), 2),
+        "time_ratio_ours_over_bitbully": round(our_cpu / their_cpu, 3),
+        "scores_disagree": disagree,
+        "bitbully_full_book_core_hours": round(
+            FULL_BOOK_POSITIONS * their_cpu / len(moves) / 3600, 1
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sample", type=int, default=2000, help="random positions (>= 2000)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the sample")
+    parser.add_argument("--blocks", type=int, default=2, help="whole full-build chunks to time")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes")
+    parser.add_argument("--table-log2", type=int, default=None, help="solver table size")
+    parser.add_argument("--bitbully", type=int, default=200, help="positions for bitbully")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "build.json")
+    args = parser.parse_args()
+
+    results: dict = {
+        "benchmark": "12-ply --distances build (exact scores)",
+        "command": " ".join(["python", "benchmarks/bench_build.py", *sys.argv[1:]]),
+        "machine": {
+            "cores_usable": default_jobs(),
+            "cpu": platform.processor() or platform.machine(),
+            "python": platform.python_version(),
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+            "note": "shared with other engineers' jobs during the run: wall times are "
+            "inflated; per-core figures use the workers' own CPU time",
+        },
+        "openingbook_version": openingbook.__version__,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    sample = BuildOptions(plies=12, distances=True, sample=args.sample, seed=args.seed)
+    results["sample"] = run_build(sample, args.jobs, args.table_log2)
+    print(json.dumps({"sample": results["sample"]}), flush=True)
+
+    if args.blocks:
+        chunks = -(-FULL_BOOK_POSITIONS // FULL_CHUNK_SIZE)
+        shards = chunks // args.blocks
+        index = 1 + np.random.default_rng(args.seed).integers(shards)
+        blocks = BuildOptions(
+            plies=12, distances=True, shard=(int(index), shards), chunk_size=FULL_CHUNK_SIZE
+        )
+        results["blocks"] = {"shard": f"{index}/{shards}"} | run_build(
+            blocks, args.jobs, args.table_log2
+        )
+        print(json.dumps({"blocks": results["blocks"]}), flush=True)
+
+    if args.bitbully:
+        results["bitbully"] = compare_bitbully(sample, args.bitbully, args.table_log2)
+        print(json.dumps({"bitbully": results["bitbully"]}), flush=True)
+    results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(args.out, (json.dumps(results, indent=2) + "\n").encode())
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
