@@ -10,9 +10,10 @@ about 2 x log2(records) records and nothing else. A bulk lookup
 
 Two deliberate differences from the original Java reader, both about
 correctness: a probe outside the array compares as "past the end" (the
-original compares with the previously read code, which loses records 0-3 of
-the 8-ply file), and when the step sequence cannot reach record 0 (sizes
-``2^k + 1``) one extra probe reads it.
+original compares with the previously read code, so its search for a code
+never reaches records 0-3 of the 8-ply file; it still answers those positions
+because that file happens to store their mirror images too), and when the
+step sequence cannot reach record 0 (sizes ``2^k + 1``) one extra probe reads it.
 
 Answers (:class:`BookValue`): the winner, the plies to the end of the game
 under perfect play (``None`` in a book without distances), and the Pons score
