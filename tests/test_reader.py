@@ -320,3 +320,27 @@ def test_faulty_distance_parity_is_answered_without_score(tmp_path):
         assert book.get(pos) == BookValue(Winner.FIRST, 4, None)
         bulk = book.lookup_many(first, mask)
         assert (bulk.winner[0], bulk.plies[0], bulk.score[0]) == (1, 4, UNKNOWN)
+
+
+def test_records_the_original_search_cannot_reach(book8):
+    """The original loop compares an out-of-range probe with the last code it read;
+    searching the code alone it never reaches records 0-3. Ours does."""
+    keys = [k for k, _ in raw_records()]
+    n = len(keys)
+
+    def original(code: int) -> int | None:
+        last, pos, step = 0, n - 1, n - 1
+        while step > 0:
+            step = (step + (step & 1)) >> 1 if step != 1 else 0
+            if 0 <= pos < n:
+                last = keys[pos]
+            if code < last:
+                pos -= step
+            elif code > last:
+                pos += step
+            else:
+                return pos
+        return None
+
+    assert [original(keys[i]) for i in range(5)] == [None, None, None, None, 4]
+    assert [book8.dual_search(keys[i], keys[i])[0] for i in range(5)] == [0, 1, 2, 3, 4]
