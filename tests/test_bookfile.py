@@ -8,6 +8,7 @@ here with numpy's ``>i4``/``>i8`` views.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -34,7 +35,14 @@ from openingbook.bookfile import (
 from openingbook.codec import decode_keys, encode_keys, position_key
 from solver import Position
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
+#: The shared reference files (../shared/reference beside the repository);
+#: OPENINGBOOK_REFERENCE points elsewhere.
+REFERENCE = Path(
+    os.environ.get(
+        "OPENINGBOOK_REFERENCE",
+        Path(__file__).resolve().parents[1].parent / "shared" / "reference",
+    )
+)
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 
 

@@ -13,8 +13,8 @@ from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.cli import main
 from openingbook.codec import encode_keys
 from solver import Position
+from tests.test_bookfile import REFERENCE
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
 BOOK8_FILE = str(REFERENCE / "thill-original-book8.dat")
 
 

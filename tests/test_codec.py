@@ -7,8 +7,6 @@ implementations (bitarray prefix code vs. numpy tables) check each other.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from bitarray import bitarray
@@ -30,10 +28,9 @@ from openingbook.codec import (
 )
 from solver import Position
 from tests.strategies import positions
+from tests.test_bookfile import REFERENCE
 
-BOOK8 = (
-    Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "thill-original-book8.dat"
-)
+BOOK8 = REFERENCE / "thill-original-book8.dat"
 
 
 def arrays(pos_list: list[Position]) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +19,8 @@ from openingbook.bookfile import BOOK8, BookFormat, Records, write_book
 from openingbook.codec import encode_keys, key_position, position_key
 from openingbook.reader import UNKNOWN, Book, BookValue, PositionNotInBook, search_steps
 from solver import Position, Winner
-from tests.test_bookfile import random_positions
+from tests.test_bookfile import REFERENCE, random_positions
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 SCORES_FILE = REFERENCE / "solver-scores.txt"
 
