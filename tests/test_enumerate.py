@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,8 +29,9 @@ from solver import (
 from solver.bitboards import winning_cells_bits
 from solver.position import has_four, winning_cells
 from tests.strategies import positions
+from tests.test_bookfile import REFERENCE
 
-REFERENCE_BOOK8 = Path("/work/shared/reference/thill-original-book8.dat")
+REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"
 
 
 # ------------------------------------------------------------------ brute force
