@@ -438,32 +438,22 @@ def detect_format(path: str | os.PathLike[str]) -> BookFormat:
 
     The content test tries every record layout that divides the file size and
     keeps those whose sampled records decode to legal positions of one stone
-    count matching the layout. Raises :class:`BookFileError` when none or
-    several fit.
+    count matching the layout. A Thill file name is trusted unless the content
+    clearly says otherwise (exactly one other format fits). Raises
+    :class:`BookFileError` when no format or several fit.
     """
     p = Path(path)
     manifest = manifest_path(p)
     if manifest is not None:
         return _format_from_manifest(manifest)
-    if p.name in THILL_NAMES:
-        return BookFormat.for_plies(*THILL_NAMES[p.name])
     size = p.stat().st_size
     if size == 0:
         raise BookFileError(f"{path}: empty file")
-    layouts: dict[tuple[int, int, bool], list[BookFormat]] = {}
-    for dist in (False, True):
-        for plies in range(1, MAX_PLIES + 1):
-            f = BookFormat.for_plies(plies, dist)
-            layouts.setdefault((f.record_bytes, f.key_bits, dist), []).append(f)
-    fits = []
-    with open(p, "rb") as fh:
-        for (record_bytes, _, _), formats in layouts.items():
-            if size % record_bytes:
-                continue
-            sample = _sample_records(fh, size, record_bytes)
-            fmt = _fitting_format(sample, formats)
-            if fmt is not None:
-                fits.append(fmt)
+    fits = _content_formats(p, size)
+    if p.name in THILL_NAMES:
+        named = BookFormat.for_plies(*THILL_NAMES[p.name])
+        # a damaged file keeps its name's format, so that reading names the damage
+        return fits[0] if len(fits) == 1 and named not in fits else named
     if len(fits) == 1:
         return fits[0]
     if not fits:
@@ -475,6 +465,26 @@ def detect_format(path: str | os.PathLike[str]) -> BookFormat:
     raise BookFileError(
         f"{path}: cannot tell the book format ({names} all fit): pass it explicitly"
     )
+
+
+def _content_formats(path: Path, size: int) -> list[BookFormat]:
+    """Every format whose record layout divides ``size`` and whose sampled records
+    decode to legal positions of that format's ply."""
+    layouts: dict[tuple[int, int, bool], list[BookFormat]] = {}
+    for dist in (False, True):
+        for plies in range(1, MAX_PLIES + 1):
+            f = BookFormat.for_plies(plies, dist)
+            layouts.setdefault((f.record_bytes, f.key_bits, dist), []).append(f)
+    fits = []
+    with open(path, "rb") as fh:
+        for (record_bytes, _, _), formats in layouts.items():
+            if size % record_bytes:
+                continue
+            sample = _sample_records(fh, size, record_bytes)
+            fmt = _fitting_format(sample, formats)
+            if fmt is not None:
+                fits.append(fmt)
+    return fits
 
 
 def _sample_records(fh, size: int, record_bytes: int, count: int = 64) -> np.ndarray:

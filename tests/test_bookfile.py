@@ -227,8 +227,12 @@ def test_round_trip_any_ply(tmp_path_factory, plies, distances, count, seed):
 # ---------------------------------------------------------------- detection
 def test_detect_by_name_manifest_and_content(tmp_path):
     data = reference_bytes()
-    (tmp_path / "bookDeep.dat").write_bytes(data[: 3 * 4 * 100])  # name wins
-    assert detect_format(tmp_path / "bookDeep.dat") == BOOK12
+    (tmp_path / "bookDeep.dat").write_bytes(data[: 3 * 4 * 100])  # 8-ply records
+    assert detect_format(tmp_path / "bookDeep.dat") == BOOK8  # the content is clear
+    (tmp_path / "bookDeepDist.dat").write_bytes(bytes(range(250)) * 4)  # junk
+    assert detect_format(tmp_path / "bookDeepDist.dat") == BOOK12_DIST  # the name stays
+    (tmp_path / "book.dat").write_bytes(data)
+    assert detect_format(tmp_path / "book.dat") == BOOK8
     (tmp_path / "plain.bin").write_bytes(data)
     assert detect_format(tmp_path / "plain.bin") == BOOK8
     (tmp_path / "m.dat").write_bytes(data)
