@@ -36,6 +36,7 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         raise OSError(21, "the output path is a directory", str(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give a normal file's mode
         mode = "w" if text else "wb"
         kwargs = {"encoding": "utf-8", "newline": "\n"} if text else {}
         with os.fdopen(fd, mode, **kwargs) as fh:
@@ -47,3 +48,10 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    """The process umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -20,7 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.bookfile import VALUE_FIRST, VALUE_SECOND, BookFormat, manifest_path, read_book
+from openingbook.bookfile import (
+    VALUE_FIRST,
+    VALUE_SECOND,
+    BookFileError,
+    BookFormat,
+    check_records,
+    manifest_path,
+    read_book,
+)
 from openingbook.codec import decode_keys
 from openingbook.derive import scores_from_distance_bytes
 from solver import enumerate_positions
@@ -120,8 +128,12 @@ def load_positions(
     ``ValueError`` when a pruned book cannot be completed.
     """
     path = Path(path)
-    fmt, records = read_book(path, fmt)
-    first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
+    fmt, records = read_book(path, fmt, check=False)
+    check_records(fmt, records, str(path), decode=False)  # values and order
+    try:  # the positions: legal, of the book's ply (decoded once, here)
+        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
+    except ValueError as exc:
+        raise BookFileError(f"{path}: {str(exc).replace('key ', 'record ', 1)}") from None
     keys = _canonical_keys(first, mask)
     order = np.argsort(keys, kind="stable")
     keys, first, mask = keys[order], first[order], mask[order]

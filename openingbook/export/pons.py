@@ -159,8 +159,16 @@ def key3_many(first: np.ndarray, mask: np.ndarray, width: int = 7, height: int =
     >>> key3(p)
     2610
     """
-    first = np.asarray(first, dtype=np.uint64)
-    mask = np.asarray(mask, dtype=np.uint64)
+    first = np.asarray(first, dtype=np.uint64).reshape(-1)
+    mask = np.asarray(mask, dtype=np.uint64).reshape(-1)
+    step = 1 << 20  # bounded temporaries: about 15 arrays of this many keys
+    if first.size > step:
+        return np.concatenate(
+            [
+                key3_many(first[i : i + step], mask[i : i + step], width, height)
+                for i in range(0, first.size, step)
+            ]
+        )
     current = current_bits(first, mask)
     value_of, scale_of = _column_tables(height)
     bits = _U64((1 << height) - 1)
