@@ -619,7 +619,7 @@ class DeriveSummary:
     records: int
     deeper_positions_looked_up: int
     layer_sizes: list[int]
-    values: dict[str, int]
+    values: dict[str, object]
     seconds: float
 
     def as_dict(self) -> dict[str, object]:
@@ -651,7 +651,8 @@ def derive_book(
     ...     s.positions, s.format
     (25, '6-ply')
     """
-    from openingbook.build import check_output, manifest_path, value_histogram
+    from openingbook.bookfile import value_histogram
+    from openingbook.build import check_output, manifest_path
 
     out = check_output(output, force)
     deep = LoadedBook.load(source)
@@ -673,7 +674,7 @@ def derive_book(
             "part it covers"
         )
     values = derivation.book_values(distances)
-    histogram = value_histogram(values, distances)
+    histogram = value_histogram(fmt, values)  # of every position, pruned ones included
     keep = np.ones(len(values), bool) if distances else values != 2
     keys = encode_keys(derivation.first[keep], derivation.mask[keep], fmt.key_bits)
     records = write_book(out, fmt, Records(keys, values[keep]))
@@ -700,7 +701,7 @@ def _manifest(
     fmt: BookFormat,
     records: int,
     derivation: Derivation,
-    histogram: dict[str, int],
+    histogram: dict[str, object],
     command: list[str] | None,
 ) -> dict[str, object]:
     """A build-style manifest (same ``format``/``book``/``selection`` keys) plus the source."""

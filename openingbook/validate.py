@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from openingbook.bookfile import value_histogram
 from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
 from solver import Position
 from solver.bitboards import can_win_next_bits
@@ -656,7 +657,7 @@ class StatsReport:
         ]
         if self.distance_histogram:
             hist = ", ".join(f"{k}: {c}" for k, c in self.distance_histogram.items())
-            out.append(f"distances (plies: positions): {hist}")
+            out.append(f"distances (plies: records): {hist}")
         if self.tromp is not None:
             t = self.tromp
             out.append(
@@ -700,19 +701,12 @@ def book_stats(path: str | os.PathLike[str], tromp: bool = False) -> StatsReport
     published 44,473 / 16,635 / 6,449.
     """
     book = LoadedBook.load(path)
-    v = book.records.values
+    histogram = value_histogram(book.fmt, book.records.values)
+    stored = {k: int(histogram[k]) for k in ("first", "second", "draw")}
+    hist = None
     if book.fmt.distances:
-        stored = {"first": int((v > 0).sum()), "second": int((v < 0).sum())}
-        uniq, counts = np.unique(
-            np.where(v == 0, 0, 100 - np.abs(v.astype(np.int16))), return_counts=True
-        )
-        hist = {
-            ("draw" if u == 0 else str(int(u))): int(c) for u, c in zip(uniq, counts, strict=True)
-        }
-    else:
-        stored = {"first": int((v == 2).sum()), "second": int((v == 1).sum())}
-        hist = None
-    stored["draw"] = int((v == 0).sum())
+        hist = {f"first wins in {d}": c for d, c in histogram["first_by_plies"].items()}
+        hist.update({f"second wins in {d}": c for d, c in histogram["second_by_plies"].items()})
     positions = len(np.unique(book.canonical))
     report = StatsReport(
         book=str(book.path),

@@ -1,0 +1,311 @@
+"""Derivation of a shallower book: layer-by-layer negamax against the solver and real builds.
+
+The independent sources: the solver's exact scores of the shallower positions
+themselves, books built directly at the shallower ply by ``openingbook build``,
+and mirror symmetry.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from openingbook.bookfile import read_book
+from openingbook.build import BuildOptions, build_book
+from openingbook.cli import main
+from openingbook.derive import (
+    LoadedBook,
+    derive_book,
+    derive_values,
+    distance_bytes_from_scores,
+    file_sha256,
+    negamax_layers,
+    scores_from_distance_bytes,
+    wdl_from_first_player_values,
+)
+from openingbook.validate import diff_books
+from solver import Position, plies_from_score, score_from_plies
+from solver.bitboards import mirror_bits
+from solver.search import Solver
+from tests.test_bookfile import REFERENCE
+
+REFERENCE_BOOK8 = str(REFERENCE / "thill-original-book8.dat")
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver()
+
+
+def random_roots(stones: int, count: int, seed: int) -> list[Position]:
+    """Random positions reached by legal play where the side to move cannot win at once."""
+    rng = random.Random(seed)
+    roots: list[Position] = []
+    while len(roots) < count:
+        pos = Position()
+        while pos.stone_count < stones:
+            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        if pos.stone_count == stones and not pos.can_win_next():
+            roots.append(pos)
+    return roots
+
+
+def arrays(positions: list[Position]) -> tuple[np.ndarray, np.ndarray]:
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    return first, mask
+
+
+def solver_leaves(solver: Solver, wdl: bool):
+    def leaves(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.ones(len(first), bool), solver.solve_many(first, mask, wdl=wdl).astype(np.int8)
+
+    return leaves
+
+
+@pytest.mark.parametrize("stones, depth, seed", [(26, 4, 1), (30, 5, 2), (35, 3, 3)])
+def test_negamax_matches_solver_scores(solver, stones, depth, seed):
+    roots = random_roots(stones, 12, seed)
+    first, mask = arrays(roots)
+    expected = solver.solve_many(first, mask)
+    derived = negamax_layers(first, mask, stones + depth, solver_leaves(solver, False), True)
+    assert derived.known.all()
+    assert derived.values.tolist() == expected.tolist()
+    assert derived.layer_sizes[0] == len(roots) and len(derived.layer_sizes) == depth + 1
+    wdl = negamax_layers(first, mask, stones + depth, solver_leaves(solver, True), False)
+    assert wdl.values.tolist() == np.sign(expected).tolist()
+
+
+def test_negamax_is_mirror_symmetric(solver):
+    roots = random_roots(28, 10, 4)
+    first, mask = arrays(roots)
+    leaves = solver_leaves(solver, False)
+    plain = negamax_layers(first, mask, 32, leaves, True)
+    mirrored = negamax_layers(mirror_bits(first), mirror_bits(mask), 32, leaves, True)
+    assert plain.values.tolist() == mirrored.values.tolist()
+
+
+def reference_value(pos: Position, target: int, leaf) -> tuple[bool, int]:
+    """Scalar negamax over Position objects: (known, Pons score) -- the same rules
+    as the vectorized code, written independently."""
+    if pos.can_win_next():
+        return True, (43 - pos.stone_count) // 2
+    if pos.stone_count == 42:
+        return True, 0
+    if pos.stone_count == target:
+        return leaf(pos)
+    best, known = -99, True
+    for col in pos.legal_moves():
+        k, v = reference_value(pos.play(col), target, leaf)
+        known &= k
+        best = max(best, -v)
+    return known, best
+
+
+def test_unknown_leaves_make_their_ancestors_unknown(solver):
+    roots = random_roots(30, 12, 5)
+    first, mask = arrays(roots)
+
+    def is_known(f, m):  # an arbitrary, mirror-symmetric half of the positions
+        return (np.bitwise_count(f & np.uint64(0x3F03F03F03F)) % 2) == 0
+
+    def partly_known(f, m):
+        return is_known(f, m), solver.solve_many(f, m).astype(np.int8)
+
+    def scalar_leaf(pos):
+        f, m = arrays([pos])
+        return bool(is_known(f, m)[0]), solver.solve(pos)
+
+    derived = negamax_layers(first, mask, 33, partly_known, True)
+    expected = [reference_value(p, 33, scalar_leaf) for p in roots]
+    assert derived.known.tolist() == [k for k, _ in expected]
+    assert 0 < derived.known.sum() < len(roots)
+    for got, (k, v) in zip(derived.values.tolist(), expected, strict=True):
+        if k:
+            assert got == v
+
+
+def test_immediate_wins_on_the_way_are_scored_without_the_book():
+    # A has an open three on the bottom row: whatever B plays, A wins at once with
+    # its 4th stone (score -18 for B to move); no ply-7 position is ever looked up.
+    pos = Position.from_moves("22334")
+    first, mask = arrays([pos])
+
+    def never(f, m):
+        raise AssertionError("looked up a position that a win on the way decides")
+
+    derived = negamax_layers(first, mask, 7, never, True)
+    assert derived.values.tolist() == [-18] and derived.looked_up == 0
+    assert negamax_layers(first, mask, 7, never, False).values.tolist() == [-1]
+
+
+@given(st.integers(1, 41), st.data())
+def test_distance_bytes_round_trip(stones, data):
+    # every legal result of a position with `stones` stones
+    plies = data.draw(st.integers(0, 42 - stones))
+    score = 0 if plies == 0 else score_from_plies(plies, stones)
+    byte = distance_bytes_from_scores(np.array([score]), stones)
+    back, ok = scores_from_distance_bytes(byte, stones)
+    assert ok.all() and back.tolist() == [score]
+    if score:
+        d = 100 - abs(int(byte[0]))
+        assert d == plies_from_score(score, stones)
+        first_wins = (score > 0) == (stones % 2 == 0)
+        assert (byte[0] > 0) == first_wins
+
+
+def test_impossible_distance_bytes_are_flagged():
+    # at 12 stones the first player is to move: a first-player win is an odd number
+    # of plies away, and nothing is more than 30 plies away
+    _, ok = scores_from_distance_bytes(np.array([98, -97, 97, -98, 69, 0], np.int8), 12)
+    assert ok.tolist() == [False, False, True, True, False, True]
+
+
+def test_pruned_values_to_side_to_move():
+    assert wdl_from_first_player_values(np.array([0, 1, 2]), 9).tolist() == [0, 1, -1]
+
+
+# ------------------------------------------------------------------ real books
+LINE = "62242322"  # 8 moves; the 10- and 12-ply books under it build in seconds
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Books built with the real build under LINE: 12-ply (both kinds) and 10-ply."""
+    tmp = tmp_path_factory.mktemp("derive")
+    out = {}
+    for plies, dist in ((12, True), (12, False), (10, True), (10, False)):
+        name = f"b{plies}{'d' if dist else ''}.dat"
+        build_book(
+            tmp / name,
+            BuildOptions(plies, distances=dist, under=LINE),
+            jobs=2,
+            progress=False,
+        )
+        out[(plies, dist)] = tmp / name
+    return tmp, out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("distances", [True, False])
+def test_derived_book_equals_built_book(built, distances):
+    tmp, books = built
+    out = tmp / f"derived10{'d' if distances else ''}.dat"
+    summary = derive_book(books[(12, distances)], 10, out, force=True)
+    assert summary.under == LINE  # taken from the deeper book's manifest
+    fmt, records = read_book(out)
+    assert fmt.plies == 10 and fmt.distances == distances
+    report = diff_books(out, books[(10, distances)])
+    assert report.ok, report.lines()
+    assert report.common == len(records) == summary.records
+    manifest = json.loads((tmp / (out.name + ".json")).read_text())
+    assert manifest["selection"]["under"] == LINE
+    assert manifest["derived_from"]["sha256"] == file_sha256(books[(12, distances)])
+    assert manifest["book"]["sha256"] == file_sha256(out)
+
+
+@pytest.mark.slow
+def test_derived_distances_match_the_solver(built, solver):
+    _, books = built
+    derivation = derive_values(LoadedBook.load(books[(12, True)]), 10)
+    assert derivation.covered.all() and derivation.scores
+    expected = solver.solve_many(derivation.first, derivation.mask)
+    assert derivation.result.values.tolist() == expected.tolist()
+    # two plies further up, still exact
+    up = derive_values(LoadedBook.load(books[(12, True)]), 8)
+    assert up.result.values.tolist() == solver.solve_many(up.first, up.mask).tolist()
+
+
+@pytest.mark.slow
+def test_pruned_from_distance_book(built, tmp_path):
+    _, books = built
+    out = tmp_path / "p10.dat"
+    derive_book(books[(12, True)], 10, out, distances=False)
+    assert diff_books(out, books[(10, False)]).ok
+
+
+@pytest.mark.slow
+def test_distance_book_needs_a_distance_source(built, tmp_path):
+    _, books = built
+    with pytest.raises(ValueError, match="no distances"):
+        derive_book(books[(12, False)], 10, tmp_path / "x.dat", distances=True)
+
+
+@pytest.mark.slow
+def test_incomplete_distance_book_is_refused_outside_its_cover(built, tmp_path):
+    _, books = built
+    # the 12-ply book holds only positions under LINE: the 8-ply positions under
+    # a shorter line need positions it does not have
+    with pytest.raises(ValueError, match="does not cover"):
+        derive_book(books[(12, True)], 8, tmp_path / "x.dat", under=LINE[:7])
+    derivation = derive_values(LoadedBook.load(books[(12, True)]), 8, under=LINE[:7])
+    assert derivation.covered.sum() == 1  # LINE itself
+    covered = Position.from_moves(derivation.moves[derivation.covered][0])
+    assert covered.canonical() == Position.from_moves(LINE).canonical()
+
+
+def test_derive_from_reference_pruned_book(tmp_path):
+    # 8 -> 6 plies under "4444" from Thill's 8-ply book: the 6-ply values must equal
+    # the minimax of the 8-ply answers (missing = first player wins)
+    out = tmp_path / "b6.dat"
+    summary = derive_book(REFERENCE_BOOK8, 6, out, under="4444")
+    book8 = LoadedBook.load(REFERENCE_BOOK8)
+    derived = LoadedBook.load(out)
+    assert derived.scope.under == "4444"
+    for moves in ("444411", "444455", "444433", "444417"):
+        pos = Position.from_moves(moves)
+        children = [pos.play(c) for c in pos.legal_moves()]
+        # brute force over two plies with the 8-ply book's answers
+        best = -2
+        for child in children:
+            if child.can_win_next():
+                value = -1
+            else:
+                worst = 2
+                for c in child.legal_moves():
+                    g = child.play(c)
+                    if g.can_win_next():
+                        v = 1
+                    else:
+                        f, m = arrays([g])
+                        v = int(book8.answers(f, m).winner[0])  # first-player view, A to move
+                    worst = min(worst, v)
+                value = -worst
+            best = max(best, -value)
+        f, m = arrays([pos])
+        assert int(derived.answers(f, m).winner[0]) == best, moves
+    assert summary.positions == 25
+
+
+def test_derive_cli(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "b6.dat"
+    args = ["derive", "--from", REFERENCE_BOOK8, "--plies", "6", "--out", str(out)]
+    result = runner.invoke(main, [*args, "--under", "4444", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["positions"] == 25 and data["format"] == "6-ply" and data["under"] == "4444"
+    again = runner.invoke(main, [*args, "--under", "4444"])
+    assert again.exit_code == 1 and "exists" in again.output and "Traceback" not in again.output
+    for bad, message in (
+        (["--plies", "8"], "must be less than"),
+        (["--under", "44x4"], "not a 1-based move string"),
+        (["--under", "4444444"], "7 moves"),
+        (["--distances"], "no distances"),
+    ):
+        argv = ["derive", "--from", REFERENCE_BOOK8, "--out", str(tmp_path / "y.dat")]
+        if "--plies" not in bad:
+            argv += ["--plies", "6"]
+        result = runner.invoke(main, argv + bad)
+        assert result.exit_code != 0, bad
+        assert message in result.output, (bad, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
