@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,8 +40,7 @@ from solver import (
     plies_from_score,
     winner_from_score,
 )
-
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
+from tests.test_bookfile import REFERENCE
 
 SETTINGS = {"layout": 1, "plies": 10, "under": "444444"}
 
