@@ -67,7 +67,7 @@ def lookup_command(
     Examples:
       openingbook lookup book.dat 44444455
       openingbook lookup bookDeepDist.dat 444444555555 --json
-      openingbook lookup book.dat --board "......./......./......./......./...O.../.XOXOX."
+      openingbook lookup book.dat --board "......./.....X./.....O./.....XO/.....XO/.....XO"
     """
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
