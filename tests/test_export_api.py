@@ -1,0 +1,129 @@
+"""open_book and the export command: every format behind one interface, clean errors."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import openingbook
+from openingbook.api import BookReader, detect_kind
+from openingbook.cli import main
+from openingbook.export import CadotBook, PonsBook, export_book
+from openingbook.reader import Book, PositionNotInBook
+from solver import Position
+from tests.test_export_books import REFERENCE_BOOK8, built_book
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The distance book and its Cadot (named like a Thill file) and Pons exports."""
+    d = tmp_path_factory.mktemp("api")
+    book = d / "book12.dat"
+    shutil.copy(built_book(), book)
+    shutil.copy(str(built_book()) + ".json", str(book) + ".json")
+    export_book(book, "cadot", d / "connect4_7x6.dat")
+    export_book(book, "pons", d / "7x6.book")
+    return {"thill": book, "cadot": d / "connect4_7x6.dat", "pons": d / "7x6.book"}
+
+
+def test_kinds_are_detected(exports: dict[str, Path]) -> None:
+    for kind, path in exports.items():
+        assert detect_kind(path) == kind
+    assert detect_kind(REFERENCE_BOOK8) == "thill"
+
+
+def test_every_reader_answers_alike(exports: dict[str, Path]) -> None:
+    readers = {kind: openingbook.open_book(path) for kind, path in exports.items()}
+    assert isinstance(readers["thill"], Book)
+    assert isinstance(readers["cadot"], CadotBook)
+    assert isinstance(readers["pons"], PonsBook)
+    try:
+        stored = list(readers["thill"])
+        first = np.array([p.first_stones for p, _ in stored], np.uint64)
+        mask = np.array([p.mask for p, _ in stored], np.uint64)
+        expected = readers["thill"].lookup_many(first, mask)
+        for reader in readers.values():
+            assert isinstance(reader, BookReader)
+            assert len(reader) == len(stored)
+            assert {p.canonical(): v for p, v in reader} == {p.canonical(): v for p, v in stored}
+            for pos, value in stored:
+                assert pos in reader and pos.mirror() in reader
+                assert reader.get(pos.mirror()) == value
+            bulk = reader.lookup_many(first, mask)
+            for name in ("winner", "plies", "score"):
+                assert (getattr(bulk, name) == getattr(expected, name)).all()
+            outside = Position.from_moves("444444123321")  # a 12-ply position off the line
+            assert outside not in reader
+            with pytest.raises(PositionNotInBook):
+                reader.get(outside)
+    finally:
+        for reader in readers.values():
+            reader.close()
+
+
+def test_context_manager_and_forced_kind(exports: dict[str, Path]) -> None:
+    with openingbook.open_book(exports["cadot"], kind="cadot") as book:
+        assert len(book) > 0
+    assert len(book) == 0  # closed
+    with pytest.raises(ValueError, match="unknown book kind"):
+        openingbook.open_book(exports["cadot"], kind="tromp")
+
+
+def test_unknown_files_are_one_line_errors(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(256)) * 3 + b"x")
+    with pytest.raises(ValueError, match="not a book in a known format") as info:
+        openingbook.open_book(junk)
+    assert "\n" not in str(info.value)
+    with pytest.raises(FileNotFoundError):
+        openingbook.open_book(tmp_path / "missing.dat")
+
+
+def test_cli_exports_and_reports(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "tromp.csv"
+    result = runner.invoke(
+        main, ["export", str(REFERENCE_BOOK8), "-f", "uci", "-o", str(out), "--tromp-subset"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "67,557 positions" in result.output and "win 44,473, loss 16,635, draw 6,449" in (
+        result.output
+    )
+    result = runner.invoke(
+        main,
+        ["export", str(REFERENCE_BOOK8), "-f", "jsonl", "-o", str(tmp_path / "b.jsonl"), "--json"],
+    )
+    assert result.exit_code == 0 and '"positions": 77715' in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-f", "pons"], "has no distances"),
+        (["-f", "cadot"], "--no-distance"),
+        (["-f", "csv", "--log-size", "22"], "--log-size applies to the pons format only"),
+        (["-f", "jsonl", "--tromp-subset"], "--tromp-subset applies to the uci format only"),
+    ],
+)
+def test_cli_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["export", str(REFERENCE_BOOK8), "-o", str(out), *args])
+    assert result.exit_code == 1
+    assert message in result.output
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_cli_refuses_a_sample_book(tmp_path: Path) -> None:
+    book = tmp_path / "sample.dat"
+    shutil.copy(built_book(distances=False), book)
+    manifest = Path(str(built_book(distances=False)) + ".json").read_text()
+    Path(str(book) + ".json").write_text(manifest.replace('"sample": null', '"sample": 5'))
+    result = CliRunner().invoke(
+        main, ["export", str(book), "-f", "jsonl", "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 1 and "is a sample" in result.output
