@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -53,6 +54,8 @@ class BookReader(Protocol):
     def __contains__(self, pos: object) -> bool: ...
 
     def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[tuple[Position, BookValue]]: ...
 
     def lookup_many(
         self, first: np.ndarray, mask: np.ndarray, strict: bool = True
