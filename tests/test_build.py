@@ -458,6 +458,19 @@ def test_dask_executor_gives_the_same_bytes(tmp_path, small_book):
     assert wd.chunk_ids() == [0, 1, 2, 3]  # results landed in the same work directory
 
 
+@pytest.mark.cluster
+def test_cli_dask_local_cluster_gives_the_same_bytes(tmp_path, small_book):
+    """``--executor dask`` without a scheduler: a local cluster of worker processes."""
+    out = tmp_path / "dask-cli.dat"
+    result = _cli(
+        "build", "--plies", "12", "--distances", "--under", SMALL, "-o", str(out),
+        "--executor", "dask", "--jobs", "1", "--table-log2", str(TABLE), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == small_book.read_bytes()
+    assert json.loads(manifest_path(out).read_text())["solver"]["executor"] == "dask"
+
+
 def _settings_of(out):
     manifest = json.loads(manifest_path(out).read_text())
     return {"layout": 1, **manifest["selection"], "chunk_size": manifest["chunks"]["size"]}
