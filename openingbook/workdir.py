@@ -107,7 +107,10 @@ class WorkDir:
         path = Path(path)
         if path.exists() and not path.is_dir():
             raise WorkDirError(f"work directory {path} exists and is not a directory")
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OSError(f"cannot create work directory {path}: {exc.strerror or exc}") from None
         wanted = json.loads(json.dumps(settings))  # normalise tuples etc. as JSON does
         settings_file = path / SETTINGS_NAME
         if settings_file.exists():

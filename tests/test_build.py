@@ -662,6 +662,17 @@ def test_cli_existing_output_and_unwritable_paths(tmp_path):
     result = _cli("build", "--plies", "12", "--under", SMALL, "-o", str(not_dir / "b.dat"))
     assert result.exit_code == 1 and "does not exist" in result.output
     assert result.output.count("\n") == 1
+    # /proc takes no new files, even from root
+    result = _cli("build", "--plies", "12", "--under", SMALL, "-o", "/proc/openingbook-test.dat")
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: cannot write /proc/openingbook-test.dat")
+    result = _cli(
+        "build", "--plies", "12", "--under", SMALL, "-o", str(tmp_path / "w.dat"),
+        "--work-dir", "/proc/openingbook-test.work",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: cannot create work directory /proc/openingbook-test")
+    assert not (tmp_path / "w.dat").exists()
 
 
 def test_cli_work_dir_of_other_settings(tmp_path):
