@@ -15,6 +15,7 @@ from openingbook.export import export_book
 from openingbook.export.cadot import (
     BASE,
     CadotBook,
+    _key_of,
     cadot_columns,
     cadot_key,
     cadot_keys,
@@ -68,7 +69,7 @@ def test_seed_example_column_and_known_keys() -> None:
 def test_vectorized_keys_follow_the_definition(pos: Position) -> None:
     f, m = _arrays([pos, pos.mirror()])
     keys = cadot_keys(f, m)
-    assert int(keys[0]) == int(keys[1]) == cadot_key(pos)
+    assert int(keys[0]) == int(keys[1]) == cadot_key(pos) == _key_of(pos) == _key_of(pos.mirror())
     first, mask = decode_cadot_keys(keys[:1])
     decoded = Position.from_bitboards(int(first[0]), int(mask[0]))
     assert decoded in (pos, pos.mirror())

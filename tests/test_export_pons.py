@@ -14,6 +14,7 @@ from openingbook.export.pons import (
     HEADER_BYTES,
     PonsBook,
     _crt,
+    _key3_one,
     key3,
     key3_many,
     next_prime,
@@ -50,7 +51,7 @@ def test_key3_of_known_boards() -> None:
 @given(positions(max_stones=30))
 def test_vectorized_key3_follows_the_definition(pos: Position) -> None:
     keys = key3_many(*_arrays([pos, pos.mirror()]))
-    assert int(keys[0]) == int(keys[1]) == key3(pos)
+    assert int(keys[0]) == int(keys[1]) == key3(pos) == _key3_one(pos)
 
 
 @given(st.integers(2, 5000))

@@ -32,6 +32,8 @@ only on request; see :mod:`openingbook.export`.
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -316,8 +318,11 @@ class CadotBook:
             )
         self._n = size // CADOT_RECORD_BYTES
         self._data = _EMPTY
+        self._map: mmap.mmap | None = None
         if self._n:
-            self._data = np.memmap(self.path, dtype=np.uint8, mode="r").reshape(
+            with open(self.path, "rb") as fh:
+                self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            self._data = np.frombuffer(self._map, dtype=np.uint8).reshape(
                 self._n, CADOT_RECORD_BYTES
             )
 
@@ -338,12 +343,15 @@ class CadotBook:
         """Drop the memory map (the object is unusable afterwards)."""
         self._data = _EMPTY
         self._n = 0
+        if self._map is not None:
+            with contextlib.suppress(BufferError):  # arrays still viewing it keep it alive
+                self._map.close()
+            self._map = None
 
     def __contains__(self, pos: object) -> bool:
         if not isinstance(pos, Position):
             return False
-        index, _ = self._search(_one(pos))
-        return bool(index[0] >= 0)
+        return self._find_one(_key_of(pos)) >= 0
 
     def get(self, pos: Position) -> BookValue:
         """The value of ``pos``.
@@ -351,10 +359,11 @@ class CadotBook:
         Not stored: a win in 1 ply when the side to move can complete four at
         once, else :class:`openingbook.reader.PositionNotInBook`.
         """
-        index, outcome = self._search(_one(pos))
-        if index[0] < 0:
+        index = self._find_one(_key_of(pos))
+        if index < 0:
             return missing_value(pos, self.path.name)
-        return _book_value(pos, int(outcome[0]))
+        assert self._map is not None
+        return _book_value(pos, self._map[index * CADOT_RECORD_BYTES + KEY_BYTES])
 
     def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
         """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (record index, winner,
@@ -381,6 +390,20 @@ class CadotBook:
             yield _keys_of(block), block[:, KEY_BYTES].copy()
 
     # --------------------------------------------------------------- search
+    def _find_one(self, key: int) -> int:
+        """Binary search for one key on plain integers: the record index, or -1."""
+        data, size = self._map, CADOT_RECORD_BYTES
+        lo, hi = 0, self._n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if int.from_bytes(data[mid * size : mid * size + KEY_BYTES], "big") < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self._n and int.from_bytes(data[lo * size : lo * size + KEY_BYTES], "big") == key:
+            return lo
+        return -1
+
     def _keys_at(self, index: np.ndarray) -> np.ndarray:
         return _keys_of(np.asarray(self._data[index]))
 
@@ -418,10 +441,25 @@ def _keys_of(rows: np.ndarray) -> np.ndarray:
     return padded.view(">u8").reshape(-1).astype(np.uint64)
 
 
-def _one(pos: Position) -> np.ndarray:
+_DIGITS = _DIGIT_BY_BITS.tolist()
+
+
+def _key_of(pos: Position) -> int:
+    """:func:`cadot_key` through the column table (the single-lookup path)."""
     if (pos.width, pos.height) != (WIDTH, HEIGHT):
         raise ValueError("Cadot books are for the 7x6 board only")
-    return cadot_keys(np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64))
+    first, mask, full = pos.first_stones, pos.mask, (1 << HEIGHT) - 1
+    digits = []
+    for col in range(WIDTH):
+        shift = col * (HEIGHT + 1)
+        d = _DIGITS[(((mask >> shift) & full) << HEIGHT) | ((first >> shift) & full)]
+        if d < 0:
+            raise ValueError(f"column {col + 1} cannot occur in a game")
+        digits.append(d)
+    v1 = v2 = 0
+    for d, e in zip(reversed(digits), digits, strict=True):
+        v1, v2 = v1 * BASE + d, v2 * BASE + e
+    return min(v1, v2)
 
 
 def _book_value(pos: Position, outcome: int) -> BookValue:

@@ -188,6 +188,28 @@ def key3_many(first: np.ndarray, mask: np.ndarray, width: int = 7, height: int =
     return np.minimum(keys[0], keys[1]) // _U64(3)
 
 
+@functools.cache
+def _column_lists(height: int) -> tuple[list[int], list[int]]:
+    value, scale = _column_tables(height)
+    return value.tolist(), scale.tolist()
+
+
+def _key3_one(pos: Position) -> int:
+    """:func:`key3` through the column tables (the single-lookup path)."""
+    values, scales = _column_lists(pos.height)
+    h, full = pos.height, (1 << pos.height) - 1
+    columns = []
+    for col in range(pos.width):
+        shift = col * (h + 1)
+        index = (((pos.mask >> shift) & full) << h) | ((pos.current >> shift) & full)
+        columns.append((values[index], scales[index]))
+    forward = backward = 0
+    for (value, scale), (value_b, scale_b) in zip(columns, reversed(columns), strict=True):
+        forward = (forward * scale + value) * 3
+        backward = (backward * scale_b + value_b) * 3
+    return min(forward, backward) // 3
+
+
 def partial_key_bytes(depth: int, size: int, width: int = 7) -> int:
     """The narrowest key width (1, 2 or 4 bytes) making (slot, partial key) unique.
 
@@ -379,10 +401,7 @@ class PonsBook:
     def __contains__(self, pos: object) -> bool:
         if not isinstance(pos, Position) or (pos.width, pos.height) != (self.width, self.height):
             return False
-        slots, _ = self._find(
-            np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
-        )
-        return bool(slots[0] >= 0)
+        return self._score_of(pos) is not None
 
     def get(self, pos: Position) -> BookValue:
         """The stored value of ``pos``.
@@ -392,12 +411,21 @@ class PonsBook:
         """
         if (pos.width, pos.height) != (self.width, self.height):
             raise ValueError(f"the book is for {self.width}x{self.height} boards")
-        slots, scores = self._find(
-            np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
-        )
-        if slots[0] < 0:
+        score = self._score_of(pos)
+        if score is None:
             return missing_value(pos, self.path.name)
-        return value_from_score(int(scores[0]), pos.stone_count)
+        return value_from_score(score, pos.stone_count)
+
+    def _score_of(self, pos: Position) -> int | None:
+        """One lookup on plain integers, as Pons' solver does it: the score or None."""
+        if pos.stone_count > self.depth:
+            return None
+        key = _key3_one(pos)
+        slot = key % self.size
+        value = int(self._values[slot])
+        if value == 0 or int(self._keys[slot]) != key & ((1 << (8 * self.key_bytes)) - 1):
+            return None
+        return value + self._min - 1
 
     def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
         """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (``index`` is the
