@@ -42,7 +42,8 @@ import openingbook
 from openingbook.bookfile import atomic_write_bytes
 from openingbook.build import BuildOptions, build_book, manifest_path, plan_build
 from openingbook.executors import default_jobs
-from solver import Position, Solver
+from solver import Position
+from solver.search import Solver  # not (yet) exported by solver/__init__
 
 ROOT = Path(__file__).resolve().parent
 FULL_BOOK_POSITIONS = 4_200_899  # 12-ply book positions (FORMATS.md)

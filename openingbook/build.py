@@ -303,7 +303,7 @@ def _worker_solver(table_log2: int | None) -> Any:
     """This worker's solver, created on first use and kept (its table stays warm)."""
     solver = getattr(_worker, "solver", None)
     if solver is None or getattr(_worker, "table_log2", None) != table_log2:
-        from solver import Solver
+        from solver.search import Solver  # not (yet) exported by solver/__init__
 
         solver = Solver() if table_log2 is None else Solver(table_log2=table_log2)
         _worker.solver = solver
