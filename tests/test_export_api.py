@@ -118,6 +118,14 @@ def test_cli_errors_are_one_line(tmp_path: Path, args: list[str], message: str) 
     assert not out.exists()
 
 
+def test_only_our_books_are_exported(exports: dict[str, Path], tmp_path: Path) -> None:
+    for kind in ("cadot", "pons"):
+        with pytest.raises(ValueError, match=f"this is a {kind} file"):
+            export_book(exports[kind], "jsonl", tmp_path / "x.jsonl")
+    with pytest.raises(FileNotFoundError, match="output directory does not exist"):
+        export_book(exports["thill"], "jsonl", tmp_path / "no" / "x.jsonl")
+
+
 def test_cli_refuses_a_sample_book(tmp_path: Path) -> None:
     book = tmp_path / "sample.dat"
     shutil.copy(built_book(distances=False), book)

@@ -101,6 +101,9 @@ def export_book(
     book = Path(book)
     if Path(out).resolve() == book.resolve():
         raise ValueError("the output would overwrite the book itself")
+    kind = _source_kind(book)
+    if kind != "thill":
+        raise ValueError(f"{book}: this is a {kind} file; export converts our (Thill-format) books")
     book_fmt = detect_format(book)
     if not book_fmt.distances and fmt == "pons":
         raise ValueError(
@@ -163,6 +166,16 @@ def export_book(
         )
         summary.details = {"distances": with_distances}
     return summary
+
+
+def _source_kind(book: Path) -> str:
+    """``"thill"`` unless the file is recognisably a Pons or Cadot file."""
+    from openingbook.api import detect_kind  # the api module imports this package
+
+    try:
+        return detect_kind(book)
+    except ValueError:
+        return "thill"  # let the book reader name the problem
 
 
 def _uci_selection(

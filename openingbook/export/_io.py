@@ -31,9 +31,9 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
-        raise OSError(2, "the output directory does not exist", str(directory))
+        raise FileNotFoundError(f"{directory}: the output directory does not exist")
     if path.is_dir():
-        raise OSError(21, "the output path is a directory", str(path))
+        raise IsADirectoryError(f"{path}: the output path is a directory")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give a normal file's mode
