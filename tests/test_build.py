@@ -397,12 +397,24 @@ def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line):
     """Independent source: the published 8-ply book (with its documented faults)."""
     out = tmp_path / "b8.dat"
     summary = _build(out, plies=8, under=line, distances=False)
-    first, mask = enumerate_positions(8, under=line)
+    first, _ = enumerate_positions(8, under=line)
     assert summary.positions == len(first) > 0
     assert summary.records == out.stat().st_size // 3
+    assert _compare_with_thill(out, line) == len(first)
+
+
+def _compare_with_thill(book, line: str) -> int:
+    """Check a pruned 8-ply book of the positions under ``line`` against Thill's file.
+
+    Every position must have Thill's value (absent = first player wins), except
+    the documented fault of his file: positions missing although the first
+    player does not win, all with an immediate threat of the second player.
+    Returns the number of positions compared.
+    """
+    first, mask = enumerate_positions(8, under=line)
     ours = dict.fromkeys(zip(first.tolist(), mask.tolist(), strict=True), 2)  # pruned = A wins
-    bf, bm, bv = _book_positions(out, 8, False)
-    ours.update(zip(zip(bf.tolist(), bm.tolist(), strict=True), bv.tolist(), strict=True))
+    ours.update(_as_dict(*_book_positions(book, 8, False)))
+    assert len(ours) == len(first)  # the book holds only positions under the line
 
     _, thill = read_book(REFERENCE / "thill-original-book8.dat", BOOK8, check=False)
     stored = dict(zip(thill.keys.tolist(), thill.values.tolist(), strict=True))
@@ -414,10 +426,10 @@ def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line):
         value = ours[(fi, mi)]
         theirs = stored.get(key, stored.get(mkey, 2))  # absent = "first player wins"
         if theirs != value:
-            # the documented fault: missing positions where B threatens at once
             pos = Position.from_bitboards(fi, mi)
-            assert theirs == 2 and value != 2
-            assert _second_player_threatens(pos)
+            assert theirs == 2 and value != 2, pos.some_moves()
+            assert _second_player_threatens(pos), pos.some_moves()
+    return len(ours)
 
 
 def _second_player_threatens(pos: Position) -> bool:
