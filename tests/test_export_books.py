@@ -27,20 +27,11 @@ _DIR = Path(tempfile.mkdtemp(prefix="export-books-"))
 atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
 
 
-def _solver_exported() -> None:
-    """Workaround: the build imports ``Solver`` from ``solver``, which does not export it yet."""
-    import solver
-
-    if not hasattr(solver, "Solver"):
-        solver.Solver = Solver
-
-
 @functools.cache
 def built_book(plies: int = 12, under: str = LINE, distances: bool = True) -> Path:
     """A book built by the build pipeline (with its manifest), cached for the session."""
     from openingbook.build import BuildOptions, build_book
 
-    _solver_exported()
     out = _DIR / f"book{plies}{'-dist' if distances else ''}-under{under}.dat"
     options = BuildOptions(plies=plies, distances=distances, under=under)
     build_book(out, options, jobs=1, table_log2=20, progress=False)
