@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -81,3 +83,21 @@ def test_uci_and_tabular_examples(doc: str, example: Position) -> None:
     m = np.array([example.mask], np.uint64)
     row = tabular_lines("jsonl", f, m, np.array([1]), np.array([3]), np.array([14]), 32)[0]
     assert f"\n{row}" in doc
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "openingbook.api",
+        "openingbook.export",
+        "openingbook.export._io",
+        "openingbook.export._values",
+        "openingbook.export.cadot",
+        "openingbook.export.pons",
+        "openingbook.export.tabular",
+        "openingbook.export.uci",
+    ],
+)
+def test_docstring_examples_run(module: str) -> None:
+    failed, attempted = doctest.testmod(importlib.import_module(module), verbose=False)
+    assert attempted > 0 and failed == 0
