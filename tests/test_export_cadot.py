@@ -129,6 +129,16 @@ def test_pruned_book_needs_no_distance(tmp_path: Path) -> None:
     assert not (tmp_path / "x.cadot").exists()
 
 
+def test_pruned_book_under_a_line_is_completed_from_its_manifest(tmp_path: Path) -> None:
+    out = tmp_path / "pruned.cadot"
+    summary = export_book(built_book(distances=False), "cadot", out, no_distance=True)
+    with Book(built_book()) as full, CadotBook(out) as cadot:
+        assert summary.positions == len(full) == len(cadot)
+        assert summary.recovered_first_wins == sum(v.winner is Winner.FIRST for _, v in full)
+        for pos, value in full:
+            assert cadot.get(pos) == (value.winner, None, None)
+
+
 def test_pruned_reference_book_exports_complete_with_unknown_distances(tmp_path: Path) -> None:
     out = tmp_path / "book8.cadot"
     summary = export_book(REFERENCE_BOOK8, "cadot", out, no_distance=True)
