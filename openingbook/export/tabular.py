@@ -48,6 +48,21 @@ _U64 = np.uint64
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
 
+def _column_chars() -> np.ndarray:
+    """The 6 characters (bottom up) of a column, by its occupied and first-player bits."""
+    size = 1 << (2 * HEIGHT)
+    table = np.full((size, HEIGHT), ord("."), dtype=np.uint8)
+    for index in range(size):
+        occupied, first = index >> HEIGHT, index & ((1 << HEIGHT) - 1)
+        for row in range(HEIGHT):
+            if occupied >> row & 1:
+                table[index, row] = ord("X") if first >> row & 1 else ord("O")
+    return table
+
+
+_COLUMN_CHARS = _column_chars()
+
+
 def diagrams(first: np.ndarray, mask: np.ndarray) -> list[str]:
     """The 42-character diagram of each position (top row first).
 
@@ -57,18 +72,16 @@ def diagrams(first: np.ndarray, mask: np.ndarray) -> list[str]:
     >>> Position.from_diagram("\\n".join(d[i:i + 7] for i in range(0, 42, 7))) == p
     True
     """
-    first = np.asarray(first, dtype=np.uint64)
-    mask = np.asarray(mask, dtype=np.uint64)
-    out = np.empty((first.size, WIDTH * HEIGHT), dtype=np.uint8)
-    for r, row in enumerate(range(HEIGHT - 1, -1, -1)):
-        for col in range(WIDTH):
-            bit = _U64(col * (HEIGHT + 1) + row)
-            occupied = ((mask >> bit) & _U64(1)) != 0
-            is_first = ((first >> bit) & _U64(1)) != 0
-            out[:, r * WIDTH + col] = np.where(
-                occupied, np.where(is_first, ord("X"), ord("O")), ord(".")
-            )
-    return out.view(f"S{WIDTH * HEIGHT}").reshape(-1).astype(str).tolist()
+    first = np.asarray(first, dtype=np.uint64).reshape(-1)
+    mask = np.asarray(mask, dtype=np.uint64).reshape(-1)
+    bits = _U64((1 << HEIGHT) - 1)
+    cells = np.empty((first.size, HEIGHT, WIDTH), dtype=np.uint8)  # [position, row, column]
+    for col in range(WIDTH):
+        shift = _U64(col * (HEIGHT + 1))
+        index = (((mask >> shift) & bits) << _U64(HEIGHT)) | ((first >> shift) & bits)
+        cells[:, :, col] = _COLUMN_CHARS[index.astype(np.int64)]
+    rows_top_down = np.ascontiguousarray(cells[:, ::-1, :]).reshape(first.size, WIDTH * HEIGHT)
+    return rows_top_down.view(f"S{WIDTH * HEIGHT}").reshape(-1).astype(str).tolist()
 
 
 def hex_codes(first: np.ndarray, mask: np.ndarray, key_bits: int) -> list[str]:
