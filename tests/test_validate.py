@@ -1,0 +1,336 @@
+"""validate, diff, check and stats on books built in the tests and on Thill's 8-ply file.
+
+Independent sources: the solver (positions solved directly at the shallower
+ply), books built directly by ``openingbook build``, Tromp's published counts,
+and brute-force definitions over :class:`solver.Position`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+
+from openingbook.bookfile import Records, read_book, write_book
+from openingbook.build import BuildOptions, build_book
+from openingbook.cli import main
+from openingbook.codec import encode_keys
+from openingbook.derive import LoadedBook
+from openingbook.reader import Book
+from openingbook.validate import (
+    TROMP_COUNTS,
+    book_stats,
+    check_book,
+    diff_books,
+    tromp_subset,
+    validate_books,
+)
+from solver import Position
+from solver.enumerate import positions_with_moves
+from solver.position import has_four
+from solver.search import Solver
+from tests.strategies import positions
+from tests.test_bookfile import REFERENCE
+from tests.test_derive import line_books
+
+REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"
+BOOKS_DIR = Path(__file__).resolve().parents[1] / "books"
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def build(path: Path, plies: int, under: str, distances: bool = False) -> Path:
+    build_book(path, BuildOptions(plies, distances=distances, under=under), jobs=2, progress=False)
+    return path
+
+
+def rewrite(src: Path, dst: Path, change) -> Path:
+    """Copy a book (and its manifest: same scope), letting ``change(first, mask, values)``
+    return new arrays."""
+    book = LoadedBook.load(src)
+    first, mask, values = change(book.first.copy(), book.mask.copy(), book.records.values.copy())
+    write_book(dst, book.fmt, Records(encode_keys(first, mask, book.fmt.key_bits), values))
+    manifest = src.with_name(src.name + ".json")
+    if manifest.is_file():
+        dst.with_name(dst.name + ".json").write_text(manifest.read_text())
+    return dst
+
+
+def arrays(pos_list: list[Position]) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        np.array([p.first_stones for p in pos_list], np.uint64),
+        np.array([p.mask for p in pos_list], np.uint64),
+    )
+
+
+# ------------------------------------------------------------------ the reference file
+def test_check_reference_file_alone():
+    report = check_book(REFERENCE_BOOK8)
+    assert [(i.severity, i.kind, i.count) for i in report.issues] == [
+        ("warning", "duplicate-mirror-pair", 5593)
+    ]
+    assert report.ok and report.records == 34286 and report.positions == 34286 - 5593
+    example = Position.from_moves(report.issues[0].examples[0])
+    # the example really is stored in both variants
+    with Book(REFERENCE_BOOK8) as book:
+        found = book.find_many(*arrays([example, example.mirror()]))
+    assert (found >= 0).all() and found[0] != found[1]
+    code, out = run("check", REFERENCE_BOOK8, "--json")
+    assert code == 0 and json.loads(out)["issues"][0]["count"] == 5593
+    assert run("check", REFERENCE_BOOK8, "--strict")[0] == 1
+
+
+def tromp_books() -> list[Path]:
+    """Complete 8-ply books in books/ (with a manifest saying so), else the reference file.
+
+    The reference misses 229 positions, all with an immediate threat by the
+    second player, which Tromp's subset excludes: its counts must match exactly.
+    """
+    found = []
+    for path in sorted(BOOKS_DIR.glob("*.dat")) if BOOKS_DIR.is_dir() else []:
+        manifest = path.with_name(path.name + ".json")
+        if manifest.is_file():
+            data = json.loads(manifest.read_text())
+            sel = data.get("selection", {})
+            complete = not (sel.get("under") or sel.get("sample") or sel.get("shard"))
+            if data.get("format", {}).get("plies") == 8 and complete:
+                found.append(path)
+    return found or [REFERENCE_BOOK8]
+
+
+@pytest.mark.parametrize("path", tromp_books(), ids=lambda p: p.name)
+def test_tromp_counts(path):
+    report = book_stats(path, tromp=True)
+    t = report.tromp
+    assert t["positions"] == sum(TROMP_COUNTS.values()) == 67557
+    assert {k: t[k] for k in TROMP_COUNTS} == TROMP_COUNTS
+    assert t["matches_published"] is True and report.ok
+    code, out = run("stats", path, "--tromp", "--json")
+    assert code == 0 and json.loads(out)["tromp"]["first"] == 44473
+
+
+@settings(max_examples=60, deadline=None)
+@given(positions(min_stones=8, max_stones=8))
+def test_tromp_subset_is_no_threat_by_the_player_who_moved(pos):
+    other = pos.stones_of(pos.side_to_move.other)
+    threat = False
+    for col in pos.legal_moves():
+        cell = pos._column_move(col)
+        threat |= has_four(other | cell, pos.height)
+    assert tromp_subset(*arrays([pos])).tolist() == [not threat]
+
+
+# ------------------------------------------------------------------ validate
+MISSING_LINES = ["1554433", "553535"]  # lines above some of the reference's missing positions
+
+
+@pytest.fixture(scope="module")
+def reference_subtrees(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("subtrees")
+    return {
+        "1554433": build(tmp / "b12.dat", 12, "1554433"),
+        "553535": build(tmp / "b10.dat", 10, "553535"),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("line", MISSING_LINES)
+def test_validate_reference_reports_exactly_its_missing_positions(reference_subtrees, line):
+    deeper = reference_subtrees[line]
+    report = validate_books(REFERENCE_BOOK8, deeper)
+    assert not report.ok
+    # independently: the 8-ply positions under the line the reference does not
+    # store (looked up with the reader) that the solver says are not first-player wins
+    first, mask, moves = positions_with_moves(8, under=line)
+    with Book(REFERENCE_BOOK8) as book:
+        absent = book.find_many(first, mask) < 0
+    wdl = Solver().solve_many(first[absent], mask[absent], wdl=True)  # first player to move
+    expected = {
+        Position.from_moves(m).canonical()
+        for m, v in zip(moves[absent].astype(str), wdl, strict=True)
+        if v <= 0
+    }
+    assert expected  # the line was chosen for this
+    got = {Position.from_moves(d.moves).canonical() for d in report.disagreements}
+    assert got == expected
+    for d in report.disagreements:
+        assert d.a == "first player wins (not stored)" and d.b_value["winner"] != "first"
+        assert Position.from_diagram(d.diagram) == Position.from_moves(d.moves)
+        # FORMATS.md: the missing positions are those with a threat by the second player
+        assert not tromp_subset(*arrays([Position.from_moves(d.moves)]))[0]
+    assert report.positions == report.covered == report.compared == len(first)
+    assert report.agree == len(first) - len(expected)
+    assert any(f"under {line}" in note for note in report.notes)
+    code, out = run("validate", REFERENCE_BOOK8, deeper, "--json")
+    assert code == 1 and len(json.loads(out)["disagreements"]) == len(expected)
+    code, text = run("validate", REFERENCE_BOOK8, deeper)
+    assert code == 1 and f"{len(expected)} disagree" in text and "under " + line in text
+
+
+@pytest.mark.slow
+def test_validate_a_correct_book_passes(reference_subtrees, tmp_path):
+    line = "1554433"
+    book8 = build(tmp_path / "b8.dat", 8, line)  # solved directly at 8 plies
+    code, out = run("validate", book8, reference_subtrees[line])
+    assert code == 0, out
+    assert "OK: 5 agree, 0 disagree" in out
+    # the deeper book knows only its line: a wider --under is covered nowhere else
+    report = validate_books(book8, reference_subtrees[line], under=line[:6])
+    assert report.ok and report.covered == 5 and report.not_covered == report.positions - 5
+
+
+@pytest.fixture(scope="module")
+def distance_books(tmp_path_factory):
+    """Books built under LINE: (plies, distances) -> path (shared with test_derive)."""
+    return line_books(tmp_path_factory)
+
+
+@pytest.mark.slow
+def test_validate_distance_books_and_a_wrong_distance(distance_books, tmp_path):
+    b10, b12 = distance_books[(10, True)], distance_books[(12, True)]
+    report = validate_books(b10, b12)
+    assert report.ok and report.compared_by == "win/draw/loss and distances"
+    assert report.compared == report.positions == len(read_book(b10)[1])
+
+    def lengthen(first, mask, values):
+        i = int(np.flatnonzero(values != 0)[0])
+        values[i] = values[i] - 2 if values[i] > 0 else values[i] + 2  # 2 plies longer
+        return first, mask, values
+
+    wrong = rewrite(b10, tmp_path / "wrong10.dat", lengthen)
+    report = validate_books(wrong, b12)
+    assert len(report.disagreements) == 1
+    d = report.disagreements[0]
+    assert d.a_value["winner"] == d.b_value["winner"]
+    assert d.a_value["plies"] == d.b_value["plies"] + 2
+    # a pruned book against the distance book: win/draw/loss only, so no disagreement
+    assert validate_books(distance_books[(10, False)], b12).ok
+
+
+# ------------------------------------------------------------------ diff
+def test_diff_reference_against_itself_and_deduplicated(tmp_path):
+    report = diff_books(REFERENCE_BOOK8, REFERENCE_BOOK8)
+    assert report.ok and report.common == 34286 - 5593
+
+    def dedupe(first, mask, values):
+        keys = LoadedBook.load(REFERENCE_BOOK8).canonical
+        _, keep = np.unique(keys, return_index=True)
+        return first[keep], mask[keep], values[keep]
+
+    deduped = rewrite(REFERENCE_BOOK8, tmp_path / "dedup.dat", dedupe)
+    assert len(read_book(deduped)[1]) == 34286 - 5593
+    code, out = run("diff", REFERENCE_BOOK8, deduped)
+    assert code == 0 and "SAME" in out
+
+
+def test_diff_finds_changed_and_missing_records(tmp_path):
+    values = LoadedBook.load(REFERENCE_BOOK8).records.values
+    draw, loss = int(np.flatnonzero(values == 0)[0]), int(np.flatnonzero(values == 1)[0])
+
+    def change(first, mask, values):
+        values[draw] = 1
+        keep = np.ones(len(values), bool)
+        keep[loss] = False
+        return first[keep], mask[keep], values[keep]
+
+    changed = rewrite(REFERENCE_BOOK8, tmp_path / "changed.dat", change)
+    report = diff_books(REFERENCE_BOOK8, changed)
+    assert not report.ok
+    # the removed B win may still be stored as its mirror variant (a duplicate pair)
+    book = LoadedBook.load(REFERENCE_BOOK8)
+    twice = (book.canonical == book.canonical[loss]).sum() == 2
+    assert len(report.only_in_a) == (0 if twice else 1) and not report.only_in_b
+    if not twice:
+        assert report.only_in_a[0].b == "first player wins (not stored)"
+    drawn = {d.moves for d in report.value_differences}
+    assert len(report.value_differences) == 1
+    pos = Position.from_bitboards(int(book.first[draw]), int(book.mask[draw]))
+    assert Position.from_moves(drawn.pop()).canonical() == pos.canonical()
+    code, out = run("diff", REFERENCE_BOOK8, changed, "--json")
+    assert code == 1 and json.loads(out)["value_differences"][0]["a"] == "draw"
+
+
+@pytest.mark.slow
+def test_diff_across_formats(distance_books):
+    pruned, dist = distance_books[(12, False)], distance_books[(12, True)]
+    report = diff_books(pruned, dist)
+    assert report.ok and report.compared_by == "win/draw/loss"
+    first_wins = int((read_book(dist)[1].values > 0).sum())
+    assert report.implied_agreements == first_wins > 0
+    code, _ = run("diff", distance_books[(10, True)], dist)
+    assert code == 1
+
+
+def test_diff_needs_one_ply(tmp_path):
+    code, out = run("diff", REFERENCE_BOOK8, tmp_path / "nope.dat")
+    assert code == 2 and "does not exist" in out
+    bad = tmp_path / "garbage.dat"
+    bad.write_bytes(b"\x01\x02")
+    code, out = run("diff", REFERENCE_BOOK8, bad)
+    assert code == 1 and out.startswith("Error:") and len(out.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ check
+@pytest.mark.slow
+def test_check_resolves_records_and_absent_positions(distance_books, tmp_path):
+    pruned = distance_books[(10, False)]
+    report = check_book(pruned, all_records=True, absent=1000, jobs=2)
+    assert report.ok and report.solved == len(read_book(pruned)[1]) and report.solved_absent > 0
+    dist = distance_books[(10, True)]
+    code, out = run("check", dist, "--sample", "5", "--seed", "3", "-j", "2", "--json")
+    assert code == 0 and json.loads(out)["solved"] == 5
+
+    target = {}
+
+    def corrupt(first, mask, values):
+        loss = int(np.flatnonzero(values == 1)[0])
+        draw = int(np.flatnonzero(values == 0)[0]) if (values == 0).any() else None
+        target["flipped"] = Position.from_bitboards(int(first[loss]), int(mask[loss]))
+        values[loss] = 0 if draw is None else values[loss]
+        keep = np.ones(len(values), bool)
+        if draw is not None:
+            values[loss] = 0
+            keep[draw] = False
+            target["dropped"] = Position.from_bitboards(int(first[draw]), int(mask[draw]))
+        return first[keep], mask[keep], values[keep]
+
+    bad = rewrite(pruned, tmp_path / "bad.dat", corrupt)
+    report = check_book(bad, all_records=True, absent=1000, jobs=2)
+    found = {Position.from_moves(d.moves).canonical() for d in report.disagreements}
+    assert found == {p.canonical() for p in target.values()}
+    assert not report.ok
+    assert run("check", bad, "--all", "-j", "1")[0] == 1
+
+
+def test_check_file_warnings_and_errors(tmp_path):
+    # a pruned 8-ply book holding a first-player win, a position whose side to move
+    # wins at once, and one mirror pair twice with different values
+    pos_a = Position.from_moves("44444411")
+    pos_threat = Position.from_moves("12121233")  # A to move has three in column 1
+    asym = Position.from_moves("12345612")
+    assert pos_threat.can_win_next() and not pos_a.can_win_next()
+    assert asym.mirror() != asym
+    plist = [pos_a, pos_threat, asym, asym.mirror()]
+    first, mask = arrays(plist)
+    values = np.array([2, 0, 0, 1], np.int8)
+    path = tmp_path / "odd.dat"
+    write_book(path, read_book(REFERENCE_BOOK8)[0], Records(encode_keys(first, mask, 24), values))
+    report = check_book(path)
+    kinds = {i.kind: (i.severity, i.count) for i in report.issues}
+    assert kinds == {
+        "conflicting-mirror-pair": ("error", 1),
+        "first-player-win-stored": ("warning", 1),
+        "immediate-win-stored": ("warning", 1),
+    }
+    assert not report.ok
+    code, out = run("check", path)
+    assert (code == 1 and "conflicting" in out) or "different values" in out
