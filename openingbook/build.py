@@ -29,7 +29,7 @@ wins), 2 (first player wins, dropped by pruning); distance books the signed byte
 >>> opts = BuildOptions(plies=10, under="44444433")
 >>> plan = plan_build(opts)
 >>> plan.total_positions, len(plan.chunks) >= 1
-(9, True)
+(14, True)
 """
 
 from __future__ import annotations
@@ -441,7 +441,7 @@ def build_book(
     ...     s = build_book(os.path.join(tmp, "b.dat"), BuildOptions(10, under="44444433"),
     ...                    jobs=1, progress=False)
     ...     s.positions, s.records + s.values.get("first", 0)
-    (9, 9)
+    (14, 14)
     """
     from openingbook.bookfile import BookFormat, value_histogram
 
