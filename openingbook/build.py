@@ -675,6 +675,34 @@ class MergeSummary:
         return dict(self.__dict__)
 
 
+#: Manifest entries a merge reads besides the settings.
+_MERGE_KEYS = (
+    ("positions", "in_output"),
+    ("positions", "book_total"),
+    ("chunks", "count_all"),
+    ("time", "wall_seconds"),
+    ("time", "solve_cpu_seconds"),
+    ("values", "first"),
+    ("book", "records"),
+)
+
+
+def _shard_settings(m: dict[str, Any]) -> dict[str, Any]:
+    """What must agree between the shards of one build (from a shard's manifest).
+
+    Raises ``KeyError`` naming the first entry a merge needs that is missing.
+    """
+    for section, key in _MERGE_KEYS:
+        if not isinstance(m.get(section), dict) or key not in m[section]:
+            raise KeyError(f"{section}.{key}")
+    sel = {k: v for k, v in m["selection"].items() if k != "shard"}
+    sel["shards"] = int(m["selection"]["shard"].split("/")[1])
+    sel["chunk_size"] = m["chunks"]["size"]
+    sel["format"] = m["format"]["name"]
+    sel["selected_positions"] = m["positions"]["selected"]
+    return sel
+
+
 def merge_books(
     output: str | os.PathLike[str],
     shard_books: Sequence[str | os.PathLike[str]],
@@ -699,23 +727,19 @@ def merge_books(
     manifests = []
     for book in shard_books:
         m = read_manifest(book)
-        if file_sha256(book) != m["book"]["sha256"]:
+        if file_sha256(book) != m["book"].get("sha256"):
             raise ValueError(f"{book}: contents differ from its manifest (sha256); rebuild it")
         if not m["selection"].get("shard"):
             raise ValueError(f"{book}: not a shard output (built without --shard)")
+        try:
+            _shard_settings(m)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"{book}: incomplete build manifest (no {exc})") from None
         manifests.append(m)
 
-    def settings(m: dict[str, Any]) -> dict[str, Any]:
-        sel = {k: v for k, v in m["selection"].items() if k != "shard"}
-        sel["shards"] = int(m["selection"]["shard"].split("/")[1])
-        sel["chunk_size"] = m["chunks"]["size"]
-        sel["format"] = m["format"]["name"]
-        sel["selected_positions"] = m["positions"]["selected"]
-        return sel
-
-    reference = settings(manifests[0])
+    reference = _shard_settings(manifests[0])
     for book, m in zip(shard_books, manifests, strict=True):
-        s = settings(m)
+        s = _shard_settings(m)
         if s != reference:
             diff = ", ".join(
                 f"{k} {s.get(k)!r} vs {reference.get(k)!r}"
