@@ -376,7 +376,8 @@ class LoadedBook:
     ) -> LoadedBook:
         """Read, check (values, order, legal positions of the ply) and index a book."""
         fmt, records = read_book(path, fmt)
-        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
+        # read_book has checked every key (a legal position of the ply) already
+        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, check_legal=False)
         canonical = canonical_keys(first, mask)
         order = np.argsort(canonical, kind="stable")
         return cls(
