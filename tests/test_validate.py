@@ -176,16 +176,43 @@ def test_validate_reference_reports_exactly_its_missing_positions(reference_subt
     assert code == 1 and f"{len(expected)} disagree" in text and "under " + line in text
 
 
+@pytest.fixture(scope="module")
+def book8_553535(tmp_path_factory):
+    """The 8-ply book under 553535, solved directly at 8 plies by the real build."""
+    return build(tmp_path_factory.mktemp("b8") / "b8.dat", 8, "553535")
+
+
 @pytest.mark.slow
-def test_validate_a_correct_book_passes(reference_subtrees, tmp_path):
-    line = "1554433"
-    book8 = build(tmp_path / "b8.dat", 8, line)  # solved directly at 8 plies
-    code, out = run("validate", book8, reference_subtrees[line])
+def test_validate_a_correct_book_passes(reference_subtrees, book8_553535):
+    line = "553535"
+    code, out = run("validate", book8_553535, reference_subtrees[line])
     assert code == 0, out
-    assert "OK: 5 agree, 0 disagree" in out
+    assert "OK: 22 agree, 0 disagree" in out
     # the deeper book knows only its line: a wider --under is covered nowhere else
-    report = validate_books(book8, reference_subtrees[line], under=line[:6])
-    assert report.ok and report.covered == 5 and report.not_covered == report.positions - 5
+    report = validate_books(book8_553535, reference_subtrees[line], under=line[:5])
+    assert report.ok and report.covered == 22 and report.not_covered == report.positions - 22
+    assert report.not_covered > 0 and report.uncovered_examples
+
+
+@pytest.mark.slow
+def test_tromp_counts_under_a_line_match_the_solver(book8_553535):
+    report = book_stats(book8_553535, tromp=True)
+    t = report.tromp
+    assert t["matches_published"] is None and "complete 8-ply" in t["why_not_compared"]
+    # independently: Position-level threat test, solver values
+    _, _, moves = positions_with_moves(8, under="553535")
+    subset = []
+    for m in moves.astype(str):
+        pos = Position.from_moves(m)
+        other = pos.stones_of(pos.side_to_move.other)
+        if not any(has_four(other | pos._column_move(c), 6) for c in pos.legal_moves()):
+            subset.append(pos)
+    wdl = Solver().solve_many(*arrays(subset), wdl=True).tolist()  # first player to move
+    expected = {"first": wdl.count(1), "second": wdl.count(-1), "draw": wdl.count(0)}
+    assert t["positions"] == len(subset) == 7
+    assert {k: t[k] for k in expected} == expected
+    code, out = run("stats", book8_553535, "--tromp")
+    assert code == 0 and "not compared with Tromp's published counts" in out
 
 
 @pytest.fixture(scope="module")
