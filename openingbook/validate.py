@@ -463,6 +463,7 @@ def check_book(
     jobs: int | None = None,
     executor: str = "pool",
     table_log2: int | None = None,
+    scheduler: str | None = None,
 ) -> CheckReport:
     """Check a book from the file alone, then re-solve records with the solver.
 
@@ -502,7 +503,7 @@ def check_book(
     disagreements: list[PositionReport] = []
     if len(first):
         solved = solve_book_values(
-            first, mask, book.plies, book.fmt.distances, jobs, executor, table_log2
+            first, mask, book.plies, book.fmt.distances, jobs, executor, table_log2, scheduler
         )
         for i in np.flatnonzero(solved != expected):
             a = _book_value_entry(int(expected[i]), book.fmt.distances, bool(stored[i]))
@@ -596,6 +597,7 @@ def solve_book_values(
     jobs: int | None = None,
     executor: str = "pool",
     table_log2: int | None = None,
+    scheduler: str | None = None,
     chunk: int = 64,
 ) -> np.ndarray:
     """Book values (distance bytes, or 0/1/2) of positions, solved in parallel.
@@ -614,7 +616,9 @@ def solve_book_values(
         for i, s in enumerate(range(0, n, chunk))
     ]
     out = np.empty(n, np.int8)
-    with make_executor(executor, jobs, initializer=init_worker, initargs=(table_log2,)) as ex:
+    with make_executor(
+        executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
+    ) as ex:
         for result in ex.map_unordered(solve_chunk, tasks):
             s = result.chunk_id * chunk
             out[s : s + len(result.values)] = result.values

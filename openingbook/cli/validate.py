@@ -181,6 +181,11 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
     show_default=True,
     help="Local process pool, or a dask.distributed cluster.",
 )
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Dask scheduler address (tcp://host:8786); default a local cluster of --jobs workers.",
+)
 @click.option("--table-log2", type=int, help="Solver table size per worker, log2 of entries.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 on warnings too.")
 @json_option
@@ -193,6 +198,7 @@ def check_command(
     seed: int,
     jobs: int | None,
     executor: str,
+    scheduler: str | None,
     table_log2: int | None,
     strict: bool,
     as_json: bool,
@@ -215,6 +221,7 @@ def check_command(
         jobs=jobs,
         executor=executor,
         table_log2=table_log2,
+        scheduler=scheduler,
     )
     _finish(report, as_json, report.lines())
     if strict and report.issues:
