@@ -104,7 +104,9 @@ class PoolExecutor(Executor):
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, not {jobs}")
         self.workers = jobs
-        self._pool = multiprocess.Pool(jobs, initializer=initializer, initargs=initargs)
+        self._pool = multiprocess.Pool(
+            jobs, initializer=_pool_worker_start, initargs=(os.getpid(), initializer, initargs)
+        )
 
     def map_unordered(self, func: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         # chunksize=1: a task is already a sizeable chunk of positions, and one
@@ -116,6 +118,43 @@ class PoolExecutor(Executor):
         # not wanted, and finished ones have been consumed already.
         self._pool.terminate()
         self._pool.join()
+
+
+def _pool_worker_start(
+    parent: int, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]
+) -> None:
+    """Runs first in every pool worker: signals, die with the parent, the caller's initializer.
+
+    Ctrl-C reaches the whole process group: the workers ignore it and the
+    parent stops them (SIGTERM, default action, no traceback). A worker whose
+    parent was killed (``kill -9``, out of memory) would finish its chunk for
+    nobody, so it asks to die with the parent (Linux ``prctl``; elsewhere a
+    no-op).
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent(parent)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _die_with_parent(parent: int) -> None:
+    import ctypes
+    import signal
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    pr_set_pdeathsig = 1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
 
 
 class DaskExecutor(Executor):

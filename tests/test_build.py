@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -506,25 +507,72 @@ def test_damaged_chunks_are_recomputed(tmp_path, small_book):
     assert all(wd.load_chunk(i) is not None for i in range(8))
 
 
+def _start_build(args: list[str]) -> subprocess.Popen:
+    """``openingbook build ARGS`` in a child process (its own session: Ctrl-C tests)."""
+    cmd = [sys.executable, "-c", "from openingbook.cli import main; main()", "build", *args]
+    return subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+
+
+def _wait_for_chunks(proc: subprocess.Popen, work: Path, count: int) -> list[int]:
+    """Wait until ``count`` chunk files exist; return the build's worker processes."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if work.is_dir() and len(list(work.glob("chunk-*.npz"))) >= count:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "the build ended before it could be interrupted"
+    return _children(proc.pid)
+
+
+def _children(pid: int) -> list[int]:
+    """Child processes of ``pid`` (Linux /proc)."""
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry.name))
+    return kids
+
+
+def _gone(pids: list[int]) -> bool:
+    """Wait (up to a minute) for processes to end; zombies count as ended."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 @pytest.mark.slow
 def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
     dist_path = big_books[0]
     out = tmp_path / "k.dat"
     work = tmp_path / "k.dat.work"
     args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
-    args += ["--chunk-size", "8", "--jobs", "1", "--table-log2", str(TABLE), "--keep-work", "-q"]
-    cmd = [sys.executable, "-c", "from openingbook.cli import main; main()", "build", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE), "--keep-work", "-q"]
+    proc = _start_build(args)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if work.is_dir() and len(list(work.glob("chunk-*.npz"))) >= 3:
-                break
-            time.sleep(0.01)
-        assert proc.poll() is None, "the build ended before it could be killed"
+        workers = _wait_for_chunks(proc, work, 3)
+        assert len(workers) == 2
         proc.send_signal(signal.SIGKILL)
     finally:
         proc.wait()
+    assert _gone(workers)  # the pool workers die with the build
     assert not out.exists()
     wd = WorkDir(work, {})
     done = wd.chunk_ids()
@@ -543,6 +591,30 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
     first, mask = enumerate_positions(12, under=BIG)
     assert len(seen) == len(set(seen)) == 202
     assert set(seen) == set(zip(first.tolist(), mask.tolist(), strict=True))
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_workers_and_keeps_whole_chunks(tmp_path):
+    out = tmp_path / "c.dat"
+    work = tmp_path / "c.dat.work"
+    args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
+    args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE)]
+    proc = _start_build(args)
+    try:
+        workers = _wait_for_chunks(proc, work, 2)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.decode().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err.decode()
+    assert _gone(workers)
+    assert not out.exists()
+    wd = WorkDir(work, {})
+    assert len(wd.chunk_ids()) >= 2
+    assert all(wd.load_chunk(i) is not None for i in wd.chunk_ids())
 
 
 @pytest.mark.parametrize("distances", [True, False])

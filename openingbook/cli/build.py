@@ -6,6 +6,9 @@ The work is done by :func:`openingbook.build.build_book` and
 
 from __future__ import annotations
 
+import contextlib
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -23,6 +26,28 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
         return parse_shard(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Treat SIGTERM (``kill``, batch schedulers) like Ctrl-C while a command runs.
+
+    The build then stops its workers and exits with "interrupted"; finished
+    chunks are already saved, so rerunning resumes.
+    """
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _command_line() -> list[str]:
@@ -137,19 +162,20 @@ def build_command(
         seed=seed,
         chunk_size=chunk_size,
     )
-    summary = build_book(
-        output,
-        options,
-        work_dir=work_dir,
-        jobs=jobs,
-        executor=executor,
-        scheduler=scheduler,
-        table_log2=table_log2,
-        force=force,
-        keep_work=keep_work,
-        progress=not quiet and not as_json,
-        command=_command_line(),
-    )
+    with _sigterm_interrupts():
+        summary = build_book(
+            output,
+            options,
+            work_dir=work_dir,
+            jobs=jobs,
+            executor=executor,
+            scheduler=scheduler,
+            table_log2=table_log2,
+            force=force,
+            keep_work=keep_work,
+            progress=not quiet and not as_json,
+            command=_command_line(),
+        )
     if as_json:
         emit_json(summary.as_dict())
     elif not quiet:
