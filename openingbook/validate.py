@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.bookfile import value_histogram
+from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
 from solver import Position
 from solver.bitboards import can_win_next_bits
@@ -464,6 +464,7 @@ def check_book(
     executor: str = "pool",
     table_log2: int | None = None,
     scheduler: str | None = None,
+    fmt: BookFormat | None = None,
 ) -> CheckReport:
     """Check a book from the file alone, then re-solve records with the solver.
 
@@ -475,9 +476,10 @@ def check_book(
     every record with ``all_records``) are re-solved; ``absent``: also solve that
     many book positions a pruned book does not store (they must be first-player
     wins). Solving runs on ``jobs`` worker processes with the build's executors.
+    ``fmt``: the book's format, when it is not detected (manifest, name, content).
     """
     start = time.perf_counter()
-    book = LoadedBook.load(path)
+    book = LoadedBook.load(path, fmt)
     issues: list[Issue] = []
     _file_issues(book, issues)
     rng = np.random.default_rng(seed)
@@ -696,15 +698,17 @@ def tromp_subset(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return ~can_win_next_bits(first ^ mask, mask)
 
 
-def book_stats(path: str | os.PathLike[str], tromp: bool = False) -> StatsReport:
+def book_stats(
+    path: str | os.PathLike[str], tromp: bool = False, fmt: BookFormat | None = None
+) -> StatsReport:
     """Record and value counts of a book; with ``tromp``, the counts on Tromp's subset.
 
     Tromp's subset is the ply's book positions (within the book's scope) in which
     the player who just moved could not complete four at once either; mirror
     pairs once. For a complete 8-ply book the counts are compared with Tromp's
-    published 44,473 / 16,635 / 6,449.
+    published 44,473 / 16,635 / 6,449. ``fmt``: the format, when not detected.
     """
-    book = LoadedBook.load(path)
+    book = LoadedBook.load(path, fmt)
     histogram = value_histogram(book.fmt, book.records.values)
     stored = {k: int(histogram[k]) for k in ("first", "second", "draw")}
     hist = None

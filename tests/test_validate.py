@@ -361,3 +361,16 @@ def test_check_file_warnings_and_errors(tmp_path):
     assert not report.ok
     code, out = run("check", path)
     assert (code == 1 and "conflicting" in out) or "different values" in out
+
+
+def test_check_refuses_records_that_are_not_positions_of_the_ply(tmp_path):
+    seven = Position.from_moves("4444333")  # 7 stones in an 8-ply book
+    key = int(encode_keys(*arrays([seven]), 24)[0])
+    path = tmp_path / "book8.dat"
+    path.write_bytes(key.to_bytes(3, "big"))
+    # without a format, the content says "7-ply book": a valid (tiny) book
+    assert "7-ply" in run("stats", path)[1]
+    for command in ("check", "stats"):
+        code, out = run(command, path, "--format", "8")
+        assert code == 1 and out.startswith("Error:") and "7 stones" in out, (command, out)
+        assert len(out.strip().splitlines()) == 1

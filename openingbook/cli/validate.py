@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.cli._common import emit_json, json_option, user_errors
 from openingbook.derive import derive_book
@@ -19,6 +20,18 @@ from openingbook.executors import EXECUTOR_NAMES
 from openingbook.validate import book_stats, check_book, diff_books, validate_books
 
 _BOOK = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+format_option = click.option(
+    "--format",
+    "format_name",
+    metavar="FORMAT",
+    help="Book format when it cannot be detected: 8, 12, 12-dist (any ply: N or N-dist) "
+    "or a Thill file name.",
+)
+
+
+def _format(format_name: str | None) -> BookFormat | None:
+    return None if format_name is None else BookFormat.parse(format_name)
 
 
 def _finish(report, as_json: bool, lines: list[str]) -> None:
@@ -188,6 +201,7 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
 )
 @click.option("--table-log2", type=int, help="Solver table size per worker, log2 of entries.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 on warnings too.")
+@format_option
 @json_option
 @user_errors
 def check_command(
@@ -201,6 +215,7 @@ def check_command(
     scheduler: str | None,
     table_log2: int | None,
     strict: bool,
+    format_name: str | None,
     as_json: bool,
 ) -> None:
     """Check BOOK from the file alone, and re-solve records with the solver.
@@ -222,6 +237,7 @@ def check_command(
         executor=executor,
         table_log2=table_log2,
         scheduler=scheduler,
+        fmt=_format(format_name),
     )
     _finish(report, as_json, report.lines())
     if strict and report.issues:
@@ -236,9 +252,10 @@ def check_command(
     help="Also count results on Tromp's subset (no immediate threat for either side); "
     "a complete 8-ply book must give 44,473 / 16,635 / 6,449 (exit status 1 if not).",
 )
+@format_option
 @json_option
 @user_errors
-def stats_command(book: Path, tromp: bool, as_json: bool) -> None:
+def stats_command(book: Path, tromp: bool, format_name: str | None, as_json: bool) -> None:
     """Record and value counts of BOOK."""
-    report = book_stats(book, tromp=tromp)
+    report = book_stats(book, tromp=tromp, fmt=_format(format_name))
     _finish(report, as_json, report.lines())
