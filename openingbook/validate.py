@@ -341,7 +341,8 @@ class DiffReport:
 def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffReport:
     """Compare two books of the same ply, position by position (mirror pairs merged).
 
-    "Only in A" lists positions A stores and B does not, unless B implies the
+    Books built under a line are compared only inside their scopes (both
+    lines). "Only in A" lists positions A stores and B does not, unless B implies the
     same value (a pruned B answers "first player wins" for what it does not
     store); "values differ" lists positions both store with different values.
     Distance books are compared on distances when both have them, else on
@@ -363,6 +364,17 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
     _, pick = np.unique(np.concatenate([book_a.canonical, book_b.canonical]), return_index=True)
     first = np.concatenate([book_a.first, book_b.first])[pick]
     mask = np.concatenate([book_a.mask, book_b.mask])[pick]
+    # a book built under a line says nothing about positions outside it
+    inside = np.ones(len(first), bool)
+    for bk in (book_a, book_b):
+        if bk.scope.under:
+            inside &= bk.in_scope(first, mask)
+    if not inside.all():
+        notes.append(
+            f"compared only the {int(inside.sum())} positions inside both books' scopes "
+            f"({int((~inside).sum())} stored positions are outside one of them)"
+        )
+        first, mask = first[inside], mask[inside]
     ans_a = book_a.answers(first, mask)
     ans_b = book_b.answers(first, mask)
     distances = book_a.fmt.distances and book_b.fmt.distances

@@ -374,3 +374,17 @@ def test_check_refuses_records_that_are_not_positions_of_the_ply(tmp_path):
         code, out = run(command, path, "--format", "8")
         assert code == 1 and out.startswith("Error:") and "7 stones" in out, (command, out)
         assert len(out.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_diff_against_a_book_under_a_line(book8_553535):
+    # the built 8-ply book under 553535 has scope "under 553535": only those
+    # positions are compared, and the reference's missing one shows as only in B
+    report = diff_books(REFERENCE_BOOK8, book8_553535)
+    assert any("inside both books' scopes" in note for note in report.notes)
+    assert not report.only_in_a and not report.value_differences
+    missing = Position.from_moves("55353533").canonical()
+    assert [Position.from_moves(d.moves).canonical() for d in report.only_in_b] == [missing]
+    assert report.only_in_b[0].a == "first player wins (not stored)"
+    stored_b = len(read_book(book8_553535)[1])
+    assert report.common + len(report.only_in_b) == stored_b

@@ -62,6 +62,7 @@ def _line(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @click.option(
     "-o",
     "--out",
+    "--output",
     "output",
     type=click.Path(dir_okay=False, path_type=Path),
     required=True,
