@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from openingbook.bookfile import Records, read_book, write_book
 from openingbook.build import BuildOptions, build_book
@@ -30,6 +31,7 @@ from openingbook.validate import (
     validate_books,
 )
 from solver import Position
+from solver.bitboards import mirror_bits
 from solver.enumerate import positions_with_moves
 from solver.position import has_four
 from solver.search import Solver
@@ -388,3 +390,30 @@ def test_diff_against_a_book_under_a_line(book8_553535):
     assert report.only_in_b[0].a == "first player wins (not stored)"
     stored_b = len(read_book(book8_553535)[1])
     assert report.common + len(report.only_in_b) == stored_b
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_diff_and_answers_ignore_which_mirror_variant_is_stored(seed, tmp_path_factory):
+    rng = np.random.default_rng(seed)
+
+    def flip_some(first, mask, values):
+        keep = np.ones(len(values), bool)
+        book = LoadedBook.load(REFERENCE_BOOK8)
+        _, once = np.unique(book.canonical, return_index=True)
+        keep[:] = False
+        keep[once] = True  # one record per pair, so that flipping never collides
+        first, mask, values = first[keep], mask[keep], values[keep]
+        flip = rng.random(len(values)) < 0.5
+        first = np.where(flip, mirror_bits(first), first)
+        mask = np.where(flip, mirror_bits(mask), mask)
+        return first, mask, values
+
+    path = tmp_path_factory.mktemp("flip") / "flipped.dat"
+    flipped = rewrite(REFERENCE_BOOK8, path, flip_some)
+    report = diff_books(REFERENCE_BOOK8, flipped)
+    assert report.ok and report.common == 34286 - 5593
+    first, mask = positions_with_moves(8, under="44")[:2]
+    a = LoadedBook.load(REFERENCE_BOOK8).answers(first, mask)
+    b = LoadedBook.load(flipped).answers(mirror_bits(first), mirror_bits(mask))
+    assert a.winner.tolist() == b.winner.tolist() and a.stored.tolist() == b.stored.tolist()
