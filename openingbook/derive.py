@@ -43,12 +43,24 @@ from solver.enumerate import enumerate_positions, positions_with_moves
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, board_mask
 
 __all__ = [
+    "Answers",
+    "Derivation",
+    "DeriveSummary",
     "DerivedValues",
     "LeafLookup",
+    "LoadedBook",
+    "Scope",
+    "book_leaves",
+    "canonical_keys",
+    "derive_book",
+    "derive_values",
     "distance_bytes_from_scores",
+    "file_sha256",
     "negamax_layers",
+    "read_scope",
     "scores_from_distance_bytes",
     "wdl_from_first_player_values",
+    "write_json_atomic",
 ]
 
 WIDTH, HEIGHT = DEFAULT_WIDTH, DEFAULT_HEIGHT
