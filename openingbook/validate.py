@@ -46,6 +46,7 @@ __all__ = [
     "check_book",
     "describe_value",
     "diff_books",
+    "solve_book_values",
     "tromp_subset",
     "validate_books",
 ]
