@@ -793,3 +793,22 @@ def test_cli_merge_errors_are_one_line(tmp_path):
     assert result.output == "Error: gap: shard 2/2 missing\n"
     result = _cli("merge", str(tmp_path / "nothing.dat"), "-o", str(tmp_path / "m.dat"))
     assert result.exit_code == 1 and "no manifest" in result.output
+
+
+@pytest.mark.parametrize(
+    ("plies", "line", "distances"),
+    [(14, "4444443366", True), (14, "4444443366", False), (16, "444444552211", True)],
+)
+def test_wider_record_layouts_match_the_solver(tmp_path, plies, line, distances):
+    """14 and 16 plies: 40-bit keys (5-byte pruned, 6-byte distance records)."""
+    out = tmp_path / "w.dat"
+    summary = _build(out, plies=plies, under=line, distances=distances)
+    fmt = BookFormat.for_plies(plies, distances)
+    assert out.stat().st_size == summary.records * fmt.record_bytes
+    first, mask, values = _book_positions(out, plies, distances)
+    solver = Solver(table_log2=TABLE)
+    for f, m, v in zip(first.tolist(), mask.tolist(), values.tolist(), strict=True):
+        assert v == _expected(Position.from_bitboards(f, m), distances, solver)
+    assert summary.positions == len(enumerate_positions(plies, under=line)[0])
+    if distances:
+        assert summary.records == summary.positions
