@@ -51,7 +51,7 @@ import numpy as np
 
 import openingbook
 from openingbook.bookfile import atomic_write_bytes
-from openingbook.executors import EXECUTOR_NAMES, make_executor
+from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
 from openingbook.workdir import ChunkResult, WorkDir
 from solver import Position, enumerate_positions
 
@@ -480,7 +480,7 @@ def build_book(
 
     bar = _progress_bar(plan.positions, resumed_positions, resumed, len(plan.chunks), progress)
     solve_cpu = 0.0
-    workers = 1
+    workers = jobs or default_jobs()  # what would have run, if every chunk was resumed
     try:
         if todo:
             with make_executor(
