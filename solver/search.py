@@ -65,7 +65,9 @@ __all__ = [
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
-_TT_MOVE_BONUS = 1000  # the table's cut-off move sorts before every other move
+_TT_MOVE_BONUS = 1000
+#: Enhanced transposition cut-offs at nodes with fewer stones than this (7x6).
+DEFAULT_ETC_STONES = 30  # the table's cut-off move sorts before every other move
 
 # Layout of the integer part of a stack frame (one row per depth).
 _ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
@@ -124,7 +126,7 @@ def _negamax(
 
     Fail-hard: a result ``<= alpha0`` is an upper bound, ``>= beta0`` a lower
     bound, anything between is exact. ``geo`` = (width, height, cells,
-    deep_stones, use_potential); ``tparams`` = (log2, small_log2, key_bits);
+    deep_stones, use_potential, etc_stones); ``tparams`` = (log2, small_log2, key_bits);
     ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth).
     """
     width = geo[0]
@@ -132,6 +134,7 @@ def _negamax(
     cells = geo[2]
     deep = geo[3]
     use_potential = geo[4] != 0
+    etc_stones = geo[5]
     big_log2 = tparams[0]
     small_log2 = tparams[1]
     key_bits = tparams[2]
@@ -219,6 +222,7 @@ def _negamax(
         if not done:
             # ------------------------------------------------ order moves
             k = 0
+            etc_col = -1
             for i in range(width):
                 col = order[i]
                 m = nxt & col_masks[col]
@@ -233,6 +237,29 @@ def _negamax(
                     v = (cells - 1 - n) // 2
                     done = True
                     break
+                if n < etc_stones:
+                    # enhanced transposition cut-off: a child whose stored upper
+                    # bound already refutes it proves this node fails high
+                    ckey = (cur ^ mask) + nm + bottom
+                    if n + 1 >= deep:
+                        cslot, ctag = slot_and_tag(ckey, small_log2, key_bits)
+                        cpay = probe(small, cslot, ctag)
+                    else:
+                        cslot, ctag = slot_and_tag(ckey, big_log2, key_bits)
+                        cpay = probe(big, cslot, ctag)
+                    if cpay != _ZERO:
+                        cbound, clower = entry_bound(cpay)
+                        if not clower:
+                            if -cbound >= beta:
+                                v = -cbound
+                                done = True
+                                etc_col = col
+                                break
+                        elif -cbound <= alpha:
+                            # the child's lower bound proves this move cannot
+                            # raise alpha: skip it (the node's upper bound
+                            # alpha stays valid)
+                            continue
                 sc = popcount(w)
                 if col == tt_move:
                     sc += _TT_MOVE_BONUS
@@ -244,6 +271,19 @@ def _negamax(
                 ust[d, _MOVES + j] = m
                 ist[d, _SCORES + j] = sc
                 k += 1
+            if etc_col >= 0:
+                if n >= deep:
+                    store(small, slot, tag, v, True, etc_col)
+                else:
+                    store(big, slot, tag, v, True, etc_col)
+            if not done and k == 0:
+                # every move was refuted from the table: fail low
+                v = alpha
+                done = True
+                if n >= deep:
+                    store(small, slot, tag, v, False, -1)
+                else:
+                    store(big, slot, tag, v, False, -1)
             if not done:
                 ist[d, _ALPHA] = alpha
                 ist[d, _BETA] = beta
@@ -445,6 +485,7 @@ class Solver:
         width: int = DEFAULT_WIDTH,
         height: int = DEFAULT_HEIGHT,
         potential: bool = True,
+        etc_stones: int | None = None,
     ) -> None:
         _check_board_size(width, height)
         self.width = width
@@ -454,8 +495,10 @@ class Solver:
             deep_stones = DEFAULT_DEEP_STONES + self.cells - 42
         self.deep_stones = deep_stones
         self.table = TranspositionTable(table_log2, small_log2, width * (height + 1))
+        if etc_stones is None:
+            etc_stones = DEFAULT_ETC_STONES + self.cells - 42
         self._geo = np.array(
-            [width, height, self.cells, deep_stones, int(potential)], dtype=np.int64
+            [width, height, self.cells, deep_stones, int(potential), etc_stones], dtype=np.int64
         )
         self._order = np.array(_column_order(width), dtype=np.int64)
         self._col_masks = np.array(
