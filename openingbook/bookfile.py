@@ -39,12 +39,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from openingbook.atomicio import atomic_write_bytes
 from openingbook.codec import code_length, decode_keys, decode_keys_raw, legal_mask
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
@@ -569,18 +569,3 @@ def write_book(
     data = records_to_bytes(fmt, ordered)
     atomic_write_bytes(path, data)
     return len(ordered)
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write to a temporary file in the same directory, fsync, then rename over ``path``."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

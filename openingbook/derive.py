@@ -25,9 +25,7 @@ with its rule "a position that is not stored is a first-player win".
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from openingbook.atomicio import write_json_atomic
 from openingbook.bookfile import BookFormat, Records, read_book, write_book
 from openingbook.codec import decode_keys, encode_keys
 from solver import plies_from_score, score_from_plies
@@ -300,23 +299,6 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def write_json_atomic(path: str | os.PathLike[str], obj: object) -> None:
-    """Write ``obj`` as JSON to ``path`` atomically (temp file, fsync, replace)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(obj, fh, indent=2)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _now() -> str:

@@ -90,7 +90,7 @@ def test_uci_and_tabular_examples(doc: str, example: Position) -> None:
     [
         "openingbook.api",
         "openingbook.export",
-        "openingbook.export._io",
+        "openingbook.atomicio",
         "openingbook.export._values",
         "openingbook.export.cadot",
         "openingbook.export.pons",

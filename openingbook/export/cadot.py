@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.export._io import atomic_output
+from openingbook.atomicio import atomic_output
 from openingbook.export._values import WINNERS, bulk_values, missing_value, value_from_plies
 from openingbook.reader import UNKNOWN, BookValue, BulkValues
 from solver import Position

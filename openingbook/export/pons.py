@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.export._io import atomic_output
+from openingbook.atomicio import atomic_output
 from openingbook.export._values import (
     CELLS,
     PLIES_OF,

@@ -36,8 +36,8 @@ import os
 
 import numpy as np
 
+from openingbook.atomicio import atomic_output
 from openingbook.codec import encode_keys
-from openingbook.export._io import atomic_output
 
 __all__ = ["FIELDS", "diagrams", "hex_codes", "tabular_lines", "write_tabular"]
 

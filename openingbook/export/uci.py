@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-from openingbook.export._io import atomic_output
+from openingbook.atomicio import atomic_output
 from solver import Position
 from solver.bitboards import (
     can_win_next_bits,

@@ -1,13 +1,15 @@
-"""Atomic file output shared by the exporters.
+"""Atomic file output: every file this project writes goes through here.
 
-Every export goes to a temporary file in the destination's directory, is
-flushed to disk and then renamed over the destination, so that a reader sees
-either the old file or the complete new one, never a half-written export.
+Output goes to a temporary file ``.<name>.<random>.tmp`` in the destination's
+directory, is flushed to disk and then renamed over the destination, so that a
+reader sees either the old file or the complete new one, never a half-written
+one. The file gets an ordinary mode (0666 less the umask), not mkstemp's 0600.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -55,3 +57,14 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_output(path) as fh:
+        fh.write(data)
+
+
+def write_json_atomic(path: str | os.PathLike[str], obj: object) -> None:
+    """Write ``obj`` as indented JSON (and a final newline) to ``path`` atomically."""
+    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
