@@ -170,8 +170,9 @@ def main() -> None:
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
     args = parser.parse_args()
 
-    from solver.table import DEFAULT_LOG2
     import bitbully
+
+    from solver.table import DEFAULT_LOG2
 
     table_log2 = args.table_log2 or DEFAULT_LOG2
     count = 40 if args.quick else RANDOM_COUNT

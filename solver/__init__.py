@@ -20,13 +20,16 @@ from solver.scores import (
     score_from_plies,
     winner_from_score,
 )
+from solver.search import Solver, analyze, solve, solve_wdl
 
 __all__ = [
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
     "Player",
     "Position",
+    "Solver",
     "Winner",
+    "analyze",
     "can_win_next_bits",
     "canonical_bits",
     "count_positions",
@@ -38,5 +41,7 @@ __all__ = [
     "position_keys",
     "positions_with_moves",
     "score_from_plies",
+    "solve",
+    "solve_wdl",
     "winner_from_score",
 ]

@@ -66,8 +66,8 @@ __all__ = [
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 _TT_MOVE_BONUS = 1000
-#: Enhanced transposition cut-offs at nodes with fewer stones than this (7x6).
-DEFAULT_ETC_STONES = 30  # the table's cut-off move sorts before every other move
+#: Enhanced transposition cut-offs at nodes with fewer stones than this (7x6: all).
+DEFAULT_ETC_STONES = 42  # the table's cut-off move sorts before every other move
 
 # Layout of the integer part of a stack frame (one row per depth).
 _ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
@@ -568,6 +568,22 @@ class Solver:
         self._seconds += time.perf_counter() - start
         self._positions += first.shape[0]
         return out
+
+    def warm_up(self) -> float:
+        """Load (or compile) the search kernel now; returns the seconds it took.
+
+        The first solve in a process otherwise pays this: about 0.5 s from
+        numba's on-disk cache, several seconds when the cache is cold.
+        Leaves the table and the statistics as they were.
+        """
+        start = time.perf_counter()
+        # the kernels are compiled per argument type, not per board size: a
+        # tiny board exercises every one of them in microseconds
+        tiny = Solver(table_log2=10, small_log2=10, width=4, height=4)
+        empty = Position(width=4, height=4)
+        tiny.solve(empty)
+        tiny.solve_many(np.zeros(1, np.uint64), np.zeros(1, np.uint64), wdl=True)
+        return time.perf_counter() - start
 
     # ---------------------------------------------------------- the table
     def reset(self) -> None:

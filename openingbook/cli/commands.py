@@ -1,6 +1,10 @@
 """Imports every command module so that it registers on the ``main`` group."""
-from openingbook.cli import enumerate  # noqa: F401
-from openingbook.cli import validate  # noqa: F401
-from openingbook.cli import lookup  # noqa: F401
-from openingbook.cli import build  # noqa: F401
-from openingbook.cli import export  # noqa: F401
+
+from openingbook.cli import (
+    build,  # noqa: F401
+    enumerate,  # noqa: F401
+    export,  # noqa: F401
+    lookup,  # noqa: F401
+    solve,  # noqa: F401
+    validate,  # noqa: F401
+)

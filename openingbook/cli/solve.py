@@ -1,0 +1,108 @@
+"""``openingbook solve``: argument parsing for the exact solver (:mod:`solver.search`)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+
+import click
+
+from openingbook.cli import main
+from openingbook.cli._common import emit_json, json_option, user_errors
+from solver import Position, Solver, describe_score, plies_from_score, winner_from_score
+from solver.table import DEFAULT_LOG2
+
+
+def _result(solver: Solver, pos: Position, moves: str, all_moves: bool) -> dict:
+    start = time.perf_counter()
+    score = solver.solve(pos)
+    columns = solver.analyze(pos) if all_moves else None
+    ms = (time.perf_counter() - start) * 1000
+    n = pos.stone_count
+    out = {
+        "moves": moves,
+        "stones": n,
+        "score": score,
+        "winner": winner_from_score(score, n).value,
+        "plies": plies_from_score(score, n),
+        "result": describe_score(score, n),
+    }
+    if columns is not None:
+        out["columns"] = columns
+    out["ms"] = round(ms, 3)
+    return out
+
+
+def _text(result: dict) -> str:
+    line = f"{result['moves'] or '(start)'}: score {result['score']}, {result['result']}"
+    if "columns" in result:
+        cols = " ".join("-" if s is None else str(s) for s in result["columns"])
+        line += f"\n  column scores 1-7: {cols}"
+    return line
+
+
+def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
+    """(line number, move string) of every non-blank, non-comment line of a file or stdin."""
+    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+    try:
+        for number, line in enumerate(stream, 1):
+            fields = line.split()
+            if fields and not fields[0].startswith("#"):
+                yield number, fields[0]
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+@main.command("solve")
+@click.argument("moves", required=False)
+@click.option(
+    "--file",
+    "source",
+    metavar="F",
+    default=None,
+    help="Solve every line of F ('-' = stdin): one 1-based move string per line (further "
+    "fields are ignored, '#' starts a comment). The table is kept between positions.",
+)
+@click.option("--all-moves", is_flag=True, help="Also print the score of every column.")
+@click.option(
+    "--table-log2",
+    type=click.IntRange(10, 32),
+    default=DEFAULT_LOG2,
+    show_default=True,
+    help="Transposition table size: 2^N entries of 8 bytes.",
+)
+@json_option
+@user_errors
+def solve_command(
+    moves: str | None, source: str | None, all_moves: bool, table_log2: int, as_json: bool
+) -> None:
+    """Exact game value of the position after MOVES (1-based columns, e.g. 4453).
+
+    Prints the score (Pons convention: positive = the side to move wins, the
+    larger the sooner), the result in words and the plies to the end of the
+    game with perfect play. With --json: an object with moves, stones, score,
+    winner ("first", "second", "draw"), plies, result, ms (and columns).
+    """
+    if (moves is None) == (source is None):
+        raise click.UsageError("give either MOVES or --file F")
+    solver = Solver(table_log2)
+    solver.warm_up()  # load the compiled kernel now, so that "ms" is solving time only
+    if moves is not None:
+        result = _result(solver, Position.from_moves(moves), moves, all_moves)
+        if as_json:
+            emit_json(result)
+        else:
+            click.echo(_text(result))
+        return
+    for number, line in _batch_lines(source):
+        try:
+            pos = Position.from_moves(line)
+        except ValueError as exc:
+            raise ValueError(f"line {number}: {exc}") from None
+        result = _result(solver, pos, line, all_moves)
+        if as_json:
+            emit_json(result)
+        else:
+            click.echo(_text(result))

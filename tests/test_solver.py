@@ -1,0 +1,322 @@
+"""The exact solver against independent sources.
+
+* the 180 exact scores of ``reference/solver-scores.txt`` (another solver);
+* a brute-force minimax written here from the score definition alone (no
+  pruning, no bounds), on nearly full 7x6 boards and on small boards;
+* Thill's published 8-ply book (stored records: draws and second-player wins);
+* mirror symmetry and consistency (score = max over moves of minus the child's).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from openingbook.cli import main
+from solver import Position, Solver, analyze, plies_from_score, solve, solve_wdl
+from solver.position import has_four
+from tests.strategies import positions
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+SCORES_FILE = REFERENCE / "solver-scores.txt"
+BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
+
+#: the reference file's 37-stone example (score -1)
+DEEP_MOVES = "2252576253462244111563365343671351441"
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _reference_lines() -> list[tuple[str, int]]:
+    if not SCORES_FILE.exists():
+        pytest.fail(f"reference file missing: {SCORES_FILE}")
+    out = []
+    for line in SCORES_FILE.read_text().splitlines():
+        if line.strip():
+            moves, score = line.split()
+            out.append((moves, int(score)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    s = Solver(table_log2=22)
+    s.warm_up()
+    return s
+
+
+# ------------------------------------------------------------ brute force
+def brute_force_score(pos: Position) -> int:
+    """Pons score by plain minimax over every legal move, from the definition.
+
+    A win with the mover's k-th stone is worth cells/2 + 1 - k, a full board
+    0, and a position is worth the best of its moves for the side to move.
+    """
+    cells = pos.width * pos.height
+    h = pos.height
+
+    @functools.cache
+    def value(current: int, mask: int) -> int:
+        n = mask.bit_count()
+        best = None
+        for col in range(pos.width):
+            top = 1 << (col * (h + 1) + h - 1)
+            if mask & top:
+                continue
+            new_mask = mask | (mask + (1 << (col * (h + 1))))
+            mine = current | (new_mask ^ mask)
+            if has_four(mine, h):
+                v = cells // 2 + 1 - (n // 2 + 1)
+            elif n + 1 == cells:
+                v = 0
+            else:
+                v = -value(mine ^ new_mask, new_mask)
+            best = v if best is None else max(best, v)
+        assert best is not None
+        return best
+
+    return value(pos.current, pos.mask)
+
+
+@st.composite
+def small_board_positions(draw, width: int, height: int, max_empty: int) -> Position:
+    """Random legal non-terminal positions of a width x height board."""
+    cells = width * height
+    target = draw(st.integers(max(0, cells - max_empty), cells - 1))
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    while True:
+        pos = Position(width=width, height=height)
+        while pos.stone_count < target:
+            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        if pos.stone_count == target:
+            return pos
+
+
+# --------------------------------------------------------- reference file
+def test_reference_deep_lines(solver):
+    """The reference lines with 20+ stones: fast, always run."""
+    lines = [(m, s) for m, s in _reference_lines() if len(m) >= 20]
+    assert len(lines) >= 40
+    got = [solver.solve(Position.from_moves(m)) for m, _ in lines]
+    assert got == [s for _, s in lines]
+
+
+@pytest.mark.slow
+def test_reference_all_180_lines(solver):
+    lines = _reference_lines()
+    assert len(lines) == 180
+    wrong = [(m, s, solver.solve(m)) for m, s in lines]
+    wrong = [w for w in wrong if w[1] != w[2]]
+    assert wrong == []
+
+
+@pytest.mark.slow
+def test_reference_wdl_and_solve_many():
+    lines = _reference_lines()[:60]
+    solver = Solver(table_log2=22)
+    pos = [Position.from_moves(m) for m, _ in lines]
+    first = np.array([p.first_stones for p in pos], np.uint64)
+    mask = np.array([p.mask for p in pos], np.uint64)
+    expected = np.array([s for _, s in lines])
+    assert solver.solve_many(first, mask).tolist() == expected.tolist()
+    assert solver.solve_many(first, mask, wdl=True).tolist() == np.sign(expected).tolist()
+    solver.reset()
+    assert [solver.solve_wdl(p) for p in pos[:20]] == np.sign(expected[:20]).tolist()
+
+
+# ------------------------------------------------------- brute force checks
+@FAST
+@given(positions(min_stones=31, max_stones=41))
+def test_matches_brute_force_near_the_end(p):
+    s = Solver(table_log2=14, small_log2=10)
+    assert s.solve(p) == brute_force_score(p)
+    assert s.solve_wdl(p) == np.sign(brute_force_score(p))
+
+
+@pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5), (6, 5)])
+def test_other_board_sizes_match_brute_force(width, height):
+    s = Solver(table_log2=14, small_log2=10, width=width, height=height)
+
+    @FAST
+    @given(small_board_positions(width, height, max_empty=11))
+    def check(p):
+        assert s.solve(p) == brute_force_score(p)
+
+    check()
+
+
+def test_whole_4x4_game_matches_brute_force():
+    p = Position(width=4, height=4)
+    assert Solver(table_log2=14, width=4, height=4).solve(p) == brute_force_score(p)
+
+
+# ------------------------------------------------------- symmetry, consistency
+@FAST
+@given(positions(min_stones=16, max_stones=40))
+def test_mirror_scores_the_same(solver, p):
+    assert solver.solve(p) == solver.solve(p.mirror())
+
+
+@FAST
+@given(positions(min_stones=16, max_stones=40))
+def test_score_is_best_move(solver, p):
+    cols = solver.analyze(p)
+    assert [c is None for c in cols] == [not p.can_play(c) for c in range(7)]
+    score = solver.solve(p)
+    assert score == max(c for c in cols if c is not None)
+    for col, value in enumerate(cols):
+        if value is not None and not p.is_winning_move(col):
+            assert value == -solver.solve(p.play(col))
+    assert solver.solve_wdl(p) == np.sign(score)
+
+
+def test_immediate_win_and_full_board(solver):
+    p = Position.from_moves("121212")  # A wins at once with its 4th stone
+    assert solver.solve(p) == 22 - 4
+    assert solver.solve_wdl(p) == 1
+    deep = Position.from_moves(DEEP_MOVES)
+    win_col = next(c for c in deep.legal_moves() if deep.play(c).can_win_next())
+    child = deep.play(win_col)  # the side to move of the child wins at once
+    n = child.stone_count
+    assert solver.solve(child) == 22 - (n // 2 + 1)
+    assert solver.analyze(deep)[win_col] == -(22 - (n // 2 + 1))
+    full = Position.from_diagram(
+        "OXOXOXO/OXOXOXO/XOXOXOX/XOXOXOX/OXOXOXO/XOXOXOX".replace("/", "\n")
+    )
+    assert full.is_full() and full.winner() is None
+    assert solver.solve(full) == 0 and solver.analyze(full) == [None] * 7
+
+
+# ------------------------------------------------------------- 8-ply book
+def _decode_book8_record(record: int) -> Position:
+    bits = format(record >> 2, "022b")
+    cols: list[list[int]] = [[] for _ in range(7)]
+    col = i = 0
+    while i < len(bits) and col < 7:
+        if bits[i] == "0":
+            col += 1
+            i += 1
+        else:
+            cols[col].append(1 if bits[i + 1] == "0" else 2)
+            i += 2
+    return Position.from_array([c + [0] * (6 - len(c)) for c in cols])
+
+
+@pytest.mark.slow
+def test_thill_book8_sample():
+    data = BOOK8_FILE.read_bytes()
+    records = [int.from_bytes(data[i : i + 3], "big") for i in range(0, len(data), 3)]
+    rng = random.Random(8)
+    sample = rng.sample(records, 12)
+    solver = Solver(table_log2=22)
+    for rec in sample:
+        pos = _decode_book8_record(rec)
+        assert pos.stone_count == 8
+        expected = {0: 0, 1: -1}[rec & 3]  # draw / second player (not to move) wins
+        assert solver.solve_wdl(pos) == expected, pos.to_diagram()
+
+
+# ------------------------------------------------------------- the table
+def test_table_kept_and_reset():
+    p = Position.from_moves("4444455121")
+    s = Solver(table_log2=18)
+    first = s.solve(p)
+    cold = s.nodes
+    assert s.solve(p) == first
+    warm = s.nodes - cold
+    assert warm < cold  # the kept table answers most of the second search
+    assert s.table.used() > 0
+    s.reset()
+    assert s.table.used() == 0
+    assert s.solve(p) == first
+
+
+def test_errors():
+    s = Solver(table_log2=12)
+    won = Position.from_bitboards(0b1111, 0b1111 | (1 << 7) | (1 << 14) | (1 << 21), check=False)
+    with pytest.raises(ValueError, match="four"):
+        s.solve(won)
+    with pytest.raises(ValueError, match="4x4"):
+        s.solve(Position(width=4, height=4))
+    with pytest.raises(ValueError, match="odd number of cells"):
+        Solver(width=5, height=5)
+    with pytest.raises(ValueError, match="position 1"):
+        s.solve_many(np.array([0, won.first_stones], np.uint64), np.array([0, won.mask], np.uint64))
+    with pytest.raises(ValueError):
+        s.solve("44x")
+
+
+def test_module_level_functions():
+    assert solve(DEEP_MOVES) == -1
+    assert solve_wdl(DEEP_MOVES) == -1
+    assert max(v for v in analyze(DEEP_MOVES) if v is not None) == -1
+
+
+# ------------------------------------------------------------------- CLI
+def test_cli_solve_json():
+    args = ["solve", DEEP_MOVES, "--json", "--all-moves", "--table-log2", "16"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    obj = json.loads(res.output)
+    # 37 stones, second player to move, score -1: the first player wins with its 21st stone
+    assert obj["moves"] == DEEP_MOVES and obj["score"] == -1 and obj["winner"] == "first"
+    assert obj["plies"] == plies_from_score(-1, 37) == 4
+    assert obj["columns"] == analyze(DEEP_MOVES)
+
+
+def test_cli_solve_text_and_batch():
+    res = CliRunner().invoke(main, ["solve", "4455", "--table-log2", "16"])
+    assert res.exit_code == 0 and "score 18" in res.output and "first player wins" in res.output
+    lines = [(m, s) for m, s in _reference_lines() if len(m) >= 24][:5]
+    text = "\n".join(f"{m} {s}" for m, s in lines) + "\n"
+    res = CliRunner().invoke(main, ["solve", "--file", "-", "--json"], input=text)
+    assert res.exit_code == 0, res.output
+    objs = [json.loads(line) for line in res.output.splitlines()]
+    assert [(o["moves"], o["score"]) for o in objs] == lines
+    assert all(o["ms"] >= 0 for o in objs)
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["solve", "44x"], None, "not a column digit"),
+        (["solve", "4444444"], None, "full"),
+        (["solve", "--file", "-"], DEEP_MOVES + "\n4x\n", "line 2"),
+        (["solve"], None, "either MOVES or --file"),
+    ],
+)
+def test_cli_errors(args, stdin, message):
+    res = CliRunner().invoke(main, args, input=stdin)
+    assert res.exit_code != 0
+    assert message in res.output
+    assert "Traceback" not in res.output
+
+
+# ------------------------------------------------------------ worker use
+def _worker_solve(args):
+    first, mask = args
+    s = Solver(table_log2=16)
+    return s.solve_many(first, mask).tolist()
+
+
+@pytest.mark.slow
+def test_usable_from_worker_processes():
+    import multiprocess
+
+    lines = [(m, s) for m, s in _reference_lines() if len(m) >= 24][:6]
+    pos = [Position.from_moves(m) for m, _ in lines]
+    first = np.array([p.first_stones for p in pos], np.uint64)
+    mask = np.array([p.mask for p in pos], np.uint64)
+    with multiprocess.get_context("spawn").Pool(1) as pool:
+        got = pool.map(_worker_solve, [(first[:3], mask[:3]), (first[3:], mask[3:])])
+    assert got[0] + got[1] == [s for _, s in lines]
