@@ -28,6 +28,7 @@ from openingbook.build import (
     merge_books,
     parse_shard,
     plan_build,
+    read_manifest,
 )
 from openingbook.cli import main
 from openingbook.codec import decode_keys, encode_keys, mirror_keys
@@ -812,3 +813,35 @@ def test_wider_record_layouts_match_the_solver(tmp_path, plies, line, distances)
     assert summary.positions == len(enumerate_positions(plies, under=line)[0])
     if distances:
         assert summary.records == summary.positions
+
+
+# ---------------------------------------------------------------- the committed books
+BOOKS = Path(__file__).resolve().parents[1] / "books"
+COMMITTED = BOOKS / "book12-dist-under44444.dat"
+
+
+def test_committed_book_matches_its_manifest():
+    manifest = read_manifest(COMMITTED)
+    data = COMMITTED.read_bytes()
+    assert manifest["book"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert manifest["selection"]["under"] == "44444" and manifest["format"]["name"] == "12-ply-dist"
+    first, mask, values = _book_positions(COMMITTED, 12, True)
+    expected_first, expected_mask = enumerate_positions(12, under="44444")
+    assert manifest["book"]["records"] == len(values) == len(expected_first)
+    assert set(zip(first.tolist(), mask.tolist(), strict=True)) == set(
+        zip(expected_first.tolist(), expected_mask.tolist(), strict=True)
+    )
+    # a few records against the solver directly
+    solver = Solver(table_log2=TABLE)
+    for i in np.random.default_rng(0).choice(len(values), 25, replace=False).tolist():
+        pos = Position.from_bitboards(int(first[i]), int(mask[i]))
+        assert int(values[i]) == _expected(pos, True, solver), pos.some_moves()
+
+
+def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path):
+    """The 12-ply distances, backed up 4 plies by exact negamax, give Thill's 8-ply values."""
+    from openingbook.derive import derive_book
+
+    derived = tmp_path / "b8.dat"
+    derive_book(COMMITTED, 8, derived, under="44444", distances=False)
+    assert _compare_with_thill(derived, "44444") == 111
