@@ -39,11 +39,10 @@ from pathlib import Path
 import numpy as np
 
 import openingbook
-from openingbook.bookfile import atomic_write_bytes
+from openingbook.atomicio import atomic_write_bytes
 from openingbook.build import BuildOptions, build_book, manifest_path, plan_build
 from openingbook.executors import default_jobs
-from solver import Position
-from solver.search import Solver  # not (yet) exported by solver/__init__
+from solver import Position, Solver
 
 ROOT = Path(__file__).resolve().parent
 FULL_BOOK_POSITIONS = 4_200_899  # 12-ply book positions (FORMATS.md)

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 import openingbook
-from openingbook.bookfile import atomic_write_bytes
+from openingbook.atomicio import atomic_write_bytes
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
 from openingbook.workdir import ChunkResult, WorkDir
 from solver import Position, enumerate_positions
@@ -303,7 +303,7 @@ def _worker_solver(table_log2: int | None) -> Any:
     """This worker's solver, created on first use and kept (its table stays warm)."""
     solver = getattr(_worker, "solver", None)
     if solver is None or getattr(_worker, "table_log2", None) != table_log2:
-        from solver.search import Solver  # not (yet) exported by solver/__init__
+        from solver import Solver
 
         solver = Solver() if table_log2 is None else Solver(table_log2=table_log2)
         _worker.solver = solver
@@ -311,22 +311,12 @@ def _worker_solver(table_log2: int | None) -> Any:
     return solver
 
 
-#: A position solved at once, to load the compiled search before the first chunk.
-_WARM_UP_MOVES = "2252576253462244111563365343671351441"
-
-
 def init_worker(table_log2: int | None) -> None:
     """Executor initializer: create the worker's solver and load its compiled code.
 
     Done before the first task so that the chunks' CPU times measure solving only.
     """
-    solver = _worker_solver(table_log2)
-    pos = Position.from_moves(_WARM_UP_MOVES)
-    first = np.array([pos.first_stones], np.uint64)
-    mask = np.array([pos.mask], np.uint64)
-    solver.solve_many(first, mask)
-    solver.solve_many(first, mask, wdl=True)
-    solver.reset()
+    _worker_solver(table_log2).warm_up()
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:

@@ -4,7 +4,7 @@ A build splits its positions into chunks and saves each finished chunk as
 ``chunk-<id>.npz`` holding the chunk's positions (``first``, ``mask``), their
 book values, the CPU seconds spent and a SHA-256 over all of these. Every file
 is written to a temporary name in the same directory, flushed to disk and
-renamed into place (:func:`openingbook.bookfile.atomic_write_bytes`), so a
+renamed into place (:func:`openingbook.atomicio.atomic_write_bytes`), so a
 build killed at any moment leaves only whole chunk files (plus stray
 temporaries, removed on the next start). A chunk file that
 fails to load, fails its checksum, or holds other positions than the plan
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.bookfile import atomic_write_bytes
+from openingbook.atomicio import atomic_write_bytes
 
 __all__ = [
     "SETTINGS_NAME",
@@ -50,7 +50,7 @@ __all__ = [
 SETTINGS_NAME = "settings.json"
 _CHUNK_PREFIX = "chunk-"
 _CHUNK_SUFFIX = ".npz"
-# openingbook.bookfile.atomic_write_bytes writes ".<name>.<random>.tmp"
+# openingbook.atomicio writes ".<name>.<random>.tmp"
 _TMP_PREFIX = "."
 _TMP_SUFFIX = ".tmp"
 

@@ -36,12 +36,12 @@ from openingbook.executors import PoolExecutor, SerialExecutor, make_executor
 from openingbook.workdir import ChunkResult, WorkDir, WorkDirError
 from solver import (
     Position,
+    Solver,
     Winner,
     enumerate_positions,
     plies_from_score,
     winner_from_score,
 )
-from solver.search import Solver  # not (yet) exported by solver/__init__
 from tests.test_bookfile import REFERENCE
 
 SETTINGS = {"layout": 1, "plies": 10, "under": "444444"}
