@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from solver.bitops import popcount, trailing_zeros
+from solver.bitops import popcount, prefetch, trailing_zeros
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
     DEFAULT_DEEP_STONES,
@@ -126,7 +126,8 @@ def _negamax(
 
     Fail-hard: a result ``<= alpha0`` is an upper bound, ``>= beta0`` a lower
     bound, anything between is exact. ``geo`` = (width, height, cells,
-    deep_stones, use_potential, etc_stones); ``tparams`` = (log2, small_log2, key_bits);
+    deep_stones, use_potential, etc_stones, use_prefetch); ``tparams`` =
+    (log2, small_log2, key_bits);
     ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth).
     """
     width = geo[0]
@@ -135,6 +136,7 @@ def _negamax(
     deep = geo[3]
     use_potential = geo[4] != 0
     etc_stones = geo[5]
+    use_prefetch = geo[6] != 0
     big_log2 = tparams[0]
     small_log2 = tparams[1]
     key_bits = tparams[2]
@@ -197,6 +199,16 @@ def _negamax(
                 v = alpha if alpha > ist[d, _ALPHA] else beta
                 done = True
         tt_move = -1
+        if not done and use_prefetch and n + 1 < deep and n < etc_stones:
+            # the children's slots in the big table are probed below (enhanced
+            # transposition cut-offs): start loading them now, in parallel
+            child_base = (cur ^ mask) + mask + bottom
+            rest = nxt
+            while rest != _ZERO:
+                m = rest & (_ZERO - rest)
+                rest ^= m
+                cslot, ctag = slot_and_tag(child_base + m, big_log2, key_bits)
+                prefetch(big, cslot)
         if not done:
             key = cur + mask + bottom
             if n >= deep:
@@ -486,6 +498,7 @@ class Solver:
         height: int = DEFAULT_HEIGHT,
         potential: bool = True,
         etc_stones: int | None = None,
+        prefetch: bool = True,
     ) -> None:
         _check_board_size(width, height)
         self.width = width
@@ -498,7 +511,8 @@ class Solver:
         if etc_stones is None:
             etc_stones = DEFAULT_ETC_STONES + self.cells - 42
         self._geo = np.array(
-            [width, height, self.cells, deep_stones, int(potential), etc_stones], dtype=np.int64
+            [width, height, self.cells, deep_stones, int(potential), etc_stones, int(prefetch)],
+            dtype=np.int64,
         )
         self._order = np.array(_column_order(width), dtype=np.int64)
         self._col_masks = np.array(
