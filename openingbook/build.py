@@ -34,6 +34,7 @@ wins), 2 (first player wins, dropped by pruning); distance books the signed byte
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shlex
@@ -468,28 +469,30 @@ def build_book(
     resumed = len(results)
     resumed_positions = sum(len(r) for r in results.values())
 
-    bar = _progress_bar(plan.positions, resumed_positions, resumed, len(plan.chunks), progress)
     solve_cpu = 0.0
     workers = jobs or default_jobs()  # what would have run, if every chunk was resumed
-    try:
+    with contextlib.ExitStack() as stack:
+        # the executor first: a cluster that cannot be reached fails before any output
+        ex = None
         if todo:
-            with make_executor(
-                executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
-            ) as ex:
-                workers = ex.workers
-                for result in ex.map_unordered(solve_chunk, todo):
-                    wd.save_chunk(result)
-                    results[result.chunk_id] = result
-                    solve_cpu += result.cpu_seconds
-                    bar.update(len(result))
-                    bar.set_postfix_str(
-                        f"chunks {len(results)}/{len(plan.chunks)}, resumed {resumed}",
-                        refresh=False,
-                    )
-                    if on_chunk is not None:
-                        on_chunk(result)
-    finally:
-        bar.close()
+            ex = stack.enter_context(
+                make_executor(
+                    executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
+                )
+            )
+            workers = ex.workers
+        bar = _progress_bar(plan.positions, resumed_positions, resumed, len(plan.chunks), progress)
+        stack.callback(bar.close)
+        for result in ex.map_unordered(solve_chunk, todo) if ex is not None else ():
+            wd.save_chunk(result)
+            results[result.chunk_id] = result
+            solve_cpu += result.cpu_seconds
+            bar.update(len(result))
+            bar.set_postfix_str(
+                f"chunks {len(results)}/{len(plan.chunks)}, resumed {resumed}", refresh=False
+            )
+            if on_chunk is not None:
+                on_chunk(result)
 
     ordered = [results[c.chunk_id] for c in plan.chunks]
     first = np.concatenate([r.first for r in ordered])

@@ -506,6 +506,11 @@ def test_damaged_chunks_are_recomputed(tmp_path, small_book):
     assert again.positions_solved == sizes[2] + sizes[5] + sizes[7]
     assert out.read_bytes() == small_book.read_bytes()
     assert all(wd.load_chunk(i) is not None for i in range(8))
+    # nothing left to solve: no workers are started, the same bytes are written
+    third = _build(out, chunk_size=4, force=True, jobs=2, progress=True)
+    assert third.chunks_resumed == 8 and third.positions_solved == 0
+    assert out.read_bytes() == small_book.read_bytes()
+    assert not wd.path.exists()  # removed after success without keep_work
 
 
 def _start_build(args: list[str]) -> subprocess.Popen:
