@@ -126,7 +126,7 @@ def _negamax(
 
     Fail-hard: a result ``<= alpha0`` is an upper bound, ``>= beta0`` a lower
     bound, anything between is exact. ``geo`` = (width, height, cells,
-    deep_stones, use_potential, etc_stones, use_prefetch); ``tparams`` =
+    deep_stones, use_potential, etc_stones, use_prefetch, tt_stones); ``tparams`` =
     (log2, small_log2, key_bits);
     ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth).
     """
@@ -137,6 +137,7 @@ def _negamax(
     use_potential = geo[4] != 0
     etc_stones = geo[5]
     use_prefetch = geo[6] != 0
+    tt_stones = geo[7]
     big_log2 = tparams[0]
     small_log2 = tparams[1]
     key_bits = tparams[2]
@@ -209,7 +210,9 @@ def _negamax(
                 rest ^= m
                 cslot, ctag = slot_and_tag(child_base + m, big_log2, key_bits)
                 prefetch(big, cslot)
-        if not done:
+        slot = 0
+        tag = _ZERO
+        if not done and n < tt_stones:
             key = cur + mask + bottom
             if n >= deep:
                 slot, tag = slot_and_tag(key, small_log2, key_bits)
@@ -249,7 +252,7 @@ def _negamax(
                     v = (cells - 1 - n) // 2
                     done = True
                     break
-                if n < etc_stones:
+                if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
                     ckey = (cur ^ mask) + nm + bottom
@@ -283,7 +286,7 @@ def _negamax(
                 ust[d, _MOVES + j] = m
                 ist[d, _SCORES + j] = sc
                 k += 1
-            if etc_col >= 0:
+            if etc_col >= 0:  # (then n < tt_stones)
                 if n >= deep:
                     store(small, slot, tag, v, True, etc_col)
                 else:
@@ -292,7 +295,9 @@ def _negamax(
                 # every move was refuted from the table: fail low
                 v = alpha
                 done = True
-                if n >= deep:
+                if n >= tt_stones:
+                    pass
+                elif n >= deep:
                     store(small, slot, tag, v, False, -1)
                 else:
                     store(big, slot, tag, v, False, -1)
@@ -324,7 +329,9 @@ def _negamax(
                 m = ust[d, _MOVES + idx]
                 col = trailing_zeros(m) // h1
                 key = cur + mask + bottom
-                if n >= deep:
+                if n >= tt_stones:
+                    pass
+                elif n >= deep:
                     slot, tag = slot_and_tag(key, small_log2, key_bits)
                     store(small, slot, tag, score, True, col)
                 else:
@@ -346,7 +353,9 @@ def _negamax(
                 break
             v = ist[d, _ALPHA]
             key = cur + mask + bottom
-            if n >= deep:
+            if n >= tt_stones:
+                pass
+            elif n >= deep:
                 slot, tag = slot_and_tag(key, small_log2, key_bits)
                 store(small, slot, tag, v, False, -1)
             else:
@@ -359,6 +368,8 @@ def _solve_one(
     cur: np.uint64,
     mask: np.uint64,
     wdl: bool,
+    use_guess: bool,
+    guess: int,
     big: np.ndarray,
     small: np.ndarray,
     tparams: np.ndarray,
@@ -399,14 +410,22 @@ def _solve_one(
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
+    guessing = 2 if use_guess else 0
     while lo < hi:
         med = lo + (hi - lo) // 2
-        # ask about scores near 0 first: most positions are close to a draw
+        # Pons' choice: first ask about scores halfway to the bounds, which
+        # are cheap to refute, before the expensive ones near 0
         half_lo = -((-lo) // 2)
         if med <= 0 and half_lo < med:
             med = half_lo
         elif med >= 0 and hi // 2 > med:
             med = hi // 2
+        if guessing > 0:
+            # with a guess g: prove "> g - 1", then "<= g" (two searches if right)
+            g = guess - 1 if guessing == 2 else guess
+            guessing -= 1
+            if lo <= g < hi:
+                med = g
         r = _negamax(
             cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
         )
@@ -433,12 +452,29 @@ def _solve_batch(
     ist: np.ndarray,
     stats: np.ndarray,
 ) -> None:
+    # neighbours in a batch are usually related (the build groups positions by
+    # parent line): the previous score is the first guess for the next one
+    previous = 0
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
-        out[i] = _solve_one(
-            cur, mask, wdl, big, small, tparams, geo, order, col_masks, ust, ist, stats
+        previous = _solve_one(
+            cur,
+            mask,
+            wdl,
+            i > 0 and not wdl,
+            previous,
+            big,
+            small,
+            tparams,
+            geo,
+            order,
+            col_masks,
+            ust,
+            ist,
+            stats,
         )
+        out[i] = previous
 
 
 # ------------------------------------------------------------- Python API
@@ -476,8 +512,11 @@ class Solver:
     ``table_log2``: entries of the main table as a power of two (8 bytes
     each; the default 2**25 is 256 MiB, touched only as it fills).
     ``small_log2``/``deep_stones``: the cache-sized table for positions with at
-    least ``deep_stones`` stones. ``potential``: use the "no four possible any
-    more" bound. One solver per process (or worker); it is not thread-safe.
+    least ``deep_stones`` stones. Tuning switches (defaults are the tuned
+    ones): ``potential`` ("no four possible any more" bound), ``etc_stones``
+    (enhanced transposition cut-offs below this many stones), ``prefetch``,
+    ``tt_stones`` (no table use from this many stones on). One solver per
+    process (or worker); it is not thread-safe.
 
     >>> s = Solver(table_log2=16)
     >>> p = Position.from_moves("4455")
@@ -499,6 +538,7 @@ class Solver:
         potential: bool = True,
         etc_stones: int | None = None,
         prefetch: bool = True,
+        tt_stones: int | None = None,
     ) -> None:
         _check_board_size(width, height)
         self.width = width
@@ -511,7 +551,16 @@ class Solver:
         if etc_stones is None:
             etc_stones = DEFAULT_ETC_STONES + self.cells - 42
         self._geo = np.array(
-            [width, height, self.cells, deep_stones, int(potential), etc_stones, int(prefetch)],
+            [
+                width,
+                height,
+                self.cells,
+                deep_stones,
+                int(potential),
+                etc_stones,
+                int(prefetch),
+                self.cells + 1 if tt_stones is None else tt_stones,
+            ],
             dtype=np.int64,
         )
         self._order = np.array(_column_order(width), dtype=np.int64)
@@ -528,14 +577,16 @@ class Solver:
         self._seconds = 0.0
 
     # ------------------------------------------------------------ queries
-    def solve(self, pos: Position | str) -> int:
+    def solve(self, pos: Position | str, guess: int | None = None) -> int:
         """Exact score of ``pos`` for the side to move (Pons convention).
 
-        Raises ``ValueError`` if the position is illegal, already won, or of
-        another board size.
+        ``guess``: a likely score (e.g. a sibling position's); when right, the
+        search needs only two null-window passes. The result is exact whatever
+        the guess. Raises ``ValueError`` if the position is illegal, already
+        won, or of another board size.
         """
         cur, mask = self._check(pos)
-        return self._run(cur, mask, wdl=False)
+        return self._run(cur, mask, wdl=False, guess=guess)
 
     def solve_wdl(self, pos: Position | str) -> int:
         """+1 win, 0 draw, -1 loss for the side to move (at most two null-window searches)."""
@@ -639,9 +690,16 @@ class Solver:
             self._stats,
         )
 
-    def _run(self, cur: int, mask: int, wdl: bool) -> int:
+    def _run(self, cur: int, mask: int, wdl: bool, guess: int | None = None) -> int:
         start = time.perf_counter()
-        score = _solve_one(np.uint64(cur), np.uint64(mask), wdl, *self._kernel_args())
+        score = _solve_one(
+            np.uint64(cur),
+            np.uint64(mask),
+            wdl,
+            guess is not None,
+            guess or 0,
+            *self._kernel_args(),
+        )
         self._seconds += time.perf_counter() - start
         self._positions += 1
         return int(score)

@@ -117,7 +117,7 @@ def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[int, np.uint
     if key_bits < 64:
         mixed &= (np.uint64(1) << np.uint64(key_bits)) - np.uint64(1)
     rest = np.uint64(key_bits - log2)
-    slot = int(mixed >> rest)
+    slot = np.int64(mixed >> rest)
     tag = mixed & ((np.uint64(1) << rest) - np.uint64(1))
     return slot, tag
 

@@ -180,6 +180,12 @@ def test_score_is_best_move(solver, p):
     assert solver.solve_wdl(p) == np.sign(score)
 
 
+@FAST
+@given(positions(min_stones=20, max_stones=40), st.integers(-25, 25))
+def test_a_guess_never_changes_the_score(solver, p, guess):
+    assert solver.solve(p, guess=guess) == solver.solve(p)
+
+
 def test_immediate_win_and_full_board(solver):
     p = Position.from_moves("121212")  # A wins at once with its 4th stone
     assert solver.solve(p) == 22 - 4
