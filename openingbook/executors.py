@@ -84,10 +84,20 @@ class SerialExecutor(Executor):
 
 
 class PoolExecutor(Executor):
-    """A ``multiprocess`` pool of ``jobs`` worker processes.
+    """``jobs`` worker processes (``multiprocess``), each working along its own run of tasks.
 
-    ``multiprocess`` (dill) rather than ``multiprocessing`` so that closures and
-    interactively defined functions can be sent to the workers as well.
+    The tasks are taken to be in an order where neighbours are related (the
+    build's chunks follow the enumeration, grouped by parent line). Worker ``w``
+    starts on the ``w``-th of ``jobs`` equal contiguous ranges of the task list
+    and takes its tasks in order; a worker whose range is used up takes the
+    back half of the largest range left (work stealing). So every worker stays
+    busy and solves neighbouring chunks one after the other, which keeps its
+    solver's table warm: handing tasks out in turn (every worker jumping over
+    the others' chunks) cost about 20-50% more CPU per position.
+
+    Each worker has at most two tasks handed out (one running, one queued), so
+    stopping loses at most the running ones. ``multiprocess`` (dill) rather than
+    ``multiprocessing`` so that closures can be sent to the workers as well.
     """
 
     name = "pool"
@@ -104,20 +114,110 @@ class PoolExecutor(Executor):
         if jobs < 1:
             raise ValueError(f"jobs must be at least 1, not {jobs}")
         self.workers = jobs
-        self._pool = multiprocess.Pool(
-            jobs, initializer=_pool_worker_start, initargs=(os.getpid(), initializer, initargs)
-        )
+        self._results = multiprocess.Queue()
+        self._queues = [multiprocess.Queue() for _ in range(jobs)]
+        self._procs = [
+            multiprocess.Process(
+                target=_pool_worker_loop,
+                args=(os.getpid(), initializer, initargs, self._queues[w], self._results, w),
+                daemon=True,
+            )
+            for w in range(jobs)
+        ]
+        for proc in self._procs:
+            proc.start()
 
     def map_unordered(self, func: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
-        # chunksize=1: a task is already a sizeable chunk of positions, and one
-        # task at a time keeps "lost on kill" down to the tasks in flight.
-        yield from self._pool.imap_unordered(func, tasks, chunksize=1)
+        import queue
+
+        todo = list(tasks)
+        k = self.workers
+        bounds = [round(i * len(todo) / k) for i in range(k + 1)]
+        ranges = [[bounds[w], bounds[w + 1]] for w in range(k)]  # [next, stop) per worker
+
+        def next_index(w: int) -> int | None:
+            if ranges[w][0] >= ranges[w][1]:  # steal the back half of the largest range
+                victim = max(range(k), key=lambda v: ranges[v][1] - ranges[v][0])
+                left = ranges[victim][1] - ranges[victim][0]
+                if left <= 0:
+                    return None
+                cut = ranges[victim][1] - max(1, left // 2)
+                ranges[w] = [cut, ranges[victim][1]]
+                ranges[victim][1] = cut
+            ranges[w][0] += 1
+            return ranges[w][0] - 1
+
+        def hand_out(w: int) -> bool:
+            i = next_index(w)
+            if i is None:
+                return False
+            self._queues[w].put((func, todo[i]))
+            return True
+
+        pending = sum(hand_out(w) for w in range(k) for _ in range(2))
+        while pending:
+            try:
+                w, ok, value = self._results.get(timeout=1.0)
+            except queue.Empty:
+                dead = [p for p in self._procs if not p.is_alive()]
+                if dead:
+                    raise RuntimeError(
+                        f"a worker process died (exit code {dead[0].exitcode})"
+                    ) from None
+                continue
+            if not ok:
+                raise value
+            pending -= 1
+            pending += hand_out(w)
+            yield value
 
     def close(self) -> None:
-        # terminate, not close+join: on an error or Ctrl-C the queued tasks are
-        # not wanted, and finished ones have been consumed already.
-        self._pool.terminate()
-        self._pool.join()
+        # terminate: on an error or Ctrl-C the queued tasks are not wanted, and
+        # after success the workers are idle
+        for proc in self._procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in self._procs:
+            proc.join()
+        for q in [*self._queues, self._results]:
+            q.cancel_join_thread()
+            q.close()
+
+
+def _pool_worker_loop(
+    parent: int,
+    initializer: Callable[..., None] | None,
+    initargs: tuple[Any, ...],
+    tasks: Any,
+    results: Any,
+    worker: int,
+) -> None:
+    """A pool worker: set up, then run ``(func, task)`` items until ``None``."""
+    try:
+        _pool_worker_start(parent, initializer, initargs)
+    except Exception as exc:
+        results.put((worker, False, _portable(exc)))
+        return
+    while True:
+        item = tasks.get()
+        if item is None:
+            return
+        func, task = item
+        try:
+            results.put((worker, True, func(task)))
+        except Exception as exc:
+            results.put((worker, False, _portable(exc)))
+
+
+def _portable(exc: Exception) -> Exception:
+    """The exception itself if it survives pickling, else a RuntimeError with its text."""
+    import dill
+
+    try:
+        dill.loads(dill.dumps(exc))
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
 
 
 def _pool_worker_start(
