@@ -1,6 +1,6 @@
 """Benchmark: throughput of the 12-ply distance-book build, and the full book's cost.
 
-Usage: ``python benchmarks/bench_build.py [--sample 2000] [--jobs 2] [--blocks 2]
+Usage: ``python benchmarks/bench_build.py [--sample 2000] [--subtree 6] [--jobs 2]
 [--bitbully 200] [--out benchmarks/results/build.json]``
 
 Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
@@ -9,10 +9,13 @@ Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
 * **sample**: ``--sample K`` positions drawn at random from the 4,200,899
   positions of the 12-ply book. Random positions share little, so the solver's
   table helps less than in a full build: a pessimistic figure.
-* **blocks**: a shard holding ``--blocks`` whole chunks of the full build (1,024
-  consecutive positions each, grouped by parent line, as the full build solves
-  them): representative of the full build's table reuse, with the variance of
-  a few blocks.
+* **subtree**: every position under a random ``--subtree``-move line (6 moves:
+  about 5,000-12,000 positions), consecutive in the enumeration like the chunks
+  of a full build, each worker solving its own run of neighbouring chunks:
+  representative of the full build's table reuse, with the variance of one
+  region of the book.
+* **blocks** (``--blocks N``, off by default): a shard of N whole, non-adjacent
+  1,024-position chunks of the full build.
 
 Throughput per core is positions / CPU seconds of the solving workers (the
 machine is shared, so CPU time is the meaningful figure; wall time is recorded
@@ -42,7 +45,7 @@ import openingbook
 from openingbook.atomicio import atomic_write_bytes
 from openingbook.build import BuildOptions, build_book, manifest_path, plan_build
 from openingbook.executors import default_jobs
-from solver import Position, Solver
+from solver import Position, Solver, positions_with_moves
 
 ROOT = Path(__file__).resolve().parent
 FULL_BOOK_POSITIONS = 4_200_899  # 12-ply book positions (FORMATS.md)
@@ -120,7 +123,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=2000, help="random positions (>= 2000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample")
-    parser.add_argument("--blocks", type=int, default=2, help="whole full-build chunks to time")
+    parser.add_argument("--subtree", type=int, default=6, help="moves of the random line")
+    parser.add_argument("--blocks", type=int, default=0, help="whole full-build chunks to time")
     parser.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes")
     parser.add_argument("--table-log2", type=int, default=None, help="solver table size")
     parser.add_argument("--bitbully", type=int, default=200, help="positions for bitbully")
@@ -144,6 +148,13 @@ def main() -> None:
     sample = BuildOptions(plies=12, distances=True, sample=args.sample, seed=args.seed)
     results["sample"] = run_build(sample, args.jobs, args.table_log2)
     print(json.dumps({"sample": results["sample"]}), flush=True)
+
+    if args.subtree:
+        _, _, lines = positions_with_moves(args.subtree)
+        line = lines[np.random.default_rng(args.seed).integers(len(lines))].decode()
+        subtree = BuildOptions(plies=12, distances=True, under=line)
+        results["subtree"] = {"under": line} | run_build(subtree, args.jobs, args.table_log2)
+        print(json.dumps({"subtree": results["subtree"]}), flush=True)
 
     if args.blocks:
         chunks = -(-FULL_BOOK_POSITIONS // FULL_CHUNK_SIZE)

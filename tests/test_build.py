@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import signal
@@ -144,6 +145,44 @@ def test_serial_and_pool_executors_agree():
     with PoolExecutor(2) as ex:
         pooled = sorted(ex.map_unordered(_square, tasks))
     assert serial == pooled == [t * t for t in tasks]
+
+
+def _task_and_worker(x: int) -> tuple[int, int]:
+    return x, os.getpid()
+
+
+def _fail_on_seven(x: int) -> int:
+    if x == 7:
+        raise ValueError("task seven is bad")
+    return x
+
+
+def _broken_initializer() -> None:
+    raise OSError("no memory for the table")
+
+
+def test_pool_workers_take_contiguous_runs():
+    with PoolExecutor(2) as ex:
+        results = list(ex.map_unordered(_task_and_worker, range(60)))
+    assert sorted(t for t, _ in results) == list(range(60))  # each task once
+    by_worker: dict[int, list[int]] = {}
+    for task, pid in results:
+        by_worker.setdefault(pid, []).append(task)
+    for tasks in by_worker.values():
+        tasks.sort()
+        runs = 1 + sum(b != a + 1 for a, b in itertools.pairwise(tasks))
+        # one run per worker plus one per steal (halving); handing out in turn gives ~30
+        assert runs <= 8, tasks
+
+
+def test_pool_worker_errors_reach_the_caller():
+    with PoolExecutor(2) as ex, pytest.raises(ValueError, match="task seven is bad"):
+        list(ex.map_unordered(_fail_on_seven, range(20)))
+    with (
+        PoolExecutor(2, initializer=_broken_initializer) as ex,
+        pytest.raises(OSError, match="no memory for the table"),
+    ):
+        list(ex.map_unordered(_square, range(4)))
 
 
 def test_make_executor_rejects_bad_arguments():
