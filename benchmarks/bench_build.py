@@ -14,7 +14,7 @@ Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
   of a full build, each worker solving its own run of neighbouring chunks:
   representative of the full build's table reuse, with the variance of one
   region of the book.
-* **blocks** (``--blocks N``, off by default): a shard of N whole, non-adjacent
+* **blocks** (``--blocks N``, off by default): a shard of about N whole, consecutive
   1,024-position chunks of the full build.
 
 Throughput per core is positions / CPU seconds of the solving workers (the

@@ -6,7 +6,8 @@
    (:func:`solver.enumerate_positions`, grouped by parent line), optionally only
    those under a line (``under``) and a random sample of them (``sample``,
    ``seed``), cut into chunks of consecutive positions (related positions share
-   a solver table). ``shard=(i, n)`` keeps chunks ``i-1, i-1+n, i-1+2n, ...``.
+   a solver table). ``shard=(i, n)`` keeps the i-th of n contiguous runs of
+   chunks (contiguous, so that a shard's chunks share their solver tables too).
    Chunk ids and contents depend only on the options, never on the machine.
 2. **Solve** every chunk not already saved in the work directory
    (:class:`openingbook.workdir.WorkDir`) on an executor
@@ -254,7 +255,7 @@ def plan_build(options: BuildOptions) -> BuildPlan:
     chunks = [Chunk(c, c * size, min(len(first), (c + 1) * size)) for c in range(count)]
     if options.shard is not None:
         i, n = options.shard
-        chunks = [c for c in chunks if c.chunk_id % n == i - 1]
+        chunks = chunks[(i - 1) * count // n : i * count // n]
         if not chunks:
             raise ValueError(
                 f"--shard {i}/{n}: the build has only {count} chunks, so this shard is "
