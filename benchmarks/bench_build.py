@@ -1,6 +1,6 @@
 """Benchmark: throughput of the 12-ply distance-book build, and the full book's cost.
 
-Usage: ``python benchmarks/bench_build.py [--sample 2000] [--subtree 6] [--jobs 2]
+Usage: ``python benchmarks/bench_build.py [--sample 2000] [--subtree 6 --subtrees 2] [--jobs 2]
 [--bitbully 200] [--out benchmarks/results/build.json]``
 
 Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
@@ -9,11 +9,11 @@ Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
 * **sample**: ``--sample K`` positions drawn at random from the 4,200,899
   positions of the 12-ply book. Random positions share little, so the solver's
   table helps less than in a full build: a pessimistic figure.
-* **subtree**: every position under a random ``--subtree``-move line (6 moves:
-  about 5,000-12,000 positions), consecutive in the enumeration like the chunks
-  of a full build, each worker solving its own run of neighbouring chunks:
-  representative of the full build's table reuse, with the variance of one
-  region of the book.
+* **subtrees**: every position under ``--subtrees`` random ``--subtree``-move
+  lines (6 moves: about 5,000-12,000 positions each), consecutive in the
+  enumeration like the chunks of a full build, each worker solving its own run
+  of neighbouring chunks: representative of the full build's table reuse, with
+  the variance of a few regions of the book.
 * **blocks** (``--blocks N``, off by default): a shard of about N whole, consecutive
   1,024-position chunks of the full build.
 
@@ -123,7 +123,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=2000, help="random positions (>= 2000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample")
-    parser.add_argument("--subtree", type=int, default=6, help="moves of the random line")
+    parser.add_argument("--subtree", type=int, default=6, help="moves of the random lines")
+    parser.add_argument("--subtrees", type=int, default=2, help="how many random lines")
     parser.add_argument("--blocks", type=int, default=0, help="whole full-build chunks to time")
     parser.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes")
     parser.add_argument("--table-log2", type=int, default=None, help="solver table size")
@@ -149,12 +150,27 @@ def main() -> None:
     results["sample"] = run_build(sample, args.jobs, args.table_log2)
     print(json.dumps({"sample": results["sample"]}), flush=True)
 
-    if args.subtree:
+    if args.subtree and args.subtrees:
         _, _, lines = positions_with_moves(args.subtree)
-        line = lines[np.random.default_rng(args.seed).integers(len(lines))].decode()
-        subtree = BuildOptions(plies=12, distances=True, under=line)
-        results["subtree"] = {"under": line} | run_build(subtree, args.jobs, args.table_log2)
-        print(json.dumps({"subtree": results["subtree"]}), flush=True)
+        picks = np.random.default_rng(args.seed).choice(len(lines), args.subtrees, replace=False)
+        runs = []
+        for i in picks.tolist():
+            line = lines[i].decode()
+            subtree = BuildOptions(plies=12, distances=True, under=line)
+            runs.append({"under": line} | run_build(subtree, args.jobs, args.table_log2))
+            print(json.dumps({"subtree": runs[-1]}), flush=True)
+        positions = sum(r["positions"] for r in runs)
+        cpu = sum(r["solve_cpu_seconds"] for r in runs)
+        core_hours = FULL_BOOK_POSITIONS * cpu / positions / 3600
+        results["subtrees"] = {
+            "runs": runs,
+            "positions": positions,
+            "solve_cpu_seconds": round(cpu, 2),
+            "cpu_ms_per_position": round(1000 * cpu / positions, 2),
+            "positions_per_second_per_core": round(positions / cpu, 1),
+            "full_book_core_hours": round(core_hours, 2),
+            "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
+        }
 
     if args.blocks:
         chunks = -(-FULL_BOOK_POSITIONS // FULL_CHUNK_SIZE)
