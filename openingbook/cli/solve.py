@@ -14,9 +14,11 @@ from solver import Position, Solver, describe_score, plies_from_score, winner_fr
 from solver.table import DEFAULT_LOG2
 
 
-def _result(solver: Solver, pos: Position, moves: str, all_moves: bool) -> dict:
+def _result(
+    solver: Solver, pos: Position, moves: str, all_moves: bool, guess: int | None = None
+) -> dict:
     start = time.perf_counter()
-    score = solver.solve(pos)
+    score = solver.solve(pos, guess=guess)
     columns = solver.analyze(pos) if all_moves else None
     ms = (time.perf_counter() - start) * 1000
     n = pos.stone_count
@@ -96,12 +98,14 @@ def solve_command(
         else:
             click.echo(_text(result))
         return
+    previous = None  # neighbouring lines are often related: a free first guess
     for number, line in _batch_lines(source):
         try:
             pos = Position.from_moves(line)
         except ValueError as exc:
             raise ValueError(f"line {number}: {exc}") from None
-        result = _result(solver, pos, line, all_moves)
+        result = _result(solver, pos, line, all_moves, previous)
+        previous = result["score"]
         if as_json:
             emit_json(result)
         else:
