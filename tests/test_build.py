@@ -773,7 +773,7 @@ def test_cli_build_json_and_quiet(tmp_path):
         (["--plies", "12", "--under", "4444444"], "column 4, which is full"),
         (["--plies", "12", "--shard", "3/2"], "expected i/n"),
         (["--plies", "12", "--seed", "3"], "--seed only applies with --sample"),
-        (["--plies", "12", "--jobs", "0"], "at least 1"),
+        (["--plies", "12", "--jobs", "0"], "0 is not in the range x>=1"),
         (["--plies", "12", "--scheduler", "tcp://127.0.0.1:1"], "needs --executor dask"),
         (["--plies", "12", "--table-log2", "40"], "expected 10 to 32"),
     ],

@@ -15,6 +15,39 @@ F = TypeVar("F", bound=Callable[..., Any])
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
+def parallel_options(func: F) -> F:
+    """``--jobs``, ``--executor``, ``--scheduler``, ``--table-log2``: how solving is spread out."""
+    from openingbook.executors import EXECUTOR_NAMES
+
+    options = [
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=1),
+            help="Worker processes (default: all cores).",
+        ),
+        click.option(
+            "--executor",
+            type=click.Choice(EXECUTOR_NAMES),
+            default="pool",
+            show_default=True,
+            help="Local process pool, or a dask.distributed cluster.",
+        ),
+        click.option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="Dask scheduler address (tcp://host:8786); "
+            "default a local cluster of --jobs workers.",
+        ),
+        click.option(
+            "--table-log2", type=int, help="Solver table size per worker, log2 of entries."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def emit_json(obj: Any) -> None:
     """Print one JSON document (one line) on stdout."""
     click.echo(json.dumps(obj, sort_keys=False, default=_json_default))

@@ -15,8 +15,7 @@ import click
 
 from openingbook.build import BuildOptions, build_book, merge_books, parse_shard
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
-from openingbook.executors import EXECUTOR_NAMES
+from openingbook.cli._common import emit_json, json_option, parallel_options, user_errors
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
@@ -85,6 +84,8 @@ def _command_line() -> list[str]:
 @click.option(
     "-o",
     "--output",
+    "--out",
+    "output",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Book file to write (default: book<plies>[-dist][-under...].dat here). "
     "The manifest goes to <output>.json.",
@@ -95,26 +96,13 @@ def _command_line() -> list[str]:
 )
 @click.option("--sample", type=int, metavar="K", help="Solve K positions picked at random.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed of --sample.")
-@click.option("-j", "--jobs", type=int, help="Worker processes (default: all cores).")
-@click.option(
-    "--executor",
-    type=click.Choice(EXECUTOR_NAMES),
-    default="pool",
-    show_default=True,
-    help="Local process pool, or a dask.distributed cluster.",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="Dask scheduler address (tcp://host:8786); default a local cluster of --jobs workers.",
-)
+@parallel_options
 @click.option(
     "--work-dir",
     type=click.Path(file_okay=False, path_type=Path),
     help="Where finished chunks are saved for resuming (default: <output>.work).",
 )
 @click.option("--chunk-size", type=int, help="Positions per chunk (default: automatic, <= 1024).")
-@click.option("--table-log2", type=int, help="Solver table size per worker, log2 of entries.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")

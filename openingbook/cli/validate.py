@@ -14,9 +14,8 @@ import click
 
 from openingbook.bookfile import BookFormat
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.cli._common import emit_json, json_option, parallel_options, user_errors
 from openingbook.derive import derive_book
-from openingbook.executors import EXECUTOR_NAMES
 from openingbook.validate import book_stats, check_book, diff_books, validate_books
 
 _BOOK = click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -185,22 +184,7 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
     "(each must be a first-player win).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed of the samples.")
-@click.option(
-    "-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores)."
-)
-@click.option(
-    "--executor",
-    type=click.Choice(EXECUTOR_NAMES),
-    default="pool",
-    show_default=True,
-    help="Local process pool, or a dask.distributed cluster.",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="Dask scheduler address (tcp://host:8786); default a local cluster of --jobs workers.",
-)
-@click.option("--table-log2", type=int, help="Solver table size per worker, log2 of entries.")
+@parallel_options
 @click.option("--strict", is_flag=True, help="Exit with status 1 on warnings too.")
 @format_option
 @json_option
