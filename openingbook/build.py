@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 import openingbook
-from openingbook.atomicio import atomic_write_bytes
+from openingbook.atomicio import atomic_write_bytes, write_json_atomic
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
 from openingbook.workdir import ChunkResult, WorkDir
 from solver import Position, enumerate_positions
@@ -504,7 +504,7 @@ def build_book(
     wall = time.perf_counter() - wall_start
     solved = plan.positions - resumed_positions
     manifest = {
-        **_book_entry(out, fmt, records),
+        **manifest_book_entry(out, fmt, records),
         "selection": options.selection(),
         "values": histogram,
         "positions": {
@@ -532,10 +532,10 @@ def build_book(
             "solve_cpu_seconds_this_run": round(solve_cpu, 3),
             "main_cpu_seconds": round(time.process_time() - main_cpu_start, 3),
         },
-        **_provenance(command),
+        **manifest_provenance(command),
     }
     mpath = manifest_path(out)
-    _write_json(mpath, manifest)
+    write_json_atomic(mpath, manifest)
     if not keep_work:
         shutil.rmtree(wd.path, ignore_errors=True)
     return BuildSummary(
@@ -597,7 +597,8 @@ def _write_records(
     return len(keys)
 
 
-def _book_entry(out: Path, fmt: Any, records: int) -> dict[str, Any]:
+def manifest_book_entry(out: Path, fmt: Any, records: int) -> dict[str, Any]:
+    """The ``format`` and ``book`` parts of a manifest, shared by build, merge and derive."""
     from openingbook.derive import file_sha256
 
     return {
@@ -620,7 +621,8 @@ def _book_entry(out: Path, fmt: Any, records: int) -> dict[str, Any]:
     }
 
 
-def _provenance(command: Sequence[str] | None) -> dict[str, Any]:
+def manifest_provenance(command: Sequence[str] | None) -> dict[str, Any]:
+    """The command line, version and creation time of a manifest."""
     argv = list(command) if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
     return {
         "command": shlex.join(argv),
@@ -628,12 +630,6 @@ def _provenance(command: Sequence[str] | None) -> dict[str, Any]:
         "python": sys.version.split()[0],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-
-
-def _write_json(path: Path, obj: dict[str, Any]) -> None:
-    import json
-
-    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
 
 
 def read_manifest(book: str | os.PathLike[str]) -> dict[str, Any]:
@@ -780,7 +776,7 @@ def merge_books(
         histogram["first"] = sum(int(m["values"]["first"]) for m in manifests)
     sel = dict(manifests[0]["selection"], shard=None)
     manifest = {
-        **_book_entry(out, fmt, len(all_keys)),
+        **manifest_book_entry(out, fmt, len(all_keys)),
         "selection": sel,
         "values": histogram,
         "positions": {
@@ -804,10 +800,10 @@ def merge_books(
                 key=lambda bm: int(bm[1]["selection"]["shard"].split("/")[0]),
             )
         ],
-        **_provenance(command),
+        **manifest_provenance(command),
     }
     mpath = manifest_path(out)
-    _write_json(mpath, manifest)
+    write_json_atomic(mpath, manifest)
     return MergeSummary(
         output=str(out),
         manifest=str(mpath),

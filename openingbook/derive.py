@@ -301,10 +301,6 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
 # ------------------------------------------------------------------ books
 @dataclass(frozen=True)
 class Scope:
@@ -700,31 +696,11 @@ def _manifest(
     command: list[str] | None,
 ) -> dict[str, object]:
     """A build-style manifest (same ``format``/``book``/``selection`` keys) plus the source."""
-    import shlex
-    import sys
-
-    import openingbook
-    from openingbook.build import LAYOUT_VERSION
+    from openingbook.build import manifest_book_entry, manifest_provenance
 
     deep = derivation.deep
-    argv = command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
     return {
-        "manifest": "openingbook book manifest",
-        "layout": LAYOUT_VERSION,
-        "format": {
-            "name": fmt.name,
-            "plies": fmt.plies,
-            "distances": fmt.distances,
-            "record_bytes": fmt.record_bytes,
-            "key_bits": fmt.key_bits,
-            "pruned": not fmt.distances,
-        },
-        "book": {
-            "file": out.name,
-            "records": records,
-            "bytes": out.stat().st_size,
-            "sha256": file_sha256(out),
-        },
+        **manifest_book_entry(out, fmt, records),
         "selection": {
             "plies": fmt.plies,
             "distances": fmt.distances,
@@ -743,7 +719,5 @@ def _manifest(
             f"({' -> '.join(str(n) for n in derivation.result.layer_sizes)} positions)",
             "seconds": round(derivation.seconds, 3),
         },
-        "command": shlex.join(argv),
-        "version": openingbook.__version__,
-        "created": _now(),
+        **manifest_provenance(command),
     }
