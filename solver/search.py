@@ -26,7 +26,7 @@ so one compiled kernel serves all sizes. 7x6 is the size it is tuned for.
 >>> s = Solver(table_log2=16)
 >>> s.solve(Position.from_moves("2252576253462244111563365343671351441"))
 -1
->>> s.solve_wdl(Position.from_moves("44444"))
+>>> s.solve_wdl(Position.from_moves("4455"))  # the first player wins
 1
 >>> s.analyze(Position.from_moves("444444"))[3] is None
 True
@@ -598,8 +598,8 @@ class Solver:
 
         The position's own score is the maximum of the list.
 
-        >>> Solver(table_log2=16).analyze("4455")[2:5]
-        [18, -2, 18]
+        >>> Solver(table_log2=16).analyze("4455")
+        [-4, -3, 18, 2, 2, 18, -3]
         """
         pos = self._position(pos)
         self._check(pos)
