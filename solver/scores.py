@@ -66,9 +66,16 @@ def winner_from_score(score: int, stones: int) -> Winner:
 
 
 def describe_score(score: int, stones: int, width: int = 7, height: int = 6) -> str:
-    """The result in words, e.g. ``"second player wins in 8 plies"``."""
+    """The result in words.
+
+    >>> describe_score(-2, 4)
+    'second player wins in 36 plies'
+    >>> describe_score(21, 1)  # the side to move wins with its first stone
+    'second player wins in 1 ply'
+    """
     winner = winner_from_score(score, stones)
     plies = plies_from_score(score, stones, width, height)
+    unit = "ply" if plies == 1 else "plies"
     if winner is Winner.DRAW:
-        return f"draw (board full in {plies} plies)"
-    return f"{winner.value} player wins in {plies} plies"
+        return f"draw (board full in {plies} {unit})"
+    return f"{winner.value} player wins in {plies} {unit}"
