@@ -27,8 +27,8 @@ class Winner(StrEnum):
 def plies_from_score(score: int, stones: int, width: int = 7, height: int = 6) -> int:
     """Plies from a position with ``stones`` stones to the end of the game.
 
-    >>> plies_from_score(18, 12)  # side to move wins with its 4th stone: 6+4
-    7
+    >>> plies_from_score(14, 12)  # the side to move wins with its 8th stone (it has 6)
+    3
     >>> plies_from_score(0, 12)
     30
     """
