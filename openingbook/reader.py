@@ -212,34 +212,30 @@ class Book:
         unpack = _BIG_ENDIAN_U64.unpack_from
         target, target_m = key ^ flip, mirrored ^ flip
         past_end = 1 << 64
-        pos = pos_m = step = size - 1
         probes = 0
+
+        def code_at(p: int) -> int:
+            """The key of record ``p`` in file order; outside the file: past that end."""
+            nonlocal probes
+            if not 0 <= p < size:
+                return past_end if p >= size else -1
+            probes += 1
+            start = p * rb + kb - 8
+            if start >= 0:
+                return (unpack(mm, start)[0] & keep) ^ flip
+            return (int.from_bytes(mm[start + 8 - kb : start + 8], "big") & keep) ^ flip
+
+        pos = pos_m = step = size - 1
         while step > 0:
             step = (step + (step & 1)) >> 1 if step != 1 else 0
-            if 0 <= pos < size:
-                start = pos * rb + kb - 8
-                if start >= 0:
-                    code = (unpack(mm, start)[0] & keep) ^ flip
-                else:
-                    code = (int.from_bytes(mm[start + 8 - kb : start + 8], "big") & keep) ^ flip
-                probes += 1
-            else:  # outside: compare as past that end
-                code = past_end if pos >= size else -1
+            code = code_at(pos)
             if target < code:
                 pos -= step
             elif target > code:
                 pos += step
             else:
                 return pos, probes
-            if 0 <= pos_m < size:
-                start = pos_m * rb + kb - 8
-                if start >= 0:
-                    code = (unpack(mm, start)[0] & keep) ^ flip
-                else:
-                    code = (int.from_bytes(mm[start + 8 - kb : start + 8], "big") & keep) ^ flip
-                probes += 1
-            else:
-                code = past_end if pos_m >= size else -1
+            code = code_at(pos_m)
             if target_m < code:
                 pos_m -= step
             elif target_m > code:
@@ -247,11 +243,8 @@ class Book:
             else:
                 return pos_m, probes
         # the steps add up to one short of record 0 when size - 1 is a power of two
-        if size == 1 or pos == 1 or pos_m == 1:
-            probes += 1
-            code = (int.from_bytes(mm[0:kb], "big") & keep) ^ flip  # first record
-            if code in (target, target_m):
-                return 0, probes
+        if (size == 1 or pos == 1 or pos_m == 1) and code_at(0) in (target, target_m):
+            return 0, probes
         return None, probes
 
     def find(self, pos: Position) -> int | None:
