@@ -164,3 +164,44 @@ def test_info_bad_files(tmp_path):
     assert result.exit_code == 1
     assert "book.dat: size 118 bytes is not a multiple of the 3-byte record" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def _copy_with_manifest(tmp_path: Path, selection: dict) -> str:
+    book = tmp_path / "scoped.dat"
+    book.write_bytes(Path(BOOK8_FILE).read_bytes())
+    manifest = {
+        "manifest": "openingbook book manifest",
+        "format": {"name": "8-ply", "plies": 8, "distances": False},
+        "book": {"file": book.name},
+        "selection": {"plies": 8, "under": None, "sample": None, "shard": None, **selection},
+    }
+    (tmp_path / "scoped.dat.json").write_text(json.dumps(manifest))
+    return str(book)
+
+
+def test_lookup_pruned_book_outside_its_scope_is_an_error(tmp_path):
+    # a pruned book built --under a line (or a sample) says nothing about the
+    # positions it does not cover: "not stored = first player wins" must not apply
+    book = _copy_with_manifest(tmp_path, {"under": "4444"})
+    result = run("lookup", book, "11111125")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: position outside {book}, which holds only the positions under 4444"
+    ]
+    # inside the scope (or its mirror) the pruning rule still answers
+    assert lookup_json(book, "44441111")["winner"] == "first"
+    # a position whose side to move wins at once needs no book
+    assert lookup_json(book, "12121233")["winner"] == "first"
+    sample = _copy_with_manifest(tmp_path, {"sample": 40})
+    result = run("lookup", sample, "11111125")
+    assert result.exit_code == 1 and "its value is unknown" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_lookup_text_says_1_ply(tmp_path):
+    book = tmp_path / "d.dat"
+    src = Path(__file__).parent.parent / "books" / "book12-dist-under44444.dat"
+    book.write_bytes(Path(src).read_bytes())
+    result = run("lookup", str(book), "111222333444")
+    assert result.exit_code == 0, result.output
+    assert "first player wins in 1 ply " in result.output

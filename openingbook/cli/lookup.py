@@ -73,8 +73,12 @@ def lookup_command(
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = Position.from_moves(moves) if moves is not None else _read_board(board or "")
     with Book(book, _book_format(format_name), check=check) as opened:
-        value, record = opened.lookup(pos)
         fmt = opened.format
+        opened._check_position(pos)
+        record = opened.find(pos)
+        if record is None and not pos.can_win_next():
+            _check_in_scope(book, pos)
+        value, record = opened.lookup(pos)
     to_move = "first" if pos.side_to_move is Player.FIRST else "second"
     if as_json:
         emit_json(
@@ -96,12 +100,41 @@ def lookup_command(
     else:
         text = f"{value.winner.value} player wins"
         if value.plies is not None:
-            text += f" in {value.plies} plies"
+            text += f" in {value.plies} {'ply' if value.plies == 1 else 'plies'}"
     if value.score is not None:
         score = f"{value.score:+d}" if value.score else "0"
         text += f" (score {score} for the {to_move} player to move)"
     where = f"record {record}" if record is not None else "not stored"
     click.echo(f"{text}; {pos.stone_count} stones, {where} in {fmt.name} book")
+
+
+def _check_in_scope(book: str, pos: Position) -> None:
+    """Refuse a position the book's manifest says it does not cover.
+
+    A pruned book answers "first player wins" for what it does not store, which
+    is only true inside its scope (its ``under`` line, and not for a sample or a
+    shard). A position whose stones do not contain the ``under`` line's (or
+    its mirror's) is outside it.
+    """
+    from openingbook.derive import read_scope
+
+    scope = read_scope(book)
+    if scope.partial:
+        raise click.ClickException(
+            f"position not in {book}, which holds {scope.describe()}: its value is unknown"
+        )
+    if scope.under is None:
+        return
+    line = Position.from_moves(scope.under)
+    for variant in (line, line.mirror()):
+        if all(
+            variant.stones_of(player) & ~pos.stones_of(player) == 0
+            for player in (Player.FIRST, Player.SECOND)
+        ):
+            return
+    raise click.ClickException(
+        f"position outside {book}, which holds only the positions under {scope.under}"
+    )
 
 
 @main.command("info")
