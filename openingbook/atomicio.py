@@ -36,7 +36,10 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         raise FileNotFoundError(f"{directory}: the output directory does not exist")
     if path.is_dir():
         raise IsADirectoryError(f"{path}: the output path is a directory")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # /proc/x, a read-only directory: name the output, not the temp file
+        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give a normal file's mode
         mode = "w" if text else "wb"

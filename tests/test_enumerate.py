@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -434,3 +435,12 @@ def test_cli_errors_are_one_line(args, message):
     assert result.exit_code != 0
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
+def test_cli_unwritable_out_is_one_line_naming_it():
+    result = run_cli("--plies", "2", "--out", "/proc/x")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: cannot write /proc/x: No such file or directory"
+    ]

@@ -135,3 +135,15 @@ def test_cli_refuses_a_sample_book(tmp_path: Path) -> None:
         main, ["export", str(book), "-f", "jsonl", "-o", str(tmp_path / "o")]
     )
     assert result.exit_code == 1 and "is a sample" in result.output
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
+def test_cli_unwritable_output_is_one_line_naming_it() -> None:
+    # /proc accepts no new files: the error names the output, not the temporary file
+    result = CliRunner().invoke(
+        main, ["export", str(REFERENCE_BOOK8), "-f", "csv", "-o", "/proc/x"]
+    )
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: cannot write /proc/x: No such file or directory"
+    ]
