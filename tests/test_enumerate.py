@@ -444,3 +444,17 @@ def test_cli_unwritable_out_is_one_line_naming_it():
     assert result.output.strip().splitlines() == [
         "Error: cannot write /proc/x: No such file or directory"
     ]
+
+
+def test_cli_existing_out_needs_force(tmp_path):
+    out = tmp_path / "x.txt"
+    out.write_text("keep me\n")
+    result = run_cli("--plies", "2", "--out", str(out))
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: {out} exists; use --force to overwrite it"
+    ]
+    assert out.read_text() == "keep me\n"
+    result = run_cli("--plies", "2", "--out", str(out), "--force")
+    assert result.exit_code == 0, result.output
+    assert out.read_text() != "keep me\n"

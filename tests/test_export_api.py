@@ -147,3 +147,18 @@ def test_cli_unwritable_output_is_one_line_naming_it() -> None:
     assert result.output.strip().splitlines() == [
         "Error: cannot write /proc/x: No such file or directory"
     ]
+
+
+def test_cli_existing_output_needs_force(tmp_path: Path) -> None:
+    out = tmp_path / "x.csv"
+    out.write_text("keep me\n")
+    args = ["export", str(REFERENCE_BOOK8), "-f", "csv", "-o", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: {out} exists; use --force to overwrite it"
+    ]
+    assert out.read_text() == "keep me\n"
+    result = CliRunner().invoke(main, [*args, "--force"])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("code,diagram,")

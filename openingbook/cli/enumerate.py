@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from openingbook.cli import main
@@ -31,6 +33,7 @@ from openingbook.enumeration import OUTPUT_FORMATS, enumerate_to_file
     default=None,
     help="Line format for --out: 1-based move strings (default) or column codes as 0/1 digits.",
 )
+@click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
 @click.option(
     "--both-mirrors",
     is_flag=True,
@@ -48,6 +51,7 @@ def enumerate_command(
     under: str | None,
     out: str | None,
     output_format: str | None,
+    force: bool,
     both_mirrors: bool,
     keep_immediate_wins: bool,
     as_json: bool,
@@ -63,6 +67,8 @@ def enumerate_command(
     """
     if output_format is not None and out is None:
         raise click.UsageError("--as needs --out FILE")
+    if out is not None and not force and os.path.lexists(out):
+        raise click.ClickException(f"{out} exists; use --force to overwrite it")
     result = enumerate_to_file(
         plies,
         under,

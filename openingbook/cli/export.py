@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -29,6 +30,7 @@ from openingbook.export.pons import PONS_LOG_SIZES
     required=True,
     help="File to write (replaced atomically).",
 )
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option(
     "--no-distance",
     is_flag=True,
@@ -51,6 +53,7 @@ def export_command(
     book: Path,
     fmt: str,
     out: Path,
+    force: bool,
     no_distance: bool,
     tromp_subset: bool,
     log_size: int | None,
@@ -61,6 +64,8 @@ def export_command(
     Pruned (win/draw/loss) books get their left-out first-player wins back by
     enumeration, so every export is complete for the book's ply.
     """
+    if not force and os.path.lexists(out):
+        raise click.ClickException(f"{out} exists; use --force to overwrite it")
     summary = export_book(
         book, fmt, out, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
     )
