@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -205,3 +206,24 @@ def test_lookup_text_says_1_ply(tmp_path):
     result = run("lookup", str(book), "111222333444")
     assert result.exit_code == 0, result.output
     assert "first player wins in 1 ply " in result.output
+
+
+def test_info_into_a_closed_pipe_is_quiet():
+    # `openingbook info book.dat | head -1`: no "Error: [Errno 32] Broken pipe"
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write now fails with EPIPE
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", "from openingbook.cli import main; main()", "info", BOOK8_FILE],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 141

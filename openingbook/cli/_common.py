@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -70,6 +71,12 @@ def user_errors(func: F) -> F:
             return func(*args, **kwargs)
         except click.ClickException:
             raise
+        except BrokenPipeError:
+            # the reader went away (`openingbook info book.dat | head -1`): stop quietly,
+            # with stdout pointed at /dev/null so that the final flush does not fail too
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(141)
         except (ValueError, OSError) as exc:
             raise click.ClickException(_one_line(exc)) from None
         except KeyboardInterrupt:
