@@ -133,7 +133,7 @@ class Position:
         if width > 9 and isinstance(moves, str):
             raise ValueError("move strings are only defined for boards up to 9 columns")
         for i, ch in enumerate(text.strip()):
-            if not ch.isdigit():
+            if ch not in "0123456789":  # not str.isdigit, which takes fullwidth digits too
                 raise ValueError(f"move {i + 1} is {ch!r}, not a column digit 1-{width}")
             col = int(ch) - 1
             if not 0 <= col < width:

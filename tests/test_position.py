@@ -77,3 +77,10 @@ def test_other_sizes():
     assert p.width == 4 and p.stone_count == 4
     with pytest.raises(ValueError, match="outside 1-4"):
         Position.from_moves("5", width=4, height=4)
+
+
+@pytest.mark.parametrize("moves", ["1234567\uff11", "12\u00b2", "4\u0664"])
+def test_from_moves_refuses_non_ascii_digits(moves):
+    # str.isdigit() is true for fullwidth, superscript and Arabic-Indic digits
+    with pytest.raises(ValueError, match=r"not a column digit 1-7"):
+        Position.from_moves(moves)
