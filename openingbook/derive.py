@@ -333,6 +333,19 @@ def read_scope(path: str | os.PathLike[str]) -> Scope:
     if not manifest_path(path).is_file():
         return Scope()
     selection = read_manifest(path)["selection"]
+    where = manifest_path(path)
+    if not isinstance(selection, dict):
+        raise ValueError(f"{where}: 'selection' is not an object")
+    under = selection.get("under")
+    if under is not None:
+        from solver import Position
+
+        if not isinstance(under, str):
+            raise ValueError(f"{where}: 'under' is {under!r}, not a 1-based move string")
+        try:
+            Position.from_moves(under)
+        except ValueError as exc:
+            raise ValueError(f"{where}: 'under' {under!r}: {exc}") from None
     partial = None
     if selection.get("sample") is not None:
         partial = f"a sample of {selection['sample']} positions"

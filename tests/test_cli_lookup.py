@@ -227,3 +227,16 @@ def test_info_into_a_closed_pipe_is_quiet():
         os.close(write_end)
     assert proc.stderr == ""
     assert proc.returncode == 141
+
+
+@pytest.mark.parametrize(
+    ("under", "message"),
+    [(5, "'under' is 5, not a 1-based move string"), ("4444x", "move 5 is 'x'")],
+)
+def test_lookup_damaged_manifest_under_is_one_line(tmp_path, under, message):
+    book = _copy_with_manifest(tmp_path, {"under": under})
+    for args in (["lookup", book, "11111125"], ["stats", book]):
+        result = run(*args)
+        assert result.exit_code == 1, result.output
+        assert message in result.output
+        assert len(result.output.strip().splitlines()) == 1

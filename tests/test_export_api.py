@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -162,3 +163,17 @@ def test_cli_existing_output_needs_force(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, [*args, "--force"])
     assert result.exit_code == 0, result.output
     assert out.read_text().startswith("code,diagram,")
+
+
+def test_cli_damaged_manifest_is_one_line(tmp_path: Path) -> None:
+    book = tmp_path / "b.dat"
+    shutil.copy(REFERENCE_BOOK8, book)
+    manifest = {"format": {"plies": 8, "distances": False}, "selection": {"under": 5}}
+    for selection, message in ((5, "'under' is 5"), ([1], "'selection' is not an object")):
+        manifest["selection"] = {"under": selection} if selection == 5 else selection
+        Path(str(book) + ".json").write_text(json.dumps(manifest))
+        result = CliRunner().invoke(
+            main, ["export", str(book), "-f", "csv", "-o", str(tmp_path / "o.csv")]
+        )
+        assert result.exit_code == 1, result.output
+        assert message in result.output and len(result.output.strip().splitlines()) == 1

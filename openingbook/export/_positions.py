@@ -109,7 +109,9 @@ def _read_selection(path: Path) -> dict | None:
     except (OSError, ValueError) as exc:
         raise ValueError(f"{manifest}: unreadable manifest ({exc})") from None
     selection = data.get("selection") if isinstance(data, dict) else None
-    return selection if isinstance(selection, dict) else None
+    if selection is not None and not isinstance(selection, dict):
+        raise ValueError(f"{manifest}: 'selection' is not an object")
+    return selection
 
 
 def _canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -152,6 +154,8 @@ def load_positions(
             keys, first, mask, values = keys[keep], first[keep], mask[keep], values[keep]
     selection = _read_selection(path) or {}
     under = selection.get("under") or None
+    if under is not None and not isinstance(under, str):
+        raise ValueError(f"{path}: the manifest's 'under' is {under!r}, not a 1-based move string")
     if fmt.distances:
         winner = np.sign(values).astype(np.int8)
         return BookPositions(fmt, first, mask, winner, values.astype(np.int8), under)
