@@ -492,6 +492,8 @@ def check_book(
     ``fmt``: the book's format, when it is not detected (manifest, name, content).
     """
     start = time.perf_counter()
+    if table_log2 is not None and not 10 <= table_log2 <= 32:
+        raise ValueError(f"--table-log2 {table_log2}: expected 10 to 32")  # as build says
     book = LoadedBook.load(path, fmt)
     issues: list[Issue] = []
     _file_issues(book, issues)

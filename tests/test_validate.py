@@ -417,3 +417,10 @@ def test_diff_and_answers_ignore_which_mirror_variant_is_stored(seed, tmp_path_f
     a = LoadedBook.load(REFERENCE_BOOK8).answers(first, mask)
     b = LoadedBook.load(flipped).answers(mirror_bits(first), mirror_bits(mask))
     assert a.winner.tolist() == b.winner.tolist() and a.stored.tolist() == b.stored.tolist()
+
+
+@pytest.mark.parametrize("log2", ["2", "9", "33"])
+def test_check_table_log2_range_like_build(log2):
+    code, out = run("check", str(REFERENCE / "thill-original-book8.dat"), "--table-log2", log2)
+    assert code == 1
+    assert out.strip().splitlines() == [f"Error: --table-log2 {log2}: expected 10 to 32"]
