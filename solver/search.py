@@ -9,7 +9,8 @@ recursion: each numba call passes every array again). It uses
 
 * null windows only: the exact score is found by bisection on the score
   range (Pons' driver, asking "win or not?" first), the win/draw/loss value
-  by at most two null-window searches around 0;
+  by at most two null-window searches around 0; the search fails soft, so a
+  failed window often narrows the range by more than one;
 * the transposition table of :mod:`solver.table`: bounds plus the cut-off
   move, which is tried first when the position is searched again;
 * move ordering: forced blocks, then non-losing moves only, best first by the
@@ -71,9 +72,12 @@ DEFAULT_ETC_STONES = 42  # the table's cut-off move sorts before every other mov
 
 # Layout of the integer part of a stack frame (one row per depth).
 _ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
-_SCORES = 4  # move-ordering scores of the frame's moves, up to width of them
-# Layout of the bitboard part: current, mask, then the moves (one bit each).
-_CUR, _MASK, _MOVES = 0, 1, 2
+_BEST = 4  # best score (upper bound) so far: the search fails soft
+_SCORES = 5  # move-ordering scores of the frame's moves, up to width of them
+# Layout of the bitboard part: current, mask, the opponent's winning cells (as
+# the parent computed them), then the moves (one bit each), then for each move
+# the cells where it leaves us a winning spot (the child's opponent threats).
+_CUR, _MASK, _OPPW, _MOVES = 0, 1, 2, 3
 
 
 # ---------------------------------------------------------------- bit tricks
@@ -124,8 +128,9 @@ def _negamax(
 ) -> int:
     """Alpha-beta value of a position whose side to move cannot win at once.
 
-    Fail-hard: a result ``<= alpha0`` is an upper bound, ``>= beta0`` a lower
-    bound, anything between is exact. ``geo`` = (width, height, cells,
+    Fail-soft: a result ``<= alpha0`` is an upper bound (the best of the
+    children's bounds, often below ``alpha0``), ``>= beta0`` a lower bound,
+    anything between is exact. ``geo`` = (width, height, cells,
     deep_stones, use_potential, etc_stones, use_prefetch, tt_stones); ``tparams`` =
     (log2, small_log2, key_bits);
     ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth).
@@ -152,6 +157,8 @@ def _negamax(
     d = 0
     ust[0, _CUR] = cur0
     ust[0, _MASK] = mask0
+    ust[0, _OPPW] = _winning_cells(cur0 ^ mask0, mask0, board, height)
+    wins = _MOVES + width  # first column of the moves' winning cells
     ist[0, _ALPHA] = alpha0
     ist[0, _BETA] = beta0
     nodes = 0
@@ -166,7 +173,7 @@ def _negamax(
         n = n0 + d
         done = False
         possible = (mask + bottom) & board
-        opp_win = _winning_cells(cur ^ mask, mask, board, height)
+        opp_win = ust[d, _OPPW]
         forced = possible & opp_win
         if forced != _ZERO:
             if (forced & (forced - _ONE)) != _ZERO:  # two threats: lost
@@ -190,6 +197,7 @@ def _negamax(
                     hi = min(hi, 0)
                 if not _has_four((cur ^ mask) | empty, height):
                     lo = max(lo, 0)
+            best = lo  # the moves left out lose sooner than lo
             if alpha < lo:
                 alpha = lo
             if beta > hi:
@@ -272,8 +280,9 @@ def _negamax(
                                 break
                         elif -cbound <= alpha:
                             # the child's lower bound proves this move cannot
-                            # raise alpha: skip it (the node's upper bound
-                            # alpha stays valid)
+                            # raise alpha: skip it (its upper bound joins best)
+                            if -cbound > best:
+                                best = -cbound
                             continue
                 sc = popcount(w)
                 if col == tt_move:
@@ -281,9 +290,11 @@ def _negamax(
                 j = k
                 while j > 0 and ist[d, _SCORES + j - 1] < sc:
                     ust[d, _MOVES + j] = ust[d, _MOVES + j - 1]
+                    ust[d, wins + j] = ust[d, wins + j - 1]
                     ist[d, _SCORES + j] = ist[d, _SCORES + j - 1]
                     j -= 1
                 ust[d, _MOVES + j] = m
+                ust[d, wins + j] = w
                 ist[d, _SCORES + j] = sc
                 k += 1
             if etc_col >= 0:  # (then n < tt_stones)
@@ -293,7 +304,7 @@ def _negamax(
                     store(big, slot, tag, v, True, etc_col)
             if not done and k == 0:
                 # every move was refuted from the table: fail low
-                v = alpha
+                v = best
                 done = True
                 if n >= tt_stones:
                     pass
@@ -306,10 +317,12 @@ def _negamax(
                 ist[d, _BETA] = beta
                 ist[d, _NMOVES] = k
                 ist[d, _IDX] = 0
+                ist[d, _BEST] = best
                 # push the first child
                 m = ust[d, _MOVES]
                 ust[d + 1, _CUR] = cur ^ mask
                 ust[d + 1, _MASK] = mask | m
+                ust[d + 1, _OPPW] = ust[d, wins]
                 ist[d + 1, _ALPHA] = -beta
                 ist[d + 1, _BETA] = -alpha
                 d += 1
@@ -339,19 +352,22 @@ def _negamax(
                     store(big, slot, tag, score, True, col)
                 v = score
                 continue
-            if score > ist[d, _ALPHA]:
-                ist[d, _ALPHA] = score
+            if score > ist[d, _BEST]:
+                ist[d, _BEST] = score
+                if score > ist[d, _ALPHA]:
+                    ist[d, _ALPHA] = score
             idx += 1
             if idx < ist[d, _NMOVES]:
                 ist[d, _IDX] = idx
                 m = ust[d, _MOVES + idx]
                 ust[d + 1, _CUR] = cur ^ mask
                 ust[d + 1, _MASK] = mask | m
+                ust[d + 1, _OPPW] = ust[d, wins + idx]
                 ist[d + 1, _ALPHA] = -ist[d, _BETA]
                 ist[d + 1, _BETA] = -ist[d, _ALPHA]
                 d += 1
                 break
-            v = ist[d, _ALPHA]
+            v = ist[d, _BEST]
             key = cur + mask + bottom
             if n >= tt_stones:
                 pass
@@ -570,8 +586,8 @@ class Solver:
         self._bottom = bottom_mask(width, height)
         self._board = board_mask(width, height)
         depth = self.cells + 2
-        self._ust = np.zeros((depth, 2 + width), dtype=np.uint64)
-        self._ist = np.zeros((depth, 4 + width), dtype=np.int64)
+        self._ust = np.zeros((depth, 3 + 2 * width), dtype=np.uint64)
+        self._ist = np.zeros((depth, 5 + width), dtype=np.int64)
         self._stats = np.zeros(1, dtype=np.int64)
         self._positions = 0
         self._seconds = 0.0
