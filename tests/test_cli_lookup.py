@@ -240,3 +240,17 @@ def test_lookup_damaged_manifest_under_is_one_line(tmp_path, under, message):
         assert result.exit_code == 1, result.output
         assert message in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_lookup_miss_in_an_unsorted_file_is_an_error(tmp_path):
+    # the binary search misses a stored draw in a shuffled file: without the order
+    # check the pruning rule answered "first player wins"
+    data = Path(BOOK8_FILE).read_bytes()
+    records = [data[i : i + 3] for i in range(0, len(data), 3)]
+    np.random.default_rng(3).shuffle(records)
+    book = tmp_path / "shuffled.dat"
+    book.write_bytes(b"".join(records))
+    result = run("lookup", str(book), "12345671", "--format", "8")
+    assert result.exit_code == 1
+    assert len(result.output.strip().splitlines()) == 1
+    assert "records not sorted" in result.output
