@@ -135,7 +135,12 @@ def _entry(ans: Answers, i: int) -> tuple[bool, int, int, bool]:
 # ------------------------------------------------------------------ validate
 @dataclass
 class ValidationReport:
-    """Result of :func:`validate_books`. ``ok`` when no position disagrees."""
+    """Result of :func:`validate_books`.
+
+    ``ok`` when at least one position was compared and none disagrees: a
+    validation that compared nothing (the deeper book covers none of the
+    positions asked for) proves nothing and is not a pass.
+    """
 
     book: str
     deeper: str
@@ -156,7 +161,7 @@ class ValidationReport:
 
     @property
     def ok(self) -> bool:
-        return not self.disagreements
+        return self.compared > 0 and not self.disagreements
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -179,6 +184,8 @@ class ValidationReport:
         for moves in self.extra_records:
             out.append(f"extra record (not a book position of this scope): {moves}")
         verdict = "OK" if self.ok else "FAILED"
+        if self.compared == 0:
+            verdict = "FAILED (nothing compared: the deeper book covers none of these positions)"
         out.append(
             f"{verdict}: {self.agree} agree, {len(self.disagreements)} disagree, "
             f"{self.not_covered} not covered"

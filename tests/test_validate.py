@@ -424,3 +424,14 @@ def test_check_table_log2_range_like_build(log2):
     code, out = run("check", str(REFERENCE / "thill-original-book8.dat"), "--table-log2", log2)
     assert code == 1
     assert out.strip().splitlines() == [f"Error: --table-log2 {log2}: expected 10 to 32"]
+
+
+def test_validate_that_compares_nothing_fails():
+    """A deeper book that covers none of the asked positions proves nothing: not a pass."""
+    deeper = BOOKS_DIR / "book12-dist-under44444.dat"
+    code, out = run("validate", REFERENCE_BOOK8, deeper, "--under", "1234")
+    assert code == 1
+    assert "nothing compared" in out
+    report = validate_books(REFERENCE_BOOK8, deeper, under="1234")
+    assert report.compared == 0 and report.not_covered == report.positions > 0
+    assert not report.ok
