@@ -272,8 +272,7 @@ def check_records(
     are distances of the wrong parity (:func:`check_distances`, reported by
     :func:`describe_book`): the format can hold them and readers answer them.
     """
-    if len(records) == 0:
-        raise BookFileError(f"{name}: no records")
+    # an empty file is refused by check_size unless its manifest declares 0 records
     check_values(fmt, records, name)
     check_order(fmt, records, name)
     if decode:
@@ -512,6 +511,17 @@ def _fitting_format(sample: np.ndarray, formats: list[BookFormat]) -> BookFormat
     return None
 
 
+def _manifest_declares_empty(path: str | os.PathLike[str]) -> bool:
+    """Does the manifest beside ``path`` say the book has no records?"""
+    manifest = manifest_path(path)
+    if manifest is None:
+        return False
+    try:
+        return json.loads(manifest.read_text())["book"]["records"] == 0
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
 def _format_from_manifest(manifest: Path) -> BookFormat:
     try:
         data = json.loads(manifest.read_text())
@@ -541,8 +551,14 @@ def read_book(
 
 
 def check_size(path: str | os.PathLike[str], size: int, fmt: BookFormat) -> None:
-    """Raise for an empty file or one that is not a whole number of records."""
+    """Raise for an empty file or one that is not a whole number of records.
+
+    An empty file is a book only when its manifest says it has 0 records (a
+    pruned book whose positions are all first-player wins).
+    """
     if size == 0:
+        if _manifest_declares_empty(path):
+            return
         raise BookFileError(f"{path}: empty file")
     if size % fmt.record_bytes:
         raise BookFileError(

@@ -144,7 +144,8 @@ class Book:
         self._size = size // self.format.record_bytes
         self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         try:
-            self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ)
+            # an empty book (its manifest says 0 records) cannot be mapped: no probe reads it
+            self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ) if size else None
         except BaseException:
             self._fh.close()
             raise
@@ -157,7 +158,7 @@ class Book:
     # ------------------------------------------------------------- lifecycle
     def close(self) -> None:
         self._order = self._values = None
-        if not self._mm.closed:
+        if self._mm is not None and not self._mm.closed:
             self._mm.close()
         self._fh.close()
 
@@ -176,11 +177,17 @@ class Book:
     # --------------------------------------------------------------- records
     def records(self) -> Records:
         """All records as arrays (no Python object per record)."""
-        data = np.memmap(self.path, dtype=np.uint8, mode="r")
+        data = self._file_bytes()
         try:
             return parse_records(data, self.format)
         finally:
             del data
+
+    def _file_bytes(self) -> np.ndarray:
+        """The file as a read-only byte array (memory-mapped; empty for an empty book)."""
+        if self._size == 0:
+            return np.empty(0, dtype=np.uint8)
+        return np.memmap(self.path, dtype=np.uint8, mode="r")
 
     def record(self, index: int) -> tuple[int, int]:
         """``(key, value)`` of one record, read from the map."""
@@ -318,7 +325,7 @@ class Book:
         """``(Position, BookValue)`` for every record, in file order."""
         fmt = self.format
         chunk = 1 << 16
-        data = np.memmap(self.path, dtype=np.uint8, mode="r")
+        data = self._file_bytes()
         for start in range(0, self._size, chunk):
             stop = min(self._size, start + chunk)
             recs = parse_records(data[start * fmt.record_bytes : stop * fmt.record_bytes], fmt)

@@ -342,3 +342,29 @@ def test_records_the_original_search_cannot_reach(book8):
 
     assert [original(keys[i]) for i in range(5)] == [None, None, None, None, 4]
     assert [book8.dual_search(keys[i], keys[i])[0] for i in range(5)] == [0, 1, 2, 3, 4]
+
+
+def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
+    """A pruned build whose positions are all first-player wins writes a 0-byte book;
+    with its manifest (0 records) every reader accepts it, without one it is refused."""
+    from click.testing import CliRunner
+
+    from openingbook.bookfile import BookFileError, read_book
+    from openingbook.cli import main
+
+    out = tmp_path / "e.dat"
+    line = "444444555555"  # one 12-ply position: a first-player win
+    runner = CliRunner()
+    result = runner.invoke(main, ["build", "--plies", "12", "--under", line, "-o", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size == 0
+    with Book(out) as book:
+        assert len(book) == 0 and list(book) == []
+        assert book.get(Position.from_moves(line)).winner is Winner.FIRST
+    fmt, records = read_book(out)
+    assert fmt.plies == 12 and len(records) == 0
+    assert runner.invoke(main, ["info", str(out)]).exit_code == 0
+    bare = tmp_path / "bare.dat"
+    bare.write_bytes(b"")
+    with pytest.raises(BookFileError, match="empty file"):
+        read_book(bare, BookFormat.for_plies(12, False))
