@@ -81,6 +81,10 @@ _CUR, _MASK, _OPPW, _MOVES = 0, 1, 2, 3
 
 
 # ---------------------------------------------------------------- bit tricks
+# These helpers twin some in solver/bitboards.py on purpose: numba's on-disk cache
+# checks only the timestamp of the kernel's own file, so a kernel here that inlined
+# a function from another module would keep a stale compiled copy after that
+# module changed. Keeping the search self-contained keeps its cache honest.
 @njit(cache=True, inline="always")
 def _winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: int) -> np.uint64:
     """Empty cells where the owner of ``s`` would complete four."""
