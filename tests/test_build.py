@@ -890,3 +890,28 @@ def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path):
     derived = tmp_path / "b8.dat"
     derive_book(COMMITTED, 8, derived, under="44444", distances=False)
     assert _compare_with_thill(derived, "44444") == 111
+
+
+@pytest.mark.parametrize("book", sorted(BOOKS.glob("*.dat")), ids=lambda p: p.name)
+def test_every_committed_book_matches_its_manifest(book):
+    """Each book in books/ has a manifest naming its command, bytes, sha256 and records."""
+    manifest = read_manifest(book)
+    data = book.read_bytes()
+    assert manifest["book"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert manifest["book"]["bytes"] == len(data)
+    assert manifest["book"]["records"] * manifest["format"]["record_bytes"] == len(data)
+    assert manifest["command"].startswith(("openingbook build ", "openingbook derive "))
+
+
+def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path):
+    """books/book8-under44444.dat: derived again from the committed 12-ply book, the same
+    bytes; and its values are Thill's (but for his file's documented missing positions)."""
+    from openingbook.derive import derive_book
+
+    committed = BOOKS / "book8-under44444.dat"
+    manifest = read_manifest(committed)
+    assert manifest["derived_from"]["sha256"] == read_manifest(COMMITTED)["book"]["sha256"]
+    again = tmp_path / "b8.dat"
+    derive_book(COMMITTED, 8, again, under="44444", distances=False)
+    assert again.read_bytes() == committed.read_bytes()
+    assert _compare_with_thill(committed, "44444") == 111
