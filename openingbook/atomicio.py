@@ -62,6 +62,15 @@ def _umask() -> int:
     return mask
 
 
+def refuse_existing(path: str | os.PathLike[str], force: bool) -> None:
+    """``ValueError`` when ``path`` exists (even as a dangling link) and ``force`` is off.
+
+    Every command that writes a file refuses to replace one unless told to.
+    """
+    if not force and os.path.lexists(path):
+        raise ValueError(f"{path} exists; use --force to overwrite it")
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_output(path) as fh:

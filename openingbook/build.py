@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 import openingbook
-from openingbook.atomicio import atomic_write_bytes, write_json_atomic
+from openingbook.atomicio import atomic_write_bytes, refuse_existing, write_json_atomic
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
 from openingbook.workdir import ChunkResult, WorkDir
 from solver import Position, enumerate_positions
@@ -387,10 +387,8 @@ def check_output(output: str | os.PathLike[str], force: bool) -> Path:
     out = Path(output)
     if out.is_dir():
         raise ValueError(f"output {out} is a directory")
-    if not force:
-        for p in (out, manifest_path(out)):
-            if p.exists():
-                raise ValueError(f"{p} exists; use --force to overwrite it")
+    for p in (out, manifest_path(out)):
+        refuse_existing(p, force)
     parent = out.parent
     if not parent.is_dir():
         raise ValueError(f"cannot write {out}: directory {parent} does not exist")

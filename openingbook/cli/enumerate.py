@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
+from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
 from openingbook.cli._common import emit_json, json_option, user_errors
 from openingbook.enumeration import OUTPUT_FORMATS, enumerate_to_file
@@ -67,8 +66,8 @@ def enumerate_command(
     """
     if output_format is not None and out is None:
         raise click.UsageError("--as needs --out FILE")
-    if out is not None and not force and os.path.lexists(out):
-        raise click.ClickException(f"{out} exists; use --force to overwrite it")
+    if out is not None:
+        refuse_existing(out, force)
     result = enumerate_to_file(
         plies,
         under,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
+from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
 from openingbook.cli._common import emit_json, json_option, user_errors
 from openingbook.export import EXPORT_FORMATS, export_book
@@ -64,8 +64,7 @@ def export_command(
     Pruned (win/draw/loss) books get their left-out first-player wins back by
     enumeration, so every export is complete for the book's ply.
     """
-    if not force and os.path.lexists(out):
-        raise click.ClickException(f"{out} exists; use --force to overwrite it")
+    refuse_existing(out, force)
     summary = export_book(
         book, fmt, out, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
     )
