@@ -74,8 +74,7 @@ def lookup_command(
     pos = Position.from_moves(moves) if moves is not None else _read_board(board or "")
     with Book(book, _book_format(format_name), check=check) as opened:
         fmt = opened.format
-        opened._check_position(pos)
-        record = opened.find(pos)
+        record = opened.find(pos)  # refuses a wrong stone count or board size
         if record is None and not pos.can_win_next():
             _check_in_scope(book, pos)
             if not check:
