@@ -17,8 +17,11 @@ recursion: each numba call passes every array again). It uses
   number of winning cells the move creates, centre columns first on ties; a
   move that creates two immediate threats (side by side or stacked) is
   recognised as a win without search;
-* bounds from stone counts, and "no four is possible any more" (a player
-  whose every line is blocked cannot win).
+* bounds from stone counts, "no four is possible any more" (a player whose
+  every line is blocked cannot win), and claimeven: when every column has an
+  even number of empty cells, the second player can answer each move on top
+  of it, so the side to move gets only the cells of every other row and
+  cannot win unless those rows hold a four for it.
 
 Board size: any ``width x height`` with an even number of cells that fits
 the 64-bit board; every size-dependent constant is an argument of the kernel,
@@ -157,6 +160,13 @@ def _negamax(
     board = _ZERO
     for c in range(width):
         board |= col_masks[c]
+    # cells the side to move gets when every column has an even number of
+    # empty cells and the opponent answers each move on top of it: the rows
+    # with the parity of the board height (0-based)
+    claim_rows = _ZERO
+    for c in range(width):
+        for r in range(height % 2, height, 2):
+            claim_rows |= _ONE << np.uint64(c * h1 + r)
 
     d = 0
     ust[0, _CUR] = cur0
@@ -201,6 +211,18 @@ def _negamax(
                     hi = min(hi, 0)
                 if not _has_four((cur ^ mask) | empty, height):
                     lo = max(lo, 0)
+                # claimeven: with an even number of empty cells in every column
+                # the opponent can answer each move on top of it, and we only
+                # ever get the cells of claim_rows; if they hold no four for us
+                # we cannot win (and lose if the opponent's cells hold one)
+                if (
+                    ((cells - n) & 1) == 0
+                    and ((mask + bottom) & board & ~claim_rows) == _ZERO
+                    and not _has_four(cur | (empty & claim_rows), height)
+                ):
+                    hi = min(hi, 0)
+                    if _has_four((cur ^ mask) | (empty & ~claim_rows), height):
+                        hi = min(hi, -1)
             best = lo  # the moves left out lose sooner than lo
             if alpha < lo:
                 alpha = lo

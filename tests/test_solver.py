@@ -155,6 +155,41 @@ def test_other_board_sizes_match_brute_force(width, height):
     check()
 
 
+@st.composite
+def even_column_positions(draw, width: int, height: int, max_empty: int) -> Position:
+    """Random positions where every column has an even number of empty cells.
+
+    These are the nodes where the search's claimeven bound applies (the side to
+    move cannot win unless the rows it would get under follow-up hold a four).
+    """
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    while True:
+        pos = Position(width=width, height=height)
+        target = draw(st.integers(max(0, width * height - max_empty), width * height - 2))
+        target -= target % 2
+        while pos.stone_count < target:
+            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        even = all((height - pos.column_height(c)) % 2 == 0 for c in range(width))
+        if pos.stone_count == target and even:
+            return pos
+
+
+@pytest.mark.parametrize(("width", "height"), [(7, 6), (5, 4), (4, 5)])
+def test_claimeven_positions_match_brute_force(width, height):
+    s = Solver(table_log2=14, small_log2=10, width=width, height=height)
+
+    @FAST
+    @given(even_column_positions(width, height, max_empty=10))
+    def check(p):
+        assert s.solve(p) == brute_force_score(p)
+        assert s.solve_wdl(p) == np.sign(brute_force_score(p))
+
+    check()
+
+
 def test_whole_4x4_game_matches_brute_force():
     p = Position(width=4, height=4)
     assert Solver(table_log2=14, width=4, height=4).solve(p) == brute_force_score(p)
