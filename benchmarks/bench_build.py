@@ -1,7 +1,7 @@
 """Benchmark: throughput of the 12-ply distance-book build, and the full book's cost.
 
-Usage: ``python benchmarks/bench_build.py [--sample 2000] [--subtree 6 --subtrees 2] [--jobs 2]
-[--bitbully 200] [--out benchmarks/results/build.json]``
+Usage: ``python benchmarks/bench_build.py [--sample 2000] [--strata 8] [--subtree 6
+--subtrees 2] [--jobs 2] [--bitbully 200] [--out benchmarks/results/build.json]``
 
 Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
 ``--distances``) twice, each in a fresh temporary directory:
@@ -14,6 +14,12 @@ Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
   enumeration like the chunks of a full build, each worker solving its own run
   of neighbouring chunks: representative of the full build's table reuse, with
   the variance of a few regions of the book.
+* **strata** (``--strata K``, default 8): the book's chunk sequence is cut into K
+  equal parts and from each part ``--stratum-chunks`` (default 1) whole,
+  consecutive 1,024-position chunks of the full build are solved, exactly as a
+  worker of the full build would get them. Regions of the book differ by a
+  factor of 8 in cost, so the full book's estimate is the mean over the strata:
+  the headline figure (a single region, like ``--blocks``, can be off by 3x).
 * **blocks** (``--blocks N``, off by default): a shard of about N whole, consecutive
   1,024-position chunks of the full build.
 
@@ -119,12 +125,42 @@ def compare_bitbully(options: BuildOptions, count: int, table_log2: int | None) 
     }
 
 
+def run_strata(strata: int, per_stratum: int, args: argparse.Namespace) -> dict:
+    """``per_stratum`` consecutive full-build chunks from each of ``strata`` equal parts."""
+    chunks = -(-FULL_BOOK_POSITIONS // FULL_CHUNK_SIZE)
+    shards = chunks // per_stratum  # a shard = per_stratum consecutive chunks
+    rng = np.random.default_rng(args.seed)
+    runs = []
+    for k in range(strata):
+        low, high = k * shards // strata, (k + 1) * shards // strata
+        index = 1 + int(low + rng.integers(high - low))
+        options = BuildOptions(
+            plies=12, distances=True, shard=(index, shards), chunk_size=FULL_CHUNK_SIZE
+        )
+        runs.append({"shard": f"{index}/{shards}"} | run_build(options, args.jobs, args.table_log2))
+        print(json.dumps({"stratum": runs[-1]}), flush=True)
+    ms = [r["cpu_ms_per_position"] for r in runs]
+    per_position = sum(ms) / len(ms) / 1000  # each stratum stands for 1/strata of the book
+    core_hours = FULL_BOOK_POSITIONS * per_position / 3600
+    return {
+        "runs": runs,
+        "positions": sum(r["positions"] for r in runs),
+        "cpu_ms_per_position": round(1000 * per_position, 2),
+        "cpu_ms_per_position_min_max": [min(ms), max(ms)],
+        "positions_per_second_per_core": round(1 / per_position, 1),
+        "full_book_core_hours": round(core_hours, 2),
+        "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=2000, help="random positions (>= 2000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample")
     parser.add_argument("--subtree", type=int, default=6, help="moves of the random lines")
     parser.add_argument("--subtrees", type=int, default=2, help="how many random lines")
+    parser.add_argument("--strata", type=int, default=8, help="regions of the book to time")
+    parser.add_argument("--stratum-chunks", type=int, default=1, help="chunks per region")
     parser.add_argument("--blocks", type=int, default=0, help="whole full-build chunks to time")
     parser.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes")
     parser.add_argument("--table-log2", type=int, default=None, help="solver table size")
@@ -172,6 +208,8 @@ def main() -> None:
             "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
         }
 
+    if args.strata:
+        results["strata"] = run_strata(args.strata, args.stratum_chunks, args)
     if args.blocks:
         chunks = -(-FULL_BOOK_POSITIONS // FULL_CHUNK_SIZE)
         shards = chunks // args.blocks
