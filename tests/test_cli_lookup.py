@@ -254,3 +254,22 @@ def test_lookup_miss_in_an_unsorted_file_is_an_error(tmp_path):
     assert result.exit_code == 1
     assert len(result.output.strip().splitlines()) == 1
     assert "records not sorted" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["build", "--plies", "x"],
+        ["no-such-command"],
+        ["lookup", str(BOOK8_FILE)],
+        ["enumerate", "--plies", "4", "--bogus"],
+    ],
+)
+def test_usage_errors_are_one_line(args):
+    """Bad arguments: one line on stderr naming the problem and the help to read, exit 2."""
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ")
+    assert "--help'" in lines[0] and "Usage:" not in result.stderr
+    assert result.stdout == ""
