@@ -302,7 +302,22 @@ class DaskExecutor(Executor):
     def map_unordered(self, func: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         from distributed import as_completed
 
-        futures = [self._client.submit(func, task, pure=False) for task in tasks]
+        # Neighbouring tasks (chunks of related positions) share solver-table
+        # entries, so each worker is asked for one contiguous run of the tasks, as
+        # in the local pool; the request is loose: the scheduler may still move
+        # tasks to idle workers, and uses others if a worker leaves.
+        tasks = list(tasks)
+        workers = sorted(self._workers())
+        futures = [
+            self._client.submit(
+                func,
+                task,
+                pure=False,
+                workers=[workers[i * len(workers) // len(tasks)]] if workers else None,
+                allow_other_workers=True,
+            )
+            for i, task in enumerate(tasks)
+        ]
         try:
             for future in as_completed(futures):
                 yield future.result()

@@ -33,7 +33,7 @@ from openingbook.build import (
 )
 from openingbook.cli import main
 from openingbook.codec import decode_keys, encode_keys, mirror_keys
-from openingbook.executors import PoolExecutor, SerialExecutor, make_executor
+from openingbook.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
 from openingbook.workdir import ChunkResult, WorkDir, WorkDirError
 from solver import (
     Position,
@@ -510,6 +510,34 @@ def test_dask_executor_gives_the_same_bytes(tmp_path, small_book):
     assert summary.chunks == 4 and summary.chunks_resumed == 0
     wd = WorkDir.open(tmp_path / "dask.dat.work", _settings_of(out))
     assert wd.chunk_ids() == [0, 1, 2, 3]  # results landed in the same work directory
+
+
+def _where_it_ran(task: int) -> tuple[int, str]:
+    from distributed import get_worker
+
+    time.sleep(0.05)
+    return task, get_worker().address
+
+
+@pytest.mark.cluster
+def test_dask_executor_gives_each_worker_a_contiguous_run():
+    """Neighbouring chunks share table entries: each dask worker gets one run of them."""
+    from distributed import LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        DaskExecutor(scheduler=cluster.scheduler_address) as executor,
+    ):
+        ran = dict(executor.map_unordered(_where_it_ran, range(16)))
+    assert sorted(ran) == list(range(16))
+    by_worker: dict[str, list[int]] = {}
+    for task in sorted(ran):
+        by_worker.setdefault(ran[task], []).append(task)
+    runs = sum(1 + sum(b - a > 1 for a, b in itertools.pairwise(ix)) for ix in by_worker.values())
+    assert len(by_worker) == 2
+    assert runs <= 4  # two runs, give or take a task the scheduler moved to an idle worker
 
 
 @pytest.mark.cluster
