@@ -273,3 +273,22 @@ def test_usage_errors_are_one_line(args):
     assert len(lines) == 1 and lines[0].startswith("Error: ")
     assert "--help'" in lines[0] and "Usage:" not in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["build", "--plies", "x", "--json"], 2),
+        (["lookup", str(BOOK8_FILE), "1111111", "--json"], 1),
+        (["lookup", "/no/such/book.dat", "4444", "--json"], 1),
+    ],
+)
+def test_errors_with_json_are_one_json_object(args, code):
+    """With --json a script gets the error as a JSON object on stderr, stdout stays empty."""
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == code
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1
+    doc = json.loads(lines[0])
+    assert doc["exit_code"] == code and doc["error"] and "Error" not in doc["error"]
+    assert result.stdout == ""

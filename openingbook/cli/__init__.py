@@ -8,6 +8,7 @@ and exit non-zero.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -17,24 +18,37 @@ from openingbook import __version__
 
 
 class _OneLineErrors(click.Group):
-    """A group whose usage errors print one line (click prints the usage block too)."""
+    """A group whose errors print one line: text, or with ``--json`` a JSON object.
+
+    Click would print the usage block before a usage error; here every error is
+    ``Error: MESSAGE`` on stderr (usage errors add the ``--help`` to read), and
+    with ``--json`` on the command line ``{"error": MESSAGE, "exit_code": N}``.
+    """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.pop("standalone_mode", True):
             return super().main(*args, standalone_mode=False, **kwargs)
+        argv = kwargs.get("args", args[0] if args else None)
+        as_json = "--json" in (sys.argv[1:] if argv is None else list(argv))
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except click.UsageError as exc:
             hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-            click.echo(f"Error: {' '.join(exc.format_message().split())}{hint}", err=True)
-            sys.exit(exc.exit_code)
+            _fail(exc.format_message() + hint, exc.exit_code, as_json)
         except click.ClickException as exc:
-            exc.show()
-            sys.exit(exc.exit_code)
+            _fail(exc.format_message(), exc.exit_code, as_json)
         except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
+            _fail("aborted", 1, as_json)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, exit_code: int, as_json: bool) -> None:
+    message = " ".join(message.split())
+    if as_json:
+        click.echo(json.dumps({"error": message, "exit_code": exit_code}), err=True)
+    else:
+        click.echo(f"Error: {message}", err=True)
+    sys.exit(exit_code)
 
 
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
