@@ -292,3 +292,10 @@ def test_errors_with_json_are_one_json_object(args, code):
     doc = json.loads(lines[0])
     assert doc["exit_code"] == code and doc["error"] and "Error" not in doc["error"]
     assert result.stdout == ""
+
+
+def test_missing_book_error_names_the_file(tmp_path):
+    missing = tmp_path / "no-such-book.dat"
+    result = run("lookup", str(missing), "4444")
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {missing}: No such file or directory\n"

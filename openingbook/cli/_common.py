@@ -88,6 +88,6 @@ def user_errors(func: F) -> F:
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
-    if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
-        text = f"{exc.filename}: {exc.strerror or text}"
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"  # not "[Errno 2] No such file ...: 'PATH'"
     return " ".join(text.split())
