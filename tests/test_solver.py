@@ -85,21 +85,26 @@ def brute_force_score(pos: Position) -> int:
     return value(pos.current, pos.mask)
 
 
+def random_game(rng: random.Random, width: int, height: int, stones: int) -> Position | None:
+    """A random game of ``stones`` moves in which nobody wins, or None if it got stuck."""
+    pos = Position(width=width, height=height)
+    while pos.stone_count < stones:
+        moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+        if not moves:
+            return None
+        pos = pos.play(rng.choice(moves))
+    return pos
+
+
 @st.composite
 def small_board_positions(draw, width: int, height: int, max_empty: int) -> Position:
     """Random legal non-terminal positions of a width x height board."""
     cells = width * height
     target = draw(st.integers(max(0, cells - max_empty), cells - 1))
     rng = random.Random(draw(st.integers(0, 2**32)))
-    while True:
-        pos = Position(width=width, height=height)
-        while pos.stone_count < target:
-            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        if pos.stone_count == target:
-            return pos
+    while (pos := random_game(rng, width, height, target)) is None:
+        pass
+    return pos
 
 
 # --------------------------------------------------------- reference file
@@ -164,16 +169,9 @@ def even_column_positions(draw, width: int, height: int, max_empty: int) -> Posi
     """
     rng = random.Random(draw(st.integers(0, 2**32)))
     while True:
-        pos = Position(width=width, height=height)
         target = draw(st.integers(max(0, width * height - max_empty), width * height - 2))
-        target -= target % 2
-        while pos.stone_count < target:
-            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        even = all((height - pos.column_height(c)) % 2 == 0 for c in range(width))
-        if pos.stone_count == target and even:
+        pos = random_game(rng, width, height, target - target % 2)
+        if pos is not None and all((height - pos.column_height(c)) % 2 == 0 for c in range(width)):
             return pos
 
 
