@@ -58,6 +58,17 @@ FULL_BOOK_POSITIONS = 4_200_899  # 12-ply book positions (FORMATS.md)
 FULL_CHUNK_SIZE = 1024  # the automatic chunk size of the full 12-ply build
 
 
+def full_book_cost(cpu_seconds_per_position: float) -> dict:
+    """Per-core throughput and the full 12-ply distance book's cost at this CPU time/position."""
+    core_hours = FULL_BOOK_POSITIONS * cpu_seconds_per_position / 3600
+    return {
+        "cpu_ms_per_position": round(1000 * cpu_seconds_per_position, 2),
+        "positions_per_second_per_core": round(1 / cpu_seconds_per_position, 1),
+        "full_book_core_hours": round(core_hours, 2),
+        "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
+    }
+
+
 def run_build(options: BuildOptions, jobs: int, table_log2: int | None) -> dict:
     """Build into a temporary directory; return the timing part of the manifest."""
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
@@ -68,8 +79,6 @@ def run_build(options: BuildOptions, jobs: int, table_log2: int | None) -> dict:
         manifest = json.loads(manifest_path(out).read_text())
     cpu = manifest["time"]["solve_cpu_seconds"]
     positions = summary.positions
-    per_position = cpu / positions
-    core_hours = FULL_BOOK_POSITIONS * per_position / 3600
     return {
         "positions": positions,
         "chunks": summary.chunks,
@@ -77,12 +86,9 @@ def run_build(options: BuildOptions, jobs: int, table_log2: int | None) -> dict:
         "jobs": jobs,
         "wall_seconds": summary.wall_seconds,
         "solve_cpu_seconds": round(cpu, 2),
-        "cpu_ms_per_position": round(1000 * per_position, 2),
-        "positions_per_second_per_core": round(positions / cpu, 1),
         "positions_per_second_wall": round(positions / summary.wall_seconds, 1),
         "values": summary.values,
-        "full_book_core_hours": round(core_hours, 2),
-        "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
+        **full_book_cost(cpu / positions),
     }
 
 
@@ -139,17 +145,14 @@ def run_strata(strata: int, per_stratum: int, args: argparse.Namespace) -> dict:
         )
         runs.append({"shard": f"{index}/{shards}"} | run_build(options, args.jobs, args.table_log2))
         print(json.dumps({"stratum": runs[-1]}), flush=True)
+    # each stratum stands for 1/strata of the book: the unweighted mean per position
+    per_position = sum(r["solve_cpu_seconds"] / r["positions"] for r in runs) / len(runs)
     ms = [r["cpu_ms_per_position"] for r in runs]
-    per_position = sum(ms) / len(ms) / 1000  # each stratum stands for 1/strata of the book
-    core_hours = FULL_BOOK_POSITIONS * per_position / 3600
     return {
         "runs": runs,
         "positions": sum(r["positions"] for r in runs),
-        "cpu_ms_per_position": round(1000 * per_position, 2),
         "cpu_ms_per_position_min_max": [min(ms), max(ms)],
-        "positions_per_second_per_core": round(1 / per_position, 1),
-        "full_book_core_hours": round(core_hours, 2),
-        "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
+        **full_book_cost(per_position),
     }
 
 
@@ -197,15 +200,11 @@ def main() -> None:
             print(json.dumps({"subtree": runs[-1]}), flush=True)
         positions = sum(r["positions"] for r in runs)
         cpu = sum(r["solve_cpu_seconds"] for r in runs)
-        core_hours = FULL_BOOK_POSITIONS * cpu / positions / 3600
         results["subtrees"] = {
             "runs": runs,
             "positions": positions,
             "solve_cpu_seconds": round(cpu, 2),
-            "cpu_ms_per_position": round(1000 * cpu / positions, 2),
-            "positions_per_second_per_core": round(positions / cpu, 1),
-            "full_book_core_hours": round(core_hours, 2),
-            "full_book_hours_on_this_machine": round(core_hours / default_jobs(), 2),
+            **full_book_cost(cpu / positions),
         }
 
     if args.strata:
