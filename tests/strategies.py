@@ -1,10 +1,23 @@
-"""Hypothesis strategies shared by the tests."""
+"""Random positions shared by the tests: hypothesis strategies and seeded random games."""
 
 from __future__ import annotations
+
+import random
 
 from hypothesis import strategies as st
 
 from solver import Position
+
+
+def random_game(rng: random.Random, width: int, height: int, stones: int) -> Position | None:
+    """A random game of ``stones`` moves in which nobody wins, or None if it got stuck."""
+    pos = Position(width=width, height=height)
+    while pos.stone_count < stones:
+        moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+        if not moves:
+            return None
+        pos = pos.play(rng.choice(moves))
+    return pos
 
 
 @st.composite

@@ -34,6 +34,7 @@ from openingbook.bookfile import (
 )
 from openingbook.codec import decode_keys, encode_keys, position_key
 from solver import Position
+from tests.strategies import random_game
 
 #: The shared reference files (../shared/reference beside the repository);
 #: OPENINGBOOK_REFERENCE points elsewhere.
@@ -54,13 +55,8 @@ def random_positions(stones: int, count: int, seed: int) -> list[Position]:
     tries = 0
     while len(seen) < count and tries < 50 * count:
         tries += 1
-        pos = Position()
-        while pos.stone_count < stones:
-            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        if pos.stone_count == stones:
+        pos = random_game(rng, 7, 6, stones)
+        if pos is not None:
             seen.setdefault((pos.first_stones, pos.mask), pos)
     return list(seen.values())
 

@@ -33,6 +33,7 @@ from openingbook.validate import diff_books
 from solver import Position, plies_from_score, score_from_plies
 from solver.bitboards import mirror_bits
 from solver.search import Solver
+from tests.strategies import random_game
 from tests.test_bookfile import REFERENCE
 
 REFERENCE_BOOK8 = str(REFERENCE / "thill-original-book8.dat")
@@ -48,13 +49,8 @@ def random_roots(stones: int, count: int, seed: int) -> list[Position]:
     rng = random.Random(seed)
     roots: list[Position] = []
     while len(roots) < count:
-        pos = Position()
-        while pos.stone_count < stones:
-            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        if pos.stone_count == stones and not pos.can_win_next():
+        pos = random_game(rng, 7, 6, stones)
+        if pos is not None and not pos.can_win_next():
             roots.append(pos)
     return roots
 

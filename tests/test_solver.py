@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from openingbook.cli import main
 from solver import Position, Solver, analyze, plies_from_score, solve, solve_wdl
 from solver.position import has_four
-from tests.strategies import positions
+from tests.strategies import positions, random_game
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 SCORES_FILE = REFERENCE / "solver-scores.txt"
@@ -83,17 +83,6 @@ def brute_force_score(pos: Position) -> int:
         return best
 
     return value(pos.current, pos.mask)
-
-
-def random_game(rng: random.Random, width: int, height: int, stones: int) -> Position | None:
-    """A random game of ``stones`` moves in which nobody wins, or None if it got stuck."""
-    pos = Position(width=width, height=height)
-    while pos.stone_count < stones:
-        moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-        if not moves:
-            return None
-        pos = pos.play(rng.choice(moves))
-    return pos
 
 
 @st.composite
