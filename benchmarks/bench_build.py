@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 import openingbook
-from openingbook.atomicio import atomic_write_bytes
+from openingbook.atomicio import write_json_atomic
 from openingbook.build import BuildOptions, build_book, manifest_path, plan_build
 from openingbook.executors import default_jobs
 from solver import Position, Solver, positions_with_moves
@@ -226,7 +226,7 @@ def main() -> None:
         print(json.dumps({"bitbully": results["bitbully"]}), flush=True)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(args.out, (json.dumps(results, indent=2) + "\n").encode())
+    write_json_atomic(args.out, results)
     print(f"wrote {args.out}")
 
 

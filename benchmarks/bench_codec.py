@@ -36,11 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
+from openingbook.atomicio import write_json_atomic
 from openingbook.bookfile import (
     BOOK12,
     BOOK12_DIST,
     Records,
-    atomic_write_bytes,
     write_book,
 )
 from openingbook.codec import (
@@ -229,7 +229,7 @@ def main() -> None:
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(out, (json.dumps(results, indent=2) + "\n").encode())
+    write_json_atomic(out, results)
     print(f"wrote {out}")
 
 

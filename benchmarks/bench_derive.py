@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 import openingbook
-from openingbook.bookfile import BookFormat, Records, atomic_write_bytes, write_book
+from openingbook.atomicio import write_json_atomic
+from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.codec import encode_keys
 from openingbook.derive import LoadedBook, derive_book, derive_values
 from solver.enumerate import enumerate_positions
@@ -110,7 +111,7 @@ def main() -> None:
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(args.out, (json.dumps(report, indent=2) + "\n").encode())
+    write_json_atomic(args.out, report)
     print(f"wrote {args.out}")
 
 

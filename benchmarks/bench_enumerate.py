@@ -140,13 +140,9 @@ def main() -> None:
         "results": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_name(f".{args.out.name}.tmp")
-    with open(tmp, "w") as fh:
-        json.dump(report, fh, indent=2)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, args.out)
+    from openingbook.atomicio import write_json_atomic
+
+    write_json_atomic(args.out, report)
     print(f"wrote {args.out}")
 
 

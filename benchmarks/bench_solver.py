@@ -26,7 +26,6 @@ Needs the ``bitbully`` package (``pip install bitbully``, extra ``bench``).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -38,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from openingbook.atomicio import write_json_atomic
 from solver import Position
 from solver.search import Solver
 
@@ -221,12 +221,7 @@ def main() -> None:
         results["compile"] = compile_times()
         print(f"compile: {results['compile']}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_suffix(".tmp")
-    with open(tmp, "w") as f:
-        json.dump(results, f, indent=2)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, args.out)
+    write_json_atomic(args.out, results)
     print(f"wrote {args.out}")
 
 
