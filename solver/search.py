@@ -18,10 +18,12 @@ recursion: each numba call passes every array again). It uses
   move that creates two immediate threats (side by side or stacked) is
   recognised as a win without search;
 * bounds from stone counts, "no four is possible any more" (a player whose
-  every line is blocked cannot win), and claimeven: when every column has an
-  even number of empty cells, the second player can answer each move on top
-  of it, so the side to move gets only the cells of every other row and
-  cannot win unless those rows hold a four for it.
+  every line is blocked cannot win), and Allis' claimeven with baseinverse:
+  when the number of empty cells is even, the opponent can answer each move on
+  top of it, pairing up the lowest empty cells of the columns with an odd
+  number of empty cells (taking the other one when the side to move takes
+  one), so the side to move gets only the cells of every other row plus some
+  of those lowest cells, and cannot win unless they hold a four for it.
 
 Board size: any ``width x height`` with an even number of cells that fits
 the 64-bit board; every size-dependent constant is an argument of the kernel,
@@ -211,18 +213,22 @@ def _negamax(
                     hi = min(hi, 0)
                 if not _has_four((cur ^ mask) | empty, height):
                     lo = max(lo, 0)
-                # claimeven: with an even number of empty cells in every column
-                # the opponent can answer each move on top of it, and we only
-                # ever get the cells of claim_rows; if they hold no four for us
-                # we cannot win (and lose if the opponent's cells hold one)
-                if (
-                    ((cells - n) & 1) == 0
-                    and ((mask + bottom) & board & ~claim_rows) == _ZERO
-                    and not _has_four(cur | (empty & claim_rows), height)
-                ):
-                    hi = min(hi, 0)
-                    if _has_four((cur ^ mask) | (empty & ~claim_rows), height):
-                        hi = min(hi, -1)
+                # claimeven + baseinverse (Allis), when the number of empty cells
+                # is even: the opponent answers each of our moves on top of it,
+                # except in the columns with an odd number of empty cells, whose
+                # lowest empty cells (all playable now) it pairs up: when we
+                # take one of a pair, it takes the other. We then only ever get
+                # cells of claim_rows plus some of those lowest cells; if they
+                # hold no four for us, we cannot win (and we lose if the
+                # opponent's sure cells hold one). Only worth testing when a
+                # bound of 0 or -1 can end this null-window search.
+                if ((cells - n) & 1) == 0 and alpha >= -1 and hi > alpha:
+                    lowest_odd = (mask + bottom) & board & ~claim_rows
+                    if not _has_four(cur | (empty & claim_rows) | lowest_odd, height):
+                        hi = min(hi, 0)
+                        theirs = (cur ^ mask) | (empty & ~claim_rows & ~lowest_odd)
+                        if _has_four(theirs, height):
+                            hi = min(hi, -1)
             best = lo  # the moves left out lose sooner than lo
             if alpha < lo:
                 alpha = lo

@@ -150,26 +150,33 @@ def test_other_board_sizes_match_brute_force(width, height):
 
 
 @st.composite
-def even_column_positions(draw, width: int, height: int, max_empty: int) -> Position:
-    """Random positions where every column has an even number of empty cells.
-
-    These are the nodes where the search's claimeven bound applies (the side to
-    move cannot win unless the rows it would get under follow-up hold a four).
+def zugzwang_positions(
+    draw, width: int, height: int, max_empty: int, odd_columns: bool
+) -> Position:
+    """Random positions with an even number of empty cells, where the search's
+    claimeven/baseinverse bound applies at the root: the opponent answers each
+    move on top of it and pairs up the lowest cells of the columns with an odd
+    number of empty cells. ``odd_columns``: at least two such columns
+    (baseinverse), else none (pure claimeven).
     """
     rng = random.Random(draw(st.integers(0, 2**32)))
     while True:
         target = draw(st.integers(max(0, width * height - max_empty), width * height - 2))
         pos = random_game(rng, width, height, target - target % 2)
-        if pos is not None and all((height - pos.column_height(c)) % 2 == 0 for c in range(width)):
+        if pos is None or any(pos.is_winning_move(c) for c in pos.legal_moves()):
+            continue
+        odd = sum((height - pos.column_height(c)) % 2 for c in range(width))
+        if (odd >= 2) == odd_columns:
             return pos
 
 
-@pytest.mark.parametrize(("width", "height"), [(7, 6), (5, 4), (4, 5)])
-def test_claimeven_positions_match_brute_force(width, height):
+@pytest.mark.parametrize("odd_columns", [False, True], ids=["claimeven", "baseinverse"])
+@pytest.mark.parametrize(("width", "height"), [(7, 6), (5, 4), (4, 5), (6, 5)])
+def test_zugzwang_positions_match_brute_force(width, height, odd_columns):
     s = Solver(table_log2=14, small_log2=10, width=width, height=height)
 
     @FAST
-    @given(even_column_positions(width, height, max_empty=10))
+    @given(zugzwang_positions(width, height, max_empty=11, odd_columns=odd_columns))
     def check(p):
         assert s.solve(p) == brute_force_score(p)
         assert s.solve_wdl(p) == np.sign(brute_force_score(p))
