@@ -23,7 +23,9 @@ recursion: each numba call passes every array again). It uses
   top of it, pairing up the lowest empty cells of the columns with an odd
   number of empty cells (taking the other one when the side to move takes
   one), so the side to move gets only the cells of every other row plus some
-  of those lowest cells, and cannot win unless they hold a four for it.
+  of those lowest cells, and cannot win unless they hold a four for it. With
+  an odd number of empty cells the same bound is tried for each move (the
+  opponent then faces it) before any child is searched.
 
 Board size: any ``width x height`` with an even number of cells that fits
 the 64-bit board; every size-dependent constant is an argument of the kernel,
@@ -280,7 +282,8 @@ def _negamax(
         if not done:
             # ------------------------------------------------ order moves
             k = 0
-            etc_col = -1
+            etc_col = -1  # a column that proved a cut-off from the table or the zugzwang bound
+            odd_empty = ((cells - n) & 1) == 1
             for i in range(width):
                 col = order[i]
                 m = nxt & col_masks[col]
@@ -295,6 +298,23 @@ def _negamax(
                     v = (cells - 1 - n) // 2
                     done = True
                     break
+                if odd_empty and beta <= 1:
+                    # the same zugzwang bound one move ahead: after this move the
+                    # opponent is to move with an even number of empty cells and we
+                    # answer on top (and pair up the lowest cells of odd columns);
+                    # if its cells then hold no four, this move scores >= 0, and
+                    # >= 1 if ours hold one: a cut-off before any child is searched
+                    lowest_odd = (nm + bottom) & board & ~claim_rows
+                    after = board ^ nm
+                    theirs = (cur ^ mask) | (after & claim_rows) | lowest_odd
+                    if not _has_four(theirs, height):
+                        ours = (cur | m) | (after & ~claim_rows & ~lowest_odd)
+                        sure = 1 if beta == 1 and _has_four(ours, height) else 0
+                        if sure >= beta:
+                            v = sure
+                            done = True
+                            etc_col = col
+                            break
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
@@ -332,7 +352,7 @@ def _negamax(
                 ust[d, wins + j] = w
                 ist[d, _SCORES + j] = sc
                 k += 1
-            if etc_col >= 0:  # (then n < tt_stones)
+            if etc_col >= 0 and n < tt_stones:
                 if n >= deep:
                     store(small, slot, tag, v, True, etc_col)
                 else:

@@ -149,34 +149,38 @@ def test_other_board_sizes_match_brute_force(width, height):
     check()
 
 
+ZUGZWANG_KINDS = ("claimeven", "baseinverse", "one move ahead")
+
+
 @st.composite
-def zugzwang_positions(
-    draw, width: int, height: int, max_empty: int, odd_columns: bool
-) -> Position:
-    """Random positions with an even number of empty cells, where the search's
-    claimeven/baseinverse bound applies at the root: the opponent answers each
-    move on top of it and pairs up the lowest cells of the columns with an odd
-    number of empty cells. ``odd_columns``: at least two such columns
-    (baseinverse), else none (pure claimeven).
+def zugzwang_positions(draw, width: int, height: int, max_empty: int, kind: str) -> Position:
+    """Random positions where the search's claimeven/baseinverse bound applies at the root.
+
+    ``claimeven``: an even number of empty cells in every column (the opponent
+    answers each move on top of it); ``baseinverse``: an even number of empty
+    cells in all, at least two columns with an odd number (the opponent also
+    pairs up their lowest cells); ``one move ahead``: an odd number of empty
+    cells, where the bound is tried after each move.
     """
     rng = random.Random(draw(st.integers(0, 2**32)))
     while True:
         target = draw(st.integers(max(0, width * height - max_empty), width * height - 2))
-        pos = random_game(rng, width, height, target - target % 2)
+        stones = target - target % 2 + (kind == "one move ahead")
+        pos = random_game(rng, width, height, stones)
         if pos is None or any(pos.is_winning_move(c) for c in pos.legal_moves()):
             continue
         odd = sum((height - pos.column_height(c)) % 2 for c in range(width))
-        if (odd >= 2) == odd_columns:
+        if kind == "one move ahead" or (odd >= 2) == (kind == "baseinverse"):
             return pos
 
 
-@pytest.mark.parametrize("odd_columns", [False, True], ids=["claimeven", "baseinverse"])
+@pytest.mark.parametrize("kind", ZUGZWANG_KINDS)
 @pytest.mark.parametrize(("width", "height"), [(7, 6), (5, 4), (4, 5), (6, 5)])
-def test_zugzwang_positions_match_brute_force(width, height, odd_columns):
+def test_zugzwang_positions_match_brute_force(width, height, kind):
     s = Solver(table_log2=14, small_log2=10, width=width, height=height)
 
     @FAST
-    @given(zugzwang_positions(width, height, max_empty=11, odd_columns=odd_columns))
+    @given(zugzwang_positions(width, height, max_empty=11, kind=kind))
     def check(p):
         assert s.solve(p) == brute_force_score(p)
         assert s.solve_wdl(p) == np.sign(brute_force_score(p))
