@@ -18,14 +18,15 @@ recursion: each numba call passes every array again). It uses
   move that creates two immediate threats (side by side or stacked) is
   recognised as a win without search;
 * bounds from stone counts, "no four is possible any more" (a player whose
-  every line is blocked cannot win), and Allis' claimeven with baseinverse:
-  when the number of empty cells is even, the opponent can answer each move on
-  top of it, pairing up the lowest empty cells of the columns with an odd
-  number of empty cells (taking the other one when the side to move takes
-  one), so the side to move gets only the cells of every other row plus some
-  of those lowest cells, and cannot win unless they hold a four for it. With
-  an odd number of empty cells the same bound is tried for each move (the
-  opponent then faces it) before any child is searched.
+  every line is blocked cannot win), and zugzwang rules after Allis
+  (claimeven, baseinverse, a simple aftereven): when the number of empty cells
+  is even, the opponent can answer each move on top of it, pairing up the
+  lowest empty cells of the columns with an odd number of empty cells, so the
+  side to move gets only the cells of every other row plus some of those
+  lowest cells, and cannot win unless they hold a four for it (see
+  :func:`_zugzwang_bound`). With an odd number of empty cells the same bound
+  is tried for each move (the opponent then faces it) before any child is
+  searched.
 
 Board size: any ``width x height`` with an even number of cells that fits
 the 64-bit board; every size-dependent constant is an argument of the kernel,
@@ -117,6 +118,48 @@ def _has_four(s: np.uint64, height: int) -> bool:
         if (m & (m >> (d + d))) != _ZERO:
             return True
     return False
+
+
+#: what :func:`_zugzwang_bound` returns when it proves nothing
+_NO_BOUND = 99
+
+
+@njit(cache=True, inline="always")
+def _zugzwang_bound(
+    mover: np.uint64,
+    other: np.uint64,
+    mask: np.uint64,
+    board: np.uint64,
+    bottom: np.uint64,
+    claim_rows: np.uint64,
+    height: int,
+) -> int:
+    """Upper bound on the score of ``mover`` (to move, even number of empty cells).
+
+    Allis' claimeven with baseinverse, as ``other``'s strategy: answer each move
+    on top of it, except that the lowest empty cells of the columns with an odd
+    number of empty cells (all playable now) are paired up: when ``mover``
+    takes one of a pair, ``other`` takes another. ``mover`` then only ever gets
+    cells of ``claim_rows`` plus some of those lowest cells ("mine"), ``other``
+    the rest for sure. If "mine" holds no four, ``mover`` cannot win: 0, or -1
+    if ``other``'s sure cells hold a four. And if ``other`` has a threat among
+    its sure cells, ``mover`` cannot use the cells above it (``other`` wins as
+    soon as the cell below is played), so "mine" without them must hold a four
+    (a simple case of Allis' aftereven): else -1.
+    """
+    empty = board ^ mask
+    lowest_odd = (mask + bottom) & board & ~claim_rows
+    mine = mover | (empty & claim_rows) | lowest_odd
+    theirs_empty = empty & ~claim_rows & ~lowest_odd
+    if not _has_four(mine, height):
+        return -1 if _has_four(other | theirs_empty, height) else 0
+    threats = _winning_cells(other, mask, board, height) & theirs_empty
+    if threats == _ZERO:
+        return _NO_BOUND
+    above = (threats << _ONE) & board  # the sentinel row stops the climb at the top
+    for _ in range(height - 2):
+        above |= (above << _ONE) & board
+    return _NO_BOUND if _has_four(mine & ~above, height) else -1
 
 
 # ------------------------------------------------------------- the kernel
@@ -215,22 +258,14 @@ def _negamax(
                     hi = min(hi, 0)
                 if not _has_four((cur ^ mask) | empty, height):
                     lo = max(lo, 0)
-                # claimeven + baseinverse (Allis), when the number of empty cells
-                # is even: the opponent answers each of our moves on top of it,
-                # except in the columns with an odd number of empty cells, whose
-                # lowest empty cells (all playable now) it pairs up: when we
-                # take one of a pair, it takes the other. We then only ever get
-                # cells of claim_rows plus some of those lowest cells; if they
-                # hold no four for us, we cannot win (and we lose if the
-                # opponent's sure cells hold one). Only worth testing when a
-                # bound of 0 or -1 can end this null-window search.
+                # zugzwang (claimeven, baseinverse, aftereven), when the number
+                # of empty cells is even; only worth testing when a bound of 0
+                # or -1 can end this null-window search
                 if ((cells - n) & 1) == 0 and alpha >= -1 and hi > alpha:
-                    lowest_odd = (mask + bottom) & board & ~claim_rows
-                    if not _has_four(cur | (empty & claim_rows) | lowest_odd, height):
-                        hi = min(hi, 0)
-                        theirs = (cur ^ mask) | (empty & ~claim_rows & ~lowest_odd)
-                        if _has_four(theirs, height):
-                            hi = min(hi, -1)
+                    hi = min(
+                        hi,
+                        _zugzwang_bound(cur, cur ^ mask, mask, board, bottom, claim_rows, height),
+                    )
             best = lo  # the moves left out lose sooner than lo
             if alpha < lo:
                 alpha = lo
@@ -301,20 +336,16 @@ def _negamax(
                 if odd_empty and beta <= 1:
                     # the same zugzwang bound one move ahead: after this move the
                     # opponent is to move with an even number of empty cells and we
-                    # answer on top (and pair up the lowest cells of odd columns);
-                    # if its cells then hold no four, this move scores >= 0, and
-                    # >= 1 if ours hold one: a cut-off before any child is searched
-                    lowest_odd = (nm + bottom) & board & ~claim_rows
-                    after = board ^ nm
-                    theirs = (cur ^ mask) | (after & claim_rows) | lowest_odd
-                    if not _has_four(theirs, height):
-                        ours = (cur | m) | (after & ~claim_rows & ~lowest_odd)
-                        sure = 1 if beta == 1 and _has_four(ours, height) else 0
-                        if sure >= beta:
-                            v = sure
-                            done = True
-                            etc_col = col
-                            break
+                    # hold the zugzwang; a bound >= beta for this move is a
+                    # cut-off before any child is searched
+                    bound = _zugzwang_bound(
+                        cur ^ mask, cur | m, nm, board, bottom, claim_rows, height
+                    )
+                    if bound != _NO_BOUND and -bound >= beta:
+                        v = -bound
+                        done = True
+                        etc_col = col
+                        break
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
