@@ -128,6 +128,7 @@ _NO_BOUND = 99
 def _zugzwang_bound(
     mover: np.uint64,
     other: np.uint64,
+    other_wins: np.uint64,
     mask: np.uint64,
     board: np.uint64,
     bottom: np.uint64,
@@ -141,25 +142,31 @@ def _zugzwang_bound(
     number of empty cells (all playable now) are paired up: when ``mover``
     takes one of a pair, ``other`` takes another. ``mover`` then only ever gets
     cells of ``claim_rows`` plus some of those lowest cells ("mine"), ``other``
-    the rest for sure. If "mine" holds no four, ``mover`` cannot win: 0, or -1
-    if ``other``'s sure cells hold a four. And if ``other`` has a threat among
-    its sure cells, ``mover`` cannot use the cells above it (``other`` wins as
-    soon as the cell below is played), so "mine" without them must hold a four
-    (a simple case of Allis' aftereven): else -1.
+    the rest for sure. A threat of ``other`` (``other_wins``: the empty cells
+    where it would complete four) among its sure cells makes the cells above it
+    useless to ``mover``: ``other`` wins as soon as the cell below is played (a
+    simple case of Allis' aftereven). If "mine" without those cells holds no
+    four, ``mover`` cannot win: 0, or a loss if ``other`` has such a threat or
+    a four among its sure cells. The loss comes at the latest when every other
+    cell is full, which bounds its distance.
     """
     empty = board ^ mask
     lowest_odd = (mask + bottom) & board & ~claim_rows
     mine = mover | (empty & claim_rows) | lowest_odd
     theirs_empty = empty & ~claim_rows & ~lowest_odd
-    if not _has_four(mine, height):
-        return -1 if _has_four(other | theirs_empty, height) else 0
-    threats = _winning_cells(other, mask, board, height) & theirs_empty
-    if threats == _ZERO:
-        return _NO_BOUND
+    threats = other_wins & theirs_empty
     above = (threats << _ONE) & board  # the sentinel row stops the climb at the top
     for _ in range(height - 2):
         above |= (above << _ONE) & board
-    return _NO_BOUND if _has_four(mine & ~above, height) else -1
+    if _has_four(mine & ~above, height):
+        return _NO_BOUND
+    if threats != _ZERO:
+        # the other side wins with move number ``last`` from now at the latest
+        last = popcount(empty) - popcount(threats | above) + 1
+        return -((popcount(board) + 2 - popcount(mask) - last) // 2)
+    if _has_four(other | theirs_empty, height):
+        return -1
+    return 0
 
 
 # ------------------------------------------------------------- the kernel
@@ -259,12 +266,18 @@ def _negamax(
                 if not _has_four((cur ^ mask) | empty, height):
                     lo = max(lo, 0)
                 # zugzwang (claimeven, baseinverse, aftereven), when the number
-                # of empty cells is even; only worth testing when a bound of 0
-                # or -1 can end this null-window search
-                if ((cells - n) & 1) == 0 and alpha >= -1 and hi > alpha:
+                # of empty cells is even; a bound below -1 needs a threat of the
+                # opponent outside claim_rows
+                if (
+                    ((cells - n) & 1) == 0
+                    and hi > alpha
+                    and (alpha >= -1 or (opp_win & ~claim_rows) != _ZERO)
+                ):
                     hi = min(
                         hi,
-                        _zugzwang_bound(cur, cur ^ mask, mask, board, bottom, claim_rows, height),
+                        _zugzwang_bound(
+                            cur, cur ^ mask, opp_win, mask, board, bottom, claim_rows, height
+                        ),
                     )
             best = lo  # the moves left out lose sooner than lo
             if alpha < lo:
@@ -333,13 +346,13 @@ def _negamax(
                     v = (cells - 1 - n) // 2
                     done = True
                     break
-                if odd_empty and beta <= 1:
+                if odd_empty and (beta <= 1 or (w & ~claim_rows) != _ZERO):
                     # the same zugzwang bound one move ahead: after this move the
                     # opponent is to move with an even number of empty cells and we
                     # hold the zugzwang; a bound >= beta for this move is a
                     # cut-off before any child is searched
                     bound = _zugzwang_bound(
-                        cur ^ mask, cur | m, nm, board, bottom, claim_rows, height
+                        cur ^ mask, cur | m, w, nm, board, bottom, claim_rows, height
                     )
                     if bound != _NO_BOUND and -bound >= beta:
                         v = -bound
