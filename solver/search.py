@@ -155,18 +155,18 @@ def _zugzwang_bound(
     mine = mover | (empty & claim_rows) | lowest_odd
     theirs_empty = empty & ~claim_rows & ~lowest_odd
     threats = other_wins & theirs_empty
+    if threats == _ZERO:
+        if _has_four(mine, height):
+            return _NO_BOUND
+        return -1 if _has_four(other | theirs_empty, height) else 0
     above = (threats << _ONE) & board  # the sentinel row stops the climb at the top
     for _ in range(height - 2):
         above |= (above << _ONE) & board
     if _has_four(mine & ~above, height):
         return _NO_BOUND
-    if threats != _ZERO:
-        # the other side wins with move number ``last`` from now at the latest
-        last = popcount(empty) - popcount(threats | above) + 1
-        return -((popcount(board) + 2 - popcount(mask) - last) // 2)
-    if _has_four(other | theirs_empty, height):
-        return -1
-    return 0
+    # the other side wins with move number ``last`` from now at the latest
+    last = popcount(empty) - popcount(threats | above) + 1
+    return -((popcount(board) + 2 - popcount(mask) - last) // 2)
 
 
 # ------------------------------------------------------------- the kernel
