@@ -31,9 +31,20 @@ __all__ = [
     "SerialExecutor",
     "default_jobs",
     "make_executor",
+    "worker_ranges",
 ]
 
 EXECUTOR_NAMES = ("pool", "dask")
+
+
+def worker_ranges(tasks: int, workers: int) -> list[tuple[int, int]]:
+    """The contiguous ``[start, stop)`` range of tasks each pool worker starts on.
+
+    >>> worker_ranges(10, 3)
+    [(0, 3), (3, 7), (7, 10)]
+    """
+    bounds = [round(i * tasks / workers) for i in range(workers + 1)]
+    return [(bounds[w], bounds[w + 1]) for w in range(workers)]
 
 
 def default_jobs() -> int:
@@ -132,8 +143,7 @@ class PoolExecutor(Executor):
 
         todo = list(tasks)
         k = self.workers
-        bounds = [round(i * len(todo) / k) for i in range(k + 1)]
-        ranges = [[bounds[w], bounds[w + 1]] for w in range(k)]  # [next, stop) per worker
+        ranges = [list(r) for r in worker_ranges(len(todo), k)]  # [next, stop) per worker
 
         def next_index(w: int) -> int | None:
             if ranges[w][0] >= ranges[w][1]:  # steal the back half of the largest range
