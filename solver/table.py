@@ -119,19 +119,22 @@ class TranspositionTable:
 
 # ------------------------------------------------------------ numba helpers
 @njit(cache=True, inline="always")
-def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[int, np.uint64]:
-    """Slot index and stored tag of a position key (see the module docstring)."""
+def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[np.uint64, np.uint64]:
+    """Slot index and stored tag of a position key (see the module docstring).
+
+    The slot is unsigned, so indexing the table with it skips numba's check for
+    negative indices."""
     mixed = key * np.uint64(_MIX)
     if key_bits < 64:
         mixed &= (np.uint64(1) << np.uint64(key_bits)) - np.uint64(1)
     rest = np.uint64(key_bits - log2)
-    slot = np.int64(mixed >> rest)
+    slot = mixed >> rest
     tag = mixed & ((np.uint64(1) << rest) - np.uint64(1))
     return slot, tag
 
 
 @njit(cache=True, inline="always")
-def probe(table: np.ndarray, slot: int, tag: np.uint64) -> np.uint64:
+def probe(table: np.ndarray, slot: np.uint64, tag: np.uint64) -> np.uint64:
     """The entry's low 16 bits (bound and move) if it holds this position, else 0."""
     entry = table[slot]
     if (entry >> np.uint64(16)) == tag:
@@ -141,7 +144,7 @@ def probe(table: np.ndarray, slot: int, tag: np.uint64) -> np.uint64:
 
 @njit(cache=True, inline="always")
 def store(
-    table: np.ndarray, slot: int, tag: np.uint64, score: int, lower: bool, move_col: int
+    table: np.ndarray, slot: np.uint64, tag: np.uint64, score: int, lower: bool, move_col: int
 ) -> None:
     """Always-replace store of a bound (``lower`` or upper) and the cut-off column."""
     bound = score + _SCORE_OFFSET
