@@ -36,7 +36,10 @@ per position / 3600, and hours on this machine = core-hours / usable cores.
 ``--bitbully N`` also solves the first N positions of the sample with
 ``bitbully`` (``BitBullyCore.mtdf``, table kept between positions) and with our
 solver in the same process, one core, same order, and reports the time ratio and
-whether all scores agree. Writes ``benchmarks/results/build.json``.
+whether all scores agree. ``--bitbully-consecutive N`` (default 256) does the same
+on the first N positions of four of the strata, in the build's order (both
+engines' tables then help as they would in a build: the like-for-like ratio for a
+BitBully-based pipeline). Writes ``benchmarks/results/build.json``.
 """
 
 from __future__ import annotations
@@ -109,12 +112,11 @@ def run_build(
     }
 
 
-def compare_bitbully(options: BuildOptions, count: int, table_log2: int | None) -> dict:
-    """Our solver and bitbully on the same positions, one core, CPU time per position."""
+def compare_bitbully(first: np.ndarray, mask: np.ndarray, table_log2: int | None) -> dict:
+    """Our solver and bitbully on the same positions, in the same order, one core,
+    each keeping its table from one position to the next: CPU time per position."""
     import bitbully.bitbully_core as bb
 
-    plan = plan_build(options)
-    first, mask = plan.first[:count], plan.mask[:count]
     pairs = zip(first.tolist(), mask.tolist(), strict=True)
     moves = [Position.from_bitboards(f, m).some_moves() for f, m in pairs]
 
@@ -145,6 +147,35 @@ def compare_bitbully(options: BuildOptions, count: int, table_log2: int | None) 
         "bitbully_full_book_core_hours": round(
             FULL_BOOK_POSITIONS * their_cpu / len(moves) / 3600, 1
         ),
+    }
+
+
+def compare_bitbully_consecutive(runs: list[dict], count: int, table_log2: int | None) -> dict:
+    """Both solvers on the build's own order: the first ``count`` positions of four
+    of the strata (evenly spaced), each engine starting from an empty table in each
+    stratum and keeping it from one position to the next, as a build's worker does."""
+    picked = [runs[i * len(runs) // 4] for i in range(min(4, len(runs)))]
+    parts = []
+    for run in picked:
+        index, shards = (int(x) for x in run["shard"].split("/"))
+        options = BuildOptions(
+            plies=12, distances=True, shard=(index, shards), chunk_size=FULL_CHUNK_SIZE
+        )
+        plan = plan_build(options)
+        first, mask = plan.chunk_arrays(plan.chunks[0])
+        both = compare_bitbully(first[:count], mask[:count], table_log2)
+        parts.append({"shard": run["shard"]} | both)
+        print(json.dumps({"bitbully_stratum": parts[-1]}), flush=True)
+    ours = sum(p["ours_cpu_ms_per_position"] for p in parts) / len(parts)
+    theirs = sum(p["bitbully_cpu_ms_per_position"] for p in parts) / len(parts)
+    return {
+        "runs": parts,
+        "positions": sum(p["positions"] for p in parts),
+        "scores_disagree": sum(p["scores_disagree"] for p in parts),
+        "ours_cpu_ms_per_position": round(ours, 2),
+        "bitbully_cpu_ms_per_position": round(theirs, 2),
+        "time_ratio_ours_over_bitbully": round(ours / theirs, 3),
+        "bitbully_full_book_core_hours": round(FULL_BOOK_POSITIONS * theirs / 1000 / 3600, 1),
     }
 
 
@@ -221,6 +252,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes")
     parser.add_argument("--table-log2", type=int, default=None, help="solver table size")
     parser.add_argument("--bitbully", type=int, default=200, help="positions for bitbully")
+    parser.add_argument(
+        "--bitbully-consecutive",
+        type=int,
+        default=256,
+        help="consecutive positions of 4 strata for bitbully, in the build's order",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "build.json")
     args = parser.parse_args()
 
@@ -276,8 +313,16 @@ def main() -> None:
         print(json.dumps({"blocks": results["blocks"]}), flush=True)
 
     if args.bitbully:
-        results["bitbully"] = compare_bitbully(sample, args.bitbully, args.table_log2)
+        plan = plan_build(sample)
+        results["bitbully"] = compare_bitbully(
+            plan.first[: args.bitbully], plan.mask[: args.bitbully], args.table_log2
+        )
         print(json.dumps({"bitbully": results["bitbully"]}), flush=True)
+    if args.bitbully_consecutive and args.strata:
+        results["bitbully_consecutive"] = compare_bitbully_consecutive(
+            results["strata"]["runs"], args.bitbully_consecutive, args.table_log2
+        )
+        print(json.dumps({"bitbully_consecutive": results["bitbully_consecutive"]}), flush=True)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(args.out, results)

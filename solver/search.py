@@ -170,9 +170,12 @@ def _zugzwang_bound(
         if _has_four(mine, height):
             return _NO_BOUND
         return -1 if _has_four(other | theirs_empty, height) else 0
-    above = (threats << _ONE) & board  # the sentinel row stops the climb at the top
-    for _ in range(height - 2):
-        above |= (above << _ONE) & board
+    # the cells above the lowest threat of each column, in one subtraction: in each
+    # column, sentinel bit - threats borrows down to the lowest threat, leaving that
+    # bit set and, above it, exactly the cells that are not threats (the columns
+    # cannot borrow from each other: each difference is non-negative)
+    borrow = (bottom << np.uint64(height)) - threats
+    above = ((borrow | threats) & board) ^ (borrow & threats)
     if _has_four(mine & ~above, height):
         return _NO_BOUND
     # the other side wins with move number ``last`` from now at the latest
