@@ -283,9 +283,12 @@ def _negamax(
             hi = (cells - 1 - n) // 2  # we cannot win this move
             if use_potential:
                 empty = board ^ mask
-                if not _has_four(cur | empty, height):
+                # each test only where it can end the search: hi = 0 fails low
+                # only if alpha >= 0, lo = 0 fails high only if beta <= 0 (with a
+                # null window nothing else changes; a wider one only narrows less)
+                if alpha >= 0 and not _has_four(cur | empty, height):
                     hi = min(hi, 0)
-                if not _has_four((cur ^ mask) | empty, height):
+                if beta <= 0 and not _has_four((cur ^ mask) | empty, height):
                     lo = max(lo, 0)
                 # zugzwang (claimeven, baseinverse, aftereven), when the number
                 # of empty cells is even; a bound below -1 needs a threat of the
