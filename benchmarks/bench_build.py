@@ -150,21 +150,35 @@ def compare_bitbully(first: np.ndarray, mask: np.ndarray, table_log2: int | None
     }
 
 
-def compare_bitbully_consecutive(runs: list[dict], count: int, table_log2: int | None) -> dict:
+def strata_shards(strata: int, per_worker: int, args: argparse.Namespace) -> list[tuple[int, int]]:
+    """The shard (index, count) of each stratum: a random one in each of ``strata``
+    equal parts of the book (``--seed``), a shard being one stratum's chunks."""
+    chunks = -(-FULL_BOOK_POSITIONS // FULL_CHUNK_SIZE)
+    shards = chunks // (args.jobs * per_worker)
+    rng = np.random.default_rng(args.seed)
+    picks = []
+    for k in range(strata):
+        low, high = k * shards // strata, (k + 1) * shards // strata
+        picks.append((1 + int(low + rng.integers(high - low)), shards))
+    return picks
+
+
+def compare_bitbully_consecutive(
+    shards: list[tuple[int, int]], count: int, table_log2: int | None
+) -> dict:
     """Both solvers on the build's own order: the first ``count`` positions of four
     of the strata (evenly spaced), each engine starting from an empty table in each
     stratum and keeping it from one position to the next, as a build's worker does."""
-    picked = [runs[i * len(runs) // 4] for i in range(min(4, len(runs)))]
+    picked = [shards[i * len(shards) // 4] for i in range(min(4, len(shards)))]
     parts = []
-    for run in picked:
-        index, shards = (int(x) for x in run["shard"].split("/"))
+    for index, count_of_shards in picked:
         options = BuildOptions(
-            plies=12, distances=True, shard=(index, shards), chunk_size=FULL_CHUNK_SIZE
+            plies=12, distances=True, shard=(index, count_of_shards), chunk_size=FULL_CHUNK_SIZE
         )
         plan = plan_build(options)
         first, mask = plan.chunk_arrays(plan.chunks[0])
         both = compare_bitbully(first[:count], mask[:count], table_log2)
-        parts.append({"shard": run["shard"]} | both)
+        parts.append({"shard": f"{index}/{count_of_shards}"} | both)
         print(json.dumps({"bitbully_stratum": parts[-1]}), flush=True)
     ours = sum(p["ours_cpu_ms_per_position"] for p in parts) / len(parts)
     theirs = sum(p["bitbully_cpu_ms_per_position"] for p in parts) / len(parts)
@@ -188,15 +202,8 @@ def run_strata(strata: int, per_stratum: int, warmup: int, args: argparse.Namesp
     ``warmup + per_stratum`` consecutive chunks, and only the last
     ``per_stratum`` count (the cold first chunks are reported apart).
     """
-    chunks = -(-FULL_BOOK_POSITIONS // FULL_CHUNK_SIZE)
-    per_worker = warmup + per_stratum
-    size = args.jobs * per_worker
-    shards = chunks // size  # a shard = one stratum's consecutive chunks
-    rng = np.random.default_rng(args.seed)
     runs = []
-    for k in range(strata):
-        low, high = k * shards // strata, (k + 1) * shards // strata
-        index = 1 + int(low + rng.integers(high - low))
+    for index, shards in strata_shards(strata, warmup + per_stratum, args):
         options = BuildOptions(
             plies=12, distances=True, shard=(index, shards), chunk_size=FULL_CHUNK_SIZE
         )
@@ -318,9 +325,10 @@ def main() -> None:
             plan.first[: args.bitbully], plan.mask[: args.bitbully], args.table_log2
         )
         print(json.dumps({"bitbully": results["bitbully"]}), flush=True)
-    if args.bitbully_consecutive and args.strata:
+    if args.bitbully_consecutive:
+        shards = strata_shards(max(args.strata, 4), args.warmup_chunks + args.stratum_chunks, args)
         results["bitbully_consecutive"] = compare_bitbully_consecutive(
-            results["strata"]["runs"], args.bitbully_consecutive, args.table_log2
+            shards, args.bitbully_consecutive, args.table_log2
         )
         print(json.dumps({"bitbully_consecutive": results["bitbully_consecutive"]}), flush=True)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
