@@ -792,7 +792,12 @@ def merge_books(
             "solve_cpu_seconds": round(sum(m["time"]["solve_cpu_seconds"] for m in manifests), 3),
         },
         "merged_from": [
-            {"file": Path(b).name, "shard": m["selection"]["shard"], "sha256": m["book"]["sha256"]}
+            {
+                "file": Path(b).name,
+                "shard": m["selection"]["shard"],
+                "sha256": m["book"]["sha256"],
+                "command": m.get("command"),
+            }
             for b, m in sorted(
                 zip(shard_books, manifests, strict=True),
                 key=lambda bm: int(bm[1]["selection"]["shard"].split("/")[0]),

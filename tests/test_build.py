@@ -711,6 +711,10 @@ def test_shards_merge_into_the_single_run_bytes(tmp_path, small_book, distances)
     assert manifest["selection"]["shard"] is None
     assert manifest["values"] == json.loads(manifest_path(reference).read_text())["values"]
     assert [s["shard"] for s in manifest["merged_from"]] == ["1/3", "2/3", "3/3"]
+    # each shard's own build command travels into the merged manifest
+    assert [s["command"] for s in manifest["merged_from"]] == [
+        json.loads(manifest_path(b).read_text())["command"] for b in shards
+    ]
     assert manifest["book"]["sha256"] == hashlib.sha256(merged.read_bytes()).hexdigest()
 
 
@@ -928,7 +932,11 @@ def test_every_committed_book_matches_its_manifest(book):
     assert manifest["book"]["sha256"] == hashlib.sha256(data).hexdigest()
     assert manifest["book"]["bytes"] == len(data)
     assert manifest["book"]["records"] * manifest["format"]["record_bytes"] == len(data)
-    assert manifest["command"].startswith(("openingbook build ", "openingbook derive "))
+    assert manifest["command"].startswith(
+        ("openingbook build ", "openingbook derive ", "openingbook merge ")
+    )
+    for shard in manifest.get("merged_from", []):  # a sharded build: each shard built by us
+        assert shard["command"].startswith("openingbook build ")
 
 
 def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path):
