@@ -110,30 +110,39 @@ def test_book8_is_derived_from_book12_and_agrees_with_thill(tmp_path):
     assert report.agree == 77_715 - THILL_MISSING
 
 
-# ------------------------------------------------- a shard of the 12-ply distance book
-SHARD_DIST = BOOKS / "book12-dist-shard4of4.dat"
+# ------------------------------------------------- shards of the 12-ply distance book
+DISTANCE_SHARDS = sorted(BOOKS.glob("book12-dist-shard*of4.dat"))
+
+
+def test_distance_book_shards_are_present():
+    assert BOOKS / "book12-dist-shard4of4.dat" in DISTANCE_SHARDS
 
 
 @pytest.mark.slow
-def test_distance_book_shard_holds_its_positions_and_agrees_with_book12_and_the_solver():
-    """books/book12-dist-shard4of4.dat (``build --plies 12 --distances --shard 4/4``, to be
-    merged with the other three shards into the complete distance book): exactly the
-    positions of that shard, each with a win/draw/loss that agrees with book12.dat (a
-    separate build asking only win/draw/loss), and a sample of distances from the solver."""
+@pytest.mark.parametrize("shard_book", DISTANCE_SHARDS, ids=lambda p: p.name)
+def test_distance_book_shard_holds_its_positions_and_agrees_with_book12_and_the_solver(
+    shard_book,
+):
+    """A shard of the 12-ply distance book (``build --plies 12 --distances --shard i/4``;
+    the four merge into the complete distance book): exactly the positions of that
+    shard, each with a win/draw/loss that agrees with book12.dat (a separate build
+    asking only win/draw/loss), and a sample of distances from the solver."""
     from openingbook import open_book
     from openingbook.build import BuildOptions, plan_build
 
-    manifest = read_manifest(SHARD_DIST)
-    assert manifest["format"]["name"] == "12-ply-dist"
-    assert manifest["selection"]["shard"] == "4/4" and manifest["selection"]["under"] is None
+    manifest = read_manifest(shard_book)
+    shard = manifest["selection"]["shard"]
+    assert shard_book.name == f"book12-dist-shard{shard.replace('/', 'of')}.dat"
+    assert manifest["format"]["name"] == "12-ply-dist" and manifest["selection"]["under"] is None
     assert manifest["command"].startswith("openingbook build --plies 12 --distances ")
-    plan = plan_build(BuildOptions(plies=12, distances=True, shard=(4, 4)))
+    index, count = (int(x) for x in shard.split("/"))
+    plan = plan_build(BuildOptions(plies=12, distances=True, shard=(index, count)))
     chunks = [plan.chunk_arrays(c) for c in plan.chunks]
     want_first = np.concatenate([f for f, _ in chunks])
     want_mask = np.concatenate([m for _, m in chunks])
 
     fmt = BookFormat.for_plies(12, True)
-    _, records = read_book(SHARD_DIST, fmt)
+    _, records = read_book(shard_book, fmt)
     first, mask = decode_keys(records.keys, fmt.key_bits, 12)
     values = records.values.astype(np.int64)
     assert len(values) == len(want_first) == manifest["book"]["records"]
@@ -145,6 +154,6 @@ def test_distance_book_shard_holds_its_positions_and_agrees_with_book12_and_the_
     assert np.array_equal(np.sign(values), winners)  # + first wins, - second, 0 draw
 
     solver = Solver(table_log2=TABLE)
-    for i in np.random.default_rng(4).choice(len(values), 30, replace=False).tolist():
+    for i in np.random.default_rng(index).choice(len(values), 30, replace=False).tolist():
         pos = Position.from_bitboards(int(first[i]), int(mask[i]))
         assert int(values[i]) == _expected(pos, True, solver), pos.some_moves()
