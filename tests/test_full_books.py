@@ -13,27 +13,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openingbook.bookfile import BookFormat, read_book
 from openingbook.build import read_manifest
-from openingbook.codec import decode_keys
 from openingbook.derive import derive_book, file_sha256
 from openingbook.validate import validate_books
 from solver import Position, Solver, enumerate_positions
 from solver.bitboards import position_keys
 from tests.test_bookfile import REFERENCE
-from tests.test_build import BOOKS, TABLE, _expected, _second_player_threatens
+from tests.test_build import (
+    BOOKS,
+    TABLE,
+    _book_positions,
+    _expected,
+    _second_player_threatens,
+)
 
 BOOK12 = BOOKS / "book12.dat"
 BOOK8 = BOOKS / "book8.dat"
 FULL_12_PLY = 4_200_899  # FORMATS.md
 THILL_MISSING = 229  # positions Thill's book.dat lacks although the first player does not win
-
-
-def _records(path, plies):
-    fmt = BookFormat.for_plies(plies, False)
-    _, records = read_book(path, fmt)
-    first, mask = decode_keys(records.keys, fmt.key_bits, plies)
-    return first, mask, records.values
 
 
 def test_book12_manifest_says_how_it_was_made():
@@ -65,7 +62,7 @@ def test_book12_holds_every_position_not_won_by_the_first_player():
     """Every stored record is a 12-ply book position (one variant per mirror pair),
     stored once; with the pruned first-player wins they make the whole enumeration."""
     manifest = read_manifest(BOOK12)
-    first, mask, values = _records(BOOK12, 12)
+    first, mask, values = _book_positions(BOOK12, 12, False)
     assert len(values) == manifest["book"]["records"]
     assert set(np.unique(values).tolist()) <= {0, 1}  # draw, second player wins
     all_first, all_mask = enumerate_positions(12)
@@ -141,10 +138,8 @@ def test_distance_book_shard_holds_its_positions_and_agrees_with_book12_and_the_
     want_first = np.concatenate([f for f, _ in chunks])
     want_mask = np.concatenate([m for _, m in chunks])
 
-    fmt = BookFormat.for_plies(12, True)
-    _, records = read_book(shard_book, fmt)
-    first, mask = decode_keys(records.keys, fmt.key_bits, 12)
-    values = records.values.astype(np.int64)
+    first, mask, values = _book_positions(shard_book, 12, True)
+    values = values.astype(np.int64)
     assert len(values) == len(want_first) == manifest["book"]["records"]
     got_keys = np.sort(position_keys(first, mask, 7, 6))
     assert np.array_equal(got_keys, np.sort(position_keys(want_first, want_mask, 7, 6)))
