@@ -30,6 +30,8 @@ import numpy as np
 
 from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
+from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
+from openingbook.published import TROMP_SUBSET_COUNTS
 from solver import Position
 from solver.bitboards import can_win_next_bits
 from solver.enumerate import positions_with_moves
@@ -52,7 +54,7 @@ __all__ = [
 ]
 
 #: Tromp's 8-ply data set: first-player wins, second-player wins, draws.
-TROMP_COUNTS = {"first": 44_473, "second": 16_635, "draw": 6_449}
+TROMP_COUNTS = TROMP_SUBSET_COUNTS  # the published figures live in openingbook.published
 
 _WINNER_NAMES = {1: "first", -1: "second", 0: "draw"}
 
@@ -663,14 +665,18 @@ class StatsReport:
     stored_values: dict[str, int]
     distance_histogram: dict[str, int] | None
     tromp: dict[str, Any] | None
+    per_ply: PlyCounts | None = None
 
     @property
     def ok(self) -> bool:
-        """False only when Tromp's counts were compared and differ."""
-        return self.tromp is None or self.tromp.get("matches_published") is not False
+        """False only when published counts were compared and differ."""
+        tromp_ok = self.tromp is None or self.tromp.get("matches_published") is not False
+        per_ply_ok = self.per_ply is None or self.per_ply.matches_published is not False
+        return tromp_ok and per_ply_ok
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        d["per_ply"] = None if self.per_ply is None else self.per_ply.as_dict()
         d["ok"] = self.ok
         return d
 
@@ -701,6 +707,8 @@ class StatsReport:
                 )
             else:
                 out.append(f"not compared with Tromp's published counts: {t['why_not_compared']}")
+        if self.per_ply is not None:
+            out.extend(self.per_ply.lines())
         return out
 
 
@@ -721,9 +729,15 @@ def tromp_subset(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def book_stats(
-    path: str | os.PathLike[str], tromp: bool = False, fmt: BookFormat | None = None
+    path: str | os.PathLike[str],
+    tromp: bool = False,
+    fmt: BookFormat | None = None,
+    per_ply: bool = False,
 ) -> StatsReport:
     """Record and value counts of a book; with ``tromp``, the counts on Tromp's subset.
+
+    With ``per_ply``, the book (complete, unscoped) expanded to every position of its
+    ply as the published per-ply tables count them (:mod:`openingbook.plycounts`).
 
     Tromp's subset is the ply's book positions (within the book's scope) in which
     the player who just moved could not complete four at once either; mirror
@@ -751,7 +765,22 @@ def book_stats(
     )
     if tromp:
         report.tromp = _tromp_counts(book)
+    if per_ply:
+        report.per_ply = _per_ply_counts(book)
     return report
+
+
+def _per_ply_counts(book: LoadedBook) -> PlyCounts:
+    if book.scope.partial or book.scope.under:
+        raise ValueError(
+            f"{book.path.name} is {book.scope.describe()}: per-ply counts need a complete book"
+        )
+
+    def lookup(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ans = book.answers(first, mask)
+        return ans.known, ans.winner
+
+    return per_ply_counts_from_values(book.plies, lookup)
 
 
 def _tromp_counts(book: LoadedBook) -> dict[str, Any]:

@@ -237,10 +237,20 @@ def check_command(
     help="Also count results on Tromp's subset (no immediate threat for either side); "
     "a complete 8-ply book must give 44,473 / 16,635 / 6,449 (exit status 1 if not).",
 )
+@click.option(
+    "--per-ply-counts",
+    "per_ply",
+    is_flag=True,
+    help="Expand a complete book to every position of its ply (both mirror variants, "
+    "immediate wins, finished games) and compare with the published per-ply counts "
+    "(Tromp's positions, the strong solution's won/drawn/lost; exit status 1 if not equal).",
+)
 @format_option
 @json_option
 @user_errors
-def stats_command(book: Path, tromp: bool, format_name: str | None, as_json: bool) -> None:
+def stats_command(
+    book: Path, tromp: bool, per_ply: bool, format_name: str | None, as_json: bool
+) -> None:
     """Record and value counts of BOOK."""
-    report = book_stats(book, tromp=tromp, fmt=_format(format_name))
+    report = book_stats(book, tromp=tromp, fmt=_format(format_name), per_ply=per_ply)
     _finish(report, as_json, report.lines())
