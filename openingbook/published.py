@@ -59,3 +59,98 @@ WDL_PER_PLY: dict[int, tuple[int, int, int]] = {
     15: (97_682_013, 5_596_074, 73_263_172),
     16: (255_117_922, 10_681_110, 128_792_359),
 }
+
+#: (width, height) -> (winner of the empty board under perfect play, the move on which the
+#: game ends: the winning stone's number, or the number of cells for a draw). Tromp's
+#: results (width + height <= 15, and 8x8) and Steininger's (github ChristopheSteininger/c4:
+#: width + height = 16 and some larger boards, with the last move for all).
+BOARD_RESULTS: dict[tuple[int, int], tuple[str, int]] = {
+    **{
+        (w, 4): r
+        for w, r in zip(
+            range(4, 13),
+            [
+                ("draw", 16),
+                ("draw", 20),
+                ("second", 24),
+                ("draw", 28),
+                ("second", 32),
+                ("second", 36),
+                ("second", 40),
+                ("second", 44),
+                ("second", 48),
+            ],
+            strict=True,
+        )
+    },
+    **{
+        (w, 5): r
+        for w, r in zip(
+            range(4, 12),
+            [
+                ("draw", 20),
+                ("draw", 25),
+                ("draw", 30),
+                ("draw", 35),
+                ("first", 39),
+                ("first", 41),
+                ("first", 47),
+                ("first", 51),
+            ],
+            strict=True,
+        )
+    },
+    **{
+        (w, 6): r
+        for w, r in zip(
+            range(4, 11),
+            [
+                ("draw", 24),
+                ("draw", 30),
+                ("second", 36),
+                ("first", 41),
+                ("second", 48),
+                ("second", 52),
+                ("first", 59),
+            ],
+            strict=True,
+        )
+    },
+    **{
+        (w, 7): r
+        for w, r in zip(
+            range(4, 10),
+            [("draw", 28), ("draw", 35), ("first", 41), ("draw", 49), ("first", 53), ("first", 55)],
+            strict=True,
+        )
+    },
+    **{
+        (w, 8): r
+        for w, r in zip(
+            range(4, 9),
+            [("draw", 32), ("draw", 40), ("second", 48), ("first", 55), ("second", 62)],
+            strict=True,
+        )
+    },
+    **{
+        (w, 9): r
+        for w, r in zip(
+            range(4, 8), [("draw", 36), ("draw", 45), ("first", 53), ("draw", 63)], strict=True
+        )
+    },
+    **{
+        (w, 10): r
+        for w, r in zip(
+            range(4, 8), [("draw", 40), ("draw", 50), ("second", 60), ("first", 69)], strict=True
+        )
+    },
+    **{
+        (w, 11): r
+        for w, r in zip(range(4, 7), [("draw", 44), ("draw", 55), ("first", 63)], strict=True)
+    },
+    **{
+        (w, 12): r
+        for w, r in zip(range(4, 7), [("draw", 48), ("draw", 60), ("second", 72)], strict=True)
+    },
+    **{(w, 13): r for w, r in zip(range(4, 6), [("draw", 52), ("draw", 65)], strict=True)},
+}
