@@ -33,9 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.atomicio import write_json_atomic
+from openingbook.atomicio import refuse_input_as_output, write_json_atomic
 from openingbook.bookfile import BookFormat, Records, read_book, write_book
 from openingbook.codec import decode_keys, encode_keys
+from openingbook.errors import InvalidArgument
 from solver import plies_from_score, score_from_plies
 from solver.bitboards import can_win_next_bits, mirror_bits, position_keys, stone_counts
 from solver.enumerate import enumerate_positions, positions_with_moves
@@ -567,8 +568,10 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
     """
     start = time.perf_counter()
     if not 0 <= plies < deep.plies:
-        raise ValueError(
-            f"--plies {plies}: must be less than the {deep.plies} plies of {deep.path.name}"
+        raise InvalidArgument(
+            f"must be less than the {deep.plies} plies of {deep.path.name}",
+            argument="plies",
+            value=plies,
         )
     if deep.scope.partial and not deep.fmt.distances:
         raise ValueError(
@@ -658,6 +661,7 @@ def derive_book(
     from openingbook.bookfile import value_histogram
     from openingbook.build import check_output, manifest_path
 
+    refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
     out = check_output(output, force)
     deep = LoadedBook.load(source)
     if distances is None:
@@ -674,7 +678,7 @@ def derive_book(
         raise ValueError(
             f"{deep.path.name} does not cover {len(missing)} of the "
             f"{len(derivation.first)} {plies}-ply positions{where} "
-            f"(first: {derivation.moves[missing[0]]}); pass --under LINE to derive the "
+            f"(first: {derivation.moves[missing[0]]}); pass a line (under) to derive the "
             "part it covers"
         )
     values = derivation.book_values(distances)

@@ -33,8 +33,9 @@ from openingbook.build import (
 )
 from openingbook.cli import main
 from openingbook.codec import decode_keys, encode_keys, mirror_keys
+from openingbook.errors import InvalidArgument, OutputExists
 from openingbook.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
-from openingbook.workdir import ChunkResult, WorkDir, WorkDirError
+from openingbook.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
 from solver import (
     Position,
     Solver,
@@ -105,17 +106,18 @@ def test_chunk_from_another_id_is_rejected(tmp_path):
 
 
 def test_settings_mismatch_is_a_clear_error(tmp_path):
-    WorkDir.open(tmp_path, SETTINGS)
+    WorkDir.open(tmp_path, SETTINGS).close()
     with pytest.raises(WorkDirError, match=r"other settings.*plies 10 there, 12 now"):
         WorkDir.open(tmp_path, {**SETTINGS, "plies": 12})
-    WorkDir.open(tmp_path, dict(SETTINGS))  # same settings reopen fine
+    WorkDir.open(tmp_path, dict(SETTINGS)).close()  # same settings reopen fine
 
 
 def test_chunks_without_settings_are_refused(tmp_path):
     wd = WorkDir.open(tmp_path / "a", SETTINGS)
     wd.save_chunk(_chunk(0))
-    (tmp_path / "a" / "settings.json").unlink()
-    with pytest.raises(WorkDirError, match=r"no settings\.json"):
+    (tmp_path / "a" / MARKER_NAME).unlink()
+    wd.close()
+    with pytest.raises(WorkDirError, match=r"chunk files but no openingbook-work\.json"):
         WorkDir.open(tmp_path / "a", SETTINGS)
 
 
@@ -127,8 +129,9 @@ def test_work_dir_that_is_a_file(tmp_path):
 
 def test_half_written_temporaries_are_removed(tmp_path):
     wd = WorkDir.open(tmp_path, SETTINGS)
+    wd.close()
     (tmp_path / ".chunk-0000001.npz.x1y2.tmp").write_bytes(b"partial")
-    WorkDir.open(tmp_path, SETTINGS)
+    WorkDir.open(tmp_path, SETTINGS).close()
     assert not list(tmp_path.glob(".*.tmp"))
     assert wd.chunk_ids() == []
 
@@ -186,11 +189,13 @@ def test_pool_worker_errors_reach_the_caller():
 
 
 def test_make_executor_rejects_bad_arguments():
-    with pytest.raises(ValueError, match="unknown executor"):
+    with pytest.raises(InvalidArgument, match="executor spark: choose one of"):
         make_executor("spark")
     with pytest.raises(ValueError, match="at least 1"):
         make_executor("pool", jobs=0)
-    with pytest.raises(ValueError, match="--scheduler needs --executor dask"):
+    with pytest.raises(
+        InvalidArgument, match=r"scheduler tcp://127\.0\.0\.1:1: needs the dask executor"
+    ):
         make_executor("pool", scheduler="tcp://127.0.0.1:1")
 
 
@@ -295,7 +300,7 @@ def test_check_output(tmp_path):
     out = tmp_path / "b.dat"
     assert check_output(out, force=False) == out
     out.write_bytes(b"")
-    with pytest.raises(ValueError, match="exists; use --force"):
+    with pytest.raises(OutputExists, match="exists; pass force=True"):
         check_output(out, force=False)
     check_output(out, force=True)
     with pytest.raises(ValueError, match="does not exist"):
@@ -806,8 +811,8 @@ def test_cli_build_json_and_quiet(tmp_path):
         (["--plies", "12", "--shard", "3/2"], "expected i/n"),
         (["--plies", "12", "--seed", "3"], "--seed only applies with --sample"),
         (["--plies", "12", "--jobs", "0"], "0 is not in the range x>=1"),
-        (["--plies", "12", "--scheduler", "tcp://127.0.0.1:1"], "needs --executor dask"),
-        (["--plies", "12", "--table-log2", "40"], "expected 10 to 32"),
+        (["--plies", "12", "--scheduler", "tcp://127.0.0.1:1"], "needs the dask executor"),
+        (["--plies", "12", "--table-log2", "40"], "'--table-log2': 40 is not in the range"),
     ],
 )
 def test_cli_bad_input_is_one_line(tmp_path, args, message):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from openingbook.bookfile import BookFormat, check_order, describe_book
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.cli._common import (
+    BadArgument,
+    emit_json,
+    json_option,
+    parse_moves,
+    read_stdin,
+    user_errors,
+)
 from openingbook.reader import Book
 from solver import Player, Position, Winner
 
@@ -27,8 +32,11 @@ def _book_format(format_name: str | None) -> BookFormat | None:
 
 
 def _read_board(board: str) -> Position:
-    text = sys.stdin.read() if board == "-" else board.replace("/", "\n")
-    return Position.from_diagram(text)
+    text = read_stdin() if board == "-" else board.replace("/", "\n")
+    try:
+        return Position.from_diagram(text)
+    except ValueError as exc:
+        raise BadArgument(f"--board: {exc}") from None
 
 
 @main.command("lookup")
@@ -71,7 +79,7 @@ def lookup_command(
     """
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
-    pos = Position.from_moves(moves) if moves is not None else _read_board(board or "")
+    pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
     with Book(book, _book_format(format_name), check=check) as opened:
         fmt = opened.format
         record = opened.find(pos)  # refuses a wrong stone count or board size
