@@ -27,7 +27,7 @@ draw). A position that is not stored is
   four at once, otherwise an error (:class:`PositionNotInBook`).
 
 >>> from solver import Position
->>> with Book("/work/shared/reference/thill-original-book8.dat") as book:
+>>> with Book(REFERENCE / "thill-original-book8.dat") as book:
 ...     book.format.name, len(book), book.get(Position.from_moves("44444455")).winner
 ('8-ply', 34286, <Winner.FIRST: 'first'>)
 """

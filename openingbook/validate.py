@@ -11,7 +11,7 @@
 Every report is a dataclass with ``as_dict()`` (the ``--json`` output) and
 ``ok`` (the exit status of the command).
 
->>> ref = "/work/shared/reference/thill-original-book8.dat"
+>>> ref = REFERENCE / "thill-original-book8.dat"
 >>> report = check_book(ref)
 >>> [(i.kind, i.count) for i in report.issues]
 [('duplicate-mirror-pair', 5593)]

@@ -44,7 +44,6 @@ from solver import (
     plies_from_score,
     winner_from_score,
 )
-from tests.test_bookfile import REFERENCE
 
 SETTINGS = {"layout": 1, "plies": 10, "under": "444444"}
 
@@ -440,17 +439,17 @@ def test_manifest_describes_the_book(big_books):
 # 7-move lines whose 8-ply positions have all three outcomes, and one (2113254)
 # where the first player wins them all, so that the pruned book is empty
 @pytest.mark.parametrize("line", ["1266646", "3133636", "3454434", "2113254"])
-def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line):
+def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line, reference_dir):
     """Independent source: the published 8-ply book (with its documented faults)."""
     out = tmp_path / "b8.dat"
     summary = _build(out, plies=8, under=line, distances=False)
     first, _ = enumerate_positions(8, under=line)
     assert summary.positions == len(first) > 0
     assert summary.records == out.stat().st_size // 3
-    assert _compare_with_thill(out, line) == len(first)
+    assert _compare_with_thill(out, line, reference_dir) == len(first)
 
 
-def _compare_with_thill(book, line: str) -> int:
+def _compare_with_thill(book, line: str, reference_dir: Path) -> int:
     """Check a pruned 8-ply book of the positions under ``line`` against Thill's file.
 
     Every position must have Thill's value (absent = first player wins), except
@@ -463,7 +462,7 @@ def _compare_with_thill(book, line: str) -> int:
     ours.update(_as_dict(*_book_positions(book, 8, False)))
     assert len(ours) == len(first)  # the book holds only positions under the line
 
-    _, thill = read_book(REFERENCE / "thill-original-book8.dat", BOOK8, check=False)
+    _, thill = read_book(reference_dir / "thill-original-book8.dat", BOOK8, check=False)
     stored = dict(zip(thill.keys.tolist(), thill.values.tolist(), strict=True))
     f = np.array([k[0] for k in ours], np.uint64)
     m = np.array([k[1] for k in ours], np.uint64)
@@ -920,13 +919,13 @@ def test_committed_book_matches_its_manifest():
         assert int(values[i]) == _expected(pos, True, solver), pos.some_moves()
 
 
-def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path):
+def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path, reference_dir):
     """The 12-ply distances, backed up 4 plies by exact negamax, give Thill's 8-ply values."""
     from openingbook.derive import derive_book
 
     derived = tmp_path / "b8.dat"
     derive_book(COMMITTED, 8, derived, under="44444", distances=False)
-    assert _compare_with_thill(derived, "44444") == 111
+    assert _compare_with_thill(derived, "44444", reference_dir) == 111
 
 
 @pytest.mark.parametrize("book", sorted(BOOKS.glob("*.dat")), ids=lambda p: p.name)
@@ -944,7 +943,7 @@ def test_every_committed_book_matches_its_manifest(book):
         assert shard["command"].startswith("openingbook build ")
 
 
-def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path):
+def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path, reference_dir):
     """books/book8-under44444.dat: derived again from the committed 12-ply book, the same
     bytes; and its values are Thill's (but for his file's documented missing positions)."""
     from openingbook.derive import derive_book
@@ -955,4 +954,4 @@ def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path):
     again = tmp_path / "b8.dat"
     derive_book(COMMITTED, 8, again, under="44444", distances=False)
     assert again.read_bytes() == committed.read_bytes()
-    assert _compare_with_thill(committed, "44444") == 111
+    assert _compare_with_thill(committed, "44444", reference_dir) == 111

@@ -14,7 +14,7 @@ from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.cli import main
 from openingbook.codec import encode_keys
 from solver import Position
-from tests.test_bookfile import REFERENCE
+from tests.conftest import REFERENCE
 
 BOOK8_FILE = str(REFERENCE / "thill-original-book8.dat")
 

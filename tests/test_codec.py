@@ -27,8 +27,8 @@ from openingbook.codec import (
     position_key_pair,
 )
 from solver import Position
+from tests.conftest import REFERENCE
 from tests.strategies import positions
-from tests.test_bookfile import REFERENCE
 
 BOOK8 = REFERENCE / "thill-original-book8.dat"
 

@@ -33,8 +33,8 @@ from openingbook.validate import diff_books
 from solver import Position, plies_from_score, score_from_plies
 from solver.bitboards import mirror_bits
 from solver.search import Solver
+from tests.conftest import REFERENCE
 from tests.strategies import random_game
-from tests.test_bookfile import REFERENCE
 
 REFERENCE_BOOK8 = str(REFERENCE / "thill-original-book8.dat")
 

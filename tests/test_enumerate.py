@@ -29,8 +29,8 @@ from solver import (
 )
 from solver.bitboards import winning_cells_bits
 from solver.position import has_four, winning_cells
+from tests.conftest import REFERENCE
 from tests.strategies import positions
-from tests.test_bookfile import REFERENCE
 
 REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import json
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,9 +22,9 @@ from hypothesis import strategies as st
 from openingbook.cli import main
 from solver import Position, Solver, analyze, plies_from_score, solve, solve_wdl
 from solver.position import has_four
+from tests.conftest import REFERENCE
 from tests.strategies import positions, random_game
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 SCORES_FILE = REFERENCE / "solver-scores.txt"
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 
