@@ -63,6 +63,31 @@ def parallel_options(func: F) -> F:
     return func
 
 
+def _book_format(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``--format`` parsed into a :class:`~openingbook.bookfile.BookFormat` (exit 2 if bad)."""
+    if value is None:
+        return None
+    from openingbook.bookfile import BookFormat
+
+    try:
+        return BookFormat.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+#: ``--format``: the layout of a book whose format cannot be detected; the
+#: command receives a ``BookFormat`` (or ``None``) as ``fmt``.
+format_option = click.option(
+    "--format",
+    "fmt",
+    metavar="FORMAT",
+    default=None,
+    callback=_book_format,
+    help="Book format: 8, 12, 12-dist (any ply: N or N-dist) or a Thill file name; "
+    "default: the manifest <book>.json, Thill's file names, else the content.",
+)
+
+
 def emit_json(obj: Any) -> None:
     """Print one JSON document (one line) on stdout."""
     click.echo(json.dumps(obj, sort_keys=False, default=_json_default))
