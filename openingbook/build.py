@@ -469,13 +469,14 @@ def build_book(
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     fmt = BookFormat.for_plies(options.plies, options.distances)
-    out = check_output(output or default_output_name(options), force)
-    plan = plan_build(options)
+    out = Path(output or default_output_name(options))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
     outputs = [out, manifest_path(out)]
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
+    check_output(out, force)
+    plan = plan_build(options)
     with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
         results: dict[int, ChunkResult] = {}
         todo: list[ChunkTask] = []

@@ -362,6 +362,7 @@ def _refuse_foreign(path: Path) -> None:
     """Refuse a directory holding anything a build does not make (and no marker)."""
     names = sorted(p.name for p in path.iterdir())
     if MARKER_NAME in names:
+        _read_marker(path / MARKER_NAME)  # ours, or refused before anything is created
         return
     foreign = [name for name in names if not is_own_file_name(name)]
     if foreign:
