@@ -678,8 +678,8 @@ def derive_book(
         raise ValueError(
             f"{deep.path.name} does not cover {len(missing)} of the "
             f"{len(derivation.first)} {plies}-ply positions{where} "
-            f"(first: {derivation.moves[missing[0]]}); pass a line (under) to derive the "
-            "part it covers"
+            f"(first: {derivation.moves[missing[0]]}); derive only the "
+            "positions under a line it covers (under)"
         )
     values = derivation.book_values(distances)
     histogram = value_histogram(fmt, values)  # of every position, pruned ones included
