@@ -264,8 +264,9 @@ class WorkDir:
         directory, or anything a user put there) are kept, and so is the
         directory holding them. The lock is held until its file is gone.
         """
-        for p in sorted(self.path.iterdir(), key=lambda p: p.name == LOCK_NAME):
-            if p.name != MARKER_NAME and is_own_file_name(p.name) and not p.is_dir():
+        for p in self.path.iterdir():
+            ours = p.name not in (MARKER_NAME, LOCK_NAME) and is_own_file_name(p.name)
+            if ours and (p.is_file() or p.is_symlink()):  # never a directory of that name
                 with contextlib.suppress(FileNotFoundError):
                     p.unlink()
         # the marker last but the lock: interrupted here, the directory is still recognisably ours
