@@ -78,6 +78,7 @@ CASES = [
      "does not exist"),
     (["validate", "{book8}", "{book8}"], 1, "is not deeper than"),
     (["validate", "{book8}"], 2, "Missing argument 'DEEPER'"),
+    (["validate", "{book8}", "{book8}", "--under", "49"], 2, "'--under': 49: move 2 is column 9"),
     (["diff", "{book8}", "{book8}", "--limit", "-1"], 2, "-1 is not in the range x>=0"),
     (["check", "{book8}", "--sample", "2", "--all"], 2, "--sample and --all exclude each other"),
     (["check", "{book8}", "--table-log2", "9"], 2, "9 is not in the range 10<=x<=32"),

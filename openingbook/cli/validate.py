@@ -23,6 +23,7 @@ from openingbook.cli._common import (
 )
 from openingbook.derive import derive_book
 from openingbook.validate import book_stats, check_book, diff_books, validate_books
+from solver import Position
 
 _BOOK = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -38,9 +39,15 @@ def _finish(report, as_json: bool, lines: list[str]) -> None:
 
 
 def _line(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not value.strip().isdigit():
+    if value is None:
+        return None
+    if not value.strip().isdigit():
         raise click.BadParameter(f"{value!r} is not a 1-based move string such as 4453")
-    return value.strip() if value is not None else None
+    try:
+        Position.from_moves(value.strip())  # a line that cannot be played: exit 2 here
+    except ValueError as exc:
+        raise click.BadParameter(f"{value}: {exc}") from None
+    return value.strip()
 
 
 @main.command("derive")
