@@ -120,6 +120,12 @@ def test_bad_input_is_one_line_with_the_right_exit_status(
     assert json.loads(with_json.stderr) == {"error": lines[0][len("Error: ") :], "exit_code": code}
 
 
+def test_no_command_prints_the_help():
+    result = CliRunner().invoke(main, [])
+    assert "Commands:" in result.output and "\n  solve " in result.output
+    assert "Error" not in result.output
+
+
 def test_every_command_is_in_the_table():
     ctx = main.make_context("openingbook", ["--help"], resilient_parsing=True)
     assert {argv[0] for argv, _, _ in CASES} >= set(main.list_commands(ctx))

@@ -38,6 +38,8 @@ except KeyboardInterrupt:
     _interrupted()
 
 _INTERRUPTED = 130
+#: click (8.2+) raises this usage error to show the help when no command is given
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 class _Interrupted(click.ClickException):
@@ -70,6 +72,9 @@ class _OneLineErrors(click.Group):
             _interrupted(as_json)
         except _Interrupted:
             _interrupted(as_json)
+        except _NO_ARGS_IS_HELP as exc:  # bare `openingbook`: the help, as click prints it
+            exc.show()
+            sys.exit(exc.exit_code)
         except click.UsageError as exc:
             hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
             _fail(exc.format_message() + hint, exc.exit_code, as_json)
