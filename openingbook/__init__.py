@@ -7,7 +7,14 @@ reads those and the Cadot and Pons formats behind one interface.
 
 __version__ = "0.1.0"
 
-# Defined before the import below, since modules it loads may read the version.
-from openingbook.api import open_book
-
 __all__ = ["__version__", "open_book"]
+
+
+def __getattr__(name: str) -> object:
+    """``open_book`` is loaded on first use: ``import openingbook`` stays cheap, so the
+    command line starts (and answers Ctrl-C) before numpy and numba are loaded."""
+    if name == "open_book":
+        from openingbook.api import open_book
+
+        return open_book
+    raise AttributeError(f"module 'openingbook' has no attribute {name!r}")

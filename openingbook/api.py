@@ -15,7 +15,7 @@ files. See ``docs/FORMATS.md`` and :func:`open_book` for how a file's format
 is recognised.
 
 >>> from solver import Position
->>> with open_book("/work/shared/reference/thill-original-book8.dat") as book:
+>>> with open_book(REFERENCE / "thill-original-book8.dat") as book:
 ...     value = book.get(Position.from_moves("44444455"))
 ...     value.winner.value, value.plies, type(book).__name__
 ('first', None, 'Book')
@@ -149,7 +149,7 @@ def open_book(
 
     >>> import numpy as np
     >>> from solver import Position
-    >>> book = open_book("/work/shared/reference/thill-original-book8.dat")
+    >>> book = open_book(REFERENCE / "thill-original-book8.dat")
     >>> p = Position.from_moves("44444455")
     >>> p in book, book.get(p.mirror()) == book.get(p)
     (False, True)

@@ -12,9 +12,11 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
+
+from openingbook.errors import InvalidArgument, OutputExists
 
 
 @contextlib.contextmanager
@@ -63,12 +65,54 @@ def _umask() -> int:
 
 
 def refuse_existing(path: str | os.PathLike[str], force: bool) -> None:
-    """``ValueError`` when ``path`` exists (even as a dangling link) and ``force`` is off.
+    """:class:`~openingbook.errors.OutputExists` when ``path`` exists (even as a
+    dangling link) and ``force`` is off.
 
     Every command that writes a file refuses to replace one unless told to.
     """
     if not force and os.path.lexists(path):
-        raise ValueError(f"{path} exists; use --force to overwrite it")
+        raise OutputExists(path)
+
+
+def refuse_input_as_output(
+    outputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    inputs: Sequence[str | os.PathLike[str]],
+) -> None:
+    """:class:`~openingbook.errors.InvalidArgument` when an output is one of the inputs.
+
+    Every command that reads files and writes others calls this before any
+    work, with ``--force`` or without: nothing ever writes over what it reads.
+    Paths are compared resolved (symbolic links, ``..``) and, when both exist,
+    as files (:func:`os.path.samefile`: hard links, other mount points).
+    Callers pass the companions too: a book's manifest is an output beside the
+    book, and an input's manifest is an input.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> book = os.path.join(d, "b.dat")
+    >>> refuse_input_as_output(os.path.join(d, "c.dat"), [book])  # different files: fine
+    >>> refuse_input_as_output(os.path.join(d, ".", "b.dat"), [book])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    openingbook.errors.InvalidArgument: output ....dat is also an input: choose another output
+    """
+    if isinstance(outputs, (str, os.PathLike)):
+        outputs = [outputs]
+    for output in outputs:
+        for source in inputs:
+            if _same_path(Path(output), Path(source)):
+                also = "" if Path(output) == Path(source) else f" (as {source})"
+                raise InvalidArgument(
+                    f"output {output} is also an input{also}: choose another output"
+                )
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): not the same file
+        return False
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

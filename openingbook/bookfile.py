@@ -46,6 +46,7 @@ import numpy as np
 
 from openingbook.atomicio import atomic_write_bytes
 from openingbook.codec import code_length, decode_keys, decode_keys_raw, legal_mask
+from openingbook.errors import BookFileError
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
 __all__ = [
@@ -88,10 +89,6 @@ MAX_PLIES = 28
 CELLS = 42
 
 THILL_NAMES = {"book.dat": (8, False), "bookDeep.dat": (12, False), "bookDeepDist.dat": (12, True)}
-
-
-class BookFileError(ValueError):
-    """A book file that cannot be read as the expected format (one-line message)."""
 
 
 @dataclass(frozen=True)

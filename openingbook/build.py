@@ -39,7 +39,6 @@ import contextlib
 import math
 import os
 import shlex
-import shutil
 import sys
 import tempfile
 import threading
@@ -52,9 +51,16 @@ from typing import Any
 import numpy as np
 
 import openingbook
-from openingbook.atomicio import atomic_write_bytes, refuse_existing, write_json_atomic
+from openingbook.atomicio import (
+    atomic_write_bytes,
+    refuse_existing,
+    refuse_input_as_output,
+    write_json_atomic,
+)
+from openingbook.errors import InvalidArgument
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
-from openingbook.workdir import ChunkResult, WorkDir
+from openingbook.memory import check_table_size
+from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import Position, enumerate_positions
 
 __all__ = [
@@ -88,6 +94,9 @@ LAYOUT_VERSION = 1
 
 
 # ---------------------------------------------------------------- options, plan
+_SHARD_FORM = "expected i/n with 1 <= i <= n, e.g. 1/4"
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """``"2/5"`` -> ``(2, 5)``: the 2nd of 5 shards (1-based).
 
@@ -96,15 +105,15 @@ def parse_shard(text: str) -> tuple[int, int]:
     >>> parse_shard("0/4")
     Traceback (most recent call last):
     ...
-    ValueError: --shard 0/4: expected i/n with 1 <= i <= n, e.g. 1/4
+    openingbook.errors.InvalidArgument: shard 0/4: expected i/n with 1 <= i <= n, e.g. 1/4
     """
     parts = text.strip().split("/")
     try:
         i, n = (int(p) for p in parts)
     except ValueError:
-        raise ValueError(f"--shard {text}: expected i/n with 1 <= i <= n, e.g. 1/4") from None
+        raise InvalidArgument(_SHARD_FORM, argument="shard", value=text) from None
     if not 1 <= i <= n:
-        raise ValueError(f"--shard {text}: expected i/n with 1 <= i <= n, e.g. 1/4")
+        raise InvalidArgument(_SHARD_FORM, argument="shard", value=text)
     return i, n
 
 
@@ -129,28 +138,33 @@ class BuildOptions:
     def validate(self) -> None:
         """Raise ``ValueError`` with a one-line reason when the options make no build."""
         if self.plies not in SUPPORTED_PLIES:
-            raise ValueError(
-                f"--plies {self.plies}: books are built for an even number of plies "
-                f"from {SUPPORTED_PLIES[0]} to {SUPPORTED_PLIES[-1]}"
+            raise InvalidArgument(
+                "books are built for an even number of plies "
+                f"from {SUPPORTED_PLIES[0]} to {SUPPORTED_PLIES[-1]}",
+                argument="plies",
+                value=self.plies,
             )
         if self.under:
             if len(self.under) > self.plies:
-                raise ValueError(
-                    f"--under {self.under}: {len(self.under)} moves, more than the "
-                    f"{self.plies} plies of the book"
+                raise InvalidArgument(
+                    f"{len(self.under)} moves, more than the {self.plies} plies of the book",
+                    argument="under",
+                    value=self.under,
                 )
             try:
                 Position.from_moves(self.under)
             except ValueError as exc:
-                raise ValueError(f"--under {self.under}: {exc}") from None
+                raise InvalidArgument(str(exc), argument="under", value=self.under) from None
         if self.shard is not None:
             i, n = self.shard
             if not 1 <= i <= n:
-                raise ValueError(f"--shard {i}/{n}: expected i/n with 1 <= i <= n")
+                raise InvalidArgument(_SHARD_FORM, argument="shard", value=f"{i}/{n}")
         if self.sample is not None and self.sample < 1:
-            raise ValueError(f"--sample {self.sample}: must be at least 1")
+            raise InvalidArgument("must be at least 1", argument="sample", value=self.sample)
         if self.chunk_size is not None and self.chunk_size < 1:
-            raise ValueError(f"--chunk-size {self.chunk_size}: must be at least 1")
+            raise InvalidArgument(
+                "must be at least 1", argument="chunk_size", value=self.chunk_size
+            )
 
     @property
     def exact(self) -> bool:
@@ -243,8 +257,10 @@ def plan_build(options: BuildOptions) -> BuildPlan:
         raise ValueError(f"no {options.plies}-ply book positions{where}")
     if options.sample is not None:
         if options.sample > total:
-            raise ValueError(
-                f"--sample {options.sample}: only {total} {options.plies}-ply positions{where}"
+            raise InvalidArgument(
+                f"only {total} {options.plies}-ply positions{where}",
+                argument="sample",
+                value=options.sample,
             )
         rng = np.random.default_rng(options.seed)
         # sorted: the sample keeps the enumeration's grouping by parent line
@@ -257,9 +273,11 @@ def plan_build(options: BuildOptions) -> BuildPlan:
         i, n = options.shard
         chunks = chunks[(i - 1) * count // n : i * count // n]
         if not chunks:
-            raise ValueError(
-                f"--shard {i}/{n}: the build has only {count} chunks, so this shard is "
-                "empty; use fewer shards or a smaller --chunk-size"
+            raise InvalidArgument(
+                f"the build has only {count} chunks, so this shard is "
+                "empty; use fewer shards or a smaller chunk size",
+                argument="shard",
+                value=f"{i}/{n}",
             )
     return BuildPlan(options, first, mask, total, size, count, chunks)
 
@@ -419,8 +437,10 @@ def build_book(
     """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
 
     ``output`` defaults to :func:`default_output_name` in the current directory,
-    ``work_dir`` to ``<output>.work`` (deleted after success unless
-    ``keep_work``). ``jobs`` defaults to the usable cores; ``executor`` is
+    ``work_dir`` to ``<output>.work`` (a new, empty or resumable directory;
+    after success its own files are deleted, and the directory if the build
+    created it, unless ``keep_work``: :class:`openingbook.workdir.WorkDir`).
+    ``jobs`` defaults to the usable cores; ``executor`` is
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
     ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
@@ -439,117 +459,126 @@ def build_book(
     main_cpu_start = time.process_time()
     options.validate()
     if executor not in EXECUTOR_NAMES:
-        raise ValueError(
-            f"unknown executor {executor!r}: choose one of {', '.join(EXECUTOR_NAMES)}"
+        raise InvalidArgument(
+            f"choose one of {', '.join(EXECUTOR_NAMES)}", argument="executor", value=executor
         )
     if jobs is not None and jobs < 1:
-        raise ValueError(f"--jobs {jobs}: must be at least 1")
+        raise InvalidArgument("must be at least 1", argument="jobs", value=jobs)
     if scheduler and executor != "dask":
-        raise ValueError("--scheduler needs --executor dask")
-    if table_log2 is not None and not 10 <= table_log2 <= 32:
-        raise ValueError(f"--table-log2 {table_log2}: expected 10 to 32")
+        raise InvalidArgument("needs the dask executor", argument="scheduler", value=scheduler)
+    # tables on this machine (a scheduler's workers are elsewhere): refused before any work
+    check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     fmt = BookFormat.for_plies(options.plies, options.distances)
-    out = check_output(output or default_output_name(options), force)
+    out = Path(output or default_output_name(options))
+    work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
+    # the work directory and its files are the build's resume inputs
+    outputs = [out, manifest_path(out)]
+    work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
+    refuse_input_as_output(outputs, [work_dir_path, *work_files])
+    check_output(out, force)
     plan = plan_build(options)
-    wd = WorkDir.open(work_dir or out.with_name(out.name + ".work"), plan.work_settings())
-
-    results: dict[int, ChunkResult] = {}
-    todo: list[ChunkTask] = []
-    for chunk in plan.chunks:
-        first, mask = plan.chunk_arrays(chunk)
-        saved = wd.load_chunk(chunk.chunk_id)
-        if saved is not None and _same_positions(saved, first, mask):
-            results[chunk.chunk_id] = saved
-        else:
-            wd.discard_chunk(chunk.chunk_id)  # damaged or from another enumeration
-            todo.append(
-                ChunkTask(chunk.chunk_id, first, mask, options.plies, options.exact, table_log2)
-            )
-    resumed = len(results)
-    resumed_positions = sum(len(r) for r in results.values())
-
-    solve_cpu = 0.0
-    workers = jobs or default_jobs()  # what would have run, if every chunk was resumed
-    with contextlib.ExitStack() as stack:
-        # the executor first: a cluster that cannot be reached fails before any output
-        ex = None
-        if todo:
-            ex = stack.enter_context(
-                make_executor(
-                    executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
+    with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
+        results: dict[int, ChunkResult] = {}
+        todo: list[ChunkTask] = []
+        for chunk in plan.chunks:
+            first, mask = plan.chunk_arrays(chunk)
+            saved = wd.load_chunk(chunk.chunk_id)
+            if saved is not None and _same_positions(saved, first, mask):
+                results[chunk.chunk_id] = saved
+            else:
+                wd.discard_chunk(chunk.chunk_id)  # damaged or from another enumeration
+                todo.append(
+                    ChunkTask(chunk.chunk_id, first, mask, options.plies, options.exact, table_log2)
                 )
-            )
-            workers = ex.workers
-        bar = _progress_bar(plan.positions, resumed_positions, resumed, len(plan.chunks), progress)
-        stack.callback(bar.close)
-        for result in ex.map_unordered(solve_chunk, todo) if ex is not None else ():
-            wd.save_chunk(result)
-            results[result.chunk_id] = result
-            solve_cpu += result.cpu_seconds
-            bar.update(len(result))
-            bar.set_postfix_str(
-                f"chunks {len(results)}/{len(plan.chunks)}, resumed {resumed}", refresh=False
-            )
-            if on_chunk is not None:
-                on_chunk(result)
+        resumed = len(results)
+        resumed_positions = sum(len(r) for r in results.values())
 
-    ordered = [results[c.chunk_id] for c in plan.chunks]
-    first = np.concatenate([r.first for r in ordered])
-    mask = np.concatenate([r.mask for r in ordered])
-    values = np.concatenate([r.values for r in ordered])
-    histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
-    records = _write_records(out, fmt, first, mask, values)
-    wall = time.perf_counter() - wall_start
-    solved = plan.positions - resumed_positions
-    manifest = {
-        **manifest_book_entry(out, fmt, records),
-        "selection": options.selection(),
-        "values": histogram,
-        "positions": {
-            "book_total": plan.total_positions,
-            "selected": plan.selected_positions,
-            "in_output": plan.positions,
-            "solved_this_run": solved,
-            "resumed": resumed_positions,
-        },
-        "chunks": {
-            "size": plan.chunk_size,
-            "count_all": plan.chunk_count,
-            "in_output": len(plan.chunks),
-            "resumed": resumed,
-        },
-        "solver": {
-            "search": "exact score" if options.exact else "win/draw/loss",
-            "table_log2": table_log2,
-            "executor": executor if executor == "dask" else ("pool" if workers > 1 else "serial"),
-            "workers": workers,
-        },
-        "time": {
-            "wall_seconds": round(wall, 3),
-            "solve_cpu_seconds": round(sum(r.cpu_seconds for r in ordered), 3),
-            "solve_cpu_seconds_this_run": round(solve_cpu, 3),
-            "main_cpu_seconds": round(time.process_time() - main_cpu_start, 3),
-        },
-        **manifest_provenance(command),
-    }
-    mpath = manifest_path(out)
-    write_json_atomic(mpath, manifest)
-    if not keep_work:
-        shutil.rmtree(wd.path, ignore_errors=True)
-    return BuildSummary(
-        output=str(out),
-        manifest=str(mpath),
-        format=fmt.name,
-        records=records,
-        positions=plan.positions,
-        positions_solved=solved,
-        chunks=len(plan.chunks),
-        chunks_resumed=resumed,
-        wall_seconds=round(wall, 3),
-        cpu_seconds=round(solve_cpu, 3),
-        positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
-        values=_outcomes(histogram),
-    )
+        solve_cpu = 0.0
+        workers = jobs or default_jobs()  # what would have run, if every chunk was resumed
+        with contextlib.ExitStack() as stack:
+            # the executor first: a cluster that cannot be reached fails before any output
+            ex = None
+            if todo:
+                ex = stack.enter_context(
+                    make_executor(
+                        executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
+                    )
+                )
+                workers = ex.workers
+            bar = _progress_bar(
+                plan.positions, resumed_positions, resumed, len(plan.chunks), progress
+            )
+            stack.callback(bar.close)
+            for result in ex.map_unordered(solve_chunk, todo) if ex is not None else ():
+                wd.save_chunk(result)
+                results[result.chunk_id] = result
+                solve_cpu += result.cpu_seconds
+                bar.update(len(result))
+                bar.set_postfix_str(
+                    f"chunks {len(results)}/{len(plan.chunks)}, resumed {resumed}", refresh=False
+                )
+                if on_chunk is not None:
+                    on_chunk(result)
+
+        ordered = [results[c.chunk_id] for c in plan.chunks]
+        first = np.concatenate([r.first for r in ordered])
+        mask = np.concatenate([r.mask for r in ordered])
+        values = np.concatenate([r.values for r in ordered])
+        histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
+        records = _write_records(out, fmt, first, mask, values)
+        wall = time.perf_counter() - wall_start
+        solved = plan.positions - resumed_positions
+        manifest = {
+            **manifest_book_entry(out, fmt, records),
+            "selection": options.selection(),
+            "values": histogram,
+            "positions": {
+                "book_total": plan.total_positions,
+                "selected": plan.selected_positions,
+                "in_output": plan.positions,
+                "solved_this_run": solved,
+                "resumed": resumed_positions,
+            },
+            "chunks": {
+                "size": plan.chunk_size,
+                "count_all": plan.chunk_count,
+                "in_output": len(plan.chunks),
+                "resumed": resumed,
+            },
+            "solver": {
+                "search": "exact score" if options.exact else "win/draw/loss",
+                "table_log2": table_log2,
+                "executor": executor
+                if executor == "dask"
+                else ("pool" if workers > 1 else "serial"),
+                "workers": workers,
+            },
+            "time": {
+                "wall_seconds": round(wall, 3),
+                "solve_cpu_seconds": round(sum(r.cpu_seconds for r in ordered), 3),
+                "solve_cpu_seconds_this_run": round(solve_cpu, 3),
+                "main_cpu_seconds": round(time.process_time() - main_cpu_start, 3),
+            },
+            **manifest_provenance(command),
+        }
+        mpath = manifest_path(out)
+        write_json_atomic(mpath, manifest)
+        if not keep_work:
+            wd.remove()  # our own files only, and the directory if we made it
+        return BuildSummary(
+            output=str(out),
+            manifest=str(mpath),
+            format=fmt.name,
+            records=records,
+            positions=plan.positions,
+            positions_solved=solved,
+            chunks=len(plan.chunks),
+            chunks_resumed=resumed,
+            wall_seconds=round(wall, 3),
+            cpu_seconds=round(solve_cpu, 3),
+            positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
+            values=_outcomes(histogram),
+        )
 
 
 def _outcomes(histogram: dict[str, Any]) -> dict[str, int]:
@@ -711,6 +740,10 @@ def merge_books(
 
     if not shard_books:
         raise ValueError("no shard books to merge")
+    refuse_input_as_output(
+        [output, manifest_path(output)],
+        [*shard_books, *(manifest_path(book) for book in shard_books)],
+    )
     out = check_output(output, force)
     manifests = []
     for book in shard_books:

@@ -33,9 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.atomicio import write_json_atomic
+from openingbook.atomicio import refuse_input_as_output, write_json_atomic
 from openingbook.bookfile import BookFormat, Records, read_book, write_book
 from openingbook.codec import decode_keys, encode_keys
+from openingbook.errors import InvalidArgument
 from solver import plies_from_score, score_from_plies
 from solver.bitboards import can_win_next_bits, mirror_bits, position_keys, stone_counts
 from solver.enumerate import enumerate_positions, positions_with_moves
@@ -567,8 +568,10 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
     """
     start = time.perf_counter()
     if not 0 <= plies < deep.plies:
-        raise ValueError(
-            f"--plies {plies}: must be less than the {deep.plies} plies of {deep.path.name}"
+        raise InvalidArgument(
+            f"must be less than the {deep.plies} plies of {deep.path.name}",
+            argument="plies",
+            value=plies,
         )
     if deep.scope.partial and not deep.fmt.distances:
         raise ValueError(
@@ -649,7 +652,7 @@ def derive_book(
 
     >>> import os, tempfile
     >>> from openingbook.bookfile import BOOK8, read_book
-    >>> ref = "/work/shared/reference/thill-original-book8.dat"
+    >>> ref = REFERENCE / "thill-original-book8.dat"
     >>> with tempfile.TemporaryDirectory() as tmp:  # 8-ply book -> 6 plies under "4444"
     ...     s = derive_book(ref, 6, os.path.join(tmp, "b6.dat"), under="4444")
     ...     s.positions, s.format
@@ -658,6 +661,7 @@ def derive_book(
     from openingbook.bookfile import value_histogram
     from openingbook.build import check_output, manifest_path
 
+    refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
     out = check_output(output, force)
     deep = LoadedBook.load(source)
     if distances is None:
@@ -674,8 +678,8 @@ def derive_book(
         raise ValueError(
             f"{deep.path.name} does not cover {len(missing)} of the "
             f"{len(derivation.first)} {plies}-ply positions{where} "
-            f"(first: {derivation.moves[missing[0]]}); pass --under LINE to derive the "
-            "part it covers"
+            f"(first: {derivation.moves[missing[0]]}); derive only the "
+            "positions under a line it covers (under)"
         )
     values = derivation.book_values(distances)
     histogram = value_histogram(fmt, values)  # of every position, pruned ones included

@@ -31,6 +31,7 @@ import numpy as np
 
 from openingbook.bookfile import atomic_write_bytes
 from openingbook.codec import code_length, encode_keys
+from openingbook.errors import InvalidArgument
 from solver import enumerate_positions, positions_with_moves
 
 __all__ = ["OUTPUT_FORMATS", "EnumerationResult", "code_lines", "enumerate_to_file", "move_lines"]
@@ -55,7 +56,7 @@ def move_lines(moves: np.ndarray) -> bytes:
 def _check_code_length(stones: int, width: int) -> int:
     length = code_length(stones, width)
     if length > 64:
-        raise ValueError(
+        raise InvalidArgument(
             f"column codes of {stones} stones take {length} bits; at most 64 can be written"
         )
     return length
@@ -104,7 +105,9 @@ def enumerate_to_file(
     25
     """
     if output_format not in OUTPUT_FORMATS:
-        raise ValueError(f"unknown output format {output_format!r}; use one of {OUTPUT_FORMATS}")
+        raise InvalidArgument(
+            f"use one of {', '.join(OUTPUT_FORMATS)}", argument="output_format", value=output_format
+        )
     if path is not None:
         directory = Path(path).parent
         if not directory.is_dir():
@@ -112,14 +115,17 @@ def enumerate_to_file(
         if output_format == "codes":
             _check_code_length(plies, 7)
     options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
-    if path is None:
-        first, _ = enumerate_positions(plies, under, **options)
-        return EnumerationResult(plies, int(first.size), under, None, None)
-    if output_format == "moves":
-        first, _, moves = positions_with_moves(plies, under, **options)
-        data = move_lines(moves)
-    else:
-        first, mask = enumerate_positions(plies, under, **options)
-        data = code_lines(first, mask, plies)
+    try:  # the solver's ValueErrors here are all about plies and under: bad arguments
+        if path is None:
+            first, _ = enumerate_positions(plies, under, **options)
+            return EnumerationResult(plies, int(first.size), under, None, None)
+        if output_format == "moves":
+            first, _, moves = positions_with_moves(plies, under, **options)
+            data = move_lines(moves)
+        else:
+            first, mask = enumerate_positions(plies, under, **options)
+            data = code_lines(first, mask, plies)
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
     atomic_write_bytes(path, data)
     return EnumerationResult(plies, int(first.size), under, os.fspath(path), output_format)

@@ -23,6 +23,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from openingbook.errors import InvalidArgument
+
 __all__ = [
     "EXECUTOR_NAMES",
     "DaskExecutor",
@@ -356,11 +358,13 @@ def make_executor(
     'serial'
     """
     if name not in EXECUTOR_NAMES:
-        raise ValueError(f"unknown executor {name!r}: choose one of {', '.join(EXECUTOR_NAMES)}")
+        raise InvalidArgument(
+            f"choose one of {', '.join(EXECUTOR_NAMES)}", argument="executor", value=name
+        )
     if jobs is not None and jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, not {jobs}")
+        raise InvalidArgument("must be at least 1", argument="jobs", value=jobs)
     if scheduler and name != "dask":
-        raise ValueError("--scheduler needs --executor dask")
+        raise InvalidArgument("needs the dask executor", argument="scheduler", value=scheduler)
     if name == "dask":
         return DaskExecutor(scheduler, jobs, initializer, initargs)
     jobs = jobs or default_jobs()

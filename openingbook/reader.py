@@ -27,7 +27,7 @@ draw). A position that is not stored is
   four at once, otherwise an error (:class:`PositionNotInBook`).
 
 >>> from solver import Position
->>> with Book("/work/shared/reference/thill-original-book8.dat") as book:
+>>> with Book(REFERENCE / "thill-original-book8.dat") as book:
 ...     book.format.name, len(book), book.get(Position.from_moves("44444455")).winner
 ('8-ply', 34286, <Winner.FIRST: 'first'>)
 """
@@ -56,6 +56,7 @@ from openingbook.bookfile import (
     parse_records,
 )
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
+from openingbook.errors import InvalidArgument
 from solver import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -283,10 +284,10 @@ class Book:
 
     def _check_position(self, pos: Position) -> None:
         if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
-            raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
+            raise InvalidArgument(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
         n = pos.stone_count
         if n != self.format.plies:
-            raise ValueError(
+            raise InvalidArgument(
                 f"the position has {n} stones; {self.path.name} holds "
                 f"{self.format.plies}-stone positions"
             )
@@ -355,7 +356,7 @@ class Book:
         wrong = counts != fmt.plies
         if wrong.any():
             i = int(np.argmax(wrong))
-            raise ValueError(
+            raise InvalidArgument(
                 f"position {i} has {int(counts.flat[i])} stones; {self.path.name} holds "
                 f"{fmt.plies}-stone positions"
             )
@@ -363,7 +364,7 @@ class Book:
         illegal = ~legal_mask(first, mask)
         if illegal.any():
             i = int(np.argmax(illegal))
-            raise ValueError(f"position {i} is not legal (stone counts or four in a row)")
+            raise InvalidArgument(f"position {i} is not legal (stone counts or four in a row)")
         order, _ = self._arrays()
         index = _search_sorted(order, fmt.order_keys(keys))
         # the mirror image only where the position itself is not stored

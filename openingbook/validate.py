@@ -11,7 +11,7 @@
 Every report is a dataclass with ``as_dict()`` (the ``--json`` output) and
 ``ok`` (the exit status of the command).
 
->>> ref = "/work/shared/reference/thill-original-book8.dat"
+>>> ref = REFERENCE / "thill-original-book8.dat"
 >>> report = check_book(ref)
 >>> [(i.kind, i.count) for i in report.issues]
 [('duplicate-mirror-pair', 5593)]
@@ -30,6 +30,7 @@ import numpy as np
 
 from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
+from openingbook.errors import InvalidArgument
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.published import TROMP_SUBSET_COUNTS
 from solver import Position
@@ -501,8 +502,11 @@ def check_book(
     ``fmt``: the book's format, when it is not detected (manifest, name, content).
     """
     start = time.perf_counter()
-    if table_log2 is not None and not 10 <= table_log2 <= 32:
-        raise ValueError(f"--table-log2 {table_log2}: expected 10 to 32")  # as build says
+    from openingbook.executors import default_jobs
+    from openingbook.memory import check_table_size
+
+    # before reading the book; a scheduler's workers are on other machines
+    check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     book = LoadedBook.load(path, fmt)
     issues: list[Issue] = []
     _file_issues(book, issues)
@@ -512,12 +516,14 @@ def check_book(
         picks = np.arange(len(book))
     elif sample:
         if sample < 0:
-            raise ValueError(f"--sample {sample}: must be at least 0")
+            raise InvalidArgument("must be at least 0", argument="sample", value=sample)
         picks = np.sort(rng.choice(len(book), size=min(sample, len(book)), replace=False))
     absent_first = absent_mask = np.empty(0, np.uint64)
     if absent:
         if book.fmt.distances or book.scope.partial:
-            raise ValueError("--absent needs a pruned book that holds every position of its scope")
+            raise InvalidArgument(
+                "needs a pruned book that holds every position of its scope", argument="absent"
+            )
         f, m, _ = positions_with_moves(book.plies, under=book.scope.under)
         missing = np.flatnonzero(book.find(f, m) < 0)
         chosen = rng.choice(missing, size=min(absent, len(missing)), replace=False)

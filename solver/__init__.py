@@ -21,6 +21,7 @@ from solver.scores import (
     winner_from_score,
 )
 from solver.search import Solver, analyze, solve, solve_wdl
+from solver.table import default_table_log2, table_bytes
 
 __all__ = [
     "DEFAULT_HEIGHT",
@@ -33,6 +34,7 @@ __all__ = [
     "can_win_next_bits",
     "canonical_bits",
     "count_positions",
+    "default_table_log2",
     "describe_score",
     "enumerate_positions",
     "has_four_bits",
@@ -43,5 +45,6 @@ __all__ = [
     "score_from_plies",
     "solve",
     "solve_wdl",
+    "table_bytes",
     "winner_from_score",
 ]

@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_SMALL_LOG2",
     "TranspositionTable",
     "default_table_log2",
+    "table_bytes",
 ]
 
 #: 2**25 entries = 256 MiB: a worker per core on a 2-core, 24 GiB machine
@@ -64,6 +65,15 @@ _MAX_LOG2 = 32
 def default_table_log2() -> int:
     """The default size of the big table, as a power of two (entries)."""
     return DEFAULT_LOG2
+
+
+def table_bytes(log2: int = DEFAULT_LOG2, small_log2: int = DEFAULT_SMALL_LOG2) -> int:
+    """Bytes a :class:`TranspositionTable` of these sizes allocates (8 per entry).
+
+    >>> table_bytes(25) // 2**20
+    256
+    """
+    return 8 * ((1 << log2) + (1 << small_log2))
 
 
 class TranspositionTable:

@@ -8,7 +8,6 @@ here with numpy's ``>i4``/``>i8`` views.
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 
@@ -34,16 +33,9 @@ from openingbook.bookfile import (
 )
 from openingbook.codec import decode_keys, encode_keys, position_key
 from solver import Position
+from tests.conftest import REFERENCE
 from tests.strategies import random_game
 
-#: The shared reference files (../shared/reference beside the repository);
-#: OPENINGBOOK_REFERENCE points elsewhere.
-REFERENCE = Path(
-    os.environ.get(
-        "OPENINGBOOK_REFERENCE",
-        Path(__file__).resolve().parents[1].parent / "shared" / "reference",
-    )
-)
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 
 

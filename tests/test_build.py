@@ -33,8 +33,9 @@ from openingbook.build import (
 )
 from openingbook.cli import main
 from openingbook.codec import decode_keys, encode_keys, mirror_keys
+from openingbook.errors import InvalidArgument, OutputExists
 from openingbook.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
-from openingbook.workdir import ChunkResult, WorkDir, WorkDirError
+from openingbook.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
 from solver import (
     Position,
     Solver,
@@ -43,7 +44,6 @@ from solver import (
     plies_from_score,
     winner_from_score,
 )
-from tests.test_bookfile import REFERENCE
 
 SETTINGS = {"layout": 1, "plies": 10, "under": "444444"}
 
@@ -105,17 +105,18 @@ def test_chunk_from_another_id_is_rejected(tmp_path):
 
 
 def test_settings_mismatch_is_a_clear_error(tmp_path):
-    WorkDir.open(tmp_path, SETTINGS)
+    WorkDir.open(tmp_path, SETTINGS).close()
     with pytest.raises(WorkDirError, match=r"other settings.*plies 10 there, 12 now"):
         WorkDir.open(tmp_path, {**SETTINGS, "plies": 12})
-    WorkDir.open(tmp_path, dict(SETTINGS))  # same settings reopen fine
+    WorkDir.open(tmp_path, dict(SETTINGS)).close()  # same settings reopen fine
 
 
 def test_chunks_without_settings_are_refused(tmp_path):
     wd = WorkDir.open(tmp_path / "a", SETTINGS)
     wd.save_chunk(_chunk(0))
-    (tmp_path / "a" / "settings.json").unlink()
-    with pytest.raises(WorkDirError, match=r"no settings\.json"):
+    (tmp_path / "a" / MARKER_NAME).unlink()
+    wd.close()
+    with pytest.raises(WorkDirError, match=r"chunk files but no openingbook-work\.json"):
         WorkDir.open(tmp_path / "a", SETTINGS)
 
 
@@ -127,8 +128,9 @@ def test_work_dir_that_is_a_file(tmp_path):
 
 def test_half_written_temporaries_are_removed(tmp_path):
     wd = WorkDir.open(tmp_path, SETTINGS)
+    wd.close()
     (tmp_path / ".chunk-0000001.npz.x1y2.tmp").write_bytes(b"partial")
-    WorkDir.open(tmp_path, SETTINGS)
+    WorkDir.open(tmp_path, SETTINGS).close()
     assert not list(tmp_path.glob(".*.tmp"))
     assert wd.chunk_ids() == []
 
@@ -186,11 +188,13 @@ def test_pool_worker_errors_reach_the_caller():
 
 
 def test_make_executor_rejects_bad_arguments():
-    with pytest.raises(ValueError, match="unknown executor"):
+    with pytest.raises(InvalidArgument, match="executor spark: choose one of"):
         make_executor("spark")
     with pytest.raises(ValueError, match="at least 1"):
         make_executor("pool", jobs=0)
-    with pytest.raises(ValueError, match="--scheduler needs --executor dask"):
+    with pytest.raises(
+        InvalidArgument, match=r"scheduler tcp://127\.0\.0\.1:1: needs the dask executor"
+    ):
         make_executor("pool", scheduler="tcp://127.0.0.1:1")
 
 
@@ -295,7 +299,7 @@ def test_check_output(tmp_path):
     out = tmp_path / "b.dat"
     assert check_output(out, force=False) == out
     out.write_bytes(b"")
-    with pytest.raises(ValueError, match="exists; use --force"):
+    with pytest.raises(OutputExists, match="exists; pass force=True"):
         check_output(out, force=False)
     check_output(out, force=True)
     with pytest.raises(ValueError, match="does not exist"):
@@ -435,17 +439,17 @@ def test_manifest_describes_the_book(big_books):
 # 7-move lines whose 8-ply positions have all three outcomes, and one (2113254)
 # where the first player wins them all, so that the pruned book is empty
 @pytest.mark.parametrize("line", ["1266646", "3133636", "3454434", "2113254"])
-def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line):
+def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line, reference_dir):
     """Independent source: the published 8-ply book (with its documented faults)."""
     out = tmp_path / "b8.dat"
     summary = _build(out, plies=8, under=line, distances=False)
     first, _ = enumerate_positions(8, under=line)
     assert summary.positions == len(first) > 0
     assert summary.records == out.stat().st_size // 3
-    assert _compare_with_thill(out, line) == len(first)
+    assert _compare_with_thill(out, line, reference_dir) == len(first)
 
 
-def _compare_with_thill(book, line: str) -> int:
+def _compare_with_thill(book, line: str, reference_dir: Path) -> int:
     """Check a pruned 8-ply book of the positions under ``line`` against Thill's file.
 
     Every position must have Thill's value (absent = first player wins), except
@@ -458,7 +462,7 @@ def _compare_with_thill(book, line: str) -> int:
     ours.update(_as_dict(*_book_positions(book, 8, False)))
     assert len(ours) == len(first)  # the book holds only positions under the line
 
-    _, thill = read_book(REFERENCE / "thill-original-book8.dat", BOOK8, check=False)
+    _, thill = read_book(reference_dir / "thill-original-book8.dat", BOOK8, check=False)
     stored = dict(zip(thill.keys.tolist(), thill.values.tolist(), strict=True))
     f = np.array([k[0] for k in ours], np.uint64)
     m = np.array([k[1] for k in ours], np.uint64)
@@ -806,8 +810,8 @@ def test_cli_build_json_and_quiet(tmp_path):
         (["--plies", "12", "--shard", "3/2"], "expected i/n"),
         (["--plies", "12", "--seed", "3"], "--seed only applies with --sample"),
         (["--plies", "12", "--jobs", "0"], "0 is not in the range x>=1"),
-        (["--plies", "12", "--scheduler", "tcp://127.0.0.1:1"], "needs --executor dask"),
-        (["--plies", "12", "--table-log2", "40"], "expected 10 to 32"),
+        (["--plies", "12", "--scheduler", "tcp://127.0.0.1:1"], "needs the dask executor"),
+        (["--plies", "12", "--table-log2", "40"], "'--table-log2': 40 is not in the range"),
     ],
 )
 def test_cli_bad_input_is_one_line(tmp_path, args, message):
@@ -915,13 +919,13 @@ def test_committed_book_matches_its_manifest():
         assert int(values[i]) == _expected(pos, True, solver), pos.some_moves()
 
 
-def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path):
+def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path, reference_dir):
     """The 12-ply distances, backed up 4 plies by exact negamax, give Thill's 8-ply values."""
     from openingbook.derive import derive_book
 
     derived = tmp_path / "b8.dat"
     derive_book(COMMITTED, 8, derived, under="44444", distances=False)
-    assert _compare_with_thill(derived, "44444") == 111
+    assert _compare_with_thill(derived, "44444", reference_dir) == 111
 
 
 @pytest.mark.parametrize("book", sorted(BOOKS.glob("*.dat")), ids=lambda p: p.name)
@@ -939,7 +943,7 @@ def test_every_committed_book_matches_its_manifest(book):
         assert shard["command"].startswith("openingbook build ")
 
 
-def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path):
+def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path, reference_dir):
     """books/book8-under44444.dat: derived again from the committed 12-ply book, the same
     bytes; and its values are Thill's (but for his file's documented missing positions)."""
     from openingbook.derive import derive_book
@@ -950,4 +954,4 @@ def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path):
     again = tmp_path / "b8.dat"
     derive_book(COMMITTED, 8, again, under="44444", distances=False)
     assert again.read_bytes() == committed.read_bytes()
-    assert _compare_with_thill(committed, "44444") == 111
+    assert _compare_with_thill(committed, "44444", reference_dir) == 111

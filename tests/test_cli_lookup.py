@@ -14,7 +14,7 @@ from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.cli import main
 from openingbook.codec import encode_keys
 from solver import Position
-from tests.test_bookfile import REFERENCE
+from tests.conftest import REFERENCE
 
 BOOK8_FILE = str(REFERENCE / "thill-original-book8.dat")
 
@@ -84,7 +84,7 @@ def test_lookup_text_output():
 )
 def test_lookup_errors_are_one_line(args, message):
     result = run("lookup", BOOK8_FILE, *args)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a position that is illegal or not of this book: bad argument
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output
@@ -279,7 +279,7 @@ def test_usage_errors_are_one_line(args):
     ("args", "code"),
     [
         (["build", "--plies", "x", "--json"], 2),
-        (["lookup", str(BOOK8_FILE), "1111111", "--json"], 1),
+        (["lookup", str(BOOK8_FILE), "1111111", "--json"], 2),  # an illegal position
         (["lookup", "/no/such/book.dat", "4444", "--json"], 1),
     ],
 )

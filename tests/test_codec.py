@@ -28,9 +28,6 @@ from openingbook.codec import (
 )
 from solver import Position
 from tests.strategies import positions
-from tests.test_bookfile import REFERENCE
-
-BOOK8 = REFERENCE / "thill-original-book8.dat"
 
 
 def arrays(pos_list: list[Position]) -> tuple[np.ndarray, np.ndarray]:
@@ -61,8 +58,8 @@ def test_hand_examples():
     )
 
 
-def test_first_record_of_original_book():
-    record = BOOK8.read_bytes()[:3]
+def test_first_record_of_original_book(reference_dir):
+    record = (reference_dir / "thill-original-book8.dat").read_bytes()[:3]
     key = int.from_bytes(record, "big") & ~0b11
     bits = bitarray(format(key, "024b"))
     pos = decode_column_code(bits)
@@ -176,8 +173,9 @@ def _split_columns(code: str) -> list[str]:
     return cols
 
 
-def test_real_book_keys_round_trip():
-    raw = np.frombuffer(BOOK8.read_bytes(), dtype=np.uint8).reshape(-1, 3).astype(np.uint64)
+def test_real_book_keys_round_trip(reference_dir):
+    data = (reference_dir / "thill-original-book8.dat").read_bytes()
+    raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, 3).astype(np.uint64)
     keys = ((raw[:, 0] << np.uint64(16)) | (raw[:, 1] << np.uint64(8)) | raw[:, 2]) & ~np.uint64(3)
     first, mask = decode_keys(keys, 24, 8)
     assert np.array_equal(encode_keys(first, mask, 24), keys)

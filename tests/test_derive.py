@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,9 +35,12 @@ from solver import Position, plies_from_score, score_from_plies
 from solver.bitboards import mirror_bits
 from solver.search import Solver
 from tests.strategies import random_game
-from tests.test_bookfile import REFERENCE
 
-REFERENCE_BOOK8 = str(REFERENCE / "thill-original-book8.dat")
+
+@pytest.fixture(scope="module")
+def thill_book8(reference_dir: Path) -> str:
+    """Thill's 8-ply book."""
+    return str(reference_dir / "thill-original-book8.dat")
 
 
 @pytest.fixture(scope="module")
@@ -258,12 +262,12 @@ def test_incomplete_distance_book_is_refused_outside_its_cover(built, tmp_path, 
     assert derivation.result.values[covered].tolist() == solved.tolist()
 
 
-def test_derive_from_reference_pruned_book(tmp_path):
+def test_derive_from_reference_pruned_book(tmp_path, thill_book8):
     # 8 -> 6 plies under "4444" from Thill's 8-ply book: the 6-ply values must equal
     # the minimax of the 8-ply answers (missing = first player wins)
     out = tmp_path / "b6.dat"
-    summary = derive_book(REFERENCE_BOOK8, 6, out, under="4444")
-    book8 = LoadedBook.load(REFERENCE_BOOK8)
+    summary = derive_book(thill_book8, 6, out, under="4444")
+    book8 = LoadedBook.load(thill_book8)
     derived = LoadedBook.load(out)
     assert derived.scope.under == "4444"
     for moves in ("444411", "444455", "444433", "444417"):
@@ -291,10 +295,10 @@ def test_derive_from_reference_pruned_book(tmp_path):
     assert summary.positions == 25
 
 
-def test_derive_cli(tmp_path):
+def test_derive_cli(tmp_path, thill_book8):
     runner = CliRunner()
     out = tmp_path / "b6.dat"
-    args = ["derive", "--from", REFERENCE_BOOK8, "--plies", "6", "--out", str(out)]
+    args = ["derive", "--from", thill_book8, "--plies", "6", "--out", str(out)]
     result = runner.invoke(main, [*args, "--under", "4444", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -304,10 +308,10 @@ def test_derive_cli(tmp_path):
     for bad, message in (
         (["--plies", "8"], "must be less than"),
         (["--under", "44x4"], "not a 1-based move string"),
-        (["--under", "4444444"], "7 moves"),
+        (["--under", "1234567"], "7 moves"),
         (["--distances"], "no distances"),
     ):
-        argv = ["derive", "--from", REFERENCE_BOOK8, "--out", str(tmp_path / "y.dat")]
+        argv = ["derive", "--from", thill_book8, "--out", str(tmp_path / "y.dat")]
         if "--plies" not in bad:
             argv += ["--plies", "6"]
         result = runner.invoke(main, argv + bad)
@@ -316,15 +320,15 @@ def test_derive_cli(tmp_path):
         assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_loaded_book_finds_what_the_reader_finds():
+def test_loaded_book_finds_what_the_reader_finds(thill_book8):
     # every 8-ply book position, and its mirror: the in-memory index and the reader's
     # mirrored dual binary search must agree on what is stored
     from openingbook.reader import Book
     from solver.enumerate import enumerate_positions
 
     first, mask = enumerate_positions(8)
-    book = LoadedBook.load(REFERENCE_BOOK8)
-    with Book(REFERENCE_BOOK8) as reader:
+    book = LoadedBook.load(thill_book8)
+    with Book(thill_book8) as reader:
         for f, m in ((first, mask), (mirror_bits(first), mirror_bits(mask))):
             ours = book.find(f, m) >= 0
             theirs = reader.find_many(f, m) >= 0

@@ -30,9 +30,6 @@ from solver import (
 from solver.bitboards import winning_cells_bits
 from solver.position import has_four, winning_cells
 from tests.strategies import positions
-from tests.test_bookfile import REFERENCE
-
-REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"
 
 
 # ------------------------------------------------------------------ brute force
@@ -219,10 +216,10 @@ def test_move_strings_under_a_line_start_with_it_or_its_mirror():
     assert (rf == first).all() and (rm == mask).all()
 
 
-def test_reference_8ply_book_positions_are_enumerated():
+def test_reference_8ply_book_positions_are_enumerated(reference_dir):
     """Every record of the published 8-ply book (decoded here from FORMATS.md's
     description of the column code) is one of the enumerated positions."""
-    data = REFERENCE_BOOK8.read_bytes()
+    data = (reference_dir / "thill-original-book8.dat").read_bytes()
     assert len(data) == 34_286 * 3
     book = set(as_pairs(*enumerate_positions(8)))
     found = set()

@@ -18,10 +18,11 @@ import numpy as np
 from openingbook.reader import Book
 from solver import Position, enumerate_positions
 from solver.search import Solver
+from tests.conftest import REFERENCE
 
 #: A line whose 12-ply subtree holds all three results.
 LINE = "1212343456"
-REFERENCE_BOOK8 = Path("/work/shared/reference/thill-original-book8.dat")
+REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"
 
 _DIR = Path(tempfile.mkdtemp(prefix="export-books-"))
 atexit.register(shutil.rmtree, _DIR, ignore_errors=True)

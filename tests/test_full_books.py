@@ -18,7 +18,6 @@ from openingbook.derive import derive_book, file_sha256
 from openingbook.validate import validate_books
 from solver import Position, Solver, enumerate_positions
 from solver.bitboards import position_keys
-from tests.test_bookfile import REFERENCE
 from tests.test_build import (
     BOOKS,
     TABLE,
@@ -88,7 +87,7 @@ def test_book12_holds_every_position_not_won_by_the_first_player():
 
 
 @pytest.mark.slow
-def test_book8_is_derived_from_book12_and_agrees_with_thill(tmp_path):
+def test_book8_is_derived_from_book12_and_agrees_with_thill(tmp_path, reference_dir):
     """books/book8.dat is reproduced by deriving it again; Thill's 8-ply file, validated
     against our 12-ply book, disagrees exactly on the positions it is known to lack."""
     manifest = read_manifest(BOOK8)
@@ -98,7 +97,7 @@ def test_book8_is_derived_from_book12_and_agrees_with_thill(tmp_path):
     derive_book(BOOK12, 8, again, distances=False)
     assert again.read_bytes() == BOOK8.read_bytes()
 
-    report = validate_books(REFERENCE / "thill-original-book8.dat", BOOK12)
+    report = validate_books(reference_dir / "thill-original-book8.dat", BOOK12)
     assert report.compared == report.positions == 77_715
     assert len(report.disagreements) == THILL_MISSING
     for d in report.disagreements:

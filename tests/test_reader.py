@@ -19,7 +19,8 @@ from openingbook.bookfile import BOOK8, BookFormat, Records, write_book
 from openingbook.codec import encode_keys, key_position, position_key
 from openingbook.reader import UNKNOWN, Book, BookValue, PositionNotInBook, search_steps
 from solver import Position, Winner
-from tests.test_bookfile import REFERENCE, random_positions
+from tests.conftest import REFERENCE
+from tests.test_bookfile import random_positions
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 SCORES_FILE = REFERENCE / "solver-scores.txt"

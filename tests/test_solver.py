@@ -25,20 +25,19 @@ from solver import Position, Solver, analyze, plies_from_score, solve, solve_wdl
 from solver.position import has_four
 from tests.strategies import positions, random_game
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
-SCORES_FILE = REFERENCE / "solver-scores.txt"
-BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
-
 #: the reference file's 37-stone example (score -1)
 DEEP_MOVES = "2252576253462244111563365343671351441"
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _reference_lines() -> list[tuple[str, int]]:
-    if not SCORES_FILE.exists():
-        pytest.fail(f"reference file missing: {SCORES_FILE}")
+@pytest.fixture(scope="session")
+def reference_lines(reference_dir: Path) -> list[tuple[str, int]]:
+    """(move string, score) of every line of the reference solver-scores file."""
+    scores_file = reference_dir / "solver-scores.txt"
+    if not scores_file.exists():
+        pytest.fail(f"reference file missing: {scores_file}")
     out = []
-    for line in SCORES_FILE.read_text().splitlines():
+    for line in scores_file.read_text().splitlines():
         if line.strip():
             moves, score = line.split()
             out.append((moves, int(score)))
@@ -97,17 +96,17 @@ def small_board_positions(draw, width: int, height: int, max_empty: int) -> Posi
 
 
 # --------------------------------------------------------- reference file
-def test_reference_deep_lines(solver):
+def test_reference_deep_lines(solver, reference_lines):
     """The reference lines with 20+ stones: fast, always run."""
-    lines = [(m, s) for m, s in _reference_lines() if len(m) >= 20]
+    lines = [(m, s) for m, s in reference_lines if len(m) >= 20]
     assert len(lines) >= 40
     got = [solver.solve(Position.from_moves(m)) for m, _ in lines]
     assert got == [s for _, s in lines]
 
 
 @pytest.mark.slow
-def test_reference_all_180_lines(solver):
-    lines = _reference_lines()
+def test_reference_all_180_lines(solver, reference_lines):
+    lines = reference_lines
     assert len(lines) == 180
     wrong = [(m, s, solver.solve(m)) for m, s in lines]
     wrong = [w for w in wrong if w[1] != w[2]]
@@ -115,8 +114,8 @@ def test_reference_all_180_lines(solver):
 
 
 @pytest.mark.slow
-def test_reference_wdl_and_solve_many():
-    lines = _reference_lines()[:60]
+def test_reference_wdl_and_solve_many(reference_lines):
+    lines = reference_lines[:60]
     solver = Solver(table_log2=22)
     pos = [Position.from_moves(m) for m, _ in lines]
     first = np.array([p.first_stones for p in pos], np.uint64)
@@ -252,8 +251,8 @@ def _decode_book8_record(record: int) -> Position:
 
 
 @pytest.mark.slow
-def test_thill_book8_sample():
-    data = BOOK8_FILE.read_bytes()
+def test_thill_book8_sample(reference_dir):
+    data = (reference_dir / "thill-original-book8.dat").read_bytes()
     records = [int.from_bytes(data[i : i + 3], "big") for i in range(0, len(data), 3)]
     rng = random.Random(8)
     sample = rng.sample(records, 12)
@@ -313,10 +312,10 @@ def test_cli_solve_json():
     assert obj["columns"] == analyze(DEEP_MOVES)
 
 
-def test_cli_solve_text_and_batch():
+def test_cli_solve_text_and_batch(reference_lines):
     res = CliRunner().invoke(main, ["solve", "4455", "--table-log2", "16"])
     assert res.exit_code == 0 and "score 18" in res.output and "first player wins" in res.output
-    lines = [(m, s) for m, s in _reference_lines() if len(m) >= 24][:5]
+    lines = [(m, s) for m, s in reference_lines if len(m) >= 24][:5]
     text = "\n".join(f"{m} {s}" for m, s in lines) + "\n"
     res = CliRunner().invoke(main, ["solve", "--file", "-", "--json"], input=text)
     assert res.exit_code == 0, res.output
@@ -349,10 +348,10 @@ def _worker_solve(args):
 
 
 @pytest.mark.slow
-def test_usable_from_worker_processes():
+def test_usable_from_worker_processes(reference_lines):
     import multiprocess
 
-    lines = [(m, s) for m, s in _reference_lines() if len(m) >= 24][:6]
+    lines = [(m, s) for m, s in reference_lines if len(m) >= 24][:6]
     pos = [Position.from_moves(m) for m, _ in lines]
     first = np.array([p.first_stones for p in pos], np.uint64)
     mask = np.array([p.mask for p in pos], np.uint64)

@@ -1,4 +1,11 @@
-"""Helpers shared by the command modules: JSON output and error conversion."""
+"""Helpers shared by the command modules: JSON output and error conversion.
+
+:func:`user_errors` is where library errors become exit statuses: an
+:class:`~openingbook.errors.InvalidArgument` exits with 2 (a bad argument, like
+the ones click rejects), naming the command-line flag of the argument; any
+other ``ValueError`` or ``OSError`` (a damaged book, a foreign work directory,
+a missing file) and running out of memory exit with 1.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,14 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
+
+from openingbook.errors import InvalidArgument, OutputExists
+
+if TYPE_CHECKING:
+    from solver import Position
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,12 +53,39 @@ def parallel_options(func: F) -> F:
             "default a local cluster of --jobs workers.",
         ),
         click.option(
-            "--table-log2", type=int, help="Solver table size per worker, log2 of entries."
+            "--table-log2",
+            type=click.IntRange(10, 32),
+            help="Solver table size per worker: 2^N entries of 8 bytes.",
         ),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def _book_format(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``--format`` parsed into a :class:`~openingbook.bookfile.BookFormat` (exit 2 if bad)."""
+    if value is None:
+        return None
+    from openingbook.bookfile import BookFormat
+
+    try:
+        return BookFormat.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+#: ``--format``: the layout of a book whose format cannot be detected; the
+#: command receives a ``BookFormat`` (or ``None``) as ``fmt``.
+format_option = click.option(
+    "--format",
+    "fmt",
+    metavar="FORMAT",
+    default=None,
+    callback=_book_format,
+    help="Book format: 8, 12, 12-dist (any ply: N or N-dist) or a Thill file name; "
+    "default: the manifest <book>.json, Thill's file names, else the content.",
+)
 
 
 def emit_json(obj: Any) -> None:
@@ -62,8 +101,17 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"cannot serialize {type(obj).__name__}")
 
 
+class BadArgument(click.ClickException):
+    """A value the library refused as an argument: exit status 2, like click's own."""
+
+    exit_code = 2
+
+
 def user_errors(func: F) -> F:
-    """Turn ``ValueError``/``OSError`` raised by the library into one-line CLI errors."""
+    """Turn errors raised by the library into one-line CLI errors (see the module doc).
+
+    Ctrl-C is left to the ``main`` group, which prints ``interrupted``.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -71,6 +119,10 @@ def user_errors(func: F) -> F:
             return func(*args, **kwargs)
         except click.ClickException:
             raise
+        except OutputExists as exc:
+            raise click.ClickException(f"{exc.path} exists; use --force to overwrite it") from None
+        except InvalidArgument as exc:
+            raise BadArgument(" ".join(exc.describe(_flag(exc.argument)).split())) from None
         except BrokenPipeError:
             # the reader went away (`openingbook info book.dat | head -1`): stop quietly,
             # with stdout pointed at /dev/null so that the final flush does not fail too
@@ -79,11 +131,63 @@ def user_errors(func: F) -> F:
             sys.exit(141)
         except (ValueError, OSError) as exc:
             raise click.ClickException(_one_line(exc)) from None
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            sys.exit(130)
+        except MemoryError:
+            raise click.ClickException(
+                "out of memory (a smaller --table-log2 or fewer --jobs may help)"
+            ) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def parse_moves(moves: str, argument: str) -> Position:
+    """The position after ``moves`` (1-based columns); a malformed or illegal move
+    string is a bad argument (exit status 2) named after the command's parameter."""
+    from solver import Position
+
+    try:
+        return Position.from_moves(moves)
+    except ValueError as exc:
+        raise BadArgument(f"{_flag(argument)} {moves}: {exc}") from None
+
+
+def stdin_text_stream() -> TextIO:
+    """Standard input for reading text, or ``OSError`` when there is none (closed:
+    ``cmd 0<&-``), so that the command fails with one line instead of a traceback."""
+    stream = sys.stdin
+    if stream is None:
+        raise OSError("cannot read standard input: it is closed")
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # not a file descriptor (a test runner's buffer)
+        return stream
+    try:
+        os.fstat(fd)
+    except OSError:
+        raise OSError("cannot read standard input: it is closed") from None
+    return stream
+
+
+def read_stdin() -> str:
+    """All of standard input as text (see :func:`stdin_text_stream`)."""
+    stream = stdin_text_stream()
+    try:
+        return stream.read()
+    except OSError as exc:
+        raise OSError(f"cannot read standard input: {exc.strerror or exc}") from None
+
+
+def _flag(argument: str | None) -> str | None:
+    """The current command's name for the library argument ``argument``: its longest
+    flag (``--table-log2``) or, for a positional argument, its metavar (``MOVES``)."""
+    if argument is None:
+        return None
+    ctx = click.get_current_context(silent=True)
+    for param in ctx.command.params if ctx is not None else ():
+        if param.name == argument:
+            if isinstance(param, click.Option):
+                return max(param.opts, key=len)
+            return param.human_readable_name
+    return argument
 
 
 def _one_line(exc: BaseException) -> str:

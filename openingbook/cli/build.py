@@ -100,7 +100,9 @@ def _command_line() -> list[str]:
 @click.option(
     "--work-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Where finished chunks are saved for resuming (default: <output>.work).",
+    help="Where finished chunks are saved for resuming (default: <output>.work): a new or "
+    "empty directory, or one a build of the same settings made; after success only the "
+    "build's own files are removed.",
 )
 @click.option("--chunk-size", type=int, help="Positions per chunk (default: automatic, <= 1024).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")

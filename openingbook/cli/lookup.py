@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from openingbook.bookfile import BookFormat, check_order, describe_book
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.cli._common import (
+    BadArgument,
+    emit_json,
+    format_option,
+    json_option,
+    parse_moves,
+    read_stdin,
+    user_errors,
+)
 from openingbook.reader import Book
 from solver import Player, Position, Winner
 
-format_option = click.option(
-    "--format",
-    "format_name",
-    metavar="FORMAT",
-    default=None,
-    help="Book format: 8, 12, 12-dist (any ply: N or N-dist) or a Thill file name; "
-    "default: the manifest <book>.json, Thill's file names, else the content.",
-)
-
-
-def _book_format(format_name: str | None) -> BookFormat | None:
-    return None if format_name is None else BookFormat.parse(format_name)
-
 
 def _read_board(board: str) -> Position:
-    text = sys.stdin.read() if board == "-" else board.replace("/", "\n")
-    return Position.from_diagram(text)
+    text = read_stdin() if board == "-" else board.replace("/", "\n")
+    try:
+        return Position.from_diagram(text)
+    except ValueError as exc:
+        raise BadArgument(f"--board: {exc}") from None
 
 
 @main.command("lookup")
@@ -53,7 +49,7 @@ def lookup_command(
     book: str,
     moves: str | None,
     board: str | None,
-    format_name: str | None,
+    fmt: BookFormat | None,
     check: bool,
     as_json: bool,
 ) -> None:
@@ -71,8 +67,8 @@ def lookup_command(
     """
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
-    pos = Position.from_moves(moves) if moves is not None else _read_board(board or "")
-    with Book(book, _book_format(format_name), check=check) as opened:
+    pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
+    with Book(book, fmt, check=check) as opened:
         fmt = opened.format
         record = opened.find(pos)  # refuses a wrong stone count or board size
         if record is None and not pos.can_win_next():
@@ -146,7 +142,7 @@ def _check_in_scope(book: str, pos: Position) -> None:
 @json_option
 @user_errors
 @click.pass_context
-def info_command(ctx: click.Context, book: str, format_name: str | None, as_json: bool) -> None:
+def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json: bool) -> None:
     """Format, record count, value histogram and checks (values, order, positions) of BOOK.
 
     Exits with status 1 when a check fails.
@@ -156,7 +152,7 @@ def info_command(ctx: click.Context, book: str, format_name: str | None, as_json
       openingbook info book.dat
       openingbook info mybook.dat --format 12-dist --json
     """
-    info = describe_book(book, _book_format(format_name))
+    info = describe_book(book, fmt)
     if as_json:
         emit_json(info)
     else:

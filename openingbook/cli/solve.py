@@ -9,9 +9,22 @@ from collections.abc import Iterator
 import click
 
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
-from solver import Position, Solver, describe_score, plies_from_score, winner_from_score
-from solver.table import DEFAULT_LOG2
+from openingbook.cli._common import (
+    emit_json,
+    json_option,
+    parse_moves,
+    stdin_text_stream,
+    user_errors,
+)
+from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2, check_table_size
+from solver import (
+    Position,
+    Solver,
+    default_table_log2,
+    describe_score,
+    plies_from_score,
+    winner_from_score,
+)
 
 
 def _result(
@@ -45,16 +58,27 @@ def _text(result: dict) -> str:
 
 
 def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
-    """(line number, move string) of every non-blank, non-comment line of a file or stdin."""
-    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+    """(line number, move string) of every non-blank, non-comment line of a file or stdin.
+
+    A source without any move string is an error: nothing would be solved, and
+    an empty standard input is usually a pipe that went wrong.
+    """
+    name = "standard input" if source == "-" else source
+    stream = stdin_text_stream() if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+    found = False
     try:
         for number, line in enumerate(stream, 1):
             fields = line.split()
             if fields and not fields[0].startswith("#"):
+                found = True
                 yield number, fields[0]
+    except OSError as exc:  # standard input closed under us, a file that went away
+        raise OSError(f"cannot read {name}: {exc.strerror or exc}") from None
     finally:
         if stream is not sys.stdin:
             stream.close()
+    if not found:
+        raise ValueError(f"{name}: no move strings to solve")
 
 
 @main.command("solve")
@@ -70,8 +94,8 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
 @click.option("--all-moves", is_flag=True, help="Also print the score of every column.")
 @click.option(
     "--table-log2",
-    type=click.IntRange(10, 32),
-    default=DEFAULT_LOG2,
+    type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
+    default=default_table_log2(),
     show_default=True,
     help="Transposition table size: 2^N entries of 8 bytes.",
 )
@@ -89,10 +113,12 @@ def solve_command(
     """
     if (moves is None) == (source is None):
         raise click.UsageError("give either MOVES or --file F")
+    position = parse_moves(moves, "moves") if moves is not None else None
+    check_table_size(table_log2)  # before the table is allocated
     solver = Solver(table_log2)
     solver.warm_up()  # load the compiled kernel now, so that "ms" is solving time only
-    if moves is not None:
-        result = _result(solver, Position.from_moves(moves), moves, all_moves)
+    if position is not None and moves is not None:
+        result = _result(solver, position, moves, all_moves)
         if as_json:
             emit_json(result)
         else:

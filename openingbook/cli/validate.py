@@ -14,23 +14,18 @@ import click
 
 from openingbook.bookfile import BookFormat
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, parallel_options, user_errors
+from openingbook.cli._common import (
+    emit_json,
+    format_option,
+    json_option,
+    parallel_options,
+    user_errors,
+)
 from openingbook.derive import derive_book
 from openingbook.validate import book_stats, check_book, diff_books, validate_books
+from solver import Position
 
 _BOOK = click.Path(exists=True, dir_okay=False, path_type=Path)
-
-format_option = click.option(
-    "--format",
-    "format_name",
-    metavar="FORMAT",
-    help="Book format when it cannot be detected: 8, 12, 12-dist (any ply: N or N-dist) "
-    "or a Thill file name.",
-)
-
-
-def _format(format_name: str | None) -> BookFormat | None:
-    return None if format_name is None else BookFormat.parse(format_name)
 
 
 def _finish(report, as_json: bool, lines: list[str]) -> None:
@@ -44,9 +39,15 @@ def _finish(report, as_json: bool, lines: list[str]) -> None:
 
 
 def _line(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not value.strip().isdigit():
+    if value is None:
+        return None
+    if not value.strip().isdigit():
         raise click.BadParameter(f"{value!r} is not a 1-based move string such as 4453")
-    return value.strip() if value is not None else None
+    try:
+        Position.from_moves(value.strip())  # a line that cannot be played: exit 2 here
+    except ValueError as exc:
+        raise click.BadParameter(f"{value}: {exc}") from None
+    return value.strip()
 
 
 @main.command("derive")
@@ -200,7 +201,7 @@ def check_command(
     scheduler: str | None,
     table_log2: int | None,
     strict: bool,
-    format_name: str | None,
+    fmt: BookFormat | None,
     as_json: bool,
 ) -> None:
     """Check BOOK from the file alone, and re-solve records with the solver.
@@ -222,7 +223,7 @@ def check_command(
         executor=executor,
         table_log2=table_log2,
         scheduler=scheduler,
-        fmt=_format(format_name),
+        fmt=fmt,
     )
     _finish(report, as_json, report.lines())
     if strict and report.issues:
@@ -249,8 +250,8 @@ def check_command(
 @json_option
 @user_errors
 def stats_command(
-    book: Path, tromp: bool, per_ply: bool, format_name: str | None, as_json: bool
+    book: Path, tromp: bool, per_ply: bool, fmt: BookFormat | None, as_json: bool
 ) -> None:
     """Record and value counts of BOOK."""
-    report = book_stats(book, tromp=tromp, fmt=_format(format_name), per_ply=per_ply)
+    report = book_stats(book, tromp=tromp, fmt=fmt, per_ply=per_ply)
     _finish(report, as_json, report.lines())

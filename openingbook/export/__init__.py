@@ -29,7 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import detect_format
+from openingbook.errors import InvalidArgument
 from openingbook.export._positions import BookPositions, _canonical_keys, load_positions
 from openingbook.export.cadot import CadotBook, write_cadot
 from openingbook.export.pons import PonsBook, write_pons
@@ -90,17 +92,18 @@ def export_book(
     """
     if fmt not in EXPORT_FORMATS:
         choices = ", ".join(EXPORT_FORMATS)
-        raise ValueError(f"unknown export format {fmt!r}: choose one of {choices}")
-    for flag, value, owner in (
-        ("--no-distance", no_distance, "cadot"),
-        ("--tromp-subset", tromp_subset, "uci"),
-        ("--log-size", log_size is not None, "pons"),
+        raise InvalidArgument(f"choose one of {choices}", argument="fmt", value=fmt)
+    for argument, value, owner in (
+        ("no_distance", no_distance, "cadot"),
+        ("tromp_subset", tromp_subset, "uci"),
+        ("log_size", log_size is not None, "pons"),
     ):
         if value and fmt != owner:
-            raise ValueError(f"{flag} applies to the {owner} format only")
+            raise InvalidArgument(f"applies to the {owner} format only", argument=argument)
     book = Path(book)
-    if Path(out).resolve() == book.resolve():
-        raise ValueError("the output would overwrite the book itself")
+    from openingbook.build import manifest_path
+
+    refuse_input_as_output(out, [book, manifest_path(book)])
     kind = _source_kind(book)
     if kind != "thill":
         raise ValueError(f"{book}: this is a {kind} file; export converts our (Thill-format) books")

@@ -1,0 +1,77 @@
+"""Solver table sizes checked against this machine's memory, before anything is allocated.
+
+A solver's transposition table is ``2**table_log2`` entries of 8 bytes, one per
+worker. numpy allocates it lazily, so a table larger than the machine fails
+late (when the search touches enough of it, or when the kernel's out-of-memory
+killer ends the process), not at the start: every command that creates solvers
+calls :func:`check_table_size` first, and an impossible size is an
+:class:`~openingbook.errors.InvalidArgument` saying how much memory it needs
+and how much there is.
+
+>>> check_table_size(20, workers=2)  # 2 x 8.5 MiB: fine anywhere
+>>> check_table_size(9)
+Traceback (most recent call last):
+openingbook.errors.InvalidArgument: table_log2 9: expected 10 to 32
+"""
+
+from __future__ import annotations
+
+import os
+
+from openingbook.errors import InvalidArgument
+from solver import table_bytes
+
+__all__ = ["MAX_TABLE_LOG2", "MIN_TABLE_LOG2", "available_memory", "check_table_size"]
+
+MIN_TABLE_LOG2 = 10
+MAX_TABLE_LOG2 = 32
+
+
+def available_memory() -> int | None:
+    """Bytes this machine can give a new allocation without swapping, if known.
+
+    Linux's ``MemAvailable`` (free memory plus caches it can drop), else the
+    physical memory, else ``None``.
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def check_table_size(
+    table_log2: int | None, workers: int = 1, available: int | None = None
+) -> None:
+    """Refuse a table size out of range, or larger than the memory for ``workers`` tables.
+
+    ``None`` means the solver's default size. ``workers=0``: the tables are
+    made on other machines (a cluster's), only the range is checked here. ``available`` defaults to
+    :func:`available_memory`; when that is unknown only the range is checked.
+    """
+    if table_log2 is None:
+        return
+    if not MIN_TABLE_LOG2 <= table_log2 <= MAX_TABLE_LOG2:
+        expected = f"expected {MIN_TABLE_LOG2} to {MAX_TABLE_LOG2}"
+        raise InvalidArgument(expected, argument="table_log2", value=table_log2)
+    if available is None:
+        available = available_memory()
+    needed = table_bytes(table_log2) * workers
+    if available is not None and needed > available:
+        each = f" ({workers} workers, {_gib(table_bytes(table_log2))} each)" if workers > 1 else ""
+        raise InvalidArgument(
+            f"solver tables of 2^{table_log2} entries need {_gib(needed)}{each}; "
+            f"this machine has {_gib(available)} available",
+            argument="table_log2",
+            value=table_log2,
+        )
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB"
