@@ -272,9 +272,10 @@ def test_ctrl_c_while_reading_standard_input():
         env={**_env(), "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("44\n")  # one answer: the command is past its start and waits for more
+    deep = "2252576253462244111563365343671351441"  # 37 stones: solved at once
+    proc.stdin.write(deep + "\n")  # one answer: the command is past its start, waits for more
     proc.stdin.flush()
-    assert proc.stdout.readline().startswith("44: score")
+    assert proc.stdout.readline().startswith(f"{deep}: score -1")
     proc.send_signal(signal.SIGINT)
     try:
         _, err = proc.communicate(timeout=120)

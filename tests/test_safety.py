@@ -26,9 +26,9 @@ from openingbook.errors import InvalidArgument, WorkDirError
 from openingbook.workdir import LOCK_NAME, MARKER_NAME, WorkDir, is_own_file_name
 from tests.test_build import _start_build
 
-#: 8-ply positions under this line: 6 of them, a build of a second or so
-LINE = "444444"
-BUILD = ["build", "--plies", "8", "--under", LINE, "--jobs", "1", "--table-log2", "16", "-q"]
+#: 12-ply positions under this line: 29 of them, a build of a second or so
+PLIES, LINE = 12, "444444336"
+BUILD = ["build", "--plies", str(PLIES), "--under", LINE, "--jobs", "1", "--table-log2", "16", "-q"]
 
 
 def _cli(*args: str | os.PathLike[str]):
@@ -116,7 +116,7 @@ def test_files_added_to_the_work_dir_during_the_build_are_kept(tmp_path):
 
     build_book(
         tmp_path / "b.dat",
-        BuildOptions(8, under=LINE, chunk_size=2),
+        BuildOptions(PLIES, under=LINE, chunk_size=8),
         work_dir=work,
         jobs=1,
         table_log2=16,
@@ -147,12 +147,12 @@ def test_a_marker_not_written_by_a_build_is_refused(tmp_path):
 def test_keep_work_keeps_the_chunks_and_a_rerun_resumes_them(tmp_path):
     out = tmp_path / "b.dat"
     work = tmp_path / "w"
-    first = _cli(*BUILD, "-o", out, "--work-dir", work, "--keep-work", "--chunk-size", "2")
+    first = _cli(*BUILD, "-o", out, "--work-dir", work, "--keep-work", "--chunk-size", "8")
     assert first.exit_code == 0, first.output
     assert all(is_own_file_name(p.name) for p in work.iterdir())
     marker = json.loads((work / MARKER_NAME).read_text())
     assert marker["made_by"] == "openingbook build" and marker["created_directory"] is True
-    again = _cli(*BUILD, "-o", out, "--work-dir", work, "--force", "--json", "--chunk-size", "2")
+    again = _cli(*BUILD, "-o", out, "--work-dir", work, "--force", "--json", "--chunk-size", "8")
     assert again.exit_code == 0, again.output
     summary = json.loads(again.stdout)
     assert summary["chunks_resumed"] == summary["chunks"] > 1

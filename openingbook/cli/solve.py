@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from collections.abc import Iterator
@@ -115,6 +116,12 @@ def solve_command(
         raise click.UsageError("give either MOVES or --file F")
     position = parse_moves(moves, "moves") if moves is not None else None
     check_table_size(table_log2)  # before the table is allocated
+    lines: Iterator[tuple[int, str]] = iter(())
+    if source is not None:
+        # the first line before the solver: a missing file or a closed or empty stdin
+        # fails at once, without loading the solver first
+        batch = _batch_lines(source)
+        lines = itertools.chain([next(batch)], batch)
     solver = Solver(table_log2)
     solver.warm_up()  # load the compiled kernel now, so that "ms" is solving time only
     if position is not None and moves is not None:
@@ -125,7 +132,7 @@ def solve_command(
             click.echo(_text(result))
         return
     previous = None  # neighbouring lines are often related: a free first guess
-    for number, line in _batch_lines(source):
+    for number, line in lines:
         try:
             pos = Position.from_moves(line)
         except ValueError as exc:
