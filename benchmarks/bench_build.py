@@ -58,8 +58,9 @@ import numpy as np
 
 import openingbook
 from openingbook.atomicio import write_json_atomic
-from openingbook.build import BuildOptions, build_book, manifest_path, plan_build
+from openingbook.build import BuildOptions, build_book, plan_build
 from openingbook.executors import default_jobs, worker_ranges
+from openingbook.manifest import manifest_path
 from openingbook.workdir import ChunkResult
 from solver import Position, Solver, positions_with_moves
 

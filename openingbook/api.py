@@ -31,9 +31,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from openingbook.bookfile import BookFileError, BookFormat, detect_format
+from openingbook.bookfile import BookFileError, BookFormat
 from openingbook.export.cadot import BASE, CADOT_RECORD_BYTES, KEY_BYTES, WIDTH, CadotBook
 from openingbook.export.pons import HEADER_BYTES, PonsBook, next_prime
+from openingbook.manifest import detect_format
 from openingbook.reader import Book, BookValue, BulkValues
 from solver import Position
 

@@ -37,7 +37,6 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +46,13 @@ import numpy as np
 from openingbook.atomicio import atomic_write_bytes
 from openingbook.codec import code_length, decode_keys, decode_keys_raw, legal_mask
 from openingbook.errors import BookFileError
+from openingbook.values import (
+    VALUE_DRAW,
+    VALUE_FIRST,
+    VALUE_SECOND,
+    distance_plies,
+    invalid_values,
+)
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
 __all__ = [
@@ -60,17 +66,17 @@ __all__ = [
     "BookFileError",
     "BookFormat",
     "Records",
+    "book_bytes",
     "check_distances",
     "check_order",
     "check_positions",
     "check_records",
+    "check_sample",
     "check_size",
     "check_values",
-    "describe_book",
-    "detect_format",
+    "content_formats",
     "parity_faults",
     "parse_records",
-    "read_book",
     "records_to_bytes",
     "sort_records",
     "value_histogram",
@@ -79,14 +85,8 @@ __all__ = [
 
 _U64 = np.uint64
 
-#: Two-bit values of pruned books.
-VALUE_DRAW = 0
-VALUE_SECOND = 1
-VALUE_FIRST = 2
-
 #: Deepest book whose pruned record still fits a 64-bit key field.
 MAX_PLIES = 28
-CELLS = 42
 
 THILL_NAMES = {"book.dat": (8, False), "bookDeep.dat": (12, False), "bookDeepDist.dat": (12, True)}
 
@@ -276,109 +276,74 @@ def check_records(
         check_positions(fmt, records, name)
 
 
-def check_values(fmt: BookFormat, records: Records, name: str = "book") -> None:
-    """Raise :class:`BookFileError` for the first value the format cannot hold."""
+def check_values(fmt: BookFormat, records: Records, name: str = "book", offset: int = 0) -> None:
+    """Raise :class:`BookFileError` for the first value the format cannot hold (record
+    numbers in messages count from ``offset``, for a piece of a file)."""
     bad = _bad_values(fmt, records.values)
     if bad.any():
         i = int(np.argmax(bad))
         v = int(records.values[i])
-        raise BookFileError(f"{name}: record {i} has value {v}, {_value_rule(fmt)}")
+        raise BookFileError(f"{name}: record {i + offset} has value {v}, {_value_rule(fmt)}")
 
 
-def check_order(fmt: BookFormat, records: Records, name: str = "book") -> None:
+def check_order(fmt: BookFormat, records: Records, name: str = "book", offset: int = 0) -> None:
     """Raise :class:`BookFileError` unless the keys strictly ascend in the format's order."""
     order = fmt.order_keys(records.keys)
     step = order[1:] > order[:-1]
     if not step.all():
         i = int(np.argmax(~step)) + 1
+        j = i + offset
         if order[i] == order[i - 1]:
-            raise BookFileError(f"{name}: record {i} repeats the position of record {i - 1}")
-        raise BookFileError(f"{name}: records not sorted (record {i} < record {i - 1})")
+            raise BookFileError(f"{name}: record {j} repeats the position of record {j - 1}")
+        raise BookFileError(f"{name}: records not sorted (record {j} < record {j - 1})")
 
 
-def check_positions(fmt: BookFormat, records: Records, name: str = "book") -> None:
+def check_positions(fmt: BookFormat, records: Records, name: str = "book", offset: int = 0) -> None:
     """Raise :class:`BookFileError` for the first key that is not a legal ``fmt.plies``-stone
     position (value bits, if any, must be zero)."""
     try:
         decode_keys(records.keys, fmt.key_bits, fmt.plies)
     except ValueError as exc:
-        raise BookFileError(f"{name}: {str(exc).replace('key ', 'record ', 1)}") from None
+        text = str(exc)
+        if offset and text.startswith("key "):
+            index, rest = text[4:].split(" ", 1)
+            text = f"key {int(index) + offset} {rest}" if index.isdigit() else text
+        raise BookFileError(f"{name}: {text.replace('key ', 'record ', 1)}") from None
 
 
-def value_histogram(fmt: BookFormat, values: np.ndarray) -> dict[str, object]:
+def value_histogram(
+    fmt: BookFormat, values: np.ndarray, weights: np.ndarray | None = None
+) -> dict[str, object]:
     """Counts of the stored values: by winner, and for distance books by distance.
+
+    ``weights``: how many times each entry of ``values`` occurs (default once).
 
     >>> value_histogram(BOOK8, np.array([0, 1, 1], np.int8))
     {'draw': 1, 'first': 0, 'second': 2}
     """
     v = np.asarray(values, dtype=np.int64)
+    w = np.ones(len(v), np.int64) if weights is None else np.asarray(weights, np.int64)
     if not fmt.distances:
         return {
-            "draw": int((v == VALUE_DRAW).sum()),
-            "first": int((v == VALUE_FIRST).sum()),
-            "second": int((v == VALUE_SECOND).sum()),
+            "draw": int(w[v == VALUE_DRAW].sum()),
+            "first": int(w[v == VALUE_FIRST].sum()),
+            "second": int(w[v == VALUE_SECOND].sum()),
         }
     out: dict[str, object] = {
-        "draw": int((v == 0).sum()),
-        "first": int((v > 0).sum()),
-        "second": int((v < 0).sum()),
+        "draw": int(w[v == 0].sum()),
+        "first": int(w[v > 0].sum()),
+        "second": int(w[v < 0].sum()),
     }
     for label, sel in (("first_by_plies", v > 0), ("second_by_plies", v < 0)):
-        d, counts = np.unique(100 - np.abs(v[sel]), return_counts=True)
-        out[label] = {int(a): int(c) for a, c in zip(d, counts, strict=True)}
+        d, inverse = np.unique(distance_plies(v[sel]), return_inverse=True)
+        counts = np.bincount(inverse.ravel(), weights=w[sel], minlength=len(d))
+        out[label] = {int(a): int(c) for a, c in zip(d, counts, strict=True) if c}
     return out
 
 
-def describe_book(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> dict[str, object]:
-    """Format, record count, value histogram and the file checks, as a JSON-ready dict.
-
-    Only an unreadable file, an empty one, or a size that is not a whole number
-    of records raises; the order/value/position checks are reported as
-    ``"ok"`` or the problem.
-    """
-    if fmt is None:
-        fmt = detect_format(path)
-    data = Path(path).read_bytes()
-    check_size(path, len(data), fmt)
-    records = parse_records(data, fmt)
-    checks: dict[str, str] = {}
-    for label, check in (
-        ("values", check_values),
-        ("order", check_order),
-        ("positions", check_positions),
-        ("distances", check_distances),
-    ):
-        if label == "distances" and not fmt.distances:
-            continue
-        try:
-            check(fmt, records, str(path))
-            checks[label] = "ok"
-        except BookFileError as exc:
-            checks[label] = str(exc).removeprefix(f"{path}: ")
-    return {
-        "path": str(path),
-        "format": fmt.name,
-        "description": fmt.describe(),
-        "plies": fmt.plies,
-        "distances": fmt.distances,
-        "record_bytes": fmt.record_bytes,
-        "key_bits": fmt.key_bits,
-        "signed_order": fmt.signed_order,
-        "records": len(records),
-        "bytes": len(data),
-        "values": value_histogram(fmt, records.values),
-        "checks": checks,
-        "ok": all(v == "ok" for v in checks.values()),
-    }
-
-
 def _bad_values(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
-    """Values the format cannot hold: pruned 0-2; distance 0 or ``d`` in 1..42-plies."""
-    v = values.astype(np.int64)
-    if not fmt.distances:
-        return (v < 0) | (v > VALUE_FIRST)
-    d = 100 - np.abs(v)
-    return (v != 0) & ((d < 1) | (fmt.plies + d > CELLS))
+    """Values the format cannot hold (:func:`openingbook.values.invalid_values`)."""
+    return invalid_values(values, fmt.plies, fmt.distances)
 
 
 def parity_faults(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
@@ -391,21 +356,21 @@ def parity_faults(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
     if not fmt.distances:
         return np.zeros(len(values), dtype=bool)
     v = values.astype(np.int64)
-    first_last = (fmt.plies + 100 - np.abs(v)) % 2 == 1
+    first_last = (fmt.plies + distance_plies(v)) % 2 == 1
     return (v != 0) & (first_last != (v > 0))
 
 
-def check_distances(fmt: BookFormat, records: Records, name: str = "book") -> None:
+def check_distances(fmt: BookFormat, records: Records, name: str = "book", offset: int = 0) -> None:
     """Raise :class:`BookFileError` for the first distance whose winner cannot play the
     last stone (see :func:`parity_faults`); nothing to check in pruned books."""
     bad = parity_faults(fmt, records.values)
     if bad.any():
         i = int(np.argmax(bad))
         v = int(records.values[i])
-        d = 100 - abs(v)
+        d = int(distance_plies(records.values[i : i + 1])[0])
         winner, other = ("first", "second") if v > 0 else ("second", "first")
         raise BookFileError(
-            f"{name}: record {i} says the {winner} player wins in {d} plies, but stone "
+            f"{name}: record {i + offset} says the {winner} player wins in {d} plies, but stone "
             f"{fmt.plies + d} is the {other} player's"
         )
 
@@ -420,50 +385,7 @@ def _value_rule(fmt: BookFormat) -> str:
 
 
 # ----------------------------------------------------------------- detection
-def manifest_path(path: str | os.PathLike[str]) -> Path | None:
-    """The JSON manifest next to a book (``<book>.json`` or ``<stem>.json``), if any."""
-    p = Path(path)
-    for candidate in (p.with_name(p.name + ".json"), p.with_suffix(".json")):
-        if candidate != p and candidate.is_file():
-            return candidate
-    return None
-
-
-def detect_format(path: str | os.PathLike[str]) -> BookFormat:
-    """The format of a book file: from its manifest, Thill's file names, or its content.
-
-    The content test tries every record layout that divides the file size and
-    keeps those whose sampled records decode to legal positions of one stone
-    count matching the layout. A Thill file name is trusted unless the content
-    clearly says otherwise (exactly one other format fits). Raises
-    :class:`BookFileError` when no format or several fit.
-    """
-    p = Path(path)
-    manifest = manifest_path(p)
-    if manifest is not None:
-        return _format_from_manifest(manifest)
-    size = p.stat().st_size
-    if size == 0:
-        raise BookFileError(f"{path}: empty file")
-    fits = _content_formats(p, size)
-    if p.name in THILL_NAMES:
-        named = BookFormat.for_plies(*THILL_NAMES[p.name])
-        # a damaged file keeps its name's format, so that reading names the damage
-        return fits[0] if len(fits) == 1 and named not in fits else named
-    if len(fits) == 1:
-        return fits[0]
-    if not fits:
-        raise BookFileError(
-            f"{path}: not a book file: no record layout fits its {size} bytes "
-            "(pass the format explicitly if it is one)"
-        )
-    names = ", ".join(f.name for f in fits)
-    raise BookFileError(
-        f"{path}: cannot tell the book format ({names} all fit): pass it explicitly"
-    )
-
-
-def _content_formats(path: Path, size: int) -> list[BookFormat]:
+def content_formats(path: Path, size: int) -> list[BookFormat]:
     """Every format whose record layout divides ``size`` and whose sampled records
     decode to legal positions of that format's ply."""
     layouts: dict[tuple[int, int, bool], list[BookFormat]] = {}
@@ -483,14 +405,40 @@ def _content_formats(path: Path, size: int) -> list[BookFormat]:
     return fits
 
 
-def _sample_records(fh, size: int, record_bytes: int, count: int = 64) -> np.ndarray:
+def check_sample(path: Path, fmt: BookFormat, size: int, source: str, count: int = 64) -> None:
+    """Raise :class:`BookFileError` unless a spread sample of the file's records (``count``
+    of them, the first and the last included) are legal ``fmt.plies``-stone positions with
+    values the format can hold: a layout that does not fit the file is refused, not obeyed.
+    ``source`` says where the format came from, for the message."""
+    if size == 0:
+        return
+    with open(path, "rb") as fh:
+        sample, picks = _sample_records(fh, size, fmt.record_bytes, count, with_picks=True)
+    records = parse_records(sample, fmt)
+    first, mask, ok = decode_keys_raw(records.keys, fmt.key_bits, DEFAULT_WIDTH, DEFAULT_HEIGHT)
+    good = ok & legal_mask(first, mask) & (np.bitwise_count(mask) == fmt.plies)
+    good &= ~_bad_values(fmt, records.values)
+    if not good.all():
+        k = int(np.argmin(good))
+        one = Records(records.keys[k : k + 1], records.values[k : k + 1])
+        reason = f"{path}: record {picks[k]} is not a legal {fmt.plies}-stone position"
+        try:
+            check_values(fmt, one, str(path), picks[k])
+            check_positions(fmt, one, str(path), picks[k])
+        except BookFileError as exc:
+            reason = str(exc)
+        raise BookFileError(f"{reason} ({source}: the file does not fit it)")
+
+
+def _sample_records(fh, size: int, record_bytes: int, count: int = 64, with_picks: bool = False):
     n = size // record_bytes
     picks = sorted(set(np.linspace(0, n - 1, min(n, count)).astype(int).tolist()))
     buf = bytearray()
     for i in picks:
         fh.seek(i * record_bytes)
         buf += fh.read(record_bytes)
-    return np.frombuffer(bytes(buf), dtype=np.uint8)
+    sample = np.frombuffer(bytes(buf), dtype=np.uint8)
+    return (sample, picks) if with_picks else sample
 
 
 def _fitting_format(sample: np.ndarray, formats: list[BookFormat]) -> BookFormat | None:
@@ -508,53 +456,17 @@ def _fitting_format(sample: np.ndarray, formats: list[BookFormat]) -> BookFormat
     return None
 
 
-def _manifest_declares_empty(path: str | os.PathLike[str]) -> bool:
-    """Does the manifest beside ``path`` say the book has no records?"""
-    manifest = manifest_path(path)
-    if manifest is None:
-        return False
-    try:
-        return json.loads(manifest.read_text())["book"]["records"] == 0
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
-def _format_from_manifest(manifest: Path) -> BookFormat:
-    try:
-        data = json.loads(manifest.read_text())
-        fmt = data["format"]
-        return BookFormat.for_plies(int(fmt["plies"]), bool(fmt["distances"]))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BookFileError(f"{manifest}: not a usable book manifest ({exc})") from None
-
-
 # ---------------------------------------------------------------- read/write
-def read_book(
-    path: str | os.PathLike[str], fmt: BookFormat | None = None, check: bool = True
-) -> tuple[BookFormat, Records]:
-    """Read a whole book into arrays: ``(format, records)``.
-
-    With ``check`` every record is verified (:func:`check_records`); errors
-    are one-line :class:`BookFileError` naming the file.
-    """
-    if fmt is None:
-        fmt = detect_format(path)
-    data = Path(path).read_bytes()
-    check_size(path, len(data), fmt)
-    records = parse_records(data, fmt)
-    if check:
-        check_records(fmt, records, str(path))
-    return fmt, records
-
-
-def check_size(path: str | os.PathLike[str], size: int, fmt: BookFormat) -> None:
+def check_size(
+    path: str | os.PathLike[str], size: int, fmt: BookFormat, empty_ok: bool = False
+) -> None:
     """Raise for an empty file or one that is not a whole number of records.
 
-    An empty file is a book only when its manifest says it has 0 records (a
-    pruned book whose positions are all first-player wins).
+    An empty file is a book only with ``empty_ok`` (its manifest says it has 0
+    records: a pruned book whose positions are all first-player wins).
     """
     if size == 0:
-        if _manifest_declares_empty(path):
+        if empty_ok:
             return
         raise BookFileError(f"{path}: empty file")
     if size % fmt.record_bytes:
@@ -567,11 +479,23 @@ def check_size(path: str | os.PathLike[str], size: int, fmt: BookFormat) -> None
 def write_book(
     path: str | os.PathLike[str], fmt: BookFormat, records: Records, check: bool = True
 ) -> int:
-    """Write ``records`` sorted in the format's order, atomically; return the record count.
+    """Write ``records`` sorted in the format's order, atomically, as a bare book file
+    without a manifest (as Thill's files); return the record count.
 
     With ``check`` the records are verified first (values, duplicates, legal
-    positions of ``fmt.plies`` stones), so a bad book is never written.
+    positions of ``fmt.plies`` stones), so a bad book is never written. The
+    build, merge and derive write a book with its manifest instead
+    (:func:`book_bytes`, then :func:`openingbook.manifest.write_book_and_manifest`).
     """
+    data = book_bytes(fmt, records, str(path), check)
+    atomic_write_bytes(path, data)
+    return len(data) // fmt.record_bytes
+
+
+def book_bytes(fmt: BookFormat, records: Records, name: str = "book", check: bool = True) -> bytes:
+    """The file bytes of a book of ``records``: sorted in the format's order and checked
+    (values, duplicates, and with ``check`` legal positions of ``fmt.plies`` stones)."""
+    path = name
     ordered = sort_records(fmt, records)
     too_wide = ordered.keys >> _U64(fmt.key_bits) if fmt.key_bits < 64 else None
     if too_wide is not None and too_wide.any():
@@ -579,6 +503,4 @@ def write_book(
         key = int(ordered.keys[i])
         raise BookFileError(f"{path}: key {key:#x} does not fit {fmt.key_bits} bits")
     check_records(fmt, ordered, str(path), decode=check)
-    data = records_to_bytes(fmt, ordered)
-    atomic_write_bytes(path, data)
-    return len(ordered)
+    return records_to_bytes(fmt, ordered)

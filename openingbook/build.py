@@ -16,16 +16,15 @@
    saved atomically with a checksum; a rerun skips whole chunks and recomputes
    damaged ones.
 3. **Write**: first-player wins pruned (non-distance books), keys encoded,
-   records sorted and written atomically by :func:`openingbook.bookfile.write_book`,
-   then ``<output>.json``, the manifest (:func:`manifest_path`).
+   records sorted, and the book written with its manifest ``<output>.json`` as one
+   unit (:func:`openingbook.manifest.write_book_and_manifest`).
 
 Shard outputs are books of their own; :func:`merge_books` combines all ``n`` of
 them into the book a single run writes, byte for byte.
 
-Book values (see ``FORMATS.md``): pruned books store 0 (draw), 1 (second player
-wins), 2 (first player wins, dropped by pruning); distance books the signed byte
-``100 - d`` / ``d - 100`` / 0 for a first-player win, second-player win and draw
-``d`` plies away.
+Book values (see ``FORMATS.md`` and :mod:`openingbook.values`): pruned books
+store 0 (draw), 1 (second player wins), 2 (first player wins, dropped by
+pruning); distance books the signed distance byte.
 
 >>> opts = BuildOptions(plies=10, under="44444433")
 >>> plan = plan_build(opts)
@@ -38,9 +37,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import shlex
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -50,16 +47,24 @@ from typing import Any
 
 import numpy as np
 
-import openingbook
 from openingbook.atomicio import (
-    atomic_write_bytes,
-    refuse_existing,
     refuse_input_as_output,
-    write_json_atomic,
 )
+from openingbook.bookfile import BookFormat, Records, book_bytes, value_histogram
+from openingbook.codec import encode_keys
 from openingbook.errors import InvalidArgument
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
+from openingbook.manifest import (
+    check_output,
+    identify,
+    manifest_path,
+    manifest_provenance,
+    read_manifest,
+    write_book_and_manifest,
+)
 from openingbook.memory import check_table_size
+from openingbook.reader import read_book
+from openingbook.values import VALUE_FIRST, book_values
 from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import Position, enumerate_positions
 
@@ -73,14 +78,11 @@ __all__ = [
     "Chunk",
     "ChunkTask",
     "MergeSummary",
-    "book_values",
     "build_book",
     "default_output_name",
-    "manifest_path",
     "merge_books",
     "parse_shard",
     "plan_build",
-    "read_manifest",
     "solve_chunk",
 ]
 
@@ -89,7 +91,7 @@ SUPPORTED_PLIES = tuple(range(2, 17, 2))
 #: Bounds of the automatic chunk size (about 64 chunks per build in between).
 MIN_CHUNK_SIZE = 16
 MAX_CHUNK_SIZE = 1024
-#: Version of the work directory and manifest layout.
+#: Version of the work directory layout.
 LAYOUT_VERSION = 1
 
 
@@ -283,27 +285,6 @@ def plan_build(options: BuildOptions) -> BuildPlan:
 
 
 # ---------------------------------------------------------------- worker side
-def book_values(raw: np.ndarray, stones: int, exact: bool) -> np.ndarray:
-    """Book values from solver output at positions with ``stones`` stones.
-
-    ``exact``: ``raw`` are Pons scores, the result distance bytes; otherwise
-    ``raw`` is -1/0/+1 for the side to move, the result 0 draw / 1 second
-    player wins / 2 first player wins.
-
-    >>> book_values(np.array([14, -15, 0]), 12, exact=True).tolist()
-    [97, -98, 0]
-    >>> book_values(np.array([1, -1, 0]), 12, exact=False).tolist()
-    [2, 1, 0]
-    """
-    from openingbook.derive import distance_bytes_from_scores
-
-    raw = np.asarray(raw)
-    if exact:
-        return distance_bytes_from_scores(raw, stones)
-    first_view = raw if stones % 2 == 0 else -raw
-    return np.where(first_view > 0, 2, np.where(first_view < 0, 1, 0)).astype(np.int8)
-
-
 @dataclass(frozen=True)
 class ChunkTask:
     """What a worker needs to solve one chunk (small and picklable)."""
@@ -391,34 +372,6 @@ def default_output_name(options: BuildOptions) -> str:
     return name + ".dat"
 
 
-def manifest_path(book: str | os.PathLike[str]) -> Path:
-    """The manifest beside a book: ``book12.dat`` -> ``book12.dat.json``."""
-    book = Path(book)
-    return book.with_name(book.name + ".json")
-
-
-def check_output(output: str | os.PathLike[str], force: bool) -> Path:
-    """Refuse an output that exists (without ``force``) or cannot be written.
-
-    Checked before any work, so that a long build does not fail at the end.
-    """
-    out = Path(output)
-    if out.is_dir():
-        raise ValueError(f"output {out} is a directory")
-    for p in (out, manifest_path(out)):
-        refuse_existing(p, force)
-    parent = out.parent
-    if not parent.is_dir():
-        raise ValueError(f"cannot write {out}: directory {parent} does not exist")
-    try:
-        fd, probe = tempfile.mkstemp(dir=parent, prefix=".openingbook-probe-")
-    except OSError as exc:
-        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from None
-    os.close(fd)
-    os.unlink(probe)
-    return out
-
-
 def build_book(
     output: str | os.PathLike[str] | None,
     options: BuildOptions,
@@ -453,8 +406,6 @@ def build_book(
     ...     s.positions, s.records + s.values.get("first", 0)
     (14, 14)
     """
-    from openingbook.bookfile import BookFormat, value_histogram
-
     wall_start = time.perf_counter()
     main_cpu_start = time.process_time()
     options.validate()
@@ -525,11 +476,10 @@ def build_book(
         mask = np.concatenate([r.mask for r in ordered])
         values = np.concatenate([r.values for r in ordered])
         histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
-        records = _write_records(out, fmt, first, mask, values)
+        data, records = _book_data(out, fmt, first, mask, values)
         wall = time.perf_counter() - wall_start
         solved = plan.positions - resumed_positions
-        manifest = {
-            **manifest_book_entry(out, fmt, records),
+        content = {
             "selection": options.selection(),
             "values": histogram,
             "positions": {
@@ -561,8 +511,8 @@ def build_book(
             },
             **manifest_provenance(command),
         }
+        write_book_and_manifest(out, fmt, data, records, content)
         mpath = manifest_path(out)
-        write_json_atomic(mpath, manifest)
         if not keep_work:
             wd.remove()  # our own files only, and the directory if we made it
         return BuildSummary(
@@ -606,73 +556,17 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
     return bar
 
 
-def _write_records(
-    out: Path, fmt: Any, first: np.ndarray, mask: np.ndarray, values: np.ndarray
-) -> int:
-    """Prune (pruned books), encode, sort and write atomically; return the record count."""
-    from openingbook.bookfile import Records, write_book
-    from openingbook.codec import encode_keys
-
+def _book_data(
+    out: Path, fmt: BookFormat, first: np.ndarray, mask: np.ndarray, values: np.ndarray
+) -> tuple[bytes, int]:
+    """Prune (pruned books), encode, sort and check: ``(file bytes, record count)``."""
     if not fmt.distances:
-        keep = values != 2
+        keep = values != VALUE_FIRST
         first, mask, values = first[keep], mask[keep], values[keep]
     if len(first) == 0:  # every position a pruned first-player win: an empty book
-        atomic_write_bytes(out, b"")
-        return 0
+        return b"", 0
     keys = encode_keys(first, mask, fmt.key_bits)
-    write_book(out, fmt, Records(keys, values.astype(np.int8)))
-    return len(keys)
-
-
-def manifest_book_entry(out: Path, fmt: Any, records: int) -> dict[str, Any]:
-    """The ``format`` and ``book`` parts of a manifest, shared by build, merge and derive."""
-    from openingbook.derive import file_sha256
-
-    return {
-        "manifest": "openingbook book manifest",
-        "layout": LAYOUT_VERSION,
-        "format": {
-            "name": fmt.name,
-            "plies": fmt.plies,
-            "distances": fmt.distances,
-            "record_bytes": fmt.record_bytes,
-            "key_bits": fmt.key_bits,
-            "pruned": not fmt.distances,
-        },
-        "book": {
-            "file": out.name,
-            "records": records,
-            "bytes": out.stat().st_size,
-            "sha256": file_sha256(out),
-        },
-    }
-
-
-def manifest_provenance(command: Sequence[str] | None) -> dict[str, Any]:
-    """The command line, version and creation time of a manifest."""
-    argv = list(command) if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
-    return {
-        "command": shlex.join(argv),
-        "version": openingbook.__version__,
-        "python": sys.version.split()[0],
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-
-
-def read_manifest(book: str | os.PathLike[str]) -> dict[str, Any]:
-    """The manifest beside ``book``; ``ValueError`` when missing or not a manifest."""
-    import json
-
-    path = manifest_path(book)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ValueError(f"{book}: no manifest {path.name} beside it") from None
-    except ValueError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(data, dict) or not {"book", "format", "selection"} <= data.keys():
-        raise ValueError(f"{path}: not an openingbook build manifest")
-    return data
+    return book_bytes(fmt, Records(keys, values.astype(np.int8)), str(out)), len(keys)
 
 
 # ---------------------------------------------------------------- merge
@@ -735,9 +629,6 @@ def merge_books(
     or overlapping records (overlap), a missing shard (gap). The result is the
     bytes a single run writes, plus a manifest listing the shards.
     """
-    from openingbook.bookfile import BookFormat, Records, read_book, value_histogram, write_book
-    from openingbook.derive import file_sha256
-
     if not shard_books:
         raise ValueError("no shard books to merge")
     refuse_input_as_output(
@@ -748,8 +639,7 @@ def merge_books(
     manifests = []
     for book in shard_books:
         m = read_manifest(book)
-        if file_sha256(book) != m["book"].get("sha256"):
-            raise ValueError(f"{book}: contents differ from its manifest (sha256); rebuild it")
+        identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
         if not m["selection"].get("shard"):
             raise ValueError(f"{book}: not a shard output (built without --shard)")
         try:
@@ -788,26 +678,20 @@ def merge_books(
 
     fmt = BookFormat.for_plies(reference["plies"], reference["distances"])
     keys, values = [], []
-    for book, m in zip(shard_books, manifests, strict=True):
-        if m["book"]["records"] == 0:  # every position a pruned first-player win
-            continue
-        _, rec = read_book(book, fmt)
+    for book in shard_books:
+        _, rec = read_book(book, fmt)  # checks size, records and sha256 against the manifest
         keys.append(rec.keys)
         values.append(rec.values)
     all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
     all_values = np.concatenate(values) if values else np.zeros(0, np.int8)
     if len(np.unique(all_keys)) != len(all_keys):
         raise ValueError("overlap: the same position is stored in more than one shard")
-    if len(all_keys):
-        write_book(out, fmt, Records(all_keys, all_values.astype(np.int8)))
-    else:
-        atomic_write_bytes(out, b"")
+    data = book_bytes(fmt, Records(all_keys, all_values.astype(np.int8)), str(out))
     histogram = value_histogram(fmt, all_values)
     if not fmt.distances:  # pruned first-player wins are only counted in the manifests
         histogram["first"] = sum(int(m["values"]["first"]) for m in manifests)
     sel = dict(manifests[0]["selection"], shard=None)
-    manifest = {
-        **manifest_book_entry(out, fmt, len(all_keys)),
+    content = {
         "selection": sel,
         "values": histogram,
         "positions": {
@@ -838,8 +722,8 @@ def merge_books(
         ],
         **manifest_provenance(command),
     }
+    write_book_and_manifest(out, fmt, data, len(all_keys), content)
     mpath = manifest_path(out)
-    write_json_atomic(mpath, manifest)
     return MergeSummary(
         output=str(out),
         manifest=str(mpath),

@@ -24,7 +24,6 @@ with its rule "a position that is not stored is a first-player win".
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -33,14 +32,45 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.atomicio import refuse_input_as_output, write_json_atomic
-from openingbook.bookfile import BookFormat, Records, read_book, write_book
+from openingbook.atomicio import refuse_input_as_output
+from openingbook.bookfile import BookFormat, Records, book_bytes, value_histogram
 from openingbook.codec import decode_keys, encode_keys
 from openingbook.errors import InvalidArgument
-from solver import plies_from_score, score_from_plies
-from solver.bitboards import can_win_next_bits, mirror_bits, position_keys, stone_counts
-from solver.enumerate import enumerate_positions, positions_with_moves
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, board_mask
+from openingbook.manifest import (
+    Scope,
+    check_output,
+    file_sha256,
+    identify,
+    manifest_path,
+    manifest_provenance,
+    write_book_and_manifest,
+)
+from openingbook.reader import read_book
+from openingbook.values import (
+    UNKNOWN as UNKNOWN_WINNER,
+)
+from openingbook.values import (
+    VALUE_FIRST,
+    distance_bytes_from_scores,
+    distance_plies,
+    first_player_winner,
+    missing_answers,
+    pruned_values,
+    scores_from_distance_bytes,
+    wdl_from_pruned_values,
+)
+from solver import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    board_mask,
+    can_win_next_bits,
+    enumerate_positions,
+    mirror_bits,
+    position_keys,
+    positions_with_moves,
+    score_from_plies,
+    stone_counts,
+)
 
 __all__ = [
     "Answers",
@@ -49,18 +79,11 @@ __all__ = [
     "DerivedValues",
     "LeafLookup",
     "LoadedBook",
-    "Scope",
     "book_leaves",
     "canonical_keys",
     "derive_book",
     "derive_values",
-    "distance_bytes_from_scores",
-    "file_sha256",
     "negamax_layers",
-    "read_scope",
-    "scores_from_distance_bytes",
-    "wdl_from_first_player_values",
-    "write_json_atomic",
 ]
 
 WIDTH, HEIGHT = DEFAULT_WIDTH, DEFAULT_HEIGHT
@@ -237,124 +260,7 @@ def _leaf_values(
     return values, known, len(ask)
 
 
-# ------------------------------------------------------------------ value conversions
-def scores_from_distance_bytes(distance: np.ndarray, stones: int) -> tuple[np.ndarray, np.ndarray]:
-    """Pons scores (side to move) of positions with ``stones`` stones from distance bytes.
-
-    Returns ``(scores, consistent)``; ``consistent`` is False where the byte cannot
-    be right: a win ``d`` plies away must be played by the winner (odd ``d`` for
-    the side to move), and the board must have room for it.
-
-    >>> scores_from_distance_bytes(np.array([97, -98, 0], np.int8), 12)[0].tolist()
-    [14, -15, 0]
-    """
-    v = np.asarray(distance).astype(np.int16)
-    a_to_move = stones % 2 == 0
-    plies = np.where(v > 0, 100 - v, np.where(v < 0, 100 + v, 0))
-    mover_wins = (v > 0) == a_to_move
-    table = np.zeros(CELLS + 1, np.int8)
-    for d in range(1, CELLS - stones + 1):
-        table[d] = score_from_plies(d, stones)
-    in_range = (plies >= 1) & (plies <= CELLS - stones)
-    consistent = (v == 0) | (in_range & ((plies % 2 == 1) == mover_wins))
-    out = np.where(v == 0, 0, table[np.clip(plies, 0, CELLS)]).astype(np.int8)
-    return out, consistent
-
-
-def distance_bytes_from_scores(scores: np.ndarray, stones: int) -> np.ndarray:
-    """Thill's signed distance bytes for Pons scores at ``stones`` stones.
-
-    ``100 - d`` when the first player wins in ``d`` plies, ``d - 100`` when the
-    second player does, ``0`` for a draw.
-
-    >>> distance_bytes_from_scores(np.array([14, -15, 0]), 12).tolist()
-    [97, -98, 0]
-    """
-    s = np.asarray(scores).astype(np.int16)
-    table = np.zeros(2 * (CELLS // 2) + 1, np.int16)
-    for score in range(-(CELLS // 2), CELLS // 2 + 1):
-        if score:
-            table[score + CELLS // 2] = plies_from_score(score, stones)
-    plies = table[s + CELLS // 2]
-    a_to_move = stones % 2 == 0
-    first_wins = (s > 0) == a_to_move
-    return np.where(s == 0, 0, np.where(first_wins, 100 - plies, plies - 100)).astype(np.int8)
-
-
-def wdl_from_first_player_values(values: np.ndarray, stones: int) -> np.ndarray:
-    """Side-to-move -1/0/+1 from pruned-book values (0 draw, 1 second wins, 2 first wins).
-
-    >>> wdl_from_first_player_values(np.array([0, 1, 2]), 8).tolist()
-    [0, -1, 1]
-    """
-    v = np.asarray(values)
-    first_view = np.where(v == 2, 1, np.where(v == 1, -1, 0))
-    return (first_view if stones % 2 == 0 else -first_view).astype(np.int8)
-
-
-# ------------------------------------------------------------------ helpers for files
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 # ------------------------------------------------------------------ books
-@dataclass(frozen=True)
-class Scope:
-    """Which positions of its ply a book claims to hold, from its build manifest.
-
-    ``under``: only positions reached by continuing this 1-based line.
-    ``partial``: why the book is not complete even under its line (``"sample"``,
-    ``"shard 1/4"``), else None. A pruned book's rule "not stored = first player
-    wins" holds only inside a complete scope.
-    """
-
-    under: str | None = None
-    partial: str | None = None
-
-    @property
-    def complete(self) -> bool:
-        return self.under is None and self.partial is None
-
-    def describe(self) -> str:
-        """``"complete"``, ``"positions under 4444"``, ``"a sample ..."``."""
-        if self.partial:
-            return self.partial + (f" of the positions under {self.under}" if self.under else "")
-        return f"positions under {self.under}" if self.under else "complete"
-
-
-def read_scope(path: str | os.PathLike[str]) -> Scope:
-    """The scope recorded in a book's manifest (``<book>.json``); complete without one."""
-    from openingbook.build import manifest_path, read_manifest
-
-    if not manifest_path(path).is_file():
-        return Scope()
-    selection = read_manifest(path)["selection"]
-    where = manifest_path(path)
-    if not isinstance(selection, dict):
-        raise ValueError(f"{where}: 'selection' is not an object")
-    under = selection.get("under")
-    if under is not None:
-        from solver import Position
-
-        if not isinstance(under, str):
-            raise ValueError(f"{where}: 'under' is {under!r}, not a 1-based move string")
-        try:
-            Position.from_moves(under)
-        except ValueError as exc:
-            raise ValueError(f"{where}: 'under' {under!r}: {exc}") from None
-    partial = None
-    if selection.get("sample") is not None:
-        partial = f"a sample of {selection['sample']} positions"
-    elif selection.get("shard"):
-        partial = f"shard {selection['shard']}"
-    return Scope(selection.get("under") or None, partial)
-
-
 @dataclass
 class LoadedBook:
     """A whole book in memory, indexed by position (one variant per mirror pair).
@@ -372,14 +278,16 @@ class LoadedBook:
     canonical: np.ndarray
     scope: Scope
     _order: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
-    _scope_keys: np.ndarray | None = field(repr=False, default=None)
 
     @classmethod
     def load(
         cls, path: str | os.PathLike[str], fmt: BookFormat | None = None, scope: Scope | None = None
     ) -> LoadedBook:
-        """Read, check (values, order, legal positions of the ply) and index a book."""
-        fmt, records = read_book(path, fmt)
+        """Read, check (values, order, legal positions of the ply, sha256 against the
+        manifest) and index a book. ``scope`` overrides the book's own
+        (:attr:`openingbook.manifest.BookIdentity.scope`)."""
+        identity = identify(path, fmt)
+        fmt, records = read_book(path, identity.fmt)
         # read_book has checked every key (a legal position of the ply) already
         first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, check_legal=False)
         canonical = canonical_keys(first, mask)
@@ -391,7 +299,7 @@ class LoadedBook:
             first,
             mask,
             canonical,
-            read_scope(path) if scope is None else scope,
+            identity.scope if scope is None else scope,
             order,
         )
 
@@ -416,26 +324,14 @@ class LoadedBook:
 
         Ignores ``partial``; callers decide what a partial book may answer.
         """
-        if self.scope.under is None:
-            return np.ones(len(first), bool)
-        return np.isin(canonical_keys(first, mask), self.scope_keys())
-
-    def scope_keys(self) -> np.ndarray:
-        """Sorted canonical keys of the positions under the scope's line (computed once)."""
-        if self._scope_keys is None:
-            under = self.scope.under
-            if under is None or len(under) > self.plies:
-                self._scope_keys = np.empty(0, np.uint64)
-            else:
-                sf, sm = enumerate_positions(self.plies, under=under)
-                self._scope_keys = np.sort(canonical_keys(sf, sm))
-        return self._scope_keys
+        return self.scope.contains_many(first, mask, self.plies)
 
     def answers(self, first: np.ndarray, mask: np.ndarray) -> Answers:
         """What the book says about each position (of the book's ply).
 
-        A pruned book answers "first player wins" for a position it does not
-        store when the position is inside its complete scope.
+        A missing position gets :func:`openingbook.values.missing_answers`: a
+        win in 1 when the side to move can complete four, else (pruned books) a
+        first-player win inside a known, complete scope, else unknown.
         """
         index = self.find(first, mask)
         stored = index >= 0
@@ -444,16 +340,21 @@ class LoadedBook:
         winner = np.zeros(n, np.int8)
         plies = np.full(n, -1, np.int16)
         if self.fmt.distances:
-            v = raw.astype(np.int16)
-            winner = np.sign(v).astype(np.int8)
-            plies = np.where(v == 0, -1, 100 - np.abs(v)).astype(np.int16)
-            known = stored.copy()
+            winner = np.sign(raw).astype(np.int8)
+            plies = np.where(raw == 0, -1, distance_plies(raw)).astype(np.int16)
         else:
-            winner = np.where(raw == 2, 1, np.where(raw == 1, -1, 0)).astype(np.int8)
-            implied = ~stored
-            implied &= self.in_scope(first, mask) if self.scope.partial is None else False
-            winner[implied] = 1
-            known = stored | implied
+            winner = first_player_winner(raw)
+        known = stored.copy()
+        missing = np.flatnonzero(~stored)
+        if len(missing):
+            absent_wins = not self.fmt.distances and self.scope.answers_absent
+            implied = self.in_scope(first[missing], mask[missing]) & absent_wins
+            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied)
+            answered = m_winner != UNKNOWN_WINNER
+            known[missing[answered]] = True
+            winner[missing[answered]] = m_winner[answered]
+            if self.fmt.distances:
+                plies[missing[answered]] = m_plies[answered]
         winner[~known] = 0
         plies[~known] = -1
         return Answers(stored, known, winner, plies)
@@ -506,9 +407,8 @@ def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
         return leaves, True
 
     def leaves_pruned(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        index = book.find(first, mask)
-        raw = np.where(index >= 0, book.records.values[np.maximum(index, 0)], 2)
-        return np.ones(len(first), bool), wdl_from_first_player_values(raw, plies)
+        answers = book.answers(first, mask)
+        return answers.known, wdl_from_pruned_values(pruned_values(answers.winner), plies)
 
     return leaves_pruned, False
 
@@ -545,8 +445,8 @@ class Derivation:
         """Plies to the winning stone (-1 for draws, or without scores)."""
         if not self.scores:
             return np.full(len(self.first), -1, np.int16)
-        d = distance_bytes_from_scores(self.result.values, self.plies).astype(np.int16)
-        return np.where(d == 0, -1, 100 - np.abs(d)).astype(np.int16)
+        d = distance_bytes_from_scores(self.result.values, self.plies)
+        return np.where(d == 0, -1, distance_plies(d)).astype(np.int16)
 
     def book_values(self, distances: bool) -> np.ndarray:
         """Values as stored in a book: distance bytes, or 0 draw / 1 second / 2 first wins."""
@@ -554,8 +454,7 @@ class Derivation:
             if not self.scores:
                 raise ValueError("a distance book needs a deeper book with distances")
             return distance_bytes_from_scores(self.result.values, self.plies)
-        w = self.winners()
-        return np.where(w > 0, 2, np.where(w < 0, 1, 0)).astype(np.int8)
+        return pruned_values(self.winners())
 
 
 def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Derivation:
@@ -573,10 +472,11 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
             argument="plies",
             value=plies,
         )
-    if deep.scope.partial and not deep.fmt.distances:
+    if not deep.scope.answers_absent and not deep.fmt.distances:
         raise ValueError(
             f"{deep.path.name} is {deep.scope.describe()}: its missing positions are not "
-            "first-player wins, so it cannot be read as a pruned book (merge or rebuild it)"
+            "known to be first-player wins, so it cannot be read as a pruned book"
+            + ("" if not deep.scope.known else " (merge or rebuild it)")
         )
     line = under if under is not None else deep.scope.under
     if line and len(line) > plies:
@@ -658,9 +558,6 @@ def derive_book(
     ...     s.positions, s.format
     (25, '6-ply')
     """
-    from openingbook.bookfile import value_histogram
-    from openingbook.build import check_output, manifest_path
-
     refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
     out = check_output(output, force)
     deep = LoadedBook.load(source)
@@ -683,11 +580,14 @@ def derive_book(
         )
     values = derivation.book_values(distances)
     histogram = value_histogram(fmt, values)  # of every position, pruned ones included
-    keep = np.ones(len(values), bool) if distances else values != 2
+    keep = np.ones(len(values), bool) if distances else values != VALUE_FIRST
     keys = encode_keys(derivation.first[keep], derivation.mask[keep], fmt.key_bits)
-    records = write_book(out, fmt, Records(keys, values[keep]))
+    data = book_bytes(fmt, Records(keys, values[keep]), str(out))
+    records = len(keys)
+    write_book_and_manifest(
+        out, fmt, data, records, _manifest_content(fmt, derivation, histogram, command)
+    )
     mpath = manifest_path(out)
-    write_json_atomic(mpath, _manifest(out, fmt, records, derivation, histogram, command))
     return DeriveSummary(
         output=str(out),
         manifest=str(mpath),
@@ -704,20 +604,15 @@ def derive_book(
     )
 
 
-def _manifest(
-    out: Path,
+def _manifest_content(
     fmt: BookFormat,
-    records: int,
     derivation: Derivation,
     histogram: dict[str, object],
     command: list[str] | None,
 ) -> dict[str, object]:
-    """A build-style manifest (same ``format``/``book``/``selection`` keys) plus the source."""
-    from openingbook.build import manifest_book_entry, manifest_provenance
-
+    """A build-style manifest (same ``selection`` keys) plus the source."""
     deep = derivation.deep
     return {
-        **manifest_book_entry(out, fmt, records),
         "selection": {
             "plies": fmt.plies,
             "distances": fmt.distances,

@@ -20,11 +20,23 @@ under perfect play (``None`` in a book without distances), and the Pons score
 of the side to move (``None`` when only win/draw/loss is known; 0 for every
 draw). A position that is not stored is
 
-* in a pruned book: a first-player win (the pruning rule), except that the side
-  to move wins when it can complete four at once (such positions are never
-  stored);
-* in a distance book: a win in 1 ply for the side to move when it can complete
-  four at once, otherwise an error (:class:`PositionNotInBook`).
+* a win in 1 ply for the side to move when it can complete four at once (such
+  positions are never stored);
+* otherwise, in a pruned book whose scope is known to hold the position
+  (:attr:`openingbook.manifest.Scope.answers_absent`), a first-player win (the
+  pruning rule);
+* otherwise an error (:class:`PositionNotInBook`): a distance book stores every
+  position of its scope, and a pruned book of unknown scope (no manifest, not
+  recognisably complete) or a sample or shard cannot prove the win.
+
+A position outside a book's known scope (not under its ``under`` line) is an
+error too, stored or not (:func:`openingbook.values.missing_answers` is the rule).
+
+Opening a book goes through :func:`openingbook.manifest.identify` (format,
+size, record count and a sample of records against the manifest); whenever a
+reader reads the whole file (``check``, ``verify``, bulk lookups,
+:func:`read_book`, :func:`describe_book`) every record is checked and the
+file's sha256 compared with its manifest.
 
 >>> from solver import Position
 >>> with Book(REFERENCE / "thill-original-book8.dat") as book:
@@ -34,29 +46,31 @@ draw). A position that is not stored is
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 import os
 import struct
 from collections.abc import Iterator
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from openingbook.bookfile import (
-    CELLS,
-    VALUE_DRAW,
-    VALUE_FIRST,
-    VALUE_SECOND,
+    BookFileError,
     BookFormat,
     Records,
+    check_distances,
+    check_order,
+    check_positions,
     check_records,
-    check_size,
-    detect_format,
+    check_values,
     parse_records,
+    value_histogram,
 )
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import InvalidArgument
+from openingbook.manifest import BookIdentity, identify
+from openingbook.values import UNKNOWN, missing_answer, missing_answers, value_tables
 from solver import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -73,13 +87,13 @@ __all__ = [
     "BookValue",
     "BulkValues",
     "PositionNotInBook",
+    "describe_book",
+    "read_book",
     "search_steps",
 ]
 
 _BIG_ENDIAN_U64 = struct.Struct(">Q")
 
-#: Marks "not known" in the arrays of :class:`BulkValues`.
-UNKNOWN = -128
 #: Winner codes of :class:`BulkValues`: +1 first player, -1 second, 0 draw.
 WINNER_CODES = {Winner.FIRST: 1, Winner.SECOND: -1, Winner.DRAW: 0}
 _WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
@@ -109,7 +123,8 @@ class BulkValues(NamedTuple):
 
 
 class PositionNotInBook(ValueError):
-    """A position of the book's ply that a distance book does not hold."""
+    """A position of the book's ply the book does not answer: not stored and not
+    provable (see the module docstring), or outside the book's scope."""
 
 
 def search_steps(size: int) -> list[int]:
@@ -129,20 +144,27 @@ def search_steps(size: int) -> list[int]:
 class Book:
     """A memory-mapped book file: ``get``, ``in``, iteration, bulk lookups.
 
-    ``fmt`` defaults to :func:`openingbook.bookfile.detect_format`. With
-    ``check`` the whole file is verified first (order, values, positions).
-    The file's size is always checked; reading answers never parses more
-    than the probed records.
+    ``fmt`` forces a layout (else :func:`openingbook.manifest.detect_format`);
+    either way :func:`openingbook.manifest.identify` checks the file against it
+    and against its manifest (size, record count, a sample of records). With
+    ``check`` or ``verify`` the whole file is verified first (order, values,
+    positions, and the sha256 against the manifest). Answering a single
+    lookup never parses more than the probed records.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], fmt: BookFormat | None = None, check: bool = False
+        self,
+        path: str | os.PathLike[str],
+        fmt: BookFormat | None = None,
+        check: bool = False,
+        verify: bool = False,
     ) -> None:
-        self.path = Path(path)
-        self.format = fmt if fmt is not None else detect_format(self.path)
-        size = self.path.stat().st_size
-        check_size(self.path, size, self.format)
-        self._size = size // self.format.record_bytes
+        self.identity: BookIdentity = identify(path, fmt)
+        self.path = self.identity.path
+        self.format = self.identity.fmt
+        self.scope = self.identity.scope
+        size = self.identity.size
+        self._size = self.identity.records
         self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         try:
             # an empty book (its manifest says 0 records) cannot be mapped: no probe reads it
@@ -152,9 +174,10 @@ class Book:
             raise
         self._order: np.ndarray | None = None
         self._values: np.ndarray | None = None
-        self._luts = _value_tables(self.format)
-        if check:
-            check_records(self.format, self.records(), str(self.path))
+        self._luts = value_tables(self.format.plies, self.format.distances)
+        self._verified = False
+        if check or verify:
+            self.verify()
 
     # ------------------------------------------------------------- lifecycle
     def close(self) -> None:
@@ -176,6 +199,25 @@ class Book:
         return f"Book({str(self.path)!r}, {self.format.name}, {self._size} records)"
 
     # --------------------------------------------------------------- records
+    def verify(self) -> None:
+        """Check every record (values, order, legal positions of the ply) and compare the
+        file's sha256 with its manifest's; :class:`BookFileError` on the first problem."""
+        if self._verified:
+            return
+        problems, _, digest = scan_book(self.identity, list(_CHECKS))
+        for label in _CHECKS:
+            if label in problems and label != "distances":  # a parity fault is answerable
+                raise BookFileError(f"{self.path}: {problems[label]}")
+        self.identity.verify_sha256(digest)
+        self._verified = True
+
+    def check_order(self) -> None:
+        """Raise :class:`BookFileError` unless the records ascend (streamed): a binary
+        search, and so "not stored", is only right in a sorted file."""
+        problems, _, _ = scan_book(self.identity, ["order"])
+        if problems:
+            raise BookFileError(f"{self.path}: {problems['order']}")
+
     def records(self) -> Records:
         """All records as arrays (no Python object per record)."""
         data = self._file_bytes()
@@ -278,9 +320,35 @@ class Book:
     def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
         """:meth:`get` plus the index of the record that answered (None: not stored)."""
         index = self.find(pos)
+        # the side to move completing four at once needs no book, in scope or not
+        if not self.scope.contains(pos) and not pos.can_win_next():
+            raise PositionNotInBook(self._outside_scope())
         if index is not None:
             return self._value(self._read(index)[1], index), index
         return self._missing(pos), None
+
+    def _outside_scope(self, which: str = "position") -> str:
+        return (
+            f"{which} outside {self.path}, which holds only the positions under {self.scope.under}"
+        )
+
+    def _not_known(self, which: str = "position") -> str:
+        """Why a missing position has no answer."""
+        name = self.path.name
+        if not self.scope.known and not self.format.distances:
+            return (
+                f"{which} not stored in {name}, and its scope is unknown: "
+                f"{self.scope.unknown_why}, so a position it does not store is not "
+                "known to be a first-player win"
+            )
+        if self.scope.partial:
+            scope = self.scope.describe()
+            return f"{which} not in {name}, which holds {scope}: its value is unknown"
+        n = self.format.plies
+        return (
+            f"{which} not in {name}: a {self.format.name} book stores every "
+            f"{n}-stone position where the side to move cannot win at once"
+        )
 
     def _check_position(self, pos: Position) -> None:
         if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
@@ -305,21 +373,19 @@ class Book:
             None if score == UNKNOWN else score,
         )
 
+    @property
+    def _absent_first_wins(self) -> bool:
+        """Is a missing position in scope a first-player win (the pruning rule)?"""
+        return not self.format.distances and self.scope.answers_absent
+
     def _missing(self, pos: Position) -> BookValue:
-        n = pos.stone_count
-        if not self.format.distances and n % 2 == 0:
-            return BookValue(Winner.FIRST, None, None)  # the pruning rule (A to move)
-        if pos.can_win_next():
-            mover = Winner.FIRST if n % 2 == 0 else Winner.SECOND
-            if self.format.distances:
-                return BookValue(mover, 1, score_from_plies(1, n))
-            return BookValue(mover, None, None)
-        if self.format.distances:
-            raise PositionNotInBook(
-                f"position not in {self.path.name}: a {self.format.name} book stores every "
-                f"{n}-stone position where the side to move cannot win at once"
-            )
-        return BookValue(Winner.FIRST, None, None)
+        answer = missing_answer(pos, self._absent_first_wins)
+        if answer is None:
+            raise PositionNotInBook(self._not_known())
+        winner, plies = answer
+        if self.format.distances and plies != UNKNOWN:
+            return BookValue(_WINNERS[winner], plies, score_from_plies(plies, pos.stone_count))
+        return BookValue(_WINNERS[winner], None, None)  # pruned books report no distances
 
     # ------------------------------------------------------------ iteration
     def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
@@ -338,6 +404,7 @@ class Book:
     # ---------------------------------------------------------- bulk lookup
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._order is None or self._values is None:
+            self.verify()  # the whole file is read anyway: check it all
             recs = self.records()
             self._order = self.format.order_keys(recs.keys)
             self._values = recs.values
@@ -376,10 +443,10 @@ class Book:
     def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
         """Bulk :meth:`get` over ``first``/``mask`` uint64 arrays.
 
-        Missing positions follow the same rules as :meth:`get`. In a distance
-        book a missing position where the side to move cannot win at once
-        raises :class:`PositionNotInBook` (naming the first one), or with
-        ``strict=False`` gets :data:`UNKNOWN` in all three value arrays.
+        Missing positions follow the same rules as :meth:`get`: one without an
+        answer (or outside the book's scope) raises :class:`PositionNotInBook`
+        (naming the first one), or with ``strict=False`` gets :data:`UNKNOWN` in
+        all three value arrays.
         """
         first = np.asarray(first, dtype=np.uint64)
         mask = np.asarray(mask, dtype=np.uint64)
@@ -396,21 +463,33 @@ class Book:
         winner = np.where(found, winner_lut.take(raw), UNKNOWN).astype(np.int8)
         plies = np.where(found, plies_lut.take(raw), UNKNOWN).astype(np.int16)
         score = np.where(found, score_lut.take(raw), UNKNOWN).astype(np.int16)
-        missing = np.flatnonzero(~found)
+        outside = ~self.scope.contains_many(first, mask, self.format.plies)
+        if outside.any():
+            outside &= ~can_win_next_bits(first, mask)  # needs no book
+        if outside.any():
+            if strict:
+                where = f"position {int(np.argmax(outside))} is"
+                raise PositionNotInBook(self._outside_scope(where))
+            index[outside] = -1
+            winner[outside] = UNKNOWN
+            plies[outside] = UNKNOWN
+            score[outside] = UNKNOWN
+        missing = np.flatnonzero(~found & ~outside)
         if len(missing):
             n = self.format.plies
-            wins_now = can_win_next_bits(first[missing], mask[missing])
-            mover = 1 if n % 2 == 0 else -1
-            if self.format.distances:
-                if strict and not wins_now.all():
-                    i = int(missing[np.argmax(~wins_now)])
-                    raise PositionNotInBook(f"position {i} is not in {self.path.name}")
-                win_idx = missing[wins_now]
-                winner[win_idx] = mover
-                plies[win_idx] = 1
-                score[win_idx] = score_from_plies(1, n)
-            else:
-                winner[missing] = np.where(wins_now, mover, 1)
+            m_winner, m_plies = missing_answers(
+                first[missing], mask[missing], self._absent_first_wins
+            )
+            unknown = m_winner == UNKNOWN
+            if strict and unknown.any():
+                raise PositionNotInBook(
+                    self._not_known(f"position {int(missing[np.argmax(unknown)])} is")
+                )
+            winner[missing] = m_winner
+            if self.format.distances:  # pruned books report no distances
+                win_now = m_plies == 1
+                plies[missing[win_now]] = 1
+                score[missing[win_now]] = score_from_plies(1, n)
         return BulkValues(index, winner, plies, score)
 
 
@@ -432,30 +511,143 @@ def _search_sorted(order: np.ndarray, targets: np.ndarray) -> np.ndarray:
     return out
 
 
-def _value_tables(fmt: BookFormat) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Winner code, plies, score and validity for each raw value byte (as uint8)."""
-    winner = np.full(256, UNKNOWN, dtype=np.int16)
-    plies = np.full(256, UNKNOWN, dtype=np.int16)
-    score = np.full(256, UNKNOWN, dtype=np.int16)
-    valid = np.zeros(256, dtype=bool)
-    n = fmt.plies
-    if not fmt.distances:
-        for v, w in ((VALUE_DRAW, 0), (VALUE_SECOND, -1), (VALUE_FIRST, 1)):
-            winner[v] = w
-            valid[v] = True
-        score[VALUE_DRAW] = 0
-        return winner, plies, score, valid
-    winner[0], plies[0], score[0], valid[0] = 0, CELLS - n, 0, True
-    for d in range(1, CELLS - n + 1):
-        # the player who places stone n + d wins: the first player on odd stone numbers
-        first_places_last = (n + d) % 2 == 1
-        for first_wins in (True, False):
-            b = (100 - d) if first_wins else (256 - (100 - d))
-            winner[b] = 1 if first_wins else -1
-            plies[b] = d
-            valid[b] = True
-            if first_wins == first_places_last:
-                score[b] = score_from_plies(d, n)
-            # else: a faulty distance (the winner cannot play the last stone): the
-            # stored winner and distance are answered, the score stays unknown
-    return winner, plies, score, valid
+# ------------------------------------------------------------------ whole books
+#: Memory per record of a whole book in arrays (keys, values, decoded positions,
+#: sort orders and the temporaries of checking them), bytes.
+_BYTES_PER_RECORD = 64
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (``MemAvailable`` of /proc/meminfo), None if unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def require_memory(records: int, per_record: int, path: str | os.PathLike[str]) -> None:
+    """Refuse, before allocating, a whole-file operation that needs more memory than is
+    available (:class:`MemoryError` with a one-line message stating the amounts)."""
+    need = records * per_record
+    have = available_memory()
+    if have is not None and need > have:
+        raise MemoryError(
+            f"{path}: reading its {records:,} records needs about {need / 2**30:.1f} GiB of "
+            f"memory, only {have / 2**30:.1f} GiB is available"
+        )
+
+
+_CHECKS = {
+    "values": check_values,
+    "order": check_order,
+    "positions": check_positions,
+    "distances": check_distances,
+}
+
+
+def scan_book(
+    identity: BookIdentity, labels: list[str], chunk_records: int = 1 << 20
+) -> tuple[dict[str, str], np.ndarray, str]:
+    """Stream a whole book file (memory-mapped, ``chunk_records`` at a time) through the
+    checks named in ``labels`` (``values``, ``order``, ``positions``, ``distances``).
+
+    Returns ``(problems, counts, sha256)``: the first problem of each failing check
+    (message without the file name), the count of each raw value byte, and the
+    file's sha256. Memory stays small whatever the file size.
+    """
+    fmt, rb, name = identity.fmt, identity.fmt.record_bytes, str(identity.path)
+    problems: dict[str, str] = {}
+    counts = np.zeros(256, np.int64)
+    digest = hashlib.sha256()
+    if identity.size == 0:
+        return problems, counts, digest.hexdigest()
+    data = np.memmap(identity.path, dtype=np.uint8, mode="r")
+    try:
+        for start in range(0, identity.records, chunk_records):
+            stop = min(identity.records, start + chunk_records)
+            digest.update(data[start * rb : stop * rb])
+            # one record before the chunk, so that the order check spans the boundary
+            lo = max(0, start - 1)
+            records = parse_records(data[lo * rb : stop * rb], fmt)
+            own = Records(records.keys[start - lo :], records.values[start - lo :])
+            counts += np.bincount(own.values.view(np.uint8), minlength=256)
+            for label in labels:
+                if label in problems or (label == "distances" and not fmt.distances):
+                    continue
+                recs, offset = (records, lo) if label == "order" else (own, start)
+                try:
+                    _CHECKS[label](fmt, recs, name, offset)
+                except BookFileError as exc:
+                    problems[label] = str(exc).removeprefix(f"{name}: ")
+    finally:
+        del data
+    return problems, counts, digest.hexdigest()
+
+
+def read_book(
+    path: str | os.PathLike[str], fmt: BookFormat | None = None, check: bool = True
+) -> tuple[BookFormat, Records]:
+    """Read a whole book into arrays: ``(format, records)``.
+
+    Goes through :func:`openingbook.manifest.identify` and, since the whole file
+    is read, compares its sha256 with the manifest's. With ``check`` every record
+    is verified (:func:`openingbook.bookfile.check_records`). Errors are one-line
+    :class:`openingbook.bookfile.BookFileError` naming the file.
+    """
+    identity = identify(path, fmt)
+    require_memory(identity.records, _BYTES_PER_RECORD, identity.path)
+    data = identity.path.read_bytes()
+    if len(data) != identity.size:
+        raise BookFileError(f"{path}: the file changed while it was read")
+    identity.verify_sha256(hashlib.sha256(data).hexdigest())
+    records = parse_records(data, identity.fmt)
+    if check:
+        check_records(identity.fmt, records, str(path))
+    return identity.fmt, records
+
+
+def describe_book(
+    path: str | os.PathLike[str], fmt: BookFormat | None = None, chunk_records: int = 1 << 20
+) -> dict[str, object]:
+    """Format, scope, record count, value histogram and the file checks, as a JSON-ready dict.
+
+    Streams the file (``chunk_records`` at a time, memory-mapped): memory stays
+    small whatever the file size. Raises for a file that does not fit its
+    format or manifest (:func:`openingbook.manifest.identify`); the
+    order/value/position/distance checks and the sha256 comparison are reported
+    as ``"ok"`` or the problem.
+    """
+    identity = identify(path, fmt)
+    fmt = identity.fmt
+    labels = ["values", "order", "positions"] + (["distances"] if fmt.distances else [])
+    problems, counts, digest = scan_book(identity, labels, chunk_records)
+    checks = {label: problems.get(label, "ok") for label in labels}
+    if identity.manifest is not None:
+        try:
+            identity.verify_sha256(digest)
+            checks["sha256"] = "ok"
+        except BookFileError as exc:
+            checks["sha256"] = str(exc).split(": ", 1)[-1]
+    raw = np.arange(256, dtype=np.uint8).view(np.int8)
+    return {
+        "path": str(path),
+        "format": fmt.name,
+        "description": fmt.describe(),
+        "format_from": identity.format_from,
+        "manifest": None if identity.manifest is None else str(identity.manifest.path),
+        "scope": identity.scope.describe(),
+        "plies": fmt.plies,
+        "distances": fmt.distances,
+        "record_bytes": fmt.record_bytes,
+        "key_bits": fmt.key_bits,
+        "signed_order": fmt.signed_order,
+        "records": identity.records,
+        "bytes": identity.size,
+        "values": value_histogram(fmt, raw, weights=counts),
+        "checks": checks,
+        "ok": all(v == "ok" for v in checks.values()),
+    }

@@ -33,9 +33,8 @@ from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_value
 from openingbook.errors import InvalidArgument
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.published import TROMP_SUBSET_COUNTS
-from solver import Position
-from solver.bitboards import can_win_next_bits
-from solver.enumerate import positions_with_moves
+from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
+from solver import Position, can_win_next_bits, positions_with_moves
 
 __all__ = [
     "TROMP_COUNTS",
@@ -559,8 +558,8 @@ def _book_value_entry(value: int, distances: bool, stored: bool) -> tuple[bool, 
     if distances:
         if value == 0:
             return True, 0, -1, stored
-        return True, 1 if value > 0 else -1, 100 - abs(value), stored
-    return True, {0: 0, 1: -1, 2: 1}[value], -1, stored
+        return True, 1 if value > 0 else -1, int(distance_plies(np.array([value]))[0]), stored
+    return True, int(first_player_winner(np.array([value]))[0]), -1, stored
 
 
 def _file_issues(book: LoadedBook, issues: list[Issue]) -> None:
@@ -595,7 +594,7 @@ def _file_issues(book: LoadedBook, issues: list[Issue]) -> None:
                 )
             )
     if not book.fmt.distances:
-        first_wins = np.flatnonzero(book.records.values == 2)
+        first_wins = np.flatnonzero(book.records.values == VALUE_FIRST)
         if len(first_wins):
             issues.append(
                 Issue(
@@ -777,7 +776,7 @@ def book_stats(
 
 
 def _per_ply_counts(book: LoadedBook) -> PlyCounts:
-    if book.scope.partial or book.scope.under:
+    if not book.scope.complete:
         raise ValueError(
             f"{book.path.name} is {book.scope.describe()}: per-ply counts need a complete book"
         )

@@ -7,12 +7,14 @@ through the names exported here.
 from solver.bitboards import (
     can_win_next_bits,
     canonical_bits,
+    current_bits,
     has_four_bits,
     mirror_bits,
     position_keys,
+    stone_counts,
 )
 from solver.enumerate import count_positions, enumerate_positions, positions_with_moves
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position
+from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
 from solver.scores import (
     Winner,
     describe_score,
@@ -31,9 +33,11 @@ __all__ = [
     "Solver",
     "Winner",
     "analyze",
+    "board_mask",
     "can_win_next_bits",
     "canonical_bits",
     "count_positions",
+    "current_bits",
     "default_table_log2",
     "describe_score",
     "enumerate_positions",
@@ -45,6 +49,7 @@ __all__ = [
     "score_from_plies",
     "solve",
     "solve_wdl",
+    "stone_counts",
     "table_bytes",
     "winner_from_score",
 ]

@@ -18,23 +18,22 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.bookfile import BOOK8, BookFormat, detect_format, read_book
+from openingbook.bookfile import BOOK8, BookFormat
 from openingbook.build import (
     BuildOptions,
     auto_chunk_size,
     build_book,
-    check_output,
     default_output_name,
-    manifest_path,
     merge_books,
     parse_shard,
     plan_build,
-    read_manifest,
 )
 from openingbook.cli import main
 from openingbook.codec import decode_keys, encode_keys, mirror_keys
 from openingbook.errors import InvalidArgument, OutputExists
 from openingbook.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
+from openingbook.manifest import check_output, detect_format, manifest_path, read_manifest
+from openingbook.reader import read_book
 from openingbook.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
 from solver import (
     Position,

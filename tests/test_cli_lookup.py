@@ -15,6 +15,7 @@ from openingbook.cli import main
 from openingbook.codec import encode_keys
 from solver import Position
 from tests.conftest import REFERENCE
+from tests.manifests import write_manifest
 
 BOOK8_FILE = str(REFERENCE / "thill-original-book8.dat")
 
@@ -170,13 +171,7 @@ def test_info_bad_files(tmp_path):
 def _copy_with_manifest(tmp_path: Path, selection: dict) -> str:
     book = tmp_path / "scoped.dat"
     book.write_bytes(Path(BOOK8_FILE).read_bytes())
-    manifest = {
-        "manifest": "openingbook book manifest",
-        "format": {"name": "8-ply", "plies": 8, "distances": False},
-        "book": {"file": book.name},
-        "selection": {"plies": 8, "under": None, "sample": None, "shard": None, **selection},
-    }
-    (tmp_path / "scoped.dat.json").write_text(json.dumps(manifest))
+    write_manifest(book, BookFormat.for_plies(8), **selection)
     return str(book)
 
 

@@ -17,20 +17,17 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openingbook.bookfile import read_book
 from openingbook.build import BuildOptions, build_book
 from openingbook.cli import main
-from openingbook.derive import (
-    LoadedBook,
-    derive_book,
-    derive_values,
-    distance_bytes_from_scores,
-    file_sha256,
-    negamax_layers,
-    scores_from_distance_bytes,
-    wdl_from_first_player_values,
-)
+from openingbook.derive import LoadedBook, derive_book, derive_values, negamax_layers
+from openingbook.manifest import file_sha256
+from openingbook.reader import read_book
 from openingbook.validate import diff_books
+from openingbook.values import (
+    distance_bytes_from_scores,
+    scores_from_distance_bytes,
+    wdl_from_pruned_values,
+)
 from solver import Position, plies_from_score, score_from_plies
 from solver.bitboards import mirror_bits
 from solver.search import Solver
@@ -171,7 +168,7 @@ def test_impossible_distance_bytes_are_flagged():
 
 
 def test_pruned_values_to_side_to_move():
-    assert wdl_from_first_player_values(np.array([0, 1, 2]), 9).tolist() == [0, 1, -1]
+    assert wdl_from_pruned_values(np.array([0, 1, 2]), 9).tolist() == [0, 1, -1]
 
 
 # ------------------------------------------------------------------ real books

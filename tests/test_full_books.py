@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openingbook.build import read_manifest
-from openingbook.derive import derive_book, file_sha256
+from openingbook.derive import derive_book
+from openingbook.manifest import file_sha256, read_manifest
 from openingbook.validate import validate_books
 from solver import Position, Solver, enumerate_positions
 from solver.bitboards import position_keys

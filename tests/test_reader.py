@@ -350,8 +350,9 @@ def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
     with its manifest (0 records) every reader accepts it, without one it is refused."""
     from click.testing import CliRunner
 
-    from openingbook.bookfile import BookFileError, read_book
+    from openingbook.bookfile import BookFileError
     from openingbook.cli import main
+    from openingbook.reader import read_book
 
     out = tmp_path / "e.dat"
     line = "444444555555"  # one 12-ply position: a first-player win

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.bookfile import Records, read_book, write_book
+from openingbook.bookfile import Records, write_book
 from openingbook.build import BuildOptions, build_book
 from openingbook.cli import main
 from openingbook.codec import encode_keys
 from openingbook.derive import LoadedBook
-from openingbook.reader import Book
+from openingbook.reader import Book, read_book
 from openingbook.validate import (
     TROMP_COUNTS,
     book_stats,
@@ -36,6 +36,7 @@ from solver.enumerate import positions_with_moves
 from solver.position import has_four
 from solver.search import Solver
 from tests.conftest import REFERENCE
+from tests.manifests import write_manifest
 from tests.strategies import positions
 from tests.test_derive import line_books
 
@@ -62,8 +63,8 @@ def rewrite(src: Path, dst: Path, change) -> Path:
     first, mask, values = change(book.first.copy(), book.mask.copy(), book.records.values.copy())
     write_book(dst, book.fmt, Records(encode_keys(first, mask, book.fmt.key_bits), values))
     manifest = src.with_name(src.name + ".json")
-    if manifest.is_file():
-        dst.with_name(dst.name + ".json").write_text(manifest.read_text())
+    selection = json.loads(manifest.read_text())["selection"] if manifest.is_file() else {}
+    write_manifest(dst, book.fmt, **selection)  # Thill's file: complete, as the source
     return dst
 
 

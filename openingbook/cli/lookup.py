@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from openingbook.bookfile import BookFormat, check_order, describe_book
+from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.cli._common import (
     BadArgument,
@@ -15,7 +15,7 @@ from openingbook.cli._common import (
     read_stdin,
     user_errors,
 )
-from openingbook.reader import Book
+from openingbook.reader import Book, describe_book
 from solver import Player, Position, Winner
 
 
@@ -43,6 +43,11 @@ def _read_board(board: str) -> Position:
     is_flag=True,
     help="Verify the whole file first (values, order, positions) instead of trusting it.",
 )
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Compare the whole file with its manifest (sha256) and check every record first.",
+)
 @json_option
 @user_errors
 def lookup_command(
@@ -51,13 +56,16 @@ def lookup_command(
     board: str | None,
     fmt: BookFormat | None,
     check: bool,
+    verify: bool,
     as_json: bool,
 ) -> None:
     """Look up a position (1-based MOVES such as 44444455, or --board) in BOOK.
 
     Prints the winner, the plies to the end of the game (books with distances)
     and the Pons score of the side to move. A position a pruned book does not
-    store is a first-player win.
+    store is a first-player win when the book's scope is known to hold it (its
+    manifest <book>.json, or a complete book); a position outside the book's
+    scope, or one it cannot answer, is an error.
 
     \b
     Examples:
@@ -68,15 +76,13 @@ def lookup_command(
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
-    with Book(book, fmt, check=check) as opened:
+    with Book(book, fmt, check=check, verify=verify) as opened:
         fmt = opened.format
         record = opened.find(pos)  # refuses a wrong stone count or board size
-        if record is None and not pos.can_win_next():
-            _check_in_scope(book, pos)
-            if not check:
-                # "not stored" comes from a binary search, which is only right in a
-                # sorted file: verify the order (about 0.2 s for a full 12-ply book)
-                check_order(fmt, opened.records(), book)
+        if record is None and not pos.can_win_next() and not (check or verify):
+            # "not stored" comes from a binary search, which is only right in a
+            # sorted file: verify the order (streamed; about 0.2 s for a 12-ply book)
+            opened.check_order()
         value, record = opened.lookup(pos)
     to_move = "first" if pos.side_to_move is Player.FIRST else "second"
     if as_json:
@@ -107,35 +113,6 @@ def lookup_command(
     click.echo(f"{text}; {pos.stone_count} stones, {where} in {fmt.name} book")
 
 
-def _check_in_scope(book: str, pos: Position) -> None:
-    """Refuse a position the book's manifest says it does not cover.
-
-    A pruned book answers "first player wins" for what it does not store, which
-    is only true inside its scope (its ``under`` line, and not for a sample or a
-    shard). A position whose stones do not contain the ``under`` line's (or
-    its mirror's) is outside it.
-    """
-    from openingbook.derive import read_scope
-
-    scope = read_scope(book)
-    if scope.partial:
-        raise click.ClickException(
-            f"position not in {book}, which holds {scope.describe()}: its value is unknown"
-        )
-    if scope.under is None:
-        return
-    line = Position.from_moves(scope.under)
-    for variant in (line, line.mirror()):
-        if all(
-            variant.stones_of(player) & ~pos.stones_of(player) == 0
-            for player in (Player.FIRST, Player.SECOND)
-        ):
-            return
-    raise click.ClickException(
-        f"position outside {book}, which holds only the positions under {scope.under}"
-    )
-
-
 @main.command("info")
 @click.argument("book", type=click.Path(dir_okay=False))
 @format_option
@@ -143,9 +120,11 @@ def _check_in_scope(book: str, pos: Position) -> None:
 @user_errors
 @click.pass_context
 def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json: bool) -> None:
-    """Format, record count, value histogram and checks (values, order, positions) of BOOK.
+    """Format, scope, record count, value histogram and checks of BOOK.
 
-    Exits with status 1 when a check fails.
+    Checks every record (values, order, positions) and compares the file with
+    its manifest <book>.json (size, record count, sha256), reading the file in
+    pieces. Exits with status 1 when a check fails.
 
     \b
     Examples:
@@ -160,6 +139,8 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
         assert isinstance(values, dict)
         click.echo(f"{book}: {info['description']}")
         click.echo(f"records: {info['records']} ({info['bytes']} bytes)")
+        manifest = info["manifest"] or "none"
+        click.echo(f"manifest: {manifest}; scope: {info['scope']}")
         click.echo(
             f"values: draw {values['draw']}, first player wins {values['first']}, "
             f"second player wins {values['second']}"

@@ -30,13 +30,13 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import detect_format
 from openingbook.errors import InvalidArgument
 from openingbook.export._positions import BookPositions, _canonical_keys, load_positions
 from openingbook.export.cadot import CadotBook, write_cadot
 from openingbook.export.pons import PonsBook, write_pons
 from openingbook.export.tabular import write_tabular
 from openingbook.export.uci import tromp_order, write_uci
+from openingbook.manifest import detect_format, manifest_path
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -101,8 +101,6 @@ def export_book(
         if value and fmt != owner:
             raise InvalidArgument(f"applies to the {owner} format only", argument=argument)
     book = Path(book)
-    from openingbook.build import manifest_path
-
     refuse_input_as_output(out, [book, manifest_path(book)])
     kind = _source_kind(book)
     if kind != "thill":

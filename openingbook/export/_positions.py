@@ -2,41 +2,38 @@
 
 Exports need each position with its result, but a pruned (win/draw/loss) book
 does not store the positions the first player wins: its reader answers "first
-player wins" for any valid position it does not find. Such a book is complete
-for its ply (or for the subtree of its manifest's ``under`` line), so the
-missing positions are recovered exactly by enumerating the ply's positions and
-marking the ones the book lacks as first-player wins. A book whose manifest
-says it is a sample or a shard cannot be completed this way and is refused.
+player wins" for a position it does not find inside its scope
+(:class:`openingbook.manifest.Scope`). When that scope is complete (every
+position of the ply, or of the subtree of its manifest's ``under`` line), the
+missing positions are recovered exactly by enumerating the scope's positions
+and marking the ones the book lacks as first-player wins. A book whose
+manifest says it is a sample or a shard, or whose scope is unknown (no
+manifest, not recognisably complete), cannot be completed and is refused.
 
 Distance books store every position, so their records are taken as they are.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from openingbook.bookfile import (
-    VALUE_FIRST,
-    VALUE_SECOND,
-    BookFileError,
-    BookFormat,
-    check_records,
-    manifest_path,
-    read_book,
-)
+from openingbook.bookfile import BookFileError, BookFormat, check_records
 from openingbook.codec import decode_keys
-from openingbook.derive import scores_from_distance_bytes
-from solver import enumerate_positions
-from solver.bitboards import canonical_bits, position_keys
+from openingbook.manifest import identify
+from openingbook.reader import read_book
+from openingbook.values import (
+    CELLS,
+    distance_plies,
+    first_player_winner,
+    scores_from_distance_bytes,
+)
+from solver import canonical_bits, enumerate_positions, position_keys
 
 __all__ = ["BookPositions", "load_positions"]
-
-CELLS = 42
 
 
 @dataclass
@@ -74,8 +71,8 @@ class BookPositions:
         """
         if self.distance is None:
             raise ValueError("the book has no distances")
-        d = self.distance.astype(np.int16)
-        return np.where(d == 0, CELLS - self.stones, 100 - np.abs(d)).astype(np.int8)
+        d = self.distance
+        return np.where(d == 0, CELLS - self.stones, distance_plies(d)).astype(np.int8)
 
     def scores(self) -> np.ndarray:
         """Pons scores (side to move). Raises ``ValueError`` for a book without distances."""
@@ -100,20 +97,6 @@ class BookPositions:
         )
 
 
-def _read_selection(path: Path) -> dict | None:
-    manifest = manifest_path(path)
-    if manifest is None:
-        return None
-    try:
-        data = json.loads(manifest.read_text())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{manifest}: unreadable manifest ({exc})") from None
-    selection = data.get("selection") if isinstance(data, dict) else None
-    if selection is not None and not isinstance(selection, dict):
-        raise ValueError(f"{manifest}: 'selection' is not an object")
-    return selection
-
-
 def _canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return position_keys(*canonical_bits(first, mask))
 
@@ -130,7 +113,9 @@ def load_positions(
     ``ValueError`` when a pruned book cannot be completed.
     """
     path = Path(path)
-    fmt, records = read_book(path, fmt, check=False)
+    identity = identify(path, fmt)
+    scope = identity.scope
+    fmt, records = read_book(path, identity.fmt, check=False)
     check_records(fmt, records, str(path), decode=False)  # values and order
     try:  # the positions: legal, of the book's ply (decoded once, here)
         first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
@@ -152,24 +137,23 @@ def load_positions(
             keep = np.ones(keys.size, dtype=bool)
             keep[twice + 1] = False
             keys, first, mask, values = keys[keep], first[keep], mask[keep], values[keep]
-    selection = _read_selection(path) or {}
-    under = selection.get("under") or None
-    if under is not None and not isinstance(under, str):
-        raise ValueError(f"{path}: the manifest's 'under' is {under!r}, not a 1-based move string")
+    under = scope.under
     if fmt.distances:
         winner = np.sign(values).astype(np.int8)
         return BookPositions(fmt, first, mask, winner, values.astype(np.int8), under)
-    winner = np.where(values == VALUE_FIRST, 1, np.where(values == VALUE_SECOND, -1, 0)).astype(
-        np.int8
-    )
+    winner = first_player_winner(values)
     if not complete:
         return BookPositions(fmt, first, mask, winner, None, under)
-    for what in ("sample", "shard"):
-        if selection.get(what):
-            raise ValueError(
-                f"{path}: the book is a {what} ({what} {selection[what]}), so the first-player "
-                "wins it leaves out cannot be recovered; export a complete book"
-            )
+    if not scope.known:
+        raise ValueError(
+            f"{path}: scope unknown: {scope.unknown_why}, so the first-player wins it leaves "
+            "out cannot be recovered; keep the manifest beside the book"
+        )
+    if scope.partial:
+        raise ValueError(
+            f"{path}: the book is {scope.partial}, so the first-player wins it leaves out "
+            "cannot be recovered; export a complete book"
+        )
     all_first, all_mask = enumerate_positions(fmt.plies, under=under)
     all_keys = _canonical_keys(all_first, all_mask)
     sorter = np.argsort(all_keys)

@@ -12,27 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from openingbook.reader import UNKNOWN, BookValue, BulkValues, PositionNotInBook
-from solver import Position, Winner, plies_from_score, score_from_plies
-from solver.bitboards import can_win_next_bits, stone_counts
+from openingbook.reader import BookValue, BulkValues, PositionNotInBook
+from openingbook.values import CELLS, UNKNOWN, missing_answer, missing_answers, score_tables
+from solver import Position, Winner, plies_from_score, score_from_plies, stone_counts
 
-CELLS = 42
 WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
 
-
-def _tables() -> tuple[np.ndarray, np.ndarray]:
-    """``SCORE_OF[stones, plies]`` for a decided game and ``PLIES_OF[stones, score + 21]``."""
-    score_of = np.full((CELLS + 1, CELLS + 1), UNKNOWN, dtype=np.int16)
-    plies_of = np.full((CELLS + 1, CELLS + 1), UNKNOWN, dtype=np.int16)
-    for stones in range(CELLS + 1):
-        for plies in range(1, CELLS - stones + 1):
-            score_of[stones, plies] = score_from_plies(plies, stones)
-        for score in range(-(CELLS // 2), CELLS // 2 + 1):
-            plies_of[stones, score + CELLS // 2] = plies_from_score(score, stones)
-    return score_of, plies_of
-
-
-SCORE_OF, PLIES_OF = _tables()
+SCORE_OF, PLIES_OF = score_tables()
 
 
 def value_from_plies(winner: int, plies: int | None, stones: int) -> BookValue:
@@ -68,10 +54,11 @@ def value_from_score(score: int, stones: int) -> BookValue:
 
 def missing_value(pos: Position, book: str) -> BookValue:
     """The answer for a position the file does not store (see the module docstring)."""
-    if pos.can_win_next():
-        n = pos.stone_count
-        return BookValue(Winner.FIRST if n % 2 == 0 else Winner.SECOND, 1, score_from_plies(1, n))
-    raise PositionNotInBook(f"position not in {book}")
+    answer = missing_answer(pos, first_wins_when_absent=False)
+    if answer is None:
+        raise PositionNotInBook(f"position not in {book}")
+    winner, plies = answer
+    return BookValue(WINNERS[winner], plies, score_from_plies(plies, pos.stone_count))
 
 
 def bulk_values(
@@ -111,12 +98,13 @@ def bulk_values(
         raise ValueError(f"{book}: record {int(index[i])} has an impossible result")
     missing = np.flatnonzero(~found)
     if missing.size:
-        wins_now = can_win_next_bits(first[missing], mask[missing])
+        m_winner, m_plies = missing_answers(first[missing], mask[missing], False)
+        wins_now = m_winner != UNKNOWN
         if strict and not wins_now.all():
             i = int(missing[np.argmax(~wins_now)])
             raise PositionNotInBook(f"position {i} is not in {book}")
         hit = missing[wins_now]
-        winner[hit] = np.where(stones[hit] % 2 == 0, 1, -1)
-        plies[hit] = 1
+        winner[hit] = m_winner[wins_now]
+        plies[hit] = m_plies[wins_now]
         score[hit] = SCORE_OF[stones[hit], 1]
     return BulkValues(index.astype(np.int64), winner, plies, score)

@@ -43,8 +43,7 @@ import numpy as np
 from openingbook.atomicio import atomic_output
 from openingbook.export._values import WINNERS, bulk_values, missing_value, value_from_plies
 from openingbook.reader import UNKNOWN, BookValue, BulkValues
-from solver import Position
-from solver.bitboards import has_four_bits
+from solver import Position, has_four_bits
 
 __all__ = [
     "CADOT_RECORD_BYTES",

@@ -60,8 +60,7 @@ from openingbook.export._values import (
     value_from_score,
 )
 from openingbook.reader import BookValue, BulkValues
-from solver import Position
-from solver.bitboards import current_bits, stone_counts
+from solver import Position, current_bits, stone_counts
 
 __all__ = [
     "HEADER_BYTES",

@@ -29,8 +29,8 @@ import os
 import numpy as np
 
 from openingbook.atomicio import atomic_output
-from solver import Position
-from solver.bitboards import (
+from solver import (
+    Position,
     can_win_next_bits,
     canonical_bits,
     has_four_bits,
