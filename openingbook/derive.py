@@ -551,7 +551,7 @@ def derive_book(
     derivation (source file and SHA-256, command).
 
     >>> import os, tempfile
-    >>> from openingbook.bookfile import BOOK8, read_book
+    >>> from openingbook.bookfile import BOOK8
     >>> ref = REFERENCE / "thill-original-book8.dat"
     >>> with tempfile.TemporaryDirectory() as tmp:  # 8-ply book -> 6 plies under "4444"
     ...     s = derive_book(ref, 6, os.path.join(tmp, "b6.dat"), under="4444")

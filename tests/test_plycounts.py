@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from openingbook.bookfile import BOOK8, read_book, write_book
+from openingbook.bookfile import BOOK8, write_book
 from openingbook.cli import main
 from openingbook.plycounts import finished_games, per_ply_counts_from_values
 from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
+from openingbook.reader import read_book
 from openingbook.validate import book_stats
 from tests.test_build import BOOKS
 
