@@ -219,7 +219,9 @@ class Book:
             raise BookFileError(f"{self.path}: {problems['order']}")
 
     def records(self) -> Records:
-        """All records as arrays (no Python object per record)."""
+        """All records as arrays (no Python object per record); the whole file is read, so
+        it is verified first (:meth:`verify`)."""
+        self.verify()
         data = self._file_bytes()
         try:
             return parse_records(data, self.format)
@@ -389,7 +391,9 @@ class Book:
 
     # ------------------------------------------------------------ iteration
     def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
-        """``(Position, BookValue)`` for every record, in file order."""
+        """``(Position, BookValue)`` for every record, in file order (the whole file is
+        verified first: :meth:`verify`)."""
+        self.verify()
         fmt = self.format
         chunk = 1 << 16
         data = self._file_bytes()
@@ -404,8 +408,7 @@ class Book:
     # ---------------------------------------------------------- bulk lookup
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._order is None or self._values is None:
-            self.verify()  # the whole file is read anyway: check it all
-            recs = self.records()
+            recs = self.records()  # the whole file is read anyway: verified
             self._order = self.format.order_keys(recs.keys)
             self._values = recs.values
         return self._order, self._values
