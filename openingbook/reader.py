@@ -534,14 +534,18 @@ def available_memory() -> int | None:
 
 def require_memory(records: int, per_record: int, path: str | os.PathLike[str]) -> None:
     """Refuse, before allocating, a whole-file operation that needs more memory than is
-    available (:class:`MemoryError` with a one-line message stating the amounts)."""
+    available (``ValueError`` with a one-line message stating the amounts)."""
     need = records * per_record
     have = available_memory()
     if have is not None and need > have:
-        raise MemoryError(
-            f"{path}: reading its {records:,} records needs about {need / 2**30:.1f} GiB of "
-            f"memory, only {have / 2**30:.1f} GiB is available"
+        raise ValueError(
+            f"{path}: reading its {records:,} records needs about {_size(need)} of "
+            f"memory, only {_size(have)} is available"
         )
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
 _CHECKS = {

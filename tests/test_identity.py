@@ -350,3 +350,14 @@ def test_info_streams_and_numbers_records_across_pieces(tmp_path, chunk):
     assert info["records"] == 40 and info["ok"] is False
     whole = describe_book(BOOK8_FILE, chunk_records=chunk if chunk > 1 else 5000)
     assert whole["values"] == describe_book(BOOK8_FILE)["values"]
+
+
+def test_a_whole_file_read_larger_than_memory_is_refused_first(monkeypatch):
+    import openingbook.reader as reader
+
+    monkeypatch.setattr(reader, "available_memory", lambda: 1 << 20)  # 1 MiB
+    with pytest.raises(
+        ValueError, match=r"34,286 records needs about 2\.1 MiB of memory, only 1\.0 MiB"
+    ):
+        read_book(BOOK8_FILE)
+    assert describe_book(BOOK8_FILE)["ok"]  # info streams: no whole-file allocation
