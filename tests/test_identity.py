@@ -324,7 +324,7 @@ def test_crash_between_the_renames_is_refused_then_recovered(tmp_path, monkeypat
     # a manifest that is not ours still needs --force
     out2 = tmp_path / "c.dat"
     manifest_path(out2).write_text("{}")
-    with pytest.raises(ValueError, match="exists; use --force"):
+    with pytest.raises(ValueError, match="exists; pass force=True"):
         check_output(out2, force=False)
 
 
