@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from openingbook import open_book
-from openingbook.build import read_manifest
-from openingbook.derive import derive_book, file_sha256
+from openingbook.derive import derive_book
+from openingbook.manifest import file_sha256, read_manifest
 from openingbook.published import WDL_PER_PLY
 from openingbook.validate import book_stats
 from solver import Position, Solver, enumerate_positions, mirror_bits, position_keys
