@@ -21,7 +21,13 @@ import os
 from openingbook.errors import InvalidArgument
 from solver import table_bytes
 
-__all__ = ["MAX_TABLE_LOG2", "MIN_TABLE_LOG2", "available_memory", "check_table_size"]
+__all__ = [
+    "MAX_TABLE_LOG2",
+    "MIN_TABLE_LOG2",
+    "available_memory",
+    "check_table_size",
+    "require_memory",
+]
 
 MIN_TABLE_LOG2 = 10
 MAX_TABLE_LOG2 = 32
@@ -71,6 +77,23 @@ def check_table_size(
             argument="table_log2",
             value=table_log2,
         )
+
+
+def require_memory(need: int, what: str) -> None:
+    """Refuse, before allocating, work that needs ``need`` bytes when less is available.
+
+    ``ValueError`` with a one-line message: ``what`` (e.g. "book.dat: reading its 5
+    records") followed by both amounts.
+    """
+    have = available_memory()
+    if have is not None and need > have:
+        raise ValueError(
+            f"{what} needs about {_size(need)} of memory, only {_size(have)} is available"
+        )
+
+
+def _size(n: int) -> str:
+    return _gib(n) if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
 def _gib(n: int) -> str:

@@ -70,6 +70,7 @@ from openingbook.bookfile import (
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import InvalidArgument
 from openingbook.manifest import BookIdentity, identify
+from openingbook.memory import require_memory
 from openingbook.values import UNKNOWN, missing_answer, missing_answers, value_tables
 from solver import (
     DEFAULT_HEIGHT,
@@ -520,34 +521,6 @@ def _search_sorted(order: np.ndarray, targets: np.ndarray) -> np.ndarray:
 _BYTES_PER_RECORD = 64
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available now (``MemAvailable`` of /proc/meminfo), None if unknown."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def require_memory(records: int, per_record: int, path: str | os.PathLike[str]) -> None:
-    """Refuse, before allocating, a whole-file operation that needs more memory than is
-    available (``ValueError`` with a one-line message stating the amounts)."""
-    need = records * per_record
-    have = available_memory()
-    if have is not None and need > have:
-        raise ValueError(
-            f"{path}: reading its {records:,} records needs about {_size(need)} of "
-            f"memory, only {_size(have)} is available"
-        )
-
-
-def _size(n: int) -> str:
-    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
-
-
 _CHECKS = {
     "values": check_values,
     "order": check_order,
@@ -606,7 +579,10 @@ def read_book(
     :class:`openingbook.bookfile.BookFileError` naming the file.
     """
     identity = identify(path, fmt)
-    require_memory(identity.records, _BYTES_PER_RECORD, identity.path)
+    require_memory(
+        identity.records * _BYTES_PER_RECORD,
+        f"{identity.path}: reading its {identity.records:,} records",
+    )
     data = identity.path.read_bytes()
     if len(data) != identity.size:
         raise BookFileError(f"{path}: the file changed while it was read")

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import openingbook
+import openingbook.memory
 from openingbook.bookfile import BOOK8, BookFileError, BookFormat
 from openingbook.cli import main
 from openingbook.derive import derive_book
@@ -353,9 +354,7 @@ def test_info_streams_and_numbers_records_across_pieces(tmp_path, chunk):
 
 
 def test_a_whole_file_read_larger_than_memory_is_refused_first(monkeypatch):
-    import openingbook.reader as reader
-
-    monkeypatch.setattr(reader, "available_memory", lambda: 1 << 20)  # 1 MiB
+    monkeypatch.setattr(openingbook.memory, "available_memory", lambda: 1 << 20)  # 1 MiB
     with pytest.raises(
         ValueError, match=r"34,286 records needs about 2\.1 MiB of memory, only 1\.0 MiB"
     ):
