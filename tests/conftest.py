@@ -11,6 +11,7 @@ reference path while pytest collects them (in a ``parametrize`` list) import
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,13 @@ def reference_dir() -> Path:
             "directory holding thill-original-book8.dat"
         )
     return REFERENCE
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for children that tests interrupt with SIGINT.
+
+    A shell that starts the test run in the background (``cmd &``) ignores SIGINT, and
+    children inherit that, so Python would never raise KeyboardInterrupt in them; the
+    default action makes the child's Python install its handler as in a terminal.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

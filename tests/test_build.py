@@ -43,6 +43,7 @@ from solver import (
     plies_from_score,
     winner_from_score,
 )
+from tests.conftest import default_sigint
 
 SETTINGS = {"layout": 1, "plies": 10, "under": "444444"}
 
@@ -588,7 +589,11 @@ def _start_build(args: list[str]) -> subprocess.Popen:
     """``openingbook build ARGS`` in a child process (its own session: Ctrl-C tests)."""
     cmd = [sys.executable, "-c", "from openingbook.cli import main; main()", "build", *args]
     return subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=default_sigint,
     )
 
 

@@ -24,6 +24,7 @@ from click.testing import CliRunner
 from openingbook.cli import main
 from openingbook.errors import InvalidArgument
 from openingbook.memory import check_table_size
+from tests.conftest import default_sigint
 
 #: (arguments, exit status, a piece of the one-line message). ``{book8}`` is
 #: Thill's 8-ply book, ``{tmp}`` a fresh directory; outputs go there.
@@ -256,7 +257,7 @@ def test_ctrl_c_while_the_command_line_loads(module):
     proc = subprocess.Popen(
         [sys.executable, "-X", "importtime", *_command("solve", "")[1:]],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        text=True, env=_env(),
+        text=True, env=_env(), preexec_fn=default_sigint,
     )  # fmt: skip
     stderr = _interrupt_after_import(proc, module)
     messages = [line for line in stderr.splitlines() if not line.startswith("import time:")]
@@ -269,7 +270,7 @@ def test_ctrl_c_while_reading_standard_input():
     proc = subprocess.Popen(
         _command("solve", "--file", "-"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE, text=True,
-        env={**_env(), "PYTHONUNBUFFERED": "1"},
+        env={**_env(), "PYTHONUNBUFFERED": "1"}, preexec_fn=default_sigint,
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
     deep = "2252576253462244111563365343671351441"  # 37 stones: solved at once
