@@ -1,0 +1,202 @@
+"""Conversion between Thill's book layout and the compact format, both ways.
+
+Thill -> compact: every position the book answers for, with its value
+(:func:`openingbook.export.load_positions`: a pruned book gets its left-out
+first-player wins back by enumeration, within the scope its manifest records),
+written by :func:`openingbook.compact.write_compact`. Samples and shards of a
+book cannot be completed and are refused. The source's identity (file name,
+size, sha256, format) and its manifest travel in the compact file's metadata.
+
+Compact -> Thill: the positions are enumerated, the first-player wins of a
+win/draw/loss book pruned, and the records encoded, sorted and written by the
+build's own writer, so a book this project built comes back byte for byte; its
+manifest is restored from the metadata when the book's sha256 matches, else a
+new one is written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from openingbook.compact import COMPACT_SUFFIX, CompactBook, is_compact, write_compact
+
+__all__ = ["CONVERT_FORMATS", "ConvertSummary", "convert_book", "target_format"]
+
+CONVERT_FORMATS = ("compact", "thill")
+
+
+@dataclass
+class ConvertSummary:
+    """What :func:`convert_book` wrote."""
+
+    source: str
+    output: str
+    source_format: str
+    output_format: str
+    positions: int
+    source_bytes: int
+    output_bytes: int
+    manifest: str | None
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
+    """``"compact"`` or ``"thill"`` from ``fmt`` or the output's extension."""
+    if fmt is not None:
+        if fmt not in CONVERT_FORMATS:
+            raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(CONVERT_FORMATS)}")
+        return fmt
+    suffix = Path(output).suffix.lower()
+    if suffix == COMPACT_SUFFIX:
+        return "compact"
+    if suffix == ".dat":
+        return "thill"
+    raise ValueError(
+        f"{output}: cannot tell the output format from the extension "
+        f"({COMPACT_SUFFIX} compact, .dat Thill): give --format"
+    )
+
+
+def convert_book(
+    source: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    fmt: str | None = None,
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> ConvertSummary:
+    """Convert ``source`` (Thill or compact) into ``output`` in the other format.
+
+    ``fmt`` (``"compact"``/``"thill"``) defaults to the output's extension.
+    Raises ``ValueError`` for a conversion that cannot be exact (a sample or a
+    shard, a distance book missing positions) and ``OSError`` for files.
+    """
+    import time
+
+    start = time.perf_counter()
+    src, out = Path(source), Path(output)
+    if not src.is_file():
+        raise FileNotFoundError(2, "no such book file", str(src))
+    target = target_format(out, fmt)
+    if src.resolve() == out.resolve():
+        raise ValueError(f"{out}: the output would overwrite the input")
+    source_format = "compact" if is_compact(src) else "thill"
+    if source_format == target:
+        raise ValueError(f"{src} is already a {target} book")
+    if target == "compact":
+        positions, manifest = _thill_to_compact(src, out, force, command)
+    else:
+        positions, manifest = _compact_to_thill(src, out, force, command)
+    return ConvertSummary(
+        str(src),
+        str(out),
+        source_format,
+        target,
+        positions,
+        src.stat().st_size,
+        out.stat().st_size,
+        manifest,
+        round(time.perf_counter() - start, 3),
+    )
+
+
+def _thill_to_compact(
+    src: Path, out: Path, force: bool, command: Sequence[str] | None
+) -> tuple[int, None]:
+    from openingbook.build import manifest_path, manifest_provenance, read_manifest
+    from openingbook.derive import file_sha256, read_scope
+    from openingbook.export import load_positions
+
+    scope = read_scope(src)
+    if scope.partial:
+        raise ValueError(
+            f"{src}: the book is {scope.partial}, not complete for its ply or line: "
+            "a compact book must answer every position of its scope (merge the shards first)"
+        )
+    book = load_positions(src)
+    kind = "distance" if book.has_distances else "wdl"
+    values = book.distance if book.distance is not None else book.winner
+    source_manifest = read_manifest(src) if manifest_path(src).is_file() else None
+    metadata: dict[str, Any] = {
+        "source": {
+            "file": src.name,
+            "bytes": src.stat().st_size,
+            "sha256": file_sha256(src),
+            "format": book.fmt.name,
+        },
+        "source_manifest": source_manifest,
+        "converted": manifest_provenance(command),
+    }
+    try:
+        write_compact(
+            out,
+            book.stones,
+            kind,
+            book.first,
+            book.mask,
+            values,
+            under=book.under,
+            metadata=metadata,
+            force=force,
+        )
+    except ValueError as exc:
+        raise ValueError(f"{src}: {exc}") from None
+    return len(book), None
+
+
+def _compact_to_thill(
+    src: Path, out: Path, force: bool, command: Sequence[str] | None
+) -> tuple[int, str]:
+    from openingbook.atomicio import refuse_existing, write_json_atomic
+    from openingbook.bookfile import BookFormat
+    from openingbook.build import (
+        _write_records,  # the build's writer: converted books are byte-identical to built ones
+        manifest_book_entry,
+        manifest_path,
+        manifest_provenance,
+    )
+    from openingbook.derive import distance_bytes_from_scores, file_sha256
+
+    refuse_existing(out, force)
+    mpath = manifest_path(out)
+    refuse_existing(mpath, force)
+    with CompactBook(src) as book:
+        first, mask = book.positions()
+        values = book.values_of(first, mask)
+        kind, plies, under = book.kind, book.plies, book.under
+        metadata = book.header.metadata
+    fmt = BookFormat.for_plies(plies, kind != "wdl")
+    if kind == "wdl":  # book values: 0 draw, 1 second player wins, 2 first player wins
+        values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
+    elif kind == "score":
+        values = distance_bytes_from_scores(values, plies)
+    records = _write_records(out, fmt, first, mask, values)
+    sha = file_sha256(out)
+    saved = metadata.get("source_manifest")
+    if isinstance(saved, dict) and saved.get("book", {}).get("sha256") == sha:
+        manifest = {**saved, "book": {**saved["book"], "file": out.name}}
+    else:
+        manifest = {
+            **manifest_book_entry(out, fmt, records),
+            "selection": {
+                "plies": plies,
+                "distances": fmt.distances,
+                "under": under,
+                "sample": None,
+                "seed": None,
+                "shard": None,
+            },
+            "converted_from": {"file": src.name, "sha256": file_sha256(src), "format": "compact"},
+            **manifest_provenance(command),
+        }
+    write_json_atomic(mpath, manifest)
+    return len(first), str(mpath)
