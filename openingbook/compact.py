@@ -82,7 +82,9 @@ __all__ = [
     "CompactFileError",
     "CompactHeader",
     "canonical_keys",
+    "describe_compact",
     "is_compact",
+    "provenance",
     "write_compact",
 ]
 
@@ -693,14 +695,89 @@ class CompactBook:
                     ),
                 )
 
-    def histogram(self) -> dict[str, int]:
-        """How many positions have each value (``"first"``, ``"second"``, ``"draw"``)."""
-        first, mask = self.positions()
-        values = self.values_of(first, mask)
-        winner_lut = self._luts[0]
-        codes = winner_lut[np.searchsorted(self._table, values)]
-        return {
-            "first": int((codes == 1).sum()),
-            "second": int((codes == -1).sum()),
-            "draw": int((codes == 0).sum()),
+
+def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """What ``openingbook info`` prints for a compact book, as a JSON-ready dict.
+
+    Raises :class:`CompactFileError` for a file whose header is not a compact
+    book's; the payload checksum and a full decode of every position's value
+    are reported as checks (``"ok"`` or the problem).
+    """
+    path = Path(path)
+    checks: dict[str, str] = {}
+    with CompactBook(path, verify=False) as book:
+        h = book.header
+        words = np.frombuffer(book._mm, dtype="<u8", offset=h.header_bytes)
+        crc_ok = zlib.crc32(words) == h.payload_crc32
+        del words
+        checks["checksum"] = "ok" if crc_ok else "payload checksum mismatch (damaged file)"
+        values: dict[str, Any] = {}
+        try:
+            if not h.complete:
+                keys = book._keys
+                if keys.size > 1 and not (keys[1:] > keys[:-1]).all():
+                    raise CompactFileError("the scope's keys are not strictly ascending")
+            first, mask = book.positions()
+            stored = book.values_of(first, mask)
+            values = _histogram(h.kind, h.plies, stored)
+            checks["values"] = "ok"
+        except ValueError as exc:
+            checks["values"] = str(exc).removeprefix(f"{path}: ")
+        info: dict[str, Any] = {
+            "path": str(path),
+            "format": "compact",
+            "description": f"compact {book.describe()}",
+            "plies": h.plies,
+            "kind": h.kind,
+            "distances": h.kind != "wdl",
+            "under": h.scope,
+            "records": h.positions,
+            "positions": h.positions,
+            "bytes": path.stat().st_size,
+            "bits_per_position": round(8 * path.stat().st_size / max(1, h.positions), 3),
+            "value_bits": h.value_bits,
+            "value_table": h.values,
+            "values": values,
+            "provenance": provenance(h.metadata),
+            "checks": checks,
         }
+    info["ok"] = all(v == "ok" for v in checks.values())
+    return info
+
+
+def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Where a compact book came from: its source file and the commands that made it."""
+    source = metadata.get("source") or {}
+    manifest = metadata.get("source_manifest") or {}
+    converted = metadata.get("converted") or {}
+    return {
+        "source": source.get("file"),
+        "source_format": source.get("format"),
+        "source_sha256": source.get("sha256"),
+        "source_bytes": source.get("bytes"),
+        "built_by": manifest.get("command"),
+        "built": manifest.get("created"),
+        "converted_by": converted.get("command"),
+        "version": converted.get("version"),
+    }
+
+
+def _histogram(kind: str, plies: int, values: np.ndarray) -> dict[str, Any]:
+    """Counts of first/second/draw (and, with distances, by plies) of stored values."""
+    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())))
+    table = sorted(set(values.tolist()))
+    at = np.searchsorted(np.array(table, dtype=np.int64), values.astype(np.int64))
+    w, d = winner[at], dist[at]
+    out: dict[str, Any] = {
+        "draw": int((w == 0).sum()),
+        "first": int((w == 1).sum()),
+        "second": int((w == -1).sum()),
+    }
+    if kind != "wdl":
+        for side, code in (("first", 1), ("second", -1)):
+            plies_of = d[w == code]
+            out[f"{side}_by_plies"] = {
+                str(int(k)): int(c)
+                for k, c in zip(*np.unique(plies_of, return_counts=True), strict=True)
+            }
+    return out

@@ -26,7 +26,14 @@ import numpy as np
 
 from openingbook.compact import COMPACT_SUFFIX, CompactBook, is_compact, write_compact
 
-__all__ = ["CONVERT_FORMATS", "ConvertSummary", "convert_book", "target_format"]
+__all__ = [
+    "CONVERT_FORMATS",
+    "ConvertSummary",
+    "compact_as_thill",
+    "compact_thill_values",
+    "convert_book",
+    "target_format",
+]
 
 CONVERT_FORMATS = ("compact", "thill")
 
@@ -109,6 +116,44 @@ def convert_book(
     )
 
 
+def compact_thill_values(
+    path: str | os.PathLike[str],
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, str | None]:
+    """A compact book's positions with Thill's values: ``(fmt, first, mask, values, under)``.
+
+    ``fmt`` is the Thill layout of the same ply and kind; ``values`` are Thill's
+    value codes (pruned books: 0 draw, 1 second player wins, 2 first player
+    wins, nothing pruned yet; distance books: the signed distance byte), for
+    every position of the book in the enumeration's order and variant.
+    """
+    from openingbook.bookfile import BookFormat
+    from openingbook.derive import distance_bytes_from_scores
+
+    with CompactBook(path) as book:
+        first, mask = book.positions()
+        values = book.values_of(first, mask)
+        kind, plies, under = book.kind, book.plies, book.under
+    fmt = BookFormat.for_plies(plies, kind != "wdl")
+    if kind == "wdl":
+        values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
+    elif kind == "score":
+        values = distance_bytes_from_scores(values, plies)
+    return fmt, first, mask, values, under
+
+
+def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None]:
+    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``."""
+    from openingbook.bookfile import Records, sort_records
+    from openingbook.codec import encode_keys
+
+    fmt, first, mask, values, under = compact_thill_values(path)
+    if not fmt.distances:
+        keep = values != 2
+        first, mask, values = first[keep], mask[keep], values[keep]
+    keys = encode_keys(first, mask, fmt.key_bits)
+    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8))), under
+
+
 def _thill_to_compact(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, None]:
@@ -157,28 +202,20 @@ def _compact_to_thill(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, str]:
     from openingbook.atomicio import refuse_existing, write_json_atomic
-    from openingbook.bookfile import BookFormat
     from openingbook.build import (
         _write_records,  # the build's writer: converted books are byte-identical to built ones
         manifest_book_entry,
         manifest_path,
         manifest_provenance,
     )
-    from openingbook.derive import distance_bytes_from_scores, file_sha256
+    from openingbook.derive import file_sha256
 
     refuse_existing(out, force)
     mpath = manifest_path(out)
     refuse_existing(mpath, force)
-    with CompactBook(src) as book:
-        first, mask = book.positions()
-        values = book.values_of(first, mask)
-        kind, plies, under = book.kind, book.plies, book.under
+    fmt, first, mask, values, under = compact_thill_values(src)
+    with CompactBook(src, verify=False) as book:
         metadata = book.header.metadata
-    fmt = BookFormat.for_plies(plies, kind != "wdl")
-    if kind == "wdl":  # book values: 0 draw, 1 second player wins, 2 first player wins
-        values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
-    elif kind == "score":
-        values = distance_bytes_from_scores(values, plies)
     records = _write_records(out, fmt, first, mask, values)
     sha = file_sha256(out)
     saved = metadata.get("source_manifest")
@@ -188,7 +225,7 @@ def _compact_to_thill(
         manifest = {
             **manifest_book_entry(out, fmt, records),
             "selection": {
-                "plies": plies,
+                "plies": fmt.plies,
                 "distances": fmt.distances,
                 "under": under,
                 "sample": None,

@@ -7,12 +7,12 @@ from pathlib import Path
 import click
 
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.cli._common import BOOK, emit_json, json_option, user_errors
 from openingbook.convert import CONVERT_FORMATS, convert_book
 
 
 @main.command("convert")
-@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("source", type=BOOK)
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "-f",

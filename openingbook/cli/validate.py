@@ -15,6 +15,7 @@ import click
 from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.cli._common import (
+    BOOK,
     emit_json,
     format_option,
     json_option,
@@ -25,7 +26,7 @@ from openingbook.derive import derive_book
 from openingbook.validate import book_stats, check_book, diff_books, validate_books
 from solver import Position
 
-_BOOK = click.Path(exists=True, dir_okay=False, path_type=Path)
+_BOOK = BOOK
 
 
 def _finish(report, as_json: bool, lines: list[str]) -> None:

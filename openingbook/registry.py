@@ -1,0 +1,114 @@
+"""Books by name: the compact books shipped with the package.
+
+The repository's ``books/`` directory is installed as the package
+``openingbook.shipped`` (``pyproject.toml`` maps it; only the ``.c4b`` files are
+package data), so after ``pip install .`` the books are found from any
+directory. A book's name is its file name without ``book`` and ``.c4b``:
+``book12-dist.c4b`` is ``12-dist``, ``book8-under44444.c4b`` is
+``8-under44444``. In a source checkout without an install the ``books/``
+directory beside the package is used.
+
+:func:`resolve_book` is the one place where a name becomes a path: ``open_book``
+and every command that reads a book call it.
+
+>>> resolve_book("8").name
+'book8.c4b'
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from openingbook.compact import COMPACT_SUFFIX
+
+__all__ = ["ShippedBook", "book_name", "books_dir", "resolve_book", "shipped_books"]
+
+
+def books_dir() -> Path | None:
+    """The directory of the shipped books: the installed package, else ``books/``
+    of the source checkout; None when neither exists."""
+    try:
+        from importlib.resources import files
+
+        installed = Path(str(files("openingbook.shipped")))
+        if installed.is_dir():
+            return installed
+    except (ImportError, TypeError):  # not installed as a package (a source checkout)
+        pass
+    checkout = Path(__file__).resolve().parent.parent / "books"
+    return checkout if checkout.is_dir() else None
+
+
+def book_name(path: str | os.PathLike[str]) -> str:
+    """The name of a shipped book file (``books/book12-dist.c4b`` -> ``12-dist``)."""
+    return Path(path).name.removesuffix(COMPACT_SUFFIX).removeprefix("book")
+
+
+@dataclass
+class ShippedBook:
+    """One shipped book: its name, file, size and what it holds."""
+
+    name: str
+    path: str
+    bytes: int
+    plies: int
+    kind: str
+    under: str | None
+    positions: int
+    provenance: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def shipped_books() -> list[ShippedBook]:
+    """Every shipped book (header read, payload not verified), by ply, kind and name."""
+    from openingbook.compact import CompactBook, provenance
+
+    directory = books_dir()
+    if directory is None:
+        return []
+    out = []
+    for path in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")):
+        with CompactBook(path, verify=False) as book:
+            h = book.header
+            out.append(
+                ShippedBook(
+                    book_name(path),
+                    str(path),
+                    path.stat().st_size,
+                    h.plies,
+                    h.kind,
+                    h.scope,
+                    h.positions,
+                    provenance(h.metadata),
+                )
+            )
+    return sorted(out, key=lambda b: (b.plies, b.kind, b.under or "", b.name))
+
+
+def resolve_book(book: str | os.PathLike[str]) -> Path:
+    """The file of ``book``: an existing path as it is, else a shipped book's name.
+
+    Raises ``FileNotFoundError`` naming the shipped books when it is neither.
+    """
+    path = Path(book)
+    if path.exists():
+        return path
+    directory = books_dir()
+    name = str(book)
+    if directory is not None and os.sep not in name and "/" not in name:
+        candidate = directory / f"book{name.removeprefix('book').removesuffix(COMPACT_SUFFIX)}"
+        candidate = candidate.with_name(candidate.name + COMPACT_SUFFIX)
+        if candidate.is_file():
+            return candidate
+    names = (
+        [book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}"))]
+        if directory
+        else []
+    )
+    known = f" (shipped books: {', '.join(names)})" if names else ""
+    raise FileNotFoundError(2, f"no such book file or shipped book name{known}", name)
