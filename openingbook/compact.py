@@ -70,6 +70,7 @@ from solver import (
     nb_canonical_key,
     plies_from_score,
     position_keys,
+    prefetch,
     score_from_plies,
 )
 
@@ -392,51 +393,119 @@ def write_compact(
 
 
 # ------------------------------------------------------------------ lookups
+#: Positions per block of the bulk kernel: their cells are prefetched together.
+_BLOCK = 64
+
+
+@njit(cache=True, inline="always")
+def _nb_find(key, structure, seed, seg_len, scl, bits, cells, keys, packed):
+    """Value index stored for a canonical ``key`` (-1: not in a scoped book's keys)."""
+    if structure == 0:
+        c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
+        return np.int64(
+            nb_packed_field(cells, c0, bits)
+            ^ nb_packed_field(cells, c1, bits)
+            ^ nb_packed_field(cells, c2, bits)
+        )
+    lo = 0
+    hi = keys.size
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < keys.size and keys[lo] == key:
+        return np.int64(nb_packed_field(packed, lo, bits))
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def _lookup_one(first, mask, plies, structure, seed, seg_len, seg_count, bits, cells, keys, packed):
+    """``(status, value index)`` of one position (the index is -1 unless found)."""
+    s = nb_book_position_status(first, mask, plies, 7, 6)
+    if s != 0:
+        return s, -1
+    key = nb_canonical_key(first, mask, 7, 6)
+    found = _nb_find(key, structure, seed, seg_len, seg_len * seg_count, bits, cells, keys, packed)
+    if found < 0:
+        return STATUS_OUT_OF_SCOPE, -1
+    return 0, found
+
+
 @njit(cache=True)
 def _lookup_kernel(
-    first, mask, plies, structure, seed, seg_len, seg_count, bits, cells, keys, packed
+    first, mask, plies, structure, seed, seg_len, seg_count, bits, cells, keys, packed, luts
 ):
-    """Status (``STATUS_*``) and value index of each position (index -1 unless found)."""
+    """Status (``STATUS_*``), value index (-1 unless found), winner, plies and score of
+    each position; ``luts`` holds winner/plies/score per value index, column ``V``
+    the answer for a win at once, ``V + 1`` for a refused position.
+
+    Complete books work in blocks: the first pass checks the positions, hashes
+    them and prefetches their three cells, the second reads the cells, so the
+    memory latency of one position overlaps the work on the others.
+    """
     n = first.size
     status = np.empty(n, dtype=np.int8)
     index = np.full(n, -1, dtype=np.int64)
+    winner = np.empty(n, dtype=np.int8)
+    dist = np.empty(n, dtype=np.int16)
+    score = np.empty(n, dtype=np.int16)
     scl = seg_len * seg_count
-    nkeys = keys.size
-    for i in range(n):
-        s = nb_book_position_status(first[i], mask[i], plies, 7, 6)
-        status[i] = s
-        if s != 0:
-            continue
-        key = nb_canonical_key(first[i], mask[i], 7, 6)
-        if structure == 0:
-            c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
-            index[i] = np.int64(
-                nb_packed_field(cells, c0, bits)
-                ^ nb_packed_field(cells, c1, bits)
-                ^ nb_packed_field(cells, c2, bits)
-            )
-        else:
-            lo = 0
-            hi = nkeys
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if keys[mid] < key:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo < nkeys and keys[lo] == key:
-                index[i] = np.int64(nb_packed_field(packed, lo, bits))
+    nvalues = luts.shape[1] - 2
+    c0s = np.empty(_BLOCK, dtype=np.uint64)
+    c1s = np.empty(_BLOCK, dtype=np.uint64)
+    c2s = np.empty(_BLOCK, dtype=np.uint64)
+    ubits = np.uint64(bits)
+    six = np.uint64(6)
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        for i in range(start, stop):
+            s = nb_book_position_status(first[i], mask[i], plies, 7, 6)
+            status[i] = s
+            if s != 0:
+                continue
+            key = nb_canonical_key(first[i], mask[i], 7, 6)
+            if structure == 0:
+                c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
+                j = i - start
+                c0s[j], c1s[j], c2s[j] = c0, c1, c2
+                prefetch(cells, (c0 * ubits) >> six)
+                prefetch(cells, (c1 * ubits) >> six)
+                prefetch(cells, (c2 * ubits) >> six)
             else:
-                status[i] = 7
-    return status, index
+                found = _nb_find(key, structure, seed, seg_len, scl, bits, cells, keys, packed)
+                if found < 0:
+                    status[i] = STATUS_OUT_OF_SCOPE
+                index[i] = found
+        for i in range(start, stop):
+            s = status[i]
+            if s == 0 and structure == 0:
+                j = i - start
+                index[i] = np.int64(
+                    nb_packed_field(cells, c0s[j], bits)
+                    ^ nb_packed_field(cells, c1s[j], bits)
+                    ^ nb_packed_field(cells, c2s[j], bits)
+                )
+            if s == 0:
+                # an index past the table only comes from a damaged file: refused
+                col = index[i] if index[i] < nvalues else nvalues + 1
+            elif s == STATUS_WINS_AT_ONCE:
+                col = nvalues
+            else:
+                col = nvalues + 1
+            winner[i] = luts[0, col]
+            dist[i] = luts[1, col]
+            score[i] = luts[2, col]
+    return status, index, winner, dist, score
 
 
-def _value_luts(kind: str, plies: int, table: list[int]) -> tuple[np.ndarray, ...]:
-    """Winner code, plies and score (int16, ``UNKNOWN`` for None) of each table entry."""
+def _value_luts(kind: str, plies: int, table: list[int]) -> np.ndarray:
+    """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
+    entry, then of a win at once for the side to move, then of a refused position."""
     n = len(table)
-    winner = np.full(n, UNKNOWN, np.int16)
-    dist = np.full(n, UNKNOWN, np.int16)
-    score = np.full(n, UNKNOWN, np.int16)
+    luts = np.full((3, n + 2), UNKNOWN, np.int16)
+    winner, dist, score = luts
     first_to_move = plies % 2 == 0
     for i, v in enumerate(table):
         if kind == "wdl":
@@ -456,10 +525,25 @@ def _value_luts(kind: str, plies: int, table: list[int]) -> tuple[np.ndarray, ..
             score[i] = v
             dist[i] = plies_from_score(v, plies)
             winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
-    return winner, dist, score
+    if plies < CELLS_7X6:
+        winner[n] = 1 if first_to_move else -1
+        if kind != "wdl":
+            dist[n], score[n] = 1, score_from_plies(1, plies)
+    return luts
 
 
 _WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
+
+
+def _answer(winner: int, plies: int, score: int) -> BookValue | None:
+    """The :class:`BookValue` of one column of the value tables."""
+    if winner == UNKNOWN:
+        return None
+    return BookValue(
+        _WINNERS[int(winner)],
+        None if plies == UNKNOWN else int(plies),
+        None if score == UNKNOWN else int(score),
+    )
 
 
 class CompactBook:
@@ -497,6 +581,8 @@ class CompactBook:
             self._keys = words[: h.positions]
             self._packed = words[h.positions :]
         self._luts = _value_luts(h.kind, h.plies, h.values)
+        # the answer of each value index, of a win at once, and None for a refusal
+        self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
         self._table = np.array(h.values, dtype=np.int16)
 
     # ------------------------------------------------------------- lifecycle
@@ -542,17 +628,9 @@ class CompactBook:
         return f"{self.plies}-ply {what} book, {scope}"
 
     # ---------------------------------------------------------------- lookups
-    def raw_lookup(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(status, values)`` per position: the ``STATUS_*`` code and, where the
-        status is ``STATUS_BOOK``, the stored value (the header's value table entry)."""
-        first = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
-        mask = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
-        if first.shape != mask.shape:
-            raise ValueError(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
+    def _params(self) -> tuple[Any, ...]:
         h = self.header
-        status, index = _lookup_kernel(
-            first,
-            mask,
+        return (
             h.plies,
             h.structure,
             np.uint64(h.seed),
@@ -563,8 +641,23 @@ class CompactBook:
             self._keys,
             self._packed,
         )
-        if (index >= len(h.values)).any():
+
+    def _bulk(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+        f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
+        m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
+        if f.shape != m.shape:
+            raise ValueError(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+        out = _lookup_kernel(f, m, *self._params(), self._luts)
+        status, index = out[0], out[1]
+        damaged = (status == STATUS_BOOK) & (index >= len(self.header.values))
+        if damaged.any():
             raise CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
+        return out
+
+    def raw_lookup(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, values)`` per position: the ``STATUS_*`` code and, where the
+        status is ``STATUS_BOOK``, the stored value (the header's value table entry)."""
+        status, index = self._bulk(first, mask)[:2]
         return status, np.where(index >= 0, self._table[np.maximum(index, 0)], 0)
 
     def _refusal(self, status: int, which: str) -> ValueError:
@@ -587,48 +680,24 @@ class CompactBook:
         or a refused position). A refused position raises ``ValueError``
         naming the first one, or with ``strict=False`` gets :data:`UNKNOWN`.
         """
-        first = np.asarray(first, dtype=np.uint64)
-        mask = np.asarray(mask, dtype=np.uint64)
-        f, m = first.reshape(-1), mask.reshape(-1)
-        h = self.header
-        status, index = _lookup_kernel(
-            np.ascontiguousarray(f),
-            np.ascontiguousarray(m),
-            h.plies,
-            h.structure,
-            np.uint64(h.seed),
-            h.segment_length,
-            h.segment_count,
-            h.value_bits,
-            self._cells,
-            self._keys,
-            self._packed,
+        status, index, winner, plies, score = self._bulk(first, mask)
+        if strict:
+            refused = status > STATUS_WINS_AT_ONCE
+            if refused.any():
+                i = int(np.argmax(refused))
+                raise self._refusal(int(status[i]), f"position {i}")
+        shape = np.shape(first)
+        return BulkValues(
+            index.reshape(shape), winner.reshape(shape), plies.reshape(shape), score.reshape(shape)
         )
-        if (index >= len(h.values)).any():
-            raise CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
-        found = status == STATUS_BOOK
-        wins_now = status == STATUS_WINS_AT_ONCE
-        refused = ~(found | wins_now)
-        if strict and refused.any():
-            i = int(np.argmax(refused))
-            raise self._refusal(int(status[i]), f"position {i}")
-        winner_lut, plies_lut, score_lut = self._luts
-        at = np.maximum(index, 0)
-        winner = np.where(found, winner_lut[at], UNKNOWN).astype(np.int8)
-        plies = np.where(found, plies_lut[at], UNKNOWN).astype(np.int16)
-        score = np.where(found, score_lut[at], UNKNOWN).astype(np.int16)
-        if wins_now.any():
-            winner[wins_now] = 1 if h.plies % 2 == 0 else -1
-            if self.has_distances:
-                plies[wins_now] = 1
-                score[wins_now] = score_from_plies(1, h.plies)
-        return BulkValues(index, winner, plies, score)
 
     def status(self, pos: Position) -> int:
         """The ``STATUS_*`` code of one position."""
         if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
             raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
-        return int(self.raw_lookup(np.array([pos.first_stones]), np.array([pos.mask]))[0][0])
+        return int(
+            _lookup_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params())[0]
+        )
 
     def get(self, pos: Position) -> BookValue:
         """The book's answer for ``pos`` (either mirror variant).
@@ -638,18 +707,16 @@ class CompactBook:
         """
         if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
             raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
-        bulk = self.lookup_many(
-            np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64), strict=False
+        status, index = _lookup_one(
+            np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params()
         )
-        winner = int(bulk.winner[0])
-        if winner == UNKNOWN:
-            raise self._refusal(self.status(pos), "the position")
-        plies, score = int(bulk.plies[0]), int(bulk.score[0])
-        return BookValue(
-            _WINNERS[winner],
-            None if plies == UNKNOWN else plies,
-            None if score == UNKNOWN else score,
-        )
+        if status == STATUS_BOOK:
+            if index >= len(self._answers) - 2:
+                raise CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
+            return self._answers[index]
+        if status == STATUS_WINS_AT_ONCE:
+            return self._answers[-2]
+        raise self._refusal(int(status), "the position")
 
     def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
         """:meth:`get` plus None (a compact book has no record numbers)."""
@@ -662,12 +729,9 @@ class CompactBook:
 
     # -------------------------------------------------------------- positions
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(first, mask)`` of every stored position (the enumeration's variant and order
-        for a complete book; ascending key order for a scoped one)."""
-        if self.header.complete:
-            return enumerate_positions(self.plies)
-        first, mask = enumerate_positions(self.plies, under=self.under)
-        return first, mask
+        """``(first, mask)`` of every stored position, in the enumeration's variant and
+        order (:func:`solver.enumerate_positions` of the ply and scope)."""
+        return enumerate_positions(self.plies, under=self.under)
 
     def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The stored values (value table entries) of book positions (``ValueError`` else)."""
@@ -685,14 +749,9 @@ class CompactBook:
             f, m = first[start : start + chunk], mask[start : start + chunk]
             bulk = self.lookup_many(f, m)
             for i in range(len(f)):
-                plies, score = int(bulk.plies[i]), int(bulk.score[i])
                 yield (
                     Position.from_bitboards(int(f[i]), int(m[i]), check=False),
-                    BookValue(
-                        _WINNERS[int(bulk.winner[i])],
-                        None if plies == UNKNOWN else plies,
-                        None if score == UNKNOWN else score,
-                    ),
+                    _answer(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
                 )
 
 
@@ -764,7 +823,7 @@ def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
 
 def _histogram(kind: str, plies: int, values: np.ndarray) -> dict[str, Any]:
     """Counts of first/second/draw (and, with distances, by plies) of stored values."""
-    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())))
+    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())))[:, :-2]
     table = sorted(set(values.tolist()))
     at = np.searchsorted(np.array(table, dtype=np.int64), values.astype(np.int64))
     w, d = winner[at], dist[at]

@@ -13,6 +13,7 @@ from solver.bitboards import (
     position_keys,
     stone_counts,
 )
+from solver.bitops import prefetch
 from solver.enumerate import count_positions, enumerate_positions, positions_with_moves
 from solver.membership import (
     STATUS_BOOK,
@@ -60,6 +61,7 @@ __all__ = [
     "plies_from_score",
     "position_keys",
     "positions_with_moves",
+    "prefetch",
     "score_from_plies",
     "solve",
     "solve_wdl",
