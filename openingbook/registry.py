@@ -30,14 +30,10 @@ __all__ = ["ShippedBook", "book_name", "books_dir", "resolve_book", "shipped_boo
 def books_dir() -> Path | None:
     """The directory of the shipped books: the installed package, else ``books/``
     of the source checkout; None when neither exists."""
-    try:
-        from importlib.resources import files
-
-        installed = Path(str(files("openingbook.shipped")))
-        if installed.is_dir():
-            return installed
-    except (ImportError, TypeError):  # not installed as a package (a source checkout)
-        pass
+    package = Path(__file__).resolve().parent
+    installed = package / "shipped"  # a normal install puts books/ here
+    if installed.is_dir():
+        return installed
     checkout = Path(__file__).resolve().parent.parent / "books"
     return checkout if checkout.is_dir() else None
 
