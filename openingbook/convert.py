@@ -17,7 +17,8 @@ new one is written.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "compact_thill_values",
     "convert_book",
     "target_format",
+    "write_compact_via_thill",
 ]
 
 CONVERT_FORMATS = ("compact", "thill")
@@ -237,3 +239,36 @@ def _compact_to_thill(
         }
     write_json_atomic(mpath, manifest)
     return len(first), str(mpath)
+
+
+def write_compact_via_thill(
+    output: str | os.PathLike[str],
+    make_thill: Callable[[Path], Any],
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> tuple[Any, ConvertSummary]:
+    """Write a compact book by way of the Thill book ``make_thill(path)`` writes.
+
+    ``build --format compact`` and ``derive --format compact``: the Thill book
+    and its manifest (the provenance the compact book carries) are written to a
+    temporary directory beside ``output``, converted, and deleted. Returns
+    ``make_thill``'s result and the conversion summary.
+    """
+    from openingbook.atomicio import refuse_existing
+
+    out = Path(output)
+    refuse_existing(out, force)
+    if out.suffix.lower() != COMPACT_SUFFIX:
+        raise ValueError(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
+    staging = out.with_name(f".{out.name}.thill")
+    if staging.exists():
+        shutil.rmtree(staging)  # left over by an interrupted run of this same output
+    staging.mkdir()
+    try:
+        thill = staging / (out.name.removesuffix(COMPACT_SUFFIX) + ".dat")
+        made = make_thill(thill)
+        summary = convert_book(thill, out, "compact", force=force, command=command)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return made, summary

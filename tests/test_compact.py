@@ -444,3 +444,36 @@ def test_formats_page_worked_example() -> None:
         h = mix(key, book.header.seed)
         assert f"`{h:#x}`" in section
         assert book.get(p).winner.value == "first"
+
+
+def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(
+        main, ["build", "--plies", "8", "--under", "44444", "--format", "compact", "-q", "-j", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    built = tmp_path / "book8-under44444.c4b"
+    assert _payload(built) == _payload(BOOKS / "book8-under44444.c4b")
+    with CompactBook(built) as book:
+        assert "--format compact" in book.header.metadata["source_manifest"]["command"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book8-under44444.c4b"]
+    result = runner.invoke(
+        main,
+        [
+            "derive",
+            "--from",
+            "12-dist-under44444",
+            "--plies",
+            "10",
+            "-o",
+            "d.c4b",
+            "--format",
+            "compact",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    with CompactBook(tmp_path / "d.c4b") as book:
+        assert book.kind == "distance" and book.under == "44444" and book.plies == 10
+    result = runner.invoke(main, ["build", "--plies", "8", "--sample", "5", "--format", "compact"])
+    assert result.exit_code == 2 and "merge" in result.output
