@@ -9,8 +9,10 @@ specifies both byte for byte):
   canonical position key to an index into the header's value table. A lookup
   checks the position, takes the smaller-key variant of its mirror pair, hashes
   it and XORs three ``r``-bit cells: a handful of memory reads, no search.
-* **scoped** books (the positions under a line) store their sorted canonical
-  keys and the values by rank, so that their scope is checked exactly.
+* **scoped** books (the positions under a line) have the same table, over
+  the positions of their scope, and the scope line in the header: a position
+  is answered only when a game continuing the line reaches it (or its mirror
+  image), an exact check (:func:`solver.under_line`).
 
 Value kinds: win/draw/loss (``+1`` first player wins, ``0`` draw, ``-1`` second
 player wins), distance (Thill's signed distance byte: ``100 - d`` when the first
@@ -52,7 +54,6 @@ from openingbook.retrieval import (
     nb_cells,
     nb_mix,
     nb_packed_field,
-    pack_fields,
 )
 from solver import (
     DEFAULT_HEIGHT,
@@ -68,6 +69,7 @@ from solver import (
     enumerate_positions,
     nb_book_position_status,
     nb_canonical_key,
+    nb_under_line,
     plies_from_score,
     position_keys,
     prefetch,
@@ -212,17 +214,13 @@ class CompactHeader:
             problems.append(
                 f"{file_size} bytes, the header announces {header_bytes + payload_bytes}"
             )
-        if structure == STRUCTURE_COMPLETE and not problems:
+        if not problems:
             if seg_len < 4 or seg_len & (seg_len - 1) or seg_len > 1 << 16 or seg_count < 1:
                 problems.append(f"segment length {seg_len} / count {seg_count}")
             elif payload_bytes != 8 * ((seg_len * (seg_count + 2) * bits + 63) // 64 + 1):
                 problems.append("payload length does not match the table size")
-        elif (
-            structure == STRUCTURE_SCOPED
-            and not problems
-            and payload_bytes != 8 * positions + 8 * ((positions * bits + 63) // 64 + 1)
-        ):
-            problems.append("payload length does not match the position count")
+            if (structure == STRUCTURE_SCOPED) != (nscope > 0):
+                problems.append("a scope line belongs to a scoped book, and only there")
         if problems:
             raise CompactFileError(f"{name}: bad compact book header: {'; '.join(problems)}")
         at = FIXED_HEADER_BYTES
@@ -312,8 +310,8 @@ def write_compact(
     pair given twice must have one value), ``values`` their values of
     ``kind`` (``"wdl"``, ``"distance"`` or ``"score"``, see the module
     docstring). Without ``under`` the positions must be every position of the
-    ply (a complete book); with ``under`` they are the book's scope, stored
-    with their keys. Raises ``ValueError`` for anything else; writes atomically
+    ply (a complete book); with ``under`` exactly the positions under that
+    line (a scoped book). Raises ``ValueError`` for anything else; writes atomically
     and needs ``force`` to replace a file.
     """
     if kind not in KINDS:
@@ -359,15 +357,10 @@ def write_compact(
     bits = _value_bits(table.size)
     index = np.searchsorted(table, values).astype(np.uint64)
     metadata = dict(metadata or {})
-    if under is None:
-        ret = build_retrieval(keys, index, bits)
-        payload = ret.words.astype("<u8").tobytes()
-        seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
-        structure = STRUCTURE_COMPLETE
-    else:
-        payload = keys.astype("<u8").tobytes() + pack_fields(index, bits).astype("<u8").tobytes()
-        seed = seg_len = seg_count = 0
-        structure = STRUCTURE_SCOPED
+    ret = build_retrieval(keys, index, bits)
+    payload = ret.words.astype("<u8").tobytes()
+    seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
+    structure = STRUCTURE_COMPLETE if under is None else STRUCTURE_SCOPED
     header = CompactHeader(
         DEFAULT_WIDTH,
         DEFAULT_HEIGHT,
@@ -398,52 +391,57 @@ _BLOCK = 64
 
 
 @njit(cache=True, inline="always")
-def _nb_find(key, structure, seed, seg_len, scl, bits, cells, keys, packed):
-    """Value index stored for a canonical ``key`` (-1: not in a scoped book's keys)."""
-    if structure == 0:
-        c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
-        return np.int64(
-            nb_packed_field(cells, c0, bits)
-            ^ nb_packed_field(cells, c1, bits)
-            ^ nb_packed_field(cells, c2, bits)
-        )
-    lo = 0
-    hi = keys.size
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if keys[mid] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < keys.size and keys[lo] == key:
-        return np.int64(nb_packed_field(packed, lo, bits))
-    return np.int64(-1)
+def _nb_status(first, mask, plies, structure, line_first, line_mask):
+    """The position model's status, and for a scoped book the scope check."""
+    s = nb_book_position_status(first, mask, plies, 7, 6)
+    if (
+        s <= STATUS_WINS_AT_ONCE
+        and structure == STRUCTURE_SCOPED
+        and not nb_under_line(first, mask, line_first, line_mask, 7, 6)
+    ):
+        return STATUS_OUT_OF_SCOPE
+    return s
 
 
 @njit(cache=True)
-def _lookup_one(first, mask, plies, structure, seed, seg_len, seg_count, bits, cells, keys, packed):
+def _lookup_one(
+    first, mask, plies, structure, line_first, line_mask, seed, seg_len, seg_count, bits, cells
+):
     """``(status, value index)`` of one position (the index is -1 unless found)."""
-    s = nb_book_position_status(first, mask, plies, 7, 6)
-    if s != 0:
+    s = _nb_status(first, mask, plies, structure, line_first, line_mask)
+    if s != STATUS_BOOK:
         return s, -1
     key = nb_canonical_key(first, mask, 7, 6)
-    found = _nb_find(key, structure, seed, seg_len, seg_len * seg_count, bits, cells, keys, packed)
-    if found < 0:
-        return STATUS_OUT_OF_SCOPE, -1
-    return 0, found
+    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    return s, np.int64(
+        nb_packed_field(cells, c0, bits)
+        ^ nb_packed_field(cells, c1, bits)
+        ^ nb_packed_field(cells, c2, bits)
+    )
 
 
 @njit(cache=True)
 def _lookup_kernel(
-    first, mask, plies, structure, seed, seg_len, seg_count, bits, cells, keys, packed, luts
+    first,
+    mask,
+    plies,
+    structure,
+    line_first,
+    line_mask,
+    seed,
+    seg_len,
+    seg_count,
+    bits,
+    cells,
+    luts,
 ):
     """Status (``STATUS_*``), value index (-1 unless found), winner, plies and score of
     each position; ``luts`` holds winner/plies/score per value index, column ``V``
     the answer for a win at once, ``V + 1`` for a refused position.
 
-    Complete books work in blocks: the first pass checks the positions, hashes
-    them and prefetches their three cells, the second reads the cells, so the
-    memory latency of one position overlaps the work on the others.
+    The positions go in blocks: the first pass checks them, hashes them and
+    prefetches their three cells, the second reads the cells, so the memory
+    latency of one position overlaps the work on the others.
     """
     n = first.size
     status = np.empty(n, dtype=np.int8)
@@ -461,33 +459,26 @@ def _lookup_kernel(
     for start in range(0, n, _BLOCK):
         stop = min(n, start + _BLOCK)
         for i in range(start, stop):
-            s = nb_book_position_status(first[i], mask[i], plies, 7, 6)
+            s = _nb_status(first[i], mask[i], plies, structure, line_first, line_mask)
             status[i] = s
-            if s != 0:
+            if s != STATUS_BOOK:
                 continue
             key = nb_canonical_key(first[i], mask[i], 7, 6)
-            if structure == 0:
-                c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
-                j = i - start
-                c0s[j], c1s[j], c2s[j] = c0, c1, c2
-                prefetch(cells, (c0 * ubits) >> six)
-                prefetch(cells, (c1 * ubits) >> six)
-                prefetch(cells, (c2 * ubits) >> six)
-            else:
-                found = _nb_find(key, structure, seed, seg_len, scl, bits, cells, keys, packed)
-                if found < 0:
-                    status[i] = STATUS_OUT_OF_SCOPE
-                index[i] = found
+            c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
+            j = i - start
+            c0s[j], c1s[j], c2s[j] = c0, c1, c2
+            prefetch(cells, (c0 * ubits) >> six)
+            prefetch(cells, (c1 * ubits) >> six)
+            prefetch(cells, (c2 * ubits) >> six)
         for i in range(start, stop):
             s = status[i]
-            if s == 0 and structure == 0:
+            if s == STATUS_BOOK:
                 j = i - start
                 index[i] = np.int64(
                     nb_packed_field(cells, c0s[j], bits)
                     ^ nb_packed_field(cells, c1s[j], bits)
                     ^ nb_packed_field(cells, c2s[j], bits)
                 )
-            if s == 0:
                 # an index past the table only comes from a damaged file: refused
                 col = index[i] if index[i] < nvalues else nvalues + 1
             elif s == STATUS_WINS_AT_ONCE:
@@ -574,12 +565,9 @@ class CompactBook:
         except BaseException:
             self._fh.close()
             raise
-        if h.complete:
-            self._cells, self._keys, self._packed = words, words[:0], words[:0]
-        else:
-            self._cells = words[:0]
-            self._keys = words[: h.positions]
-            self._packed = words[h.positions :]
+        self._cells = words
+        line = Position.from_moves(h.scope) if h.scope else Position()
+        self._line = np.uint64(line.first_stones), np.uint64(line.mask)
         self._luts = _value_luts(h.kind, h.plies, h.values)
         # the answer of each value index, of a win at once, and None for a refusal
         self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
@@ -587,7 +575,7 @@ class CompactBook:
 
     # ------------------------------------------------------------- lifecycle
     def close(self) -> None:
-        self._cells = self._keys = self._packed = None  # type: ignore[assignment]
+        self._cells = None  # type: ignore[assignment]
         if not self._mm.closed:
             with contextlib.suppress(BufferError):  # arrays handed out still view the map
                 self._mm.close()
@@ -633,13 +621,12 @@ class CompactBook:
         return (
             h.plies,
             h.structure,
+            *self._line,
             np.uint64(h.seed),
             h.segment_length,
             h.segment_count,
             h.value_bits,
             self._cells,
-            self._keys,
-            self._packed,
         )
 
     def _bulk(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -772,10 +759,6 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
         checks["checksum"] = "ok" if crc_ok else "payload checksum mismatch (damaged file)"
         values: dict[str, Any] = {}
         try:
-            if not h.complete:
-                keys = book._keys
-                if keys.size > 1 and not (keys[1:] > keys[:-1]).all():
-                    raise CompactFileError("the scope's keys are not strictly ascending")
             first, mask = book.positions()
             stored = book.values_of(first, mask)
             values = _histogram(h.kind, h.plies, stored)

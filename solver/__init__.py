@@ -22,6 +22,8 @@ from solver.membership import (
     book_position_status,
     nb_book_position_status,
     nb_canonical_key,
+    nb_under_line,
+    under_line,
 )
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
 from solver.scores import (
@@ -58,6 +60,7 @@ __all__ = [
     "mirror_bits",
     "nb_book_position_status",
     "nb_canonical_key",
+    "nb_under_line",
     "plies_from_score",
     "position_keys",
     "positions_with_moves",
@@ -67,5 +70,6 @@ __all__ = [
     "solve_wdl",
     "stone_counts",
     "table_bytes",
+    "under_line",
     "winner_from_score",
 ]

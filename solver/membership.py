@@ -53,6 +53,8 @@ __all__ = [
     "book_position_status",
     "nb_book_position_status",
     "nb_canonical_key",
+    "nb_under_line",
+    "under_line",
 ]
 
 #: A position the book holds.
@@ -91,16 +93,20 @@ def _bottom(width: int, height: int) -> np.uint64:
 
 
 @njit(cache=True)
-def _exhaustive_reachable(first, mask, width, height):
-    """Exact: can the stones be taken back, newest first, in alternation? (memoized DFS)"""
+def _exhaustive_reachable(first, mask, floor, width, height):
+    """Exact: can the stones above ``floor`` (cells never taken back, a gravity-legal
+    subset of ``mask``) be taken back, newest first, in alternation? (memoized DFS)"""
     h1 = height + 1
     heights = np.zeros(width, dtype=np.int64)
+    floor_h = np.zeros(width, dtype=np.int64)
     radix = np.ones(width + 1, dtype=np.int64)
     for col in range(width):
         heights[col] = popcount((mask >> np.uint64(col * h1)) & np.uint64((1 << h1) - 1))
+        floor_h[col] = popcount((floor >> np.uint64(col * h1)) & np.uint64((1 << h1) - 1))
         radix[col + 1] = radix[col] * (heights[col] + 1)
     failed = np.zeros(radix[width], dtype=np.bool_)  # states known to lead nowhere
-    stones = popcount(mask)
+    total = popcount(mask)
+    stones = total - popcount(floor)
     # explicit stack of (state, next column to try)
     state_h = heights.copy()
     stack_col = np.zeros(stones + 1, dtype=np.int64)
@@ -109,13 +115,13 @@ def _exhaustive_reachable(first, mask, width, height):
         if depth == stones:
             return True
         # the player who placed the newest remaining stone: A when the count is odd
-        left = stones - depth
+        left = total - depth
         mover_is_first = left % 2 == 1
         col = stack_col[depth]
         moved = False
         while col < width:
             h = state_h[col]
-            if h > 0:
+            if h > floor_h[col]:
                 bit = np.uint64(1) << np.uint64(col * h1 + h - 1)
                 is_first = (first & bit) != np.uint64(0)
                 if is_first == mover_is_first:
@@ -145,16 +151,17 @@ def _exhaustive_reachable(first, mask, width, height):
 
 
 @njit(cache=True, inline="always")
-def _greedy_reachable(first, mask, stones, bottom):
-    """Take stones back newest first, preferring tops resting on an opponent's stone."""
+def _greedy_reachable(first, mask, stones, bottom, floor):
+    """Take the stones above ``floor`` back newest first, preferring tops resting on an
+    opponent's stone (True: an order was found; False: none found, maybe one exists)."""
     zero = np.uint64(0)
     one = np.uint64(1)
     m = mask
     # `own` placed the newest remaining stone: A when the count is odd
     own = first if stones % 2 == 1 else first ^ mask
     other = own ^ mask
-    for _ in range(stones):
-        tops = ((m + bottom) >> one) & m
+    for _ in range(stones - popcount(floor)):
+        tops = ((m + bottom) >> one) & m & ~floor
         cand = tops & own
         # a top resting on the opponent's stone gives the opponent a stone to take
         # back next; else one resting on an own stone (a run must be taken back
@@ -172,6 +179,60 @@ def _greedy_reachable(first, mask, stones, bottom):
     return True
 
 
+@njit(cache=True, inline="always")
+def _reachable_from(first, mask, stones, floor_first, floor, width, height):
+    """Does some game continue the position ``floor_first``/``floor`` (a subset of the
+    stones, same colours) to ``first``/``mask``? Exact."""
+    if (mask & floor) != floor or (first & floor) != floor_first:
+        return False
+    bottom = _bottom(width, height)
+    # the greedy pass picks the lowest column among equals; on the mirror image it
+    # picks the highest, which rescues most of the positions the first pass misses
+    if _greedy_reachable(first, mask, stones, bottom, floor):
+        return True
+    mirrored = _nb_mirror(first, width, height), _nb_mirror(mask, width, height)
+    mirrored_floor = _nb_mirror(floor, width, height)
+    if _greedy_reachable(mirrored[0], mirrored[1], stones, bottom, mirrored_floor):
+        return True
+    return _exhaustive_reachable(first, mask, floor, width, height)
+
+
+@njit(cache=True)
+def nb_under_line(first, mask, line_first, line_mask, width, height):
+    """Is the position (a legal one) or its mirror image reached by continuing the
+    line whose position is ``line_first``/``line_mask``? (``enumerate_positions``'
+    ``under``: a mirror pair is in when either variant is reachable from the line.)"""
+    stones = popcount(mask)
+    if _reachable_from(first, mask, stones, line_first, line_mask, width, height):
+        return True
+    mf = _nb_mirror(first, width, height)
+    mm = _nb_mirror(mask, width, height)
+    return _reachable_from(mf, mm, stones, line_first, line_mask, width, height)
+
+
+@njit(cache=True)
+def _under_line_many(first, mask, line_first, line_mask, width, height):
+    out = np.empty(first.size, dtype=np.bool_)
+    for i in range(first.size):
+        out[i] = nb_under_line(first[i], mask[i], line_first, line_mask, width, height)
+    return out
+
+
+def under_line(first: np.ndarray, mask: np.ndarray, line: str) -> np.ndarray:
+    """For legal positions: is the position or its mirror image reached from ``line``
+    (1-based moves)? Exactly the positions ``enumerate_positions(plies, under=line)``
+    keeps, among the positions of that ply."""
+    from solver.position import Position
+
+    start = Position.from_moves(line)
+    f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
+    m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
+    out = _under_line_many(
+        f, m, np.uint64(start.first_stones), np.uint64(start.mask), DEFAULT_WIDTH, DEFAULT_HEIGHT
+    )
+    return out.reshape(np.shape(first))
+
+
 @njit(cache=True)
 def nb_book_position_status(first, mask, plies, width, height):
     """Status code (``STATUS_*``) of one position for a ply-``plies`` book."""
@@ -186,18 +247,11 @@ def nb_book_position_status(first, mask, plies, width, height):
         return STATUS_NOT_A_BOARD
     if popcount(first) != (stones + 1) // 2:
         return STATUS_STONE_COUNTS
+    zero = np.uint64(0)
     second = first ^ mask
     if _nb_has_four(first, height) or _nb_has_four(second, height):
         return STATUS_HAS_FOUR
-    # the greedy pass picks the lowest column among equals; on the mirror image it
-    # picks the highest, which rescues most of the positions the first pass misses
-    if (
-        not _greedy_reachable(first, mask, stones, bottom)
-        and not _greedy_reachable(
-            _nb_mirror(first, width, height), _nb_mirror(mask, width, height), stones, bottom
-        )
-        and not _exhaustive_reachable(first, mask, width, height)
-    ):
+    if not _reachable_from(first, mask, stones, zero, zero, width, height):
         return STATUS_UNREACHABLE
     current = first if stones % 2 == 0 else second
     playable = (mask + bottom) & board

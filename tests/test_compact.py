@@ -35,6 +35,7 @@ from solver import (
     book_position_status,
     enumerate_positions,
     mirror_bits,
+    under_line,
 )
 from solver.membership import STATUS_UNREACHABLE
 from tests.test_build import BOOKS
@@ -78,6 +79,18 @@ def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None
 def test_an_unreachable_board_is_refused() -> None:
     aabb = np.array([0b0011], np.uint64), np.array([0b1111], np.uint64)  # column 1: A A B B
     assert book_position_status(*aabb, 4).tolist() == [STATUS_UNREACHABLE]
+
+
+@pytest.mark.parametrize("plies", [6, 8])
+def test_the_scope_check_keeps_exactly_the_positions_under_a_line(plies: int) -> None:
+    first, mask = enumerate_positions(plies)
+    keys = canonical_keys(first, mask)
+    for line in ["4", "44", "1", "7", "12", "4453", "1234", "7777", "3456", "11", "44444"]:
+        under_first, under_mask = enumerate_positions(plies, under=line)
+        expected = set(canonical_keys(under_first, under_mask).tolist())
+        assert set(keys[under_line(first, mask, line)].tolist()) == expected, line
+        # either variant of a pair
+        assert under_line(mirror_bits(under_first), mirror_bits(under_mask), line).all()
 
 
 @pytest.mark.slow

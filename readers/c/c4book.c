@@ -41,6 +41,26 @@ static int fail(char *err, size_t errlen, const char *path, const char *what)
     return -1;
 }
 
+/* The board after 1-based column digits ("4453"); -1 for a bad digit or a full column. */
+static int moves_to_board(const char *moves, uint64_t *first, uint64_t *mask)
+{
+    *first = *mask = 0;
+    int n = 0;
+    for (const char *p = moves; *p; p++, n++) {
+        int col = *p - '1';
+        if (col < 0 || col >= WIDTH)
+            return -1;
+        uint64_t column = 0x3Full << (col * H1);
+        uint64_t cell = (*mask + (1ull << (col * H1))) & column & ~*mask; /* lowest empty cell */
+        if (!cell)
+            return -1; /* the column is full */
+        *mask |= cell;
+        if (n % 2 == 0)
+            *first |= cell;
+    }
+    return 0;
+}
+
 int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
 {
     memset(book, 0, sizeof *book);
@@ -107,17 +127,15 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
         bad = "bad header length";
     else if (header_bytes + payload_bytes != (uint64_t)size)
         bad = "file size does not match the header";
-    if (!bad && book->structure == 0) {
+    if (!bad) {
         uint32_t L = book->segment_length;
         uint64_t cells = (uint64_t)L * (book->segment_count + 2u);
         if (L < 4 || (L & (L - 1)) || L > 65536u || book->segment_count < 1)
             bad = "bad segment length or count";
         else if (payload_bytes != 8 * ((cells * (uint64_t)book->value_bits + 63) / 64 + 1))
             bad = "payload length does not match the table size";
-    } else if (!bad) {
-        uint64_t n = book->positions;
-        if (payload_bytes != 8 * n + 8 * ((n * (uint64_t)book->value_bits + 63) / 64 + 1))
-            bad = "payload length does not match the position count";
+        else if ((book->structure == 1) != (scope_len > 0))
+            bad = "a scope line belongs to a scoped book, and only there";
     }
     if (bad) {
         c4book_close(book);
@@ -128,6 +146,10 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     memcpy(book->scope, d + FIXED_HEADER + book->value_count, (size_t)scope_len);
     book->scope[scope_len] = '\0';
     book->payload = d + header_bytes;
+    if (book->structure == 1 && moves_to_board(book->scope, &book->line_first, &book->line_mask) != 0) {
+        c4book_close(book);
+        return fail(err, errlen, path, "bad scope line");
+    }
     if (crc32_of(book->payload, (size_t)payload_bytes) != crc) {
         c4book_close(book);
         return fail(err, errlen, path, "payload checksum mismatch (damaged file)");
@@ -184,12 +206,14 @@ static uint64_t winning_cells(uint64_t s, uint64_t mask)
     return r & (BOARD ^ mask);
 }
 
-/* Take the stones back, newest first, in alternation; greedy pass (see FORMATS.md). */
-static int greedy_reachable(uint64_t first, uint64_t mask, int stones)
+/* Take the stones above `floor` back, newest first, in alternation: the greedy pass
+ * (see FORMATS.md). 1: an order was found; 0: none found (one may still exist). */
+static int greedy_reachable(uint64_t first, uint64_t mask, uint64_t floor)
 {
     uint64_t a = first, b = first ^ mask, m = mask;
-    for (int left = stones; left > 0; left--) {
-        uint64_t tops = ((m + BOTTOM) >> 1) & m;
+    int stones = popcount64(mask);
+    for (int left = stones; left > popcount64(floor); left--) {
+        uint64_t tops = ((m + BOTTOM) >> 1) & m & ~floor;
         uint64_t own = (left % 2 == 1) ? a : b;
         uint64_t other = (left % 2 == 1) ? b : a;
         uint64_t cand = tops & own;
@@ -209,9 +233,10 @@ static int greedy_reachable(uint64_t first, uint64_t mask, int stones)
 }
 
 /* Exact: depth-first over the columns' heights, failed states remembered. */
-static int search_back(uint64_t first, int *h, const long *radix, unsigned char *failed, int left)
+static int search_back(uint64_t first, int *h, const int *floor_h, const long *radix,
+                       unsigned char *failed, int left, int target)
 {
-    if (left == 0)
+    if (left == target)
         return 1;
     long index = 0;
     for (int c = 0; c < WIDTH; c++)
@@ -220,13 +245,13 @@ static int search_back(uint64_t first, int *h, const long *radix, unsigned char 
         return 0;
     int mover_first = left % 2 == 1;
     for (int c = 0; c < WIDTH; c++) {
-        if (h[c] == 0)
+        if (h[c] == floor_h[c])
             continue;
         int is_first = (first >> (c * H1 + h[c] - 1)) & 1;
         if (is_first != mover_first)
             continue;
         h[c]--;
-        int ok = search_back(first, h, radix, failed, left - 1);
+        int ok = search_back(first, h, floor_h, radix, failed, left - 1, target);
         h[c]++;
         if (ok)
             return 1;
@@ -235,21 +260,43 @@ static int search_back(uint64_t first, int *h, const long *radix, unsigned char 
     return 0;
 }
 
-static int exhaustive_reachable(uint64_t first, uint64_t mask, int stones)
+/* Exact: can the stones above `floor` be taken back in alternation? */
+static int exhaustive_reachable(uint64_t first, uint64_t mask, uint64_t floor)
 {
-    int h[WIDTH];
+    int h[WIDTH], floor_h[WIDTH];
     long radix[WIDTH + 1];
     radix[0] = 1;
     for (int c = 0; c < WIDTH; c++) {
         h[c] = popcount64((mask >> (c * H1)) & 0x7F);
+        floor_h[c] = popcount64((floor >> (c * H1)) & 0x7F);
         radix[c + 1] = radix[c] * (h[c] + 1);
     }
     unsigned char *failed = calloc((size_t)radix[WIDTH], 1);
     if (!failed)
         return 0; /* out of memory: refuse rather than guess */
-    int ok = search_back(first, h, radix, failed, stones);
+    int ok = search_back(first, h, floor_h, radix, failed, popcount64(mask), popcount64(floor));
     free(failed);
     return ok;
+}
+
+static uint64_t mirror(uint64_t bits)
+{
+    uint64_t out = 0;
+    for (int c = 0; c < WIDTH; c++)
+        out |= ((bits >> (c * H1)) & 0x7F) << ((WIDTH - 1 - c) * H1);
+    return out;
+}
+
+/* Does some game continue the position floor_first/floor (a subset of the stones, same
+ * colours) to first/mask? The greedy pass, the same on the mirror image (the other
+ * tie-breaks), then the exhaustive search. */
+static int reachable_from(uint64_t first, uint64_t mask, uint64_t floor_first, uint64_t floor)
+{
+    if ((mask & floor) != floor || (first & floor) != floor_first)
+        return 0;
+    return greedy_reachable(first, mask, floor) ||
+           greedy_reachable(mirror(first), mirror(mask), mirror(floor)) ||
+           exhaustive_reachable(first, mask, floor);
 }
 
 int c4book_position_status(uint64_t first, uint64_t mask, int plies)
@@ -264,20 +311,12 @@ int c4book_position_status(uint64_t first, uint64_t mask, int plies)
     uint64_t second = first ^ mask;
     if (has_four(first) || has_four(second))
         return C4BOOK_HAS_FOUR;
-    if (!greedy_reachable(first, mask, stones) && !exhaustive_reachable(first, mask, stones))
+    if (!reachable_from(first, mask, 0, 0))
         return C4BOOK_UNREACHABLE;
     uint64_t current = (stones % 2 == 0) ? first : second;
     if (winning_cells(current, mask) & ((mask + BOTTOM) & BOARD))
         return C4BOOK_WINS_AT_ONCE;
     return C4BOOK_FOUND;
-}
-
-static uint64_t mirror(uint64_t bits)
-{
-    uint64_t out = 0;
-    for (int c = 0; c < WIDTH; c++)
-        out |= ((bits >> (c * H1)) & 0x7F) << ((WIDTH - 1 - c) * H1);
-    return out;
 }
 
 static uint64_t canonical_key(uint64_t first, uint64_t mask)
@@ -316,32 +355,23 @@ static unsigned field(const unsigned char *words, uint64_t index, int bits)
 int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value)
 {
     int status = c4book_position_status(first, mask, book->plies);
-    if (status != C4BOOK_FOUND)
+    if (status > C4BOOK_WINS_AT_ONCE)
+        return status;
+    if (book->structure == 1 &&
+        !reachable_from(first, mask, book->line_first, book->line_mask) &&
+        !reachable_from(mirror(first), mirror(mask), book->line_first, book->line_mask))
+        return C4BOOK_OUT_OF_SCOPE;
+    if (status == C4BOOK_WINS_AT_ONCE)
         return status;
     uint64_t key = canonical_key(first, mask);
-    unsigned index;
-    if (book->structure == 0) {
-        uint64_t h = mix(key, book->seed);
-        uint64_t L = book->segment_length;
-        uint64_t c0 = ((h >> 32) * (L * book->segment_count)) >> 32;
-        uint64_t c1 = (c0 + L) ^ (h & (L - 1));
-        uint64_t c2 = (c0 + 2 * L) ^ ((h >> 16) & (L - 1));
-        index = field(book->payload, c0, book->value_bits) ^
-                field(book->payload, c1, book->value_bits) ^
-                field(book->payload, c2, book->value_bits);
-    } else {
-        uint64_t lo = 0, hi = book->positions;
-        while (lo < hi) {
-            uint64_t mid = lo + (hi - lo) / 2;
-            if (word(book->payload, mid) < key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == book->positions || word(book->payload, lo) != key)
-            return C4BOOK_OUT_OF_SCOPE;
-        index = field(book->payload + 8 * book->positions, lo, book->value_bits);
-    }
+    uint64_t h = mix(key, book->seed);
+    uint64_t L = book->segment_length;
+    uint64_t c0 = ((h >> 32) * (L * book->segment_count)) >> 32;
+    uint64_t c1 = (c0 + L) ^ (h & (L - 1));
+    uint64_t c2 = (c0 + 2 * L) ^ ((h >> 16) & (L - 1));
+    unsigned index = field(book->payload, c0, book->value_bits) ^
+                     field(book->payload, c1, book->value_bits) ^
+                     field(book->payload, c2, book->value_bits);
     if ((int)index >= book->value_count)
         return C4BOOK_NOT_A_BOARD; /* cannot happen in an intact file */
     *value = book->values[index];
@@ -350,19 +380,8 @@ int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value)
 
 int c4book_lookup_moves(const c4book *book, const char *moves, int *value)
 {
-    uint64_t first = 0, mask = 0;
-    int n = 0;
-    for (const char *p = moves; *p; p++, n++) {
-        int col = *p - '1';
-        if (col < 0 || col >= WIDTH)
-            return C4BOOK_BAD_MOVES;
-        uint64_t column = 0x3Full << (col * H1);
-        uint64_t cell = (mask + (1ull << (col * H1))) & column & ~mask; /* lowest empty cell */
-        if (!cell)
-            return C4BOOK_BAD_MOVES; /* the column is full */
-        mask |= cell;
-        if (n % 2 == 0)
-            first |= cell;
-    }
+    uint64_t first, mask;
+    if (moves_to_board(moves, &first, &mask) != 0)
+        return C4BOOK_BAD_MOVES;
     return c4book_lookup(book, first, mask, value);
 }

@@ -49,7 +49,7 @@ typedef struct {
     size_t size;
     int plies;
     int kind;
-    int structure; /* 0 complete (retrieval table), 1 scoped (sorted keys) */
+    int structure; /* 0 complete, 1 scoped: only the positions under the scope line */
     int value_bits;
     uint64_t positions;
     uint64_t seed;
@@ -58,6 +58,7 @@ typedef struct {
     int value_count;
     int values[256];
     char scope[64]; /* the line of a scoped book ("" when complete) */
+    uint64_t line_first, line_mask; /* the scope line's position */
     const unsigned char *payload;
 } c4book;
 
