@@ -17,6 +17,7 @@ and every command that reads a book call it.
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -94,17 +95,15 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
     path = Path(book)
     if path.exists():
         return path
-    directory = books_dir()
     name = str(book)
-    if directory is not None and os.sep not in name and "/" not in name:
-        candidate = directory / f"book{name.removeprefix('book').removesuffix(COMPACT_SUFFIX)}"
-        candidate = candidate.with_name(candidate.name + COMPACT_SUFFIX)
-        if candidate.is_file():
-            return candidate
-    names = (
-        [book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}"))]
-        if directory
-        else []
+    looks_like_a_name = not any(c in name for c in ("/", os.sep, "."))
+    directory = books_dir()
+    if not looks_like_a_name or directory is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
+    candidate = directory / f"book{name.removeprefix('book')}{COMPACT_SUFFIX}"
+    if candidate.is_file():
+        return candidate
+    names = ", ".join(book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")))
+    raise FileNotFoundError(
+        errno.ENOENT, f"no such book file, nor a shipped book (shipped books: {names})", name
     )
-    known = f" (shipped books: {', '.join(names)})" if names else ""
-    raise FileNotFoundError(2, f"no such book file or shipped book name{known}", name)

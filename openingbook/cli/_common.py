@@ -9,6 +9,7 @@ a missing file) and running out of memory exit with 1.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -212,6 +213,8 @@ class BookParam(click.ParamType):
         try:
             path = resolve_book(value)
         except FileNotFoundError as exc:
+            if exc.strerror == os.strerror(errno.ENOENT):  # a path, not a name: as click.Path
+                self.fail(f"File {str(value)!r} does not exist.", param, ctx)
             self.fail(_one_line(exc), param, ctx)
         if path.is_dir():
             self.fail(f"{value}: is a directory, not a book", param, ctx)
