@@ -40,8 +40,10 @@ from solver import (
 from solver.membership import STATUS_UNREACHABLE
 from tests.test_build import BOOKS
 
-THILL_BOOKS = ["book8.dat", "book8-under44444.dat", "book12-dist-under44444.dat"]
-SLOW_THILL_BOOKS = ["book12.dat"]
+# every committed compact book beside its Thill book: small ones in the quick suite
+CONVERTED = sorted(p.with_suffix(".dat").name for p in BOOKS.glob("*.c4b"))
+THILL_BOOKS = [n for n in CONVERTED if (BOOKS / n).stat().st_size < 1_000_000]
+SLOW_THILL_BOOKS = [n for n in CONVERTED if n not in THILL_BOOKS]
 
 
 # ------------------------------------------------------------- position model
@@ -249,6 +251,11 @@ def _payload(path: Path) -> bytes:
         return path.read_bytes()[book.header.header_bytes :]
 
 
+def test_every_compact_book_has_its_thill_book() -> None:
+    assert {"book8.dat", "book12.dat", "book8-under44444.dat"} <= set(CONVERTED)
+    assert all((BOOKS / name).exists() for name in CONVERTED)
+
+
 @pytest.mark.parametrize("name", THILL_BOOKS)
 def test_our_books_convert_both_ways_byte_for_byte(name: str, tmp_path: Path) -> None:
     _round_trip(name, tmp_path)
@@ -417,7 +424,7 @@ def test_c_reader_agrees_on_a_sample_of_12_ply_positions(c_reader: Path) -> None
     rng = np.random.default_rng(12)
     # both variants, and positions whose side to move wins at once
     first, mask = enumerate_positions(12, merge_mirrors=False, drop_immediate_wins=False)
-    pick = rng.choice(len(first), 60_000, replace=False)
+    pick = rng.choice(len(first), 40_000, replace=False)
     under_first, under_mask = enumerate_positions(12, under="44444")
     first = np.concatenate([first[pick], under_first])
     mask = np.concatenate([mask[pick], under_mask])
@@ -462,23 +469,27 @@ def test_formats_page_worked_example() -> None:
 def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    result = runner.invoke(
-        main, ["build", "--plies", "8", "--under", "44444", "--format", "compact", "-q", "-j", "1"]
-    )
+    line = ["--plies", "10", "--under", "44444433", "-q", "-j", "1"]
+    result = runner.invoke(main, ["build", *line, "--format", "compact"])
     assert result.exit_code == 0, result.output
-    built = tmp_path / "book8-under44444.c4b"
-    assert _payload(built) == _payload(BOOKS / "book8-under44444.c4b")
+    built = tmp_path / "book10-under44444433.c4b"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [built.name]
     with CompactBook(built) as book:
         assert "--format compact" in book.header.metadata["source_manifest"]["command"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["book8-under44444.c4b"]
+        assert len(book) == 14 and book.under == "44444433"
+    # the same table as the Thill build converted
+    result = runner.invoke(main, ["build", *line, "-o", "t.dat"])
+    assert result.exit_code == 0, result.output
+    convert_book(tmp_path / "t.dat", tmp_path / "t.c4b")
+    assert _payload(tmp_path / "t.c4b") == _payload(built)
     result = runner.invoke(
         main,
         [
             "derive",
             "--from",
-            "12-dist-under44444",
+            "8-under44444",
             "--plies",
-            "10",
+            "6",
             "-o",
             "d.c4b",
             "--format",
@@ -487,6 +498,6 @@ def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> No
     )
     assert result.exit_code == 0, result.output
     with CompactBook(tmp_path / "d.c4b") as book:
-        assert book.kind == "distance" and book.under == "44444" and book.plies == 10
+        assert book.kind == "wdl" and book.under == "44444" and book.plies == 6 and len(book) == 4
     result = runner.invoke(main, ["build", "--plies", "8", "--sample", "5", "--format", "compact"])
     assert result.exit_code == 2 and "merge" in result.output
