@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from openingbook.atomicio import atomic_output, refuse_existing
+from openingbook.errors import BookFileError
 from openingbook.reader import UNKNOWN, BookValue, BulkValues, PositionNotInBook
 from openingbook.retrieval import (
     build_retrieval,
@@ -105,7 +106,7 @@ FIXED_HEADER_BYTES = _FIXED.size  # 64
 CELLS_7X6 = DEFAULT_WIDTH * DEFAULT_HEIGHT
 
 
-class CompactFileError(ValueError):
+class CompactFileError(BookFileError):
     """A file that is not a valid compact book (the message names the file)."""
 
 

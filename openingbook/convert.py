@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from openingbook.atomicio import refuse_input_as_output
 from openingbook.compact import COMPACT_SUFFIX, CompactBook, is_compact, write_compact
+from openingbook.errors import InvalidArgument
 
 __all__ = [
     "CONVERT_FORMATS",
@@ -62,14 +64,16 @@ def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
     """``"compact"`` or ``"thill"`` from ``fmt`` or the output's extension."""
     if fmt is not None:
         if fmt not in CONVERT_FORMATS:
-            raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(CONVERT_FORMATS)}")
+            raise InvalidArgument(
+                f"unknown format {fmt!r}: choose one of {', '.join(CONVERT_FORMATS)}"
+            )
         return fmt
     suffix = Path(output).suffix.lower()
     if suffix == COMPACT_SUFFIX:
         return "compact"
     if suffix == ".dat":
         return "thill"
-    raise ValueError(
+    raise InvalidArgument(
         f"{output}: cannot tell the output format from the extension "
         f"({COMPACT_SUFFIX} compact, .dat Thill): give --format"
     )
@@ -96,11 +100,13 @@ def convert_book(
     if not src.is_file():
         raise FileNotFoundError(2, "no such book file", str(src))
     target = target_format(out, fmt)
-    if src.resolve() == out.resolve():
-        raise ValueError(f"{out}: the output would overwrite the input")
     source_format = "compact" if is_compact(src) else "thill"
     if source_format == target:
-        raise ValueError(f"{src} is already a {target} book")
+        raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
+    from openingbook.build import manifest_path
+
+    # nothing is ever written over what is read: the book, nor its manifest
+    refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
     if target == "compact":
         positions, manifest = _thill_to_compact(src, out, force, command)
     else:
@@ -260,7 +266,7 @@ def write_compact_via_thill(
     out = Path(output)
     refuse_existing(out, force)
     if out.suffix.lower() != COMPACT_SUFFIX:
-        raise ValueError(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
+        raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
     staging = out.with_name(f".{out.name}.thill")
     if staging.exists():
         shutil.rmtree(staging)  # left over by an interrupted run of this same output
