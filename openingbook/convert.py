@@ -103,7 +103,7 @@ def convert_book(
     source_format = "compact" if is_compact(src) else "thill"
     if source_format == target:
         raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
-    from openingbook.build import manifest_path
+    from openingbook.manifest import manifest_path
 
     # nothing is ever written over what is read: the book, nor its manifest
     refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
@@ -135,7 +135,7 @@ def compact_thill_values(
     every position of the book in the enumeration's order and variant.
     """
     from openingbook.bookfile import BookFormat
-    from openingbook.derive import distance_bytes_from_scores
+    from openingbook.values import distance_bytes_from_scores
 
     with CompactBook(path) as book:
         first, mask = book.positions()
@@ -165,20 +165,18 @@ def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None
 def _thill_to_compact(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, None]:
-    from openingbook.build import manifest_path, manifest_provenance, read_manifest
-    from openingbook.derive import file_sha256, read_scope
     from openingbook.export import load_positions
+    from openingbook.manifest import file_sha256, identify, manifest_provenance, read_manifest
 
-    scope = read_scope(src)
-    if scope.partial:
+    identity = identify(src)
+    if identity.scope.partial:
         raise ValueError(
-            f"{src}: the book is {scope.partial}, not complete for its ply or line: "
+            f"{src}: the book is {identity.scope.partial}, not complete for its ply or line: "
             "a compact book must answer every position of its scope (merge the shards first)"
         )
     book = load_positions(src)
     kind = "distance" if book.has_distances else "wdl"
     values = book.distance if book.distance is not None else book.winner
-    source_manifest = read_manifest(src) if manifest_path(src).is_file() else None
     metadata: dict[str, Any] = {
         "source": {
             "file": src.name,
@@ -186,7 +184,7 @@ def _thill_to_compact(
             "sha256": file_sha256(src),
             "format": book.fmt.name,
         },
-        "source_manifest": source_manifest,
+        "source_manifest": read_manifest(src) if identity.manifest is not None else None,
         "converted": manifest_provenance(command),
     }
     try:
@@ -206,32 +204,34 @@ def _thill_to_compact(
     return len(book), None
 
 
+#: The keys of a manifest that describe the book file itself (written with it).
+_ENTRY_KEYS = ("manifest", "layout", "format", "book")
+
+
 def _compact_to_thill(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, str]:
-    from openingbook.atomicio import refuse_existing, write_json_atomic
-    from openingbook.build import (
-        _write_records,  # the build's writer: converted books are byte-identical to built ones
+    from openingbook.build import _book_data  # the build's encoder: byte-identical books
+    from openingbook.manifest import (
+        check_output,
+        file_sha256,
         manifest_book_entry,
         manifest_path,
         manifest_provenance,
+        write_book_and_manifest,
     )
-    from openingbook.derive import file_sha256
 
-    refuse_existing(out, force)
-    mpath = manifest_path(out)
-    refuse_existing(mpath, force)
+    out = check_output(out, force)
     fmt, first, mask, values, under = compact_thill_values(src)
     with CompactBook(src, verify=False) as book:
         metadata = book.header.metadata
-    records = _write_records(out, fmt, first, mask, values)
-    sha = file_sha256(out)
+    data, records = _book_data(out, fmt, first, mask, values)
+    entry = manifest_book_entry(out, fmt, records, data)
     saved = metadata.get("source_manifest")
-    if isinstance(saved, dict) and saved.get("book", {}).get("sha256") == sha:
-        manifest = {**saved, "book": {**saved["book"], "file": out.name}}
+    if isinstance(saved, dict) and saved.get("book", {}).get("sha256") == entry["book"]["sha256"]:
+        content = {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
     else:
-        manifest = {
-            **manifest_book_entry(out, fmt, records),
+        content = {
             "selection": {
                 "plies": fmt.plies,
                 "distances": fmt.distances,
@@ -243,8 +243,8 @@ def _compact_to_thill(
             "converted_from": {"file": src.name, "sha256": file_sha256(src), "format": "compact"},
             **manifest_provenance(command),
         }
-    write_json_atomic(mpath, manifest)
-    return len(first), str(mpath)
+    write_book_and_manifest(out, fmt, data, records, content)
+    return len(first), str(manifest_path(out))
 
 
 def write_compact_via_thill(

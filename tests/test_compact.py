@@ -268,11 +268,14 @@ def test_our_large_books_convert_both_ways_byte_for_byte(name: str, tmp_path: Pa
 
 
 def test_shards_and_samples_are_refused(tmp_path: Path) -> None:
-    shard = BOOKS / "book12-dist-shard3of4.dat"
-    if not shard.exists():
-        pytest.skip("no shard book in books/")
-    with pytest.raises(ValueError, match="shard 3/4"):
+    from openingbook.build import BuildOptions, build_book
+
+    shard = tmp_path / "shard.dat"
+    options = BuildOptions(10, under="44444433", shard=(1, 2), chunk_size=7)
+    build_book(shard, options, jobs=1, progress=False)
+    with pytest.raises(ValueError, match="shard 1/2"):
         convert_book(shard, tmp_path / "s.c4b")
+    assert not (tmp_path / "s.c4b").exists()
 
 
 def test_thill_original_converts_value_for_value(tmp_path: Path) -> None:
