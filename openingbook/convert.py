@@ -23,17 +23,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.compact import COMPACT_SUFFIX, CompactBook, is_compact, write_compact
+from openingbook.compact import (
+    COMPACT_SUFFIX,
+    CompactBook,
+    compact_thill_values,
+    is_compact,
+    write_compact,
+)
 from openingbook.errors import InvalidArgument
 
 __all__ = [
     "CONVERT_FORMATS",
     "ConvertSummary",
-    "compact_as_thill",
-    "compact_thill_values",
     "convert_book",
     "target_format",
     "write_compact_via_thill",
@@ -122,44 +124,6 @@ def convert_book(
         manifest,
         round(time.perf_counter() - start, 3),
     )
-
-
-def compact_thill_values(
-    path: str | os.PathLike[str],
-) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, str | None]:
-    """A compact book's positions with Thill's values: ``(fmt, first, mask, values, under)``.
-
-    ``fmt`` is the Thill layout of the same ply and kind; ``values`` are Thill's
-    value codes (pruned books: 0 draw, 1 second player wins, 2 first player
-    wins, nothing pruned yet; distance books: the signed distance byte), for
-    every position of the book in the enumeration's order and variant.
-    """
-    from openingbook.bookfile import BookFormat
-    from openingbook.values import distance_bytes_from_scores
-
-    with CompactBook(path) as book:
-        first, mask = book.positions()
-        values = book.values_of(first, mask)
-        kind, plies, under = book.kind, book.plies, book.under
-    fmt = BookFormat.for_plies(plies, kind != "wdl")
-    if kind == "wdl":
-        values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
-    elif kind == "score":
-        values = distance_bytes_from_scores(values, plies)
-    return fmt, first, mask, values, under
-
-
-def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None]:
-    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``."""
-    from openingbook.bookfile import Records, sort_records
-    from openingbook.codec import encode_keys
-
-    fmt, first, mask, values, under = compact_thill_values(path)
-    if not fmt.distances:
-        keep = values != 2
-        first, mask, values = first[keep], mask[keep], values[keep]
-    keys = encode_keys(first, mask, fmt.key_bits)
-    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8))), under
 
 
 def _thill_to_compact(

@@ -292,7 +292,7 @@ class LoadedBook:
         from openingbook.compact import is_compact
 
         if is_compact(path):
-            from openingbook.convert import compact_as_thill
+            from openingbook.compact import compact_as_thill
 
             fmt, records, under = compact_as_thill(path)
             own_scope = Scope(under)

@@ -88,17 +88,19 @@ def shipped_books() -> list[ShippedBook]:
 
 
 def resolve_book(book: str | os.PathLike[str]) -> Path:
-    """The file of ``book``: an existing path as it is, else a shipped book's name.
+    """The file of ``book``: a path as it is, else a shipped book's name.
 
-    Raises ``FileNotFoundError`` naming the shipped books when it is neither.
+    Raises ``FileNotFoundError`` naming the shipped books for a bare name (no
+    ``/`` or ``.``) that is neither a file nor a shipped book.
     """
     path = Path(book)
     if path.exists():
         return path
     name = str(book)
-    looks_like_a_name = not any(c in name for c in ("/", os.sep, "."))
+    if any(c in name for c in ("/", os.sep, ".")):
+        return path  # a path, not a name: the reader names what is missing
     directory = books_dir()
-    if not looks_like_a_name or directory is None:
+    if directory is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
     candidate = directory / f"book{name.removeprefix('book')}{COMPACT_SUFFIX}"
     if candidate.is_file():

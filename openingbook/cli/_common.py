@@ -9,7 +9,6 @@ a missing file) and running out of memory exit with 1.
 
 from __future__ import annotations
 
-import errno
 import functools
 import json
 import os
@@ -213,9 +212,9 @@ class BookParam(click.ParamType):
         try:
             path = resolve_book(value)
         except FileNotFoundError as exc:
-            if exc.strerror == os.strerror(errno.ENOENT):  # a path, not a name: as click.Path
-                self.fail(f"File {str(value)!r} does not exist.", param, ctx)
             self.fail(_one_line(exc), param, ctx)
+        if not path.exists():  # a path, not a name: as click.Path says it
+            self.fail(f"File {str(value)!r} does not exist.", param, ctx)
         if path.is_dir():
             self.fail(f"{value}: is a directory, not a book", param, ctx)
         return path

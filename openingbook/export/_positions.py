@@ -116,7 +116,7 @@ def load_positions(
     from openingbook.compact import is_compact
 
     if is_compact(path):  # every position of its scope, values stored
-        from openingbook.convert import compact_thill_values
+        from openingbook.compact import compact_thill_values
 
         fmt, first, mask, values, under = compact_thill_values(path)
         if fmt.distances:
