@@ -9,9 +9,11 @@ All readers share one interface (the one of :class:`openingbook.reader.Book`):
 * ``book.lookup_many(first, mask) -> BulkValues`` for numpy arrays of positions;
 * ``len(book)``, and ``with open_book(path) as book:`` closes the file.
 
-Formats: Thill's books (``book.dat``, ``bookDeep.dat``, ``bookDeepDist.dat``
-and our books of other plies), Cadot's 7-byte records and Pons' ``.book``
-files. See ``docs/FORMATS.md`` and :func:`open_book` for how a file's format
+Formats: our compact books (``.c4b``, :mod:`openingbook.compact`), Thill's
+books (``book.dat``, ``bookDeep.dat``, ``bookDeepDist.dat`` and our books of
+other plies), Cadot's 7-byte records and Pons' ``.book`` files. A shipped
+book can be opened by its name (``open_book("12-dist")``,
+:mod:`openingbook.registry`). See ``docs/FORMATS.md`` and :func:`open_book` for how a file's format
 is recognised.
 
 >>> from solver import Position
@@ -32,16 +34,18 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from openingbook.bookfile import BookFileError, BookFormat
+from openingbook.compact import CompactBook, is_compact
 from openingbook.export.cadot import BASE, CADOT_RECORD_BYTES, KEY_BYTES, WIDTH, CadotBook
 from openingbook.export.pons import HEADER_BYTES, PonsBook, next_prime
 from openingbook.manifest import detect_format
 from openingbook.reader import Book, BookValue, BulkValues
+from openingbook.registry import resolve_book
 from solver import Position
 
 __all__ = ["BOOK_KINDS", "BookReader", "detect_kind", "open_book"]
 
 #: The kinds :func:`open_book` accepts as ``kind``.
-BOOK_KINDS = ("thill", "cadot", "pons")
+BOOK_KINDS = ("compact", "thill", "cadot", "pons")
 CADOT_SUFFIXES = (".cadot", ".c4db")
 PONS_SUFFIXES = (".book",)
 
@@ -106,19 +110,22 @@ def _looks_like_cadot(path: Path, size: int) -> bool:
 
 
 def detect_kind(path: str | os.PathLike[str]) -> str:
-    """``"thill"``, ``"cadot"`` or ``"pons"`` for the file at ``path``.
+    """``"compact"``, ``"thill"``, ``"cadot"`` or ``"pons"`` for the file at ``path``.
 
-    Pons books are recognised by their header (sizes in range, file exactly as
-    long as announced); a ``.cadot``/``.c4db`` name means Cadot; otherwise a
-    Thill book is tried (:func:`openingbook.bookfile.detect_format`: manifest,
-    Thill's file names, or sampled records decoding to legal positions), then a
-    Cadot table (sampled records valid and ascending). Raises ``ValueError``
-    naming what was tried when nothing fits.
+    Compact books are recognised by their magic bytes, Pons books by their
+    header (sizes in range, file exactly as long as announced); a
+    ``.cadot``/``.c4db`` name means Cadot; otherwise a Thill book is tried
+    (:func:`openingbook.bookfile.detect_format`: manifest, Thill's file names,
+    or sampled records decoding to legal positions), then a Cadot table
+    (sampled records valid and ascending). Raises ``ValueError`` naming what
+    was tried when nothing fits.
     """
     p = Path(path)
     size = p.stat().st_size
     if p.is_dir():
         raise ValueError(f"{p}: is a directory, not a book")
+    if is_compact(p):
+        return "compact"
     if _looks_like_pons(p, size):
         return "pons"
     if p.suffix.lower() in CADOT_SUFFIXES:
@@ -138,10 +145,10 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
 
 def open_book(
     path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | str | None = None
-) -> Book | CadotBook | PonsBook:
-    """Open a book file for queries, whatever its format.
+) -> Book | CompactBook | CadotBook | PonsBook:
+    """Open a book file (or a shipped book by name, e.g. ``"12-dist"``), whatever its format.
 
-    ``kind`` forces ``"thill"``, ``"cadot"`` or ``"pons"`` (default:
+    ``kind`` forces ``"compact"``, ``"thill"``, ``"cadot"`` or ``"pons"`` (default:
     :func:`detect_kind`); ``fmt`` forces a Thill layout (a
     :class:`openingbook.bookfile.BookFormat` or a name such as ``"12-dist"``).
     The reader is a context manager; see the module docstring for its methods.
@@ -160,9 +167,7 @@ def open_book(
     [1]
     >>> book.close()
     """
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(2, "no such book file", str(p))
+    p = resolve_book(path)
     if isinstance(fmt, str):
         fmt = BookFormat.parse(fmt)
     if fmt is not None:
@@ -170,6 +175,8 @@ def open_book(
             raise ValueError(f"a Thill layout was given, but kind is {kind!r}")
         kind = "thill"
     kind = kind or detect_kind(p)
+    if kind == "compact":
+        return CompactBook(p)
     if kind == "thill":
         return Book(p, fmt)
     if kind == "cadot":

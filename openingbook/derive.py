@@ -285,9 +285,21 @@ class LoadedBook:
     ) -> LoadedBook:
         """Read, check (values, order, legal positions of the ply, sha256 against the
         manifest) and index a book. ``scope`` overrides the book's own
-        (:attr:`openingbook.manifest.BookIdentity.scope`)."""
-        identity = identify(path, fmt)
-        fmt, records = read_book(path, identity.fmt)
+        (:attr:`openingbook.manifest.BookIdentity.scope`). A compact book
+        (:mod:`openingbook.compact`) is read as the Thill book it converts to,
+        with the scope of its header.
+        """
+        from openingbook.compact import is_compact
+
+        if is_compact(path):
+            from openingbook.compact import compact_as_thill
+
+            fmt, records, under = compact_as_thill(path)
+            own_scope = Scope(under)
+        else:
+            identity = identify(path, fmt)
+            fmt, records = read_book(path, identity.fmt)
+            own_scope = identity.scope
         # read_book has checked every key (a legal position of the ply) already
         first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, check_legal=False)
         canonical = canonical_keys(first, mask)
@@ -299,7 +311,7 @@ class LoadedBook:
             first,
             mask,
             canonical,
-            identity.scope if scope is None else scope,
+            own_scope if scope is None else scope,
             order,
         )
 

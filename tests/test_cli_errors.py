@@ -96,6 +96,11 @@ CASES = [
      "5 is not in the range 21<=x<=27"),
     (["export", "{book8}", "-f", "pons", "-o", "{tmp}/x"], 1, "this book has no distances"),
     # the group itself
+    (["convert", "{book8}", "{tmp}/b.txt"], 2, "cannot tell the output format"),
+    (["convert", "{book8}", "{tmp}/b.dat"], 2, "is already a thill book"),
+    (["convert", "{tmp}/none.dat", "{tmp}/b.c4b"], 2, "does not exist"),
+    (["convert", "{book8}", "{tmp}/b.c4b", "--format", "zip"], 2, "'zip' is not one of"),
+    (["books", "extra"], 2, "Got unexpected extra argument"),
     (["frobnicate"], 2, "No such command 'frobnicate'"),
     (["--bogus"], 2, "No such option '--bogus'"),
 ]  # fmt: skip

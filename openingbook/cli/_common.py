@@ -195,3 +195,30 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}"  # not "[Errno 2] No such file ...: 'PATH'"
     return " ".join(text.split())
+
+
+class BookParam(click.ParamType):
+    """A book argument: an existing file, or a shipped book's name (``12-dist``)."""
+
+    name = "book"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from pathlib import Path
+
+        from openingbook.registry import resolve_book
+
+        if isinstance(value, Path):
+            return value
+        try:
+            path = resolve_book(value)
+        except FileNotFoundError as exc:
+            self.fail(_one_line(exc), param, ctx)
+        if not path.exists():  # a path, not a name: as click.Path says it
+            self.fail(f"File {str(value)!r} does not exist.", param, ctx)
+        if path.is_dir():
+            self.fail(f"{value}: is a directory, not a book", param, ctx)
+        return path
+
+
+#: Use as ``type=`` of every argument that names a book to read.
+BOOK = BookParam()

@@ -13,9 +13,18 @@ from pathlib import Path
 
 import click
 
-from openingbook.build import BuildOptions, build_book, merge_books, parse_shard
+from openingbook.build import (
+    BuildOptions,
+    BuildSummary,
+    build_book,
+    default_output_name,
+    merge_books,
+    parse_shard,
+)
 from openingbook.cli import main
 from openingbook.cli._common import emit_json, json_option, parallel_options, user_errors
+from openingbook.compact import COMPACT_SUFFIX
+from openingbook.convert import write_compact_via_thill
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
@@ -106,6 +115,15 @@ def _command_line() -> list[str]:
 )
 @click.option("--chunk-size", type=int, help="Positions per chunk (default: automatic, <= 1024).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
+@click.option(
+    "--format",
+    "book_format",
+    type=click.Choice(("thill", "compact")),
+    default="thill",
+    show_default=True,
+    help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
+    "self-describing; complete books and --under books only).",
+)
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @json_option
@@ -125,6 +143,7 @@ def build_command(
     chunk_size: int | None,
     table_log2: int | None,
     force: bool,
+    book_format: str,
     keep_work: bool,
     quiet: bool,
     as_json: bool,
@@ -152,9 +171,10 @@ def build_command(
         seed=seed,
         chunk_size=chunk_size,
     )
-    with _sigterm_interrupts():
-        summary = build_book(
-            output,
+
+    def build(out: Path | None) -> BuildSummary:
+        return build_book(
+            out,
             options,
             work_dir=work_dir,
             jobs=jobs,
@@ -166,6 +186,21 @@ def build_command(
             progress=not quiet and not as_json,
             command=_command_line(),
         )
+
+    with _sigterm_interrupts():
+        if book_format == "thill":
+            summary = build(output)
+        else:
+            if shard is not None or sample is not None:
+                raise click.UsageError(
+                    "--format compact needs a whole book (or --under): build the shards "
+                    "in Thill's layout, merge them, then 'openingbook convert'"
+                )
+            output = output or Path(default_output_name(options)).with_suffix(COMPACT_SUFFIX)
+            # the work directory belongs to the compact output, so that a rerun resumes
+            work_dir = work_dir or output.with_name(output.name + ".work")
+            summary, converted = write_compact_via_thill(output, build, force=force)
+            summary.output, summary.manifest = converted.output, ""
     if as_json:
         emit_json(summary.as_dict())
     elif not quiet:

@@ -2,6 +2,7 @@
 
 from openingbook.cli import (
     build,  # noqa: F401
+    convert,  # noqa: F401
     enumerate,  # noqa: F401
     export,  # noqa: F401
     lookup,  # noqa: F401

@@ -8,13 +8,13 @@ import click
 
 from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
+from openingbook.cli._common import BOOK, emit_json, json_option, user_errors
 from openingbook.export import EXPORT_FORMATS, export_book
 from openingbook.export.pons import PONS_LOG_SIZES
 
 
 @main.command("export")
-@click.argument("book", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("book", type=BOOK)
 @click.option(
     "-f",
     "--format",

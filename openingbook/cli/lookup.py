@@ -15,7 +15,9 @@ from openingbook.cli._common import (
     read_stdin,
     user_errors,
 )
+from openingbook.compact import CompactBook, describe_compact, is_compact
 from openingbook.reader import Book, describe_book
+from openingbook.registry import resolve_book, shipped_books
 from solver import Player, Position, Winner
 
 
@@ -68,7 +70,12 @@ def lookup_command(
     scope, or one it cannot answer, is an error.
 
     \b
+    BOOK is a file (Thill layout or compact .c4b) or a shipped book's name
+    (see 'openingbook books').
+
+    \b
     Examples:
+      openingbook lookup 12-dist 444444333333
       openingbook lookup book.dat 44444455
       openingbook lookup bookDeepDist.dat 444444555555 --json
       openingbook lookup book.dat --board "......./.....X./.....O./.....XO/.....XO/.....XO"
@@ -76,14 +83,25 @@ def lookup_command(
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
-    with Book(book, fmt, check=check, verify=verify) as opened:
-        fmt = opened.format
-        record = opened.find(pos)  # refuses a wrong stone count or board size
-        if record is None and not pos.can_win_next() and not (check or verify):
-            # "not stored" comes from a binary search, which is only right in a
-            # sorted file: verify the order (streamed; about 0.2 s for a 12-ply book)
-            opened.check_order()
-        value, record = opened.lookup(pos)
+    path = resolve_book(book)
+    if is_compact(path):
+        if fmt is not None:
+            raise BadArgument("--format applies to Thill-layout books, not compact ones")
+        # opening verifies the header and the payload checksum; the position model
+        # refuses what the book does not hold
+        with CompactBook(path) as compact:
+            value, record = compact.get(pos), None
+            fmt_name = f"compact {compact.plies}-ply"
+    else:
+        with Book(path, fmt, check=check, verify=verify) as opened:
+            fmt = opened.format
+            record = opened.find(pos)  # refuses a wrong stone count or board size
+            if record is None and not pos.can_win_next() and not (check or verify):
+                # "not stored" comes from a binary search, which is only right in a
+                # sorted file: verify the order (streamed; about 0.2 s for a 12-ply book)
+                opened.check_order()
+            value, record = opened.lookup(pos)
+            fmt_name = fmt.name
     to_move = "first" if pos.side_to_move is Player.FIRST else "second"
     if as_json:
         emit_json(
@@ -96,7 +114,7 @@ def lookup_command(
                 "record": record,
                 "moves": moves,
                 "book": book,
-                "format": fmt.name,
+                "format": fmt_name,
             }
         )
         return
@@ -109,8 +127,11 @@ def lookup_command(
     if value.score is not None:
         score = f"{value.score:+d}" if value.score else "0"
         text += f" (score {score} for the {to_move} player to move)"
-    where = f"record {record}" if record is not None else "not stored"
-    click.echo(f"{text}; {pos.stone_count} stones, {where} in {fmt.name} book")
+    if fmt_name.startswith("compact"):
+        where = "not stored (wins at once) in" if pos.can_win_next() else "in"
+    else:
+        where = f"record {record} in" if record is not None else "not stored in"
+    click.echo(f"{text}; {pos.stone_count} stones, {where} {fmt_name} book")
 
 
 @main.command("info")
@@ -131,16 +152,36 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info book.dat
       openingbook info mybook.dat --format 12-dist --json
     """
-    info = describe_book(book, fmt)
+    path = resolve_book(book)
+    if is_compact(path):
+        if fmt is not None:
+            raise BadArgument("--format applies to Thill-layout books, not compact ones")
+        info = describe_compact(path)
+    else:
+        info = describe_book(path, fmt)
     if as_json:
         emit_json(info)
     else:
         values = info["values"]
         assert isinstance(values, dict)
         click.echo(f"{book}: {info['description']}")
-        click.echo(f"records: {info['records']} ({info['bytes']} bytes)")
-        manifest = info["manifest"] or "none"
-        click.echo(f"manifest: {manifest}; scope: {info['scope']}")
+        if info["format"] == "compact":
+            click.echo(
+                f"positions: {info['positions']} ({info['bytes']} bytes, "
+                f"{info['bits_per_position']} bits per position)"
+            )
+            source = info["provenance"]
+            if source.get("source"):
+                click.echo(
+                    f"converted from {source['source']} ({source['source_format']}, "
+                    f"sha256 {source['source_sha256']})"
+                )
+            if source.get("built_by"):
+                click.echo(f"built by: {source['built_by']}")
+        else:
+            click.echo(f"records: {info['records']} ({info['bytes']} bytes)")
+            manifest = info["manifest"] or "none"
+            click.echo(f"manifest: {manifest}; scope: {info['scope']}")
         click.echo(
             f"values: draw {values['draw']}, first player wins {values['first']}, "
             f"second player wins {values['second']}"
@@ -156,3 +197,31 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
             click.echo(f"{label} check: {result}")
     if not info["ok"]:
         ctx.exit(1)
+
+
+@main.command("books")
+@json_option
+@user_errors
+def books_command(as_json: bool) -> None:
+    """List the shipped books: name, size and where each came from.
+
+    A shipped book is opened by its name anywhere a BOOK is asked for
+    ('openingbook lookup 12-dist 444444333333', openingbook.open_book("12-dist")).
+    """
+    books = shipped_books()
+    if as_json:
+        emit_json({"books": [b.as_dict() for b in books]})
+        return
+    if not books:
+        click.echo("no shipped books found")
+        return
+    for b in books:
+        scope = f"under {b.under}" if b.under else "complete"
+        what = {"wdl": "win/draw/loss", "distance": "distances", "score": "scores"}[b.kind]
+        click.echo(
+            f"{b.name:<18} {b.bytes:>10,} bytes  {b.plies}-ply {what}, {scope}, "
+            f"{b.positions:,} positions"
+        )
+        origin = b.provenance.get("built_by") or b.provenance.get("converted_by")
+        if origin:
+            click.echo(f"{'':<18} from {b.provenance.get('source')}: {origin}")

@@ -15,17 +15,19 @@ import click
 from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.cli._common import (
+    BOOK,
     emit_json,
     format_option,
     json_option,
     parallel_options,
     user_errors,
 )
-from openingbook.derive import derive_book
+from openingbook.convert import write_compact_via_thill
+from openingbook.derive import DeriveSummary, derive_book
 from openingbook.validate import book_stats, check_book, diff_books, validate_books
 from solver import Position
 
-_BOOK = click.Path(exists=True, dir_okay=False, path_type=Path)
+_BOOK = BOOK
 
 
 def _finish(report, as_json: bool, lines: list[str]) -> None:
@@ -80,6 +82,14 @@ def _line(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     help="Distance book or pruned win/draw/loss book (default: like the deeper book).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
+@click.option(
+    "--format",
+    "book_format",
+    type=click.Choice(("thill", "compact")),
+    default="thill",
+    show_default=True,
+    help="Thill's layout (plus a manifest) or the compact format (.c4b).",
+)
 @json_option
 @user_errors
 def derive_command(
@@ -89,6 +99,7 @@ def derive_command(
     under: str | None,
     distances: bool | None,
     force: bool,
+    book_format: str,
     as_json: bool,
 ) -> None:
     """Compute a shallower book from a deeper one by exact minimax.
@@ -99,15 +110,23 @@ def derive_command(
 
     Example: openingbook derive --from bookDeepDist.dat --plies 8 --out book8.dat --pruned
     """
-    summary = derive_book(
-        source,
-        plies,
-        output,
-        under=under,
-        distances=distances,
-        force=force,
-        command=["openingbook", *sys.argv[1:]],
-    )
+
+    def derive(out: Path) -> DeriveSummary:
+        return derive_book(
+            source,
+            plies,
+            out,
+            under=under,
+            distances=distances,
+            force=force,
+            command=["openingbook", *sys.argv[1:]],
+        )
+
+    if book_format == "thill":
+        summary = derive(output)
+    else:
+        summary, converted = write_compact_via_thill(output, derive, force=force)
+        summary.output, summary.manifest = converted.output, ""
     if as_json:
         emit_json(summary.as_dict())
         return
@@ -121,7 +140,8 @@ def derive_command(
         f"first player wins {v['first']}, second player wins {v['second']}, draws {v['draw']}; "
         f"{summary.deeper_positions_looked_up} deeper positions looked up"
     )
-    click.echo(f"manifest: {summary.manifest}")
+    if summary.manifest:
+        click.echo(f"manifest: {summary.manifest}")
 
 
 @main.command("validate")

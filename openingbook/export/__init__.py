@@ -103,9 +103,12 @@ def export_book(
     book = Path(book)
     refuse_input_as_output(out, [book, manifest_path(book)])
     kind = _source_kind(book)
-    if kind != "thill":
-        raise ValueError(f"{book}: this is a {kind} file; export converts our (Thill-format) books")
-    book_fmt = detect_format(book)
+    if kind not in ("thill", "compact"):
+        raise ValueError(
+            f"{book}: this is a {kind} file; export converts our books (Thill or compact format)"
+        )
+    positions = load_positions(book) if kind == "compact" else None
+    book_fmt = positions.fmt if positions is not None else detect_format(book)
     if not book_fmt.distances and fmt == "pons":
         raise ValueError(
             f"{book}: a Pons book stores exact scores, and this book has no distances: "
@@ -117,7 +120,8 @@ def export_book(
             "distances: export a book built with --distances, or pass --no-distance to "
             "write 0 (unknown) half-moves"
         )
-    positions = load_positions(book, book_fmt)
+    if positions is None:
+        positions = load_positions(book, book_fmt)
     summary = ExportSummary(
         format=fmt,
         output=str(out),

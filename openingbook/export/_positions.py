@@ -113,6 +113,15 @@ def load_positions(
     ``ValueError`` when a pruned book cannot be completed.
     """
     path = Path(path)
+    from openingbook.compact import is_compact
+
+    if is_compact(path):  # every position of its scope, values stored
+        from openingbook.compact import compact_thill_values
+
+        fmt, first, mask, values, under = compact_thill_values(path)
+        if fmt.distances:
+            return BookPositions(fmt, first, mask, np.sign(values).astype(np.int8), values, under)
+        return BookPositions(fmt, first, mask, first_player_winner(values), None, under)
     identity = identify(path, fmt)
     scope = identity.scope
     fmt, records = read_book(path, identity.fmt, check=False)

@@ -1,0 +1,183 @@
+"""Sizes and lookup speed of the compact format beside Thill's layout (and Pons' size).
+
+    python benchmarks/bench_compact.py            # every book in books/, ~2 min
+    python benchmarks/bench_compact.py --quick    # 8-ply and the under-44444 books
+
+For each book in ``books/`` with both a Thill file (``.dat``) and a compact one
+(``.c4b``): sizes (Thill, compact, Pons' table for the same positions as our
+``export -f pons`` would write it, computed without writing), bits per position
+and the value entropy; then, in the same process and on the same positions
+(every position of the book in a random order, half of them as their mirror
+image): bulk lookups (``lookup_many``) of the Thill reader and the compact
+reader, positions per second on one core, and single lookups through the Python
+API (``get``) in microseconds. The distance book's size is also measured on the
+committed quarters of the 12-ply distance book (the table the full book would
+get, per position) until the full book is in ``books/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from openingbook.compact import CompactBook, canonical_keys  # noqa: E402
+from openingbook.export import load_positions  # noqa: E402
+from openingbook.export.pons import choose_log_size, next_prime, partial_key_bytes  # noqa: E402
+from openingbook.reader import Book  # noqa: E402
+from openingbook.retrieval import build_retrieval  # noqa: E402
+from solver import Position, mirror_bits  # noqa: E402
+
+BOOKS = ROOT / "books"
+FULL_12 = 4_200_899
+
+
+def entropy_bits(values: np.ndarray) -> float:
+    """Shannon entropy of the value distribution, bits per position."""
+    _, counts = np.unique(values, return_counts=True)
+    p = counts / counts.sum()
+    return float(-(p * np.log2(p)).sum())
+
+
+def pons_bytes(positions: int, depth: int) -> int:
+    """Size of a Pons book of ``positions`` (our export's defaults: >= 8 slots each)."""
+    size = next_prime(1 << choose_log_size(positions))
+    return 6 + size * (partial_key_bytes(depth, size, 7) + 1)
+
+
+def time_best(func, repeat: int) -> float:
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def measure(name: str, repeat: int, singles: int) -> dict:
+    thill_path, compact_path = BOOKS / f"{name}.dat", BOOKS / f"{name}.c4b"
+    positions = load_positions(thill_path)
+    values = positions.distance if positions.distance is not None else positions.winner
+    n = len(positions)
+    rng = np.random.default_rng(1)
+    order = rng.permutation(n)
+    first, mask = positions.first[order], positions.mask[order]
+    flip = rng.random(n) < 0.5  # half of the queries as the other variant
+    first = np.where(flip, mirror_bits(first), first)
+    mask = np.where(flip, mirror_bits(mask), mask)
+    row: dict = {
+        "book": name,
+        "positions": n,
+        "thill_bytes": thill_path.stat().st_size,
+        "compact_bytes": compact_path.stat().st_size,
+        "pons_bytes": pons_bytes(n, positions.stones),
+        "compact_bits_per_position": round(8 * compact_path.stat().st_size / n, 3),
+        "entropy_bits_per_position": round(entropy_bits(values), 3),
+    }
+    with Book(thill_path) as thill, CompactBook(compact_path) as compact:
+        a, b = thill.lookup_many(first, mask), compact.lookup_many(first, mask)
+        assert np.array_equal(a.winner, b.winner) and np.array_equal(a.plies, b.plies)
+        t_thill = time_best(lambda: thill.lookup_many(first, mask), repeat)
+        t_compact = time_best(lambda: compact.lookup_many(first, mask), repeat)
+        picks = [
+            Position.from_bitboards(int(first[i]), int(mask[i]))
+            for i in rng.choice(n, min(n, singles), replace=False)
+        ]
+        thill.get(picks[0]), compact.get(picks[0])
+        s_thill = time_best(lambda: [thill.get(p) for p in picks], repeat)
+        s_compact = time_best(lambda: [compact.get(p) for p in picks], repeat)
+    row.update(
+        {
+            "thill_bulk_mps": round(n / t_thill / 1e6, 2),
+            "compact_bulk_mps": round(n / t_compact / 1e6, 2),
+            "thill_get_us": round(s_thill / len(picks) * 1e6, 2),
+            "compact_get_us": round(s_compact / len(picks) * 1e6, 2),
+        }
+    )
+    return row
+
+
+def distance_quarters() -> dict | None:
+    """Bits per position of the distance table, measured on the committed quarters."""
+    parts = sorted(BOOKS.glob("book12-dist-shard*of4.dat"))
+    if not parts:
+        return None
+    from openingbook.bookfile import read_book
+    from openingbook.codec import decode_keys
+
+    keys, values = [], []
+    for part in parts:
+        fmt, records = read_book(part)
+        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
+        keys.append(canonical_keys(first, mask))
+        values.append(records.values)
+    k, v = np.concatenate(keys), np.concatenate(values)
+    table = np.unique(v)
+    bits = max(1, math.ceil(math.log2(table.size)))
+    start = time.perf_counter()
+    ret = build_retrieval(k, np.searchsorted(table, v).astype(np.uint64), bits)
+    seconds = time.perf_counter() - start
+    per_position = 8 * ret.words.nbytes / k.size
+    return {
+        "book": "book12-dist (measured on " + " + ".join(p.stem for p in parts) + ")",
+        "positions": int(k.size),
+        "values": int(table.size),
+        "value_bits": bits,
+        "table_bits_per_position": round(per_position, 3),
+        "entropy_bits_per_position": round(entropy_bits(v), 3),
+        "full_book_estimate_bytes": round(per_position * FULL_12 / 8) + 3000,
+        "thill_full_bytes": 5 * FULL_12,
+        "build_seconds": round(seconds, 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only the small books")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--singles", type=int, default=2000)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/compact.json")
+    args = parser.parse_args()
+    names = [
+        p.stem
+        for p in sorted(BOOKS.glob("*.c4b"))
+        if (BOOKS / f"{p.stem}.dat").exists() and not (args.quick and p.name == "book12.c4b")
+    ]
+    rows = [measure(name, args.repeat, args.singles) for name in names]
+    quarters = None if args.quick else distance_quarters()
+    result = {
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "books": rows,
+        "distance_quarters": quarters,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(
+        "| book | positions | Thill | compact | Pons | bits/pos (entropy) | "
+        "bulk M/s Thill / compact | get us Thill / compact |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['book']} | {r['positions']:,} | {r['thill_bytes']:,} | {r['compact_bytes']:,} | "
+            f"{r['pons_bytes']:,} | {r['compact_bits_per_position']} "
+            f"({r['entropy_bits_per_position']}) | {r['thill_bulk_mps']} / "
+            f"{r['compact_bulk_mps']} | {r['thill_get_us']} / {r['compact_get_us']} |"
+        )
+    if quarters:
+        print(json.dumps(quarters, indent=2))
+
+
+if __name__ == "__main__":
+    main()

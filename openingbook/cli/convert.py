@@ -1,0 +1,50 @@
+"""``openingbook convert``: argument parsing only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from openingbook.cli import main
+from openingbook.cli._common import BOOK, emit_json, json_option, user_errors
+from openingbook.convert import CONVERT_FORMATS, convert_book
+
+
+@main.command("convert")
+@click.argument("source", type=BOOK)
+@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(CONVERT_FORMATS),
+    default=None,
+    help="Output format (default: from the extension, .c4b compact, .dat Thill).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing output (and its manifest).")
+@json_option
+@user_errors
+def convert_command(
+    source: Path, output: Path, fmt: str | None, force: bool, as_json: bool
+) -> None:
+    """Convert SOURCE between Thill's layout and the compact format, into OUTPUT.
+
+    Thill -> compact keeps every answer (a pruned book's left-out first-player
+    wins are recovered by enumeration); compact -> Thill gives back the book
+    this project built, byte for byte, with its manifest.
+
+    \b
+    Examples:
+      openingbook convert books/book12.dat books/book12.c4b
+      openingbook convert books/book12.c4b book12.dat
+    """
+    summary = convert_book(source, output, fmt, force=force)
+    if as_json:
+        emit_json(summary.as_dict())
+        return
+    click.echo(
+        f"wrote {summary.output} ({summary.output_format}, {summary.output_bytes:,} bytes) from "
+        f"{summary.source} ({summary.source_format}, {summary.source_bytes:,} bytes): "
+        f"{summary.positions:,} positions in {summary.seconds:.1f} s"
+    )

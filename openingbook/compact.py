@@ -1,0 +1,866 @@
+"""The compact book format: a self-describing file that answers positions without keys.
+
+A compact book (``.c4b``) is a header followed by a payload (``docs/FORMATS.md``
+specifies both byte for byte):
+
+* **complete** books (every position of a ply) store no positions at all: the
+  set of positions is the position model's (:func:`solver.book_position_status`),
+  and the payload is a retrieval table (:mod:`openingbook.retrieval`) from the
+  canonical position key to an index into the header's value table. A lookup
+  checks the position, takes the smaller-key variant of its mirror pair, hashes
+  it and XORs three ``r``-bit cells: a handful of memory reads, no search.
+* **scoped** books (the positions under a line) have the same table, over
+  the positions of their scope, and the scope line in the header: a position
+  is answered only when a game continuing the line reaches it (or its mirror
+  image), an exact check (:func:`solver.under_line`).
+
+Value kinds: win/draw/loss (``+1`` first player wins, ``0`` draw, ``-1`` second
+player wins), distance (Thill's signed distance byte: ``100 - d`` when the first
+player wins in ``d`` plies, ``d - 100`` when the second does, ``0`` for a draw)
+and score (Pons score of the side to move).
+
+>>> import numpy as np, tempfile, os
+>>> from solver import Position, enumerate_positions
+>>> first, mask = enumerate_positions(2)
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "b2.c4b")
+...     _ = write_compact(path, 2, "wdl", first, mask, np.zeros(len(first), np.int8))
+...     with CompactBook(path) as book:
+...         book.get(Position.from_moves("17")).winner.value, len(book)
+('draw', 25)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import mmap
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from openingbook.atomicio import atomic_output, refuse_existing
+from openingbook.errors import BookFileError
+from openingbook.reader import UNKNOWN, BookValue, BulkValues, PositionNotInBook
+from openingbook.retrieval import (
+    build_retrieval,
+    nb_cells,
+    nb_mix,
+    nb_packed_field,
+)
+from solver import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    STATUS_BOOK,
+    STATUS_MESSAGES,
+    STATUS_WINS_AT_ONCE,
+    Position,
+    Winner,
+    book_position_status,
+    canonical_bits,
+    count_positions,
+    enumerate_positions,
+    nb_book_position_status,
+    nb_canonical_key,
+    nb_under_line,
+    plies_from_score,
+    position_keys,
+    prefetch,
+    score_from_plies,
+)
+
+__all__ = [
+    "COMPACT_SUFFIX",
+    "KINDS",
+    "MAGIC",
+    "STATUS_OUT_OF_SCOPE",
+    "CompactBook",
+    "CompactFileError",
+    "CompactHeader",
+    "canonical_keys",
+    "compact_as_thill",
+    "compact_thill_values",
+    "describe_compact",
+    "is_compact",
+    "provenance",
+    "write_compact",
+]
+
+MAGIC = b"C4BOOK\x1a\n"
+VERSION = 1
+COMPACT_SUFFIX = ".c4b"
+#: Value kinds, by their code in the header.
+KINDS = ("wdl", "distance", "score")
+STRUCTURE_COMPLETE = 0
+STRUCTURE_SCOPED = 1
+#: Beyond the position model's statuses: a position of the ply outside a scoped book.
+STATUS_OUT_OF_SCOPE = 7
+_FIXED = struct.Struct("<8sHBBBBBBQQIIIIQBBHI")
+FIXED_HEADER_BYTES = _FIXED.size  # 64
+CELLS_7X6 = DEFAULT_WIDTH * DEFAULT_HEIGHT
+
+
+class CompactFileError(BookFileError):
+    """A file that is not a valid compact book (the message names the file)."""
+
+
+@dataclass
+class CompactHeader:
+    """The header fields (see ``docs/FORMATS.md``)."""
+
+    width: int
+    height: int
+    plies: int
+    kind: str
+    structure: int
+    value_bits: int
+    positions: int
+    seed: int
+    segment_length: int
+    segment_count: int
+    payload_crc32: int
+    header_bytes: int
+    payload_bytes: int
+    values: list[int]
+    scope: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.structure == STRUCTURE_COMPLETE
+
+    def pack(self) -> bytes:
+        """The header bytes, zero-padded to ``header_bytes`` (a multiple of 8)."""
+        scope = (self.scope or "").encode("ascii")
+        meta = json.dumps(self.metadata, separators=(",", ":")).encode()
+        fixed = _FIXED.pack(
+            MAGIC,
+            VERSION,
+            self.width,
+            self.height,
+            self.plies,
+            KINDS.index(self.kind),
+            self.structure,
+            self.value_bits,
+            self.positions,
+            self.seed,
+            self.segment_length,
+            self.segment_count,
+            self.payload_crc32,
+            self.header_bytes,
+            self.payload_bytes,
+            len(self.values),
+            len(scope),
+            0,
+            len(meta),
+        )
+        body = fixed + struct.pack(f"<{len(self.values)}b", *self.values) + scope + meta
+        return body + b"\0" * (self.header_bytes - len(body))
+
+    @staticmethod
+    def size_for(values: int, scope: str | None, metadata: dict[str, Any]) -> int:
+        meta = json.dumps(metadata, separators=(",", ":")).encode()
+        n = FIXED_HEADER_BYTES + values + len(scope or "") + len(meta)
+        return -(-n // 8) * 8
+
+    @classmethod
+    def parse(cls, data: bytes | mmap.mmap, name: str, file_size: int) -> CompactHeader:
+        """Parse and check the header of a file of ``file_size`` bytes."""
+        if file_size < FIXED_HEADER_BYTES or bytes(data[:8]) != MAGIC:
+            raise CompactFileError(f"{name}: not a compact book (no {MAGIC!r} magic)")
+        (
+            _,
+            version,
+            width,
+            height,
+            plies,
+            kind,
+            structure,
+            bits,
+            positions,
+            seed,
+            seg_len,
+            seg_count,
+            crc,
+            header_bytes,
+            payload_bytes,
+            nvalues,
+            nscope,
+            reserved,
+            nmeta,
+        ) = _FIXED.unpack_from(data, 0)
+        if version != VERSION:
+            raise CompactFileError(f"{name}: compact format version {version}, expected 1")
+        if (width, height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
+            raise CompactFileError(f"{name}: a {width}x{height} book (only 7x6 is supported)")
+        problems = []
+        if kind >= len(KINDS):
+            problems.append(f"unknown value kind {kind}")
+        if structure not in (STRUCTURE_COMPLETE, STRUCTURE_SCOPED):
+            problems.append(f"unknown structure {structure}")
+        if not nvalues >= 1 or nvalues > 1 << bits or not 1 <= bits <= 8:
+            problems.append(f"{nvalues} values in {bits}-bit fields")
+        if not 0 <= plies <= CELLS_7X6 or reserved:
+            problems.append("ply or reserved field out of range")
+        expected_header = -(-(FIXED_HEADER_BYTES + nvalues + nscope + nmeta) // 8) * 8
+        if header_bytes != expected_header:
+            problems.append(f"header length {header_bytes}, expected {expected_header}")
+        if header_bytes + payload_bytes != file_size:
+            problems.append(
+                f"{file_size} bytes, the header announces {header_bytes + payload_bytes}"
+            )
+        if not problems:
+            if seg_len < 4 or seg_len & (seg_len - 1) or seg_len > 1 << 16 or seg_count < 1:
+                problems.append(f"segment length {seg_len} / count {seg_count}")
+            elif payload_bytes != 8 * ((seg_len * (seg_count + 2) * bits + 63) // 64 + 1):
+                problems.append("payload length does not match the table size")
+            if (structure == STRUCTURE_SCOPED) != (nscope > 0):
+                problems.append("a scope line belongs to a scoped book, and only there")
+        if problems:
+            raise CompactFileError(f"{name}: bad compact book header: {'; '.join(problems)}")
+        at = FIXED_HEADER_BYTES
+        values = list(struct.unpack_from(f"<{nvalues}b", data, at))
+        at += nvalues
+        try:
+            scope = bytes(data[at : at + nscope]).decode("ascii") or None
+            at += nscope
+            metadata = json.loads(bytes(data[at : at + nmeta]).decode()) if nmeta else {}
+        except ValueError as exc:
+            raise CompactFileError(f"{name}: bad compact book header ({exc})") from None
+        if scope is not None:
+            try:
+                Position.from_moves(scope)
+            except ValueError as exc:
+                raise CompactFileError(f"{name}: bad scope line {scope!r} ({exc})") from None
+        if sorted(set(values)) != values:
+            raise CompactFileError(f"{name}: the value table is not strictly ascending")
+        return cls(
+            width,
+            height,
+            plies,
+            KINDS[kind],
+            structure,
+            bits,
+            positions,
+            seed,
+            seg_len,
+            seg_count,
+            crc,
+            header_bytes,
+            payload_bytes,
+            values,
+            scope,
+            metadata if isinstance(metadata, dict) else {},
+        )
+
+
+def is_compact(path: str | os.PathLike[str]) -> bool:
+    """Does the file start with the compact format's magic?"""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except (IsADirectoryError, FileNotFoundError):
+        return False
+
+
+def canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The key the format stores values under: the Pons key ``current + mask + bottom``
+    of the smaller-key variant of each position's mirror pair."""
+    return position_keys(*canonical_bits(first, mask))
+
+
+def _value_bits(count: int) -> int:
+    return max(1, math.ceil(math.log2(count))) if count > 1 else 1
+
+
+def _check_values(kind: str, plies: int, values: np.ndarray) -> None:
+    """Refuse values that cannot be of ``kind`` at ``plies`` stones."""
+    v = values.astype(np.int64)
+    if kind == "wdl":
+        ok = np.isin(v, (-1, 0, 1))
+    elif kind == "distance":
+        d = np.where(v > 0, 100 - v, 100 + v)
+        ok = (v == 0) | ((np.abs(v) >= 58) & (d >= 1) & (d <= CELLS_7X6 - plies))
+    else:
+        ok = np.abs(v) <= CELLS_7X6 // 2
+    if not ok.all():
+        raise ValueError(f"value {int(v[np.argmin(ok)])} is not a {kind} value at {plies} plies")
+
+
+def write_compact(
+    path: str | os.PathLike[str],
+    plies: int,
+    kind: str,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    *,
+    under: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    force: bool = False,
+) -> CompactHeader:
+    """Write a compact book of the given positions and values; return its header.
+
+    ``first``/``mask`` are the positions (either variant of a mirror pair, a
+    pair given twice must have one value), ``values`` their values of
+    ``kind`` (``"wdl"``, ``"distance"`` or ``"score"``, see the module
+    docstring). Without ``under`` the positions must be every position of the
+    ply (a complete book); with ``under`` exactly the positions under that
+    line (a scoped book). Raises ``ValueError`` for anything else; writes atomically
+    and needs ``force`` to replace a file.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown value kind {kind!r}: choose one of {', '.join(KINDS)}")
+    out = Path(path)
+    refuse_existing(out, force)
+    first = np.ascontiguousarray(first, dtype=np.uint64)
+    mask = np.ascontiguousarray(mask, dtype=np.uint64)
+    values = np.asarray(values).astype(np.int8)
+    if not first.shape == mask.shape == values.shape or first.ndim != 1:
+        raise ValueError("first, mask and values must be 1-d arrays of one length")
+    _check_values(kind, plies, values)
+    status = book_position_status(first, mask, plies)
+    if (status != STATUS_BOOK).any():
+        i = int(np.argmax(status != STATUS_BOOK))
+        raise ValueError(
+            f"position {i} is not a {plies}-ply book position: it "
+            + STATUS_MESSAGES[int(status[i])]
+        )
+    keys = canonical_keys(first, mask)
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    dup = np.flatnonzero(keys[1:] == keys[:-1]) if keys.size > 1 else np.empty(0, np.int64)
+    if dup.size:
+        if (values[dup] != values[dup + 1]).any():
+            raise ValueError("the two variants of a mirror pair have different values")
+        keep = np.ones(keys.size, dtype=bool)
+        keep[dup + 1] = False
+        keys, values = keys[keep], values[keep]
+    if under is None and keys.size != count_positions(plies):
+        raise ValueError(
+            f"{keys.size} positions, but a complete {plies}-ply book has "
+            f"{count_positions(plies)}: give the scope (under) of a partial book"
+        )
+    if under is not None:
+        Position.from_moves(under)  # a readable line
+        scope_first, scope_mask = enumerate_positions(plies, under=under)
+        if not np.array_equal(np.sort(canonical_keys(scope_first, scope_mask)), keys):
+            raise ValueError(
+                f"the positions are not exactly the {plies}-ply positions under {under}"
+            )
+    table = np.unique(values)
+    bits = _value_bits(table.size)
+    index = np.searchsorted(table, values).astype(np.uint64)
+    metadata = dict(metadata or {})
+    ret = build_retrieval(keys, index, bits)
+    payload = ret.words.astype("<u8").tobytes()
+    seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
+    structure = STRUCTURE_COMPLETE if under is None else STRUCTURE_SCOPED
+    header = CompactHeader(
+        DEFAULT_WIDTH,
+        DEFAULT_HEIGHT,
+        plies,
+        kind,
+        structure,
+        bits,
+        int(keys.size),
+        seed,
+        seg_len,
+        seg_count,
+        zlib.crc32(payload),
+        CompactHeader.size_for(table.size, under, metadata),
+        len(payload),
+        [int(v) for v in table],
+        under,
+        metadata,
+    )
+    with atomic_output(out) as fh:
+        fh.write(header.pack())
+        fh.write(payload)
+    return header
+
+
+# ------------------------------------------------------------------ lookups
+#: Positions per block of the bulk kernel: their cells are prefetched together.
+_BLOCK = 64
+
+
+@njit(cache=True, inline="always")
+def _nb_status(first, mask, plies, structure, line_first, line_mask):
+    """The position model's status, and for a scoped book the scope check."""
+    s = nb_book_position_status(first, mask, plies, 7, 6)
+    if (
+        s <= STATUS_WINS_AT_ONCE
+        and structure == STRUCTURE_SCOPED
+        and not nb_under_line(first, mask, line_first, line_mask, 7, 6)
+    ):
+        return STATUS_OUT_OF_SCOPE
+    return s
+
+
+@njit(cache=True)
+def _lookup_one(
+    first, mask, plies, structure, line_first, line_mask, seed, seg_len, seg_count, bits, cells
+):
+    """``(status, value index)`` of one position (the index is -1 unless found)."""
+    s = _nb_status(first, mask, plies, structure, line_first, line_mask)
+    if s != STATUS_BOOK:
+        return s, -1
+    key = nb_canonical_key(first, mask, 7, 6)
+    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    return s, np.int64(
+        nb_packed_field(cells, c0, bits)
+        ^ nb_packed_field(cells, c1, bits)
+        ^ nb_packed_field(cells, c2, bits)
+    )
+
+
+@njit(cache=True)
+def _lookup_kernel(
+    first,
+    mask,
+    plies,
+    structure,
+    line_first,
+    line_mask,
+    seed,
+    seg_len,
+    seg_count,
+    bits,
+    cells,
+    luts,
+):
+    """Status (``STATUS_*``), value index (-1 unless found), winner, plies and score of
+    each position; ``luts`` holds winner/plies/score per value index, column ``V``
+    the answer for a win at once, ``V + 1`` for a refused position.
+
+    The positions go in blocks: the first pass checks them, hashes them and
+    prefetches their three cells, the second reads the cells, so the memory
+    latency of one position overlaps the work on the others.
+    """
+    n = first.size
+    status = np.empty(n, dtype=np.int8)
+    index = np.full(n, -1, dtype=np.int64)
+    winner = np.empty(n, dtype=np.int8)
+    dist = np.empty(n, dtype=np.int16)
+    score = np.empty(n, dtype=np.int16)
+    scl = seg_len * seg_count
+    nvalues = luts.shape[1] - 2
+    c0s = np.empty(_BLOCK, dtype=np.uint64)
+    c1s = np.empty(_BLOCK, dtype=np.uint64)
+    c2s = np.empty(_BLOCK, dtype=np.uint64)
+    ubits = np.uint64(bits)
+    six = np.uint64(6)
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        for i in range(start, stop):
+            s = _nb_status(first[i], mask[i], plies, structure, line_first, line_mask)
+            status[i] = s
+            if s != STATUS_BOOK:
+                continue
+            key = nb_canonical_key(first[i], mask[i], 7, 6)
+            c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
+            j = i - start
+            c0s[j], c1s[j], c2s[j] = c0, c1, c2
+            prefetch(cells, (c0 * ubits) >> six)
+            prefetch(cells, (c1 * ubits) >> six)
+            prefetch(cells, (c2 * ubits) >> six)
+        for i in range(start, stop):
+            s = status[i]
+            if s == STATUS_BOOK:
+                j = i - start
+                index[i] = np.int64(
+                    nb_packed_field(cells, c0s[j], bits)
+                    ^ nb_packed_field(cells, c1s[j], bits)
+                    ^ nb_packed_field(cells, c2s[j], bits)
+                )
+                # an index past the table only comes from a damaged file: refused
+                col = index[i] if index[i] < nvalues else nvalues + 1
+            elif s == STATUS_WINS_AT_ONCE:
+                col = nvalues
+            else:
+                col = nvalues + 1
+            winner[i] = luts[0, col]
+            dist[i] = luts[1, col]
+            score[i] = luts[2, col]
+    return status, index, winner, dist, score
+
+
+def _value_luts(kind: str, plies: int, table: list[int]) -> np.ndarray:
+    """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
+    entry, then of a win at once for the side to move, then of a refused position."""
+    n = len(table)
+    luts = np.full((3, n + 2), UNKNOWN, np.int16)
+    winner, dist, score = luts
+    first_to_move = plies % 2 == 0
+    for i, v in enumerate(table):
+        if kind == "wdl":
+            winner[i] = v
+            if v == 0:
+                score[i] = 0
+        elif kind == "distance":
+            if v == 0:
+                winner[i], dist[i], score[i] = 0, CELLS_7X6 - plies, 0
+                continue
+            d = 100 - abs(v)
+            winner[i], dist[i] = (1 if v > 0 else -1), d
+            mover_wins = (v > 0) == first_to_move
+            if (d % 2 == 1) == mover_wins:
+                score[i] = score_from_plies(d, plies)
+        else:
+            score[i] = v
+            dist[i] = plies_from_score(v, plies)
+            winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
+    if plies < CELLS_7X6:
+        winner[n] = 1 if first_to_move else -1
+        if kind != "wdl":
+            dist[n], score[n] = 1, score_from_plies(1, plies)
+    return luts
+
+
+_WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
+
+
+def _answer(winner: int, plies: int, score: int) -> BookValue | None:
+    """The :class:`BookValue` of one column of the value tables."""
+    if winner == UNKNOWN:
+        return None
+    return BookValue(
+        _WINNERS[int(winner)],
+        None if plies == UNKNOWN else int(plies),
+        None if score == UNKNOWN else int(score),
+    )
+
+
+class CompactBook:
+    """A memory-mapped compact book: ``get``, ``in``, iteration, bulk lookups.
+
+    Opening reads and checks the header and the payload's CRC-32 (a few
+    milliseconds for a 3 MB book). The same interface as
+    :class:`openingbook.reader.Book`; lookups refuse (``ValueError``) a
+    position that is not of the book's ply or cannot occur in a game, and
+    raise :class:`PositionNotInBook` for a position outside a scoped book.
+    A position whose side to move can complete four at once is not stored;
+    it is answered as a win in 1 ply for the side to move, as Thill's readers do.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], verify: bool = True) -> None:
+        self.path = Path(path)
+        size = self.path.stat().st_size
+        self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        try:
+            if size < FIXED_HEADER_BYTES:
+                raise CompactFileError(f"{self.path}: not a compact book (too short)")
+            self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ)
+            self.header = CompactHeader.parse(self._mm, str(self.path), size)
+            h = self.header
+            words = np.frombuffer(self._mm, dtype="<u8", offset=h.header_bytes)
+            if verify and zlib.crc32(words) != h.payload_crc32:
+                raise CompactFileError(f"{self.path}: payload checksum mismatch (damaged file)")
+        except BaseException:
+            self._fh.close()
+            raise
+        self._cells = words
+        line = Position.from_moves(h.scope) if h.scope else Position()
+        self._line = np.uint64(line.first_stones), np.uint64(line.mask)
+        self._luts = _value_luts(h.kind, h.plies, h.values)
+        # the answer of each value index, of a win at once, and None for a refusal
+        self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
+        self._table = np.array(h.values, dtype=np.int16)
+
+    # ------------------------------------------------------------- lifecycle
+    def close(self) -> None:
+        self._cells = None  # type: ignore[assignment]
+        if not self._mm.closed:
+            with contextlib.suppress(BufferError):  # arrays handed out still view the map
+                self._mm.close()
+        self._fh.close()
+
+    def __enter__(self) -> CompactBook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return self.header.positions
+
+    def __repr__(self) -> str:
+        return f"CompactBook({str(self.path)!r}, {self.describe()})"
+
+    @property
+    def plies(self) -> int:
+        return self.header.plies
+
+    @property
+    def kind(self) -> str:
+        return self.header.kind
+
+    @property
+    def has_distances(self) -> bool:
+        return self.header.kind != "wdl"
+
+    @property
+    def under(self) -> str | None:
+        return self.header.scope
+
+    def describe(self) -> str:
+        """``"12-ply distance book, complete"`` and the like."""
+        what = {"wdl": "win/draw/loss", "distance": "distance", "score": "score"}[self.kind]
+        scope = f"positions under {self.under}" if self.under else "complete"
+        return f"{self.plies}-ply {what} book, {scope}"
+
+    # ---------------------------------------------------------------- lookups
+    def _params(self) -> tuple[Any, ...]:
+        h = self.header
+        return (
+            h.plies,
+            h.structure,
+            *self._line,
+            np.uint64(h.seed),
+            h.segment_length,
+            h.segment_count,
+            h.value_bits,
+            self._cells,
+        )
+
+    def _bulk(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+        f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
+        m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
+        if f.shape != m.shape:
+            raise ValueError(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+        out = _lookup_kernel(f, m, *self._params(), self._luts)
+        status, index = out[0], out[1]
+        damaged = (status == STATUS_BOOK) & (index >= len(self.header.values))
+        if damaged.any():
+            raise CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
+        return out
+
+    def raw_lookup(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, values)`` per position: the ``STATUS_*`` code and, where the
+        status is ``STATUS_BOOK``, the stored value (the header's value table entry)."""
+        status, index = self._bulk(first, mask)[:2]
+        return status, np.where(index >= 0, self._table[np.maximum(index, 0)], 0)
+
+    def _refusal(self, status: int, which: str) -> ValueError:
+        if status == STATUS_OUT_OF_SCOPE:
+            return PositionNotInBook(
+                f"{which} is outside {self.path.name}, which holds only the positions "
+                f"under {self.under}"
+            )
+        if status == 2:
+            return ValueError(
+                f"{which} has the wrong number of stones; {self.path.name} holds "
+                f"{self.plies}-stone positions"
+            )
+        return ValueError(f"{which} {STATUS_MESSAGES[status]}")
+
+    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+        """Bulk :meth:`get`: ``BulkValues(index, winner, plies, score)``.
+
+        ``index`` is the value table entry that answered (-1 for a win at once
+        or a refused position). A refused position raises ``ValueError``
+        naming the first one, or with ``strict=False`` gets :data:`UNKNOWN`.
+        """
+        status, index, winner, plies, score = self._bulk(first, mask)
+        if strict:
+            refused = status > STATUS_WINS_AT_ONCE
+            if refused.any():
+                i = int(np.argmax(refused))
+                raise self._refusal(int(status[i]), f"position {i}")
+        shape = np.shape(first)
+        return BulkValues(
+            index.reshape(shape), winner.reshape(shape), plies.reshape(shape), score.reshape(shape)
+        )
+
+    def status(self, pos: Position) -> int:
+        """The ``STATUS_*`` code of one position."""
+        if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
+            raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
+        return int(
+            _lookup_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params())[0]
+        )
+
+    def get(self, pos: Position) -> BookValue:
+        """The book's answer for ``pos`` (either mirror variant).
+
+        Raises ``ValueError`` for a position that is not of the book's ply or
+        cannot occur in a game, :class:`PositionNotInBook` outside the scope.
+        """
+        if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
+            raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
+        status, index = _lookup_one(
+            np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params()
+        )
+        if status == STATUS_BOOK:
+            if index >= len(self._answers) - 2:
+                raise CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
+            return self._answers[index]
+        if status == STATUS_WINS_AT_ONCE:
+            return self._answers[-2]
+        raise self._refusal(int(status), "the position")
+
+    def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
+        """:meth:`get` plus None (a compact book has no record numbers)."""
+        return self.get(pos), None
+
+    def __contains__(self, pos: object) -> bool:
+        if not isinstance(pos, Position) or (pos.width, pos.height) != (7, 6):
+            return False
+        return self.status(pos) == STATUS_BOOK
+
+    # -------------------------------------------------------------- positions
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, mask)`` of every stored position, in the enumeration's variant and
+        order (:func:`solver.enumerate_positions` of the ply and scope)."""
+        return enumerate_positions(self.plies, under=self.under)
+
+    def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The stored values (value table entries) of book positions (``ValueError`` else)."""
+        status, values = self.raw_lookup(first, mask)
+        if (status != STATUS_BOOK).any():
+            i = int(np.argmax(status != STATUS_BOOK))
+            raise self._refusal(int(status[i]), f"position {i}")
+        return values.astype(np.int8)
+
+    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
+        """``(Position, BookValue)`` for every stored position."""
+        first, mask = self.positions()
+        chunk = 1 << 16
+        for start in range(0, len(first), chunk):
+            f, m = first[start : start + chunk], mask[start : start + chunk]
+            bulk = self.lookup_many(f, m)
+            for i in range(len(f)):
+                yield (
+                    Position.from_bitboards(int(f[i]), int(m[i]), check=False),
+                    _answer(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
+                )
+
+
+def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """What ``openingbook info`` prints for a compact book, as a JSON-ready dict.
+
+    Raises :class:`CompactFileError` for a file whose header is not a compact
+    book's; the payload checksum and a full decode of every position's value
+    are reported as checks (``"ok"`` or the problem).
+    """
+    path = Path(path)
+    checks: dict[str, str] = {}
+    with CompactBook(path, verify=False) as book:
+        h = book.header
+        words = np.frombuffer(book._mm, dtype="<u8", offset=h.header_bytes)
+        crc_ok = zlib.crc32(words) == h.payload_crc32
+        del words
+        checks["checksum"] = "ok" if crc_ok else "payload checksum mismatch (damaged file)"
+        values: dict[str, Any] = {}
+        try:
+            first, mask = book.positions()
+            stored = book.values_of(first, mask)
+            values = _histogram(h.kind, h.plies, stored)
+            checks["values"] = "ok"
+        except ValueError as exc:
+            checks["values"] = str(exc).removeprefix(f"{path}: ")
+        info: dict[str, Any] = {
+            "path": str(path),
+            "format": "compact",
+            "description": f"compact {book.describe()}",
+            "plies": h.plies,
+            "kind": h.kind,
+            "distances": h.kind != "wdl",
+            "under": h.scope,
+            "records": h.positions,
+            "positions": h.positions,
+            "bytes": path.stat().st_size,
+            "bits_per_position": round(8 * path.stat().st_size / max(1, h.positions), 3),
+            "value_bits": h.value_bits,
+            "value_table": h.values,
+            "values": values,
+            "provenance": provenance(h.metadata),
+            "checks": checks,
+        }
+    info["ok"] = all(v == "ok" for v in checks.values())
+    return info
+
+
+def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Where a compact book came from: its source file and the commands that made it."""
+    source = metadata.get("source") or {}
+    manifest = metadata.get("source_manifest") or {}
+    converted = metadata.get("converted") or {}
+    return {
+        "source": source.get("file"),
+        "source_format": source.get("format"),
+        "source_sha256": source.get("sha256"),
+        "source_bytes": source.get("bytes"),
+        "built_by": manifest.get("command"),
+        "built": manifest.get("created"),
+        "converted_by": converted.get("command"),
+        "version": converted.get("version"),
+    }
+
+
+def _histogram(kind: str, plies: int, values: np.ndarray) -> dict[str, Any]:
+    """Counts of first/second/draw (and, with distances, by plies) of stored values."""
+    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())))[:, :-2]
+    table = sorted(set(values.tolist()))
+    at = np.searchsorted(np.array(table, dtype=np.int64), values.astype(np.int64))
+    w, d = winner[at], dist[at]
+    out: dict[str, Any] = {
+        "draw": int((w == 0).sum()),
+        "first": int((w == 1).sum()),
+        "second": int((w == -1).sum()),
+    }
+    if kind != "wdl":
+        for side, code in (("first", 1), ("second", -1)):
+            plies_of = d[w == code]
+            out[f"{side}_by_plies"] = {
+                str(int(k)): int(c)
+                for k, c in zip(*np.unique(plies_of, return_counts=True), strict=True)
+            }
+    return out
+
+
+def compact_thill_values(
+    path: str | os.PathLike[str],
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, str | None]:
+    """A compact book's positions with Thill's values: ``(fmt, first, mask, values, under)``.
+
+    ``fmt`` is the Thill layout of the same ply and kind; ``values`` are Thill's
+    value codes (pruned books: 0 draw, 1 second player wins, 2 first player
+    wins, nothing pruned yet; distance books: the signed distance byte), for
+    every position of the book in the enumeration's order and variant.
+    """
+    from openingbook.bookfile import BookFormat
+    from openingbook.values import distance_bytes_from_scores
+
+    with CompactBook(path) as book:
+        first, mask = book.positions()
+        values = book.values_of(first, mask)
+        kind, plies, under = book.kind, book.plies, book.under
+    fmt = BookFormat.for_plies(plies, kind != "wdl")
+    if kind == "wdl":
+        values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
+    elif kind == "score":
+        values = distance_bytes_from_scores(values, plies)
+    return fmt, first, mask, values, under
+
+
+def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None]:
+    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``."""
+    from openingbook.bookfile import Records, sort_records
+    from openingbook.codec import encode_keys
+
+    fmt, first, mask, values, under = compact_thill_values(path)
+    if not fmt.distances:
+        keep = values != 2
+        first, mask, values = first[keep], mask[keep], values[keep]
+    keys = encode_keys(first, mask, fmt.key_bits)
+    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8))), under

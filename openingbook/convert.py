@@ -1,0 +1,244 @@
+"""Conversion between Thill's book layout and the compact format, both ways.
+
+Thill -> compact: every position the book answers for, with its value
+(:func:`openingbook.export.load_positions`: a pruned book gets its left-out
+first-player wins back by enumeration, within the scope its manifest records),
+written by :func:`openingbook.compact.write_compact`. Samples and shards of a
+book cannot be completed and are refused. The source's identity (file name,
+size, sha256, format) and its manifest travel in the compact file's metadata.
+
+Compact -> Thill: the positions are enumerated, the first-player wins of a
+win/draw/loss book pruned, and the records encoded, sorted and written by the
+build's own writer, so a book this project built comes back byte for byte; its
+manifest is restored from the metadata when the book's sha256 matches, else a
+new one is written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from openingbook.atomicio import refuse_input_as_output
+from openingbook.compact import (
+    COMPACT_SUFFIX,
+    CompactBook,
+    compact_thill_values,
+    is_compact,
+    write_compact,
+)
+from openingbook.errors import InvalidArgument
+
+__all__ = [
+    "CONVERT_FORMATS",
+    "ConvertSummary",
+    "convert_book",
+    "target_format",
+    "write_compact_via_thill",
+]
+
+CONVERT_FORMATS = ("compact", "thill")
+
+
+@dataclass
+class ConvertSummary:
+    """What :func:`convert_book` wrote."""
+
+    source: str
+    output: str
+    source_format: str
+    output_format: str
+    positions: int
+    source_bytes: int
+    output_bytes: int
+    manifest: str | None
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
+    """``"compact"`` or ``"thill"`` from ``fmt`` or the output's extension."""
+    if fmt is not None:
+        if fmt not in CONVERT_FORMATS:
+            raise InvalidArgument(
+                f"unknown format {fmt!r}: choose one of {', '.join(CONVERT_FORMATS)}"
+            )
+        return fmt
+    suffix = Path(output).suffix.lower()
+    if suffix == COMPACT_SUFFIX:
+        return "compact"
+    if suffix == ".dat":
+        return "thill"
+    raise InvalidArgument(
+        f"{output}: cannot tell the output format from the extension "
+        f"({COMPACT_SUFFIX} compact, .dat Thill): give --format"
+    )
+
+
+def convert_book(
+    source: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    fmt: str | None = None,
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> ConvertSummary:
+    """Convert ``source`` (Thill or compact) into ``output`` in the other format.
+
+    ``fmt`` (``"compact"``/``"thill"``) defaults to the output's extension.
+    Raises ``ValueError`` for a conversion that cannot be exact (a sample or a
+    shard, a distance book missing positions) and ``OSError`` for files.
+    """
+    import time
+
+    start = time.perf_counter()
+    src, out = Path(source), Path(output)
+    if not src.is_file():
+        raise FileNotFoundError(2, "no such book file", str(src))
+    target = target_format(out, fmt)
+    source_format = "compact" if is_compact(src) else "thill"
+    if source_format == target:
+        raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
+    from openingbook.manifest import manifest_path
+
+    # nothing is ever written over what is read: the book, nor its manifest
+    refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
+    if target == "compact":
+        positions, manifest = _thill_to_compact(src, out, force, command)
+    else:
+        positions, manifest = _compact_to_thill(src, out, force, command)
+    return ConvertSummary(
+        str(src),
+        str(out),
+        source_format,
+        target,
+        positions,
+        src.stat().st_size,
+        out.stat().st_size,
+        manifest,
+        round(time.perf_counter() - start, 3),
+    )
+
+
+def _thill_to_compact(
+    src: Path, out: Path, force: bool, command: Sequence[str] | None
+) -> tuple[int, None]:
+    from openingbook.export import load_positions
+    from openingbook.manifest import file_sha256, identify, manifest_provenance, read_manifest
+
+    identity = identify(src)
+    if identity.scope.partial:
+        raise ValueError(
+            f"{src}: the book is {identity.scope.partial}, not complete for its ply or line: "
+            "a compact book must answer every position of its scope (merge the shards first)"
+        )
+    book = load_positions(src)
+    kind = "distance" if book.has_distances else "wdl"
+    values = book.distance if book.distance is not None else book.winner
+    metadata: dict[str, Any] = {
+        "source": {
+            "file": src.name,
+            "bytes": src.stat().st_size,
+            "sha256": file_sha256(src),
+            "format": book.fmt.name,
+        },
+        "source_manifest": read_manifest(src) if identity.manifest is not None else None,
+        "converted": manifest_provenance(command),
+    }
+    try:
+        write_compact(
+            out,
+            book.stones,
+            kind,
+            book.first,
+            book.mask,
+            values,
+            under=book.under,
+            metadata=metadata,
+            force=force,
+        )
+    except ValueError as exc:
+        raise ValueError(f"{src}: {exc}") from None
+    return len(book), None
+
+
+#: The keys of a manifest that describe the book file itself (written with it).
+_ENTRY_KEYS = ("manifest", "layout", "format", "book")
+
+
+def _compact_to_thill(
+    src: Path, out: Path, force: bool, command: Sequence[str] | None
+) -> tuple[int, str]:
+    from openingbook.build import _book_data  # the build's encoder: byte-identical books
+    from openingbook.manifest import (
+        check_output,
+        file_sha256,
+        manifest_book_entry,
+        manifest_path,
+        manifest_provenance,
+        write_book_and_manifest,
+    )
+
+    out = check_output(out, force)
+    fmt, first, mask, values, under = compact_thill_values(src)
+    with CompactBook(src, verify=False) as book:
+        metadata = book.header.metadata
+    data, records = _book_data(out, fmt, first, mask, values)
+    entry = manifest_book_entry(out, fmt, records, data)
+    saved = metadata.get("source_manifest")
+    if isinstance(saved, dict) and saved.get("book", {}).get("sha256") == entry["book"]["sha256"]:
+        content = {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
+    else:
+        content = {
+            "selection": {
+                "plies": fmt.plies,
+                "distances": fmt.distances,
+                "under": under,
+                "sample": None,
+                "seed": None,
+                "shard": None,
+            },
+            "converted_from": {"file": src.name, "sha256": file_sha256(src), "format": "compact"},
+            **manifest_provenance(command),
+        }
+    write_book_and_manifest(out, fmt, data, records, content)
+    return len(first), str(manifest_path(out))
+
+
+def write_compact_via_thill(
+    output: str | os.PathLike[str],
+    make_thill: Callable[[Path], Any],
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> tuple[Any, ConvertSummary]:
+    """Write a compact book by way of the Thill book ``make_thill(path)`` writes.
+
+    ``build --format compact`` and ``derive --format compact``: the Thill book
+    and its manifest (the provenance the compact book carries) are written to a
+    temporary directory beside ``output``, converted, and deleted. Returns
+    ``make_thill``'s result and the conversion summary.
+    """
+    from openingbook.atomicio import refuse_existing
+
+    out = Path(output)
+    refuse_existing(out, force)
+    if out.suffix.lower() != COMPACT_SUFFIX:
+        raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
+    staging = out.with_name(f".{out.name}.thill")
+    if staging.exists():
+        shutil.rmtree(staging)  # left over by an interrupted run of this same output
+    staging.mkdir()
+    try:
+        thill = staging / (out.name.removesuffix(COMPACT_SUFFIX) + ".dat")
+        made = make_thill(thill)
+        summary = convert_book(thill, out, "compact", force=force, command=command)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return made, summary

@@ -1,0 +1,79 @@
+/*
+ * c4book: a reader for openingbook's compact Connect-4 book format (.c4b).
+ *
+ * Plain C99, no dependencies beyond the C library. The format is specified in
+ * docs/FORMATS.md ("The compact book format"); this reader follows that page.
+ *
+ *   c4book book;
+ *   char err[256];
+ *   if (c4book_open(&book, "book12.c4b", err, sizeof err) != 0) { puts(err); return 1; }
+ *   int value;
+ *   int status = c4book_lookup_moves(&book, "444444333333", &value);
+ *   if (status == C4BOOK_FOUND) ...   value: see c4book.kind
+ *   c4book_close(&book);
+ *
+ * Positions are two 64-bit bitboards in Pons' layout: cell (column c, row r),
+ * both counted from 0 at the bottom left, is bit c * 7 + r; `first` holds the
+ * first player's stones, `mask` every stone.
+ */
+#ifndef C4BOOK_H
+#define C4BOOK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Lookup status: C4BOOK_FOUND gives a value; C4BOOK_WINS_AT_ONCE is a position of
+ * the book's ply where the side to move completes four with its next stone (never
+ * stored: the side to move wins in 1 ply); every other status is a refusal. */
+enum {
+    C4BOOK_FOUND = 0,
+    C4BOOK_WINS_AT_ONCE = 1,
+    C4BOOK_WRONG_PLY = 2,
+    C4BOOK_NOT_A_BOARD = 3,
+    C4BOOK_STONE_COUNTS = 4,
+    C4BOOK_HAS_FOUR = 5,
+    C4BOOK_UNREACHABLE = 6,
+    C4BOOK_OUT_OF_SCOPE = 7,
+    C4BOOK_BAD_MOVES = 8
+};
+
+/* Value kinds: what the value of a found position means. */
+enum {
+    C4BOOK_KIND_WDL = 0,      /* +1 first player wins, 0 draw, -1 second player wins */
+    C4BOOK_KIND_DISTANCE = 1, /* 100-d: first player wins in d plies; d-100: second; 0 draw */
+    C4BOOK_KIND_SCORE = 2     /* Pons score of the side to move */
+};
+
+typedef struct {
+    unsigned char *data; /* the whole file */
+    size_t size;
+    int plies;
+    int kind;
+    int structure; /* 0 complete, 1 scoped: only the positions under the scope line */
+    int value_bits;
+    uint64_t positions;
+    uint64_t seed;
+    uint32_t segment_length;
+    uint32_t segment_count;
+    int value_count;
+    int values[256];
+    char scope[64]; /* the line of a scoped book ("" when complete) */
+    uint64_t line_first, line_mask; /* the scope line's position */
+    const unsigned char *payload;
+} c4book;
+
+/* Read and check a book (header fields, sizes, payload CRC-32). 0 on success; else
+ * -1 with a one-line message in err. */
+int c4book_open(c4book *book, const char *path, char *err, size_t errlen);
+void c4book_close(c4book *book);
+
+/* Status (C4BOOK_*) of a position; on C4BOOK_FOUND *value is the stored value. */
+int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value);
+
+/* The same for a position given as 1-based column digits ("4453"). */
+int c4book_lookup_moves(const c4book *book, const char *moves, int *value);
+
+/* The position-model check alone (C4BOOK_FOUND for a book position of `plies`). */
+int c4book_position_status(uint64_t first, uint64_t mask, int plies);
+
+#endif

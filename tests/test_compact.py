@@ -1,0 +1,506 @@
+"""The compact book format: the position model, the retrieval table, reader, writer,
+conversion both ways (byte-identical for our books), the CLI and the shipped books."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import openingbook
+from openingbook.cli import main
+from openingbook.compact import (
+    STATUS_OUT_OF_SCOPE,
+    CompactBook,
+    CompactFileError,
+    canonical_keys,
+    write_compact,
+)
+from openingbook.convert import convert_book
+from openingbook.reader import Book, PositionNotInBook
+from openingbook.registry import resolve_book, shipped_books
+from openingbook.retrieval import build_retrieval, mix, pack_fields, query_many, unpack_fields
+from solver import (
+    STATUS_BOOK,
+    STATUS_WINS_AT_ONCE,
+    Position,
+    book_position_status,
+    enumerate_positions,
+    mirror_bits,
+    under_line,
+)
+from solver.membership import STATUS_UNREACHABLE
+from tests.test_build import BOOKS
+
+# every committed compact book beside its Thill book: small ones in the quick suite
+CONVERTED = sorted(p.with_suffix(".dat").name for p in BOOKS.glob("*.c4b"))
+THILL_BOOKS = [n for n in CONVERTED if (BOOKS / n).stat().st_size < 1_000_000]
+SLOW_THILL_BOOKS = [n for n in CONVERTED if n not in THILL_BOOKS]
+
+
+# ------------------------------------------------------------- position model
+def _all_boards(stones: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every gravity-legal board with ``stones`` stones and alternating counts."""
+    firsts, masks = [], []
+    for heights in itertools.product(range(7), repeat=7):
+        if sum(heights) != stones:
+            continue
+        cells = [c * 7 + r for c in range(7) for r in range(heights[c])]
+        mask = sum(1 << x for x in cells)
+        for chosen in itertools.combinations(cells, (stones + 1) // 2):
+            firsts.append(sum(1 << x for x in chosen))
+            masks.append(mask)
+    return np.array(firsts, np.uint64), np.array(masks, np.uint64)
+
+
+@pytest.mark.parametrize("stones", range(7))
+def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None:
+    first, mask = _all_boards(stones)
+    status = book_position_status(first, mask, stones)
+    accepted = np.isin(status, (STATUS_BOOK, STATUS_WINS_AT_ONCE))
+    ef, em = enumerate_positions(
+        stones, merge_mirrors=False, drop_immediate_wins=False
+    )  # every reachable variant
+    assert set(canonical_keys(first[accepted], mask[accepted]).tolist()) == set(
+        canonical_keys(ef, em).tolist()
+    )
+    kept_f, kept_m = enumerate_positions(stones)
+    assert (book_position_status(kept_f, kept_m, stones) == STATUS_BOOK).all()
+    if stones >= 2:  # boards with legal counts that no game reaches exist from 2 stones
+        assert (status == STATUS_UNREACHABLE).any()
+
+
+def test_an_unreachable_board_is_refused() -> None:
+    aabb = np.array([0b0011], np.uint64), np.array([0b1111], np.uint64)  # column 1: A A B B
+    assert book_position_status(*aabb, 4).tolist() == [STATUS_UNREACHABLE]
+
+
+@pytest.mark.parametrize("plies", [6, 8])
+def test_the_scope_check_keeps_exactly_the_positions_under_a_line(plies: int) -> None:
+    first, mask = enumerate_positions(plies)
+    keys = canonical_keys(first, mask)
+    for line in ["4", "44", "1", "7", "12", "4453", "1234", "7777", "3456", "11", "44444"]:
+        under_first, under_mask = enumerate_positions(plies, under=line)
+        expected = set(canonical_keys(under_first, under_mask).tolist())
+        assert set(keys[under_line(first, mask, line)].tolist()) == expected, line
+        # either variant of a pair
+        assert under_line(mirror_bits(under_first), mirror_bits(under_mask), line).all()
+
+
+@pytest.mark.slow
+def test_every_reachable_12_stone_position_passes_the_check() -> None:
+    first, mask = enumerate_positions(12, merge_mirrors=False, drop_immediate_wins=False)
+    status = book_position_status(first, mask, 12)
+    assert np.isin(status, (STATUS_BOOK, STATUS_WINS_AT_ONCE)).all()
+
+
+# ------------------------------------------------------------ retrieval table
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sets(st.integers(1, 2**63), max_size=3000),
+    st.integers(1, 8),
+    st.randoms(use_true_random=False),
+)
+def test_retrieval_returns_every_stored_value(keys: set[int], bits: int, rng) -> None:
+    k = np.array(sorted(keys), np.uint64)
+    v = np.array([rng.randrange(1 << bits) for _ in keys], np.uint64)
+    table = build_retrieval(k, v, bits)
+    assert np.array_equal(query_many(table, k), v)
+
+
+@settings(deadline=None)
+@given(st.lists(st.integers(0, 255), max_size=200), st.integers(8, 32))
+def test_packed_fields_round_trip(values: list[int], bits: int) -> None:
+    words = pack_fields(np.array(values, np.uint64), bits)
+    assert words[-1] == 0  # the spare word a reader may always read
+    assert unpack_fields(words, bits, len(values)).tolist() == values
+
+
+def test_hash_matches_the_documented_formula() -> None:
+    # splitmix64's finalizer (FORMATS.md): the first output of splitmix64 seeded with 0
+    assert mix(0x9E3779B97F4A7C15, 0) == 0xE220A8397B1DCDAF
+
+
+# ----------------------------------------------------------- reader and writer
+@pytest.fixture(scope="module")
+def small_books(tmp_path_factory) -> dict[str, Path]:
+    """A complete 6-ply distance-like book and a scoped one, with made-up values."""
+    tmp = tmp_path_factory.mktemp("compact")
+    first, mask = enumerate_positions(6)
+    values = (canonical_keys(first, mask) % np.uint64(3)).astype(np.int8) - 1
+    whole = tmp / "b6.c4b"
+    write_compact(whole, 6, "wdl", first, mask, values)
+    sf, sm = enumerate_positions(6, under="44")
+    scoped = tmp / "b6-under44.c4b"
+    write_compact(
+        scoped,
+        6,
+        "wdl",
+        sf,
+        sm,
+        (canonical_keys(sf, sm) % np.uint64(3)).astype(np.int8) - 1,
+        under="44",
+    )
+    return {"whole": whole, "scoped": scoped}
+
+
+def test_every_position_answers_in_both_variants(small_books: dict[str, Path]) -> None:
+    for name, under in (("whole", None), ("scoped", "44")):
+        first, mask = enumerate_positions(6, under=under)
+        expected = (canonical_keys(first, mask) % np.uint64(3)).astype(np.int8) - 1
+        with CompactBook(small_books[name]) as book:
+            for f, m in ((first, mask), (mirror_bits(first), mirror_bits(mask))):
+                bulk = book.lookup_many(f, m)
+                assert np.array_equal(bulk.winner, expected)
+            i = len(first) // 2
+            p = Position.from_bitboards(int(first[i]), int(mask[i]))
+            assert book.get(p).winner == book.get(p.mirror()).winner
+            assert p in book and p.mirror() in book
+
+
+def test_refused_positions_are_never_answered(small_books: dict[str, Path]) -> None:
+    with CompactBook(small_books["whole"]) as book:
+        with pytest.raises(ValueError, match="wrong number of stones"):
+            book.get(Position.from_moves("4444"))
+        # column 1: A, A, B, B; column 2: A, B: legal counts, but no game reaches it
+        unreachable = Position.from_bitboards(0b0011 | 1 << 7, 0b1111 | 0b11 << 7, check=False)
+        with pytest.raises(ValueError, match="cannot occur in a game"):
+            book.get(unreachable)
+        wins = Position.from_moves("121212")  # A has three in column 1 and moves
+        assert book.get(wins).winner.value == "first"
+        assert wins not in book
+        bulk = book.lookup_many(
+            np.array([unreachable.first_stones], np.uint64),
+            np.array([unreachable.mask], np.uint64),
+            strict=False,
+        )
+        assert bulk.winner.tolist() == [-128]
+    with CompactBook(small_books["scoped"]) as book:
+        outside = Position.from_moves("111222")
+        with pytest.raises(PositionNotInBook, match="only the positions under 44"):
+            book.get(outside)
+        assert book.status(outside) == STATUS_OUT_OF_SCOPE
+
+
+def test_the_writer_refuses_what_it_cannot_answer(tmp_path: Path) -> None:
+    first, mask = enumerate_positions(6)
+    zeros = np.zeros(len(first), np.int8)
+    with pytest.raises(ValueError, match="a complete 6-ply book has"):
+        write_compact(tmp_path / "x.c4b", 6, "wdl", first[1:], mask[1:], zeros[1:])
+    with pytest.raises(ValueError, match="not a 6-ply book position"):
+        bad = first.copy()
+        bad[0] = 0
+        write_compact(tmp_path / "x.c4b", 6, "wdl", bad, mask, zeros)
+    with pytest.raises(ValueError, match="not a wdl value"):
+        write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros + 5)
+    write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros)
+    with pytest.raises(ValueError, match="exists"):
+        write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros)
+
+
+def test_damaged_files_are_refused_in_one_line(small_books: dict[str, Path], tmp_path: Path):
+    data = bytearray(small_books["whole"].read_bytes())
+    cases = {
+        "flipped": (lambda d: d.__setitem__(len(d) - 20, d[len(d) - 20] ^ 1), "checksum"),
+        "truncated": (lambda d: d.__delitem__(slice(len(d) - 8, None)), "file size|bytes"),
+        "magic": (lambda d: d.__setitem__(0, 0), "not a compact book"),
+        "version": (lambda d: d.__setitem__(8, 2), "version 2"),
+    }
+    for name, (damage, message) in cases.items():
+        copy = bytearray(data)
+        damage(copy)
+        path = tmp_path / f"{name}.c4b"
+        path.write_bytes(bytes(copy))
+        with pytest.raises(CompactFileError, match=message) as info:
+            CompactBook(path)
+        assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+# ------------------------------------------------------------------ conversion
+def _round_trip(name: str, tmp_path: Path) -> None:
+    source = BOOKS / name
+    compact = tmp_path / (Path(name).stem + ".c4b")
+    back = tmp_path / name
+    convert_book(source, compact)
+    convert_book(compact, back)
+    assert back.read_bytes() == source.read_bytes()
+    manifest = Path(str(back) + ".json")
+    assert json.loads(manifest.read_text()) == json.loads(Path(str(source) + ".json").read_text())
+    # the compact book answers like the Thill book, in both variants
+    with CompactBook(compact) as c, Book(source) as t:
+        first, mask = c.positions()
+        for f, m in ((first, mask), (mirror_bits(first), mirror_bits(mask))):
+            a, b = c.lookup_many(f, m), t.lookup_many(f, m)
+            assert np.array_equal(a.winner, b.winner)
+            assert np.array_equal(a.plies, b.plies) and np.array_equal(a.score, b.score)
+    # the committed compact book holds the same table
+    shipped = BOOKS / compact.name
+    assert _payload(shipped) == _payload(compact)
+
+
+def _payload(path: Path) -> bytes:
+    with CompactBook(path) as book:
+        return path.read_bytes()[book.header.header_bytes :]
+
+
+def test_every_compact_book_has_its_thill_book() -> None:
+    assert {"book8.dat", "book12.dat", "book8-under44444.dat"} <= set(CONVERTED)
+    assert all((BOOKS / name).exists() for name in CONVERTED)
+
+
+@pytest.mark.parametrize("name", THILL_BOOKS)
+def test_our_books_convert_both_ways_byte_for_byte(name: str, tmp_path: Path) -> None:
+    _round_trip(name, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SLOW_THILL_BOOKS)
+def test_our_large_books_convert_both_ways_byte_for_byte(name: str, tmp_path: Path) -> None:
+    _round_trip(name, tmp_path)
+
+
+def test_shards_and_samples_are_refused(tmp_path: Path) -> None:
+    from openingbook.build import BuildOptions, build_book
+
+    shard = tmp_path / "shard.dat"
+    options = BuildOptions(10, under="44444433", shard=(1, 2), chunk_size=7)
+    build_book(shard, options, jobs=1, progress=False)
+    with pytest.raises(ValueError, match="shard 1/2"):
+        convert_book(shard, tmp_path / "s.c4b")
+    assert not (tmp_path / "s.c4b").exists()
+
+
+def test_thill_original_converts_value_for_value(tmp_path: Path) -> None:
+    from tests.test_bookfile import REFERENCE
+
+    original = REFERENCE / "thill-original-book8.dat"
+    out = tmp_path / "orig.c4b"
+    convert_book(original, out)  # its mirror pairs stored twice are merged
+    with CompactBook(out) as c, Book(original) as t:
+        first, mask = c.positions()
+        assert np.array_equal(c.lookup_many(first, mask).winner, t.lookup_many(first, mask).winner)
+
+
+# ---------------------------------------------------------------- shipped books
+def test_shipped_books_open_by_name_from_anywhere(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    names = {b.name for b in shipped_books()}
+    assert {"8", "12", "8-under44444", "12-dist-under44444"} <= names
+    with openingbook.open_book("8") as book:
+        assert isinstance(book, CompactBook) and len(book) == 77_715
+        assert book.get(Position.from_moves("67464334")).winner.value == "second"
+    assert resolve_book("12-dist-under44444").name == "book12-dist-under44444.c4b"
+    with pytest.raises(FileNotFoundError, match=r"shipped books: .*12"):
+        resolve_book("13-dist")
+
+
+def test_cli_on_compact_books(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["lookup", "8", "67464334", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["winner"] == "second"
+    result = runner.invoke(main, ["lookup", "12-dist-under44444", "444444333333"])
+    assert result.exit_code == 0 and "first player wins in 3 plies" in result.output
+    result = runner.invoke(main, ["lookup", "8-under44444", "11112222"])
+    assert result.exit_code == 1 and "only the positions under 44444" in result.output
+    result = runner.invoke(main, ["info", "8", "--json"])
+    info = json.loads(result.output)
+    assert info["ok"] and info["values"] == {"draw": 7344, "first": 48793, "second": 21578}
+    result = runner.invoke(main, ["books", "--json"])
+    books = {b["name"]: b for b in json.loads(result.output)["books"]}
+    assert books["12"]["positions"] == 4_200_899 and books["12"]["provenance"]["built_by"]
+    result = runner.invoke(main, ["diff", str(BOOKS / "book8.dat"), "8"])
+    assert result.exit_code == 0 and "SAME" in result.output
+    out = tmp_path / "b8.dat"
+    result = runner.invoke(main, ["convert", "8", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == (BOOKS / "book8.dat").read_bytes()
+    result = runner.invoke(main, ["convert", "8", str(out)])
+    assert result.exit_code == 1 and "exists" in result.output  # --force needed
+    result = runner.invoke(main, ["convert", "8", str(tmp_path / "b8.txt")])
+    assert result.exit_code == 2 and "--format" in result.output  # a bad argument
+
+
+# ------------------------------------------------------------------ C reader
+C_DRIVER = r"""
+#include <stdio.h>
+#include "c4book.h"
+int main(int argc, char **argv) {
+    c4book book; char err[512];
+    if (argc != 2) return 2;
+    if (c4book_open(&book, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    unsigned long long f, m;
+    while (scanf("%llu %llu", &f, &m) == 2) {
+        int v = 0, s = c4book_lookup(&book, f, m, &v);
+        printf("%d %d\n", s, s == 0 ? v : 0);
+    }
+    c4book_close(&book);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def c_reader(tmp_path_factory) -> Path:
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler (cc, gcc or clang) on this machine")
+    tmp = tmp_path_factory.mktemp("c4book")
+    (tmp / "driver.c").write_text(C_DRIVER)
+    source = Path(__file__).resolve().parents[1] / "readers" / "c"
+    exe = tmp / "c4book-driver"
+    subprocess.run(
+        [
+            cc,
+            "-std=c99",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            f"-I{source}",
+            "-o",
+            str(exe),
+            str(tmp / "driver.c"),
+            str(source / "c4book.c"),
+        ],
+        check=True,
+    )
+    return exe
+
+
+def _c_answers(exe: Path, book: Path, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    import subprocess
+
+    lines = "\n".join(f"{int(f)} {int(m)}" for f, m in zip(first, mask, strict=True))
+    out = subprocess.run([str(exe), str(book)], input=lines, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return np.array([list(map(int, x.split())) for x in out.stdout.split("\n") if x], np.int64)
+
+
+def _python_answers(book: Path, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    with CompactBook(book) as b:
+        status, values = b.raw_lookup(first, mask)
+    return np.stack([status.astype(np.int64), values.astype(np.int64)], axis=1)
+
+
+def _probe_set(first: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
+    """The positions, their mirror images, and damaged variants: a stone recoloured
+    (wrong counts), two stones of different colours swapped (fours, unreachable
+    boards), stones with a stone above them removed (floating stones, wrong ply)."""
+    flip = rng.integers(0, 42, first.size)
+    cells = ((flip // 6) * 7 + flip % 6).astype(np.uint64)
+    recoloured = first ^ ((np.uint64(1) << cells) & mask)
+    second = first ^ mask
+    low_a, low_b = first & (np.uint64(0) - first), second & (np.uint64(0) - second)
+    swapped = first ^ low_a ^ low_b
+    return (
+        np.concatenate([first, mirror_bits(first), recoloured, swapped, first]),
+        np.concatenate(
+            [mask, mirror_bits(mask), mask, mask, mask ^ (mask & (mask >> np.uint64(1)))]
+        ),
+    )
+
+
+def test_c_reader_agrees_on_every_8_ply_position(c_reader: Path) -> None:
+    rng = np.random.default_rng(8)
+    first, mask = enumerate_positions(8)
+    for name in ("book8.c4b", "book8-under44444.c4b"):
+        f, m = _probe_set(first, mask, rng)
+        c, py = _c_answers(c_reader, BOOKS / name, f, m), _python_answers(BOOKS / name, f, m)
+        assert np.array_equal(c, py)
+        assert (py[: len(first), 0] != 0).sum() == (0 if name == "book8.c4b" else len(first) - 111)
+
+
+def test_c_reader_agrees_on_a_sample_of_12_ply_positions(c_reader: Path) -> None:
+    rng = np.random.default_rng(12)
+    # both variants, and positions whose side to move wins at once
+    first, mask = enumerate_positions(12, merge_mirrors=False, drop_immediate_wins=False)
+    pick = rng.choice(len(first), 40_000, replace=False)
+    under_first, under_mask = enumerate_positions(12, under="44444")
+    first = np.concatenate([first[pick], under_first])
+    mask = np.concatenate([mask[pick], under_mask])
+    for name, statuses in (("book12.c4b", {0, 1, 2, 4, 5, 6}), ("book12-dist-under44444.c4b", {7})):
+        f, m = _probe_set(first, mask, rng)
+        c, py = _c_answers(c_reader, BOOKS / name, f, m), _python_answers(BOOKS / name, f, m)
+        assert np.array_equal(c, py)
+        assert statuses <= set(py[:, 0].tolist())  # answers, and refusals of every kind
+
+
+def test_c_reader_refuses_a_damaged_file(c_reader: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    data[-30] ^= 4
+    bad = tmp_path / "bad.c4b"
+    bad.write_bytes(bytes(data))
+    out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
+    assert out.returncode == 1 and re.search(r"bad\.c4b: payload checksum", out.stderr)
+
+
+def test_formats_page_worked_example() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "FORMATS.md").read_text()
+    section = text[text.index("## The compact book format") :]
+    header = (BOOKS / "book12.c4b").read_bytes()[:64]
+    rows = re.findall(
+        r"^((?:[0-9a-f]{2} ){7}[0-9a-f]{2})  ((?:[0-9a-f]{2} ){7}[0-9a-f]{2})", section, re.M
+    )
+    documented = bytes.fromhex("".join(a + b for a, b in rows).replace(" ", ""))
+    assert documented == header
+    p = Position.from_moves("616157435612")
+    key = int(
+        canonical_keys(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))[0]
+    )
+    assert f"key\nis `{key:#x}`" in section or f"key is `{key:#x}`" in section.replace("\n", " ")
+    with CompactBook(BOOKS / "book12.c4b") as book:
+        h = mix(key, book.header.seed)
+        assert f"`{h:#x}`" in section
+        assert book.get(p).winner.value == "first"
+
+
+def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    line = ["--plies", "10", "--under", "44444433", "-q", "-j", "1"]
+    result = runner.invoke(main, ["build", *line, "--format", "compact"])
+    assert result.exit_code == 0, result.output
+    built = tmp_path / "book10-under44444433.c4b"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [built.name]
+    with CompactBook(built) as book:
+        assert "--format compact" in book.header.metadata["source_manifest"]["command"]
+        assert len(book) == 14 and book.under == "44444433"
+    # the same table as the Thill build converted
+    result = runner.invoke(main, ["build", *line, "-o", "t.dat"])
+    assert result.exit_code == 0, result.output
+    convert_book(tmp_path / "t.dat", tmp_path / "t.c4b")
+    assert _payload(tmp_path / "t.c4b") == _payload(built)
+    result = runner.invoke(
+        main,
+        [
+            "derive",
+            "--from",
+            "8-under44444",
+            "--plies",
+            "6",
+            "-o",
+            "d.c4b",
+            "--format",
+            "compact",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    with CompactBook(tmp_path / "d.c4b") as book:
+        assert book.kind == "wdl" and book.under == "44444" and book.plies == 6 and len(book) == 4
+    result = runner.invoke(main, ["build", "--plies", "8", "--sample", "5", "--format", "compact"])
+    assert result.exit_code == 2 and "merge" in result.output
