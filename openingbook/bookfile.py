@@ -1,7 +1,7 @@
 """Book files: record layouts, reading, writing, sorting and checks.
 
 A book is a headerless array of fixed-size big-endian records sorted by key,
-one record per stored position (see /work/shared/FORMATS.md):
+one record per stored position (see docs/FORMATS.md):
 
 * **pruned** books (win/draw/loss, first-player wins dropped): the column code
   left-aligned in the whole record, the value in the low two bits

@@ -26,10 +26,11 @@ from openingbook.export.cadot import (
 )
 from openingbook.reader import Book, PositionNotInBook
 from solver import Position, Winner
+from tests.conftest import REFERENCE
 from tests.strategies import positions
 from tests.test_export_books import REFERENCE_BOOK8, built_book
 
-SEED = Path("/work/shared/seeds/cadot-complete-lookup-table.txt")
+SEED = REFERENCE.parent / "seeds" / "cadot-complete-lookup-table.txt"  # shared/seeds
 
 
 def _arrays(ps: list[Position]) -> tuple[np.ndarray, np.ndarray]:
