@@ -52,15 +52,13 @@ from numba import njit
 from solver.bitops import popcount, prefetch, trailing_zeros
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
+    _LOWER_FLAG,
+    _MIX,
+    _SCORE_OFFSET,
     DEFAULT_DEEP_STONES,
     DEFAULT_LOG2,
     DEFAULT_SMALL_LOG2,
     TranspositionTable,
-    entry_bound,
-    entry_move,
-    probe,
-    slot_and_tag,
-    store,
 )
 
 __all__ = [
@@ -97,6 +95,57 @@ def _u(i: int) -> np.uint64:
     access; indices that are unsigned skip the check (10% fewer instructions per
     node, measured). Every index here is non-negative by construction."""
     return np.uint64(i)
+
+
+# ------------------------------------------------- table entries (solver.table)
+@njit(cache=True, inline="always")
+def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[np.uint64, np.uint64]:
+    """Slot index and stored tag of a position key (see the module docstring).
+
+    The slot is unsigned, so indexing the table with it skips numba's check for
+    negative indices."""
+    mixed = key * np.uint64(_MIX)
+    if key_bits < 64:
+        mixed &= (np.uint64(1) << np.uint64(key_bits)) - np.uint64(1)
+    rest = np.uint64(key_bits - log2)
+    slot = mixed >> rest
+    tag = mixed & ((np.uint64(1) << rest) - np.uint64(1))
+    return slot, tag
+
+
+@njit(cache=True, inline="always")
+def probe(table: np.ndarray, slot: np.uint64, tag: np.uint64) -> np.uint64:
+    """The entry's low 16 bits (bound and move) if it holds this position, else 0."""
+    entry = table[slot]
+    if (entry >> np.uint64(16)) == tag:
+        return entry & np.uint64(0xFFFF)
+    return np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def store(
+    table: np.ndarray, slot: np.uint64, tag: np.uint64, score: int, lower: bool, move_col: int
+) -> None:
+    """Always-replace store of a bound (``lower`` or upper) and the cut-off column."""
+    bound = score + _SCORE_OFFSET
+    if lower:
+        bound += _LOWER_FLAG
+    table[slot] = (tag << np.uint64(16)) | np.uint64(((move_col + 1) << 8) | bound)
+
+
+@njit(cache=True, inline="always")
+def entry_bound(payload: np.uint64) -> tuple[int, bool]:
+    """(score, is_lower_bound) of a non-zero payload returned by :func:`probe`."""
+    b = int(payload & np.uint64(0xFF))
+    if b >= _LOWER_FLAG:
+        return b - _LOWER_FLAG - _SCORE_OFFSET, True
+    return b - _SCORE_OFFSET, False
+
+
+@njit(cache=True, inline="always")
+def entry_move(payload: np.uint64) -> int:
+    """Column of the stored cut-off move, or -1."""
+    return int((payload >> np.uint64(8)) & np.uint64(0xFF)) - 1
 
 
 # ---------------------------------------------------------------- bit tricks

@@ -7,7 +7,8 @@ last produced a cut-off there. The position key (``current + mask + bottom``,
 choose the slot and the remaining low bits, stored in the entry, identify the
 position exactly: there are no false hits, whatever the table size.
 
-Entry layout (uint64): ``tag << 16 | move << 8 | bound``.
+Entry layout (uint64): ``tag << 16 | move << 8 | bound`` (packed and read by
+the search kernel, :mod:`solver.search`: numba compiles them into it).
 
 * ``bound``: ``score + 64``, plus 128 when the score is a lower bound (else an
   upper bound). Never 0, so a zero entry is an empty slot.
@@ -30,7 +31,6 @@ True
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 __all__ = [
     "DEFAULT_DEEP_STONES",
@@ -125,54 +125,3 @@ class TranspositionTable:
             f"TranspositionTable(log2={self.log2}, small_log2={self.small_log2}, "
             f"key_bits={self.key_bits})"
         )
-
-
-# ------------------------------------------------------------ numba helpers
-@njit(cache=True, inline="always")
-def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[np.uint64, np.uint64]:
-    """Slot index and stored tag of a position key (see the module docstring).
-
-    The slot is unsigned, so indexing the table with it skips numba's check for
-    negative indices."""
-    mixed = key * np.uint64(_MIX)
-    if key_bits < 64:
-        mixed &= (np.uint64(1) << np.uint64(key_bits)) - np.uint64(1)
-    rest = np.uint64(key_bits - log2)
-    slot = mixed >> rest
-    tag = mixed & ((np.uint64(1) << rest) - np.uint64(1))
-    return slot, tag
-
-
-@njit(cache=True, inline="always")
-def probe(table: np.ndarray, slot: np.uint64, tag: np.uint64) -> np.uint64:
-    """The entry's low 16 bits (bound and move) if it holds this position, else 0."""
-    entry = table[slot]
-    if (entry >> np.uint64(16)) == tag:
-        return entry & np.uint64(0xFFFF)
-    return np.uint64(0)
-
-
-@njit(cache=True, inline="always")
-def store(
-    table: np.ndarray, slot: np.uint64, tag: np.uint64, score: int, lower: bool, move_col: int
-) -> None:
-    """Always-replace store of a bound (``lower`` or upper) and the cut-off column."""
-    bound = score + _SCORE_OFFSET
-    if lower:
-        bound += _LOWER_FLAG
-    table[slot] = (tag << np.uint64(16)) | np.uint64(((move_col + 1) << 8) | bound)
-
-
-@njit(cache=True, inline="always")
-def entry_bound(payload: np.uint64) -> tuple[int, bool]:
-    """(score, is_lower_bound) of a non-zero payload returned by :func:`probe`."""
-    b = int(payload & np.uint64(0xFF))
-    if b >= _LOWER_FLAG:
-        return b - _LOWER_FLAG - _SCORE_OFFSET, True
-    return b - _SCORE_OFFSET, False
-
-
-@njit(cache=True, inline="always")
-def entry_move(payload: np.uint64) -> int:
-    """Column of the stored cut-off move, or -1."""
-    return int((payload >> np.uint64(8)) & np.uint64(0xFF)) - 1
