@@ -13,7 +13,6 @@ from pathlib import Path
 
 import click
 
-from openingbook.build import BuildOptions, build_book, merge_books, parse_shard
 from openingbook.cli import main
 from openingbook.cli._common import emit_json, json_option, parallel_options, user_errors
 
@@ -21,6 +20,8 @@ from openingbook.cli._common import emit_json, json_option, parallel_options, us
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
+    from openingbook.build import parse_shard  # the command modules import only click
+
     try:
         return parse_shard(value)
     except ValueError as exc:
@@ -143,6 +144,8 @@ def build_command(
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
+    from openingbook.build import BuildOptions, build_book
+
     options = BuildOptions(
         plies=plies,
         distances=distances,
@@ -201,6 +204,8 @@ def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: 
     Example:
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
     """
+    from openingbook.build import merge_books
+
     summary = merge_books(output, list(shards), force=force, command=_command_line())
     if as_json:
         emit_json(summary.as_dict())

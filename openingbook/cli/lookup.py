@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.cli._common import (
     BadArgument,
@@ -15,8 +16,10 @@ from openingbook.cli._common import (
     read_stdin,
     user_errors,
 )
-from openingbook.reader import Book, describe_book
 from solver import Player, Position, Winner
+
+if TYPE_CHECKING:
+    from openingbook.bookfile import BookFormat
 
 
 def _read_board(board: str) -> Position:
@@ -76,6 +79,8 @@ def lookup_command(
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
+    from openingbook.reader import Book  # the command modules import only click
+
     with Book(book, fmt, check=check, verify=verify) as opened:
         fmt = opened.format
         record = opened.find(pos)  # refuses a wrong stone count or board size
@@ -131,6 +136,8 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info book.dat
       openingbook info mybook.dat --format 12-dist --json
     """
+    from openingbook.reader import describe_book
+
     info = describe_book(book, fmt)
     if as_json:
         emit_json(info)

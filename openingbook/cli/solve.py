@@ -6,6 +6,7 @@ import itertools
 import sys
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,10 +18,13 @@ from openingbook.cli._common import (
     stdin_text_stream,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from solver import Solver
+
 from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2, check_table_size
 from solver import (
     Position,
-    Solver,
     default_table_log2,
     describe_score,
     plies_from_score,
@@ -122,6 +126,8 @@ def solve_command(
         # fails at once, without loading the solver first
         batch = _batch_lines(source)
         lines = itertools.chain([next(batch)], batch)
+    from solver import Solver  # numba: only the solve command loads it
+
     solver = Solver(table_log2)
     solver.warm_up()  # load the compiled kernel now, so that "ms" is solving time only
     if position is not None and moves is not None:
