@@ -54,9 +54,8 @@ from numba import njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
-    _LOWER_FLAG,
+    _BOUND_OFFSET,
     _MIX,
-    _SCORE_OFFSET,
     DEFAULT_DEEP_STONES,
     DEFAULT_LOG2,
     DEFAULT_SMALL_LOG2,
@@ -119,7 +118,7 @@ def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[np.uint64, n
 
 @njit(cache=True, inline="always")
 def probe(table: np.ndarray, slot: np.uint64, tag: np.uint64) -> np.uint64:
-    """The entry's low 16 bits (bound and move) if it holds this position, else 0."""
+    """The entry's low 16 bits (bounds and move) if it holds this position, else 0."""
     entry = load_relaxed(table, slot)  # one read: other threads may store meanwhile
     if (entry >> np.uint64(16)) == tag:
         return entry & np.uint64(0xFFFF)
@@ -130,26 +129,44 @@ def probe(table: np.ndarray, slot: np.uint64, tag: np.uint64) -> np.uint64:
 def store(
     table: np.ndarray, slot: np.uint64, tag: np.uint64, score: int, lower: bool, move_col: int
 ) -> None:
-    """Always-replace store of a bound (``lower`` or upper) and the cut-off column."""
-    bound = score + _SCORE_OFFSET
+    """Store a bound (``lower`` or upper) and the cut-off column, keeping the other
+    bound (and the move) the slot holds for the same position; any other position
+    there is replaced."""
+    old = load_relaxed(table, slot)
+    lo = _ZERO  # no lower bound
+    hi = np.uint64(63)  # no upper bound
+    mv = _ZERO
+    if (old >> np.uint64(16)) == tag:
+        lo = (old >> np.uint64(6)) & np.uint64(63)
+        hi = old & np.uint64(63)
+        mv = (old >> np.uint64(12)) & np.uint64(15)
+    code = np.uint64(score + _BOUND_OFFSET)
     if lower:
-        bound += _LOWER_FLAG
-    store_relaxed(table, slot, (tag << np.uint64(16)) | np.uint64(((move_col + 1) << 8) | bound))
+        if code > lo:
+            lo = code
+        mv = np.uint64(move_col + 1)
+    else:
+        if code < hi:
+            hi = code
+        mv = _ZERO
+    store_relaxed(
+        table, slot, (tag << np.uint64(16)) | (mv << np.uint64(12)) | (lo << np.uint64(6)) | hi
+    )
 
 
 @njit(cache=True, inline="always")
-def entry_bound(payload: np.uint64) -> tuple[int, bool]:
-    """(score, is_lower_bound) of a non-zero payload returned by :func:`probe`."""
-    b = int(payload & np.uint64(0xFF))
-    if b >= _LOWER_FLAG:
-        return b - _LOWER_FLAG - _SCORE_OFFSET, True
-    return b - _SCORE_OFFSET, False
+def entry_bounds(payload: np.uint64) -> tuple[int, int]:
+    """(lower, upper) bounds of a non-zero payload returned by :func:`probe`
+    (-99 / 99 when the entry has no such bound)."""
+    lo = int((payload >> np.uint64(6)) & np.uint64(63))
+    hi = int(payload & np.uint64(63))
+    return (lo - _BOUND_OFFSET if lo != 0 else -99), (hi - _BOUND_OFFSET if hi != 63 else 99)
 
 
 @njit(cache=True, inline="always")
 def entry_move(payload: np.uint64) -> int:
     """Column of the stored cut-off move, or -1."""
-    return int((payload >> np.uint64(8)) & np.uint64(0xFF)) - 1
+    return int((payload >> np.uint64(12)) & np.uint64(15)) - 1
 
 
 # ---------------------------------------------------------------- bit tricks
@@ -394,16 +411,15 @@ def _negamax(
                 slot, tag = slot_and_tag(key, big_log2, key_bits)
                 payload = probe(big, slot, tag)
             if payload != _ZERO:
-                bound, lower = entry_bound(payload)
+                lower, upper = entry_bounds(payload)
                 tt_move = entry_move(payload)
-                if lower:
-                    if bound > alpha:
-                        alpha = bound
-                        if alpha >= beta:
-                            v = alpha
-                            done = True
-                elif bound < beta:
-                    beta = bound
+                if lower > alpha:
+                    alpha = lower
+                    if alpha >= beta:
+                        v = alpha
+                        done = True
+                if not done and upper < beta:
+                    beta = upper
                     if alpha >= beta:
                         v = beta
                         done = True
@@ -451,20 +467,28 @@ def _negamax(
                         cslot, ctag = slot_and_tag(ckey, big_log2, key_bits)
                         cpay = probe(big, cslot, ctag)
                     if cpay != _ZERO:
-                        cbound, clower = entry_bound(cpay)
-                        if not clower:
-                            if -cbound >= beta:
-                                v = -cbound
-                                done = True
-                                etc_col = col
-                                break
-                        elif -cbound <= alpha:
+                        clower, cupper = entry_bounds(cpay)
+                        if -cupper >= beta:
+                            v = -cupper
+                            done = True
+                            etc_col = col
+                            break
+                        cbound = clower
+                        if -cbound <= alpha:
                             # the child's lower bound proves this move cannot
                             # raise alpha: skip it (its upper bound joins best)
                             if -cbound > best:
                                 best = -cbound
                             continue
-                sc = popcount(w) * _RANKS + tie_break[_u(col)]
+                # c4's weights: threats one and two moves from playable, useful threats
+                useful = w & ~(opp_win << _ONE)
+                play_c = (nm + bottom) & board
+                up1 = (play_c << _ONE) & board
+                nt = useful & up1
+                nnt = useful & ((up1 << _ONE) & board)
+                sc = (
+                    12 * popcount(nt) + 5 * popcount(nnt) + 3 * popcount(useful)
+                ) * _RANKS + tie_break[_u(col)]
                 if col == tt_move:
                     sc += _TT_MOVE_BONUS
                 j = k
@@ -701,6 +725,8 @@ def _column_order(width: int) -> list[int]:
 def _check_board_size(width: int, height: int) -> None:
     if width < 1 or height < 1 or width * (height + 1) > 64:
         raise ValueError(f"board {width}x{height} does not fit the 64-bit bitboard")
+    if width * height > 60:  # the table's 6-bit bound fields hold scores up to 30
+        raise ValueError(f"board {width}x{height} has more than 60 cells")
     if (width * height) % 2:
         raise ValueError(
             f"board {width}x{height} has an odd number of cells: Pons scores are only "

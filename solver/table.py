@@ -1,19 +1,25 @@
 """Transposition table: numpy arrays of packed 64-bit entries, kept across solves.
 
-Each entry stores, for one position, a bound on its score and the move that
-last produced a cut-off there. The position key (``current + mask + bottom``,
+Each entry stores, for one position, a lower and an upper bound on its score
+(a null-window search proves one of them; the bisection on the score range
+searches a position again with other windows, and then both count) and the
+move that last produced a cut-off there. The position key (``current + mask + bottom``,
 ``key_bits = width * (height + 1)`` bits) is mixed by an odd multiplier modulo
 ``2**key_bits``; that map is a bijection, so the top ``log2`` bits of the mix
 choose the slot and the remaining low bits, stored in the entry, identify the
 position exactly: there are no false hits, whatever the table size.
 
-Entry layout (uint64): ``tag << 16 | move << 8 | bound`` (packed and read by
-the search kernel, :mod:`solver.search`: numba compiles them into it).
+Entry layout (uint64): ``tag << 16 | move << 12 | lower << 6 | upper`` (packed
+and read by the search kernel, :mod:`solver.search`: numba compiles them into it).
 
-* ``bound``: ``score + 64``, plus 128 when the score is a lower bound (else an
-  upper bound). Never 0, so a zero entry is an empty slot.
+* ``lower``: ``score + 32`` of a lower bound, or 0 (none);
+* ``upper``: ``score + 32`` of an upper bound, or 63 (none); never 0, so a
+  zero entry is an empty slot;
 * ``move``: 1 + the column of the cut-off move, or 0.
 * ``tag``: the low ``key_bits - log2`` bits of the mixed key.
+
+A store for the position a slot holds keeps the bound it does not replace;
+a store for another position replaces the entry.
 
 Two arrays make the table: a big one for positions with few stones (large
 subtrees, worth remembering for long) and a small one, 512 KiB, for deep
@@ -57,8 +63,9 @@ DEFAULT_SMALL_LOG2 = 16
 DEFAULT_DEEP_STONES = 25
 
 _MIX = 0x9E3779B97F4A7C15  # odd: multiplication by it is a bijection mod 2**k
-_SCORE_OFFSET = 64
-_LOWER_FLAG = 128
+#: added to a score in the entry's 6-bit bound fields (scores are -30..30 on boards
+#: of up to 60 cells, 7x6: -18..18)
+_BOUND_OFFSET = 32
 _MAX_LOG2 = 32
 
 
