@@ -36,8 +36,6 @@ True
 
 from __future__ import annotations
 
-import numpy as np
-
 __all__ = [
     "DEFAULT_DEEP_STONES",
     "DEFAULT_LOG2",
@@ -109,6 +107,8 @@ class TranspositionTable:
         self.log2 = min(log2, key_bits)
         self.small_log2 = min(small_log2, key_bits)
         self.key_bits = key_bits
+        import numpy as np  # here, not above: `openingbook --help` reads DEFAULT_LOG2
+
         self.big = np.zeros(1 << self.log2, dtype=np.uint64)
         self.small = np.zeros(1 << self.small_log2, dtype=np.uint64)
         #: (log2, small_log2, key_bits) as the search kernel reads them
@@ -125,6 +125,8 @@ class TranspositionTable:
 
     def used(self) -> int:
         """Number of occupied slots (both arrays)."""
+        import numpy as np
+
         return int(np.count_nonzero(self.big) + np.count_nonzero(self.small))
 
     def __repr__(self) -> str:

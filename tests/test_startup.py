@@ -2,7 +2,8 @@
 
 Every command pays for the modules it imports before it does anything; numba
 alone costs about 0.3 s (and its kernels more). ``--help``, ``lookup`` and
-``info`` read no solver, so they must not load numba or dask. Checked in a
+``info`` read no solver, so they must not load numba or dask; ``--help`` (of any
+command) needs click alone, not even numpy. Checked in a
 fresh interpreter per command (the test process itself has loaded everything).
 The timings are in ``benchmarks/bench_startup.py``, not here.
 """
@@ -32,7 +33,8 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-loaded = [m for m in ("numba", "dask", "distributed", "llvmlite") if m in sys.modules]
+heavy = ("numba", "dask", "distributed", "llvmlite", "numpy", "bitarray")
+loaded = [m for m in heavy if m in sys.modules]
 print(json.dumps({"exit": code, "loaded": loaded}), file=sys.stderr)
 """
 
@@ -68,7 +70,14 @@ def _heavy_modules(args: list[str]) -> list[str]:
 def test_reading_commands_load_no_solver(args):
     if not BOOK8.exists():
         pytest.fail(f"reference book missing: {BOOK8}")
-    assert _heavy_modules(args) == []
+    assert [m for m in _heavy_modules(args) if m not in ("numpy", "bitarray")] == []
+
+
+@pytest.mark.parametrize("command", ["", "lookup", "solve", "validate", "build"])
+def test_help_loads_no_numpy(command):
+    """Help is click alone (the help of export and enumerate lists choices that come
+    from their libraries, and loads them)."""
+    assert _heavy_modules([command, "--help"] if command else ["--help"]) == []
 
 
 def test_solver_package_loads_numba_on_first_use():

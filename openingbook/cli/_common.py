@@ -88,6 +88,20 @@ format_option = click.option(
 )
 
 
+class LazyHelpOption(click.Option):
+    """An option whose help text is made from the library when it is shown
+    (``cls=LazyHelpOption, help_from=FUNCTION``), for the reason of :class:`LazyChoice`."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._help_from = help_from
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        if self.help is None:
+            self.help = self._help_from()
+        return super().get_help_record(ctx)
+
+
 def emit_json(obj: Any) -> None:
     """Print one JSON document (one line) on stdout."""
     click.echo(json.dumps(obj, sort_keys=False, default=_json_default))

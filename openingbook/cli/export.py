@@ -8,9 +8,19 @@ import click
 
 from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
-from openingbook.export import EXPORT_FORMATS, export_book
-from openingbook.export.pons import PONS_LOG_SIZES
+from openingbook.cli._common import (
+    LazyChoice,
+    LazyHelpOption,
+    emit_json,
+    json_option,
+    user_errors,
+)
+
+
+def _format_help() -> str:
+    from openingbook.export import EXPORT_FORMATS
+
+    return "; ".join(f"{name}: {text}" for name, text in EXPORT_FORMATS.items())
 
 
 @main.command("export")
@@ -19,9 +29,10 @@ from openingbook.export.pons import PONS_LOG_SIZES
     "-f",
     "--format",
     "fmt",
-    type=click.Choice(list(EXPORT_FORMATS)),
+    type=LazyChoice("openingbook.export", "EXPORT_FORMATS"),
     required=True,
-    help="; ".join(f"{name}: {text}" for name, text in EXPORT_FORMATS.items()),
+    cls=LazyHelpOption,
+    help_from=_format_help,
 )
 @click.option(
     "-o",
@@ -44,7 +55,7 @@ from openingbook.export.pons import PONS_LOG_SIZES
 )
 @click.option(
     "--log-size",
-    type=click.IntRange(PONS_LOG_SIZES[0], PONS_LOG_SIZES[-1]),
+    type=LazyChoice("openingbook.export.pons", "PONS_LOG_SIZES"),
     help="pons: log2 of the table size (default: at least 8 slots per position).",
 )
 @json_option
@@ -65,6 +76,8 @@ def export_command(
     enumeration, so every export is complete for the book's ply.
     """
     refuse_existing(out, force)
+    from openingbook.export import export_book
+
     summary = export_book(
         book, fmt, out, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
     )
