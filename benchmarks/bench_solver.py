@@ -21,11 +21,11 @@ Steininger's ``c4`` (``--c4``: a batch driver built against c4's solver that
 reads one 1-based move string per line on stdin and prints ``moves score cpu_ms
 wall_ms``; see benchmarks/README.md for the settings that make it like-for-like)
 and Pascal Pons' ``c4solver`` (``--pons``: reads move strings on stdin, prints
-``moves score nodes microseconds``). An engine that is absent is skipped with a
-message.
+``moves score``; it reports no times, so its figure is the mean CPU time per
+position of the whole run). An engine that is absent is skipped with a message.
 
 Times are CPU time per position (``time.process_time`` for ours and bitbully,
-the driver's process CPU clock for c4, Pons' own timer for Pons' solver; the
+the driver's process CPU clock for c4, the mean for Pons' solver; the
 machine is shared, and wall time counts other processes' turns), except for the
 parallel set (wall time). With ``--repeat R`` each engine solves every set R
 times, alternating engines, each time with a fresh table, and a position's time
@@ -43,6 +43,7 @@ import argparse
 import os
 import platform
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -210,7 +211,9 @@ def c4_engine(binary: Path | None, label: str = "--c4") -> Engine | None:
 
 
 def pons_engine(binary: Path | None) -> Engine | None:
-    """Pons' ``c4solver`` (``moves score nodes microseconds`` per line)."""
+    """Pons' ``c4solver``: prints ``moves score`` per line and no times, so each
+    position gets the mean: the child's CPU time over the positions (table
+    allocation included). Run in an empty directory: no ``7x6.book`` to load."""
     if binary is None:
         print("pons: no binary given (--pons PATH): skipped", flush=True)
         return None
@@ -219,10 +222,23 @@ def pons_engine(binary: Path | None) -> Engine | None:
         return None
 
     def run(moves: list[str]) -> tuple[list[int], list[float]]:
-        if "" in moves:
-            raise RuntimeError("Pons' solver reads no empty line as the empty board")
-        rows = _binary_lines(binary, moves)
-        return [int(r[1]) for r in rows], [int(r[3]) / 1000 for r in rows]
+        text = "".join(f"{m}\n" for m in moves)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        with tempfile.TemporaryDirectory() as empty:
+            done = subprocess.run(
+                [str(binary.resolve())],
+                input=text,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=empty,
+            )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
+        if len(rows) != len(moves):
+            raise RuntimeError(f"{binary}: {len(rows)} answers for {len(moves)} positions")
+        return [int(r[1]) for r in rows], [cpu * 1000 / len(moves)] * len(moves)
 
     return run
 
