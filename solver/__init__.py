@@ -21,7 +21,6 @@ from solver.scores import (
     score_from_plies,
     winner_from_score,
 )
-
 from solver.table import default_table_log2, table_bytes
 
 if TYPE_CHECKING:

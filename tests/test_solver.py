@@ -265,11 +265,11 @@ def test_thill_book8_sample(reference_dir):
 
 
 # ---------------------------------------------------------- parallel search
-def test_parallel_scores_agree_with_the_reference():
+def test_parallel_scores_agree_with_the_reference(reference_lines):
     """Threads sharing one table (lazy SMP): every reference line of 14+ stones gets its
     exact score and win/draw/loss with 2 and 3 threads (each helper in its own column
     order), and the same as one thread of the same solver after them."""
-    lines = [(m, s) for m, s in _reference_lines() if len(m) >= 14]
+    lines = [(m, s) for m, s in reference_lines if len(m) >= 14]
     assert len(lines) >= 100
     solvers = {threads: Solver(table_log2=20, threads=threads) for threads in (2, 3)}
     for moves, expected in lines:

@@ -10,6 +10,7 @@ a missing file) and running out of memory exit with 1.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
 import sys
@@ -86,6 +87,25 @@ format_option = click.option(
     help="Book format: 8, 12, 12-dist (any ply: N or N-dist) or a Thill file name; "
     "default: the manifest <book>.json, Thill's file names, else the content.",
 )
+
+
+class LazyChoice(click.Choice):
+    """A :class:`click.Choice` of a library constant, imported when first needed.
+
+    Every command imports all command modules (``--help`` lists them), so a
+    constant read at import time would load its library, numpy and all, into
+    ``openingbook lookup`` and ``--help`` too; this one is read when the option
+    is parsed or its help is shown.
+    """
+
+    def __init__(self, module: str, name: str) -> None:
+        self._source = (module, name)
+        self.case_sensitive = True
+
+    @functools.cached_property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        module, name = self._source
+        return tuple(getattr(importlib.import_module(module), name))
 
 
 class LazyHelpOption(click.Option):
