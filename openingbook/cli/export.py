@@ -17,6 +17,15 @@ from openingbook.cli._common import (
 )
 
 
+def _log_size(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """``--log-size`` checked against the sizes Pons' loader accepts (loaded on use)."""
+    if value is None:
+        return None
+    from openingbook.export.pons import PONS_LOG_SIZES
+
+    return click.IntRange(PONS_LOG_SIZES[0], PONS_LOG_SIZES[-1]).convert(value, param, ctx)
+
+
 def _format_help() -> str:
     from openingbook.export import EXPORT_FORMATS
 
@@ -55,7 +64,8 @@ def _format_help() -> str:
 )
 @click.option(
     "--log-size",
-    type=LazyChoice("openingbook.export.pons", "PONS_LOG_SIZES"),
+    type=int,
+    callback=_log_size,
     help="pons: log2 of the table size (default: at least 8 slots per position).",
 )
 @json_option
