@@ -1,26 +1,40 @@
-"""Benchmark: our solver against bitbully's MTD(f) on the same 12-ply positions.
+"""Benchmark: our solver against other solvers on the same positions, in the same run.
 
-Usage: ``python benchmarks/bench_solver.py [--quick] [--table-log2 N] [--out PATH]``
+Usage: ``python benchmarks/bench_solver.py [--quick] [--sets random,families,...]
+[--c4 PATH] [--c4-parallel PATH] [--pons PATH] [--table-log2 N] [--out PATH]``
 
-Two position sets, each solved by both engines in the same order, each engine
+Position sets, each solved by every engine in the same order, each engine
 keeping its transposition table from one position to the next:
 
 (a) random: 300 random 12-ply positions (random legal games from a fixed seed;
     nobody has four, the side to move cannot win at once);
 (b) families: every distinct 12-ply descendant of three fixed 8-ply positions
-    (same filter), in depth-first order (columns left to right).
+    (same filter), in depth-first order (columns left to right);
+(c) random8: 40 random 8-ply positions (same kind as (a));
+(d) empty: the empty board (about half a minute per engine);
+(e) empty-parallel: the empty board with every engine's parallel search (ours
+    with one thread per core, c4's ``--c4-parallel`` binary), timed in wall time.
 
-Times are CPU time of this process (``time.process_time``: the machine is
-shared, and wall time counts other processes' turns); with ``--repeat R`` each
-engine solves every set R times, alternating, each time with a fresh table,
-and a position's time is its minimum over the R runs.
+Engines: ours (single thread), ``bitbully`` (the Python package, if installed:
+``BitBullyCore.mtdf(board, 0)``), and, when their binaries are given, Christophe
+Steininger's ``c4`` (``--c4``: a batch driver built against c4's solver that
+reads one 1-based move string per line on stdin and prints ``moves score cpu_ms
+wall_ms``; see benchmarks/README.md for the settings that make it like-for-like)
+and Pascal Pons' ``c4solver`` (``--pons``: reads move strings on stdin, prints
+``moves score``; it reports no times, so its figure is the mean CPU time per
+position of the whole run). An engine that is absent is skipped with a message.
 
-Prints mean / median / p90 milliseconds per position, the ratio ours/bitbully,
-nodes per second, disagreements between the two engines, and the JIT compile
-time (cold, in a fresh process with an empty numba cache, and warm from the
-cache). Writes everything to ``benchmarks/results/solver.json``.
+Times are CPU time per position (``time.process_time`` for ours and bitbully,
+the driver's process CPU clock for c4, the mean for Pons' solver; the
+machine is shared, and wall time counts other processes' turns), except for the
+parallel set (wall time). With ``--repeat R`` each engine solves every set R
+times, alternating engines, each time with a fresh table, and a position's time
+is its minimum over the R runs. Ratios are ours / peer, from the same run.
 
-Needs the ``bitbully`` package (``pip install bitbully``, extra ``bench``).
+Prints mean / median / p90 milliseconds per position, the ratios, our nodes per
+second, disagreements with ours, and the JIT compile time (cold, in a fresh
+process with an empty numba cache, and warm from the cache). Writes everything
+to ``benchmarks/results/solver.json``.
 """
 
 from __future__ import annotations
@@ -29,17 +43,18 @@ import argparse
 import os
 import platform
 import random
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from solver import Position
-from solver.search import Solver
+from solver import Position, Solver
 
 ROOT = Path(__file__).resolve().parent
 SEED = 20240607
@@ -93,68 +108,167 @@ def summary(ms: list[float]) -> dict[str, float]:
     }
 
 
-def run_ours(moves: list[str], table_log2: int) -> tuple[list[int], list[float], int]:
-    solver = Solver(table_log2)
-    solver.solve(Position.from_moves(WARMUP))  # load the compiled kernel, not timed
-    solver.reset()
-    solver.reset_stats()
-    positions = [Position.from_moves(m) for m in moves]
-    scores: list[int] = []
-    ms = []
-    for p in positions:
-        # the previous score as a first guess, as solve_many and `solve --file` do
-        t0 = time.process_time()
-        scores.append(solver.solve(p, guess=scores[-1] if scores else None))
-        ms.append((time.process_time() - t0) * 1000)
-    return scores, ms, solver.nodes
+#: the position sets (see the module docstring)
+SETS = ("random", "families", "random8", "empty", "empty-parallel")
+DEFAULT_SETS = ("random", "families", "random8")
 
 
-def run_bitbully(moves: list[str]) -> tuple[list[int], list[float]]:
-    from bitbully import bitbully_core as bb
-
-    engine = bb.BitBullyCore()
-    boards = []
-    for m in moves:
-        board = bb.BoardCore()
-        if not board.play([int(c) - 1 for c in m]):
-            raise RuntimeError(f"bitbully rejected {m}")
-        boards.append(board)
-    scores, ms = [], []
-    for board in boards:
-        t0 = time.process_time()
-        scores.append(int(engine.mtdf(board, 0)))
-        ms.append((time.process_time() - t0) * 1000)
-    return scores, ms
+def set_positions(name: str, quick: bool) -> list[str]:
+    """The move strings of a position set (``""`` is the empty board)."""
+    if name == "random":
+        return random_positions(40 if quick else RANDOM_COUNT, 12, SEED)
+    if name == "families":
+        roots = FAMILY_ROOTS[:1] if quick else FAMILY_ROOTS
+        family = [m for r in roots for m in descendants(r, 12)]
+        return family[:300] if quick else family
+    if name == "random8":
+        return random_positions(10 if quick else 40, 8, SEED)
+    if name in ("empty", "empty-parallel"):
+        return [""]
+    raise ValueError(f"unknown set {name!r}: choose from {', '.join(SETS)}")
 
 
-def compare(name: str, moves: list[str], table_log2: int, repeat: int = 1) -> dict:
-    ours_runs, theirs_runs = [], []
-    for _ in range(repeat):
-        ours, ms, nodes = run_ours(moves, table_log2)
-        ours_runs.append(ms)
-        theirs, ms = run_bitbully(moves)
-        theirs_runs.append(ms)
-    ours_ms = np.min(ours_runs, axis=0).tolist()
-    theirs_ms = np.min(theirs_runs, axis=0).tolist()
-    disagree = [m for m, a, b in zip(moves, ours, theirs, strict=True) if a != b]
-    o, t = summary(ours_ms), summary(theirs_ms)
-    result = {
-        "positions": len(moves),
-        "ours": {**o, "nodes": nodes, "nodes_per_s": round(nodes / (o["total_s"] or 1e-9))},
-        "bitbully": t,
-        "ratio_mean": round(o["mean_ms"] / t["mean_ms"], 3),
-        "ratio_median": round(o["median_ms"] / t["median_ms"], 3),
-        "disagreements": len(disagree),
-        "disagreeing_positions": disagree[:10],
-    }
-    print(
-        f"{name:<10} {len(moves):>5}  ours {o['mean_ms']:7.2f} / {o['median_ms']:7.2f} / "
-        f"{o['p90_ms']:7.2f} ms   bitbully {t['mean_ms']:7.2f} / {t['median_ms']:7.2f} / "
-        f"{t['p90_ms']:7.2f} ms   ratio {result['ratio_mean']:.2f} (median "
-        f"{result['ratio_median']:.2f})   {result['ours']['nodes_per_s'] / 1e6:.1f} M nodes/s   "
-        f"disagreements {len(disagree)}",
-        flush=True,
+#: an engine: move strings -> (scores, milliseconds per position)
+Engine = Callable[[list[str]], tuple[list[int], list[float]]]
+
+
+def ours(table_log2: int, threads: int = 1, nodes: list[int] | None = None) -> Engine:
+    def run(moves: list[str]) -> tuple[list[int], list[float]]:
+        solver = Solver(table_log2, threads=threads)
+        solver.solve(Position.from_moves(WARMUP))  # load the compiled kernel, not timed
+        solver.reset()
+        solver.reset_stats()
+        # with threads, CPU time counts every thread's: time the wall clock instead
+        clock = time.process_time if threads == 1 else time.perf_counter
+        scores: list[int] = []
+        ms = []
+        for m in moves:
+            p = Position.from_moves(m)
+            # the previous score as a first guess, as solve_many and `solve --file` do
+            t0 = clock()
+            scores.append(solver.solve(p, guess=scores[-1] if scores else None))
+            ms.append((clock() - t0) * 1000)
+        if nodes is not None:
+            nodes.append(solver.nodes)
+        return scores, ms
+
+    return run
+
+
+def bitbully_engine() -> Engine | None:
+    try:
+        from bitbully import bitbully_core as bb
+    except ImportError:
+        print("bitbully: not installed (pip install bitbully): skipped", flush=True)
+        return None
+
+    def run(moves: list[str]) -> tuple[list[int], list[float]]:
+        engine = bb.BitBullyCore()
+        boards = []
+        for m in moves:
+            board = bb.BoardCore()
+            if not board.play([int(c) - 1 for c in m]):
+                raise RuntimeError(f"bitbully rejected {m}")
+            boards.append(board)
+        scores, ms = [], []
+        for board in boards:
+            t0 = time.process_time()
+            scores.append(int(engine.mtdf(board, 0)))
+            ms.append((time.process_time() - t0) * 1000)
+        return scores, ms
+
+    return run
+
+
+def _binary_lines(binary: Path, moves: list[str], args: Sequence[str] = ()) -> list[list[str]]:
+    """Run ``binary`` with one move string per stdin line; its output lines, split."""
+    text = "".join(f"{m}\n" for m in moves)
+    done = subprocess.run(
+        [str(binary), *args], input=text, capture_output=True, text=True, check=True
     )
+    rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
+    rows = [r for r in rows if len(r) >= 4 and r[1].lstrip("-").isdigit()]
+    if len(rows) != len(moves):
+        raise RuntimeError(f"{binary}: {len(rows)} answers for {len(moves)} positions")
+    return rows
+
+
+def c4_engine(binary: Path | None, label: str = "--c4") -> Engine | None:
+    """c4 through its batch driver (``moves score cpu_ms wall_ms`` per line)."""
+    if binary is None:
+        print(f"c4: no binary given ({label} PATH): skipped", flush=True)
+        return None
+    if not binary.is_file():
+        print(f"c4: {binary} not found: skipped", flush=True)
+        return None
+    column = 2 if label == "--c4" else 3  # CPU time single-threaded, else wall time
+
+    def run(moves: list[str]) -> tuple[list[int], list[float]]:
+        rows = _binary_lines(binary, moves)
+        return [int(r[1]) for r in rows], [float(r[column]) for r in rows]
+
+    return run
+
+
+def pons_engine(binary: Path | None) -> Engine | None:
+    """Pons' ``c4solver``: prints ``moves score`` per line and no times, so each
+    position gets the mean: the child's CPU time over the positions (table
+    allocation included). Run in an empty directory: no ``7x6.book`` to load."""
+    if binary is None:
+        print("pons: no binary given (--pons PATH): skipped", flush=True)
+        return None
+    if not binary.is_file():
+        print(f"pons: {binary} not found: skipped", flush=True)
+        return None
+
+    def run(moves: list[str]) -> tuple[list[int], list[float]]:
+        text = "".join(f"{m}\n" for m in moves)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        with tempfile.TemporaryDirectory() as empty:
+            done = subprocess.run(
+                [str(binary.resolve())],
+                input=text,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=empty,
+            )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
+        if len(rows) != len(moves):
+            raise RuntimeError(f"{binary}: {len(rows)} answers for {len(moves)} positions")
+        return [int(r[1]) for r in rows], [cpu * 1000 / len(moves)] * len(moves)
+
+    return run
+
+
+def compare(name: str, moves: list[str], engines: dict[str, Engine], repeat: int) -> dict:
+    """Every engine on ``moves``, ``repeat`` times alternating; ratios ours / each peer."""
+    runs: dict[str, list[list[float]]] = {e: [] for e in engines}
+    scores: dict[str, list[int]] = {}
+    for _ in range(repeat):
+        for engine, run in engines.items():
+            scores[engine], ms = run(moves)
+            runs[engine].append(ms)
+    result: dict = {"positions": len(moves)}
+    sums = {e: summary(np.min(r, axis=0).tolist()) for e, r in runs.items()}
+    line = f"{name:<15} {len(moves):>5}"
+    for engine, s in sums.items():
+        entry: dict = dict(s)
+        if engine != "ours":
+            entry["ratio_mean"] = round(sums["ours"]["mean_ms"] / s["mean_ms"], 3)
+            entry["ratio_median"] = round(sums["ours"]["median_ms"] / s["median_ms"], 3)
+            disagree = [
+                m for m, a, b in zip(moves, scores["ours"], scores[engine], strict=True) if a != b
+            ]
+            entry["disagreements"] = len(disagree)
+            entry["disagreeing_positions"] = disagree[:10]
+        result[engine] = entry
+        line += f"  {engine} {s['mean_ms']:.2f}/{s['median_ms']:.2f}/{s['p90_ms']:.2f} ms"
+        if engine != "ours":
+            line += f" (ours/{engine} {entry['ratio_mean']:.2f}, {entry['disagreements']} disagree)"
+    print(line, flush=True)
     return result
 
 
@@ -178,7 +292,16 @@ def compile_times() -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sets, for a smoke run")
+    parser.add_argument(
+        "--sets",
+        default=",".join(DEFAULT_SETS),
+        help=f"comma-separated sets from {', '.join(SETS)} (default %(default)s)",
+    )
     parser.add_argument("--table-log2", type=int, default=None, help="our table size")
+    parser.add_argument("--c4", type=Path, help="c4 batch driver, built single-threaded")
+    parser.add_argument("--c4-parallel", type=Path, help="c4 batch driver, built multi-threaded")
+    parser.add_argument("--pons", type=Path, help="Pons' c4solver binary")
+    parser.add_argument("--no-bitbully", action="store_true", help="leave bitbully out")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "solver.json")
     parser.add_argument("--no-compile", action="store_true", help="skip the compile timing")
     parser.add_argument(
@@ -186,37 +309,56 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    import bitbully
-
     from solver.table import DEFAULT_LOG2
 
     table_log2 = args.table_log2 or DEFAULT_LOG2
     repeat = args.repeat or (1 if args.quick else 2)
-    count = 40 if args.quick else RANDOM_COUNT
-    roots = FAMILY_ROOTS[:1] if args.quick else FAMILY_ROOTS
-    rand = random_positions(count, 12, SEED)
-    family = [m for r in roots for m in descendants(r, 12)]
-    if args.quick:
-        family = family[:300]
+    names = [n.strip() for n in args.sets.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SETS]
+    if unknown:
+        parser.error(f"unknown set {unknown[0]!r}: choose from {', '.join(SETS)}")
+    nodes: list[int] = []
+    peers: dict[str, Engine | None] = {
+        "bitbully": None if args.no_bitbully else bitbully_engine(),
+        "c4": c4_engine(args.c4),
+        "pons": pons_engine(args.pons),
+    }
+    single = {"ours": ours(table_log2, nodes=nodes)}
+    single.update({k: v for k, v in peers.items() if v is not None})
+    parallel: dict[str, Engine] = {"ours": ours(table_log2, threads=os.cpu_count() or 1)}
+    c4_parallel = (
+        c4_engine(args.c4_parallel, "--c4-parallel") if "empty-parallel" in names else None
+    )
+    if c4_parallel is not None:
+        parallel["c4"] = c4_parallel
 
-    print(f"table 2^{table_log2} entries; mean / median / p90 per position", flush=True)
-    results = {
+    print(f"table 2^{table_log2} entries; mean / median / p90 ms per position", flush=True)
+    results: dict = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "command": " ".join(["python", "benchmarks/bench_solver.py", *sys.argv[1:]]),
         "quick": args.quick,
         "machine": {
             "processor": platform.processor() or platform.machine(),
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         },
-        "bitbully_version": getattr(bitbully, "__version__", "unknown"),
+        "engines": sorted(single),
         "table_log2": table_log2,
         "seed": SEED,
-        "family_roots": list(roots),
+        "family_roots": list(FAMILY_ROOTS[:1] if args.quick else FAMILY_ROOTS),
         "repeat": repeat,
-        "timer": "process_time, minimum over the runs",
-        "random": compare("random", rand, table_log2, repeat),
-        "families": compare("families", family, table_log2, repeat),
+        "timer": "CPU time per position (wall time for empty-parallel), minimum over the runs",
     }
+    for name in names:
+        moves = set_positions(name, args.quick)
+        engines = parallel if name == "empty-parallel" else single
+        nodes.clear()
+        results[name] = compare(name, moves, engines, repeat)
+        if nodes and name != "empty-parallel":
+            total = results[name]["ours"]["total_s"] or 1e-9
+            results[name]["ours"]["nodes"] = nodes[-1]
+            results[name]["ours"]["nodes_per_s"] = round(nodes[-1] / total)
     if not args.no_compile:
         results["compile"] = compile_times()
         print(f"compile: {results['compile']}")

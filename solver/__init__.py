@@ -2,29 +2,17 @@
 
 This package knows nothing of files or books: :mod:`openingbook` uses it
 through the names exported here.
+
+The names are loaded on first use (:func:`__getattr__`): reading a book needs
+positions and the numpy bitboard helpers only, and should not pay for numba,
+which the search (:mod:`solver.search`) and the enumeration kernels load.
 """
 
-from solver.bitboards import (
-    can_win_next_bits,
-    canonical_bits,
-    current_bits,
-    has_four_bits,
-    mirror_bits,
-    position_keys,
-    stone_counts,
-)
-from solver.bitops import prefetch
-from solver.enumerate import count_positions, enumerate_positions, positions_with_moves
-from solver.membership import (
-    STATUS_BOOK,
-    STATUS_MESSAGES,
-    STATUS_WINS_AT_ONCE,
-    book_position_status,
-    nb_book_position_status,
-    nb_canonical_key,
-    nb_under_line,
-    under_line,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
 from solver.scores import (
     Winner,
@@ -33,8 +21,58 @@ from solver.scores import (
     score_from_plies,
     winner_from_score,
 )
-from solver.search import Solver, analyze, solve, solve_wdl
 from solver.table import default_table_log2, table_bytes
+
+if TYPE_CHECKING:
+    from solver.bitboards import (
+        can_win_next_bits,
+        canonical_bits,
+        current_bits,
+        has_four_bits,
+        mirror_bits,
+        position_keys,
+        stone_counts,
+    )
+    from solver.bitops import prefetch
+    from solver.enumerate import count_positions, enumerate_positions, positions_with_moves
+    from solver.membership import (
+        STATUS_BOOK,
+        STATUS_MESSAGES,
+        STATUS_WINS_AT_ONCE,
+        book_position_status,
+        nb_book_position_status,
+        nb_canonical_key,
+        nb_under_line,
+        under_line,
+    )
+    from solver.search import Solver, analyze, solve, solve_wdl
+
+#: the module of each name loaded on first use
+_LAZY = {
+    "can_win_next_bits": "solver.bitboards",
+    "canonical_bits": "solver.bitboards",
+    "current_bits": "solver.bitboards",
+    "stone_counts": "solver.bitboards",
+    "has_four_bits": "solver.bitboards",
+    "mirror_bits": "solver.bitboards",
+    "position_keys": "solver.bitboards",
+    "count_positions": "solver.enumerate",
+    "enumerate_positions": "solver.enumerate",
+    "positions_with_moves": "solver.enumerate",
+    "prefetch": "solver.bitops",
+    "STATUS_BOOK": "solver.membership",
+    "STATUS_MESSAGES": "solver.membership",
+    "STATUS_WINS_AT_ONCE": "solver.membership",
+    "book_position_status": "solver.membership",
+    "nb_book_position_status": "solver.membership",
+    "nb_canonical_key": "solver.membership",
+    "nb_under_line": "solver.membership",
+    "under_line": "solver.membership",
+    "Solver": "solver.search",
+    "analyze": "solver.search",
+    "solve": "solver.search",
+    "solve_wdl": "solver.search",
+}
 
 __all__ = [
     "DEFAULT_HEIGHT",
@@ -73,3 +111,17 @@ __all__ = [
     "under_line",
     "winner_from_score",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load ``name`` from its module on first use (PEP 562), then keep it here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'solver' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -6,8 +6,12 @@ Positions are two ``np.uint64`` arrays in the Pons layout used by
 function here works element-wise on such arrays and agrees with the
 single-position methods of :class:`solver.Position` (the tests check it).
 
-The ``_nb_*`` functions are the same operations for one position inside
-numba-compiled code (:mod:`solver.enumerate` uses them).
+Two implementations of the loops: plain numpy, and compiled numba kernels
+(:mod:`solver._kernels`, one pass, 20-100x faster on big arrays). The book
+readers use these functions, and a process that only reads books should not
+pay numba's import (about 0.3 s, more than the numpy version takes on a whole
+book): the kernels are used only when numba is loaded already (a process that
+solves or enumerates), numpy otherwise. Both give the same answers (tested).
 
 >>> import numpy as np
 >>> from solver import Position
@@ -21,8 +25,10 @@ True
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
+
 import numpy as np
-from numba import njit
 
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, board_mask, bottom_mask
 
@@ -40,14 +46,26 @@ __all__ = [
 _U64 = np.uint64
 
 
+#: below this many positions numpy is as fast as a kernel call
+_KERNEL_MIN_SIZE = 64
+
+
 def _as_u64(bits: np.ndarray | int) -> np.ndarray:
     return np.asarray(bits, dtype=np.uint64)
 
 
-def _flat(bits: np.ndarray | int) -> tuple[np.ndarray, tuple[int, ...]]:
-    """A contiguous 1-d uint64 copy-or-view for the compiled kernels, and the shape."""
-    arr = _as_u64(bits)
-    return np.ascontiguousarray(arr).reshape(-1), arr.shape
+def _kernels_for(arr: np.ndarray) -> ModuleType | None:
+    """The compiled kernels if numba is loaded already and ``arr`` is big enough."""
+    if arr.size < _KERNEL_MIN_SIZE or "numba" not in sys.modules:
+        return None
+    from solver import _kernels
+
+    return _kernels
+
+
+def _flat(arr: np.ndarray) -> np.ndarray:
+    """A contiguous 1-d view or copy of ``arr`` for the kernels."""
+    return np.ascontiguousarray(arr).reshape(-1)
 
 
 def stone_counts(mask: np.ndarray) -> np.ndarray:
@@ -79,8 +97,15 @@ def has_four_bits(bits: np.ndarray, height: int = DEFAULT_HEIGHT) -> np.ndarray:
     >>> has_four_bits(np.array([0b1111, 0b0111], np.uint64)).tolist()
     [True, False]
     """
-    flat, shape = _flat(bits)
-    return _nb_has_four_many(flat, height).reshape(shape)
+    s = _as_u64(bits)
+    kernels = _kernels_for(s)
+    if kernels is not None:
+        return kernels.has_four_many(_flat(s), height).reshape(s.shape)
+    found = np.zeros(s.shape, dtype=bool)
+    for shift in (1, height + 1, height, height + 2):
+        pairs = s & (s >> _U64(shift))
+        found |= (pairs & (pairs >> _U64(2 * shift))) != 0
+    return found
 
 
 def winning_cells_bits(
@@ -129,11 +154,17 @@ def can_win_next_bits(
     ...                   np.array([q.mask], np.uint64)).tolist()
     [True]
     """
-    f, shape = _flat(first)
-    m, mask_shape = _flat(mask)
-    if shape != mask_shape:
-        raise ValueError(f"first and mask differ in shape: {shape} vs {mask_shape}")
-    return _nb_can_win_next_many(f, m, width, height).reshape(shape)
+    first = _as_u64(first)
+    mask = _as_u64(mask)
+    if first.shape != mask.shape:
+        raise ValueError(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
+    kernels = _kernels_for(first)
+    if kernels is not None:
+        out = kernels.can_win_next_many(_flat(first), _flat(mask), width, height)
+        return out.reshape(first.shape)
+    playable = (mask + _U64(bottom_mask(width, height))) & _U64(board_mask(width, height))
+    wins = winning_cells_bits(current_bits(first, mask), mask, width, height)
+    return (wins & playable) != 0
 
 
 def mirror_bits(
@@ -147,8 +178,16 @@ def mirror_bits(
     >>> mirror_bits(np.array([0b1], np.uint64)).tolist() == [1 << 42]
     True
     """
-    flat, shape = _flat(bits)
-    return _nb_mirror_many(flat, width, height).reshape(shape)
+    bits = _as_u64(bits)
+    kernels = _kernels_for(bits)
+    if kernels is not None:
+        return kernels.mirror_many(_flat(bits), width, height).reshape(bits.shape)
+    h1 = height + 1
+    column = _U64((1 << h1) - 1)
+    out = np.zeros(bits.shape, dtype=np.uint64)
+    for col in range(width):
+        out |= ((bits >> _U64(col * h1)) & column) << _U64((width - 1 - col) * h1)
+    return out
 
 
 def position_keys(
@@ -190,79 +229,3 @@ def canonical_bits(
     mf = mirror_bits(first, width, height)
     mm = mirror_bits(mask, width, height)
     return np.where(flip, mf, first), np.where(flip, mm, mask)
-
-
-# ---------------------------------------------------------------- numba, one position
-@njit(cache=True, inline="always")
-def _nb_has_four(s: np.uint64, height: int) -> bool:
-    for shift in (1, height + 1, height, height + 2):
-        d = np.uint64(shift)
-        m = s & (s >> d)
-        if m & (m >> (d + d)) != np.uint64(0):
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
-def _nb_winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: int) -> np.uint64:
-    r = (s << np.uint64(1)) & (s << np.uint64(2)) & (s << np.uint64(3))
-    for shift in (height + 1, height, height + 2):
-        d1 = np.uint64(shift)
-        d2 = np.uint64(2 * shift)
-        d3 = np.uint64(3 * shift)
-        p = (s << d1) & (s << d2)
-        r |= p & (s << d3)
-        r |= p & (s >> d1)
-        p = (s >> d1) & (s >> d2)
-        r |= p & (s << d1)
-        r |= p & (s >> d3)
-    return r & (board ^ mask)
-
-
-@njit(cache=True, inline="always")
-def _nb_mirror(bits: np.uint64, width: int, height: int) -> np.uint64:
-    h1 = height + 1
-    col_bits = np.uint64((1 << h1) - 1)
-    out = np.uint64(0)
-    for col in range(width):
-        out |= ((bits >> np.uint64(col * h1)) & col_bits) << np.uint64((width - 1 - col) * h1)
-    return out
-
-
-# ----------------------------------------------------------- numba, many positions
-@njit(cache=True)
-def _nb_has_four_many(bits, height):
-    out = np.empty(bits.size, dtype=np.bool_)
-    for i in range(bits.size):
-        out[i] = _nb_has_four(bits[i], height)
-    return out
-
-
-@njit(cache=True)
-def _nb_can_win_next_many(first, mask, width, height):
-    h1 = height + 1
-    bottom = np.uint64(0)
-    for col in range(width):
-        bottom |= np.uint64(1) << np.uint64(col * h1)
-    board = bottom * np.uint64((1 << height) - 1)
-    out = np.empty(first.size, dtype=np.bool_)
-    for i in range(first.size):
-        m = mask[i]
-        # the side to move owns `first` when the stone count is even
-        stones = 0
-        rest = m
-        while rest != np.uint64(0):
-            rest &= rest - np.uint64(1)
-            stones += 1
-        current = first[i] if stones % 2 == 0 else first[i] ^ m
-        playable = (m + bottom) & board
-        out[i] = _nb_winning_cells(current, m, board, height) & playable != np.uint64(0)
-    return out
-
-
-@njit(cache=True)
-def _nb_mirror_many(bits, width, height):
-    out = np.empty(bits.size, dtype=np.uint64)
-    for i in range(bits.size):
-        out[i] = _nb_mirror(bits[i], width, height)
-    return out

@@ -1,8 +1,8 @@
-"""Bit operations for numba-compiled code that numba has no builtin for.
+"""Bit and memory operations for numba-compiled code that numba has no builtin for.
 
 Each function is an ``@intrinsic`` that emits one LLVM instruction, so it
 compiles to a single machine instruction (``popcnt``, ``tzcnt``,
-``prefetcht0``) and caches with the functions that call it.
+``prefetcht0``, ``mov``) and caches with the functions that call it.
 
 Only callable from ``@njit`` code:
 
@@ -27,7 +27,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["popcount", "prefetch", "trailing_zeros"]
+__all__ = ["load_relaxed", "popcount", "prefetch", "store_relaxed", "trailing_zeros"]
 
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
@@ -94,6 +94,64 @@ def prefetch(typingctx, array, index):  # type: ignore[no-untyped-def]
                 ir.Constant(_I32, 1),
             ],
         )
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def _require_word_array(array: types.Type, index: types.Type) -> None:
+    if not (
+        isinstance(array, types.Array)
+        and isinstance(array.dtype, types.Integer)
+        and array.dtype.bitwidth == 64
+        and isinstance(index, types.Integer)
+    ):
+        raise TypeError("expected (array of 64-bit integers, integer index)")
+
+
+def _item_pointer(context, builder, arrty, idxty, array, index):  # type: ignore[no-untyped-def]
+    ary = context.make_array(arrty)(context, builder, array)
+    idx = context.cast(builder, index, idxty, types.intp)
+    return cgutils.get_item_pointer(context, builder, arrty, ary, [idx], wraparound=False)
+
+
+@intrinsic
+def load_relaxed(typingctx, array, index):  # type: ignore[no-untyped-def]
+    """``array[index]`` read as one atomic word (LLVM ``load atomic monotonic``).
+
+    For memory other threads write meanwhile (the shared transposition table,
+    the stop flag): the value is one that some thread stored, never a mix, and
+    the compiler may neither split the load nor repeat it, nor keep the value
+    in a register across loop iterations. On x86-64 it is a plain ``mov``. No
+    bounds check: ``index`` must be valid.
+    """
+    _require_word_array(array, index)
+    sig = array.dtype(array, index)
+
+    def codegen(context, builder, signature, args):
+        arrty, idxty = signature.args
+        ptr = _item_pointer(context, builder, arrty, idxty, args[0], args[1])
+        return builder.load_atomic(ptr, "monotonic", 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def store_relaxed(typingctx, array, index, value):  # type: ignore[no-untyped-def]
+    """``array[index] = value`` as one atomic word (LLVM ``store atomic monotonic``).
+
+    See :func:`load_relaxed`. No bounds check: ``index`` must be valid.
+    """
+    _require_word_array(array, index)
+    if not (isinstance(value, types.Integer) and value.bitwidth == 64):
+        raise TypeError(f"expected a 64-bit integer value, got {value}")
+    sig = types.void(array, index, value)
+
+    def codegen(context, builder, signature, args):
+        arrty, idxty, valty = signature.args
+        ptr = _item_pointer(context, builder, arrty, idxty, args[0], args[1])
+        val = context.cast(builder, args[2], valty, arrty.dtype)
+        builder.store_atomic(val, ptr, "monotonic", 8)
         return context.get_dummy_value()
 
     return sig, codegen

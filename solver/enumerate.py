@@ -36,10 +36,11 @@ is included when either of its variants is reachable from ``under``.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from types import ModuleType
 
-from solver.bitboards import _nb_has_four, _nb_mirror, can_win_next_bits
+import numpy as np
+
+from solver.bitboards import can_win_next_bits
 from solver.bitboards import mirror_bits as _mirror_bits
 from solver.bitboards import position_keys as _position_keys
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
@@ -58,185 +59,22 @@ __all__ = [
 #: plies need ``under``.
 DEFAULT_MAX_CANDIDATES = 60_000_000
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
+
+def _kernels() -> ModuleType:
+    """The compiled kernels (:mod:`solver._kernels`), imported on first use:
+    numba is not loaded by a process that only reads books."""
+    from solver import _kernels
+
+    return _kernels
 
 
 def _bucket_bits(n: int) -> int:
-    """log2 of the bucket count of :func:`_first_flags`: about 8k keys per bucket
+    """log2 of the bucket count of :func:`solver._kernels.first_flags`: about 8k keys per bucket
     (a 16k-slot table, 128 KiB, stays in cache); at least 2 buckets."""
     bits = 1
     while (n >> bits) > 8192:
         bits += 1
     return bits
-
-
-@njit(cache=True)
-def _child_keys(first, mask, stones, width, height, canonical):
-    """Pons key of every child ``parent * width + col`` (mirrored to the smaller
-    key with ``canonical``); 0 where the column is full or the mover completes
-    four (the game is over: not continued, not counted)."""
-    n = first.size
-    h1 = height + 1
-    zero = np.uint64(0)
-    bottom = zero
-    for col in range(width):
-        bottom |= np.uint64(1) << np.uint64(col * h1)
-    first_moves = stones % 2 == 0
-    keys = np.zeros(n * width, dtype=np.uint64)
-    for i in range(n):
-        f = first[i]
-        m = mask[i]
-        mover = f if first_moves else f ^ m
-        for col in range(width):
-            col_bottom = np.uint64(1) << np.uint64(col * h1)
-            if m & (col_bottom << np.uint64(height - 1)) != zero:
-                continue
-            new_mask = m | (m + col_bottom)
-            new_mover = mover | (new_mask ^ m)
-            if _nb_has_four(new_mover, height):
-                continue
-            key = (new_mover ^ new_mask) + new_mask + bottom
-            if canonical:
-                mirrored = _nb_mirror(key, width, height)
-                if mirrored < key:
-                    key = mirrored
-            keys[i * width + col] = key
-    return keys
-
-
-@njit(cache=True)
-def _first_flags(keys, bucket_bits):
-    """True at the first occurrence of each distinct nonzero key.
-
-    Cache-friendly: the keys are first scattered into 2**bucket_bits buckets by
-    their hash (sequential streams), then each bucket is deduplicated with a
-    small hash table that stays in cache.
-    """
-    n = keys.size
-    zero = np.uint64(0)
-    nb = 1 << bucket_bits
-    bshift = np.uint64(64 - bucket_bits)
-    counts = np.zeros(nb + 1, dtype=np.int64)
-    for i in range(n):
-        k = keys[i]
-        if k != zero:
-            counts[((k * _GOLDEN) >> bshift) + np.uint64(1)] += 1
-    for b in range(nb):
-        counts[b + 1] += counts[b]
-    fill = counts[:-1].copy()
-    total = counts[nb]
-    part_key = np.empty(total, dtype=np.uint64)
-    part_idx = np.empty(total, dtype=np.int64)
-    for i in range(n):
-        k = keys[i]
-        if k != zero:
-            b = (k * _GOLDEN) >> bshift
-            j = fill[b]
-            part_key[j] = k
-            part_idx[j] = i
-            fill[b] = j + 1
-    flags = np.zeros(n, dtype=np.bool_)
-    largest = 0
-    for b in range(nb):
-        largest = max(largest, counts[b + 1] - counts[b])
-    tbits = 4
-    while (1 << tbits) < 2 * largest:
-        tbits += 1
-    table = np.zeros(1 << tbits, dtype=np.uint64)
-    for b in range(nb):
-        lo = counts[b]
-        hi = counts[b + 1]
-        size = 4
-        tb = 2
-        while size < 2 * (hi - lo):
-            size <<= 1
-            tb += 1
-        slot_mask = np.uint64(size - 1)
-        for s in range(size):
-            table[s] = zero
-        # slots from the hash bits below the bucket bits
-        tshift = np.uint64(64 - bucket_bits - tb)
-        for j in range(lo, hi):
-            k = part_key[j]
-            slot = ((k * _GOLDEN) >> tshift) & slot_mask
-            found = False
-            while table[slot] != zero:
-                if table[slot] == k:
-                    found = True
-                    break
-                slot = (slot + np.uint64(1)) & slot_mask
-            if not found:
-                table[slot] = k
-                flags[part_idx[j]] = True
-    return flags
-
-
-@njit(cache=True)
-def _gather_children(first, mask, stones, width, height, canonical, flags, count):
-    """The ``count`` children flagged in ``flags`` (index ``parent * width + col``),
-    in index order: their bitboards (mirrored like their key with ``canonical``),
-    parent index, column played on the parent as stored, and whether mirrored."""
-    h1 = height + 1
-    first_moves = stones % 2 == 0
-    out_first = np.empty(count, dtype=np.uint64)
-    out_mask = np.empty(count, dtype=np.uint64)
-    out_parent = np.empty(count, dtype=np.int32)
-    out_col = np.empty(count, dtype=np.uint8)
-    out_flip = np.zeros(count, dtype=np.bool_)
-    zero = np.uint64(0)
-    bottom = zero
-    for col in range(width):
-        bottom |= np.uint64(1) << np.uint64(col * h1)
-    j = 0
-    for c in range(flags.size):
-        if not flags[c]:
-            continue
-        i = c // width
-        col = c - i * width
-        f = first[i]
-        m = mask[i]
-        new_mask = m | (m + (np.uint64(1) << np.uint64(col * h1)))
-        stone = new_mask ^ m
-        new_first = f | stone if first_moves else f
-        if canonical:
-            mover = (f if first_moves else f ^ m) | stone
-            key = (mover ^ new_mask) + new_mask + bottom
-            if _nb_mirror(key, width, height) < key:
-                out_flip[j] = True
-                new_first = _nb_mirror(new_first, width, height)
-                new_mask = _nb_mirror(new_mask, width, height)
-        out_first[j] = new_first
-        out_mask[j] = new_mask
-        out_parent[j] = i
-        out_col[j] = col
-        j += 1
-    return out_first, out_mask, out_parent, out_col, out_flip
-
-
-@njit(cache=True)
-def _add_mirrors(first, mask, index, width, height):
-    """Each position followed by its mirror image unless it is symmetric; the
-    index is repeated and ``mirrored`` marks the added images."""
-    n = first.size
-    out_first = np.empty(2 * n, dtype=np.uint64)
-    out_mask = np.empty(2 * n, dtype=np.uint64)
-    out_index = np.empty(2 * n, dtype=index.dtype)
-    mirrored = np.zeros(2 * n, dtype=np.bool_)
-    j = 0
-    for i in range(n):
-        out_first[j] = first[i]
-        out_mask[j] = mask[i]
-        out_index[j] = index[i]
-        j += 1
-        mf = _nb_mirror(first[i], width, height)
-        mm = _nb_mirror(mask[i], width, height)
-        if mf != first[i] or mm != mask[i]:
-            out_first[j] = mf
-            out_mask[j] = mm
-            out_index[j] = index[i]
-            mirrored[j] = True
-            j += 1
-    return out_first[:j].copy(), out_mask[:j].copy(), out_index[:j].copy(), mirrored[:j].copy()
 
 
 class _Layers:
@@ -252,6 +90,7 @@ class _Layers:
         # per layer added: (parent index, column, mirrored) arrays
         self.steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         stones = start.stone_count
+        kernels = _kernels()
         while stones < plies:
             cap = self.first.size * self.width
             if cap > max_candidates:
@@ -259,10 +98,12 @@ class _Layers:
                     f"the {stones + 1}-stone layer means examining {cap:,} children, more "
                     f"than the {max_candidates:,} allowed in memory (start from a longer line)"
                 )
-            keys = _child_keys(self.first, self.mask, stones, self.width, self.height, canonical)
-            flags = _first_flags(keys, _bucket_bits(keys.size))
+            keys = kernels.child_keys(
+                self.first, self.mask, stones, self.width, self.height, canonical
+            )
+            flags = kernels.first_flags(keys, _bucket_bits(keys.size))
             del keys
-            f, m, parent, col, flip = _gather_children(
+            f, m, parent, col, flip = kernels.gather_children(
                 self.first,
                 self.mask,
                 stones,
@@ -346,12 +187,12 @@ def _enumerate(
         mkey = _mirror_bits(key, width, height)
         flip = mkey < key
         canon = np.where(flip, mkey, key)
-        firsts = np.flatnonzero(_first_flags(canon, _bucket_bits(canon.size)))
+        firsts = np.flatnonzero(_kernels().first_flags(canon, _bucket_bits(canon.size)))
         first = np.where(flip, _mirror_bits(first, width, height), first)[firsts]
         mask = np.where(flip, _mirror_bits(mask, width, height), mask)[firsts]
         index, mirrored = index[firsts], flip[firsts]
     elif not merge_mirrors and canonical:
-        first, mask, index, mirrored = _add_mirrors(first, mask, index, width, height)
+        first, mask, index, mirrored = _kernels().add_mirrors(first, mask, index, width, height)
     return layers, first, mask, index, mirrored
 
 

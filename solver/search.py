@@ -43,24 +43,23 @@ True
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from solver.bitops import popcount, prefetch, trailing_zeros
+from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
+    _BOUND_OFFSET,
+    _MIX,
     DEFAULT_DEEP_STONES,
     DEFAULT_LOG2,
     DEFAULT_SMALL_LOG2,
     TranspositionTable,
-    entry_bound,
-    entry_move,
-    probe,
-    slot_and_tag,
-    store,
 )
 
 __all__ = [
@@ -79,6 +78,8 @@ _RANKS = 64  # more than any board width that fits 64 bits
 _TT_MOVE_BONUS = 1 << 20  # sorts the table's move before every other
 #: Enhanced transposition cut-offs at nodes with fewer stones than this (7x6: all).
 DEFAULT_ETC_STONES = 42  # the table's cut-off move sorts before every other move
+#: Index in ``geo`` of the stop flag: set when one thread of a parallel search has the answer.
+_STOP = 8
 
 # Layout of the integer part of a stack frame (one row per depth).
 _ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
@@ -97,6 +98,75 @@ def _u(i: int) -> np.uint64:
     access; indices that are unsigned skip the check (10% fewer instructions per
     node, measured). Every index here is non-negative by construction."""
     return np.uint64(i)
+
+
+# ------------------------------------------------- table entries (solver.table)
+@njit(cache=True, inline="always")
+def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[np.uint64, np.uint64]:
+    """Slot index and stored tag of a position key (see the module docstring).
+
+    The slot is unsigned, so indexing the table with it skips numba's check for
+    negative indices."""
+    mixed = key * np.uint64(_MIX)
+    if key_bits < 64:
+        mixed &= (np.uint64(1) << np.uint64(key_bits)) - np.uint64(1)
+    rest = np.uint64(key_bits - log2)
+    slot = mixed >> rest
+    tag = mixed & ((np.uint64(1) << rest) - np.uint64(1))
+    return slot, tag
+
+
+@njit(cache=True, inline="always")
+def probe(table: np.ndarray, slot: np.uint64, tag: np.uint64) -> np.uint64:
+    """The entry's low 16 bits (bounds and move) if it holds this position, else 0."""
+    entry = load_relaxed(table, slot)  # one read: other threads may store meanwhile
+    if (entry >> np.uint64(16)) == tag:
+        return entry & np.uint64(0xFFFF)
+    return np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def store(
+    table: np.ndarray, slot: np.uint64, tag: np.uint64, score: int, lower: bool, move_col: int
+) -> None:
+    """Store a bound (``lower`` or upper) and the cut-off column, keeping the other
+    bound (and the move) the slot holds for the same position; any other position
+    there is replaced."""
+    old = load_relaxed(table, slot)
+    lo = _ZERO  # no lower bound
+    hi = np.uint64(63)  # no upper bound
+    mv = _ZERO
+    if (old >> np.uint64(16)) == tag:
+        lo = (old >> np.uint64(6)) & np.uint64(63)
+        hi = old & np.uint64(63)
+        mv = (old >> np.uint64(12)) & np.uint64(15)
+    code = np.uint64(score + _BOUND_OFFSET)
+    if lower:
+        if code > lo:
+            lo = code
+        mv = np.uint64(move_col + 1)
+    else:
+        if code < hi:
+            hi = code
+        mv = _ZERO
+    store_relaxed(
+        table, slot, (tag << np.uint64(16)) | (mv << np.uint64(12)) | (lo << np.uint64(6)) | hi
+    )
+
+
+@njit(cache=True, inline="always")
+def entry_bounds(payload: np.uint64) -> tuple[int, int]:
+    """(lower, upper) bounds of a non-zero payload returned by :func:`probe`
+    (-99 / 99 when the entry has no such bound)."""
+    lo = int((payload >> np.uint64(6)) & np.uint64(63))
+    hi = int(payload & np.uint64(63))
+    return (lo - _BOUND_OFFSET if lo != 0 else -99), (hi - _BOUND_OFFSET if hi != 63 else 99)
+
+
+@njit(cache=True, inline="always")
+def entry_move(payload: np.uint64) -> int:
+    """Column of the stored cut-off move, or -1."""
+    return int((payload >> np.uint64(12)) & np.uint64(15)) - 1
 
 
 # ---------------------------------------------------------------- bit tricks
@@ -184,7 +254,7 @@ def _zugzwang_bound(
 
 
 # ------------------------------------------------------------- the kernel
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _negamax(
     cur0: np.uint64,
     mask0: np.uint64,
@@ -206,9 +276,11 @@ def _negamax(
     Fail-soft: a result ``<= alpha0`` is an upper bound (the best of the
     children's bounds, often below ``alpha0``), ``>= beta0`` a lower bound,
     anything between is exact. ``geo`` = (width, height, cells,
-    deep_stones, use_potential, etc_stones, use_prefetch, tt_stones); ``tparams`` =
+    deep_stones, use_potential, etc_stones, use_prefetch, tt_stones, stop); ``tparams`` =
     (log2, small_log2, key_bits);
-    ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth).
+    ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth); ``stats`` =
+    (nodes, stopped). When another thread sets ``geo[_STOP]``, returns soon (at
+    the next store into the big table) with ``stats[1]`` set and a meaningless result.
     """
     width = geo[0]
     height = geo[1]
@@ -339,16 +411,15 @@ def _negamax(
                 slot, tag = slot_and_tag(key, big_log2, key_bits)
                 payload = probe(big, slot, tag)
             if payload != _ZERO:
-                bound, lower = entry_bound(payload)
+                lower, upper = entry_bounds(payload)
                 tt_move = entry_move(payload)
-                if lower:
-                    if bound > alpha:
-                        alpha = bound
-                        if alpha >= beta:
-                            v = alpha
-                            done = True
-                elif bound < beta:
-                    beta = bound
+                if lower > alpha:
+                    alpha = lower
+                    if alpha >= beta:
+                        v = alpha
+                        done = True
+                if not done and upper < beta:
+                    beta = upper
                     if alpha >= beta:
                         v = beta
                         done = True
@@ -396,20 +467,28 @@ def _negamax(
                         cslot, ctag = slot_and_tag(ckey, big_log2, key_bits)
                         cpay = probe(big, cslot, ctag)
                     if cpay != _ZERO:
-                        cbound, clower = entry_bound(cpay)
-                        if not clower:
-                            if -cbound >= beta:
-                                v = -cbound
-                                done = True
-                                etc_col = col
-                                break
-                        elif -cbound <= alpha:
+                        clower, cupper = entry_bounds(cpay)
+                        if -cupper >= beta:
+                            v = -cupper
+                            done = True
+                            etc_col = col
+                            break
+                        cbound = clower
+                        if -cbound <= alpha:
                             # the child's lower bound proves this move cannot
                             # raise alpha: skip it (its upper bound joins best)
                             if -cbound > best:
                                 best = -cbound
                             continue
-                sc = popcount(w) * _RANKS + tie_break[_u(col)]
+                # c4's weights: threats one and two moves from playable, useful threats
+                useful = w & ~(opp_win << _ONE)
+                play_c = (nm + bottom) & board
+                up1 = (play_c << _ONE) & board
+                nt = useful & up1
+                nnt = useful & ((up1 << _ONE) & board)
+                sc = (
+                    12 * popcount(nt) + 5 * popcount(nnt) + 3 * popcount(useful)
+                ) * _RANKS + tie_break[_u(col)]
                 if col == tt_move:
                     sc += _TT_MOVE_BONUS
                 j = k
@@ -475,6 +554,14 @@ def _negamax(
                 else:
                     slot, tag = slot_and_tag(key, big_log2, key_bits)
                     store(big, slot, tag, score, True, col)
+                    if load_relaxed(geo, _u(_STOP)) != 0:
+                        # stopped: another thread has the answer. Leave at once, storing
+                        # nothing more (each entry stored so far is the bound of a
+                        # finished subtree). Checked only after the big table's stores,
+                        # the rarer ones, so that it costs nothing in the deep nodes.
+                        stats[0] += nodes
+                        stats[1] = 1
+                        return 0
                 v = score
                 continue
             if score > ist[_u(d), _BEST]:
@@ -502,9 +589,13 @@ def _negamax(
             else:
                 slot, tag = slot_and_tag(key, big_log2, key_bits)
                 store(big, slot, tag, v, False, -1)
+                if load_relaxed(geo, _u(_STOP)) != 0:  # stopped (see above)
+                    stats[0] += nodes
+                    stats[1] = 1
+                    return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve_one(
     cur: np.uint64,
     mask: np.uint64,
@@ -521,7 +612,10 @@ def _solve_one(
     ist: np.ndarray,
     stats: np.ndarray,
 ) -> int:
-    """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won."""
+    """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
+
+    Meaningless if ``stats[1]`` is set on return: another thread stopped it.
+    """
     width = geo[0]
     height = geo[1]
     cells = geo[2]
@@ -541,6 +635,8 @@ def _solve_one(
         r = _negamax(
             cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
         )
+        if stats[1] != 0:
+            return 0  # stopped
         if r > 0:
             return 1
         if r < 0:
@@ -570,6 +666,8 @@ def _solve_one(
         r = _negamax(
             cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
         )
+        if stats[1] != 0:
+            return 0  # stopped
         if r <= med:
             hi = r
         else:
@@ -577,7 +675,7 @@ def _solve_one(
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve_batch(
     first: np.ndarray,
     masks: np.ndarray,
@@ -627,6 +725,8 @@ def _column_order(width: int) -> list[int]:
 def _check_board_size(width: int, height: int) -> None:
     if width < 1 or height < 1 or width * (height + 1) > 64:
         raise ValueError(f"board {width}x{height} does not fit the 64-bit bitboard")
+    if width * height > 60:  # the table's 6-bit bound fields hold scores up to 30
+        raise ValueError(f"board {width}x{height} has more than 60 cells")
     if (width * height) % 2:
         raise ValueError(
             f"board {width}x{height} has an odd number of cells: Pons scores are only "
@@ -656,8 +756,16 @@ class Solver:
     least ``deep_stones`` stones. Tuning switches (defaults are the tuned
     ones): ``potential`` ("no four possible any more" bound), ``etc_stones``
     (enhanced transposition cut-offs below this many stones), ``prefetch``,
-    ``tt_stones`` (no table use from this many stones on). One solver per
-    process (or worker); it is not thread-safe.
+    ``tt_stones`` (no table use from this many stones on).
+
+    ``threads``: how many threads search one position (:meth:`solve`,
+    :meth:`solve_wdl`, :meth:`analyze`; ``None``: one per core). They share
+    the main table (lazy SMP): each searches the same position in its own
+    column order, every one profits from the bounds the others store, and the
+    first to finish has the answer (exact, as any thread's: the table only
+    holds proven bounds). :meth:`solve_many` uses one thread: for many
+    positions, one process per core does better. A solver is not thread-safe:
+    call it from one thread at a time.
 
     >>> s = Solver(table_log2=16)
     >>> p = Position.from_moves("4455")
@@ -680,8 +788,10 @@ class Solver:
         etc_stones: int | None = None,
         prefetch: bool = True,
         tt_stones: int | None = None,
+        threads: int | None = 1,
     ) -> None:
         _check_board_size(width, height)
+        self.threads = _thread_count(threads)
         self.width = width
         self.height = height
         self.cells = width * height
@@ -701,38 +811,39 @@ class Solver:
                 etc_stones,
                 int(prefetch),
                 self.cells + 1 if tt_stones is None else tt_stones,
+                0,  # _STOP
             ],
             dtype=np.int64,
         )
-        self._order = np.array(_column_order(width), dtype=np.int64)
         self._col_masks = np.array(
             [((1 << height) - 1) << (c * (height + 1)) for c in range(width)], dtype=np.uint64
         )
         self._bottom = bottom_mask(width, height)
         self._board = board_mask(width, height)
-        depth = self.cells + 2
-        self._ust = np.zeros((depth, 3 + 2 * width), dtype=np.uint64)
-        self._ist = np.zeros((depth, 5 + width), dtype=np.int64)
-        self._stats = np.zeros(1, dtype=np.int64)
+        #: per searching thread: (order, small table, stacks, stats); grown on demand
+        self._workers: list[_Worker] = [_Worker.main(self)]
         self._positions = 0
         self._seconds = 0.0
 
     # ------------------------------------------------------------ queries
-    def solve(self, pos: Position | str, guess: int | None = None) -> int:
+    def solve(
+        self, pos: Position | str, guess: int | None = None, threads: int | None = None
+    ) -> int:
         """Exact score of ``pos`` for the side to move (Pons convention).
 
         ``guess``: a likely score (e.g. a sibling position's); when right, the
         search needs only two null-window passes. The result is exact whatever
-        the guess. Raises ``ValueError`` if the position is illegal, already
-        won, or of another board size.
+        the guess. ``threads``: for this call instead of the solver's own.
+        Raises ``ValueError`` if the position is illegal, already won, or of
+        another board size.
         """
         cur, mask = self._check(pos)
-        return self._run(cur, mask, wdl=False, guess=guess)
+        return self._run(cur, mask, wdl=False, guess=guess, threads=threads)
 
-    def solve_wdl(self, pos: Position | str) -> int:
+    def solve_wdl(self, pos: Position | str, threads: int | None = None) -> int:
         """+1 win, 0 draw, -1 loss for the side to move (at most two null-window searches)."""
         cur, mask = self._check(pos)
-        return self._run(cur, mask, wdl=True)
+        return self._run(cur, mask, wdl=True, threads=threads)
 
     def analyze(self, pos: Position | str) -> list[int | None]:
         """Score of playing each column (0-based index), ``None`` for full columns.
@@ -797,14 +908,15 @@ class Solver:
         self.table.clear()
 
     def reset_stats(self) -> None:
-        self._stats[0] = 0
+        for worker in self._workers:
+            worker.stats[:] = 0
         self._positions = 0
         self._seconds = 0.0
 
     @property
     def nodes(self) -> int:
-        """Search nodes visited since creation or :meth:`reset_stats`."""
-        return int(self._stats[0])
+        """Search nodes visited since creation or :meth:`reset_stats` (all threads)."""
+        return sum(int(worker.stats[0]) for worker in self._workers)
 
     @property
     def stats(self) -> SearchStats:
@@ -817,33 +929,65 @@ class Solver:
         )
 
     # ----------------------------------------------------------- helpers
-    def _kernel_args(self) -> tuple:
-        t = self.table
+    def _kernel_args(self, worker: int = 0) -> tuple:
+        w = self._workers[worker]
         return (
-            t.big,
-            t.small,
-            t.params,
+            self.table.big,
+            w.small,
+            self.table.params,
             self._geo,
-            self._order,
+            w.order,
             self._col_masks,
-            self._ust,
-            self._ist,
-            self._stats,
+            w.ust,
+            w.ist,
+            w.stats,
         )
 
-    def _run(self, cur: int, mask: int, wdl: bool, guess: int | None = None) -> int:
+    def _run(
+        self, cur: int, mask: int, wdl: bool, guess: int | None = None, threads: int | None = None
+    ) -> int:
+        threads = self.threads if threads is None else _thread_count(threads)
         start = time.perf_counter()
-        score = _solve_one(
-            np.uint64(cur),
-            np.uint64(mask),
-            wdl,
-            guess is not None,
-            guess or 0,
-            *self._kernel_args(),
-        )
+        args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0)
+        if threads == 1:
+            score = int(_solve_one(*args, *self._kernel_args()))
+        else:
+            score = self._run_parallel(args, threads)
         self._seconds += time.perf_counter() - start
         self._positions += 1
-        return int(score)
+        return score
+
+    def _run_parallel(self, args: tuple, threads: int) -> int:
+        """Lazy SMP: ``threads`` searches of the same position, the first to finish answers."""
+        while len(self._workers) < threads:
+            self._workers.append(_Worker.helper(self, len(self._workers)))
+        results: list[int | None] = [None] * threads
+
+        def search(i: int) -> None:
+            worker = self._workers[i]
+            worker.stats[1] = 0
+            score = int(_solve_one(*args, *self._kernel_args(i)))  # releases the GIL
+            if worker.stats[1] == 0:  # finished, not stopped
+                results[i] = score
+                self._geo[_STOP] = 1  # the others see it at their next node
+
+        helpers = [threading.Thread(target=search, args=(i,)) for i in range(1, threads)]
+        self._geo[_STOP] = 0
+        try:
+            for helper in helpers:
+                helper.start()
+            search(0)
+        finally:
+            self._geo[_STOP] = 1
+            for helper in helpers:
+                helper.join()
+            self._geo[_STOP] = 0
+            for worker in self._workers:
+                worker.stats[1] = 0  # a stopped flag left set would stop the next search
+        answers = {r for r in results if r is not None}
+        if len(answers) != 1:  # never: every finished search is exact
+            raise RuntimeError(f"parallel search threads disagree: {sorted(answers)}")
+        return answers.pop()
 
     def _position(self, pos: Position | str) -> Position:
         if isinstance(pos, str):
@@ -888,6 +1032,56 @@ class Solver:
             raise ValueError(f"position {i} cannot be solved: {reason}")
 
 
+def _thread_count(threads: int | None) -> int:
+    """``threads`` checked, ``None`` meaning one per core."""
+    if threads is None:
+        return os.cpu_count() or 1
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    return threads
+
+
+@dataclass
+class _Worker:
+    """What one searching thread owns: its column order (the helpers' differ, so
+    that they search other parts of the tree first), its stack, its statistics
+    (nodes, stopped) and its small table. The small table is per thread: it
+    holds the deepest positions, probed at nearly every node, and sharing it
+    would bounce its cache lines between the cores for results that are cheap
+    to recompute; the big table is shared."""
+
+    order: np.ndarray
+    small: np.ndarray
+    ust: np.ndarray
+    ist: np.ndarray
+    stats: np.ndarray
+
+    @classmethod
+    def main(cls, solver: Solver) -> _Worker:
+        return cls._new(solver, _column_order(solver.width), solver.table.small)
+
+    @classmethod
+    def helper(cls, solver: Solver, index: int) -> _Worker:
+        order = _column_order(solver.width)
+        if index % 2 == 1:  # centre first, ties to the right
+            order = sorted(order, key=lambda c: (abs(2 * c - (solver.width - 1)), -c))
+        if index > 1:  # more helpers: swap neighbours of the order, a different pair each
+            i = (index // 2 - 1) % (len(order) - 1)
+            order[i], order[i + 1] = order[i + 1], order[i]
+        return cls._new(solver, order, np.zeros_like(solver.table.small))
+
+    @classmethod
+    def _new(cls, solver: Solver, order: list[int], small: np.ndarray) -> _Worker:
+        depth = solver.cells + 2
+        return cls(
+            order=np.array(order, dtype=np.int64),
+            small=small,
+            ust=np.zeros((depth, 3 + 2 * solver.width), dtype=np.uint64),
+            ist=np.zeros((depth, 5 + solver.width), dtype=np.int64),
+            stats=np.zeros(2, dtype=np.int64),
+        )
+
+
 # ------------------------------------------------------ module-level API
 _default: Solver | None = None
 
@@ -900,18 +1094,20 @@ def default_solver() -> Solver:
     return _default
 
 
-def solve(pos: Position | str) -> int:
+def solve(pos: Position | str, threads: int | None = 1) -> int:
     """Exact Pons score of a 7x6 position (or 1-based move string) for the side to move.
+
+    ``threads``: searching threads (``None``: one per core), see :class:`Solver`.
 
     >>> solve("2252576253462244111563365343671351441")
     -1
     """
-    return default_solver().solve(pos)
+    return default_solver().solve(pos, threads=threads)
 
 
-def solve_wdl(pos: Position | str) -> int:
+def solve_wdl(pos: Position | str, threads: int | None = 1) -> int:
     """+1 / 0 / -1: the side to move wins, draws or loses."""
-    return default_solver().solve_wdl(pos)
+    return default_solver().solve_wdl(pos, threads=threads)
 
 
 def analyze(pos: Position | str) -> list[int | None]:

@@ -1,18 +1,25 @@
 """Transposition table: numpy arrays of packed 64-bit entries, kept across solves.
 
-Each entry stores, for one position, a bound on its score and the move that
-last produced a cut-off there. The position key (``current + mask + bottom``,
+Each entry stores, for one position, a lower and an upper bound on its score
+(a null-window search proves one of them; the bisection on the score range
+searches a position again with other windows, and then both count) and the
+move that last produced a cut-off there. The position key (``current + mask + bottom``,
 ``key_bits = width * (height + 1)`` bits) is mixed by an odd multiplier modulo
 ``2**key_bits``; that map is a bijection, so the top ``log2`` bits of the mix
 choose the slot and the remaining low bits, stored in the entry, identify the
 position exactly: there are no false hits, whatever the table size.
 
-Entry layout (uint64): ``tag << 16 | move << 8 | bound``.
+Entry layout (uint64): ``tag << 16 | move << 12 | lower << 6 | upper`` (packed
+and read by the search kernel, :mod:`solver.search`: numba compiles them into it).
 
-* ``bound``: ``score + 64``, plus 128 when the score is a lower bound (else an
-  upper bound). Never 0, so a zero entry is an empty slot.
+* ``lower``: ``score + 32`` of a lower bound, or 0 (none);
+* ``upper``: ``score + 32`` of an upper bound, or 63 (none); never 0, so a
+  zero entry is an empty slot;
 * ``move``: 1 + the column of the cut-off move, or 0.
 * ``tag``: the low ``key_bits - log2`` bits of the mixed key.
+
+A store for the position a slot holds keeps the bound it does not replace;
+a store for another position replaces the entry.
 
 Two arrays make the table: a big one for positions with few stones (large
 subtrees, worth remembering for long) and a small one, 512 KiB, for deep
@@ -28,9 +35,6 @@ True
 """
 
 from __future__ import annotations
-
-import numpy as np
-from numba import njit
 
 __all__ = [
     "DEFAULT_DEEP_STONES",
@@ -57,8 +61,9 @@ DEFAULT_SMALL_LOG2 = 16
 DEFAULT_DEEP_STONES = 25
 
 _MIX = 0x9E3779B97F4A7C15  # odd: multiplication by it is a bijection mod 2**k
-_SCORE_OFFSET = 64
-_LOWER_FLAG = 128
+#: added to a score in the entry's 6-bit bound fields (scores are -30..30 on boards
+#: of up to 60 cells, 7x6: -18..18)
+_BOUND_OFFSET = 32
 _MAX_LOG2 = 32
 
 
@@ -102,6 +107,8 @@ class TranspositionTable:
         self.log2 = min(log2, key_bits)
         self.small_log2 = min(small_log2, key_bits)
         self.key_bits = key_bits
+        import numpy as np  # here, not above: `openingbook --help` reads DEFAULT_LOG2
+
         self.big = np.zeros(1 << self.log2, dtype=np.uint64)
         self.small = np.zeros(1 << self.small_log2, dtype=np.uint64)
         #: (log2, small_log2, key_bits) as the search kernel reads them
@@ -118,6 +125,8 @@ class TranspositionTable:
 
     def used(self) -> int:
         """Number of occupied slots (both arrays)."""
+        import numpy as np
+
         return int(np.count_nonzero(self.big) + np.count_nonzero(self.small))
 
     def __repr__(self) -> str:
@@ -125,54 +134,3 @@ class TranspositionTable:
             f"TranspositionTable(log2={self.log2}, small_log2={self.small_log2}, "
             f"key_bits={self.key_bits})"
         )
-
-
-# ------------------------------------------------------------ numba helpers
-@njit(cache=True, inline="always")
-def slot_and_tag(key: np.uint64, log2: int, key_bits: int) -> tuple[np.uint64, np.uint64]:
-    """Slot index and stored tag of a position key (see the module docstring).
-
-    The slot is unsigned, so indexing the table with it skips numba's check for
-    negative indices."""
-    mixed = key * np.uint64(_MIX)
-    if key_bits < 64:
-        mixed &= (np.uint64(1) << np.uint64(key_bits)) - np.uint64(1)
-    rest = np.uint64(key_bits - log2)
-    slot = mixed >> rest
-    tag = mixed & ((np.uint64(1) << rest) - np.uint64(1))
-    return slot, tag
-
-
-@njit(cache=True, inline="always")
-def probe(table: np.ndarray, slot: np.uint64, tag: np.uint64) -> np.uint64:
-    """The entry's low 16 bits (bound and move) if it holds this position, else 0."""
-    entry = table[slot]
-    if (entry >> np.uint64(16)) == tag:
-        return entry & np.uint64(0xFFFF)
-    return np.uint64(0)
-
-
-@njit(cache=True, inline="always")
-def store(
-    table: np.ndarray, slot: np.uint64, tag: np.uint64, score: int, lower: bool, move_col: int
-) -> None:
-    """Always-replace store of a bound (``lower`` or upper) and the cut-off column."""
-    bound = score + _SCORE_OFFSET
-    if lower:
-        bound += _LOWER_FLAG
-    table[slot] = (tag << np.uint64(16)) | np.uint64(((move_col + 1) << 8) | bound)
-
-
-@njit(cache=True, inline="always")
-def entry_bound(payload: np.uint64) -> tuple[int, bool]:
-    """(score, is_lower_bound) of a non-zero payload returned by :func:`probe`."""
-    b = int(payload & np.uint64(0xFF))
-    if b >= _LOWER_FLAG:
-        return b - _LOWER_FLAG - _SCORE_OFFSET, True
-    return b - _SCORE_OFFSET, False
-
-
-@njit(cache=True, inline="always")
-def entry_move(payload: np.uint64) -> int:
-    """Column of the stored cut-off move, or -1."""
-    return int((payload >> np.uint64(8)) & np.uint64(0xFF)) - 1

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from solver import (
     Position,
+    bitboards,
     can_win_next_bits,
     canonical_bits,
     count_positions,
@@ -326,6 +327,38 @@ def test_bit_helpers_agree_with_position(poss):
     # the other variant of the pair gives the same canonical variant
     mf, mm = canonical_bits(mirror_bits(first), mirror_bits(mask))
     assert (mf == cf).all() and (mm == cm).all()
+
+
+def test_numpy_and_compiled_bit_helpers_agree(monkeypatch):
+    """The helpers run numpy code, or numba kernels in a process that loaded numba:
+    both must give the same answers (positions of the book, and random bit
+    patterns that are not positions), in the input's shape."""
+    import numba  # noqa: F401 (the kernels are only used once numba is loaded)
+
+    first, mask = enumerate_positions(7, merge_mirrors=False, drop_immediate_wins=False)
+    noise = np.random.default_rng(17).integers(0, 1 << 63, 2000, dtype=np.uint64)
+    first = np.concatenate([first, noise & (noise >> np.uint64(7))])
+    mask = np.concatenate([mask, noise])
+    first, mask = (
+        first[: first.size // 2 * 2].reshape(2, -1),
+        mask[: mask.size // 2 * 2].reshape(2, -1),
+    )
+    answers = []
+    for min_size in (0, 1 << 62):  # always the kernels, never the kernels
+        monkeypatch.setattr(bitboards, "_KERNEL_MIN_SIZE", min_size)
+        answers.append(
+            (
+                has_four_bits(first),
+                has_four_bits(first ^ mask),
+                can_win_next_bits(first, mask),
+                mirror_bits(first),
+                mirror_bits(mask),
+            )
+        )
+    for compiled, plain in zip(*answers, strict=True):
+        assert compiled.shape == plain.shape == first.shape
+        assert compiled.dtype == plain.dtype
+        assert np.array_equal(compiled, plain)
 
 
 @settings(max_examples=50)

@@ -264,6 +264,34 @@ def test_thill_book8_sample(reference_dir):
         assert solver.solve_wdl(pos) == expected, pos.to_diagram()
 
 
+# ---------------------------------------------------------- parallel search
+def test_parallel_scores_agree_with_the_reference(reference_lines):
+    """Threads sharing one table (lazy SMP): every reference line of 14+ stones gets its
+    exact score and win/draw/loss with 2 and 3 threads (each helper in its own column
+    order), and the same as one thread of the same solver after them."""
+    lines = [(m, s) for m, s in reference_lines if len(m) >= 14]
+    assert len(lines) >= 100
+    solvers = {threads: Solver(table_log2=20, threads=threads) for threads in (2, 3)}
+    for moves, expected in lines:
+        for threads, s in solvers.items():
+            assert s.solve(moves) == expected, (moves, threads)
+            assert s.solve_wdl(moves) == np.sign(expected), (moves, threads)
+            assert s.solve(moves, threads=1) == expected, (moves, threads)
+    assert all(s.nodes > 0 for s in solvers.values())
+
+
+def test_parallel_analyze_and_thread_counts():
+    p = Position.from_moves("4444455121")
+    serial = Solver(table_log2=18).analyze(p)
+    assert Solver(table_log2=18, threads=2).analyze(p) == serial
+    assert Solver(table_log2=18).solve(p, threads=4) == max(v for v in serial if v is not None)
+    assert solve(DEEP_MOVES, threads=2) == -1
+    assert Solver(table_log2=12, threads=None).threads >= 1  # one per core
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="threads"):
+            Solver(table_log2=12, threads=bad)
+
+
 # ------------------------------------------------------------- the table
 def test_table_kept_and_reset():
     p = Position.from_moves("4444455121")

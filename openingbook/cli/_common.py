@@ -10,6 +10,7 @@ a missing file) and running out of memory exit with 1.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
 import sys
@@ -86,6 +87,39 @@ format_option = click.option(
     help="Book format: 8, 12, 12-dist (any ply: N or N-dist) or a Thill file name; "
     "default: the manifest <book>.json, Thill's file names, else the content.",
 )
+
+
+class LazyChoice(click.Choice):
+    """A :class:`click.Choice` of a library constant, imported when first needed.
+
+    Every command imports all command modules (``--help`` lists them), so a
+    constant read at import time would load its library, numpy and all, into
+    ``openingbook lookup`` and ``--help`` too; this one is read when the option
+    is parsed or its help is shown.
+    """
+
+    def __init__(self, module: str, name: str) -> None:
+        self._source = (module, name)
+        self.case_sensitive = True
+
+    @functools.cached_property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        module, name = self._source
+        return tuple(getattr(importlib.import_module(module), name))
+
+
+class LazyHelpOption(click.Option):
+    """An option whose help text is made from the library when it is shown
+    (``cls=LazyHelpOption, help_from=FUNCTION``), for the reason of :class:`LazyChoice`."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._help_from = help_from
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        if self.help is None:
+            self.help = self._help_from()
+        return super().get_help_record(ctx)
 
 
 def emit_json(obj: Any) -> None:

@@ -13,23 +13,15 @@ from pathlib import Path
 
 import click
 
-from openingbook.build import (
-    BuildOptions,
-    BuildSummary,
-    build_book,
-    default_output_name,
-    merge_books,
-    parse_shard,
-)
 from openingbook.cli import main
 from openingbook.cli._common import emit_json, json_option, parallel_options, user_errors
-from openingbook.compact import COMPACT_SUFFIX
-from openingbook.convert import write_compact_via_thill
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
+    from openingbook.build import parse_shard  # the command modules import only click
+
     try:
         return parse_shard(value)
     except ValueError as exc:
@@ -162,6 +154,10 @@ def build_command(
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
+    from openingbook.build import BuildOptions, BuildSummary, build_book, default_output_name
+    from openingbook.compact import COMPACT_SUFFIX
+    from openingbook.convert import write_compact_via_thill
+
     options = BuildOptions(
         plies=plies,
         distances=distances,
@@ -236,6 +232,8 @@ def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: 
     Example:
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
     """
+    from openingbook.build import merge_books
+
     summary = merge_books(output, list(shards), force=force, command=_command_line())
     if as_json:
         emit_json(summary.as_dict())

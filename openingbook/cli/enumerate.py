@@ -6,8 +6,7 @@ import click
 
 from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, user_errors
-from openingbook.enumeration import OUTPUT_FORMATS, enumerate_to_file
+from openingbook.cli._common import LazyChoice, emit_json, json_option, user_errors
 
 
 @main.command("enumerate")
@@ -28,7 +27,7 @@ from openingbook.enumeration import OUTPUT_FORMATS, enumerate_to_file
 @click.option(
     "--as",
     "output_format",
-    type=click.Choice(OUTPUT_FORMATS),
+    type=LazyChoice("openingbook.enumeration", "OUTPUT_FORMATS"),
     default=None,
     help="Line format for --out: 1-based move strings (default) or column codes as 0/1 digits.",
 )
@@ -68,6 +67,8 @@ def enumerate_command(
         raise click.UsageError("--as needs --out FILE")
     if out is not None:
         refuse_existing(out, force)
+    from openingbook.enumeration import enumerate_to_file
+
     result = enumerate_to_file(
         plies,
         under,

@@ -8,9 +8,29 @@ import click
 
 from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
-from openingbook.cli._common import BOOK, emit_json, json_option, user_errors
-from openingbook.export import EXPORT_FORMATS, export_book
-from openingbook.export.pons import PONS_LOG_SIZES
+from openingbook.cli._common import (
+    BOOK,
+    LazyChoice,
+    LazyHelpOption,
+    emit_json,
+    json_option,
+    user_errors,
+)
+
+
+def _log_size(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """``--log-size`` checked against the sizes Pons' loader accepts (loaded on use)."""
+    if value is None:
+        return None
+    from openingbook.export.pons import PONS_LOG_SIZES
+
+    return click.IntRange(PONS_LOG_SIZES[0], PONS_LOG_SIZES[-1]).convert(value, param, ctx)
+
+
+def _format_help() -> str:
+    from openingbook.export import EXPORT_FORMATS
+
+    return "; ".join(f"{name}: {text}" for name, text in EXPORT_FORMATS.items())
 
 
 @main.command("export")
@@ -19,9 +39,10 @@ from openingbook.export.pons import PONS_LOG_SIZES
     "-f",
     "--format",
     "fmt",
-    type=click.Choice(list(EXPORT_FORMATS)),
+    type=LazyChoice("openingbook.export", "EXPORT_FORMATS"),
     required=True,
-    help="; ".join(f"{name}: {text}" for name, text in EXPORT_FORMATS.items()),
+    cls=LazyHelpOption,
+    help_from=_format_help,
 )
 @click.option(
     "-o",
@@ -44,7 +65,8 @@ from openingbook.export.pons import PONS_LOG_SIZES
 )
 @click.option(
     "--log-size",
-    type=click.IntRange(PONS_LOG_SIZES[0], PONS_LOG_SIZES[-1]),
+    type=int,
+    callback=_log_size,
     help="pons: log2 of the table size (default: at least 8 slots per position).",
 )
 @json_option
@@ -65,6 +87,8 @@ def export_command(
     enumeration, so every export is complete for the book's ply.
     """
     refuse_existing(out, force)
+    from openingbook.export import export_book
+
     summary = export_book(
         book, fmt, out, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
     )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.cli._common import (
     BadArgument,
@@ -15,10 +16,10 @@ from openingbook.cli._common import (
     read_stdin,
     user_errors,
 )
-from openingbook.compact import CompactBook, describe_compact, is_compact
-from openingbook.reader import Book, describe_book
-from openingbook.registry import resolve_book, shipped_books
 from solver import Player, Position, Winner
+
+if TYPE_CHECKING:
+    from openingbook.bookfile import BookFormat
 
 
 def _read_board(board: str) -> Position:
@@ -83,6 +84,10 @@ def lookup_command(
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
+    from openingbook.compact import CompactBook, is_compact  # the command modules import only click
+    from openingbook.reader import Book
+    from openingbook.registry import resolve_book
+
     path = resolve_book(book)
     if is_compact(path):
         if fmt is not None:
@@ -152,6 +157,10 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info book.dat
       openingbook info mybook.dat --format 12-dist --json
     """
+    from openingbook.compact import describe_compact, is_compact
+    from openingbook.reader import describe_book
+    from openingbook.registry import resolve_book
+
     path = resolve_book(book)
     if is_compact(path):
         if fmt is not None:
@@ -208,6 +217,8 @@ def books_command(as_json: bool) -> None:
     A shipped book is opened by its name anywhere a BOOK is asked for
     ('openingbook lookup 12-dist 444444333333', openingbook.open_book("12-dist")).
     """
+    from openingbook.registry import shipped_books
+
     books = shipped_books()
     if as_json:
         emit_json({"books": [b.as_dict() for b in books]})

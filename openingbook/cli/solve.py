@@ -6,6 +6,7 @@ import itertools
 import sys
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,10 +18,13 @@ from openingbook.cli._common import (
     stdin_text_stream,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from solver import Solver
+
 from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2, check_table_size
 from solver import (
     Position,
-    Solver,
     default_table_log2,
     describe_score,
     plies_from_score,
@@ -100,10 +104,21 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
     show_default=True,
     help="Transposition table size: 2^N entries of 8 bytes.",
 )
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Threads searching each position, sharing the table (default: one per core).",
+)
 @json_option
 @user_errors
 def solve_command(
-    moves: str | None, source: str | None, all_moves: bool, table_log2: int, as_json: bool
+    moves: str | None,
+    source: str | None,
+    all_moves: bool,
+    table_log2: int,
+    threads: int | None,
+    as_json: bool,
 ) -> None:
     """Exact game value of the position after MOVES (1-based columns, e.g. 4453).
 
@@ -122,7 +137,9 @@ def solve_command(
         # fails at once, without loading the solver first
         batch = _batch_lines(source)
         lines = itertools.chain([next(batch)], batch)
-    solver = Solver(table_log2)
+    from solver import Solver  # numba: only the solve command loads it
+
+    solver = Solver(table_log2, threads=threads)
     solver.warm_up()  # load the compiled kernel now, so that "ms" is solving time only
     if position is not None and moves is not None:
         result = _result(solver, position, moves, all_moves)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.cli._common import (
     BOOK,
@@ -22,10 +22,11 @@ from openingbook.cli._common import (
     parallel_options,
     user_errors,
 )
-from openingbook.convert import write_compact_via_thill
-from openingbook.derive import DeriveSummary, derive_book
-from openingbook.validate import book_stats, check_book, diff_books, validate_books
 from solver import Position
+
+if TYPE_CHECKING:
+    from openingbook.bookfile import BookFormat
+    from openingbook.derive import DeriveSummary
 
 _BOOK = BOOK
 
@@ -110,6 +111,8 @@ def derive_command(
 
     Example: openingbook derive --from bookDeepDist.dat --plies 8 --out book8.dat --pruned
     """
+    from openingbook.convert import write_compact_via_thill  # the command modules import only click
+    from openingbook.derive import derive_book
 
     def derive(out: Path) -> DeriveSummary:
         return derive_book(
@@ -164,6 +167,8 @@ def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool)
 
     Example: openingbook validate book.dat bookDeep.dat
     """
+    from openingbook.validate import validate_books
+
     report = validate_books(book, deeper, under=under)
     _finish(report, as_json, report.lines())
 
@@ -187,6 +192,8 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
     missing positions count as first-player wins, so a distance book and a pruned
     one are compared on win/draw/loss. Exit status 1 when they differ.
     """
+    from openingbook.validate import diff_books
+
     report = diff_books(a, b)
     _finish(report, as_json, report.lines(limit))
 
@@ -233,6 +240,8 @@ def check_command(
     """
     if sample is not None and all_records:
         raise click.UsageError("--sample and --all exclude each other")
+    from openingbook.validate import check_book
+
     report = check_book(
         book,
         sample=sample,
@@ -273,5 +282,7 @@ def stats_command(
     book: Path, tromp: bool, per_ply: bool, fmt: BookFormat | None, as_json: bool
 ) -> None:
     """Record and value counts of BOOK."""
+    from openingbook.validate import book_stats
+
     report = book_stats(book, tromp=tromp, fmt=fmt, per_ply=per_ply)
     _finish(report, as_json, report.lines())

@@ -1,0 +1,123 @@
+"""Benchmark: start-up of the command line, as whole processes.
+
+Usage: ``python benchmarks/bench_startup.py [--runs 15] [--book PATH] [--out PATH]``
+
+Each case is a fresh ``python`` process running the ``openingbook`` entry point
+(``openingbook.cli:main``, as the installed script does) with the repository
+first on the path, timed from start to exit (wall time, and the CPU time of the
+child). The cases run interleaved, ``--runs`` rounds of all of them, so that a
+burst of load on this shared host hits every case alike; the figure per case is
+the median over the rounds. Before timing, one untimed round fills numba's cache
+and the OS file cache (``solve`` is measured with a warm compile cache).
+
+Cases: the bare interpreter (``python -c pass``, the floor), ``--help``,
+``lookup BOOK MOVES`` (a position the book does not store: the reader's
+binary search, order check and manifest), ``info BOOK`` (reads and checks the
+whole book), ``solve`` of an easy 8-ply position, single-threaded and with the
+default thread count. Writes ``benchmarks/results/startup.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from openingbook.atomicio import write_json_atomic
+
+ROOT = Path(__file__).resolve().parent
+REPO = ROOT.parent
+DEFAULT_BOOK = REPO.parent / "shared" / "reference" / "thill-original-book8.dat"
+ENTRY = "import sys; from openingbook.cli import main; sys.argv[0] = 'openingbook'; main()"
+#: goals of issue 17, seconds of wall time
+GOALS = {"--help": 0.2, "lookup": 0.25, "solve": 0.5}
+
+
+def cases(book: Path) -> dict[str, list[str]]:
+    cli = [sys.executable, "-c", ENTRY]
+    return {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "--help": [*cli, "--help"],
+        "lookup": [*cli, "lookup", str(book), "44444455"],
+        "info": [*cli, "info", str(book)],
+        "solve": [*cli, "solve", "44444455", "--threads", "1"],
+        "solve (all cores)": [*cli, "solve", "44444455"],
+    }
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[3:])} failed: {done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed rounds (median)")
+    parser.add_argument("--book", type=Path, default=DEFAULT_BOOK, help="book for lookup/info")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "startup.json")
+    args = parser.parse_args()
+    if not args.book.is_file():
+        sys.exit(f"bench_startup: no book at {args.book} (give --book)")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    todo = cases(args.book)
+    for argv in todo.values():  # untimed: numba's cache, the OS's file cache
+        run_once(argv, env)
+    walls: dict[str, list[float]] = {name: [] for name in todo}
+    cpus: dict[str, list[float]] = {name: [] for name in todo}
+    for _ in range(args.runs):
+        for name, argv in todo.items():
+            wall, cpu = run_once(argv, env)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    rows = {}
+    print(f"{'case':<20} {'median wall s':>13} {'min':>7} {'max':>7} {'median CPU s':>13}  goal")
+    for name in todo:
+        row = {
+            "median_wall_s": round(statistics.median(walls[name]), 3),
+            "min_wall_s": round(min(walls[name]), 3),
+            "max_wall_s": round(max(walls[name]), 3),
+            "median_cpu_s": round(statistics.median(cpus[name]), 3),
+            "argv": [os.path.basename(todo[name][0]), *todo[name][1:]],
+        }
+        goal = GOALS.get(name)
+        if goal is not None:
+            row["goal_s"] = goal
+        rows[name] = row
+        print(
+            f"{name:<20} {row['median_wall_s']:>13.3f} {row['min_wall_s']:>7.3f} "
+            f"{row['max_wall_s']:>7.3f} {row['median_cpu_s']:>13.3f}  {goal or ''}"
+        )
+    load = os.getloadavg()
+    results = {
+        "benchmark": "start-up of whole openingbook processes (median of interleaved rounds)",
+        "command": " ".join(["python", "benchmarks/bench_startup.py", *sys.argv[1:]]),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average_after": [round(x, 2) for x in load],
+        "runs": args.runs,
+        "book": str(args.book),
+        "cases": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(args.out, results)
+    print(json.dumps({"load_average_after": results["load_average_after"]}))
+
+
+if __name__ == "__main__":
+    main()
