@@ -28,6 +28,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
+#: the layout a command writes its book in (build, derive)
+output_format_option = click.option(
+    "--format",
+    "book_format",
+    type=click.Choice(("thill", "compact")),
+    default="thill",
+    show_default=True,
+    help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
+    "self-describing; complete books and books under a line only).",
+)
+
 
 def parallel_options(func: F) -> F:
     """``--jobs``, ``--executor``, ``--scheduler``, ``--table-log2``: how solving is spread out."""

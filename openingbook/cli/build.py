@@ -14,7 +14,13 @@ from pathlib import Path
 import click
 
 from openingbook.cli import main
-from openingbook.cli._common import emit_json, json_option, parallel_options, user_errors
+from openingbook.cli._common import (
+    emit_json,
+    json_option,
+    output_format_option,
+    parallel_options,
+    user_errors,
+)
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
@@ -107,15 +113,7 @@ def _command_line() -> list[str]:
 )
 @click.option("--chunk-size", type=int, help="Positions per chunk (default: automatic, <= 1024).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
-@click.option(
-    "--format",
-    "book_format",
-    type=click.Choice(("thill", "compact")),
-    default="thill",
-    show_default=True,
-    help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
-    "self-describing; complete books and --under books only).",
-)
+@output_format_option
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @json_option

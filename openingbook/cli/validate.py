@@ -19,6 +19,7 @@ from openingbook.cli._common import (
     emit_json,
     format_option,
     json_option,
+    output_format_option,
     parallel_options,
     user_errors,
 )
@@ -83,14 +84,7 @@ def _line(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     help="Distance book or pruned win/draw/loss book (default: like the deeper book).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
-@click.option(
-    "--format",
-    "book_format",
-    type=click.Choice(("thill", "compact")),
-    default="thill",
-    show_default=True,
-    help="Thill's layout (plus a manifest) or the compact format (.c4b).",
-)
+@output_format_option
 @json_option
 @user_errors
 def derive_command(
