@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from openingbook.atomicio import atomic_output, refuse_existing
+from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookFileError
 from openingbook.reader import UNKNOWN, BookValue, BulkValues, PositionNotInBook
 from openingbook.retrieval import (
@@ -94,9 +95,7 @@ __all__ = [
     "write_compact",
 ]
 
-MAGIC = b"C4BOOK\x1a\n"
 VERSION = 1
-COMPACT_SUFFIX = ".c4b"
 #: Value kinds, by their code in the header.
 KINDS = ("wdl", "distance", "score")
 STRUCTURE_COMPLETE = 0
@@ -260,15 +259,6 @@ class CompactHeader:
             scope,
             metadata if isinstance(metadata, dict) else {},
         )
-
-
-def is_compact(path: str | os.PathLike[str]) -> bool:
-    """Does the file start with the compact format's magic?"""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(len(MAGIC)) == MAGIC
-    except (IsADirectoryError, FileNotFoundError):
-        return False
 
 
 def canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from openingbook.compact import COMPACT_SUFFIX
+from openingbook.compact_magic import COMPACT_SUFFIX
 
 __all__ = ["ShippedBook", "book_name", "books_dir", "resolve_book", "shipped_books"]
 

@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from openingbook.cli import main
-from openingbook.cli._common import BOOK, emit_json, json_option, user_errors
-from openingbook.convert import CONVERT_FORMATS, convert_book
+from openingbook.cli._common import BOOK, LazyChoice, emit_json, json_option, user_errors
 
 
 @main.command("convert")
@@ -18,7 +17,7 @@ from openingbook.convert import CONVERT_FORMATS, convert_book
     "-f",
     "--format",
     "fmt",
-    type=click.Choice(CONVERT_FORMATS),
+    type=LazyChoice("openingbook.convert", "CONVERT_FORMATS"),
     default=None,
     help="Output format (default: from the extension, .c4b compact, .dat Thill).",
 )
@@ -39,6 +38,8 @@ def convert_command(
       openingbook convert books/book12.dat books/book12.c4b
       openingbook convert books/book12.c4b book12.dat
     """
+    from openingbook.convert import convert_book  # the command modules import only click
+
     summary = convert_book(source, output, fmt, force=force)
     if as_json:
         emit_json(summary.as_dict())

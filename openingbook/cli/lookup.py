@@ -84,7 +84,7 @@ def lookup_command(
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
-    from openingbook.compact import CompactBook, is_compact  # the command modules import only click
+    from openingbook.compact_magic import is_compact  # the command modules import only click
     from openingbook.reader import Book
     from openingbook.registry import resolve_book
 
@@ -92,6 +92,8 @@ def lookup_command(
     if is_compact(path):
         if fmt is not None:
             raise BadArgument("--format applies to Thill-layout books, not compact ones")
+        from openingbook.compact import CompactBook
+
         # opening verifies the header and the payload checksum; the position model
         # refuses what the book does not hold
         with CompactBook(path) as compact:
@@ -157,7 +159,7 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info book.dat
       openingbook info mybook.dat --format 12-dist --json
     """
-    from openingbook.compact import describe_compact, is_compact
+    from openingbook.compact_magic import is_compact
     from openingbook.reader import describe_book
     from openingbook.registry import resolve_book
 
@@ -165,6 +167,8 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
     if is_compact(path):
         if fmt is not None:
             raise BadArgument("--format applies to Thill-layout books, not compact ones")
+        from openingbook.compact import describe_compact
+
         info = describe_compact(path)
     else:
         info = describe_book(path, fmt)
