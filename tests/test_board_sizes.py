@@ -21,3 +21,19 @@ def test_empty_board_matches_the_published_result(width, height):
     score = solver.solve(Position.from_moves("", width=width, height=height))
     winner = str(winner_from_score(score, 0))
     assert (winner, plies_from_score(score, 0, width, height)) == BOARD_RESULTS[(width, height)]
+
+
+def test_committed_board_size_results_agree_with_the_published_table():
+    """``benchmarks/results/board_sizes.json`` (``bench_board_sizes.py``): every board it
+    solved agrees with the published outcome and last move."""
+    import json
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "board_sizes.json"
+    rows = json.loads(results.read_text())["boards"]
+    solved = [r for r in rows if r["status"] == "solved"]
+    assert {"4x4", "7x6", "8x5"} <= {r["size"] for r in solved}
+    for r in solved:
+        width, height = (int(x) for x in r["size"].split("x"))
+        assert (r["winner"], r["last_move"]) == BOARD_RESULTS[(width, height)], r["size"]
+        assert r["agrees"] is True
