@@ -75,7 +75,7 @@ def test_expansion_counts_every_position_as_the_game_tree_walk_and_tromp():
 def test_expansion_totals_match_tromp(ply):
     counts = per_ply_counts_from_values(ply, _everything_draws)
     assert counts.total == POSITIONS_PER_PLY[ply]
-    # a lookup that answers nothing leaves every book position unknown: never a match
+    # calling every book position a draw gives the right total but the wrong won/drawn/lost
     assert counts.matches_published is False
 
 
