@@ -60,6 +60,7 @@ from openingbook.retrieval import (
 from solver import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
+    STATUS_BLOCK,
     STATUS_BOOK,
     STATUS_MESSAGES,
     STATUS_WINS_AT_ONCE,
@@ -69,6 +70,7 @@ from solver import (
     canonical_bits,
     count_positions,
     enumerate_positions,
+    nb_block_status,
     nb_book_position_status,
     nb_canonical_key,
     nb_under_line,
@@ -379,14 +381,9 @@ def write_compact(
 
 
 # ------------------------------------------------------------------ lookups
-#: Positions per block of the bulk kernel: their cells are prefetched together.
-_BLOCK = 64
-
-
 @njit(cache=True, inline="always")
-def _nb_status(first, mask, plies, structure, line_first, line_mask):
-    """The position model's status, and for a scoped book the scope check."""
-    s = nb_book_position_status(first, mask, plies, 7, 6)
+def _nb_scope_status(s, first, mask, structure, line_first, line_mask):
+    """A position model's status ``s``, turned out-of-scope for a scoped book."""
     if (
         s <= STATUS_WINS_AT_ONCE
         and structure == STRUCTURE_SCOPED
@@ -394,6 +391,13 @@ def _nb_status(first, mask, plies, structure, line_first, line_mask):
     ):
         return STATUS_OUT_OF_SCOPE
     return s
+
+
+@njit(cache=True, inline="always")
+def _nb_status(first, mask, plies, structure, line_first, line_mask):
+    """The position model's status, and for a scoped book the scope check."""
+    s = nb_book_position_status(first, mask, plies, 7, 6)
+    return _nb_scope_status(s, first, mask, structure, line_first, line_mask)
 
 
 @njit(cache=True)
@@ -432,9 +436,11 @@ def _lookup_kernel(
     each position; ``luts`` holds winner/plies/score per value index, column ``V``
     the answer for a win at once, ``V + 1`` for a refused position.
 
-    The positions go in blocks: the first pass checks them, hashes them and
-    prefetches their three cells, the second reads the cells, so the memory
-    latency of one position overlaps the work on the others.
+    The positions go in blocks, in a pipeline: block ``b`` is checked (the
+    position model's block check), hashed and its three cells per position
+    prefetched; then block ``b - 1``, whose cells were prefetched one block of
+    work earlier, is read. So the memory latency of the reads hides behind the
+    checks of the next block.
     """
     n = first.size
     status = np.empty(n, dtype=np.int8)
@@ -444,43 +450,56 @@ def _lookup_kernel(
     score = np.empty(n, dtype=np.int16)
     scl = seg_len * seg_count
     nvalues = luts.shape[1] - 2
-    c0s = np.empty(_BLOCK, dtype=np.uint64)
-    c1s = np.empty(_BLOCK, dtype=np.uint64)
-    c2s = np.empty(_BLOCK, dtype=np.uint64)
+    block = STATUS_BLOCK
+    blocks = (n + block - 1) // block
+    cell_of = np.empty((2, 3, block), dtype=np.uint64)  # two blocks' cells, alternating
+    scratch = np.empty((4, block), dtype=np.uint64)
     ubits = np.uint64(bits)
     six = np.uint64(6)
-    for start in range(0, n, _BLOCK):
-        stop = min(n, start + _BLOCK)
-        for i in range(start, stop):
-            s = _nb_status(first[i], mask[i], plies, structure, line_first, line_mask)
-            status[i] = s
-            if s != STATUS_BOOK:
-                continue
-            key = nb_canonical_key(first[i], mask[i], 7, 6)
-            c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, scl)
-            j = i - start
-            c0s[j], c1s[j], c2s[j] = c0, c1, c2
-            prefetch(cells, (c0 * ubits) >> six)
-            prefetch(cells, (c1 * ubits) >> six)
-            prefetch(cells, (c2 * ubits) >> six)
-        for i in range(start, stop):
-            s = status[i]
-            if s == STATUS_BOOK:
-                j = i - start
-                index[i] = np.int64(
-                    nb_packed_field(cells, c0s[j], bits)
-                    ^ nb_packed_field(cells, c1s[j], bits)
-                    ^ nb_packed_field(cells, c2s[j], bits)
-                )
-                # an index past the table only comes from a damaged file: refused
-                col = index[i] if index[i] < nvalues else nvalues + 1
-            elif s == STATUS_WINS_AT_ONCE:
-                col = nvalues
-            else:
-                col = nvalues + 1
-            winner[i] = luts[0, col]
-            dist[i] = luts[1, col]
-            score[i] = luts[2, col]
+    for b in range(blocks + 1):
+        if b < blocks:  # check, hash and prefetch block b
+            start = b * block
+            stop = min(n, start + block)
+            cs = cell_of[b & 1]
+            nb_block_status(first, mask, start, stop, plies, 7, 6, status, scratch)
+            if structure == STRUCTURE_SCOPED:
+                for i in range(start, stop):
+                    status[i] = _nb_scope_status(
+                        status[i], first[i], mask[i], structure, line_first, line_mask
+                    )
+            # every position's cells, refused ones too (any key gives cells inside
+            # the table): branch-free, so it runs on several positions per vector
+            # instruction
+            for j in range(stop - start):
+                key = nb_canonical_key(first[start + j], mask[start + j], 7, 6)
+                cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
+            for j in range(stop - start):
+                if status[start + j] == STATUS_BOOK:
+                    prefetch(cells, (cs[0, j] * ubits) >> six)
+                    prefetch(cells, (cs[1, j] * ubits) >> six)
+                    prefetch(cells, (cs[2, j] * ubits) >> six)
+        if b > 0:  # read block b - 1
+            start = (b - 1) * block
+            stop = min(n, start + block)
+            cs = cell_of[(b - 1) & 1]
+            for i in range(start, stop):
+                s = status[i]
+                if s == STATUS_BOOK:
+                    j = i - start
+                    index[i] = np.int64(
+                        nb_packed_field(cells, cs[0, j], bits)
+                        ^ nb_packed_field(cells, cs[1, j], bits)
+                        ^ nb_packed_field(cells, cs[2, j], bits)
+                    )
+                    # an index past the table only comes from a damaged file: refused
+                    col = index[i] if index[i] < nvalues else nvalues + 1
+                elif s == STATUS_WINS_AT_ONCE:
+                    col = nvalues
+                else:
+                    col = nvalues + 1
+                winner[i] = luts[0, col]
+                dist[i] = luts[1, col]
+                score[i] = luts[2, col]
     return status, index, winner, dist, score
 
 

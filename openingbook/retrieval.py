@@ -91,13 +91,15 @@ def nb_cells(h, segment_length, segment_count_length):
 
 @njit(cache=True, inline="always")
 def nb_packed_field(words, index, bits):
-    """Field ``index`` of ``bits`` bits from a little-endian bit stream of uint64 words."""
+    """Field ``index`` of ``bits`` bits from a little-endian bit stream of uint64 words
+    followed by one more word (the zero word :func:`pack_fields` appends)."""
     start = np.uint64(index) * np.uint64(bits)
     w = start >> np.uint64(6)
     off = start & np.uint64(63)
-    v = words[w] >> off
-    if off + np.uint64(bits) > np.uint64(64):
-        v |= words[w + np.uint64(1)] << (np.uint64(64) - off)
+    # always two words, no branch: the next word's low bits go above the first
+    # word's high ones; shifted in two steps so that off = 0 shifts by 64 in all
+    # (giving 0) without an undefined shift by 64
+    v = (words[w] >> off) | ((words[w + np.uint64(1)] << np.uint64(1)) << (np.uint64(63) - off))
     return v & ((np.uint64(1) << np.uint64(bits)) - np.uint64(1))
 
 

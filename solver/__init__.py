@@ -36,10 +36,12 @@ if TYPE_CHECKING:
     from solver.bitops import prefetch
     from solver.enumerate import count_positions, enumerate_positions, positions_with_moves
     from solver.membership import (
+        STATUS_BLOCK,
         STATUS_BOOK,
         STATUS_MESSAGES,
         STATUS_WINS_AT_ONCE,
         book_position_status,
+        nb_block_status,
         nb_book_position_status,
         nb_canonical_key,
         nb_under_line,
@@ -60,10 +62,12 @@ _LAZY = {
     "enumerate_positions": "solver.enumerate",
     "positions_with_moves": "solver.enumerate",
     "prefetch": "solver.bitops",
+    "STATUS_BLOCK": "solver.membership",
     "STATUS_BOOK": "solver.membership",
     "STATUS_MESSAGES": "solver.membership",
     "STATUS_WINS_AT_ONCE": "solver.membership",
     "book_position_status": "solver.membership",
+    "nb_block_status": "solver.membership",
     "nb_book_position_status": "solver.membership",
     "nb_canonical_key": "solver.membership",
     "nb_under_line": "solver.membership",
@@ -77,6 +81,7 @@ _LAZY = {
 __all__ = [
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
+    "STATUS_BLOCK",
     "STATUS_BOOK",
     "STATUS_MESSAGES",
     "STATUS_WINS_AT_ONCE",
@@ -96,6 +101,7 @@ __all__ = [
     "enumerate_positions",
     "has_four_bits",
     "mirror_bits",
+    "nb_block_status",
     "nb_book_position_status",
     "nb_canonical_key",
     "nb_under_line",

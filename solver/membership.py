@@ -42,6 +42,7 @@ from solver.bitops import popcount
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
 __all__ = [
+    "STATUS_BLOCK",
     "STATUS_BOOK",
     "STATUS_HAS_FOUR",
     "STATUS_MESSAGES",
@@ -51,6 +52,7 @@ __all__ = [
     "STATUS_WINS_AT_ONCE",
     "STATUS_WRONG_PLY",
     "book_position_status",
+    "nb_block_status",
     "nb_book_position_status",
     "nb_canonical_key",
     "nb_under_line",
@@ -233,9 +235,10 @@ def under_line(first: np.ndarray, mask: np.ndarray, line: str) -> np.ndarray:
     return out.reshape(np.shape(first))
 
 
-@njit(cache=True)
-def nb_book_position_status(first, mask, plies, width, height):
-    """Status code (``STATUS_*``) of one position for a ply-``plies`` book."""
+@njit(cache=True, inline="always")
+def _nb_board_status(first, mask, plies, width, height):
+    """The checks before reachability (ply, board, counts, fours): ``STATUS_BOOK`` if
+    the position passes them."""
     bottom = _bottom(width, height)
     board = bottom * np.uint64((1 << height) - 1)
     stones = popcount(mask)
@@ -247,17 +250,90 @@ def nb_book_position_status(first, mask, plies, width, height):
         return STATUS_NOT_A_BOARD
     if popcount(first) != (stones + 1) // 2:
         return STATUS_STONE_COUNTS
-    zero = np.uint64(0)
-    second = first ^ mask
-    if _nb_has_four(first, height) or _nb_has_four(second, height):
+    if _nb_has_four(first, height) or _nb_has_four(first ^ mask, height):
         return STATUS_HAS_FOUR
-    if not _reachable_from(first, mask, stones, zero, zero, width, height):
-        return STATUS_UNREACHABLE
-    current = first if stones % 2 == 0 else second
+    return STATUS_BOOK
+
+
+@njit(cache=True, inline="always")
+def _nb_move_status(first, mask, width, height):
+    """The check after reachability: can the side to move complete four at once?"""
+    bottom = _bottom(width, height)
+    board = bottom * np.uint64((1 << height) - 1)
+    current = first if popcount(mask) % 2 == 0 else first ^ mask
     playable = (mask + bottom) & board
     if _nb_winning_cells(current, mask, board, height) & playable != np.uint64(0):
         return STATUS_WINS_AT_ONCE
     return STATUS_BOOK
+
+
+@njit(cache=True)
+def nb_book_position_status(first, mask, plies, width, height):
+    """Status code (``STATUS_*``) of one position for a ply-``plies`` book."""
+    s = _nb_board_status(first, mask, plies, width, height)
+    if s != STATUS_BOOK:
+        return s
+    zero = np.uint64(0)
+    if not _reachable_from(first, mask, plies, zero, zero, width, height):
+        return STATUS_UNREACHABLE
+    return _nb_move_status(first, mask, width, height)
+
+
+#: Positions per block of :func:`nb_block_status` (its scratch arrays' length).
+STATUS_BLOCK = 64
+
+
+@njit(cache=True)
+def nb_block_status(first, mask, start, stop, plies, width, height, status, scratch):
+    """``status[i] = nb_book_position_status(first[i], mask[i], ...)`` for ``start <= i
+    < stop`` (at most :data:`STATUS_BLOCK` positions; ``scratch``: a uint64 array of
+    shape ``(4, STATUS_BLOCK)``).
+
+    Same answers, faster: the first greedy take-back pass runs for the whole block
+    at once, position by position inside each take-back step (a structure of
+    arrays, branch-free), so the compiler runs it on several positions per vector
+    instruction; only the positions it gets stuck on go through the exact check.
+    """
+    zero = np.uint64(0)
+    one = np.uint64(1)
+    bottom = _bottom(width, height)
+    board_m, own, other, stuck = scratch[0], scratch[1], scratch[2], scratch[3]
+    for j in range(STATUS_BLOCK):
+        i = start + j
+        s = _nb_board_status(first[i], mask[i], plies, width, height) if i < stop else -1
+        if i < stop:
+            status[i] = s
+        if s == STATUS_BOOK:
+            # `own` placed the newest remaining stone: A when the count is odd
+            mine = first[i] if plies % 2 == 1 else first[i] ^ mask[i]
+            board_m[j], own[j], other[j] = mask[i], mine, mine ^ mask[i]
+        else:  # nothing to take back: stuck at once, and ignored
+            board_m[j], own[j], other[j] = zero, zero, zero
+        stuck[j] = zero
+    # _greedy_reachable's step with an empty floor, on every position of the block
+    for _ in range(plies):
+        for j in range(STATUS_BLOCK):
+            m, mine, theirs = board_m[j], own[j], other[j]
+            cand = ((m + bottom) >> one) & m & mine
+            good = cand & (theirs << one)
+            on_own = cand & (mine << one)
+            pick = good | (on_own & (zero - np.uint64(good == zero)))
+            pick |= cand & (zero - np.uint64(pick == zero))
+            bit = pick & (zero - pick)
+            stuck[j] |= np.uint64(cand == zero)
+            board_m[j] = m ^ bit
+            own[j] = theirs
+            other[j] = mine & ~bit
+    for j in range(stop - start):
+        i = start + j
+        if status[i] != STATUS_BOOK:
+            continue
+        if stuck[j] != zero and not _reachable_from(
+            first[i], mask[i], plies, zero, zero, width, height
+        ):
+            status[i] = STATUS_UNREACHABLE
+        else:
+            status[i] = _nb_move_status(first[i], mask[i], width, height)
 
 
 @njit(cache=True, inline="always")
@@ -275,8 +351,10 @@ def nb_canonical_key(first, mask, width, height):
 @njit(cache=True)
 def _status_many(first, mask, plies, width, height):
     out = np.empty(first.size, dtype=np.int8)
-    for i in range(first.size):
-        out[i] = nb_book_position_status(first[i], mask[i], plies, width, height)
+    scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
+    for start in range(0, first.size, STATUS_BLOCK):
+        stop = min(first.size, start + STATUS_BLOCK)
+        nb_block_status(first, mask, start, stop, plies, width, height, out, scratch)
     return out
 
 

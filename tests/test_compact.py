@@ -35,6 +35,7 @@ from solver import (
     book_position_status,
     enumerate_positions,
     mirror_bits,
+    nb_book_position_status,
     under_line,
 )
 from solver.membership import STATUS_UNREACHABLE
@@ -81,6 +82,27 @@ def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None
 def test_an_unreachable_board_is_refused() -> None:
     aabb = np.array([0b0011], np.uint64), np.array([0b1111], np.uint64)  # column 1: A A B B
     assert book_position_status(*aabb, 4).tolist() == [STATUS_UNREACHABLE]
+
+
+def test_the_block_check_answers_like_the_one_position_check() -> None:
+    """book_position_status runs the greedy take-back pass on blocks of positions at
+    once; it must give nb_book_position_status's answer position by position, also
+    for blocks that are not full and for boards of every kind (legal, unreachable,
+    floating, wrong counts, fours, wrong ply)."""
+    rng = np.random.default_rng(7)
+    first, mask = enumerate_positions(10, merge_mirrors=False, drop_immediate_wins=False)
+    pick = rng.choice(first.size, 3000, replace=False)
+    legal_f, legal_m = first[pick], mask[pick]
+    scrambled_f = rng.integers(0, 1 << 49, 3000, dtype=np.uint64) & legal_m  # any colours
+    noise_f = rng.integers(0, 1 << 49, 300, dtype=np.uint64)
+    noise_m = noise_f | rng.integers(0, 1 << 49, 300, dtype=np.uint64)
+    f = np.concatenate([legal_f, scrambled_f, noise_f, mirror_bits(legal_f[:77])])
+    m = np.concatenate([legal_m, legal_m, noise_m, mirror_bits(legal_m[:77])])
+    for plies in (9, 10):
+        block = book_position_status(f, m, plies)
+        one = [nb_book_position_status(fi, mi, plies, 7, 6) for fi, mi in zip(f, m, strict=True)]
+        assert block.tolist() == one
+    assert len(set(book_position_status(f, m, 10).tolist())) >= 5  # the kinds occur
 
 
 @pytest.mark.parametrize("plies", [6, 8])
