@@ -219,7 +219,14 @@ class CompactHeader:
                 f"{file_size} bytes, the header announces {header_bytes + payload_bytes}"
             )
         if not problems:
-            if seg_len < 4 or seg_len & (seg_len - 1) or seg_len > 1 << 16 or seg_count < 1:
+            # S * L <= 2^32: the cell formula's 64-bit product (h >> 32) * (S * L) cannot wrap
+            if (
+                seg_len < 4
+                or seg_len & (seg_len - 1)
+                or seg_len > 1 << 16
+                or seg_count < 1
+                or seg_len * seg_count > 1 << 32
+            ):
                 problems.append(f"segment length {seg_len} / count {seg_count}")
             elif payload_bytes != 8 * ((seg_len * (seg_count + 2) * bits + 63) // 64 + 1):
                 problems.append("payload length does not match the table size")
@@ -239,10 +246,16 @@ class CompactHeader:
         if scope is not None:
             try:
                 Position.from_moves(scope)
+                if len(scope) > plies:
+                    raise ValueError(f"{len(scope)} moves, more than the book's {plies} plies")
             except ValueError as exc:
                 raise CompactFileError(f"{name}: bad scope line {scope!r} ({exc})") from None
         if sorted(set(values)) != values:
             raise CompactFileError(f"{name}: the value table is not strictly ascending")
+        try:  # the header has no checksum: a value no game can have is damage
+            _check_values(KINDS[kind], plies, np.array(values))
+        except ValueError as exc:
+            raise CompactFileError(f"{name}: bad value table ({exc})") from None
         return cls(
             width,
             height,
@@ -281,8 +294,10 @@ def _check_values(kind: str, plies: int, values: np.ndarray) -> None:
     elif kind == "distance":
         d = np.where(v > 0, 100 - v, 100 + v)
         ok = (v == 0) | ((np.abs(v) >= 58) & (d >= 1) & (d <= CELLS_7X6 - plies))
-    else:
-        ok = np.abs(v) <= CELLS_7X6 // 2
+    else:  # Pons: the side to move wins with its k-th stone: 22 - k, loses: k - 22
+        best = CELLS_7X6 // 2 - plies // 2  # a win with the mover's next stone
+        worst = CELLS_7X6 // 2 - (plies + 1) // 2  # a loss to the opponent's next stone
+        ok = (v <= best) & (v >= -worst)
     if not ok.all():
         raise ValueError(f"value {int(v[np.argmin(ok)])} is not a {kind} value at {plies} plies")
 

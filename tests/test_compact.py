@@ -7,6 +7,8 @@ import itertools
 import json
 import re
 import shutil
+import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -469,6 +471,84 @@ def test_c_reader_refuses_a_damaged_file(c_reader: Path, tmp_path: Path) -> None
     bad.write_bytes(bytes(data))
     out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
     assert out.returncode == 1 and re.search(r"bad\.c4b: payload checksum", out.stderr)
+
+
+def _damaged_header(name: str, edit) -> bytes:
+    """A shipped book with its header edited (the payload and its CRC-32 intact)."""
+    data = bytearray((BOOKS / name).read_bytes())
+    edit(data)
+    return bytes(data)
+
+
+def _wrapped_segments(data: bytearray) -> None:
+    """L = 4, S = 2^32 - 1: a reader adding 2 to S in 32 bits sees a 4-cell table."""
+    struct.pack_into("<II", data, 32, 4, 0xFFFFFFFF)
+    start = struct.unpack_from("<I", data, 44)[0]
+    del data[start:]
+    data += bytes(16)  # 4 cells of 2 bits and the spare word
+    struct.pack_into("<IIQ", data, 40, zlib.crc32(bytes(16)), start, 16)
+
+
+# header fields no checksum covers: each must be checked (FORMATS.md), by both readers
+DAMAGED_HEADERS = {
+    "wdl entry 2": ("book8.c4b", lambda d: d.__setitem__(66, 2), "value table"),
+    "wdl table as distances": ("book8.c4b", lambda d: d.__setitem__(13, 1), "value table"),
+    "score beyond the ply": (
+        "book8.c4b",
+        lambda d: (d.__setitem__(13, 2), d.__setitem__(66, 18)),
+        "value table",
+    ),
+    "table not ascending": ("book8.c4b", lambda d: d.__setitem__(64, 1), "ascending"),
+    "scope longer than the ply": (
+        "book8-under44444.c4b",
+        lambda d: d.__setitem__(12, 4),
+        "scope",
+    ),
+    "segment count wraps": ("book8.c4b", _wrapped_segments, "segment|payload length"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGED_HEADERS))
+def test_damaged_headers_are_refused_by_both_readers(
+    case: str, c_reader: Path, tmp_path: Path
+) -> None:
+    import subprocess
+
+    name, edit, message = DAMAGED_HEADERS[case]
+    bad = tmp_path / "bad.c4b"
+    bad.write_bytes(_damaged_header(name, edit))
+    with pytest.raises(CompactFileError, match=message) as info:
+        CompactBook(bad)
+    assert "\n" not in str(info.value) and str(bad) in str(info.value)
+    out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
+    assert out.returncode == 1 and re.search(rf"bad\.c4b: .*({message})", out.stderr), out
+
+
+def test_a_table_too_long_for_the_hash_is_refused(tmp_path: Path) -> None:
+    """S * L above 2^32 would overflow c0's 64-bit product: refused (a sparse file of
+    the announced length, so nothing is read but the header)."""
+    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    start = struct.unpack_from("<I", data, 44)[0]
+    segments, length = (1 << 16) + 1, 1 << 16  # S * L = 2^32 + 2^16; (S + 2) * L cells
+    payload = 8 * (((segments + 2) * length * 2 + 63) // 64 + 1)
+    struct.pack_into("<II", data, 32, length, segments)
+    struct.pack_into("<Q", data, 48, payload)
+    bad = tmp_path / "long.c4b"
+    with open(bad, "wb") as fh:
+        fh.write(bytes(data[:start]))
+        fh.truncate(start + payload)
+    with pytest.raises(CompactFileError, match="segment"):
+        CompactBook(bad)
+
+
+def test_the_writer_refuses_scores_beyond_the_ply(tmp_path: Path) -> None:
+    first, mask = enumerate_positions(6)
+    scores = np.zeros(len(first), np.int8)
+    scores[0] = 19  # the side to move (3 stones) wins with its 4th stone at best: 18
+    with pytest.raises(ValueError, match="not a score value"):
+        write_compact(tmp_path / "s.c4b", 6, "score", first, mask, scores)
+    scores[0] = 18
+    write_compact(tmp_path / "s.c4b", 6, "score", first, mask, scores)
 
 
 def test_formats_page_worked_example() -> None:

@@ -61,6 +61,21 @@ static int moves_to_board(const char *moves, uint64_t *first, uint64_t *mask)
     return 0;
 }
 
+/* Can `v` be a value of this kind at `plies` stones? (FORMATS.md, "Values") */
+static int value_in_range(int kind, int plies, int v)
+{
+    int room = WIDTH * HEIGHT - plies; /* plies left to play */
+    int half = WIDTH * HEIGHT / 2;
+    if (kind == C4BOOK_KIND_WDL)
+        return v >= -1 && v <= 1;
+    if (kind == C4BOOK_KIND_DISTANCE) {
+        int d = v > 0 ? 100 - v : 100 + v;
+        return v == 0 || (abs(v) >= 58 && d >= 1 && d <= room);
+    }
+    /* score: at best a win with the mover's next stone, at worst a loss to the opponent's */
+    return v <= half - plies / 2 && v >= -(half - (plies + 1) / 2);
+}
+
 int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
 {
     memset(book, 0, sizeof *book);
@@ -129,8 +144,11 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
         bad = "file size does not match the header";
     if (!bad) {
         uint32_t L = book->segment_length;
-        uint64_t cells = (uint64_t)L * (book->segment_count + 2u);
-        if (L < 4 || (L & (L - 1)) || L > 65536u || book->segment_count < 1)
+        /* in 64 bits: S + 2 must not wrap around in 32 */
+        uint64_t cells = (uint64_t)L * ((uint64_t)book->segment_count + 2);
+        /* S * L <= 2^32, so that (h >> 32) * (S * L) fits in 64 bits */
+        if (L < 4 || (L & (L - 1)) || L > 65536u || book->segment_count < 1 ||
+            (uint64_t)L * book->segment_count > (1ull << 32))
             bad = "bad segment length or count";
         else if (payload_bytes != 8 * ((cells * (uint64_t)book->value_bits + 63) / 64 + 1))
             bad = "payload length does not match the table size";
@@ -141,12 +159,23 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
         c4book_close(book);
         return fail(err, errlen, path, bad);
     }
-    for (int i = 0; i < book->value_count; i++)
+    for (int i = 0; i < book->value_count; i++) {
         book->values[i] = (signed char)d[FIXED_HEADER + i];
+        if (i > 0 && book->values[i] <= book->values[i - 1])
+            bad = "the value table is not strictly ascending";
+        else if (!value_in_range(book->kind, book->plies, book->values[i]))
+            bad = "bad value table (a value no game of the book's ply can have)";
+        if (bad) {
+            c4book_close(book);
+            return fail(err, errlen, path, bad);
+        }
+    }
     memcpy(book->scope, d + FIXED_HEADER + book->value_count, (size_t)scope_len);
     book->scope[scope_len] = '\0';
     book->payload = d + header_bytes;
-    if (book->structure == 1 && moves_to_board(book->scope, &book->line_first, &book->line_mask) != 0) {
+    if (book->structure == 1 &&
+        (scope_len > book->plies ||
+         moves_to_board(book->scope, &book->line_first, &book->line_mask) != 0)) {
         c4book_close(book);
         return fail(err, errlen, path, "bad scope line");
     }
