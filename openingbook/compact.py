@@ -644,6 +644,8 @@ class CompactBook:
 
     # ---------------------------------------------------------------- lookups
     def _params(self) -> tuple[Any, ...]:
+        if self._cells is None:
+            raise ValueError(f"{self.path}: the book is closed")
         h = self.header
         return (
             h.plies,
@@ -787,6 +789,13 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
         values: dict[str, Any] = {}
         try:
             first, mask = book.positions()
+            # n has no checksum; the ply and scope give the true count
+            checks["positions"] = (
+                "ok"
+                if len(first) == h.positions
+                else f"the header announces {h.positions} positions, its ply and scope "
+                f"give {len(first)}"
+            )
             stored = book.values_of(first, mask)
             values = _histogram(h.kind, h.plies, stored)
             checks["values"] = "ok"

@@ -24,6 +24,7 @@ from openingbook.compact import (
     CompactBook,
     CompactFileError,
     canonical_keys,
+    describe_compact,
     write_compact,
 )
 from openingbook.convert import convert_book
@@ -522,6 +523,43 @@ def test_damaged_headers_are_refused_by_both_readers(
     assert "\n" not in str(info.value) and str(bad) in str(info.value)
     out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
     assert out.returncode == 1 and re.search(rf"bad\.c4b: .*({message})", out.stderr), out
+
+
+def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(
+    c_reader: Path, tmp_path: Path
+) -> None:
+    import subprocess
+
+    first, mask = enumerate_positions(8, under="1212123")
+    good = tmp_path / "good.c4b"
+    write_compact(good, 8, "wdl", first, mask, np.zeros(len(first), np.int8), under="1212123")
+    data = good.read_bytes()
+    at = data.index(b"1212123", 64)
+    bad = tmp_path / "bad.c4b"
+    bad.write_bytes(data[:at] + b"1212121" + data[at + 7 :])  # the first player's four
+    with pytest.raises(CompactFileError, match="scope line"):
+        CompactBook(bad)
+    out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
+    assert out.returncode == 1 and "bad.c4b: bad scope line" in out.stderr, out
+
+
+def test_info_checks_the_position_count_of_the_header(tmp_path: Path) -> None:
+    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    data[16] ^= 1  # n, which no checksum covers
+    bad = tmp_path / "n.c4b"
+    bad.write_bytes(bytes(data))
+    info = describe_compact(bad)
+    assert not info["ok"] and "77714" in info["checks"]["positions"], info["checks"]
+    assert describe_compact(BOOKS / "book8.c4b")["checks"]["positions"] == "ok"
+
+
+def test_a_closed_book_refuses_lookups() -> None:
+    book = CompactBook(BOOKS / "book8.c4b")
+    book.close()
+    with pytest.raises(ValueError, match="closed"):
+        book.get(Position.from_moves("67464334"))
+    with pytest.raises(ValueError, match="closed"):
+        book.lookup_many(*enumerate_positions(8))
 
 
 def test_a_table_too_long_for_the_hash_is_refused(tmp_path: Path) -> None:

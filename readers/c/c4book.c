@@ -61,6 +61,8 @@ static int moves_to_board(const char *moves, uint64_t *first, uint64_t *mask)
     return 0;
 }
 
+static int has_four(uint64_t s);
+
 /* Can `v` be a value of this kind at `plies` stones? (FORMATS.md, "Values") */
 static int value_in_range(int kind, int plies, int v)
 {
@@ -175,7 +177,8 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     book->payload = d + header_bytes;
     if (book->structure == 1 &&
         (scope_len > book->plies ||
-         moves_to_board(book->scope, &book->line_first, &book->line_mask) != 0)) {
+         moves_to_board(book->scope, &book->line_first, &book->line_mask) != 0 ||
+         has_four(book->line_first) || has_four(book->line_first ^ book->line_mask))) {
         c4book_close(book);
         return fail(err, errlen, path, "bad scope line");
     }
