@@ -506,6 +506,11 @@ DAMAGED_HEADERS = {
         "scope",
     ),
     "segment count wraps": ("book8.c4b", _wrapped_segments, "segment|payload length"),
+    "scope with a NUL": (  # "44\0\0\0": a C string reads "44"
+        "book8-under44444.c4b",
+        lambda d: d.__setitem__(slice(69, 72), bytes(3)),
+        "scope line",
+    ),
 }
 
 

@@ -176,7 +176,7 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     book->scope[scope_len] = '\0';
     book->payload = d + header_bytes;
     if (book->structure == 1 &&
-        (scope_len > book->plies ||
+        (scope_len > book->plies || strlen(book->scope) != (size_t)scope_len ||
          moves_to_board(book->scope, &book->line_first, &book->line_mask) != 0 ||
          has_four(book->line_first) || has_four(book->line_first ^ book->line_mask))) {
         c4book_close(book);
