@@ -609,9 +609,23 @@ def test_formats_page_worked_example() -> None:
     )
     assert f"key\nis `{key:#x}`" in section or f"key is `{key:#x}`" in section.replace("\n", " ")
     with CompactBook(BOOKS / "book12.c4b") as book:
-        h = mix(key, book.header.seed)
+        header = book.header
+        h = mix(key, header.seed)
         assert f"`{h:#x}`" in section
         assert book.get(p).winner.value == "first"
+        # the cells by the documented formula, and what they hold
+        length, cells = header.segment_length, header.segment_length * header.segment_count
+        c0 = ((h >> 32) * cells) >> 32
+        c1 = (c0 + length) ^ (h & (length - 1))
+        c2 = (c0 + 2 * length) ^ ((h >> 16) & (length - 1))
+        v0, v1, v2 = unpack_fields(book._cells, header.value_bits, c2 + 1)[[c0, c1, c2]]
+        index = int(v0 ^ v1 ^ v2)
+        assert header.values[index] == 1
+    flat = " ".join(section.split())
+    assert (
+        f"cells {c0:,}, {c1:,} and {c2:,} hold {v0}, {v1} and {v2}; their XOR is {index}, "
+        f"entry {index} of the value table is `+1`"
+    ) in flat
 
 
 def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> None:
