@@ -572,6 +572,22 @@ def test_a_closed_book_refuses_lookups() -> None:
         book.lookup_many(*enumerate_positions(8))
 
 
+def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_path: Path):
+    """Every cell 3 in a 3-value table (CRC-32 recomputed): every index is 3 ^ 3 ^ 3."""
+    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    start = struct.unpack_from("<I", data, 44)[0]
+    payload = b"\xff" * (len(data) - start - 8) + bytes(8)  # cells all ones, the spare word 0
+    data[start:] = payload
+    struct.pack_into("<I", data, 40, zlib.crc32(payload))
+    bad = tmp_path / "cells.c4b"
+    bad.write_bytes(bytes(data))
+    first, mask = enumerate_positions(8)
+    with CompactBook(bad) as book, pytest.raises(CompactFileError, match="holds no value"):
+        book.get(Position.from_bitboards(int(first[0]), int(mask[0])))
+    answers = _c_answers(c_reader, bad, first[:50], mask[:50])
+    assert (answers[:, 0] == 9).all()  # C4BOOK_DAMAGED
+
+
 def test_a_table_too_long_for_the_hash_is_refused(tmp_path: Path) -> None:
     """S * L above 2^32 would overflow c0's 64-bit product: refused (a sparse file of
     the announced length, so nothing is read but the header)."""

@@ -405,7 +405,7 @@ int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value)
                      field(book->payload, c1, book->value_bits) ^
                      field(book->payload, c2, book->value_bits);
     if ((int)index >= book->value_count)
-        return C4BOOK_NOT_A_BOARD; /* cannot happen in an intact file */
+        return C4BOOK_DAMAGED; /* cannot happen in an intact file */
     *value = book->values[index];
     return C4BOOK_FOUND;
 }

@@ -24,7 +24,9 @@
 
 /* Lookup status: C4BOOK_FOUND gives a value; C4BOOK_WINS_AT_ONCE is a position of
  * the book's ply where the side to move completes four with its next stone (never
- * stored: the side to move wins in 1 ply); every other status is a refusal. */
+ * stored: the side to move wins in 1 ply); every other status is a refusal.
+ * C4BOOK_DAMAGED: the table gave an index past the value table (only a damaged
+ * file does; the CRC-32 checked at open makes it unlikely). */
 enum {
     C4BOOK_FOUND = 0,
     C4BOOK_WINS_AT_ONCE = 1,
@@ -34,7 +36,8 @@ enum {
     C4BOOK_HAS_FOUR = 5,
     C4BOOK_UNREACHABLE = 6,
     C4BOOK_OUT_OF_SCOPE = 7,
-    C4BOOK_BAD_MOVES = 8
+    C4BOOK_BAD_MOVES = 8,
+    C4BOOK_DAMAGED = 9
 };
 
 /* Value kinds: what the value of a found position means. */
