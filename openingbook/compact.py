@@ -241,7 +241,7 @@ class CompactHeader:
             scope = bytes(data[at : at + nscope]).decode("ascii") or None
             at += nscope
             metadata = json.loads(bytes(data[at : at + nmeta]).decode()) if nmeta else {}
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # json: too deeply nested
             raise CompactFileError(f"{name}: bad compact book header ({exc})") from None
         if scope is not None:
             try:

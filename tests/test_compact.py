@@ -588,6 +588,20 @@ def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_p
     assert (answers[:, 0] == 9).all()  # C4BOOK_DAMAGED
 
 
+def test_deeply_nested_metadata_is_refused_in_one_line(tmp_path: Path) -> None:
+    data = (BOOKS / "book8.c4b").read_bytes()
+    start, values, scope = struct.unpack_from("<I", data, 44)[0], data[56], data[57]
+    meta = b"[" * 100_000 + b"]" * 100_000  # valid JSON that json's recursion refuses
+    header = bytearray(data[: 64 + values + scope]) + meta
+    header += bytes(-len(header) % 8)
+    struct.pack_into("<I", header, 44, len(header))
+    struct.pack_into("<I", header, 60, len(meta))
+    bad = tmp_path / "deep.c4b"
+    bad.write_bytes(bytes(header) + data[start:])
+    with pytest.raises(CompactFileError, match=r"deep\.c4b: bad compact book header"):
+        CompactBook(bad)
+
+
 def test_a_table_too_long_for_the_hash_is_refused(tmp_path: Path) -> None:
     """S * L above 2^32 would overflow c0's 64-bit product: refused (a sparse file of
     the announced length, so nothing is read but the header)."""
