@@ -825,9 +825,9 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
     """Where a compact book came from: its source file and the commands that made it."""
-    source = metadata.get("source") or {}
-    manifest = metadata.get("source_manifest") or {}
-    converted = metadata.get("converted") or {}
+    source, manifest, converted = (
+        _object(metadata, key) for key in ("source", "source_manifest", "converted")
+    )
     return {
         "source": source.get("file"),
         "source_format": source.get("format"),
@@ -838,6 +838,13 @@ def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
         "converted_by": converted.get("command"),
         "version": converted.get("version"),
     }
+
+
+def _object(metadata: dict[str, Any], key: str) -> dict[str, Any]:
+    """``metadata[key]`` when it is a JSON object, else ``{}`` (readers may skip metadata:
+    another writer's may have other shapes)."""
+    value = metadata.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _histogram(kind: str, plies: int, values: np.ndarray) -> dict[str, Any]:

@@ -192,7 +192,8 @@ def _compact_to_thill(
     data, records = _book_data(out, fmt, first, mask, values)
     entry = manifest_book_entry(out, fmt, records, data)
     saved = metadata.get("source_manifest")
-    if isinstance(saved, dict) and saved.get("book", {}).get("sha256") == entry["book"]["sha256"]:
+    saved_book = saved.get("book") if isinstance(saved, dict) else None
+    if isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]:
         content = {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
     else:
         content = {

@@ -602,6 +602,22 @@ def test_deeply_nested_metadata_is_refused_in_one_line(tmp_path: Path) -> None:
         CompactBook(bad)
 
 
+@pytest.mark.parametrize(
+    "metadata", [{"source": "x"}, {"converted": [1]}, {"source_manifest": {"book": "y"}}]
+)
+def test_metadata_of_another_shape_is_skipped(metadata: dict, tmp_path: Path) -> None:
+    """FORMATS.md: readers may skip the metadata; info and convert must not trip on it."""
+    first, mask = enumerate_positions(4)
+    book = tmp_path / "m.c4b"
+    write_compact(book, 4, "wdl", first, mask, np.zeros(len(first), np.int8), metadata=metadata)
+    assert describe_compact(book)["ok"]
+    convert_book(book, tmp_path / "m.dat")
+    with Book(tmp_path / "m.dat") as thill, CompactBook(book) as compact:
+        assert np.array_equal(
+            thill.lookup_many(first, mask).winner, compact.lookup_many(first, mask).winner
+        )
+
+
 def test_a_table_too_long_for_the_hash_is_refused(tmp_path: Path) -> None:
     """S * L above 2^32 would overflow c0's 64-bit product: refused (a sparse file of
     the announced length, so nothing is read but the header)."""
