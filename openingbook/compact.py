@@ -92,12 +92,17 @@ __all__ = [
     "compact_as_thill",
     "compact_thill_values",
     "describe_compact",
+    "file_crc32",
     "is_compact",
     "provenance",
     "write_compact",
 ]
 
-VERSION = 1
+#: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
+#: so a damaged header field could still give answers; version 1 files are refused).
+VERSION = 2
+#: Offset and size of the CRC-32 field in the fixed header.
+_CRC_AT = 40
 #: Value kinds, by their code in the header.
 KINDS = ("wdl", "distance", "score")
 STRUCTURE_COMPLETE = 0
@@ -127,7 +132,7 @@ class CompactHeader:
     seed: int
     segment_length: int
     segment_count: int
-    payload_crc32: int
+    crc32: int
     header_bytes: int
     payload_bytes: int
     values: list[int]
@@ -155,7 +160,7 @@ class CompactHeader:
             self.seed,
             self.segment_length,
             self.segment_count,
-            self.payload_crc32,
+            self.crc32,
             self.header_bytes,
             self.payload_bytes,
             len(self.values),
@@ -198,8 +203,13 @@ class CompactHeader:
             reserved,
             nmeta,
         ) = _FIXED.unpack_from(data, 0)
+        if version == 1:
+            raise CompactFileError(
+                f"{name}: compact format version 1, whose header has no checksum (this "
+                f"reader reads version {VERSION}): write the book again"
+            )
         if version != VERSION:
-            raise CompactFileError(f"{name}: compact format version {version}, expected 1")
+            raise CompactFileError(f"{name}: compact format version {version}, expected {VERSION}")
         if (width, height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
             raise CompactFileError(f"{name}: a {width}x{height} book (only 7x6 is supported)")
         problems = []
@@ -274,6 +284,15 @@ class CompactHeader:
             scope,
             metadata if isinstance(metadata, dict) else {},
         )
+
+
+def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndarray) -> int:
+    """The CRC-32 a compact book stores: of the header (its ``P0`` bytes, with the CRC
+    field itself read as four zero bytes), then of the payload."""
+    crc = zlib.crc32(header[:_CRC_AT])
+    crc = zlib.crc32(b"\0\0\0\0", crc)
+    crc = zlib.crc32(header[_CRC_AT + 4 :], crc)
+    return zlib.crc32(payload, crc)
 
 
 def canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -382,13 +401,14 @@ def write_compact(
         seed,
         seg_len,
         seg_count,
-        zlib.crc32(payload),
+        0,  # the CRC-32, computed over these header bytes below
         CompactHeader.size_for(table.size, under, metadata),
         len(payload),
         [int(v) for v in table],
         under,
         metadata,
     )
+    header.crc32 = file_crc32(header.pack(), payload)
     with atomic_output(out) as fh:
         fh.write(header.pack())
         fh.write(payload)
@@ -564,11 +584,17 @@ def _answer(winner: int, plies: int, score: int) -> BookValue | None:
     )
 
 
+def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool:
+    """Does the file's CRC-32 field match its header and payload?"""
+    with memoryview(data) as view, view[: header.header_bytes] as head:
+        return file_crc32(head, payload) == header.crc32
+
+
 class CompactBook:
     """A memory-mapped compact book: ``get``, ``in``, iteration, bulk lookups.
 
-    Opening reads and checks the header and the payload's CRC-32 (a few
-    milliseconds for a 3 MB book). The same interface as
+    Opening reads and checks the header and the file's CRC-32 (over header and
+    payload; a few milliseconds for a 3 MB book). The same interface as
     :class:`openingbook.reader.Book`; lookups refuse (``ValueError``) a
     position that is not of the book's ply or cannot occur in a game, and
     raise :class:`PositionNotInBook` for a position outside a scoped book.
@@ -587,8 +613,8 @@ class CompactBook:
             self.header = CompactHeader.parse(self._mm, str(self.path), size)
             h = self.header
             words = np.frombuffer(self._mm, dtype="<u8", offset=h.header_bytes)
-            if verify and zlib.crc32(words) != h.payload_crc32:
-                raise CompactFileError(f"{self.path}: payload checksum mismatch (damaged file)")
+            if verify and not _crc_ok(self._mm, h, words):
+                raise CompactFileError(f"{self.path}: checksum mismatch (damaged file)")
         except BaseException:
             self._fh.close()
             raise
@@ -775,7 +801,7 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
     """What ``openingbook info`` prints for a compact book, as a JSON-ready dict.
 
     Raises :class:`CompactFileError` for a file whose header is not a compact
-    book's; the payload checksum and a full decode of every position's value
+    book's; the checksum (header and payload) and a full decode of every position's value
     are reported as checks (``"ok"`` or the problem).
     """
     path = Path(path)
@@ -783,9 +809,9 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
     with CompactBook(path, verify=False) as book:
         h = book.header
         words = np.frombuffer(book._mm, dtype="<u8", offset=h.header_bytes)
-        crc_ok = zlib.crc32(words) == h.payload_crc32
+        crc_ok = _crc_ok(book._mm, h, words)
         del words
-        checks["checksum"] = "ok" if crc_ok else "payload checksum mismatch (damaged file)"
+        checks["checksum"] = "ok" if crc_ok else "checksum mismatch (damaged file)"
         values: dict[str, Any] = {}
         try:
             first, mask = book.positions()

@@ -8,7 +8,6 @@ import json
 import re
 import shutil
 import struct
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ from openingbook.compact import (
     CompactFileError,
     canonical_keys,
     describe_compact,
+    file_crc32,
     write_compact,
 )
 from openingbook.convert import convert_book
@@ -242,7 +242,11 @@ def test_damaged_files_are_refused_in_one_line(small_books: dict[str, Path], tmp
         "flipped": (lambda d: d.__setitem__(len(d) - 20, d[len(d) - 20] ^ 1), "checksum"),
         "truncated": (lambda d: d.__delitem__(slice(len(d) - 8, None)), "file size|bytes"),
         "magic": (lambda d: d.__setitem__(0, 0), "not a compact book"),
-        "version": (lambda d: d.__setitem__(8, 2), "version 2"),
+        "version": (lambda d: d.__setitem__(8, 3), "version 3"),
+        "version 1": (lambda d: d.__setitem__(8, 1), "version 1, whose header has no checksum"),
+        # header fields whose every value is valid: only the checksum catches them
+        "seed": (lambda d: d.__setitem__(27, d[27] ^ 16), "checksum"),
+        "positions": (lambda d: d.__setitem__(16, d[16] ^ 1), "checksum"),
     }
     for name, (damage, message) in cases.items():
         copy = bytearray(data)
@@ -476,13 +480,16 @@ def test_c_reader_refuses_a_damaged_file(c_reader: Path, tmp_path: Path) -> None
     bad = tmp_path / "bad.c4b"
     bad.write_bytes(bytes(data))
     out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
-    assert out.returncode == 1 and re.search(r"bad\.c4b: payload checksum", out.stderr)
+    assert out.returncode == 1 and re.search(r"bad\.c4b: checksum mismatch", out.stderr)
 
 
 def _damaged_header(name: str, edit) -> bytes:
-    """A shipped book with its header edited (the payload and its CRC-32 intact)."""
+    """A shipped book with its header edited and its CRC-32 recomputed, so that only
+    the checks of the fields can refuse it."""
     data = bytearray((BOOKS / name).read_bytes())
     edit(data)
+    start = struct.unpack_from("<I", data, 44)[0]
+    struct.pack_into("<I", data, 40, file_crc32(bytes(data[:start]), bytes(data[start:])))
     return bytes(data)
 
 
@@ -492,10 +499,11 @@ def _wrapped_segments(data: bytearray) -> None:
     start = struct.unpack_from("<I", data, 44)[0]
     del data[start:]
     data += bytes(16)  # 4 cells of 2 bits and the spare word
-    struct.pack_into("<IIQ", data, 40, zlib.crc32(bytes(16)), start, 16)
+    struct.pack_into("<IIQ", data, 40, 0, start, 16)  # the CRC-32 is set by the caller
 
 
-# header fields no checksum covers: each must be checked (FORMATS.md), by both readers
+# header fields: each must be checked (FORMATS.md) by both readers, also when the
+# checksum matches (a writer with a bug writes a matching checksum)
 DAMAGED_HEADERS = {
     "wdl entry 2": ("book8.c4b", lambda d: d.__setitem__(66, 2), "value table"),
     "wdl table as distances": ("book8.c4b", lambda d: d.__setitem__(13, 1), "value table"),
@@ -578,7 +586,7 @@ def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_p
     start = struct.unpack_from("<I", data, 44)[0]
     payload = b"\xff" * (len(data) - start - 8) + bytes(8)  # cells all ones, the spare word 0
     data[start:] = payload
-    struct.pack_into("<I", data, 40, zlib.crc32(payload))
+    struct.pack_into("<I", data, 40, file_crc32(bytes(data[:start]), payload))
     bad = tmp_path / "cells.c4b"
     bad.write_bytes(bytes(data))
     first, mask = enumerate_positions(8)

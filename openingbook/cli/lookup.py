@@ -94,7 +94,7 @@ def lookup_command(
             raise BadArgument("--format applies to Thill-layout books, not compact ones")
         from openingbook.compact import CompactBook
 
-        # opening verifies the header and the payload checksum; the position model
+        # opening verifies the header and the checksum over header and payload; the position model
         # refuses what the book does not hold
         with CompactBook(path) as compact:
             value, record = compact.get(pos), None

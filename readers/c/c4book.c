@@ -23,9 +23,10 @@ static uint64_t rd_le(const unsigned char *p, int bytes)
     return v;
 }
 
-static uint32_t crc32_of(const unsigned char *p, size_t n)
+/* CRC-32 (zlib's): continue `crc` (0 to start) over n bytes */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 {
-    uint32_t crc = 0xFFFFFFFFu;
+    crc = ~crc;
     for (size_t i = 0; i < n; i++) {
         crc ^= p[i];
         for (int k = 0; k < 8; k++)
@@ -129,8 +130,10 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     unsigned reserved = (unsigned)rd_le(d + 58, 2);
     uint64_t meta_len = rd_le(d + 60, 4);
     const char *bad = NULL;
-    if (version != 1)
-        bad = "unsupported version (this reader knows version 1)";
+    if (version == 1)
+        bad = "compact format version 1, whose header has no checksum (write the book again)";
+    else if (version != 2)
+        bad = "unsupported version (this reader knows version 2)";
     else if (width != WIDTH || height != HEIGHT)
         bad = "not a 7x6 book";
     else if (book->kind > 2 || book->structure > 1 || reserved)
@@ -182,9 +185,15 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
         c4book_close(book);
         return fail(err, errlen, path, "bad scope line");
     }
-    if (crc32_of(book->payload, (size_t)payload_bytes) != crc) {
+    /* the CRC covers the header (its CRC field read as zeros) and the payload */
+    static const unsigned char zeros[4] = {0, 0, 0, 0};
+    uint32_t sum = crc32_update(0, d, 40);
+    sum = crc32_update(sum, zeros, 4);
+    sum = crc32_update(sum, d + 44, (size_t)header_bytes - 44);
+    sum = crc32_update(sum, book->payload, (size_t)payload_bytes);
+    if (sum != crc) {
         c4book_close(book);
-        return fail(err, errlen, path, "payload checksum mismatch (damaged file)");
+        return fail(err, errlen, path, "checksum mismatch (damaged file)");
     }
     return 0;
 }

@@ -65,7 +65,7 @@ typedef struct {
     const unsigned char *payload;
 } c4book;
 
-/* Read and check a book (header fields, sizes, payload CRC-32). 0 on success; else
+/* Read and check a book (header fields, sizes, the CRC-32 over header and payload). 0 on success; else
  * -1 with a one-line message in err. */
 int c4book_open(c4book *book, const char *path, char *err, size_t errlen);
 void c4book_close(c4book *book);
