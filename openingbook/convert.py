@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -223,7 +224,7 @@ def write_compact_via_thill(
 
     ``build --format compact`` and ``derive --format compact``: the Thill book
     and its manifest (the provenance the compact book carries) are written to a
-    temporary directory beside ``output``, converted, and deleted. Returns
+    new temporary directory beside ``output``, converted, and deleted. Returns
     ``make_thill``'s result and the conversion summary.
     """
     from openingbook.atomicio import refuse_existing
@@ -232,10 +233,8 @@ def write_compact_via_thill(
     refuse_existing(out, force)
     if out.suffix.lower() != COMPACT_SUFFIX:
         raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
-    staging = out.with_name(f".{out.name}.thill")
-    if staging.exists():
-        shutil.rmtree(staging)  # left over by an interrupted run of this same output
-    staging.mkdir()
+    # a new directory of our own (never one that exists: it is not ours to delete)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".thill", dir=out.parent))
     try:
         thill = staging / (out.name.removesuffix(COMPACT_SUFFIX) + ".dat")
         made = make_thill(thill)

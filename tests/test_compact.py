@@ -687,6 +687,22 @@ def test_formats_page_worked_example() -> None:
     ) in flat
 
 
+def test_a_compact_build_leaves_a_directory_it_did_not_make_alone(tmp_path: Path, monkeypatch):
+    """The build stages its Thill book in a new directory; a directory of the name an
+    older version used (the user's, for all the build knows) is not deleted."""
+    monkeypatch.chdir(tmp_path)
+    theirs = tmp_path / ".book10-under44444433.c4b.thill"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    line = ["--plies", "10", "--under", "44444433", "-q", "-j", "1", "--format", "compact"]
+    result = CliRunner().invoke(main, ["build", *line])
+    assert result.exit_code == 0, result.output
+    assert (theirs / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [theirs.name, "book10-under44444433.c4b"]
+    )
+
+
 def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
