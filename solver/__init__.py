@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from solver.geometry import STANDARD, BoardSize, check_board_size, move_columns, move_string
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
 from solver.scores import (
     Winner,
@@ -81,10 +82,12 @@ _LAZY = {
 __all__ = [
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
+    "STANDARD",
     "STATUS_BLOCK",
     "STATUS_BOOK",
     "STATUS_MESSAGES",
     "STATUS_WINS_AT_ONCE",
+    "BoardSize",
     "Player",
     "Position",
     "Solver",
@@ -94,6 +97,7 @@ __all__ = [
     "book_position_status",
     "can_win_next_bits",
     "canonical_bits",
+    "check_board_size",
     "count_positions",
     "current_bits",
     "default_table_log2",
@@ -101,6 +105,8 @@ __all__ = [
     "enumerate_positions",
     "has_four_bits",
     "mirror_bits",
+    "move_columns",
+    "move_string",
     "nb_block_status",
     "nb_book_position_status",
     "nb_canonical_key",

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 
+from solver.geometry import MAX_DIGIT_WIDTH, check_board_size, move_columns
+
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
 
@@ -122,27 +124,27 @@ class Position:
     def from_moves(
         cls, moves: str | Iterable[int], width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
     ) -> Position:
-        """Play a 1-based move string (``"4453"``) or a sequence of 1-based ints.
+        """Play a 1-based move string (``"4453"``, or ``"10,1,12"``: see
+        :mod:`solver.geometry`) or a sequence of 1-based ints.
 
         Raises ``ValueError`` for a non-digit, a column out of range, a full
         column, or a move played after (or completing) four in a row.
         """
         _check_size(width, height)
         pos = cls(0, 0, width, height, "")
-        text = moves if isinstance(moves, str) else "".join(str(m) for m in moves)
-        if width > 9 and isinstance(moves, str):
-            raise ValueError("move strings are only defined for boards up to 9 columns")
-        for i, ch in enumerate(text.strip()):
-            if ch not in "0123456789":  # not str.isdigit, which takes fullwidth digits too
-                raise ValueError(f"move {i + 1} is {ch!r}, not a column digit 1-{width}")
-            col = int(ch) - 1
+        if isinstance(moves, str):
+            columns = move_columns(moves, width)
+        else:
+            columns = [int(m) - 1 for m in moves]
+        for i, col in enumerate(columns):
+            name = str(col + 1)
             if not 0 <= col < width:
-                raise ValueError(f"move {i + 1} is column {ch}, outside 1-{width}")
+                raise ValueError(f"move {i + 1} is column {name}, outside 1-{width}")
             if not pos.can_play(col):
-                raise ValueError(f"move {i + 1} plays column {ch}, which is full")
+                raise ValueError(f"move {i + 1} plays column {name}, which is full")
             if pos.is_winning_move(col):
                 raise ValueError(
-                    f"move {i + 1} (column {ch}) completes four in a row: the game is over"
+                    f"move {i + 1} (column {name}) completes four in a row: the game is over"
                 )
             pos = pos.play(col)
         return pos
@@ -301,15 +303,15 @@ class Position:
         if not self.can_play(col):
             raise ValueError(f"column {col + 1} is full or outside the board")
         mask = self.mask | (self.mask + (1 << (col * (self.height + 1))))
-        moves = None if self._moves is None else self._moves + _digit(col)
+        moves = None if self._moves is None else _append_move(self._moves, col, self.width)
         # the mover's stones become the opponent's: current ^ old mask
         return Position(self.current ^ self.mask, mask, self.width, self.height, moves)
 
     def play_moves(self, moves: str) -> Position:
         """Play further 1-based moves from this position."""
         pos = self
-        for ch in moves:
-            pos = pos.play(int(ch) - 1)
+        for col in move_columns(moves, self.width):
+            pos = pos.play(col)
         return pos
 
     def mirror(self) -> Position:
@@ -422,14 +424,18 @@ class Position:
 
 
 def _check_size(width: int, height: int) -> None:
-    if width < 1 or height < 1 or width * (height + 1) > 64:
-        raise ValueError(
-            f"board {width}x{height} does not fit the 64-bit bitboard (width*(height+1) <= 64)"
-        )
+    check_board_size(width, height)
 
 
 def _digit(col: int) -> str:
     return str(col + 1)
+
+
+def _append_move(moves: str, col: int, width: int) -> str:
+    """``moves`` followed by the 1-based ``col``, written as :func:`solver.geometry.move_string`."""
+    if width <= MAX_DIGIT_WIDTH or not moves:
+        return moves + _digit(col)
+    return moves + "," + _digit(col)
 
 
 def _mirror_bits(bits: int, width: int, height: int) -> int:
@@ -471,7 +477,7 @@ def _find_move_order(target: Position) -> str | None:
                 continue
             rest = rec(pf, pm)
             if rest is not None:
-                return rest + _digit(col)
+                return _append_move(rest, col, w)
         dead.add((first, mask))
         return None
 
