@@ -19,6 +19,7 @@ from solver.scores import (
     Winner,
     describe_score,
     plies_from_score,
+    score_bounds,
     score_from_plies,
     winner_from_score,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "position_keys",
     "positions_with_moves",
     "prefetch",
+    "score_bounds",
     "score_from_plies",
     "solve",
     "solve_wdl",

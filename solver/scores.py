@@ -1,14 +1,27 @@
-"""Scores in the Pons convention and what they mean in plies.
+"""Scores in the Pons convention, on every board size, and what they mean in plies.
 
-The score of a position is seen from the side to move. With ``cells`` =
-width x height (42 on the standard board):
+The score of a position is seen from the side to move: ``0`` for a draw,
+positive when the side to move wins, negative when it loses, and the sooner
+the game ends the larger its absolute value. With ``cells`` = width x height
+and the game ending with the ``p``-th stone of the game (1-based, counted from
+the empty board):
 
-* ``+(cells/2 + 1 - k)`` when the side to move wins with its k-th stone;
-* ``0`` for a draw;
-* ``-(cells/2 + 1 - k)`` when it loses to the opponent's k-th stone.
+    |score| = (cells - p) // 2 + 1
 
-On 7x6 that is ``22 - k``. Distances count plies from the position to the
-stone that completes four (a win is an odd number of plies away, a loss even).
+that is, one more than the stones the winner still has in hand after its
+winning stone. On a board with an even number of cells this is Pons'
+convention exactly, ``cells/2 + 1 - k`` for a win with the winner's own
+``k``-th stone (7x6: ``22 - k``). On a board with an odd number of cells the
+first player has one stone more than the second, ``(cells + 1)/2``, and the
+same rule gives ``(cells + 1)/2 + 1 - k`` for a first-player win with its
+``k``-th stone and ``(cells - 1)/2 + 1 - k`` for a second-player win (5x5: a
+first-player win with the last stone of the board, the 25th, scores 1). So on
+every board a win on the last cell scores 1, a draw 0, and scores of
+neighbouring plies differ by one whatever the parity (the search's bounds
+rely on that, :mod:`solver.search`).
+
+Distances count plies from the position to the stone that completes four (a
+win is an odd number of plies away, a loss even).
 """
 
 from __future__ import annotations
@@ -31,14 +44,19 @@ def plies_from_score(score: int, stones: int, width: int = 7, height: int = 6) -
     3
     >>> plies_from_score(0, 12)
     30
+    >>> plies_from_score(1, 0, 5, 5)  # 5x5: the first player wins with the 25th stone
+    25
     """
     cells = width * height
     if score == 0:
         return cells - stones
-    k = cells // 2 + 1 - abs(score)
-    if score > 0:
-        return 2 * (k - stones // 2) - 1
-    return 2 * (k - (stones + 1) // 2)
+    # the last stone p satisfies (cells - p) // 2 == |score| - 1: two candidates, and
+    # the winner's parity picks one (the side to move places stones stones+1, +3, ...)
+    p = cells - 2 * (abs(score) - 1)
+    winner_parity = (stones + 1) % 2 if score > 0 else stones % 2
+    if p % 2 != winner_parity:
+        p -= 1
+    return p - stones
 
 
 def score_from_plies(plies: int, stones: int, width: int = 7, height: int = 6) -> int:
@@ -46,15 +64,27 @@ def score_from_plies(plies: int, stones: int, width: int = 7, height: int = 6) -
 
     A draw has no unique ply count here; pass ``plies == cells - stones`` with
     an explicit draw check instead. Raises ``ValueError`` on impossible input.
+
+    >>> score_from_plies(3, 12), score_from_plies(25, 0, 5, 5)
+    (14, 1)
     """
     cells = width * height
     if plies <= 0 or stones + plies > cells:
         raise ValueError(f"{plies} plies from {stones} stones is off the board")
-    if plies % 2 == 1:
-        k = stones // 2 + (plies + 1) // 2
-        return cells // 2 + 1 - k
-    k = (stones + 1) // 2 + plies // 2
-    return -(cells // 2 + 1 - k)
+    magnitude = (cells - (stones + plies)) // 2 + 1
+    return magnitude if plies % 2 == 1 else -magnitude
+
+
+def score_bounds(stones: int, width: int = 7, height: int = 6) -> tuple[int, int]:
+    """(lowest, highest) score a position with ``stones`` stones can have.
+
+    A loss to the opponent's next stone and a win with one's own next stone.
+
+    >>> score_bounds(0), score_bounds(0, 5, 5)
+    ((-21, 21), (-12, 13))
+    """
+    cells = width * height
+    return -((cells - stones) // 2), (cells + 1 - stones) // 2
 
 
 def winner_from_score(score: int, stones: int) -> Winner:

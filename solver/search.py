@@ -28,9 +28,16 @@ recursion: each numba call passes every array again). It uses
   is tried for each move (the opponent then faces it) before any child is
   searched.
 
-Board size: any ``width x height`` with an even number of cells that fits
-the 64-bit board; every size-dependent constant is an argument of the kernel,
-so one compiled kernel serves all sizes. 7x6 is the size it is tuned for.
+Board size: any ``width x height`` that fits the 64-bit board
+(``width * (height + 1) <= 64``), with an even or an odd number of cells; every
+size-dependent constant is an argument of the kernel, so one compiled kernel
+serves all sizes. 7x6 is the size it is tuned for. Nothing in the search
+depends on the parity of the board: its score bounds are those of
+:mod:`solver.scores` (``|score| = (cells - p) // 2 + 1`` for a game ending with
+the p-th stone), and the zugzwang bound needs only an even number of empty
+cells, whatever the parity of the board or of its height (the rows the side to
+move can claim are those with the parity of the height, see
+:func:`_zugzwang_bound`).
 
 >>> s = Solver(table_log2=16)
 >>> s.solve(Position.from_moves("2252576253462244111563365343671351441"))
@@ -52,6 +59,7 @@ import numpy as np
 from numba import njit
 
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
+from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
     _BOUND_OFFSET,
@@ -134,23 +142,27 @@ def store(
     there is replaced."""
     old = load_relaxed(table, slot)
     lo = _ZERO  # no lower bound
-    hi = np.uint64(63)  # no upper bound
+    up = _ZERO  # no upper bound
     mv = _ZERO
     if (old >> np.uint64(16)) == tag:
+        # an empty slot (0) matches a tag of 0 too: its fields then read "none"
         lo = (old >> np.uint64(6)) & np.uint64(63)
-        hi = old & np.uint64(63)
+        up = old & np.uint64(63)
         mv = (old >> np.uint64(12)) & np.uint64(15)
-    code = np.uint64(score + _BOUND_OFFSET)
     if lower:
+        code = np.uint64(score + _BOUND_OFFSET)
         if code > lo:
             lo = code
-        mv = np.uint64(move_col + 1)
+        # 4 bits: columns 15 and up (boards 16 or more wide) store "no move" or
+        # another column's hint, which only orders moves; never the tag's bits
+        mv = np.uint64(move_col + 1) & np.uint64(15)
     else:
-        if code < hi:
-            hi = code
+        code = np.uint64(_BOUND_OFFSET - score)  # the lower the bound, the larger
+        if code > up:
+            up = code
         mv = _ZERO
     store_relaxed(
-        table, slot, (tag << np.uint64(16)) | (mv << np.uint64(12)) | (lo << np.uint64(6)) | hi
+        table, slot, (tag << np.uint64(16)) | (mv << np.uint64(12)) | (lo << np.uint64(6)) | up
     )
 
 
@@ -159,8 +171,8 @@ def entry_bounds(payload: np.uint64) -> tuple[int, int]:
     """(lower, upper) bounds of a non-zero payload returned by :func:`probe`
     (-99 / 99 when the entry has no such bound)."""
     lo = int((payload >> np.uint64(6)) & np.uint64(63))
-    hi = int(payload & np.uint64(63))
-    return (lo - _BOUND_OFFSET if lo != 0 else -99), (hi - _BOUND_OFFSET if hi != 63 else 99)
+    up = int(payload & np.uint64(63))
+    return (lo - _BOUND_OFFSET if lo != 0 else -99), (_BOUND_OFFSET - up if up != 0 else 99)
 
 
 @njit(cache=True, inline="always")
@@ -170,6 +182,14 @@ def entry_move(payload: np.uint64) -> int:
 
 
 # ---------------------------------------------------------------- bit tricks
+#: The longest step between two cells of a four that fits 64 bits (3 steps <= 63).
+#: A horizontal or diagonal step (height + 1, height, height + 2 bits) is longer only
+#: on boards at most 3 columns wide and 20 or more rows high, where no four can lie
+#: in that direction; the step is skipped there, because a shift by 64 bits or more
+#: is not zero in compiled code (x86 takes the count modulo 64).
+_MAX_STEP = np.uint64(21)
+
+
 # These helpers twin some in solver/bitboards.py on purpose: numba's on-disk cache
 # checks only the timestamp of the kernel's own file, so a kernel here that inlined
 # a function from another module would keep a stale compiled copy after that
@@ -180,6 +200,8 @@ def _winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: int)
     h = np.uint64(height)
     r = (s << _ONE) & (s << np.uint64(2)) & (s << np.uint64(3))
     for d1 in (h + _ONE, h, h + np.uint64(2)):  # horizontal, both diagonals
+        if d1 > _MAX_STEP:
+            continue  # see _MAX_STEP
         d2 = d1 + d1
         d3 = d2 + d1
         p = (s << d1) & (s << d2)
@@ -195,6 +217,8 @@ def _winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: int)
 def _has_four(s: np.uint64, height: int) -> bool:
     h = np.uint64(height)
     for d in (_ONE, h + _ONE, h, h + np.uint64(2)):
+        if d > _MAX_STEP:
+            continue  # see _MAX_STEP
         m = s & (s >> d)
         if (m & (m >> (d + d))) != _ZERO:
             return True
@@ -723,15 +747,9 @@ def _column_order(width: int) -> list[int]:
 
 
 def _check_board_size(width: int, height: int) -> None:
-    if width < 1 or height < 1 or width * (height + 1) > 64:
-        raise ValueError(f"board {width}x{height} does not fit the 64-bit bitboard")
-    if width * height > 60:  # the table's 6-bit bound fields hold scores up to 30
-        raise ValueError(f"board {width}x{height} has more than 60 cells")
-    if (width * height) % 2:
-        raise ValueError(
-            f"board {width}x{height} has an odd number of cells: Pons scores are only "
-            "defined for an even number of cells"
-        )
+    """Every board that fits the 64-bit bitboard, any number of cells (see
+    :mod:`solver.scores` for the scores of boards with an odd number of cells)."""
+    check_board_size(width, height)
 
 
 @dataclass(frozen=True)

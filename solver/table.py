@@ -13,9 +13,15 @@ Entry layout (uint64): ``tag << 16 | move << 12 | lower << 6 | upper`` (packed
 and read by the search kernel, :mod:`solver.search`: numba compiles them into it).
 
 * ``lower``: ``score + 32`` of a lower bound, or 0 (none);
-* ``upper``: ``score + 32`` of an upper bound, or 63 (none); never 0, so a
-  zero entry is an empty slot;
-* ``move``: 1 + the column of the cut-off move, or 0.
+* ``upper``: ``32 - score`` of an upper bound, or 0 (none). Both fields read
+  "none" as 0, so an empty slot (a zero entry), which looks like a position whose
+  tag is 0, holds no bound for it. (Before, "no upper bound" was 63 and an empty
+  slot read as an upper bound of -32 for a position of tag 0: a wrong bound, once
+  in 2**(key_bits - log2) new positions; on boards whose key fits the table, every
+  position has tag 0.) A stored entry always holds a bound, so it is never zero;
+* ``move``: 1 + the column of the cut-off move, or 0 (4 bits: on boards of 16
+  or more columns, the columns from 15 on store a hint that is only a move
+  ordering, never wrong in result).
 * ``tag``: the low ``key_bits - log2`` bits of the mixed key.
 
 A store for the position a slot holds keeps the bound it does not replace;
@@ -61,8 +67,11 @@ DEFAULT_SMALL_LOG2 = 16
 DEFAULT_DEEP_STONES = 25
 
 _MIX = 0x9E3779B97F4A7C15  # odd: multiplication by it is a bijection mod 2**k
-#: added to a score in the entry's 6-bit bound fields (scores are -30..30 on boards
-#: of up to 60 cells, 7x6: -18..18)
+#: the bound fields' offset. Every bound the search stores at a position with n
+#: stones lies in -((cells - n) // 2) .. (cells - 1 - n) // 2 (a loss to the
+#: opponent's next stone .. a win with our next-but-one: positions are searched only
+#: when the side to move cannot win at once), so on every board that fits 64 bits
+#: (at most 63 cells) in -31..31: codes 1..63 in either 6-bit field. 7x6: -18..18.
 _BOUND_OFFSET = 32
 _MAX_LOG2 = 32
 

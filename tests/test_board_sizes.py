@@ -1,39 +1,310 @@
-"""Other board sizes: the solver's value of the empty board against the published results.
+"""Other board sizes: the solver against an independent brute force and the published results.
 
-Tromp's and Steininger's tables (:data:`openingbook.published.BOARD_RESULTS`) give the
-winner of the empty board under perfect play and the move on which the game ends; the
-larger boards are solved by ``benchmarks/bench_board_sizes.py``.
+* a brute-force negamax written here from the rules and the score definition alone
+  (columns of strings, memo, no pruning, no code of the solver), on the empty board of
+  every size of at most 16 cells and on random positions (every move's score) of boards
+  with an even and an odd number of cells, narrow tall ones and wide flat ones;
+* Tromp's and Steininger's tables (:data:`openingbook.published.BOARD_RESULTS`): the
+  winner of the empty board under perfect play and the move on which the game ends,
+  for the small boards here; ``benchmarks/bench_board_sizes.py`` solves the larger ones
+  and its committed results are checked against the table;
+* the parallel search against the serial one, and the score <-> plies conversions.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+import random
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from openingbook.published import BOARD_RESULTS
-from solver import Position, Solver, plies_from_score, winner_from_score
+from solver import (
+    BoardSize,
+    Position,
+    Solver,
+    plies_from_score,
+    score_bounds,
+    score_from_plies,
+    winner_from_score,
+)
 
-SMALL = [(4, 4), (5, 4), (4, 5), (6, 4), (4, 6), (7, 4), (6, 5), (5, 6), (4, 7), (4, 8)]
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "board_sizes.json"
+
+
+# ------------------------------------------------------------ brute force
+Board = tuple[str, ...]  # one string per column, bottom first: "a" first player, "b" second
+
+
+def _four_through(board: Board, col: int, row: int, width: int, height: int) -> bool:
+    """Does the stone at (col, row) lie on four in a row of its colour?"""
+    stone = board[col][row]
+
+    def same(c: int, r: int) -> bool:
+        return 0 <= c < width and 0 <= r < len(board[c]) and board[c][r] == stone
+
+    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        run = 1
+        for sign in (1, -1):
+            c, r = col + sign * dc, row + sign * dr
+            while same(c, r):
+                run += 1
+                c, r = c + sign * dc, r + sign * dr
+        if run >= 4:
+            return True
+    return False
+
+
+def brute_force_move_scores(board: Board, height: int) -> list[int | None]:
+    """Score of each column for the side to move (None: full), by plain negamax.
+
+    The definition: a game that ends with its p-th stone (counted from the empty
+    board) is worth (cells - p) // 2 + 1 to the player who placed it, minus that to
+    the other; a full board without four is worth 0.
+    """
+    width = len(board)
+    cells = width * height
+
+    @functools.cache
+    def value(b: Board) -> int:
+        return max(s for s in move_scores(b) if s is not None)
+
+    def move_scores(b: Board) -> list[int | None]:
+        placed = sum(len(column) for column in b)
+        stone = "a" if placed % 2 == 0 else "b"
+        out: list[int | None] = []
+        for col in range(width):
+            if len(b[col]) == height:
+                out.append(None)
+                continue
+            child = (*b[:col], b[col] + stone, *b[col + 1 :])
+            p = placed + 1
+            if _four_through(child, col, len(b[col]), width, height):
+                out.append((cells - p) // 2 + 1)
+            elif p == cells:
+                out.append(0)
+            else:
+                out.append(-value(child))
+        return out
+
+    return move_scores(board)
+
+
+def random_board(rng: random.Random, width: int, height: int, stones: int) -> Board | None:
+    """A random game of ``stones`` moves that nobody has won, or None if stuck."""
+    board: Board = ("",) * width
+    for n in range(stones):
+        stone = "ab"[n % 2]
+        choices = []
+        for col in range(width):
+            if len(board[col]) < height:
+                child = (*board[:col], board[col] + stone, *board[col + 1 :])
+                if not _four_through(child, col, len(board[col]), width, height):
+                    choices.append(col)
+        if not choices:
+            return None
+        col = rng.choice(choices)
+        board = (*board[:col], board[col] + stone, *board[col + 1 :])
+    return board
+
+
+def to_position(board: Board, height: int) -> Position:
+    cells = [
+        [{"a": 1, "b": 2}[s] for s in column] + [0] * (height - len(column)) for column in board
+    ]
+    return Position.from_array(cells)
+
+
+def solver_for(width: int, height: int, **kwargs) -> Solver:
+    return Solver(table_log2=16, small_log2=16, width=width, height=height, **kwargs)
+
+
+# ------------------------------------------------------- the empty board
+#: every board of at most 16 cells with a four possible, and a few without (1x3, 3x3)
+TINY = sorted(
+    {(w, h) for w in range(1, 17) for h in range(1, 17) if w * h <= 12 and max(w, h) >= 4}
+    | {(4, 4), (1, 3), (3, 3), (2, 2), (1, 1)}
+)
+
+
+@pytest.mark.parametrize(("width", "height"), TINY, ids=lambda v: str(v))
+def test_empty_board_matches_brute_force(width, height):
+    empty: Board = ("",) * width
+    expected = brute_force_move_scores(empty, height)
+    solver = solver_for(width, height)
+    pos = Position(width=width, height=height)
+    assert solver.analyze(pos) == expected
+    assert solver.solve(pos) == max(s for s in expected if s is not None)
+
+
+#: (width, height, empty cells at most): even and odd cell counts, odd heights,
+#: narrow boards taller than 19 rows (steps of 64 bits or more between columns),
+#: boards 16 or more columns wide (columns past the table's 4-bit move field)
+RANDOM_SIZES = [
+    (4, 4, 12),
+    (5, 4, 12),
+    (4, 5, 12),
+    (5, 3, 12),
+    (3, 5, 12),
+    (5, 5, 12),
+    (7, 5, 11),
+    (5, 7, 11),
+    (7, 7, 10),
+    (9, 5, 10),
+    (6, 9, 10),
+    (8, 7, 10),
+    (1, 63, 12),
+    (2, 31, 12),
+    (3, 20, 12),
+    (16, 3, 10),
+    (21, 2, 10),
+    (32, 1, 12),
+]
+
+
+@pytest.mark.parametrize(("width", "height", "max_empty"), RANDOM_SIZES, ids=lambda v: str(v))
+def test_random_positions_match_brute_force(width, height, max_empty):
+    solver = solver_for(width, height)
+    cells = width * height
+
+    @FAST
+    @given(st.integers(0, 2**32), st.integers(2, max_empty))
+    def check(seed, empty):
+        rng = random.Random(seed)
+        while (board := random_board(rng, width, height, cells - empty)) is None:
+            pass
+        expected = brute_force_move_scores(board, height)
+        pos = to_position(board, height)
+        assert solver.analyze(pos) == expected, pos.to_diagram()
+        if not pos.can_win_next():
+            score = max(s for s in expected if s is not None)
+            assert solver.solve(pos) == score
+            assert solver.solve_wdl(pos) == (score > 0) - (score < 0)
+
+    check()
+
+
+# ------------------------------------------------------- published results
+#: the published boards solved here in seconds, odd numbers of cells included
+SMALL = [
+    (4, 4),
+    (5, 4),
+    (4, 5),
+    (6, 4),
+    (4, 6),
+    (5, 5),
+    (7, 4),
+    (6, 5),
+    (5, 6),
+    (4, 7),
+    (4, 8),
+    (5, 7),
+    (7, 5),
+]
 
 
 @pytest.mark.parametrize(("width", "height"), SMALL, ids=lambda v: str(v))
 def test_empty_board_matches_the_published_result(width, height):
     solver = Solver(table_log2=20, width=width, height=height)
-    score = solver.solve(Position.from_moves("", width=width, height=height))
+    score = solver.solve(Position(width=width, height=height))
     winner = str(winner_from_score(score, 0))
     assert (winner, plies_from_score(score, 0, width, height)) == BOARD_RESULTS[(width, height)]
 
 
 def test_committed_board_size_results_agree_with_the_published_table():
-    """``benchmarks/results/board_sizes.json`` (``bench_board_sizes.py``): every board it
-    solved agrees with the published outcome and last move."""
-    import json
-    from pathlib import Path
-
-    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "board_sizes.json"
-    rows = json.loads(results.read_text())["boards"]
+    """``benchmarks/results/board_sizes.json`` (``bench_board_sizes.py``): every board of
+    the table that fits 64 bits was tried, odd numbers of cells included, and every
+    board solved agrees with the published outcome and last move."""
+    rows = json.loads(RESULTS.read_text())["boards"]
+    by_size = {r["size"]: r for r in rows}
+    fitting = {f"{w}x{h}" for w, h in BOARD_RESULTS if w * (h + 1) <= 64}
+    assert fitting <= set(by_size)
+    assert all(not by_size[s]["status"].startswith("skipped") for s in fitting)
     solved = [r for r in rows if r["status"] == "solved"]
-    assert {"4x4", "7x6", "8x5"} <= {r["size"] for r in solved}
+    assert {"4x4", "5x5", "7x5", "7x6", "8x5"} <= {r["size"] for r in solved}
     for r in solved:
         width, height = (int(x) for x in r["size"].split("x"))
-        assert (r["winner"], r["last_move"]) == BOARD_RESULTS[(width, height)], r["size"]
+        winner = str(winner_from_score(r["score"], 0))
+        last = plies_from_score(r["score"], 0, width, height)
+        assert (r["winner"], r["last_move"]) == (winner, last), r["size"]
+        assert (winner, last) == BOARD_RESULTS[(width, height)], r["size"]
         assert r["agrees"] is True
+
+
+# ------------------------------------------------------- parallel search
+@pytest.mark.parametrize(("width", "height", "moves"), [(5, 5, ""), (7, 5, "4"), (6, 5, "34")])
+def test_parallel_search_equals_serial(width, height, moves):
+    pos = Position.from_moves(moves, width, height)
+    serial = solver_for(width, height).solve(pos)
+    assert solver_for(width, height, threads=2).solve(pos) == serial
+    assert solver_for(width, height).solve(pos, threads=2) == serial
+
+
+# ------------------------------------------------------- scores and sizes
+@given(st.integers(1, 32), st.integers(1, 63), st.data())
+def test_scores_and_plies_convert_both_ways(width, height, data):
+    if width * (height + 1) > 64:
+        return
+    cells = width * height
+    stones = data.draw(st.integers(0, cells - 1))
+    plies = data.draw(st.integers(1, cells - stones))
+    score = score_from_plies(plies, stones, width, height)
+    low, high = score_bounds(stones, width, height)
+    assert low <= score <= high
+    assert score != 0 and (score > 0) == (plies % 2 == 1)
+    assert plies_from_score(score, stones, width, height) == plies
+    # the definition: the game ends with stone p = stones + plies
+    assert abs(score) == (cells - (stones + plies)) // 2 + 1
+
+
+def test_pons_convention_on_7x6():
+    """7x6 keeps Pons' 22 - k (a win with the winner's k-th stone)."""
+    for k in range(4, 22):
+        assert score_from_plies(2 * k - 1, 0) == 22 - k  # first player, stone 2k - 1
+        assert score_from_plies(2 * k, 0) == -(22 - k)  # second player, stone 2k
+
+
+@pytest.mark.parametrize(
+    ("text", "size"), [("8x7", (8, 7)), ("7X6", (7, 6)), (" 12x4 ", (12, 4)), ("1x63", (1, 63))]
+)
+def test_board_size_parse(text, size):
+    parsed = BoardSize.parse(text)
+    assert (parsed.width, parsed.height) == size
+    assert str(parsed) == f"{size[0]}x{size[1]}"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("9x7", "does not fit"),
+        ("13x4", "does not fit"),
+        ("0x6", "at least 1"),
+        ("7x0", "at least 1"),
+        ("7", "WIDTHxHEIGHT"),
+        ("7x6x2", "WIDTHxHEIGHT"),
+        ("-7x6", "WIDTHxHEIGHT"),
+        ("", "WIDTHxHEIGHT"),
+    ],
+)
+def test_bad_board_sizes_refused(text, message):
+    with pytest.raises(ValueError, match=message):
+        BoardSize.parse(text)
+
+
+def test_moves_on_wide_boards():
+    pos = Position.from_moves("10,1,12,12", 12, 4)
+    assert pos.to_moves() == "10,1,12,12"
+    assert Position.from_moves([10, 1, 12, 12], 12, 4) == pos
+    assert Position.from_moves("4,4,5,3") == Position.from_moves("4453")
+    for bad, message in (
+        ("13", "outside 1-12"),
+        ("1,,2", "not a column number"),
+        ("4453", "commas"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            Position.from_moves(bad, 12, 4)

@@ -314,8 +314,8 @@ def test_errors():
         s.solve(won)
     with pytest.raises(ValueError, match="4x4"):
         s.solve(Position(width=4, height=4))
-    with pytest.raises(ValueError, match="odd number of cells"):
-        Solver(width=5, height=5)
+    with pytest.raises(ValueError, match="does not fit the 64-bit bitboard"):
+        Solver(width=9, height=7)
     with pytest.raises(ValueError, match="position 1"):
         s.solve_many(np.array([0, won.first_stones], np.uint64), np.array([0, won.mask], np.uint64))
     with pytest.raises(ValueError):
