@@ -2,8 +2,8 @@
 
 For each board in :data:`openingbook.published.BOARD_RESULTS` (Tromp's and Steininger's
 tables: who wins the empty board under perfect play, and on which move the game ends)
-that fits the solver (width x (height + 1) <= 64 bits; the solver takes boards with an
-even number of cells), the empty board is solved in a child process with a time budget
+that fits the solver (width x (height + 1) <= 64 bits, even and odd numbers of cells),
+the empty board is solved in a child process with a time budget
 (``--budget`` seconds, default 120), smallest boards first. Each row records the size,
 our outcome and last move, the published ones, whether they agree, the time and the
 nodes; boards over the budget are recorded as not solved. Results go to
@@ -47,10 +47,12 @@ def outcome(score: int, width: int, height: int) -> tuple[str, int]:
 
 def fits(width: int, height: int) -> str | None:
     """Why the solver cannot take this board, or None."""
-    if width * (height + 1) > 64:
+    from solver import check_board_size
+
+    try:
+        check_board_size(width, height)
+    except ValueError:
         return "more than 64 bits"
-    if width * height % 2:
-        return "odd number of cells (not supported by the solver yet)"
     return None
 
 
