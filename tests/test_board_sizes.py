@@ -308,3 +308,63 @@ def test_moves_on_wide_boards():
     ):
         with pytest.raises(ValueError, match=message):
             Position.from_moves(bad, 12, 4)
+
+
+# ------------------------------------------------------------------- CLI
+def _cli(args: list[str], stdin: str | None = None):
+    from click.testing import CliRunner
+
+    from openingbook.cli import main
+
+    return CliRunner().invoke(main, [*args, "--table-log2", "16"], input=stdin)
+
+
+def test_cli_solves_other_sizes():
+    res = _cli(["solve", "--size", "5x5", "", "--json", "--all-moves"])
+    assert res.exit_code == 0, res.output
+    obj = json.loads(res.output)
+    assert (obj["size"], obj["score"], obj["winner"], obj["plies"]) == ("5x5", 0, "draw", 25)
+    assert obj["columns"] == solver_for(5, 5).analyze(Position(width=5, height=5))
+    res = _cli(["solve", "--width", "7", "--height", "5", "4", "--all-moves"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("4: score 0, draw") and "column scores 1-7:" in res.output
+
+    rng = random.Random(3)
+    lines = []
+    for width, height in ((12, 4), (8, 7)):
+        while (board := random_board(rng, width, height, width * height - 9)) is None:
+            pass
+        pos = to_position(board, height)
+        lines.append((pos.some_moves(), solver_for(width, height).solve(pos)))
+        size = f"{width}x{height}"
+        res = _cli(["solve", "--size", size, "--file", "-", "--json"], stdin=lines[-1][0] + "\n")
+        assert res.exit_code == 0, res.output
+        obj = json.loads(res.output)
+        assert (obj["moves"], obj["score"], obj["size"]) == (*lines[-1], size)
+    assert "," in lines[0][0]  # 12 columns: moves separated by commas
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--size", "9x7", "4"], "board 9x7 does not fit the 64-bit bitboard"),
+        (["--size", "0x6", "4"], "at least 1"),
+        (["--size", "7by6", "4"], "is not WIDTHxHEIGHT"),
+        (["--width", "13", "--height", "4", "4"], "board 13x4 does not fit"),
+        (["--width", "0", "4"], "at least 1"),
+        (["--size", "8x7", "--width", "8", "4"], "either --size or --width/--height"),
+        (["--size", "5x5", "6"], "MOVES 6: move 1 is column 6, outside 1-5"),
+        (["--size", "5x5", "111111"], "column 1, which is full"),
+        (["--size", "12x4", "1,13"], "move 2 is column 13, outside 1-12"),
+    ],
+)
+def test_cli_refuses_bad_sizes_and_moves(args, message):
+    for as_json in (False, True):
+        res = _cli(["solve", *args] + (["--json"] if as_json else []))
+        assert res.exit_code == 2, res.output
+        lines = res.stderr.splitlines()
+        assert len(lines) == 1 and "Traceback" not in res.output and res.stdout == ""
+        if as_json:
+            assert json.loads(lines[0])["exit_code"] == 2 and message in lines[0]
+        else:
+            assert lines[0].startswith("Error: ") and message in lines[0]

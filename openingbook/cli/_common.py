@@ -100,6 +100,57 @@ format_option = click.option(
 )
 
 
+def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``--size WxH`` parsed and checked (:class:`solver.BoardSize`; exit 2 if bad)."""
+    if value is None:
+        return None
+    from solver.geometry import BoardSize
+
+    try:
+        return BoardSize.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def board_size_options(func: F) -> F:
+    """``--size WxH`` or ``--width W --height H`` (default 7x6); the command receives
+    ``size`` (a :class:`solver.BoardSize` or None), ``width`` and ``height`` (ints or
+    None), resolved by :func:`resolve_board_size`."""
+    options = [
+        click.option(
+            "--size",
+            metavar="WxH",
+            default=None,
+            callback=_board_size,
+            help="Board size, width x height (default 7x6): any board with "
+            "width x (height + 1) <= 64, e.g. 8x7, 9x6, 7x8, 5x5.",
+        ),
+        click.option("--width", type=int, default=None, help="Board width (instead of --size)."),
+        click.option("--height", type=int, default=None, help="Board height (instead of --size)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def resolve_board_size(size: Any, width: int | None, height: int | None) -> tuple[int, int]:
+    """(width, height) from :func:`board_size_options`' values; a bad or doubly
+    given size is a usage error (exit status 2)."""
+    if size is not None:
+        if width is not None or height is not None:
+            raise click.UsageError("give either --size or --width/--height, not both")
+        return size.width, size.height
+    from solver.geometry import STANDARD, check_board_size
+
+    width = STANDARD.width if width is None else width
+    height = STANDARD.height if height is None else height
+    try:
+        check_board_size(width, height)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    return width, height
+
+
 class LazyChoice(click.Choice):
     """A :class:`click.Choice` of a library constant, imported when first needed.
 
@@ -184,13 +235,14 @@ def user_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def parse_moves(moves: str, argument: str) -> Position:
-    """The position after ``moves`` (1-based columns); a malformed or illegal move
-    string is a bad argument (exit status 2) named after the command's parameter."""
+def parse_moves(moves: str, argument: str, width: int = 7, height: int = 6) -> Position:
+    """The position after ``moves`` (1-based columns) on a ``width`` x ``height`` board;
+    a malformed or illegal move string is a bad argument (exit status 2) named after
+    the command's parameter."""
     from solver import Position
 
     try:
-        return Position.from_moves(moves)
+        return Position.from_moves(moves, width, height)
     except ValueError as exc:
         raise BadArgument(f"{_flag(argument)} {moves}: {exc}") from None
 

@@ -12,9 +12,11 @@ import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
+    board_size_options,
     emit_json,
     json_option,
     parse_moves,
+    resolve_board_size,
     stdin_text_stream,
     user_errors,
 )
@@ -40,13 +42,15 @@ def _result(
     columns = solver.analyze(pos) if all_moves else None
     ms = (time.perf_counter() - start) * 1000
     n = pos.stone_count
+    w, h = pos.width, pos.height
     out = {
         "moves": moves,
+        "size": f"{w}x{h}",
         "stones": n,
         "score": score,
         "winner": winner_from_score(score, n).value,
-        "plies": plies_from_score(score, n),
-        "result": describe_score(score, n),
+        "plies": plies_from_score(score, n, w, h),
+        "result": describe_score(score, n, w, h),
     }
     if columns is not None:
         out["columns"] = columns
@@ -58,7 +62,7 @@ def _text(result: dict) -> str:
     line = f"{result['moves'] or '(start)'}: score {result['score']}, {result['result']}"
     if "columns" in result:
         cols = " ".join("-" if s is None else str(s) for s in result["columns"])
-        line += f"\n  column scores 1-7: {cols}"
+        line += f"\n  column scores 1-{len(result['columns'])}: {cols}"
     return line
 
 
@@ -110,6 +114,7 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
     default=None,
     help="Threads searching each position, sharing the table (default: one per core).",
 )
+@board_size_options
 @json_option
 @user_errors
 def solve_command(
@@ -118,18 +123,25 @@ def solve_command(
     all_moves: bool,
     table_log2: int,
     threads: int | None,
+    size: object,
+    width: int | None,
+    height: int | None,
     as_json: bool,
 ) -> None:
-    """Exact game value of the position after MOVES (1-based columns, e.g. 4453).
+    """Exact game value of the position after MOVES (1-based columns, e.g. 4453;
+    on boards wider than 9 columns separated by commas, e.g. 10,1,12).
 
     Prints the score (Pons convention: positive = the side to move wins, the
-    larger the sooner), the result in words and the plies to the end of the
-    game with perfect play. With --json: an object with moves, stones, score,
-    winner ("first", "second", "draw"), plies, result, ms (and columns).
+    larger the sooner; on any board size one more than the stones the winner
+    still has in hand after its winning stone), the result in words and the
+    plies to the end of the game with perfect play. With --json: an object with
+    moves, size, stones, score, winner ("first", "second", "draw"), plies,
+    result, ms (and columns).
     """
+    width, height = resolve_board_size(size, width, height)
     if (moves is None) == (source is None):
         raise click.UsageError("give either MOVES or --file F")
-    position = parse_moves(moves, "moves") if moves is not None else None
+    position = parse_moves(moves, "moves", width, height) if moves is not None else None
     check_table_size(table_log2)  # before the table is allocated
     lines: Iterator[tuple[int, str]] = iter(())
     if source is not None:
@@ -139,7 +151,7 @@ def solve_command(
         lines = itertools.chain([next(batch)], batch)
     from solver import Solver  # numba: only the solve command loads it
 
-    solver = Solver(table_log2, threads=threads)
+    solver = Solver(table_log2, threads=threads, width=width, height=height)
     solver.warm_up()  # load the compiled kernel now, so that "ms" is solving time only
     if position is not None and moves is not None:
         result = _result(solver, position, moves, all_moves)
@@ -151,7 +163,7 @@ def solve_command(
     previous = None  # neighbouring lines are often related: a free first guess
     for number, line in lines:
         try:
-            pos = Position.from_moves(line)
+            pos = Position.from_moves(line, width, height)
         except ValueError as exc:
             raise ValueError(f"line {number}: {exc}") from None
         result = _result(solver, pos, line, all_moves, previous)
