@@ -23,7 +23,7 @@ from solver.scores import (
     score_from_plies,
     winner_from_score,
 )
-from solver.table import default_table_log2, table_bytes
+from solver.table import default_table_log2, min_table_log2, table_bytes
 
 if TYPE_CHECKING:
     from solver.bitboards import (
@@ -105,6 +105,7 @@ __all__ = [
     "describe_score",
     "enumerate_positions",
     "has_four_bits",
+    "min_table_log2",
     "mirror_bits",
     "move_columns",
     "move_string",

@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_SMALL_LOG2",
     "TranspositionTable",
     "default_table_log2",
+    "min_table_log2",
     "table_bytes",
 ]
 
@@ -81,6 +82,17 @@ def default_table_log2() -> int:
     return DEFAULT_LOG2
 
 
+def min_table_log2(key_bits: int) -> int:
+    """The smallest table (log2 of its entries) for keys of ``key_bits`` bits
+    (``width * (height + 1)``): the tag, the key bits the slot does not give, must fit
+    the entry's 48 bits above the bounds and the move, or positions would be confused.
+
+    >>> min_table_log2(49), min_table_log2(64)  # 7x6, 8x7
+    (1, 16)
+    """
+    return max(1, key_bits - 48)
+
+
 def table_bytes(log2: int = DEFAULT_LOG2, small_log2: int = DEFAULT_SMALL_LOG2) -> int:
     """Bytes a :class:`TranspositionTable` of these sizes allocates (8 per entry).
 
@@ -109,9 +121,9 @@ class TranspositionTable:
                 raise ValueError(f"table {name} must be an integer 1-{_MAX_LOG2}, got {value!r}")
         if not 1 <= key_bits <= 64:
             raise ValueError(f"key_bits must be 1-64, got {key_bits}")
-        if key_bits - min(log2, small_log2) + 16 > 64:
+        if min(log2, small_log2) < min_table_log2(key_bits):
             raise ValueError(
-                f"table too small for {key_bits}-bit keys: use log2 >= {key_bits - 48}"
+                f"table too small for {key_bits}-bit keys: use log2 >= {min_table_log2(key_bits)}"
             )
         self.log2 = min(log2, key_bits)
         self.small_log2 = min(small_log2, key_bits)

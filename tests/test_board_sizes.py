@@ -316,7 +316,9 @@ def _cli(args: list[str], stdin: str | None = None):
 
     from openingbook.cli import main
 
-    return CliRunner().invoke(main, [*args, "--table-log2", "16"], input=stdin)
+    if "--table-log2" not in args:
+        args = [*args, "--table-log2", "16"]
+    return CliRunner().invoke(main, args, input=stdin)
 
 
 def test_cli_solves_other_sizes():
@@ -356,6 +358,7 @@ def test_cli_solves_other_sizes():
         (["--size", "5x5", "6"], "MOVES 6: move 1 is column 6, outside 1-5"),
         (["--size", "5x5", "111111"], "column 1, which is full"),
         (["--size", "12x4", "1,13"], "move 2 is column 13, outside 1-12"),
+        (["--size", "8x7", "4", "--table-log2", "10"], "8x7 boards need at least 16"),
     ],
 )
 def test_cli_refuses_bad_sizes_and_moves(args, message):

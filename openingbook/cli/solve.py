@@ -12,6 +12,7 @@ import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
+    BadArgument,
     board_size_options,
     emit_json,
     json_option,
@@ -139,6 +140,13 @@ def solve_command(
     result, ms (and columns).
     """
     width, height = resolve_board_size(size, width, height)
+    from solver import min_table_log2
+
+    if table_log2 < min_table_log2(width * (height + 1)):
+        raise BadArgument(
+            f"--table-log2 {table_log2}: {width}x{height} boards need at least "
+            f"{min_table_log2(width * (height + 1))}"
+        )
     if (moves is None) == (source is None):
         raise click.UsageError("give either MOVES or --file F")
     position = parse_moves(moves, "moves", width, height) if moves is not None else None
