@@ -18,6 +18,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -185,6 +186,9 @@ def test_random_positions_match_brute_force(width, height, max_empty):
             score = max(s for s in expected if s is not None)
             assert solver.solve(pos) == score
             assert solver.solve_wdl(pos) == (score > 0) - (score < 0)
+            first = np.array([pos.first_stones], np.uint64)
+            mask = np.array([pos.mask], np.uint64)
+            assert solver.solve_many(first, mask).tolist() == [score]
 
     check()
 
