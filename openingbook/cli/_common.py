@@ -104,7 +104,7 @@ def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -
     """``--size WxH`` parsed and checked (:class:`solver.BoardSize`; exit 2 if bad)."""
     if value is None:
         return None
-    from solver.geometry import BoardSize
+    from solver import BoardSize
 
     try:
         return BoardSize.parse(value)
@@ -140,7 +140,7 @@ def resolve_board_size(size: Any, width: int | None, height: int | None) -> tupl
         if width is not None or height is not None:
             raise click.UsageError("give either --size or --width/--height, not both")
         return size.width, size.height
-    from solver.geometry import STANDARD, check_board_size
+    from solver import STANDARD, check_board_size
 
     width = STANDARD.width if width is None else width
     height = STANDARD.height if height is None else height
