@@ -193,6 +193,38 @@ def test_random_positions_match_brute_force(width, height, max_empty):
     check()
 
 
+@pytest.mark.parametrize("kind", ["claimeven", "baseinverse", "one move ahead"])
+@pytest.mark.parametrize(("width", "height"), [(5, 5), (7, 5), (5, 3), (3, 7), (7, 7)])
+def test_zugzwang_positions_of_odd_boards_match_brute_force(width, height, kind):
+    """Positions where the search's zugzwang bound applies at the root (every column with
+    an even number of empty cells; an even number in all but two or more odd columns; an
+    odd number of empty cells, where it is tried after each move), on boards with an odd
+    number of cells and odd heights: the rows the side to move claims depend on the
+    height's parity."""
+    solver = solver_for(width, height)
+    cells = width * height
+
+    @FAST
+    @given(st.integers(0, 2**32), st.integers(2, 11))
+    def check(seed, empty):
+        rng = random.Random(seed)
+        empty = empty - empty % 2 + (kind == "one move ahead")
+        while True:
+            board = random_board(rng, width, height, cells - empty)
+            if board is None:
+                continue
+            odd = sum((height - len(column)) % 2 for column in board)
+            if kind == "one move ahead" or (odd >= 2) == (kind == "baseinverse"):
+                break
+        expected = brute_force_move_scores(board, height)
+        pos = to_position(board, height)
+        assert solver.analyze(pos) == expected, pos.to_diagram()
+        if not pos.can_win_next():
+            assert solver.solve(pos) == max(s for s in expected if s is not None)
+
+    check()
+
+
 # ------------------------------------------------------- published results
 #: the published boards solved here in seconds, odd numbers of cells included
 SMALL = [
