@@ -11,12 +11,13 @@ solve (``seconds``; ``wall_seconds`` beside it), so that a machine shared with o
 gives the same verdicts as an idle one. Results go to
 ``benchmarks/results/board_sizes.json``.
 
-    python benchmarks/bench_board_sizes.py [--budget 120] [--table-log2 24] [--max-cells 64]
+    python benchmarks/bench_board_sizes.py [--budget 120] [--table-log2 24] [--jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import multiprocessing as mp
 import platform
@@ -67,83 +68,83 @@ def fits(width: int, height: int) -> str | None:
     return None
 
 
+def run_board(width: int, height: int, budget: float, table_log2: int) -> dict:
+    """Solve one board's empty position in a child process; its row of the results."""
+    published_winner, published_last = BOARD_RESULTS[(width, height)]
+    row = {
+        "size": f"{width}x{height}",
+        "published": {"winner": published_winner, "last_move": published_last},
+    }
+    reason = fits(width, height)
+    if reason:
+        print(f"{row['size']}: skipped ({reason})", flush=True)
+        return {**row, "status": f"skipped: {reason}"}
+    context = mp.get_context("spawn")  # started from a thread: no fork
+    queue = context.Queue()
+    child = context.Process(target=solve_empty, args=(width, height, table_log2, budget, queue))
+    child.start()
+    # the budget is CPU time, enforced in the child: on a machine shared with other
+    # jobs, wall time says more about the neighbours than about the solver
+    child.join(budget * 30 + 60)
+    over = f"not solved within {budget:.0f} CPU seconds"
+    if child.is_alive():
+        child.kill()
+        child.join()
+        print(f"{row['size']}: {over} (wall-clock limit)", flush=True)
+        return {**row, "status": over + " (wall-clock limit)"}
+    if child.exitcode == -signal.SIGXCPU:
+        print(f"{row['size']}: {over}", flush=True)
+        return {**row, "status": over}
+    if child.exitcode != 0:
+        print(f"{row['size']}: failed", flush=True)
+        return {**row, "status": f"failed (exit code {child.exitcode})"}
+    score, seconds, wall, nodes = queue.get(timeout=10)
+    if seconds > budget:  # the kernel's limit is whole seconds
+        print(f"{row['size']}: {over} ({seconds:.1f})", flush=True)
+        return {**row, "status": over, "seconds": round(seconds, 3)}
+    winner, last = outcome(score, width, height)
+    agree = (winner, last) == (published_winner, published_last)
+    print(
+        f"{row['size']}: {winner} ({last}), published {published_winner} ({published_last})"
+        f" {'agree' if agree else 'DISAGREE'}; {seconds:.2f} CPU s ({wall:.2f} s wall),"
+        f" {nodes:,} nodes",
+        flush=True,
+    )
+    return {
+        **row,
+        "status": "solved",
+        "score": score,
+        "winner": winner,
+        "last_move": last,
+        "agrees": agree,
+        "seconds": round(seconds, 3),
+        "wall_seconds": round(wall, 3),
+        "nodes": nodes,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=120.0, help="CPU seconds per board")
     parser.add_argument("--only", nargs="*", default=None, help="these sizes only (e.g. 8x7)")
     parser.add_argument("--table-log2", type=int, default=24)
     parser.add_argument("--max-cells", type=int, default=64)
+    parser.add_argument("--jobs", type=int, default=1, help="boards solved at once")
     parser.add_argument(
         "--out", type=Path, default=None, help=f"default {RESULTS.name} (not with --only)"
     )
     args = parser.parse_args()
 
-    rows = []
-    boards = sorted(BOARD_RESULTS, key=lambda wh: (wh[0] * wh[1], wh))
-    for width, height in boards:
-        if width * height > args.max_cells:
-            continue
-        if args.only is not None and f"{width}x{height}" not in args.only:
-            continue
-        published_winner, published_last = BOARD_RESULTS[(width, height)]
-        row = {
-            "size": f"{width}x{height}",
-            "published": {"winner": published_winner, "last_move": published_last},
-        }
-        reason = fits(width, height)
-        if reason:
-            rows.append({**row, "status": f"skipped: {reason}"})
-            print(f"{row['size']}: skipped ({reason})", flush=True)
-            continue
-        queue: mp.Queue = mp.Queue()
-        child = mp.Process(
-            target=solve_empty, args=(width, height, args.table_log2, args.budget, queue)
-        )
-        child.start()
-        # the budget is CPU time, enforced in the child: on a machine shared with other
-        # jobs, wall time says more about the neighbours than about the solver
-        child.join(args.budget * 30 + 60)
-        over = f"not solved within {args.budget:.0f} CPU seconds"
-        if child.is_alive():
-            child.kill()
-            child.join()
-            rows.append({**row, "status": over + " (wall-clock limit)"})
-            print(f"{row['size']}: {over} (wall-clock limit)", flush=True)
-            continue
-        if child.exitcode == -signal.SIGXCPU:
-            rows.append({**row, "status": over})
-            print(f"{row['size']}: {over}", flush=True)
-            continue
-        if child.exitcode != 0:
-            rows.append({**row, "status": f"failed (exit code {child.exitcode})"})
-            print(f"{row['size']}: failed", flush=True)
-            continue
-        score, seconds, wall, nodes = queue.get(timeout=10)
-        if seconds > args.budget:  # the kernel's limit is whole seconds
-            rows.append({**row, "status": over, "seconds": round(seconds, 3)})
-            print(f"{row['size']}: {over} ({seconds:.1f})", flush=True)
-            continue
-        winner, last = outcome(score, width, height)
-        agree = (winner, last) == (published_winner, published_last)
-        rows.append(
-            {
-                **row,
-                "status": "solved",
-                "score": score,
-                "winner": winner,
-                "last_move": last,
-                "agrees": agree,
-                "seconds": round(seconds, 3),
-                "wall_seconds": round(wall, 3),
-                "nodes": nodes,
-            }
-        )
-        print(
-            f"{row['size']}: {winner} ({last}), published {published_winner} ({published_last})"
-            f" {'agree' if agree else 'DISAGREE'}; {seconds:.2f} CPU s ({wall:.2f} s wall),"
-            f" {nodes:,} nodes",
-            flush=True,
-        )
+    boards = [
+        (width, height)
+        for width, height in sorted(BOARD_RESULTS, key=lambda wh: (wh[0] * wh[1], wh))
+        if width * height <= args.max_cells
+        and (args.only is None or f"{width}x{height}" in args.only)
+    ]
+    # boards in parallel (--jobs): each child's budget is its own CPU time, so the
+    # verdicts do not depend on how many run at once
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        rows = list(pool.map(lambda wh: run_board(*wh, args.budget, args.table_log2), boards))
     if args.out is None:
         if args.only is not None:
             return  # a partial run does not replace the committed results
@@ -157,7 +158,7 @@ def main() -> None:
         json.dumps(
             {
                 "command": "python benchmarks/bench_board_sizes.py"
-                f" --budget {args.budget:g} --table-log2 {args.table_log2}",
+                f" --budget {args.budget:g} --table-log2 {args.table_log2} --jobs {args.jobs}",
                 "commit": commit,
                 "machine": platform.machine(),
                 "date": time.strftime("%Y-%m-%d"),
