@@ -20,9 +20,11 @@ import argparse
 import concurrent.futures
 import json
 import multiprocessing as mp
+import os
 import platform
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -131,6 +133,9 @@ def main() -> None:
     parser.add_argument("--max-cells", type=int, default=64)
     parser.add_argument("--jobs", type=int, default=1, help="boards solved at once")
     parser.add_argument(
+        "--resume", action="store_true", help="keep the boards the results file has (same settings)"
+    )
+    parser.add_argument(
         "--out", type=Path, default=None, help=f"default {RESULTS.name} (not with --only)"
     )
     args = parser.parse_args()
@@ -141,17 +146,50 @@ def main() -> None:
         if width * height <= args.max_cells
         and (args.only is None or f"{width}x{height}" in args.only)
     ]
+    if args.out is None:
+        if args.only is not None:
+            args.out = Path(os.devnull)  # a partial run does not replace the committed results
+        else:
+            args.out = RESULTS
+    settings = {"budget_cpu_seconds": args.budget, "table_log2": args.table_log2}
+    done: dict[str, dict] = {}
+    if args.resume and args.out.exists():
+        previous = json.loads(args.out.read_text())
+        if previous.get("settings") == settings:
+            done = {r["size"]: r for r in previous["boards"]}
+            print(f"resuming: {len(done)} boards from {args.out}", flush=True)
+    lock = threading.Lock()
+
+    def run(wh: tuple[int, int]) -> None:
+        size = f"{wh[0]}x{wh[1]}"
+        if size in done:
+            return
+        row = run_board(*wh, args.budget, args.table_log2)
+        with lock:
+            done[size] = row
+            write_results(args, settings, boards, done)
+
     # boards in parallel (--jobs): each child's budget is its own CPU time, so the
     # verdicts do not depend on how many run at once
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda wh: run_board(*wh, args.budget, args.table_log2), boards))
-    if args.out is None:
-        if args.only is not None:
-            return  # a partial run does not replace the committed results
-        args.out = RESULTS
+        list(pool.map(run, boards))
+    write_results(args, settings, boards, done)
+    print(f"wrote {args.out}")
+
+
+def write_results(
+    args: argparse.Namespace,
+    settings: dict,
+    boards: list[tuple[int, int]],
+    done: dict[str, dict],
+) -> None:
+    """The results so far, in board order (after every board: ``--resume`` goes on)."""
+    if args.out == Path(os.devnull):
+        return
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
+    rows = [done[f"{w}x{h}"] for w, h in boards if f"{w}x{h}" in done]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(
@@ -159,6 +197,8 @@ def main() -> None:
             {
                 "command": "python benchmarks/bench_board_sizes.py"
                 f" --budget {args.budget:g} --table-log2 {args.table_log2} --jobs {args.jobs}",
+                "settings": settings,
+                "complete": len(rows) == len(boards),
                 "commit": commit,
                 "machine": platform.machine(),
                 "date": time.strftime("%Y-%m-%d"),
@@ -169,7 +209,6 @@ def main() -> None:
         + "\n"
     )
     tmp.replace(args.out)
-    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":
