@@ -13,7 +13,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from solver.geometry import STANDARD, BoardSize, check_board_size, move_columns, move_string
+from solver.geometry import (
+    DEFAULT_BOARD,
+    BoardSize,
+    check_board_size,
+    move_columns,
+    move_string,
+    parse_board_size,
+)
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
 from solver.scores import (
     Winner,
@@ -81,9 +88,9 @@ _LAZY = {
 }
 
 __all__ = [
+    "DEFAULT_BOARD",
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
-    "STANDARD",
     "STATUS_BLOCK",
     "STATUS_BOOK",
     "STATUS_MESSAGES",
@@ -113,6 +120,7 @@ __all__ = [
     "nb_book_position_status",
     "nb_canonical_key",
     "nb_under_line",
+    "parse_board_size",
     "plies_from_score",
     "position_keys",
     "positions_with_moves",

@@ -1,18 +1,23 @@
-"""Board sizes and move strings: the one home of "which boards exist" and "how moves are written".
+"""Board sizes and move strings: the one place where ``"8x7"`` becomes a width and a
+height, and where a move string becomes columns.
 
-A board is ``width`` columns of ``height`` cells. Positions live on Pons bitboards,
-``height + 1`` bits per column (a sentinel bit above each column), so a board fits
-when ``width * (height + 1) <= 64``: 4x4 ... 7x6, 8x7 (64 bits), 9x6, 7x8, 12x4, 1x63.
+A board of ``width`` columns and ``height`` rows is stored in bitboards of
+``width * (height + 1)`` bits (one spare bit above each column), so every
+board with ``width * (height + 1) <= 64`` fits: 4x4 ... 7x6, 8x7 (64 bits), 9x6,
+7x8, 12x4, 1x63. The solver takes every one of them; whether the books or Pons'
+book export support a given size is their business.
 
 Move strings are 1-based column numbers. On boards of up to 9 columns each digit is
 a move (``"4453"``, Pons' notation); on any board the columns may instead be
 separated by commas (``"10,1,12"`` on 12x4; ``"4,4,5,3"`` = ``"4453"``), and wider
 boards write them that way (:func:`move_string`).
 
->>> BoardSize.parse("8x7")
+>>> parse_board_size("8x7")
 BoardSize(width=8, height=7)
->>> BoardSize.parse("8x7").cells, BoardSize.parse("8x7").bits
-(56, 64)
+>>> str(DEFAULT_BOARD), DEFAULT_BOARD.cells, parse_board_size("8x7").bits
+('7x6', 42, 64)
+>>> parse_board_size("9X6") == BoardSize(9, 6)
+True
 >>> move_columns("10,1,12", 12)
 [9, 0, 11]
 >>> move_string([9, 0, 11], 12), move_string([3, 3, 4, 2], 7)
@@ -21,26 +26,57 @@ BoardSize(width=8, height=7)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
+    "DEFAULT_BOARD",
+    "DEFAULT_HEIGHT",
+    "DEFAULT_WIDTH",
     "MAX_BITS",
     "MAX_DIGIT_WIDTH",
-    "STANDARD",
     "BoardSize",
     "check_board_size",
     "move_columns",
     "move_string",
+    "parse_board_size",
 ]
 
+DEFAULT_WIDTH = 7
+DEFAULT_HEIGHT = 6
 #: bits of the bitboard: ``width * (height + 1)`` must not exceed this
 MAX_BITS = 64
 #: the widest board whose move strings may be written one digit per move
 MAX_DIGIT_WIDTH = 9
 
-_SIZE = re.compile(r"\s*([0-9]+)\s*[xX]\s*([0-9]+)\s*")
+
+class BoardSize(NamedTuple):
+    """A board size: ``width`` columns of ``height`` cells."""
+
+    width: int
+    height: int
+
+    @property
+    def cells(self) -> int:
+        """Cells of the board (the most stones a game can place)."""
+        return self.width * self.height
+
+    @property
+    def bits(self) -> int:
+        """Bits of a position key on this board (``width * (height + 1)``)."""
+        return self.width * (self.height + 1)
+
+    @property
+    def is_default(self) -> bool:
+        """The standard 7x6 board (the only size of Thill's book layout)."""
+        return (self.width, self.height) == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
+
+    def __str__(self) -> str:
+        return f"{self.width}x{self.height}"
+
+
+#: The standard board.
+DEFAULT_BOARD = BoardSize(DEFAULT_WIDTH, DEFAULT_HEIGHT)
 
 
 def check_board_size(width: int, height: int) -> None:
@@ -57,39 +93,32 @@ def check_board_size(width: int, height: int) -> None:
         )
 
 
-@dataclass(frozen=True, order=True)
-class BoardSize:
-    """A board size that fits the bitboard (checked on creation)."""
+def parse_board_size(text: str | BoardSize) -> BoardSize:
+    """``"WxH"`` (``x`` or ``X``) -> :class:`BoardSize`; ``ValueError`` with a one-line
+    reason when it is not a size or the board does not fit 64-bit bitboards.
 
-    width: int
-    height: int
-
-    def __post_init__(self) -> None:
-        check_board_size(self.width, self.height)
-
-    @classmethod
-    def parse(cls, text: str) -> BoardSize:
-        """``"8x7"`` (width x height) as a board size; ``ValueError`` when malformed or too big."""
-        match = _SIZE.fullmatch(text) if isinstance(text, str) else None
-        if match is None:
-            raise ValueError(f"board size {text!r} is not WIDTHxHEIGHT (e.g. 7x6)")
-        return cls(int(match.group(1)), int(match.group(2)))
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
-
-    @property
-    def bits(self) -> int:
-        """Bits of a position key on this board (``width * (height + 1)``)."""
-        return self.width * (self.height + 1)
-
-    def __str__(self) -> str:
-        return f"{self.width}x{self.height}"
-
-
-#: the standard board
-STANDARD = BoardSize(7, 6)
+    >>> parse_board_size("12x4").cells
+    48
+    >>> parse_board_size("8x8")
+    Traceback (most recent call last):
+    ...
+    ValueError: board size '8x8': 8 columns of 8 cells need 72 bits, more than 64
+    """
+    if isinstance(text, BoardSize):
+        return text
+    raw = str(text).strip()
+    parts = raw.lower().split("x")
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
+        raise ValueError(f"board size {raw!r}: expected WIDTHxHEIGHT, e.g. 7x6 or 8x7")
+    width, height = int(parts[0]), int(parts[1])
+    if width < 1 or height < 1:
+        raise ValueError(f"board size {raw!r}: width and height must be at least 1")
+    if width * (height + 1) > 64:
+        raise ValueError(
+            f"board size {raw!r}: {width} columns of {height} cells need "
+            f"{width * (height + 1)} bits, more than 64"
+        )
+    return BoardSize(width, height)
 
 
 def move_columns(text: str, width: int) -> list[int]:

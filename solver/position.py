@@ -28,10 +28,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 
-from solver.geometry import MAX_DIGIT_WIDTH, check_board_size, move_columns
-
-DEFAULT_WIDTH = 7
-DEFAULT_HEIGHT = 6
+from solver.geometry import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    MAX_DIGIT_WIDTH,
+    check_board_size,
+    move_columns,
+)
 
 #: Characters accepted in text diagrams, per cell content.
 DIAGRAM_FIRST = "Xx1"

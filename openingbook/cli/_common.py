@@ -40,6 +40,65 @@ output_format_option = click.option(
 )
 
 
+def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``--size WxH`` parsed into a :class:`solver.BoardSize` (exit 2 if bad)."""
+    if value is None:
+        return None
+    from solver import parse_board_size
+
+    try:
+        return parse_board_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def size_option(help_text: str) -> Callable[[F], F]:
+    """``--size WxH``: the board size (passed as ``size``, a ``BoardSize`` or None)."""
+    return click.option(
+        "--size",
+        "size",
+        metavar="WxH",
+        default=None,
+        callback=_board_size,
+        help=help_text,
+    )
+
+
+def board_size_options(func: F) -> F:
+    """``--size WxH`` or ``--width W --height H`` (default 7x6); the command receives
+    ``size`` (a :class:`solver.BoardSize` or None), ``width`` and ``height`` (ints or
+    None), resolved by :func:`resolve_board_size`."""
+    options = [
+        size_option(
+            "Board size, width x height (default 7x6): any board with "
+            "width x (height + 1) <= 64, e.g. 8x7, 9x6, 7x8, 5x5."
+        ),
+        click.option("--width", type=int, default=None, help="Board width (instead of --size)."),
+        click.option("--height", type=int, default=None, help="Board height (instead of --size)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def resolve_board_size(size: Any, width: int | None, height: int | None) -> Any:
+    """The :class:`solver.BoardSize` of :func:`board_size_options`' values; a bad or
+    doubly given size is a usage error (exit status 2)."""
+    from solver import DEFAULT_BOARD, BoardSize, check_board_size
+
+    if size is not None:
+        if width is not None or height is not None:
+            raise click.UsageError("give either --size or --width/--height, not both")
+        return size
+    width = DEFAULT_BOARD.width if width is None else width
+    height = DEFAULT_BOARD.height if height is None else height
+    try:
+        check_board_size(width, height)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    return BoardSize(width, height)
+
+
 def parallel_options(func: F) -> F:
     """``--jobs``, ``--executor``, ``--scheduler``, ``--table-log2``: how solving is spread out."""
     from openingbook.executors import EXECUTOR_NAMES
@@ -98,57 +157,6 @@ format_option = click.option(
     help="Book format: 8, 12, 12-dist (any ply: N or N-dist) or a Thill file name; "
     "default: the manifest <book>.json, Thill's file names, else the content.",
 )
-
-
-def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``--size WxH`` parsed and checked (:class:`solver.BoardSize`; exit 2 if bad)."""
-    if value is None:
-        return None
-    from solver import BoardSize
-
-    try:
-        return BoardSize.parse(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-def board_size_options(func: F) -> F:
-    """``--size WxH`` or ``--width W --height H`` (default 7x6); the command receives
-    ``size`` (a :class:`solver.BoardSize` or None), ``width`` and ``height`` (ints or
-    None), resolved by :func:`resolve_board_size`."""
-    options = [
-        click.option(
-            "--size",
-            metavar="WxH",
-            default=None,
-            callback=_board_size,
-            help="Board size, width x height (default 7x6): any board with "
-            "width x (height + 1) <= 64, e.g. 8x7, 9x6, 7x8, 5x5.",
-        ),
-        click.option("--width", type=int, default=None, help="Board width (instead of --size)."),
-        click.option("--height", type=int, default=None, help="Board height (instead of --size)."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def resolve_board_size(size: Any, width: int | None, height: int | None) -> tuple[int, int]:
-    """(width, height) from :func:`board_size_options`' values; a bad or doubly
-    given size is a usage error (exit status 2)."""
-    if size is not None:
-        if width is not None or height is not None:
-            raise click.UsageError("give either --size or --width/--height, not both")
-        return size.width, size.height
-    from solver import STANDARD, check_board_size
-
-    width = STANDARD.width if width is None else width
-    height = STANDARD.height if height is None else height
-    try:
-        check_board_size(width, height)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    return width, height
 
 
 class LazyChoice(click.Choice):
@@ -235,14 +243,14 @@ def user_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def parse_moves(moves: str, argument: str, width: int = 7, height: int = 6) -> Position:
-    """The position after ``moves`` (1-based columns) on a ``width`` x ``height`` board;
-    a malformed or illegal move string is a bad argument (exit status 2) named after
-    the command's parameter."""
-    from solver import Position
+def parse_moves(moves: str, argument: str, board: Any = None) -> Position:
+    """The position after ``moves`` (1-based columns) on ``board`` (a ``BoardSize``,
+    default 7x6); a malformed or illegal move string is a bad argument (exit
+    status 2) named after the command's parameter."""
+    from solver import DEFAULT_BOARD, Position
 
     try:
-        return Position.from_moves(moves, width, height)
+        return Position.from_moves(moves, *(board or DEFAULT_BOARD))
     except ValueError as exc:
         raise BadArgument(f"{_flag(argument)} {moves}: {exc}") from None
 

@@ -139,7 +139,8 @@ def solve_command(
     moves, size, stones, score, winner ("first", "second", "draw"), plies,
     result, ms (and columns).
     """
-    width, height = resolve_board_size(size, width, height)
+    board = resolve_board_size(size, width, height)
+    width, height = board
     from solver import min_table_log2
 
     if table_log2 < min_table_log2(width * (height + 1)):
@@ -149,7 +150,7 @@ def solve_command(
         )
     if (moves is None) == (source is None):
         raise click.UsageError("give either MOVES or --file F")
-    position = parse_moves(moves, "moves", width, height) if moves is not None else None
+    position = parse_moves(moves, "moves", board) if moves is not None else None
     check_table_size(table_log2)  # before the table is allocated
     lines: Iterator[tuple[int, str]] = iter(())
     if source is not None:
