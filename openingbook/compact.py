@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
@@ -74,6 +73,7 @@ from solver import (
     nb_book_position_status,
     nb_canonical_key,
     nb_under_line,
+    njit,
     plies_from_score,
     position_keys,
     prefetch,
@@ -435,7 +435,7 @@ def _nb_status(first, mask, plies, structure, line_first, line_mask):
     return _nb_scope_status(s, first, mask, structure, line_first, line_mask)
 
 
-@njit(cache=True)
+@njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one(
     first, mask, plies, structure, line_first, line_mask, seed, seg_len, seg_count, bits, cells
 ):

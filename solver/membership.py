@@ -35,8 +35,8 @@ numba-compiled code.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solver._jit import njit
 from solver._kernels import _nb_has_four, _nb_mirror, _nb_winning_cells
 from solver.bitops import popcount
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH

@@ -49,8 +49,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from solver._jit import njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
@@ -595,7 +595,7 @@ def _negamax(
                     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, native=True)  # solver/_native.py: run without numba
 def _solve_one(
     cur: np.uint64,
     mask: np.uint64,
@@ -675,7 +675,7 @@ def _solve_one(
     return lo
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, native=True)  # solver/_native.py: run without numba
 def _solve_batch(
     first: np.ndarray,
     masks: np.ndarray,
