@@ -46,16 +46,17 @@ from typing import Any
 
 import numpy as np
 
+from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookFileError
-from openingbook.reader import UNKNOWN, BookValue, BulkValues, PositionNotInBook
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,
     nb_mix,
     nb_packed_field,
 )
+from openingbook.values import UNKNOWN
 from solver import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,

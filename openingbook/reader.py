@@ -51,10 +51,10 @@ import mmap
 import os
 import struct
 from collections.abc import Iterator
-from typing import NamedTuple
 
 import numpy as np
 
+from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.bookfile import (
     BookFileError,
     BookFormat,
@@ -98,34 +98,6 @@ _BIG_ENDIAN_U64 = struct.Struct(">Q")
 #: Winner codes of :class:`BulkValues`: +1 first player, -1 second, 0 draw.
 WINNER_CODES = {Winner.FIRST: 1, Winner.SECOND: -1, Winner.DRAW: 0}
 _WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
-
-
-class BookValue(NamedTuple):
-    """A book's answer for one position."""
-
-    winner: Winner
-    plies: int | None
-    score: int | None
-
-
-class BulkValues(NamedTuple):
-    """Answers for arrays of positions (one element per position).
-
-    ``index``: the record that answered (-1 where nothing is stored);
-    ``winner``: +1 first player, -1 second, 0 draw (:data:`UNKNOWN` where not
-    known); ``plies`` and ``score`` as in :class:`BookValue`, :data:`UNKNOWN`
-    for ``None``.
-    """
-
-    index: np.ndarray
-    winner: np.ndarray
-    plies: np.ndarray
-    score: np.ndarray
-
-
-class PositionNotInBook(ValueError):
-    """A position of the book's ply the book does not answer: not stored and not
-    provable (see the module docstring), or outside the book's scope."""
 
 
 def search_steps(size: int) -> list[int]:

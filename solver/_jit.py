@@ -103,7 +103,8 @@ def _decorator(kind: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any
                 NATIVE_KERNELS[f"{kernel.__module__}.{kernel.__qualname__}"] = kernel
             if _LOADED or "numba" in sys.modules:  # numba is paid for: no stand-ins
                 materialize()
-                return kernel.make(sys.modules["numba"])
+                kernel.real = kernel.make(sys.modules["numba"])
+                return kernel.real
             _PENDING.append(kernel)
             return kernel
 

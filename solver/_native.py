@@ -41,14 +41,11 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 from importlib.util import find_spec
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 __all__ = ["UNAVAILABLE", "cache_dir", "call", "enabled", "library_path", "run_and_build"]
@@ -277,8 +274,15 @@ def _module_files(kernel: Any) -> list[Path]:
             continue
         files.add(Path(origin).resolve())
         for value in vars(module).values():
+            # a stand-in, or numba's dispatcher once numba is loaded: the same key
             if isinstance(value, LazyKernel):
-                todo.append(value.__module__)
+                func = value.py_func_
+            elif isinstance(value, type | ModuleType):
+                continue
+            else:
+                func = getattr(value, "py_func", None)
+            if callable(func):
+                todo.append(func.__module__)
     return sorted(files)
 
 
@@ -303,7 +307,7 @@ def _cpu() -> str:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
             text = fh.read(1 << 16)
     except OSError:
-        return platform.processor()
+        return os.environ.get("PROCESSOR_IDENTIFIER", "")
     keep = [
         line
         for line in text.split("\n\n")[0].splitlines()
@@ -324,7 +328,8 @@ def _key(kernel: Any, signature: str) -> str:
             _installation("numpy"),
             sys.version,
             sys.executable,
-            platform.machine(),
+            sys.platform,
+            os.uname().machine if hasattr(os, "uname") else "",
             _cpu(),
             f"{kernel.__module__}.{kernel.__qualname__}",
             repr(sorted(kernel.options.items())),
@@ -523,6 +528,8 @@ def _wrapper_source(signature: str, result: str, nb: Any) -> tuple[str, list[Any
 
 
 def _compiler() -> str:
+    import shutil
+
     cc = os.environ.get("CC", "cc")
     found = shutil.which(cc)
     if found is None:
@@ -540,6 +547,9 @@ def _build(
 ) -> None:
     """Compile, link and check the library (``args``: after numba's run, ``snapshot``:
     before it); raises on any failure."""
+    import subprocess
+    import tempfile
+
     import llvmlite.binding as ll
     import numpy as np
     from numba import carray, cfunc, types

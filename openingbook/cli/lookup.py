@@ -84,8 +84,8 @@ def lookup_command(
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
-    from openingbook.compact_magic import is_compact  # the command modules import only click
-    from openingbook.reader import Book
+    # the command modules import only click; each kind of book loads its own reader
+    from openingbook.compact_magic import is_compact
     from openingbook.registry import resolve_book
 
     path = resolve_book(book)
@@ -100,6 +100,8 @@ def lookup_command(
             value, record = compact.get(pos), None
             fmt_name = f"compact {compact.plies}-ply"
     else:
+        from openingbook.reader import Book
+
         with Book(path, fmt, check=check, verify=verify) as opened:
             fmt = opened.format
             record = opened.find(pos)  # refuses a wrong stone count or board size
@@ -160,7 +162,6 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info mybook.dat --format 12-dist --json
     """
     from openingbook.compact_magic import is_compact
-    from openingbook.reader import describe_book
     from openingbook.registry import resolve_book
 
     path = resolve_book(book)
@@ -171,6 +172,8 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
 
         info = describe_compact(path)
     else:
+        from openingbook.reader import describe_book
+
         info = describe_book(path, fmt)
     if as_json:
         emit_json(info)
