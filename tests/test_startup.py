@@ -5,11 +5,12 @@ alone costs about 0.2 s (plus the scipy it pulls in), loading its cached kernels
 0.3 s more. ``--help`` (of any command) needs click alone, not even numpy;
 ``lookup`` and ``info`` of a Thill book load no solver, and a lookup in a
 compact book none of the Thill reader's modules (``info`` of a compact book
-decodes every position, with the compiled enumeration: it loads numba); ``solve`` and a compact lookup run their kernels
-from the native cache (:mod:`solver._native`) and never load numba once the
-cache is warm. Checked in a fresh interpreter per command (the test process
-itself has loaded everything), by the modules loaded, never by time: the
-timings are in ``benchmarks/bench_startup.py``.
+decodes every position, with the compiled enumeration: it loads numba);
+``solve`` and a compact lookup run their kernels from the native cache
+(:mod:`solver._native`) and never load numba once the cache is warm. Checked in
+a fresh interpreter per command (the test process itself has loaded
+everything), by the modules loaded, never by time: the timings are in
+``benchmarks/bench_startup.py``.
 """
 
 from __future__ import annotations
