@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["NATIVE_KERNELS", "LazyKernel", "intrinsic", "materialize", "njit", "numba_loaded"]
+__all__ = ["NATIVE_KERNELS", "LazyKernel", "intrinsic", "materialize", "njit"]
 
 #: every stand-in made before numba was loaded, in definition order
 _PENDING: list[LazyKernel] = []
@@ -37,11 +37,6 @@ _LOCK = threading.RLock()
 _LOADED = False
 #: the packages whose modules may hold stand-ins in their globals
 _PACKAGES = ("solver", "openingbook")
-
-
-def numba_loaded() -> bool:
-    """Have the stand-ins been replaced by numba's dispatchers (numba imported)?"""
-    return _LOADED
 
 
 class LazyKernel:

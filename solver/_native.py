@@ -16,8 +16,8 @@ in parallel.
 
 The library's name holds a key: the sha256 of the source of every ``solver``
 module and of the kernel's module (and the modules of the kernels it calls),
-the numba, llvmlite and Python installations, the CPU (its flags) and the
-argument types. Any change gives a new key, and a new library on the next
+the numba, llvmlite and Python installations, numba's ``NUMBA_*`` settings, the
+CPU (its flags) and the argument types. Any change gives a new key, and a new library on the next
 first run; nothing stale is ever loaded.
 
 Everything is optional: without a C compiler (``$CC`` or ``cc``), with an
@@ -331,6 +331,8 @@ def _key(kernel: Any, signature: str) -> str:
             sys.platform,
             os.uname().machine if hasattr(os, "uname") else "",
             _cpu(),
+            # numba's settings that change the code it makes (NUMBA_CPU_NAME, ...)
+            repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("NUMBA_"))),
             f"{kernel.__module__}.{kernel.__qualname__}",
             repr(sorted(kernel.options.items())),
             _RUNTIME_C,
