@@ -44,7 +44,7 @@ class LazyKernel:
     once on first use (:func:`materialize`), then this object forwards to it."""
 
     def __init__(self, func: Callable[..., Any], kind: str, options: dict[str, Any]) -> None:
-        self.py_func_ = func
+        self.function = func
         self.kind = kind  # "njit" or "intrinsic"
         self.options = options
         self.native = bool(options.pop("native", False))
@@ -59,8 +59,8 @@ class LazyKernel:
         if self.kind == "intrinsic":
             from numba.extending import intrinsic as numba_intrinsic
 
-            return numba_intrinsic(self.py_func_, **self.options)
-        return numba.njit(**self.options)(self.py_func_)
+            return numba_intrinsic(self.function, **self.options)
+        return numba.njit(**self.options)(self.function)
 
     def dispatcher(self) -> Any:
         """numba's dispatcher of this kernel (numba is loaded if it is not yet)."""

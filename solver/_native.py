@@ -176,7 +176,7 @@ class _Library:
             import numpy as np
 
             kinds = self.result.split(":")[1].split(",")
-            out = np.zeros(len(kinds), dtype=np.float64 if "float" in kinds else np.int64)
+            out = np.zeros(len(kinds), dtype=np.int64)
             cargs.append(out.__array_interface__["data"][0])
             self.fn(*cargs)  # the arrays stay alive in args and out during the call
             value: Any = tuple(_convert(k, x) for k, x in zip(kinds, out.tolist(), strict=True))
@@ -276,7 +276,7 @@ def _module_files(kernel: Any) -> list[Path]:
         for value in vars(module).values():
             # a stand-in, or numba's dispatcher once numba is loaded: the same key
             if isinstance(value, LazyKernel):
-                func = value.py_func_
+                func = value.function
             elif isinstance(value, type | ModuleType):
                 continue
             else:
@@ -469,24 +469,36 @@ def _build_checked(
                 pass
 
 
-def _result_kind(result: Any) -> str | None:
-    def kind(value: Any) -> str | None:
-        if isinstance(value, bool):
+def _result_kind(dispatcher: Any, args: tuple[Any, ...]) -> str | None:
+    """How the library returns the kernel's result, from the return type numba compiled
+    for these arguments: ``int`` (signed, or unsigned below 64 bits), ``bool``,
+    ``float``, ``none``, ``tuple:int,bool,...``; None for anything else (arrays,
+    unsigned 64-bit integers, floats in a tuple)."""
+    from numba import types
+
+    argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
+    compiled = dispatcher.overloads.get(argtypes)
+    if compiled is None:
+        return None
+    rtype = compiled.signature.return_type
+
+    def kind(t: Any, in_tuple: bool) -> str | None:
+        if isinstance(t, types.Boolean):
             return "bool"
-        if isinstance(value, int):
+        if isinstance(t, types.Integer) and (t.signed or t.bitwidth < 64):
             return "int"
-        if isinstance(value, float):
+        if isinstance(t, types.Float) and not in_tuple:
             return "float"
         return None
 
-    if result is None:
+    if isinstance(rtype, types.NoneType):
         return "none"
-    if isinstance(result, tuple):
-        kinds = [kind(v) for v in result]
+    if isinstance(rtype, types.BaseTuple):
+        kinds = [kind(t, True) for t in rtype.types]
         if not kinds or None in kinds:
             return None
         return "tuple:" + ",".join(k for k in kinds if k)
-    return kind(result)
+    return kind(rtype, False)
 
 
 def _wrapper_source(signature: str, result: str, nb: Any) -> tuple[str, list[Any]]:
@@ -514,9 +526,8 @@ def _wrapper_source(signature: str, result: str, nb: Any) -> tuple[str, list[Any
     body = f"kernel({', '.join(call_args)})"
     if result.startswith("tuple"):
         n = len(result.split(":")[1].split(","))
-        out_type = "float64" if "float" in result else "int64"
         params.append("pout")
-        types.append(nb.CPointer(getattr(nb, out_type)))
+        types.append(nb.CPointer(nb.int64))
         lines.append(f"    out = carray(pout, ({n},))")
         lines.append(f"    r = {body}")
         lines += [f"    out[{j}] = r[{j}]" for j in range(n)]
@@ -556,7 +567,7 @@ def _build(
     import numpy as np
     from numba import carray, cfunc, types
 
-    kind = _result_kind(result)
+    kind = _result_kind(kernel.dispatcher(), snapshot)
     if kind is None:
         raise RuntimeError(f"result {result!r}: not a scalar or a tuple of scalars")
     cc = _compiler()
