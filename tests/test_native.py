@@ -218,3 +218,18 @@ def test_a_changed_source_is_a_new_library():
     path = _native.library_path(kernel, signature)
     assert path.name.startswith("openingbook.compact._lookup_one-")
     assert _native.library_path(kernel, "i,b") != path
+
+
+def test_a_damaged_library_is_not_used(reference_lines, tmp_path):
+    """A library that does not load (truncated, say): numba serves, answers exact."""
+    lines = reference_lines[:4]
+    code = _SOLVE_PROCESS.format(lines=lines)
+    env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path)}
+    for _ in range(2):
+        _run(code, env)
+    libraries = sorted(tmp_path.glob("*.so"))
+    assert len(libraries) == 2
+    for library in libraries:
+        library.write_bytes(library.read_bytes()[:100])
+    run = _run(code, env)
+    assert run["numba"] and run["scores"]["2"] == [s for _, s in lines]
