@@ -23,7 +23,8 @@ first run; nothing stale is ever loaded.
 Everything is optional: without a C compiler (``$CC`` or ``cc``), with an
 unwritable cache directory, for arguments of other types, or when the build or
 its check fails, the kernel runs with numba as before (a failed build is
-remembered, so it is not retried on every run). ``OPENINGBOOK_NATIVE=0``
+remembered in a ``.failed`` file beside the library's name, which says why, so it
+is not retried on every run; delete it to retry). ``OPENINGBOOK_NATIVE=0``
 turns the native path off. The libraries go to ``__pycache__/native`` beside
 the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook``
 (``OPENINGBOOK_NATIVE_DIR`` chooses another directory).
