@@ -20,8 +20,9 @@ the numba, llvmlite and Python installations, numba's ``NUMBA_*`` settings, the
 CPU (its flags) and the argument types. Any change gives a new key, and a new library on the next
 first run; nothing stale is ever loaded.
 
-Everything is optional: without a C compiler (``$CC`` or ``cc``), with an
-unwritable cache directory, for arguments of other types, or when the build or
+Everything is optional: without a C compiler (``$CC`` or ``cc``; looked for
+again by every process that runs the kernel with numba), with an unwritable
+cache directory, for arguments of other types, or when the build or
 its check fails, the kernel runs with numba as before (a failed build is
 remembered in a ``.failed`` file beside the library's name, which says why, so it
 is not retried on every run; delete it to retry). ``OPENINGBOOK_NATIVE=0``
@@ -442,6 +443,8 @@ def _snapshot(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     path = library_path(kernel, signature)
     if path.exists() or path.with_suffix(".failed").exists():
         return None
+    if _compiler() is None:  # not remembered as a failure: a compiler may come later
+        return None
     return tuple(a.copy() if id(a) in arrays else a for a in args)
 
 
@@ -541,14 +544,11 @@ def _wrapper_source(signature: str, result: str, nb: Any) -> tuple[str, list[Any
     return source, types
 
 
-def _compiler() -> str:
+def _compiler() -> str | None:
+    """The C compiler (``$CC``, else ``cc``), None when there is none."""
     import shutil
 
-    cc = os.environ.get("CC", "cc")
-    found = shutil.which(cc)
-    if found is None:
-        raise RuntimeError(f"no C compiler ({cc})")
-    return found
+    return shutil.which(os.environ.get("CC", "cc"))
 
 
 def _build(
@@ -572,6 +572,8 @@ def _build(
     if kind is None:
         raise RuntimeError(f"result {result!r}: not a scalar or a tuple of scalars")
     cc = _compiler()
+    if cc is None:
+        raise RuntimeError("no C compiler")
     source, arg_types = _wrapper_source(signature, kind, types)
     namespace: dict[str, Any] = {"carray": carray, "kernel": kernel.dispatcher()}
     exec(compile(source, f"<native wrapper of {kernel.__qualname__}>", "exec"), namespace)

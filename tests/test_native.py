@@ -189,16 +189,38 @@ def test_processes_with_a_warm_cache_never_load_numba(reference_lines, tmp_path)
 
 
 def test_without_a_compiler_numba_serves(reference_lines, tmp_path):
-    """No C compiler: numba solves, the failure is remembered, answers exact."""
+    """No C compiler: numba solves, answers exact; with one, the next process builds."""
     lines = reference_lines[:4]
     code = _SOLVE_PROCESS.format(lines=lines)
     env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path), "CC": str(tmp_path / "no-such-cc")}
     for _ in range(2):
         run = _run(code, env)
         assert run["numba"] and run["scores"]["1"] == [s for _, s in lines]
-    failed = list(tmp_path.glob("*.failed"))
-    assert failed and "no C compiler" in failed[0].read_text()
-    assert not list(tmp_path.glob("*.so"))
+    assert not list(tmp_path.iterdir())  # nothing built, no failure remembered
+    del env["CC"]
+    _run(code, env)
+    assert len(list(tmp_path.glob("*.so"))) == 1
+
+
+def test_a_failed_build_is_remembered(reference_lines, tmp_path):
+    """A compiler that fails: numba solves, the failure is written down and not retried."""
+    fake = tmp_path / "bin" / "cc"
+    fake.parent.mkdir()
+    log = tmp_path / "cc.log"
+    fake.write_text(f"#!/bin/sh\necho called >> {log}\necho 'this compiler fails' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    lines = reference_lines[:4]
+    cache = tmp_path / "cache"
+    env = {"OPENINGBOOK_NATIVE_DIR": str(cache), "CC": str(fake)}
+    for _ in range(3):
+        run = _run(_SOLVE_PROCESS.format(lines=lines), env)
+        assert run["numba"] and run["scores"]["2"] == [s for _, s in lines]
+    # the search kernel's build failed once; after that numba serves every process
+    # (which then runs the batch kernel with numba too: it is never tried)
+    assert log.read_text() == "called\n"
+    failed = list(cache.glob("*.failed"))
+    assert len(failed) == 1 and "this compiler fails" in failed[0].read_text()
+    assert not list(cache.glob("*.so"))
 
 
 def test_native_path_can_be_turned_off(reference_lines, tmp_path):
