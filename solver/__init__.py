@@ -18,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from solver._jit import njit
+from solver.geometry import DEFAULT_BOARD, BoardSize, parse_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
 from solver.scores import (
     Winner,
@@ -84,12 +85,14 @@ _LAZY = {
 }
 
 __all__ = [
+    "DEFAULT_BOARD",
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
     "STATUS_BLOCK",
     "STATUS_BOOK",
     "STATUS_MESSAGES",
     "STATUS_WINS_AT_ONCE",
+    "BoardSize",
     "Player",
     "Position",
     "Solver",
@@ -111,6 +114,7 @@ __all__ = [
     "nb_canonical_key",
     "nb_under_line",
     "njit",
+    "parse_board_size",
     "plies_from_score",
     "position_keys",
     "positions_with_moves",

@@ -33,11 +33,48 @@ output_format_option = click.option(
     "--format",
     "book_format",
     type=click.Choice(("thill", "compact")),
-    default="thill",
-    show_default=True,
-    help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
-    "self-describing; complete books and books under a line only).",
+    default=None,
+    help="Thill's layout (.dat plus a manifest; the default on 7x6) or the compact format "
+    "(.c4b, self-describing; complete books and books under a line only; the only "
+    "format of other board sizes).",
 )
+
+
+def output_book_format(book_format: str | None, board: Any) -> str:
+    """The ``--format`` a command writes: as given, else Thill's layout on 7x6 and the
+    compact format on other boards (a Thill layout asked for another board is refused)."""
+    from openingbook.bookfile import refuse_thill_layout
+    from solver import DEFAULT_BOARD
+
+    if book_format == "thill" or (book_format is None and board in (None, DEFAULT_BOARD)):
+        if board is not None:
+            refuse_thill_layout(board)
+        return "thill"
+    return "compact"
+
+
+def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``--size WxH`` parsed into a :class:`solver.BoardSize` (exit 2 if bad)."""
+    if value is None:
+        return None
+    from solver import parse_board_size
+
+    try:
+        return parse_board_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def size_option(help_text: str) -> Callable[[F], F]:
+    """``--size WxH``: the board size (passed as ``size``, a ``BoardSize`` or None)."""
+    return click.option(
+        "--size",
+        "size",
+        metavar="WxH",
+        default=None,
+        callback=_board_size,
+        help=help_text,
+    )
 
 
 def parallel_options(func: F) -> F:
@@ -184,13 +221,14 @@ def user_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def parse_moves(moves: str, argument: str) -> Position:
-    """The position after ``moves`` (1-based columns); a malformed or illegal move
-    string is a bad argument (exit status 2) named after the command's parameter."""
-    from solver import Position
+def parse_moves(moves: str, argument: str, board: Any = None) -> Position:
+    """The position after ``moves`` (1-based columns) on ``board`` (a ``BoardSize``,
+    default 7x6); a malformed or illegal move string is a bad argument (exit
+    status 2) named after the command's parameter."""
+    from solver import DEFAULT_BOARD, Position
 
     try:
-        return Position.from_moves(moves)
+        return Position.from_moves(moves, *(board or DEFAULT_BOARD))
     except ValueError as exc:
         raise BadArgument(f"{_flag(argument)} {moves}: {exc}") from None
 
