@@ -57,7 +57,7 @@ from openingbook.bookfile import (
     refuse_thill_layout,
     value_histogram,
 )
-from openingbook.codec import encode_keys
+from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
 from openingbook.errors import InvalidArgument
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
 from openingbook.manifest import (
@@ -159,6 +159,12 @@ class BuildOptions:
                 f"a {self.board} board has {self.board.cells} cells: a book needs fewer plies",
                 argument="plies",
                 value=self.plies,
+            )
+        if self.board.height > MAX_ARRAY_HEIGHT:
+            raise InvalidArgument(
+                f"books take boards of at most {MAX_ARRAY_HEIGHT} rows (the column code's tables)",
+                argument="size",
+                value=str(self.board),
             )
         if self.board != DEFAULT_BOARD and (self.shard is not None or self.sample is not None):
             raise InvalidArgument(

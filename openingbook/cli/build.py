@@ -200,6 +200,7 @@ def build_command(
         if book_format == "thill":
             summary = build(output)
         else:
+            options.validate()  # other board sizes: no shards, whatever the format
             if shard is not None or sample is not None:
                 raise click.UsageError(
                     "--format compact needs a whole book (or --under): build the shards "
