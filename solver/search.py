@@ -7,8 +7,9 @@ negative for a loss.
 The search kernel is one numba function with an explicit stack (no
 recursion: each numba call passes every array again). It uses
 
-* null windows only: the exact score is found by bisection on the score
-  range (Pons' driver, asking "win or not?" first), the win/draw/loss value
+* null windows only: the exact score is found by asking "win or not?"
+  first and then walking one score at a time away from 0 (or, given a guess,
+  two windows around it and then Pons' bisection), the win/draw/loss value
   by at most two null-window searches around 0; the search fails soft, so a
   failed window often narrows the range by more than one;
 * the transposition table of :mod:`solver.table`: bounds plus the cut-off
@@ -648,21 +649,37 @@ def _solve_one(
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
     guessing = 2 if use_guess else 0
+    walking = not use_guess
+    first = True
     while lo < hi:
-        med = lo + (hi - lo) // 2
-        # Pons' choice: first ask about scores halfway to the bounds, which
-        # are cheap to refute, before the expensive ones near 0
-        half_lo = -((-lo) // 2)
-        if med <= 0 and half_lo < med:
-            med = half_lo
-        elif med >= 0 and hi // 2 > med:
-            med = hi // 2
-        if guessing > 0:
-            # with a guess g: prove "> g - 1", then "<= g" (two searches if right)
-            g = guess - 1 if guessing == 2 else guess
-            guessing -= 1
-            if lo <= g < hi:
-                med = g
+        if walking:
+            # no guess: "does the side to move win?" first, then one score at a
+            # time away from 0 (each failed window moves the bound by as much as the
+            # fail-soft result allows). Scores are mostly near 0, and windows near
+            # the true score are the costly ones: walking to it costs fewer nodes
+            # than bisecting towards it (measured on every benchmark set: 5-24%
+            # fewer than Pons' bisection or the previous position's score as a guess)
+            med = 0 if first else (lo if lo >= 1 else hi - 1)
+            first = False
+            if med < lo:
+                med = lo
+            if med > hi - 1:
+                med = hi - 1
+        else:
+            med = lo + (hi - lo) // 2
+            # Pons' choice: first ask about scores halfway to the bounds, which
+            # are cheap to refute, before the expensive ones near 0
+            half_lo = -((-lo) // 2)
+            if med <= 0 and half_lo < med:
+                med = half_lo
+            elif med >= 0 and hi // 2 > med:
+                med = hi // 2
+            if guessing > 0:
+                # with a guess g: prove "> g - 1", then "<= g" (two searches if right)
+                g = guess - 1 if guessing == 2 else guess
+                guessing -= 1
+                if lo <= g < hi:
+                    med = g
         r = _negamax(
             cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
         )
@@ -691,29 +708,15 @@ def _solve_batch(
     ist: np.ndarray,
     stats: np.ndarray,
 ) -> None:
-    # neighbours in a batch are usually related (the build groups positions by
-    # parent line): the previous score is the first guess for the next one
-    previous = 0
+    # no guess: the previous score (the neighbours of a build are related) made a
+    # worse first guess than walking from 0 (measured: 5% more nodes on the
+    # build's positions, 16% on related 12-ply positions)
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
-        previous = _solve_one(
-            cur,
-            mask,
-            wdl,
-            i > 0 and not wdl,
-            previous,
-            big,
-            small,
-            tparams,
-            geo,
-            order,
-            col_masks,
-            ust,
-            ist,
-            stats,
+        out[i] = _solve_one(
+            cur, mask, wdl, False, 0, big, small, tparams, geo, order, col_masks, ust, ist, stats
         )
-        out[i] = previous
 
 
 # ------------------------------------------------------------- Python API
@@ -831,11 +834,13 @@ class Solver:
     ) -> int:
         """Exact score of ``pos`` for the side to move (Pons convention).
 
-        ``guess``: a likely score (e.g. a sibling position's); when right, the
-        search needs only two null-window passes. The result is exact whatever
-        the guess. ``threads``: for this call instead of the solver's own.
-        Raises ``ValueError`` if the position is illegal, already won, or of
-        another board size.
+        ``guess``: a likely score (e.g. one read from a book); when right, the
+        search needs only two null-window passes. Without one, the search asks
+        "win or not?" and then walks one score at a time away from 0, which
+        costs fewer nodes than a merely related position's score as the guess
+        (measured). The result is exact whatever the guess. ``threads``: for
+        this call instead of the solver's own. Raises ``ValueError`` if the
+        position is illegal, already won, or of another board size.
         """
         cur, mask = self._check(pos)
         return self._run(cur, mask, wdl=False, guess=guess, threads=threads)
