@@ -202,6 +202,20 @@ def _has_four(s: np.uint64, height: int) -> bool:
     return False
 
 
+@njit(cache=True, inline="always")
+def _mirror(x: np.uint64, width: int, h1: int, col0: np.uint64) -> np.uint64:
+    """The bitboard ``x`` mirrored left to right (``col0``: the cells of column 0)."""
+    r = _ZERO
+    for c in range(width):
+        r |= ((x >> np.uint64(c * h1)) & col0) << np.uint64((width - 1 - c) * h1)
+    return r
+
+
+#: Positions with fewer stones are checked for being their own mirror image:
+#: the moves right of the centre are then left out (each has the score of its
+#: mirror move). Symmetric positions are frequent only near the empty board.
+_SYMMETRY_STONES = 12
+
 #: what :func:`_zugzwang_bound` returns when it proves nothing
 _NO_BOUND = 99
 
@@ -316,6 +330,9 @@ def _negamax(
     tie_break = np.zeros(width, dtype=np.int64)
     for i in range(width):
         tie_break[order[i]] = _RANKS - 1 - i
+    right_cols = _ZERO  # the columns right of the centre
+    for c in range((width + 1) // 2, width):
+        right_cols |= col_masks[c]
 
     d = 0
     ust[0, _CUR] = cur0
@@ -387,6 +404,15 @@ def _negamax(
                 # (if both, lo == hi is the exact score)
                 v = alpha if alpha > ist[_u(d), _ALPHA] else beta
                 done = True
+        if (
+            not done
+            and n < _SYMMETRY_STONES
+            and _mirror(mask, width, h1, col_masks[0]) == mask
+            and _mirror(cur, width, h1, col_masks[0]) == cur
+        ):
+            # the position is its own mirror image, and so are its threats and
+            # its set of moves: one move of each mirror pair is enough
+            nxt &= ~right_cols
         tt_move = -1
         if not done and use_prefetch and n + 1 < deep and n < etc_stones:
             # the children's slots in the big table are probed below (enhanced
