@@ -213,8 +213,26 @@ def _mirror(x: np.uint64, width: int, h1: int, col0: np.uint64) -> np.uint64:
 
 #: Positions with fewer stones are checked for being their own mirror image:
 #: the moves right of the centre are then left out (each has the score of its
-#: mirror move). Symmetric positions are frequent only near the empty board.
-_SYMMETRY_STONES = 12
+#: mirror move); symmetric positions are frequent only near the empty board.
+#: They also share one table entry with their mirror image. Measured (nodes;
+#: instructions per node unchanged): 12 -> 18 took 9% fewer nodes on 64
+#: positions of the build's order and 3.4% on 4,096; 22 another 0.2% / 1.5%
+#: for 0.6% more instructions per node.
+_SYMMETRY_STONES = 18
+
+
+@njit(cache=True, inline="always")
+def _table_key(key: np.uint64, n: int, width: int, h1: int) -> tuple[np.uint64, bool]:
+    """The table key of a position with ``n`` stones, and whether it is its
+    mirror image's (the stored move then is the mirror column): below
+    ``_SYMMETRY_STONES`` stones, a position and its mirror image share the
+    smaller key of the two."""
+    if n < _SYMMETRY_STONES:
+        mirrored = _mirror(key, width, h1, (_ONE << np.uint64(h1)) - _ONE)
+        if mirrored < key:
+            return mirrored, True
+    return key, False
+
 
 #: what :func:`_zugzwang_bound` returns when it proves nothing
 _NO_BOUND = 99
@@ -422,12 +440,14 @@ def _negamax(
             while rest != _ZERO:
                 m = rest & (_ZERO - rest)
                 rest ^= m
-                cslot, ctag = slot_and_tag(child_base + m, big_log2, key_bits)
+                ckey, _ = _table_key(child_base + m, n + 1, width, h1)
+                cslot, ctag = slot_and_tag(ckey, big_log2, key_bits)
                 prefetch(big, cslot)
         slot = _ZERO
         tag = _ZERO
+        flipped = False
         if not done and n < tt_stones:
-            key = cur + mask + bottom
+            key, flipped = _table_key(cur + mask + bottom, n, width, h1)
             # each table access branches on small/big itself: holding the chosen
             # array in a variable (a helper returning it) makes numba count its
             # references in the loop and halved the speed (same nodes, measured)
@@ -440,6 +460,8 @@ def _negamax(
             if payload != _ZERO:
                 lower, upper = entry_bounds(payload)
                 tt_move = entry_move(payload)
+                if flipped and tt_move >= 0:
+                    tt_move = width - 1 - tt_move
                 if lower > alpha:
                     alpha = lower
                     if alpha >= beta:
@@ -486,7 +508,7 @@ def _negamax(
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
-                    ckey = (cur ^ mask) + nm + bottom
+                    ckey, _ = _table_key((cur ^ mask) + nm + bottom, n + 1, width, h1)
                     if n + 1 >= deep:
                         cslot, ctag = slot_and_tag(ckey, small_log2, key_bits)
                         cpay = probe(small, cslot, ctag)
@@ -529,6 +551,8 @@ def _negamax(
                 ist[_u(d), _u(_SCORES + j)] = sc
                 k += 1
             if etc_col >= 0 and n < tt_stones:
+                if flipped:
+                    etc_col = width - 1 - etc_col
                 if n >= deep:
                     store(small, slot, tag, v, True, etc_col)
                 else:
@@ -572,7 +596,9 @@ def _negamax(
             if score >= ist[_u(d), _BETA]:
                 m = ust[_u(d), _u(_MOVES + idx)]
                 col = col_of_bit[_u(trailing_zeros(m))]
-                key = cur + mask + bottom
+                key, flipped = _table_key(cur + mask + bottom, n, width, h1)
+                if flipped:
+                    col = width - 1 - col
                 if n >= tt_stones:
                     pass
                 elif n >= deep:
@@ -607,7 +633,7 @@ def _negamax(
                 d += 1
                 break
             v = ist[_u(d), _BEST]
-            key = cur + mask + bottom
+            key, _ = _table_key(cur + mask + bottom, n, width, h1)
             if n >= tt_stones:
                 pass
             elif n >= deep:
