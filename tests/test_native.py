@@ -44,8 +44,9 @@ def reference_lines(reference_dir: Path) -> list[tuple[str, int]]:
 
 
 def _solve_args(solver: Solver, pos: Position, wdl: bool = False) -> tuple:
-    """The arguments ``Solver`` passes to the one-position kernel."""
-    return (np.uint64(pos.current), np.uint64(pos.mask), wdl, False, 0, *solver._kernel_args())
+    """The arguments ``Solver`` passes to the one-position kernel (no guess, the
+    walk's first window at 0)."""
+    return (np.uint64(pos.current), np.uint64(pos.mask), wdl, False, 0, 0, *solver._kernel_args())
 
 
 def _ensure_library(name: str, args: tuple) -> None:
