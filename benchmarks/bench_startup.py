@@ -1,20 +1,29 @@
 """Benchmark: start-up of the command line, as whole processes.
 
-Usage: ``python benchmarks/bench_startup.py [--runs 15] [--book PATH] [--out PATH]``
+Usage: ``python benchmarks/bench_startup.py [--runs 15] [--book PATH] [--baseline REPO]
+[--out PATH]``
 
 Each case is a fresh ``python`` process running the ``openingbook`` entry point
 (``openingbook.cli:main``, as the installed script does) with the repository
 first on the path, timed from start to exit (wall time, and the CPU time of the
 child). The cases run interleaved, ``--runs`` rounds of all of them, so that a
 burst of load on this shared host hits every case alike; the figure per case is
-the median over the rounds. Before timing, one untimed round fills numba's cache
-and the OS file cache (``solve`` is measured with a warm compile cache).
+the median over the rounds. The processes run with Python's bytecode cache on
+(``PYTHONDONTWRITEBYTECODE`` removed from their environment), as an installed
+package has its ``.pyc`` files. Before timing, two untimed rounds fill numba's cache,
+the native cache (``solver/_native.py``: each kernel's library is saved by the
+first process that runs it) and the OS file cache: ``solve`` and the compact
+lookups are measured with a warm cache.
 
 Cases: the bare interpreter (``python -c pass``, the floor), ``--help``,
 ``lookup BOOK MOVES`` (a position the book does not store: the reader's
-binary search, order check and manifest), ``info BOOK`` (reads and checks the
-whole book), ``solve`` of an easy 8-ply position, single-threaded and with the
-default thread count. Writes ``benchmarks/results/startup.json``.
+binary search, order check and manifest), ``lookup`` in a shipped compact book
+by name (``12-dist``), ``info BOOK`` (reads and checks the whole book),
+``solve`` of an easy 8-ply position, single-threaded and with the default thread
+count, and the same solve without the native cache (``OPENINGBOOK_NATIVE=0``:
+numba loads the kernel, as before the cache existed). ``--baseline REPO`` times
+every case also with another checkout's code (e.g. the main branch before a
+change), interleaved with these. Writes ``benchmarks/results/startup.json``.
 """
 
 from __future__ import annotations
@@ -37,26 +46,32 @@ REPO = ROOT.parent
 DEFAULT_BOOK = REPO.parent / "shared" / "reference" / "thill-original-book8.dat"
 ENTRY = "import sys; from openingbook.cli import main; sys.argv[0] = 'openingbook'; main()"
 #: goals of issue 17, seconds of wall time
-GOALS = {"--help": 0.2, "lookup": 0.25, "solve": 0.5}
+GOALS = {"--help": 0.2, "lookup": 0.25, "lookup 12-dist": 0.25, "solve": 0.5}
 
 
-def cases(book: Path) -> dict[str, list[str]]:
+def cases(book: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """Case name -> (argv, extra environment)."""
     cli = [sys.executable, "-c", ENTRY]
     return {
-        "python -c pass": [sys.executable, "-c", "pass"],
-        "--help": [*cli, "--help"],
-        "lookup": [*cli, "lookup", str(book), "44444455"],
-        "info": [*cli, "info", str(book)],
-        "solve": [*cli, "solve", "44444455", "--threads", "1"],
-        "solve (all cores)": [*cli, "solve", "44444455"],
+        "python -c pass": ([sys.executable, "-c", "pass"], {}),
+        "--help": ([*cli, "--help"], {}),
+        "lookup": ([*cli, "lookup", str(book), "44444455"], {}),
+        "lookup 12-dist": ([*cli, "lookup", "12-dist", "444444333333"], {}),
+        "info": ([*cli, "info", str(book)], {}),
+        "solve": ([*cli, "solve", "44444455", "--threads", "1"], {}),
+        "solve (all cores)": ([*cli, "solve", "44444455"], {}),
+        "solve (no native cache)": (
+            [*cli, "solve", "44444455", "--threads", "1"],
+            {"OPENINGBOOK_NATIVE": "0"},
+        ),
     }
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the child) of one process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -69,37 +84,53 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="timed rounds (median)")
     parser.add_argument("--book", type=Path, default=DEFAULT_BOOK, help="book for lookup/info")
+    parser.add_argument(
+        "--baseline", type=Path, default=None, help="also time another checkout's code"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "startup.json")
     args = parser.parse_args()
     if not args.book.is_file():
         sys.exit(f"bench_startup: no book at {args.book} (give --book)")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    todo = cases(args.book)
-    for argv in todo.values():  # untimed: numba's cache, the OS's file cache
-        run_once(argv, env)
+    repos = {"": REPO}
+    if args.baseline is not None:
+        repos[" [baseline]"] = args.baseline.resolve()
+    # Python's bytecode cache on, as in any installation (this host's environment turns
+    # it off, which would compile every module of ours from source in every process)
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    todo: dict[str, tuple[list[str], dict[str, str], Path]] = {}
+    for suffix, repo in repos.items():
+        for name, (argv, extra) in cases(args.book).items():
+            if suffix and "no native cache" in name:
+                continue  # the baseline has no native cache to turn off
+            env = dict(base_env, PYTHONPATH=str(repo), **extra)
+            todo[name + suffix] = (argv, env, repo)
+    for _ in range(2):  # untimed: numba's cache, the native cache, the OS's file cache
+        for argv, env, repo in todo.values():
+            run_once(argv, env, repo)
     walls: dict[str, list[float]] = {name: [] for name in todo}
     cpus: dict[str, list[float]] = {name: [] for name in todo}
     for _ in range(args.runs):
-        for name, argv in todo.items():
-            wall, cpu = run_once(argv, env)
+        for name, (argv, env, repo) in todo.items():
+            wall, cpu = run_once(argv, env, repo)
             walls[name].append(wall)
             cpus[name].append(cpu)
     rows = {}
-    print(f"{'case':<20} {'median wall s':>13} {'min':>7} {'max':>7} {'median CPU s':>13}  goal")
+    print(f"{'case':<36} {'median wall s':>13} {'min':>7} {'max':>7} {'median CPU s':>13}  goal")
     for name in todo:
         row = {
             "median_wall_s": round(statistics.median(walls[name]), 3),
             "min_wall_s": round(min(walls[name]), 3),
             "max_wall_s": round(max(walls[name]), 3),
             "median_cpu_s": round(statistics.median(cpus[name]), 3),
-            "argv": [os.path.basename(todo[name][0]), *todo[name][1:]],
+            "argv": [os.path.basename(todo[name][0][0]), *todo[name][0][1:]],
+            "checkout": str(todo[name][2]),
         }
-        goal = GOALS.get(name)
+        goal = GOALS.get(name.removesuffix(" [baseline]"))
         if goal is not None:
             row["goal_s"] = goal
         rows[name] = row
         print(
-            f"{name:<20} {row['median_wall_s']:>13.3f} {row['min_wall_s']:>7.3f} "
+            f"{name:<36} {row['median_wall_s']:>13.3f} {row['min_wall_s']:>7.3f} "
             f"{row['max_wall_s']:>7.3f} {row['median_cpu_s']:>13.3f}  {goal or ''}"
         )
     load = os.getloadavg()
@@ -112,6 +143,7 @@ def main() -> None:
         "load_average_after": [round(x, 2) for x in load],
         "runs": args.runs,
         "book": str(args.book),
+        "baseline": str(args.baseline) if args.baseline else None,
         "cases": rows,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ book can be opened by its name (``open_book("12-dist")``,
 :mod:`openingbook.registry`). See ``docs/FORMATS.md`` and :func:`open_book` for how a file's format
 is recognised.
 
->>> from solver import Position
+>>> from solver import DEFAULT_BOARD, BoardSize, Position
 >>> with open_book(REFERENCE / "thill-original-book8.dat") as book:
 ...     value = book.get(Position.from_moves("44444455"))
 ...     value.winner.value, value.plies, type(book).__name__
@@ -40,9 +40,9 @@ from openingbook.export.pons import HEADER_BYTES, PonsBook, next_prime
 from openingbook.manifest import detect_format
 from openingbook.reader import Book, BookValue, BulkValues
 from openingbook.registry import resolve_book
-from solver import Position
+from solver import DEFAULT_BOARD, BoardSize, Position
 
-__all__ = ["BOOK_KINDS", "BookReader", "detect_kind", "open_book"]
+__all__ = ["BOOK_KINDS", "BookReader", "book_board", "detect_kind", "open_book"]
 
 #: The kinds :func:`open_book` accepts as ``kind``.
 BOOK_KINDS = ("compact", "thill", "cadot", "pons")
@@ -107,6 +107,23 @@ def _looks_like_cadot(path: Path, size: int) -> bool:
         if mirrored < key:
             return False
     return True
+
+
+def book_board(path: str | os.PathLike[str]) -> BoardSize:
+    """The board size of the book at ``path``: a compact book's header, a Pons book's
+    header, a Thill-layout book's manifest (7x6 without one; Cadot tables are 7x6)."""
+    p = Path(path)
+    kind = detect_kind(p)
+    if kind == "compact":
+        with CompactBook(p, verify=False) as book:
+            return book.board
+    if kind == "pons":
+        with open(p, "rb") as fh:
+            width, height = fh.read(2)
+        return BoardSize(width, height)
+    if kind == "thill":
+        return detect_format(p).board
+    return DEFAULT_BOARD
 
 
 def detect_kind(path: str | os.PathLike[str]) -> str:

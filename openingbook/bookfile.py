@@ -45,7 +45,7 @@ import numpy as np
 
 from openingbook.atomicio import atomic_write_bytes
 from openingbook.codec import code_length, decode_keys, decode_keys_raw, legal_mask
-from openingbook.errors import BookFileError
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import (
     VALUE_DRAW,
     VALUE_FIRST,
@@ -53,7 +53,7 @@ from openingbook.values import (
     distance_plies,
     invalid_values,
 )
-from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, BoardSize
 
 __all__ = [
     "BOOK8",
@@ -75,9 +75,11 @@ __all__ = [
     "check_size",
     "check_values",
     "content_formats",
+    "max_plies",
     "parity_faults",
     "parse_records",
     "records_to_bytes",
+    "refuse_thill_layout",
     "sort_records",
     "value_histogram",
     "write_book",
@@ -85,8 +87,19 @@ __all__ = [
 
 _U64 = np.uint64
 
-#: Deepest book whose pruned record still fits a 64-bit key field.
+#: Deepest 7x6 book whose pruned record still fits a 64-bit key field.
 MAX_PLIES = 28
+
+
+def max_plies(width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT) -> int:
+    """Deepest book of a board: the pruned record (code and two value bits) fits 64 bits,
+    and no more stones than cells.
+
+    >>> max_plies(), max_plies(9, 6), max_plies(4, 4)
+    (28, 27, 16)
+    """
+    return min(width * height, (64 - 2 - (width - 1)) // 2)
+
 
 THILL_NAMES = {"book.dat": (8, False), "bookDeep.dat": (12, False), "bookDeepDist.dat": (12, True)}
 
@@ -98,6 +111,13 @@ class BookFormat:
     ``key_bits`` is the width of the field the column code is left-aligned in
     (pruned books: the whole record, value bits included and zero in keys;
     distance books: the key bytes before the value byte).
+
+    ``width`` x ``height`` is the board. The column code has ``width - 1``
+    separators, so the same rules give a layout for every board; but only
+    7x6 files are Thill's layout (readable without a manifest, by his
+    readers). A book of another size is always written in the compact format
+    (``docs/FORMATS.md``); this layout serves it only in memory and as the
+    build's intermediate file, whose manifest carries the board.
     """
 
     plies: int
@@ -107,17 +127,29 @@ class BookFormat:
     value_bits: int
     signed_order: bool
     name: str
+    width: int = DEFAULT_WIDTH
+    height: int = DEFAULT_HEIGHT
 
     @classmethod
-    def for_plies(cls, plies: int, distances: bool = False) -> BookFormat:
-        """The format of a ``plies``-stone book (Thill's for 8 and 12).
+    def for_plies(
+        cls,
+        plies: int,
+        distances: bool = False,
+        width: int = DEFAULT_WIDTH,
+        height: int = DEFAULT_HEIGHT,
+    ) -> BookFormat:
+        """The format of a ``plies``-stone book (Thill's for 8 and 12 on 7x6).
 
         >>> BookFormat.for_plies(10).record_bytes, BookFormat.for_plies(16).record_bytes
         (4, 5)
+        >>> BookFormat.for_plies(8, width=6, height=5).name
+        '6x5-8-ply'
         """
-        if not 1 <= plies <= MAX_PLIES:
-            raise ValueError(f"book plies must be 1..{MAX_PLIES}, got {plies}")
-        bits = code_length(plies, DEFAULT_WIDTH)
+        most = max_plies(width, height)
+        if not 1 <= plies <= most:
+            raise ValueError(f"book plies must be 1..{most}, got {plies}")
+        bits = code_length(plies, width)
+        board = "" if (width, height) == DEFAULT_BOARD else f"{width}x{height}-"
         if distances:
             key_bytes = max(4, -(-bits // 8))
             return cls(
@@ -127,12 +159,27 @@ class BookFormat:
                 8 * key_bytes,
                 8,
                 True,
-                f"{plies}-ply-dist",
+                f"{board}{plies}-ply-dist",
+                width,
+                height,
             )
         record_bytes = max(3, -(-(bits + 2) // 8))
         return cls(
-            plies, False, record_bytes, 8 * record_bytes, 2, record_bytes >= 4, f"{plies}-ply"
+            plies,
+            False,
+            record_bytes,
+            8 * record_bytes,
+            2,
+            record_bytes >= 4,
+            f"{board}{plies}-ply",
+            width,
+            height,
         )
+
+    @property
+    def board(self) -> BoardSize:
+        """The board size of the book's positions."""
+        return BoardSize(self.width, self.height)
 
     @classmethod
     def parse(cls, text: str) -> BookFormat:
@@ -166,7 +213,8 @@ class BookFormat:
         for name, (plies, dist) in THILL_NAMES.items():
             if (plies, dist) == (self.plies, self.distances):
                 return name
-        return f"book{self.plies}{'-dist' if self.distances else ''}.dat"
+        board = "" if self.board == DEFAULT_BOARD else f"-{self.board}"
+        return f"book{self.plies}{'-dist' if self.distances else ''}{board}.dat"
 
     def order_keys(self, keys: np.ndarray) -> np.ndarray:
         """Keys mapped to uint64 so that unsigned comparison gives the file order.
@@ -185,7 +233,28 @@ class BookFormat:
     def describe(self) -> str:
         """One line, e.g. ``"8-ply, pruned, 3-byte records"``."""
         kind = "with distances" if self.distances else "pruned (win/draw/loss)"
-        return f"{self.plies}-ply, {kind}, {self.record_bytes}-byte records"
+        board = "" if self.board == DEFAULT_BOARD else f" ({self.board} board)"
+        return f"{self.plies}-ply{board}, {kind}, {self.record_bytes}-byte records"
+
+
+def refuse_thill_layout(board: BoardSize | tuple[int, int]) -> None:
+    """Thill's book layout is 7x6 only: :class:`InvalidArgument` for any other board.
+
+    A file of this record layout does not say its board; without its manifest a
+    book of another size would read as a 7x6 book. So books of other sizes are
+    written in the compact format, whose header holds the board.
+
+    >>> refuse_thill_layout(BoardSize(6, 5))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    openingbook.errors.InvalidArgument: Thill's book layout is for 7x6 boards only: ...
+    """
+    board = BoardSize(*board)
+    if board != DEFAULT_BOARD:
+        raise InvalidArgument(
+            f"Thill's book layout is for 7x6 boards only: write the {board} book in the "
+            "compact format (--format compact, a .c4b file)"
+        )
 
 
 BOOK8 = BookFormat.for_plies(8)
@@ -302,7 +371,7 @@ def check_positions(fmt: BookFormat, records: Records, name: str = "book", offse
     """Raise :class:`BookFileError` for the first key that is not a legal ``fmt.plies``-stone
     position (value bits, if any, must be zero)."""
     try:
-        decode_keys(records.keys, fmt.key_bits, fmt.plies)
+        decode_keys(records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height)
     except ValueError as exc:
         text = str(exc)
         if offset and text.startswith("key "):
@@ -343,7 +412,7 @@ def value_histogram(
 
 def _bad_values(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
     """Values the format cannot hold (:func:`openingbook.values.invalid_values`)."""
-    return invalid_values(values, fmt.plies, fmt.distances)
+    return invalid_values(values, fmt.plies, fmt.distances, fmt.width * fmt.height)
 
 
 def parity_faults(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
@@ -415,8 +484,8 @@ def check_sample(path: Path, fmt: BookFormat, size: int, source: str, count: int
     with open(path, "rb") as fh:
         sample, picks = _sample_records(fh, size, fmt.record_bytes, count, with_picks=True)
     records = parse_records(sample, fmt)
-    first, mask, ok = decode_keys_raw(records.keys, fmt.key_bits, DEFAULT_WIDTH, DEFAULT_HEIGHT)
-    good = ok & legal_mask(first, mask) & (np.bitwise_count(mask) == fmt.plies)
+    first, mask, ok = decode_keys_raw(records.keys, fmt.key_bits, fmt.width, fmt.height)
+    good = ok & legal_mask(first, mask, fmt.height) & (np.bitwise_count(mask) == fmt.plies)
     good &= ~_bad_values(fmt, records.values)
     if not good.all():
         k = int(np.argmin(good))
@@ -447,8 +516,9 @@ def _fitting_format(sample: np.ndarray, formats: list[BookFormat]) -> BookFormat
     first, mask, ok = decode_keys_raw(records.keys, fmt0.key_bits, DEFAULT_WIDTH, DEFAULT_HEIGHT)
     if not ok.all() or not legal_mask(first, mask).all():
         return None
-    stones = np.unique(np.bitwise_count(mask))
-    if len(stones) != 1:
+    stones = np.bitwise_count(mask)
+    # not np.unique, which loads numpy.ma: 7 ms of every book open
+    if stones.size == 0 or (stones != stones[0]).any():
         return None
     for fmt in formats:
         if fmt.plies == int(stones[0]):

@@ -50,8 +50,14 @@ import numpy as np
 from openingbook.atomicio import (
     refuse_input_as_output,
 )
-from openingbook.bookfile import BookFormat, Records, book_bytes, value_histogram
-from openingbook.codec import encode_keys
+from openingbook.bookfile import (
+    BookFormat,
+    Records,
+    book_bytes,
+    refuse_thill_layout,
+    value_histogram,
+)
+from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
 from openingbook.errors import InvalidArgument
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
 from openingbook.manifest import (
@@ -66,7 +72,7 @@ from openingbook.memory import check_table_size
 from openingbook.reader import read_book
 from openingbook.values import VALUE_FIRST, book_values
 from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
-from solver import Position, enumerate_positions
+from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
 __all__ = [
     "MAX_CHUNK_SIZE",
@@ -126,7 +132,8 @@ class BuildOptions:
     ``under``: a 1-based move string; only positions reached by continuing it.
     ``shard``: ``(i, n)``, the i-th (1-based) of n shards. ``sample``: solve this
     many positions picked at random (``seed``) instead of all. ``chunk_size``:
-    positions per chunk, ``None`` for automatic.
+    positions per chunk, ``None`` for automatic. ``board``: the board size
+    (7x6 by default; other sizes are written in the compact format only).
     """
 
     plies: int
@@ -136,6 +143,7 @@ class BuildOptions:
     sample: int | None = None
     seed: int = 0
     chunk_size: int | None = None
+    board: BoardSize = DEFAULT_BOARD
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a one-line reason when the options make no build."""
@@ -146,6 +154,25 @@ class BuildOptions:
                 argument="plies",
                 value=self.plies,
             )
+        if self.plies >= self.board.cells:
+            raise InvalidArgument(
+                f"a {self.board} board has {self.board.cells} cells: a book needs fewer plies",
+                argument="plies",
+                value=self.plies,
+            )
+        if self.board.height > MAX_ARRAY_HEIGHT:
+            raise InvalidArgument(
+                f"books take boards of at most {MAX_ARRAY_HEIGHT} rows (the column code's tables)",
+                argument="size",
+                value=str(self.board),
+            )
+        if self.board != DEFAULT_BOARD and (self.shard is not None or self.sample is not None):
+            raise InvalidArgument(
+                f"a {self.board} book is written in the compact format, which holds whole "
+                "books (or --under a line) only: split the work with --under, or resume",
+                argument="shard" if self.shard is not None else "sample",
+                value=f"{self.shard[0]}/{self.shard[1]}" if self.shard else self.sample,
+            )
         if self.under:
             if len(self.under) > self.plies:
                 raise InvalidArgument(
@@ -154,7 +181,7 @@ class BuildOptions:
                     value=self.under,
                 )
             try:
-                Position.from_moves(self.under)
+                Position.from_moves(self.under, *self.board)
             except ValueError as exc:
                 raise InvalidArgument(str(exc), argument="under", value=self.under) from None
         if self.shard is not None:
@@ -175,7 +202,10 @@ class BuildOptions:
 
     def selection(self) -> dict[str, Any]:
         """The options as a JSON-able dict (work directory settings, manifests)."""
+        # the board only when not 7x6: 7x6 settings stay those of earlier versions
+        board = {} if self.board == DEFAULT_BOARD else {"board": str(self.board)}
         return {
+            **board,
             "plies": self.plies,
             "distances": self.distances,
             "under": self.under or None,
@@ -250,7 +280,7 @@ def plan_build(options: BuildOptions) -> BuildPlan:
     Raises ``ValueError`` for invalid options or when nothing is left to solve.
     """
     options.validate()
-    first, mask = enumerate_positions(options.plies, under=options.under or None)
+    first, mask = enumerate_positions(options.plies, options.under or None, *options.board)
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
     total = len(first)
@@ -295,37 +325,41 @@ class ChunkTask:
     stones: int
     exact: bool
     table_log2: int | None
+    board: BoardSize = DEFAULT_BOARD
 
 
 _worker = threading.local()  # one solver per worker thread (dask may run threads)
 
 
-def _worker_solver(table_log2: int | None) -> Any:
+def _worker_solver(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> Any:
     """This worker's solver, created on first use and kept (its table stays warm)."""
     solver = getattr(_worker, "solver", None)
-    if solver is None or getattr(_worker, "table_log2", None) != table_log2:
+    settings = (table_log2, tuple(board))
+    if solver is None or getattr(_worker, "settings", None) != settings:
         from solver import Solver
 
-        solver = Solver() if table_log2 is None else Solver(table_log2=table_log2)
+        sized = {} if table_log2 is None else {"table_log2": table_log2}
+        solver = Solver(width=board.width, height=board.height, **sized)
         _worker.solver = solver
-        _worker.table_log2 = table_log2
+        _worker.settings = settings
     return solver
 
 
-def init_worker(table_log2: int | None) -> None:
+def init_worker(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> None:
     """Executor initializer: create the worker's solver and load its compiled code.
 
     Done before the first task so that the chunks' CPU times measure solving only.
     """
-    _worker_solver(table_log2).warm_up()
+    _worker_solver(table_log2, BoardSize(*board)).warm_up()
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
     """Solve one chunk in a worker; CPU time is the worker thread's own."""
-    solver = _worker_solver(task.table_log2)
+    board = BoardSize(*task.board)
+    solver = _worker_solver(task.table_log2, board)
     start = time.thread_time()
     raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
-    values = book_values(raw, task.stones, task.exact)
+    values = book_values(raw, task.stones, task.exact, board.cells)
     cpu = time.thread_time() - start
     return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
 
@@ -369,6 +403,8 @@ def default_output_name(options: BuildOptions) -> str:
         name += f"-sample{options.sample}-seed{options.seed}"
     if options.shard is not None:
         name += f"-shard{options.shard[0]}of{options.shard[1]}"
+    if options.board != DEFAULT_BOARD:
+        name += f"-{options.board}"
     return name + ".dat"
 
 
@@ -386,6 +422,7 @@ def build_book(
     progress: bool = True,
     command: Sequence[str] | None = None,
     on_chunk: Callable[[ChunkResult], None] | None = None,
+    staging: bool = False,
 ) -> BuildSummary:
     """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
 
@@ -397,7 +434,10 @@ def build_book(
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
     ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
-    is saved. Raises ``ValueError``/``OSError`` for bad input, before any work.
+    is saved. ``staging``: the output is the intermediate of a compact book
+    (:func:`openingbook.convert.write_compact_via_thill`), the only place a
+    board other than 7x6 is written in this record layout. Raises
+    ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -419,7 +459,10 @@ def build_book(
         raise InvalidArgument("needs the dask executor", argument="scheduler", value=scheduler)
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    fmt = BookFormat.for_plies(options.plies, options.distances)
+    if not staging:
+        refuse_thill_layout(options.board)
+    _check_solver_board(options.board)
+    fmt = BookFormat.for_plies(options.plies, options.distances, *options.board)
     out = Path(output or default_output_name(options))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
@@ -439,7 +482,15 @@ def build_book(
             else:
                 wd.discard_chunk(chunk.chunk_id)  # damaged or from another enumeration
                 todo.append(
-                    ChunkTask(chunk.chunk_id, first, mask, options.plies, options.exact, table_log2)
+                    ChunkTask(
+                        chunk.chunk_id,
+                        first,
+                        mask,
+                        options.plies,
+                        options.exact,
+                        table_log2,
+                        options.board,
+                    )
                 )
         resumed = len(results)
         resumed_positions = sum(len(r) for r in results.values())
@@ -452,7 +503,11 @@ def build_book(
             if todo:
                 ex = stack.enter_context(
                     make_executor(
-                        executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
+                        executor,
+                        jobs,
+                        scheduler,
+                        initializer=init_worker,
+                        initargs=(table_log2, options.board),
                     )
                 )
                 workers = ex.workers
@@ -531,6 +586,16 @@ def build_book(
         )
 
 
+def _check_solver_board(board: BoardSize) -> None:
+    """Refuse, before any work, a board the solver does not take (its own reason)."""
+    from solver import Solver
+
+    try:
+        Solver(table_log2=10, small_log2=10, width=board.width, height=board.height)
+    except ValueError as exc:
+        raise InvalidArgument(str(exc), argument="size", value=str(board)) from None
+
+
 def _outcomes(histogram: dict[str, Any]) -> dict[str, int]:
     return {k: int(histogram[k]) for k in ("first", "second", "draw")}
 
@@ -565,7 +630,7 @@ def _book_data(
         first, mask, values = first[keep], mask[keep], values[keep]
     if len(first) == 0:  # every position a pruned first-player win: an empty book
         return b"", 0
-    keys = encode_keys(first, mask, fmt.key_bits)
+    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
     return book_bytes(fmt, Records(keys, values.astype(np.int8)), str(out)), len(keys)
 
 

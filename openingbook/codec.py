@@ -51,6 +51,18 @@ _TREE = decodetree(CODE_WORDS)
 
 _U64 = np.uint64
 
+#: Tallest board of the array path: its decoding table has ``2 ** (2 * height + 1)``
+#: entries (512 Ki at 9 rows); taller boards would need gigabytes.
+MAX_ARRAY_HEIGHT = 9
+
+
+def _check_height(height: int) -> None:
+    if not 1 <= height <= MAX_ARRAY_HEIGHT:
+        raise ValueError(
+            f"boards of {height} rows: the column code tables take boards of 1 to "
+            f"{MAX_ARRAY_HEIGHT} rows"
+        )
+
 
 def code_length(stones: int, width: int = DEFAULT_WIDTH) -> int:
     """Bits of the column code for ``stones`` stones: one separator per column but the last.
@@ -122,6 +134,7 @@ def _marker_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
     """Code and length of one column followed by its separator, indexed by the
     column's ``height + 1`` bits of ``first + mask + bottom``: a marker bit just
     above the stones, the first player's stones below it."""
+    _check_height(height)
     size = 1 << (height + 1)
     codes = np.zeros(size, dtype=_U64)
     lengths = np.zeros(size, dtype=_U64)
@@ -147,6 +160,7 @@ def _decode_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
     """Indexed by the next ``2*height + 1`` code bits: how many stones the column
     holds (``height + 1`` when a further stone would overflow it) and which of them
     are the first player's."""
+    _check_height(height)
     window = 2 * height + 1
     dec_stones = np.zeros(1 << window, dtype=np.int64)
     dec_first = np.zeros(1 << window, dtype=_U64)

@@ -45,25 +45,27 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
-from openingbook.errors import BookFileError
-from openingbook.reader import UNKNOWN, BookValue, BulkValues, PositionNotInBook
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,
     nb_mix,
     nb_packed_field,
 )
+from openingbook.values import UNKNOWN
 from solver import (
+    DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
     STATUS_BLOCK,
     STATUS_BOOK,
     STATUS_MESSAGES,
     STATUS_WINS_AT_ONCE,
+    BoardSize,
     Position,
     Winner,
     book_position_status,
@@ -74,6 +76,8 @@ from solver import (
     nb_book_position_status,
     nb_canonical_key,
     nb_under_line,
+    njit,
+    parse_board_size,
     plies_from_score,
     position_keys,
     prefetch,
@@ -111,7 +115,6 @@ STRUCTURE_SCOPED = 1
 STATUS_OUT_OF_SCOPE = 7
 _FIXED = struct.Struct("<8sHBBBBBBQQIIIIQBBHI")
 FIXED_HEADER_BYTES = _FIXED.size  # 64
-CELLS_7X6 = DEFAULT_WIDTH * DEFAULT_HEIGHT
 
 
 class CompactFileError(BookFileError):
@@ -142,6 +145,10 @@ class CompactHeader:
     @property
     def complete(self) -> bool:
         return self.structure == STRUCTURE_COMPLETE
+
+    @property
+    def board(self) -> BoardSize:
+        return BoardSize(self.width, self.height)
 
     def pack(self) -> bytes:
         """The header bytes, zero-padded to ``header_bytes`` (a multiple of 8)."""
@@ -210,8 +217,10 @@ class CompactHeader:
             )
         if version != VERSION:
             raise CompactFileError(f"{name}: compact format version {version}, expected {VERSION}")
-        if (width, height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
-            raise CompactFileError(f"{name}: a {width}x{height} book (only 7x6 is supported)")
+        try:
+            board = parse_board_size(f"{width}x{height}")
+        except ValueError as exc:
+            raise CompactFileError(f"{name}: bad compact book header: {exc}") from None
         problems = []
         if kind >= len(KINDS):
             problems.append(f"unknown value kind {kind}")
@@ -219,7 +228,7 @@ class CompactHeader:
             problems.append(f"unknown structure {structure}")
         if not nvalues >= 1 or nvalues > 1 << bits or not 1 <= bits <= 8:
             problems.append(f"{nvalues} values in {bits}-bit fields")
-        if not 0 <= plies <= CELLS_7X6 or reserved:
+        if not 0 <= plies <= board.cells or reserved:
             problems.append("ply or reserved field out of range")
         expected_header = -(-(FIXED_HEADER_BYTES + nvalues + nscope + nmeta) // 8) * 8
         if header_bytes != expected_header:
@@ -255,7 +264,7 @@ class CompactHeader:
             raise CompactFileError(f"{name}: bad compact book header ({exc})") from None
         if scope is not None:
             try:
-                Position.from_moves(scope)
+                Position.from_moves(scope, width, height)
                 if len(scope) > plies:
                     raise ValueError(f"{len(scope)} moves, more than the book's {plies} plies")
             except ValueError as exc:
@@ -263,7 +272,7 @@ class CompactHeader:
         if sorted(set(values)) != values:
             raise CompactFileError(f"{name}: the value table is not strictly ascending")
         try:  # the header has no checksum: a value no game can have is damage
-            _check_values(KINDS[kind], plies, np.array(values))
+            _check_values(KINDS[kind], plies, np.array(values), board.cells)
         except ValueError as exc:
             raise CompactFileError(f"{name}: bad value table ({exc})") from None
         return cls(
@@ -295,27 +304,29 @@ def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndar
     return zlib.crc32(payload, crc)
 
 
-def canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def canonical_keys(
+    first: np.ndarray, mask: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
+) -> np.ndarray:
     """The key the format stores values under: the Pons key ``current + mask + bottom``
     of the smaller-key variant of each position's mirror pair."""
-    return position_keys(*canonical_bits(first, mask))
+    return position_keys(*canonical_bits(first, mask, width, height), width, height)
 
 
 def _value_bits(count: int) -> int:
     return max(1, math.ceil(math.log2(count))) if count > 1 else 1
 
 
-def _check_values(kind: str, plies: int, values: np.ndarray) -> None:
-    """Refuse values that cannot be of ``kind`` at ``plies`` stones."""
+def _check_values(kind: str, plies: int, values: np.ndarray, cells: int) -> None:
+    """Refuse values that cannot be of ``kind`` at ``plies`` stones on ``cells`` cells."""
     v = values.astype(np.int64)
     if kind == "wdl":
         ok = np.isin(v, (-1, 0, 1))
     elif kind == "distance":
         d = np.where(v > 0, 100 - v, 100 + v)
-        ok = (v == 0) | ((np.abs(v) >= 58) & (d >= 1) & (d <= CELLS_7X6 - plies))
-    else:  # Pons: the side to move wins with its k-th stone: 22 - k, loses: k - 22
-        best = CELLS_7X6 // 2 - plies // 2  # a win with the mover's next stone
-        worst = CELLS_7X6 // 2 - (plies + 1) // 2  # a loss to the opponent's next stone
+        ok = (v == 0) | ((np.abs(v) >= 100 - cells) & (d >= 1) & (d <= cells - plies))
+    else:  # Pons: the side to move wins with its k-th stone: cells/2 + 1 - k, loses: k - that
+        best = cells // 2 - plies // 2  # a win with the mover's next stone
+        worst = cells // 2 - (plies + 1) // 2  # a loss to the opponent's next stone
         ok = (v <= best) & (v >= -worst)
     if not ok.all():
         raise ValueError(f"value {int(v[np.argmin(ok)])} is not a {kind} value at {plies} plies")
@@ -332,6 +343,7 @@ def write_compact(
     under: str | None = None,
     metadata: dict[str, Any] | None = None,
     force: bool = False,
+    board: BoardSize = DEFAULT_BOARD,
 ) -> CompactHeader:
     """Write a compact book of the given positions and values; return its header.
 
@@ -340,8 +352,9 @@ def write_compact(
     ``kind`` (``"wdl"``, ``"distance"`` or ``"score"``, see the module
     docstring). Without ``under`` the positions must be every position of the
     ply (a complete book); with ``under`` exactly the positions under that
-    line (a scoped book). Raises ``ValueError`` for anything else; writes atomically
-    and needs ``force`` to replace a file.
+    line (a scoped book). ``board``: the board size, written in the header.
+    Raises ``ValueError`` for anything else; writes atomically and needs
+    ``force`` to replace a file.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown value kind {kind!r}: choose one of {', '.join(KINDS)}")
@@ -352,15 +365,16 @@ def write_compact(
     values = np.asarray(values).astype(np.int8)
     if not first.shape == mask.shape == values.shape or first.ndim != 1:
         raise ValueError("first, mask and values must be 1-d arrays of one length")
-    _check_values(kind, plies, values)
-    status = book_position_status(first, mask, plies)
+    width, height = board = BoardSize(*board)
+    _check_values(kind, plies, values, board.cells)
+    status = book_position_status(first, mask, plies, width, height)
     if (status != STATUS_BOOK).any():
         i = int(np.argmax(status != STATUS_BOOK))
         raise ValueError(
             f"position {i} is not a {plies}-ply book position: it "
             + STATUS_MESSAGES[int(status[i])]
         )
-    keys = canonical_keys(first, mask)
+    keys = canonical_keys(first, mask, width, height)
     order = np.argsort(keys, kind="stable")
     keys, values = keys[order], values[order]
     dup = np.flatnonzero(keys[1:] == keys[:-1]) if keys.size > 1 else np.empty(0, np.int64)
@@ -370,15 +384,18 @@ def write_compact(
         keep = np.ones(keys.size, dtype=bool)
         keep[dup + 1] = False
         keys, values = keys[keep], values[keep]
-    if under is None and keys.size != count_positions(plies):
-        raise ValueError(
-            f"{keys.size} positions, but a complete {plies}-ply book has "
-            f"{count_positions(plies)}: give the scope (under) of a partial book"
-        )
+    if under is None:
+        complete = count_positions(plies, None, width, height)
+        if keys.size != complete:
+            raise ValueError(
+                f"{keys.size} positions, but a complete {plies}-ply book has "
+                f"{complete}: give the scope (under) of a partial book"
+            )
     if under is not None:
-        Position.from_moves(under)  # a readable line
-        scope_first, scope_mask = enumerate_positions(plies, under=under)
-        if not np.array_equal(np.sort(canonical_keys(scope_first, scope_mask)), keys):
+        Position.from_moves(under, width, height)  # a readable line
+        scope_first, scope_mask = enumerate_positions(plies, under, width, height)
+        scope_keys = canonical_keys(scope_first, scope_mask, width, height)
+        if not np.array_equal(np.sort(scope_keys), keys):
             raise ValueError(
                 f"the positions are not exactly the {plies}-ply positions under {under}"
             )
@@ -391,8 +408,8 @@ def write_compact(
     seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
     structure = STRUCTURE_COMPLETE if under is None else STRUCTURE_SCOPED
     header = CompactHeader(
-        DEFAULT_WIDTH,
-        DEFAULT_HEIGHT,
+        width,
+        height,
         plies,
         kind,
         structure,
@@ -417,33 +434,45 @@ def write_compact(
 
 # ------------------------------------------------------------------ lookups
 @njit(cache=True, inline="always")
-def _nb_scope_status(s, first, mask, structure, line_first, line_mask):
+def _nb_scope_status(s, first, mask, width, height, structure, line_first, line_mask):
     """A position model's status ``s``, turned out-of-scope for a scoped book."""
     if (
         s <= STATUS_WINS_AT_ONCE
         and structure == STRUCTURE_SCOPED
-        and not nb_under_line(first, mask, line_first, line_mask, 7, 6)
+        and not nb_under_line(first, mask, line_first, line_mask, width, height)
     ):
         return STATUS_OUT_OF_SCOPE
     return s
 
 
 @njit(cache=True, inline="always")
-def _nb_status(first, mask, plies, structure, line_first, line_mask):
+def _nb_status(first, mask, plies, width, height, structure, line_first, line_mask):
     """The position model's status, and for a scoped book the scope check."""
-    s = nb_book_position_status(first, mask, plies, 7, 6)
-    return _nb_scope_status(s, first, mask, structure, line_first, line_mask)
+    s = nb_book_position_status(first, mask, plies, width, height)
+    return _nb_scope_status(s, first, mask, width, height, structure, line_first, line_mask)
 
 
-@njit(cache=True)
+@njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one(
-    first, mask, plies, structure, line_first, line_mask, seed, seg_len, seg_count, bits, cells
+    first,
+    mask,
+    plies,
+    width,
+    height,
+    structure,
+    line_first,
+    line_mask,
+    seed,
+    seg_len,
+    seg_count,
+    bits,
+    cells,
 ):
     """``(status, value index)`` of one position (the index is -1 unless found)."""
-    s = _nb_status(first, mask, plies, structure, line_first, line_mask)
+    s = _nb_status(first, mask, plies, width, height, structure, line_first, line_mask)
     if s != STATUS_BOOK:
         return s, -1
-    key = nb_canonical_key(first, mask, 7, 6)
+    key = nb_canonical_key(first, mask, width, height)
     c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
     return s, np.int64(
         nb_packed_field(cells, c0, bits)
@@ -457,6 +486,8 @@ def _lookup_kernel(
     first,
     mask,
     plies,
+    width,
+    height,
     structure,
     line_first,
     line_mask,
@@ -496,17 +527,24 @@ def _lookup_kernel(
             start = b * block
             stop = min(n, start + block)
             cs = cell_of[b & 1]
-            nb_block_status(first, mask, start, stop, plies, 7, 6, status, scratch)
+            nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
             if structure == STRUCTURE_SCOPED:
                 for i in range(start, stop):
                     status[i] = _nb_scope_status(
-                        status[i], first[i], mask[i], structure, line_first, line_mask
+                        status[i],
+                        first[i],
+                        mask[i],
+                        width,
+                        height,
+                        structure,
+                        line_first,
+                        line_mask,
                     )
             # every position's cells, refused ones too (any key gives cells inside
             # the table): branch-free, so it runs on several positions per vector
             # instruction
             for j in range(stop - start):
-                key = nb_canonical_key(first[start + j], mask[start + j], 7, 6)
+                key = nb_canonical_key(first[start + j], mask[start + j], width, height)
                 cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
             for j in range(stop - start):
                 if status[start + j] == STATUS_BOOK:
@@ -538,9 +576,10 @@ def _lookup_kernel(
     return status, index, winner, dist, score
 
 
-def _value_luts(kind: str, plies: int, table: list[int]) -> np.ndarray:
+def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
     """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
     entry, then of a win at once for the side to move, then of a refused position."""
+    cells = board.cells
     n = len(table)
     luts = np.full((3, n + 2), UNKNOWN, np.int16)
     winner, dist, score = luts
@@ -552,21 +591,21 @@ def _value_luts(kind: str, plies: int, table: list[int]) -> np.ndarray:
                 score[i] = 0
         elif kind == "distance":
             if v == 0:
-                winner[i], dist[i], score[i] = 0, CELLS_7X6 - plies, 0
+                winner[i], dist[i], score[i] = 0, cells - plies, 0
                 continue
             d = 100 - abs(v)
             winner[i], dist[i] = (1 if v > 0 else -1), d
             mover_wins = (v > 0) == first_to_move
             if (d % 2 == 1) == mover_wins:
-                score[i] = score_from_plies(d, plies)
+                score[i] = score_from_plies(d, plies, *board)
         else:
             score[i] = v
-            dist[i] = plies_from_score(v, plies)
+            dist[i] = plies_from_score(v, plies, *board)
             winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
-    if plies < CELLS_7X6:
+    if plies < cells:
         winner[n] = 1 if first_to_move else -1
         if kind != "wdl":
-            dist[n], score[n] = 1, score_from_plies(1, plies)
+            dist[n], score[n] = 1, score_from_plies(1, plies, *board)
     return luts
 
 
@@ -619,9 +658,9 @@ class CompactBook:
             self._fh.close()
             raise
         self._cells = words
-        line = Position.from_moves(h.scope) if h.scope else Position()
+        line = Position.from_moves(h.scope or "", h.width, h.height)
         self._line = np.uint64(line.first_stones), np.uint64(line.mask)
-        self._luts = _value_luts(h.kind, h.plies, h.values)
+        self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         # the answer of each value index, of a win at once, and None for a refusal
         self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
         self._table = np.array(h.values, dtype=np.int16)
@@ -662,11 +701,18 @@ class CompactBook:
     def under(self) -> str | None:
         return self.header.scope
 
+    @property
+    def board(self) -> BoardSize:
+        """The board size of the book's positions (from the header)."""
+        return self.header.board
+
     def describe(self) -> str:
-        """``"12-ply distance book, complete"`` and the like."""
+        """``"12-ply distance book, complete"`` and the like (``"6x5 12-ply ..."`` on
+        other boards)."""
         what = {"wdl": "win/draw/loss", "distance": "distance", "score": "score"}[self.kind]
         scope = f"positions under {self.under}" if self.under else "complete"
-        return f"{self.plies}-ply {what} book, {scope}"
+        board = "" if self.board == DEFAULT_BOARD else f"{self.board} "
+        return f"{board}{self.plies}-ply {what} book, {scope}"
 
     # ---------------------------------------------------------------- lookups
     def _params(self) -> tuple[Any, ...]:
@@ -675,6 +721,8 @@ class CompactBook:
         h = self.header
         return (
             h.plies,
+            h.width,
+            h.height,
             h.structure,
             *self._line,
             np.uint64(h.seed),
@@ -733,10 +781,15 @@ class CompactBook:
             index.reshape(shape), winner.reshape(shape), plies.reshape(shape), score.reshape(shape)
         )
 
+    def _check_board(self, pos: Position) -> None:
+        if (pos.width, pos.height) != self.board:
+            raise InvalidArgument(
+                f"the book is for {self.board} boards, not {pos.width}x{pos.height}"
+            )
+
     def status(self, pos: Position) -> int:
         """The ``STATUS_*`` code of one position."""
-        if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
-            raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
+        self._check_board(pos)
         return int(
             _lookup_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params())[0]
         )
@@ -747,8 +800,7 @@ class CompactBook:
         Raises ``ValueError`` for a position that is not of the book's ply or
         cannot occur in a game, :class:`PositionNotInBook` outside the scope.
         """
-        if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
-            raise ValueError(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
+        self._check_board(pos)
         status, index = _lookup_one(
             np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params()
         )
@@ -765,7 +817,7 @@ class CompactBook:
         return self.get(pos), None
 
     def __contains__(self, pos: object) -> bool:
-        if not isinstance(pos, Position) or (pos.width, pos.height) != (7, 6):
+        if not isinstance(pos, Position) or (pos.width, pos.height) != self.board:
             return False
         return self.status(pos) == STATUS_BOOK
 
@@ -773,7 +825,7 @@ class CompactBook:
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every stored position, in the enumeration's variant and
         order (:func:`solver.enumerate_positions` of the ply and scope)."""
-        return enumerate_positions(self.plies, under=self.under)
+        return enumerate_positions(self.plies, self.under, *self.board)
 
     def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The stored values (value table entries) of book positions (``ValueError`` else)."""
@@ -792,7 +844,7 @@ class CompactBook:
             bulk = self.lookup_many(f, m)
             for i in range(len(f)):
                 yield (
-                    Position.from_bitboards(int(f[i]), int(m[i]), check=False),
+                    Position.from_bitboards(int(f[i]), int(m[i]), *self.board, check=False),
                     _answer(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
                 )
 
@@ -823,7 +875,7 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
                 f"give {len(first)}"
             )
             stored = book.values_of(first, mask)
-            values = _histogram(h.kind, h.plies, stored)
+            values = _histogram(h.kind, h.plies, stored, h.board)
             checks["values"] = "ok"
         except ValueError as exc:
             checks["values"] = str(exc).removeprefix(f"{path}: ")
@@ -831,6 +883,7 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
             "path": str(path),
             "format": "compact",
             "description": f"compact {book.describe()}",
+            "board": str(h.board),
             "plies": h.plies,
             "kind": h.kind,
             "distances": h.kind != "wdl",
@@ -873,9 +926,9 @@ def _object(metadata: dict[str, Any], key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _histogram(kind: str, plies: int, values: np.ndarray) -> dict[str, Any]:
+def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> dict[str, Any]:
     """Counts of first/second/draw (and, with distances, by plies) of stored values."""
-    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())))[:, :-2]
+    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())), board)[:, :-2]
     table = sorted(set(values.tolist()))
     at = np.searchsorted(np.array(table, dtype=np.int64), values.astype(np.int64))
     w, d = winner[at], dist[at]
@@ -910,12 +963,12 @@ def compact_thill_values(
     with CompactBook(path) as book:
         first, mask = book.positions()
         values = book.values_of(first, mask)
-        kind, plies, under = book.kind, book.plies, book.under
-    fmt = BookFormat.for_plies(plies, kind != "wdl")
+        kind, plies, under, board = book.kind, book.plies, book.under, book.board
+    fmt = BookFormat.for_plies(plies, kind != "wdl", *board)
     if kind == "wdl":
         values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
     elif kind == "score":
-        values = distance_bytes_from_scores(values, plies)
+        values = distance_bytes_from_scores(values, plies, board.cells)
     return fmt, first, mask, values, under
 
 
@@ -928,5 +981,5 @@ def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None
     if not fmt.distances:
         keep = values != 2
         first, mask, values = first[keep], mask[keep], values[keep]
-    keys = encode_keys(first, mask, fmt.key_bits)
+    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
     return fmt, sort_records(fmt, Records(keys, values.astype(np.int8))), under

@@ -163,6 +163,7 @@ def _thill_to_compact(
             under=book.under,
             metadata=metadata,
             force=force,
+            board=book.fmt.board,
         )
     except ValueError as exc:
         raise ValueError(f"{src}: {exc}") from None
@@ -176,6 +177,7 @@ _ENTRY_KEYS = ("manifest", "layout", "format", "book")
 def _compact_to_thill(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, str]:
+    from openingbook.bookfile import refuse_thill_layout
     from openingbook.build import _book_data  # the build's encoder: byte-identical books
     from openingbook.manifest import (
         check_output,
@@ -186,6 +188,8 @@ def _compact_to_thill(
         write_book_and_manifest,
     )
 
+    with CompactBook(src, verify=False) as book:
+        refuse_thill_layout(book.board)
     out = check_output(out, force)
     fmt, first, mask, values, under = compact_thill_values(src)
     with CompactBook(src, verify=False) as book:

@@ -33,7 +33,13 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import BookFormat, Records, book_bytes, value_histogram
+from openingbook.bookfile import (
+    BookFormat,
+    Records,
+    book_bytes,
+    refuse_thill_layout,
+    value_histogram,
+)
 from openingbook.codec import decode_keys, encode_keys
 from openingbook.errors import InvalidArgument
 from openingbook.manifest import (
@@ -62,6 +68,7 @@ from openingbook.values import (
 from solver import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
+    BoardSize,
     board_mask,
     can_win_next_bits,
     enumerate_positions,
@@ -86,12 +93,32 @@ __all__ = [
     "negamax_layers",
 ]
 
-WIDTH, HEIGHT = DEFAULT_WIDTH, DEFAULT_HEIGHT
-CELLS = WIDTH * HEIGHT
 _U64 = np.uint64
-_BOTTOM = [_U64(1 << (c * (HEIGHT + 1))) for c in range(WIDTH)]
-_TOP = [_U64(1 << (c * (HEIGHT + 1) + HEIGHT - 1)) for c in range(WIDTH)]
-_FULL = _U64(board_mask(WIDTH, HEIGHT))
+
+
+@dataclass(frozen=True)
+class _Board:
+    """The bit masks the layer walk needs for one board size."""
+
+    width: int
+    height: int
+
+    @property
+    def cells(self) -> int:
+        return self.width * self.height
+
+    @property
+    def bottom(self) -> list[np.uint64]:
+        return [_U64(1 << (c * (self.height + 1))) for c in range(self.width)]
+
+    @property
+    def top(self) -> list[np.uint64]:
+        return [_U64(1 << (c * (self.height + 1) + self.height - 1)) for c in range(self.width)]
+
+    @property
+    def full(self) -> np.uint64:
+        return _U64(board_mask(self.width, self.height))
+
 
 #: Marks an unknown value inside the int8 value arrays: larger than any score,
 #: so that a maximum over children is unknown as soon as one child is.
@@ -133,8 +160,12 @@ def negamax_layers(
     plies: int,
     leaves: LeafLookup,
     scores: bool,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
 ) -> DerivedValues:
     """Exact values of the ``first``/``mask`` positions from the values at ``plies`` stones.
+
+    The positions are of a ``width`` x ``height`` board.
 
     All roots must have the same number of stones, at most ``plies``. Every line
     is followed to ``plies`` stones unless the side to move can win at once on
@@ -161,22 +192,23 @@ def negamax_layers(
     start = int(counts[0]) if len(counts) else plies
     if start > plies:
         raise ValueError(f"roots have {start} stones, more than the target ply {plies}")
-    if plies > CELLS:
-        raise ValueError(f"ply {plies} is beyond a full board ({CELLS})")
+    board = _Board(width, height)
+    if plies > board.cells:
+        raise ValueError(f"ply {plies} is beyond a full board ({board.cells})")
 
     # Walk down: per layer the positions, and the (rows, 7) child indices.
     layers: list[tuple[np.ndarray, np.ndarray]] = [(first, mask)]
     children: list[np.ndarray] = []
     for _ply in range(start, plies):
         f, m = layers[-1]
-        stop = _terminal(f, m)
-        child_index, cf, cm = _expand(f, m, ~stop)
+        stop = _terminal(f, m, board)
+        child_index, cf, cm = _expand(f, m, ~stop, board)
         children.append(child_index)
         layers.append((cf, cm))
 
     # The deepest layer: immediate wins directly, the rest from the deeper book.
     f, m = layers[-1]
-    values, known, looked_up = _leaf_values(f, m, plies, leaves, scores)
+    values, known, looked_up = _leaf_values(f, m, plies, leaves, scores, board)
 
     # Walk up.
     for depth in range(len(children) - 1, -1, -1):
@@ -186,9 +218,9 @@ def negamax_layers(
         contrib = np.where(known, -values, UNKNOWN).astype(np.int8)
         contrib = np.append(contrib, -UNKNOWN)  # the last entry stands for "no child"
         backed = contrib[np.where(child_index >= 0, child_index, len(contrib) - 1)].max(axis=1)
-        win_now = can_win_next_bits(f, m)
-        full = m == _FULL
-        direct = _win_now_value(ply, scores)
+        win_now = can_win_next_bits(f, m, width, height)
+        full = m == board.full
+        direct = _win_now_value(ply, scores, board)
         values = np.where(win_now, direct, np.where(full, 0, backed)).astype(np.int8)
         known = values != UNKNOWN
         values[~known] = 0
@@ -204,13 +236,13 @@ def negamax_layers(
     )
 
 
-def _terminal(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _terminal(first: np.ndarray, mask: np.ndarray, board: _Board) -> np.ndarray:
     """Positions not expanded: the side to move wins at once, or the board is full."""
-    return can_win_next_bits(first, mask) | (mask == _FULL)
+    return can_win_next_bits(first, mask, board.width, board.height) | (mask == board.full)
 
 
 def _expand(
-    first: np.ndarray, mask: np.ndarray, open_: np.ndarray
+    first: np.ndarray, mask: np.ndarray, open_: np.ndarray, board: _Board
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Children of the ``open_`` positions, one variant per mirror pair.
 
@@ -220,39 +252,45 @@ def _expand(
     at once in an open position, so no child has four in a row.
     """
     rows = len(first)
+    width = board.width
     a_moves = rows > 0 and int(stone_counts(mask[:1])[0]) % 2 == 0
-    cf = np.empty((rows, WIDTH), np.uint64)
-    cm = np.empty((rows, WIDTH), np.uint64)
-    ok = np.empty((rows, WIDTH), bool)
-    for col in range(WIDTH):
-        new_mask = mask | (mask + _BOTTOM[col])
+    cf = np.empty((rows, width), np.uint64)
+    cm = np.empty((rows, width), np.uint64)
+    ok = np.empty((rows, width), bool)
+    bottom, top = board.bottom, board.top
+    for col in range(width):
+        new_mask = mask | (mask + bottom[col])
         cm[:, col] = new_mask
         cf[:, col] = first | (new_mask ^ mask) if a_moves else first
-        ok[:, col] = ((mask & _TOP[col]) == 0) & open_
+        ok[:, col] = ((mask & top[col]) == 0) & open_
     flat = np.flatnonzero(ok.ravel())
     cf_flat = cf.ravel()[flat]
     cm_flat = cm.ravel()[flat]
-    keys = position_keys(cf_flat, cm_flat)
-    keys = np.minimum(keys, mirror_bits(keys))  # merge mirror pairs
+    keys = canonical_keys(cf_flat, cm_flat, board.width, board.height)  # merge mirror pairs
     _, first_seen, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    child_index = np.full(rows * WIDTH, -1, np.int32)
+    child_index = np.full(rows * width, -1, np.int32)
     child_index[flat] = inverse.ravel()
-    return child_index.reshape(rows, WIDTH), cf_flat[first_seen], cm_flat[first_seen]
+    return child_index.reshape(rows, width), cf_flat[first_seen], cm_flat[first_seen]
 
 
-def _win_now_value(ply: int, scores: bool) -> int:
+def _win_now_value(ply: int, scores: bool, board: _Board) -> int:
     """Value for the side to move that completes four with its next stone."""
-    return score_from_plies(1, ply) if scores else 1
+    return score_from_plies(1, ply, board.width, board.height) if scores else 1
 
 
 def _leaf_values(
-    first: np.ndarray, mask: np.ndarray, ply: int, leaves: LeafLookup, scores: bool
+    first: np.ndarray,
+    mask: np.ndarray,
+    ply: int,
+    leaves: LeafLookup,
+    scores: bool,
+    board: _Board,
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    win_now = can_win_next_bits(first, mask)
+    win_now = can_win_next_bits(first, mask, board.width, board.height)
     values = np.zeros(len(first), np.int8)
     known = np.ones(len(first), bool)
-    values[win_now] = _win_now_value(ply, scores)
-    ask = np.flatnonzero(~win_now & (mask != _FULL))
+    values[win_now] = _win_now_value(ply, scores, board)
+    ask = np.flatnonzero(~win_now & (mask != board.full))
     if len(ask):
         k, v = leaves(first[ask], mask[ask])
         values[ask] = v
@@ -295,14 +333,16 @@ class LoadedBook:
             from openingbook.compact import compact_as_thill
 
             fmt, records, under = compact_as_thill(path)
-            own_scope = Scope(under)
+            own_scope = Scope(under, board=fmt.board)
         else:
             identity = identify(path, fmt)
             fmt, records = read_book(path, identity.fmt)
             own_scope = identity.scope
         # read_book has checked every key (a legal position of the ply) already
-        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, check_legal=False)
-        canonical = canonical_keys(first, mask)
+        first, mask = decode_keys(
+            records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
+        )
+        canonical = canonical_keys(first, mask, fmt.width, fmt.height)
         order = np.argsort(canonical, kind="stable")
         return cls(
             Path(path),
@@ -319,12 +359,16 @@ class LoadedBook:
     def plies(self) -> int:
         return self.fmt.plies
 
+    @property
+    def board(self) -> BoardSize:
+        return self.fmt.board
+
     def __len__(self) -> int:
         return len(self.records)
 
     def find(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Record index of each position (either variant), -1 when not stored."""
-        keys = canonical_keys(first, mask)
+        keys = canonical_keys(first, mask, *self.board)
         sorted_keys = self.canonical[self._order]
         at = np.searchsorted(sorted_keys, keys)
         at_c = np.minimum(at, len(sorted_keys) - 1)
@@ -361,7 +405,7 @@ class LoadedBook:
         if len(missing):
             absent_wins = not self.fmt.distances and self.scope.answers_absent
             implied = self.in_scope(first[missing], mask[missing]) & absent_wins
-            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied)
+            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied, *self.board)
             answered = m_winner != UNKNOWN_WINNER
             known[missing[answered]] = True
             winner[missing[answered]] = m_winner[answered]
@@ -387,10 +431,12 @@ class Answers:
     plies: np.ndarray
 
 
-def canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def canonical_keys(
+    first: np.ndarray, mask: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
+) -> np.ndarray:
     """Pons key of the smaller-key variant of each mirror pair (one per pair)."""
-    keys = position_keys(first, mask)
-    return np.minimum(keys, mirror_bits(keys))
+    keys = position_keys(first, mask, width, height)
+    return np.minimum(keys, mirror_bits(keys, width, height))
 
 
 def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
@@ -406,7 +452,7 @@ def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
             index = book.find(first, mask)
             found = index >= 0
             scores, consistent = scores_from_distance_bytes(
-                book.records.values[np.maximum(index, 0)], plies
+                book.records.values[np.maximum(index, 0)], plies, book.board.cells
             )
             if not consistent[found].all():
                 i = int(index[found][~consistent[found]][0])
@@ -457,7 +503,7 @@ class Derivation:
         """Plies to the winning stone (-1 for draws, or without scores)."""
         if not self.scores:
             return np.full(len(self.first), -1, np.int16)
-        d = distance_bytes_from_scores(self.result.values, self.plies)
+        d = distance_bytes_from_scores(self.result.values, self.plies, self.deep.board.cells)
         return np.where(d == 0, -1, distance_plies(d)).astype(np.int16)
 
     def book_values(self, distances: bool) -> np.ndarray:
@@ -465,7 +511,7 @@ class Derivation:
         if distances:
             if not self.scores:
                 raise ValueError("a distance book needs a deeper book with distances")
-            return distance_bytes_from_scores(self.result.values, self.plies)
+            return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board.cells)
         return pruned_values(self.winners())
 
 
@@ -496,14 +542,18 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
             f"the line {line} has {len(line)} moves: no {plies}-ply position lies under it"
             + (f" ({deep.path.name} holds only positions under it)" if not under else "")
         )
-    first, mask, moves = positions_with_moves(plies, under=line or None)
+    width, height = deep.board
+    first, mask, moves = positions_with_moves(plies, line or None, width, height)
     leaves, scores = book_leaves(deep)
-    result = negamax_layers(first, mask, deep.plies, leaves, scores)
+    result = negamax_layers(first, mask, deep.plies, leaves, scores, width, height)
     covered = result.known.copy()
     if not deep.fmt.distances and deep.scope.under:
         # a pruned book answers only inside its scope; a root's whole subtree is
         # inside when the root is (the scope is closed under continuing play)
-        covered &= np.isin(canonical_keys(first, mask), _scope_at(deep.scope.under, plies))
+        covered &= np.isin(
+            canonical_keys(first, mask, width, height),
+            _scope_at(deep.scope.under, plies, deep.board),
+        )
     return Derivation(
         plies,
         deep,
@@ -517,11 +567,11 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
     )
 
 
-def _scope_at(under: str, plies: int) -> np.ndarray:
+def _scope_at(under: str, plies: int, board: BoardSize) -> np.ndarray:
     if len(under) > plies:
         return np.empty(0, np.uint64)
-    f, m = enumerate_positions(plies, under=under)
-    return canonical_keys(f, m)
+    f, m = enumerate_positions(plies, under, *board)
+    return canonical_keys(f, m, *board)
 
 
 @dataclass
@@ -553,6 +603,7 @@ def derive_book(
     distances: bool | None = None,
     force: bool = False,
     command: list[str] | None = None,
+    staging: bool = False,
 ) -> DeriveSummary:
     """Write the ``plies``-stone book derived from the deeper book ``source``.
 
@@ -560,7 +611,9 @@ def derive_book(
     them), else it is pruned (first-player wins dropped). Every position must be
     covered by the source; for an incomplete source pass ``under`` (or rely on
     the line in its manifest). The manifest ``<output>.json`` records the
-    derivation (source file and SHA-256, command).
+    derivation (source file and SHA-256, command). A book of another board than
+    7x6 is written only as the intermediate of a compact book (``staging``,
+    :func:`openingbook.convert.write_compact_via_thill`).
 
     >>> import os, tempfile
     >>> from openingbook.bookfile import BOOK8
@@ -579,7 +632,9 @@ def derive_book(
         raise ValueError(
             f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
         )
-    fmt = BookFormat.for_plies(plies, distances)
+    if not staging:
+        refuse_thill_layout(deep.board)
+    fmt = BookFormat.for_plies(plies, distances, *deep.board)
     derivation = derive_values(deep, plies, under)
     missing = np.flatnonzero(~derivation.covered)
     if len(missing):
@@ -593,7 +648,9 @@ def derive_book(
     values = derivation.book_values(distances)
     histogram = value_histogram(fmt, values)  # of every position, pruned ones included
     keep = np.ones(len(values), bool) if distances else values != VALUE_FIRST
-    keys = encode_keys(derivation.first[keep], derivation.mask[keep], fmt.key_bits)
+    keys = encode_keys(
+        derivation.first[keep], derivation.mask[keep], fmt.key_bits, fmt.width, fmt.height
+    )
     data = book_bytes(fmt, Records(keys, values[keep]), str(out))
     records = len(keys)
     write_book_and_manifest(
@@ -624,8 +681,10 @@ def _manifest_content(
 ) -> dict[str, object]:
     """A build-style manifest (same ``selection`` keys) plus the source."""
     deep = derivation.deep
+    board = {} if fmt.board == (DEFAULT_WIDTH, DEFAULT_HEIGHT) else {"board": str(fmt.board)}
     return {
         "selection": {
+            **board,
             "plies": fmt.plies,
             "distances": fmt.distances,
             "under": derivation.under,

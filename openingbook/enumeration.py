@@ -6,7 +6,8 @@ its arrays into lines and writes them atomically.
 * ``moves``: one 1-based move string per line reaching the position from the
   empty board (``positions_with_moves``), e.g. ``44444412``;
 * ``codes``: the column code (FORMATS.md) as ``0``/``1`` digits, ``6 + 2n`` of
-  them for ``n`` stones on the 7x6 board, e.g. ``0000011101010111101010``.
+  them for ``n`` stones on the 7x6 board (``W - 1 + 2n`` on a ``W``-column
+  board), e.g. ``0000011101010111101010``.
 
 The lines come in the enumeration's order (grouped by parent line), not the
 order of a book file.
@@ -32,7 +33,7 @@ import numpy as np
 from openingbook.bookfile import atomic_write_bytes
 from openingbook.codec import code_length, encode_keys
 from openingbook.errors import InvalidArgument
-from solver import enumerate_positions, positions_with_moves
+from solver import DEFAULT_BOARD, BoardSize, enumerate_positions, positions_with_moves
 
 __all__ = ["OUTPUT_FORMATS", "EnumerationResult", "code_lines", "enumerate_to_file", "move_lines"]
 
@@ -84,6 +85,7 @@ class EnumerationResult:
     under: str | None
     path: str | None
     output_format: str | None
+    board: BoardSize = DEFAULT_BOARD
 
 
 def enumerate_to_file(
@@ -94,8 +96,10 @@ def enumerate_to_file(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
+    board: BoardSize = DEFAULT_BOARD,
 ) -> EnumerationResult:
-    """Enumerate the positions of ``plies`` and, with ``path``, write them one per line.
+    """Enumerate the positions of ``plies`` on ``board`` and, with ``path``, write them
+    one per line (the column code of a ``W``-column board has ``W - 1`` separators).
 
     The file is written atomically (temporary file, fsync, rename). Raises
     ``ValueError`` for bad arguments (see :func:`solver.enumerate_positions`)
@@ -113,19 +117,20 @@ def enumerate_to_file(
         if not directory.is_dir():
             raise ValueError(f"cannot write {os.fspath(path)}: no directory {directory}")
         if output_format == "codes":
-            _check_code_length(plies, 7)
+            _check_code_length(plies, board.width)
     options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
+    width, height = board = BoardSize(*board)
     try:  # the solver's ValueErrors here are all about plies and under: bad arguments
         if path is None:
-            first, _ = enumerate_positions(plies, under, **options)
-            return EnumerationResult(plies, int(first.size), under, None, None)
+            first, _ = enumerate_positions(plies, under, width, height, **options)
+            return EnumerationResult(plies, int(first.size), under, None, None, board)
         if output_format == "moves":
-            first, _, moves = positions_with_moves(plies, under, **options)
+            first, _, moves = positions_with_moves(plies, under, width, height, **options)
             data = move_lines(moves)
         else:
-            first, mask = enumerate_positions(plies, under, **options)
-            data = code_lines(first, mask, plies)
+            first, mask = enumerate_positions(plies, under, width, height, **options)
+            data = code_lines(first, mask, plies, width, height)
     except ValueError as exc:
         raise InvalidArgument(str(exc)) from None
     atomic_write_bytes(path, data)
-    return EnumerationResult(plies, int(first.size), under, os.fspath(path), output_format)
+    return EnumerationResult(plies, int(first.size), under, os.fspath(path), output_format, board)

@@ -56,15 +56,25 @@ import numpy as np
 import openingbook
 from openingbook.atomicio import refuse_existing
 from openingbook.bookfile import (
-    MAX_PLIES,
     THILL_NAMES,
     BookFileError,
     BookFormat,
     check_sample,
     check_size,
     content_formats,
+    max_plies,
 )
-from solver import Player, Position, canonical_bits, enumerate_positions, position_keys
+from openingbook.errors import InvalidArgument
+from solver import (
+    DEFAULT_BOARD,
+    BoardSize,
+    Player,
+    Position,
+    canonical_bits,
+    enumerate_positions,
+    parse_board_size,
+    position_keys,
+)
 
 __all__ = [
     "COMPLETE_RECORDS",
@@ -82,6 +92,7 @@ __all__ = [
     "manifest_path",
     "manifest_provenance",
     "read_manifest",
+    "require_board",
     "scope_without_manifest",
     "write_book_and_manifest",
 ]
@@ -125,13 +136,35 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
 
 
 # ------------------------------------------------------------------ scope
+def require_board(
+    name: str | os.PathLike[str],
+    have: BoardSize,
+    want: BoardSize | None,
+    argument: str | None = None,
+) -> None:
+    """Refuse to read a book of one board size as another: :class:`BookFileError`
+    naming the file when ``want`` (the size the caller asked for) is given and differs;
+    :class:`InvalidArgument` when ``want`` came from the argument ``argument``.
+
+    >>> require_board("b.c4b", BoardSize(6, 5), BoardSize(7, 6))
+    Traceback (most recent call last):
+    ...
+    openingbook.errors.BookFileError: b.c4b: a book of the 6x5 board, not 7x6
+    """
+    if want is not None and tuple(have) != tuple(want):
+        message = f"{name}: a book of the {BoardSize(*have)} board, not {BoardSize(*want)}"
+        if argument is not None:
+            raise InvalidArgument(message, argument=argument, value=BoardSize(*want))
+        raise BookFileError(message)
+
+
 @functools.lru_cache(maxsize=8)
-def _scope_keys(under: str, plies: int) -> np.ndarray:
+def _scope_keys(under: str, plies: int, width: int = 7, height: int = 6) -> np.ndarray:
     """Sorted canonical Pons keys of the ``plies``-stone book positions under ``under``."""
     if len(under) > plies:
         return np.empty(0, np.uint64)
-    first, mask = enumerate_positions(plies, under=under)
-    return np.sort(position_keys(*canonical_bits(first, mask)))
+    first, mask = enumerate_positions(plies, under, width, height)
+    return np.sort(position_keys(*canonical_bits(first, mask, width, height), width, height))
 
 
 @dataclass(frozen=True)
@@ -150,6 +183,8 @@ class Scope:
     partial: str | None = None
     known: bool = True
     unknown_why: str = ""
+    #: the board of the positions (the ``under`` line is read on it)
+    board: BoardSize = DEFAULT_BOARD
 
     @property
     def complete(self) -> bool:
@@ -181,17 +216,18 @@ class Scope:
         """
         if self.under is None:
             return True
-        line = Position.from_moves(self.under)
+        line = Position.from_moves(self.under, *self.board)
         return any(_reachable(v, pos) for v in (line, line.mirror()))
 
     def contains_many(self, first: np.ndarray, mask: np.ndarray, plies: int) -> np.ndarray:
         """:meth:`contains` for arrays of ``plies``-stone book positions (by enumeration)."""
         if self.under is None:
             return np.ones(len(first), bool)
+        w, h = self.board
         keys = position_keys(
-            *canonical_bits(np.asarray(first, np.uint64), np.asarray(mask, np.uint64))
+            *canonical_bits(np.asarray(first, np.uint64), np.asarray(mask, np.uint64), w, h), w, h
         )
-        return np.isin(keys, _scope_keys(self.under, plies))
+        return np.isin(keys, _scope_keys(self.under, plies, w, h))
 
 
 def _reachable(start: Position, target: Position) -> bool:
@@ -318,12 +354,14 @@ def _parse(path: Path, data: Any) -> Manifest:
     fmt_s, book_s, sel = sections["format"], sections["book"], sections["selection"]
     plies = _count(fmt_s, "plies", where, 1)
     distances = fmt_s.get("distances")
-    if not isinstance(distances, bool) or plies > MAX_PLIES:
+    board = _manifest_board(where, fmt_s)
+    most = max_plies(*board)
+    if not isinstance(distances, bool) or plies > most:
         raise BookFileError(
-            f"{where}: format plies {plies} / distances {distances!r}: expected 1..{MAX_PLIES} "
+            f"{where}: format plies {plies} / distances {distances!r}: expected 1..{most} "
             "and true or false"
         )
-    fmt = BookFormat.for_plies(plies, distances)
+    fmt = BookFormat.for_plies(plies, distances, *board)
     for key, want in (
         ("name", fmt.name),
         ("record_bytes", fmt.record_bytes),
@@ -349,13 +387,26 @@ def _parse(path: Path, data: Any) -> Manifest:
     return Manifest(path, fmt, records, size, digest, _scope_from_selection(where, sel, fmt), data)
 
 
+def _manifest_board(where: str, fmt_s: dict[str, Any]) -> BoardSize:
+    """The board of a manifest's ``format``: ``width`` and ``height``, absent = 7x6."""
+    if "width" not in fmt_s and "height" not in fmt_s:
+        return DEFAULT_BOARD
+    width, height = fmt_s.get("width"), fmt_s.get("height")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (width, height)):
+        raise BookFileError(f"{where}: format width {width!r} / height {height!r}: not integers")
+    try:
+        return parse_board_size(f"{width}x{height}")
+    except ValueError as exc:
+        raise BookFileError(f"{where}: {exc}") from None
+
+
 def _scope_from_selection(where: str, sel: dict[str, Any], fmt: BookFormat) -> Scope:
     under = sel.get("under")
     if under is not None:
         if not isinstance(under, str):
             raise BookFileError(f"{where}: 'under' is {under!r}, not a 1-based move string")
         try:
-            Position.from_moves(under)
+            Position.from_moves(under, fmt.width, fmt.height)
         except ValueError as exc:
             raise BookFileError(f"{where}: 'under' {under!r}: {exc}") from None
         if len(under) > fmt.plies:
@@ -378,7 +429,7 @@ def _scope_from_selection(where: str, sel: dict[str, Any], fmt: BookFormat) -> S
         ):
             raise BookFileError(f"{where}: 'shard' is {shard!r}, expected \"i/n\"")
         partial = f"shard {shard}"
-    return Scope(under or None, partial)
+    return Scope(under or None, partial, board=fmt.board)
 
 
 def scope_without_manifest(path: str | os.PathLike[str], fmt: BookFormat, records: int) -> Scope:
@@ -507,6 +558,7 @@ def identify(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> Boo
 # ------------------------------------------------------------------ writing
 def manifest_book_entry(out: Path, fmt: BookFormat, records: int, data: bytes) -> dict[str, Any]:
     """The ``format`` and ``book`` parts of a manifest for the bytes ``data`` of ``out``."""
+    board = {} if fmt.board == DEFAULT_BOARD else {"width": fmt.width, "height": fmt.height}
     return {
         "manifest": MANIFEST_MARK,
         "layout": LAYOUT_VERSION,
@@ -517,6 +569,7 @@ def manifest_book_entry(out: Path, fmt: BookFormat, records: int, data: bytes) -
             "record_bytes": fmt.record_bytes,
             "key_bits": fmt.key_bits,
             "pruned": not fmt.distances,
+            **board,  # absent: 7x6
         },
         "book": {
             "file": out.name,

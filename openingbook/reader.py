@@ -51,10 +51,10 @@ import mmap
 import os
 import struct
 from collections.abc import Iterator
-from typing import NamedTuple
 
 import numpy as np
 
+from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.bookfile import (
     BookFileError,
     BookFormat,
@@ -73,8 +73,6 @@ from openingbook.manifest import BookIdentity, identify
 from openingbook.memory import require_memory
 from openingbook.values import UNKNOWN, missing_answer, missing_answers, value_tables
 from solver import (
-    DEFAULT_HEIGHT,
-    DEFAULT_WIDTH,
     Position,
     Winner,
     can_win_next_bits,
@@ -98,34 +96,6 @@ _BIG_ENDIAN_U64 = struct.Struct(">Q")
 #: Winner codes of :class:`BulkValues`: +1 first player, -1 second, 0 draw.
 WINNER_CODES = {Winner.FIRST: 1, Winner.SECOND: -1, Winner.DRAW: 0}
 _WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
-
-
-class BookValue(NamedTuple):
-    """A book's answer for one position."""
-
-    winner: Winner
-    plies: int | None
-    score: int | None
-
-
-class BulkValues(NamedTuple):
-    """Answers for arrays of positions (one element per position).
-
-    ``index``: the record that answered (-1 where nothing is stored);
-    ``winner``: +1 first player, -1 second, 0 draw (:data:`UNKNOWN` where not
-    known); ``plies`` and ``score`` as in :class:`BookValue`, :data:`UNKNOWN`
-    for ``None``.
-    """
-
-    index: np.ndarray
-    winner: np.ndarray
-    plies: np.ndarray
-    score: np.ndarray
-
-
-class PositionNotInBook(ValueError):
-    """A position of the book's ply the book does not answer: not stored and not
-    provable (see the module docstring), or outside the book's scope."""
 
 
 def search_steps(size: int) -> list[int]:
@@ -175,7 +145,8 @@ class Book:
             raise
         self._order: np.ndarray | None = None
         self._values: np.ndarray | None = None
-        self._luts = value_tables(self.format.plies, self.format.distances)
+        fmt = self.format
+        self._luts = value_tables(fmt.plies, fmt.distances, fmt.width * fmt.height)
         self._verified = False
         if check or verify:
             self.verify()
@@ -354,8 +325,10 @@ class Book:
         )
 
     def _check_position(self, pos: Position) -> None:
-        if (pos.width, pos.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
-            raise InvalidArgument(f"the book is for 7x6 boards, not {pos.width}x{pos.height}")
+        if (pos.width, pos.height) != self.format.board:
+            raise InvalidArgument(
+                f"the book is for {self.format.board} boards, not {pos.width}x{pos.height}"
+            )
         n = pos.stone_count
         if n != self.format.plies:
             raise InvalidArgument(
@@ -401,9 +374,11 @@ class Book:
         for start in range(0, self._size, chunk):
             stop = min(self._size, start + chunk)
             recs = parse_records(data[start * fmt.record_bytes : stop * fmt.record_bytes], fmt)
-            first, mask = decode_keys(recs.keys, fmt.key_bits, fmt.plies, check_legal=False)
+            first, mask = decode_keys(
+                recs.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
+            )
             for i in range(len(recs)):
-                pos = Position.from_bitboards(int(first[i]), int(mask[i]), check=False)
+                pos = Position.from_bitboards(int(first[i]), int(mask[i]), *fmt.board, check=False)
                 yield pos, self._value(int(recs.values[i]), start + i)
 
     # ---------------------------------------------------------- bulk lookup
@@ -431,8 +406,8 @@ class Book:
                 f"position {i} has {int(counts.flat[i])} stones; {self.path.name} holds "
                 f"{fmt.plies}-stone positions"
             )
-        keys, mirrored = encode_key_pairs(first, mask, fmt.key_bits)
-        illegal = ~legal_mask(first, mask)
+        keys, mirrored = encode_key_pairs(first, mask, fmt.key_bits, fmt.width, fmt.height)
+        illegal = ~legal_mask(first, mask, fmt.height)
         if illegal.any():
             i = int(np.argmax(illegal))
             raise InvalidArgument(f"position {i} is not legal (stone counts or four in a row)")
@@ -469,7 +444,7 @@ class Book:
         score = np.where(found, score_lut.take(raw), UNKNOWN).astype(np.int16)
         outside = ~self.scope.contains_many(first, mask, self.format.plies)
         if outside.any():
-            outside &= ~can_win_next_bits(first, mask)  # needs no book
+            outside &= ~can_win_next_bits(first, mask, *self.format.board)  # needs no book
         if outside.any():
             if strict:
                 where = f"position {int(np.argmax(outside))} is"
@@ -482,7 +457,7 @@ class Book:
         if len(missing):
             n = self.format.plies
             m_winner, m_plies = missing_answers(
-                first[missing], mask[missing], self._absent_first_wins
+                first[missing], mask[missing], self._absent_first_wins, *self.format.board
             )
             unknown = m_winner == UNKNOWN
             if strict and unknown.any():

@@ -5,8 +5,9 @@ The repository's ``books/`` directory is installed as the package
 package data), so after ``pip install .`` the books are found from any
 directory. A book's name is its file name without ``book`` and ``.c4b``:
 ``book12-dist.c4b`` is ``12-dist``, ``book8-under44444.c4b`` is
-``8-under44444``. In a source checkout without an install the ``books/``
-directory beside the package is used.
+``8-under44444``; books of other board sizes end in their size,
+``book12-dist-6x5.c4b`` is ``12-dist-6x5``. In a source checkout without an
+install the ``books/`` directory beside the package is used.
 
 :func:`resolve_book` is the one place where a name becomes a path: ``open_book``
 and every command that reads a book call it.
@@ -56,6 +57,8 @@ class ShippedBook:
     under: str | None
     positions: int
     provenance: dict[str, Any]
+    #: the board size, ``"7x6"`` or another (``book12-dist-6x5.c4b``: ``12-dist-6x5``)
+    board: str = "7x6"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,9 +85,13 @@ def shipped_books() -> list[ShippedBook]:
                     h.scope,
                     h.positions,
                     provenance(h.metadata),
+                    str(h.board),
                 )
             )
-    return sorted(out, key=lambda b: (b.plies, b.kind, b.under or "", b.name))
+    # 7x6 first, then the other boards, each by ply, kind and name
+    return sorted(
+        out, key=lambda b: (b.board != "7x6", b.board, b.plies, b.kind, b.under or "", b.name)
+    )
 
 
 def resolve_book(book: str | os.PathLike[str]) -> Path:

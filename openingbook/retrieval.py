@@ -34,7 +34,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from solver import njit
 
 __all__ = [
     "MAX_SEGMENT_LENGTH",

@@ -31,10 +31,11 @@ import numpy as np
 from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
 from openingbook.errors import InvalidArgument
+from openingbook.manifest import require_board
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.published import TROMP_SUBSET_COUNTS
 from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
-from solver import Position, can_win_next_bits, positions_with_moves
+from solver import DEFAULT_BOARD, BoardSize, Position, can_win_next_bits, positions_with_moves
 
 __all__ = [
     "TROMP_COUNTS",
@@ -118,8 +119,9 @@ def _position_report(
     moves: str | None,
     a: tuple[bool, int, int, bool],
     b: tuple[bool, int, int, bool],
+    board: tuple[int, int] = (7, 6),
 ) -> PositionReport:
-    pos = Position.from_bitboards(int(first), int(mask))
+    pos = Position.from_bitboards(int(first), int(mask), *board)
     return PositionReport(
         moves=moves if moves else pos.some_moves(),
         diagram=pos.to_diagram(),
@@ -212,6 +214,7 @@ def validate_books(
     start = time.perf_counter()
     shallow = LoadedBook.load(book)
     deep = LoadedBook.load(deeper)
+    require_board(deep.path.name, deep.board, shallow.board)
     if shallow.plies >= deep.plies:
         raise ValueError(
             f"{deep.path.name} ({deep.plies} plies) is not deeper than "
@@ -248,11 +251,12 @@ def validate_books(
             derivation.moves[i],
             _entry(answers, i),
             (True, int(derived_winner[i]), int(derived_plies[i]), True),
+            shallow.board,
         )
         for i in bad
     ]
     # stored records of the shallower book that are not positions of the compared set
-    roots = np.sort(canonical_keys(derivation.first, derivation.mask))
+    roots = np.sort(canonical_keys(derivation.first, derivation.mask, *shallow.board))
     outside = ~np.isin(shallow.canonical, roots)
     extra: list[str] = []
     if derivation.under is None:
@@ -290,7 +294,7 @@ def validate_books(
 
 
 def _moves_of(book: LoadedBook, record: int) -> str:
-    pos = Position.from_bitboards(int(book.first[record]), int(book.mask[record]))
+    pos = Position.from_bitboards(int(book.first[record]), int(book.mask[record]), *book.board)
     return pos.some_moves()
 
 
@@ -359,6 +363,7 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
     win/draw/loss.
     """
     book_a, book_b = LoadedBook.load(a), LoadedBook.load(b)
+    require_board(book_b.path.name, book_b.board, book_a.board)
     if book_a.plies != book_b.plies:
         raise ValueError(
             f"{book_a.path.name} has {book_a.plies} plies, {book_b.path.name} "
@@ -397,7 +402,9 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
 
     def reports(selected: np.ndarray) -> list[PositionReport]:
         return [
-            _position_report(first[i], mask[i], None, _entry(ans_a, i), _entry(ans_b, i))
+            _position_report(
+                first[i], mask[i], None, _entry(ans_a, i), _entry(ans_b, i), book_a.board
+            )
             for i in np.flatnonzero(selected)
         ]
 
@@ -523,7 +530,7 @@ def check_book(
             raise InvalidArgument(
                 "needs a pruned book that holds every position of its scope", argument="absent"
             )
-        f, m, _ = positions_with_moves(book.plies, under=book.scope.under)
+        f, m, _ = positions_with_moves(book.plies, book.scope.under, *book.board)
         missing = np.flatnonzero(book.find(f, m) < 0)
         chosen = rng.choice(missing, size=min(absent, len(missing)), replace=False)
         absent_first, absent_mask = f[np.sort(chosen)], m[np.sort(chosen)]
@@ -534,12 +541,20 @@ def check_book(
     disagreements: list[PositionReport] = []
     if len(first):
         solved = solve_book_values(
-            first, mask, book.plies, book.fmt.distances, jobs, executor, table_log2, scheduler
+            first,
+            mask,
+            book.plies,
+            book.fmt.distances,
+            jobs,
+            executor,
+            table_log2,
+            scheduler,
+            board=book.board,
         )
         for i in np.flatnonzero(solved != expected):
             a = _book_value_entry(int(expected[i]), book.fmt.distances, bool(stored[i]))
             b = _book_value_entry(int(solved[i]), book.fmt.distances, True)
-            disagreements.append(_position_report(first[i], mask[i], None, a, b))
+            disagreements.append(_position_report(first[i], mask[i], None, a, b, book.board))
     return CheckReport(
         book=str(book.path),
         format=book.fmt.describe(),
@@ -606,7 +621,7 @@ def _file_issues(book: LoadedBook, issues: list[Issue]) -> None:
                     [_moves_of(book, int(i)) for i in first_wins[:5]],
                 )
             )
-    wins_now = np.flatnonzero(can_win_next_bits(book.first, book.mask))
+    wins_now = np.flatnonzero(can_win_next_bits(book.first, book.mask, *book.board))
     if len(wins_now):
         issues.append(
             Issue(
@@ -630,11 +645,13 @@ def solve_book_values(
     table_log2: int | None = None,
     scheduler: str | None = None,
     chunk: int = 64,
+    board: BoardSize = DEFAULT_BOARD,
 ) -> np.ndarray:
     """Book values (distance bytes, or 0/1/2) of positions, solved in parallel.
 
     Uses the build's worker (one solver per worker process, table kept between
-    chunks) and executors; results come back in input order.
+    chunks) and executors; results come back in input order. ``board``: the
+    positions' board size.
     """
     from openingbook.build import ChunkTask, init_worker, solve_chunk
     from openingbook.executors import default_jobs, make_executor
@@ -643,12 +660,12 @@ def solve_book_values(
     if jobs is None:
         jobs = min(default_jobs(), max(1, -(-n // chunk)))
     tasks = [
-        ChunkTask(i, first[s : s + chunk], mask[s : s + chunk], plies, distances, table_log2)
+        ChunkTask(i, first[s : s + chunk], mask[s : s + chunk], plies, distances, table_log2, board)
         for i, s in enumerate(range(0, n, chunk))
     ]
     out = np.empty(n, np.int8)
     with make_executor(
-        executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2,)
+        executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2, board)
     ) as ex:
         for result in ex.map_unordered(solve_chunk, tasks):
             s = result.chunk_id * chunk
@@ -750,6 +767,11 @@ def book_stats(
     published 44,473 / 16,635 / 6,449. ``fmt``: the format, when not detected.
     """
     book = LoadedBook.load(path, fmt)
+    if (tromp or per_ply) and book.board != DEFAULT_BOARD:
+        raise InvalidArgument(
+            f"the published counts are of the 7x6 board; {book.path.name} is a {book.board} book",
+            argument="tromp" if tromp else "per_ply",
+        )
     histogram = value_histogram(book.fmt, book.records.values)
     stored = {k: int(histogram[k]) for k in ("first", "second", "draw")}
     hist = None

@@ -59,6 +59,12 @@ CELLS = 42
 UNKNOWN = -128
 
 
+def _board(cells: int) -> tuple[int, int]:
+    """A ``(width, height)`` with ``cells`` cells: scores and plies depend on the
+    cell count alone (:mod:`solver.scores`)."""
+    return cells, 1
+
+
 # ------------------------------------------------------------------ pruned values
 def first_player_winner(values: np.ndarray) -> np.ndarray:
     """Winner codes (+1 first, -1 second, 0 draw) of pruned-book values."""
@@ -97,17 +103,21 @@ def distance_plies(distance: np.ndarray) -> np.ndarray:
     return np.where(v == 0, 0, 100 - np.abs(v)).astype(np.int16)
 
 
-def invalid_values(values: np.ndarray, stones: int, distances: bool) -> np.ndarray:
+def invalid_values(
+    values: np.ndarray, stones: int, distances: bool, cells: int = CELLS
+) -> np.ndarray:
     """Values a book of ``stones``-stone positions cannot hold: pruned 0-2; distance 0
-    or ``d`` in ``1..42-stones``."""
+    or ``d`` in ``1..cells-stones`` (``cells`` of the board, 42 on 7x6)."""
     v = np.asarray(values).astype(np.int64)
     if not distances:
         return (v < 0) | (v > VALUE_FIRST)
     d = 100 - np.abs(v)
-    return (v != 0) & ((d < 1) | (stones + d > CELLS))
+    return (v != 0) & ((d < 1) | (stones + d > cells))
 
 
-def scores_from_distance_bytes(distance: np.ndarray, stones: int) -> tuple[np.ndarray, np.ndarray]:
+def scores_from_distance_bytes(
+    distance: np.ndarray, stones: int, cells: int = CELLS
+) -> tuple[np.ndarray, np.ndarray]:
     """Pons scores (side to move) of positions with ``stones`` stones from distance bytes.
 
     Returns ``(scores, consistent)``; ``consistent`` is False where the byte cannot
@@ -121,33 +131,34 @@ def scores_from_distance_bytes(distance: np.ndarray, stones: int) -> tuple[np.nd
     a_to_move = stones % 2 == 0
     plies = distance_plies(v)
     mover_wins = (v > 0) == a_to_move
-    table = np.zeros(CELLS + 1, np.int8)
-    for d in range(1, CELLS - stones + 1):
-        table[d] = score_from_plies(d, stones)
-    in_range = (plies >= 1) & (plies <= CELLS - stones)
+    table = np.zeros(cells + 1, np.int8)
+    for d in range(1, cells - stones + 1):
+        table[d] = score_from_plies(d, stones, *_board(cells))
+    in_range = (plies >= 1) & (plies <= cells - stones)
     consistent = (v == 0) | (in_range & ((plies % 2 == 1) == mover_wins))
-    out = np.where(v == 0, 0, table[np.clip(plies, 0, CELLS)]).astype(np.int8)
+    out = np.where(v == 0, 0, table[np.clip(plies, 0, cells)]).astype(np.int8)
     return out, consistent
 
 
-def distance_bytes_from_scores(scores: np.ndarray, stones: int) -> np.ndarray:
+def distance_bytes_from_scores(scores: np.ndarray, stones: int, cells: int = CELLS) -> np.ndarray:
     """Thill's signed distance bytes for Pons scores at ``stones`` stones.
 
     ``100 - d`` when the first player wins in ``d`` plies, ``d - 100`` when the
     second player does, ``0`` for a draw.
     """
     s = np.asarray(scores).astype(np.int16)
-    table = np.zeros(2 * (CELLS // 2) + 1, np.int16)
-    for score in range(-(CELLS // 2), CELLS // 2 + 1):
+    half = cells // 2
+    table = np.zeros(2 * half + 1, np.int16)
+    for score in range(-half, half + 1):
         if score:
-            table[score + CELLS // 2] = plies_from_score(score, stones)
-    plies = table[s + CELLS // 2]
+            table[score + half] = plies_from_score(score, stones, *_board(cells))
+    plies = table[s + half]
     a_to_move = stones % 2 == 0
     first_wins = (s > 0) == a_to_move
     return np.where(s == 0, 0, np.where(first_wins, 100 - plies, plies - 100)).astype(np.int8)
 
 
-def book_values(raw: np.ndarray, stones: int, exact: bool) -> np.ndarray:
+def book_values(raw: np.ndarray, stones: int, exact: bool, cells: int = CELLS) -> np.ndarray:
     """Book values from solver output at positions with ``stones`` stones.
 
     ``exact``: ``raw`` are Pons scores, the result distance bytes; otherwise
@@ -161,7 +172,7 @@ def book_values(raw: np.ndarray, stones: int, exact: bool) -> np.ndarray:
     """
     raw = np.asarray(raw)
     if exact:
-        return distance_bytes_from_scores(raw, stones)
+        return distance_bytes_from_scores(raw, stones, cells)
     return pruned_values(raw if stones % 2 == 0 else -raw)
 
 
@@ -179,10 +190,11 @@ def score_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 def value_tables(
-    stones: int, distances: bool
+    stones: int, distances: bool, cells: int = CELLS
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Winner code, plies, score and validity for each raw value byte (as uint8) of a
-    book of ``stones``-stone positions (:data:`UNKNOWN` where not known)."""
+    book of ``stones``-stone positions on a board of ``cells`` cells (:data:`UNKNOWN`
+    where not known)."""
     winner = np.full(256, UNKNOWN, dtype=np.int16)
     plies = np.full(256, UNKNOWN, dtype=np.int16)
     score = np.full(256, UNKNOWN, dtype=np.int16)
@@ -194,8 +206,8 @@ def value_tables(
             valid[v] = True
         score[VALUE_DRAW] = 0
         return winner, plies, score, valid
-    winner[0], plies[0], score[0], valid[0] = 0, CELLS - n, 0, True
-    for d in range(1, CELLS - n + 1):
+    winner[0], plies[0], score[0], valid[0] = 0, cells - n, 0, True
+    for d in range(1, cells - n + 1):
         # the player who places stone n + d wins: the first player on odd stone numbers
         first_places_last = (n + d) % 2 == 1
         for first_wins in (True, False):
@@ -204,7 +216,7 @@ def value_tables(
             plies[b] = d
             valid[b] = True
             if first_wins == first_places_last:
-                score[b] = score_from_plies(d, n)
+                score[b] = score_from_plies(d, n, *_board(cells))
             # else: a faulty distance (the winner cannot play the last stone): the
             # stored winner and distance are answered, the score stays unknown
     return winner, plies, score, valid
@@ -212,7 +224,11 @@ def value_tables(
 
 # ------------------------------------------------------------------ missing positions
 def missing_answers(
-    first: np.ndarray, mask: np.ndarray, first_wins_when_absent: bool | np.ndarray
+    first: np.ndarray,
+    mask: np.ndarray,
+    first_wins_when_absent: bool | np.ndarray,
+    width: int = 7,
+    height: int = 6,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The answer for positions a book does not store: ``(winner, plies)`` arrays.
 
@@ -228,7 +244,7 @@ def missing_answers(
     """
     first = np.asarray(first, dtype=np.uint64)
     mask = np.asarray(mask, dtype=np.uint64)
-    win_now = can_win_next_bits(first, mask)
+    win_now = can_win_next_bits(first, mask, width, height)
     mover = np.where(stone_counts(mask) % 2 == 0, 1, -1)
     implied = np.broadcast_to(np.asarray(first_wins_when_absent, dtype=bool), win_now.shape)
     winner = np.where(win_now, mover, np.where(implied, 1, UNKNOWN)).astype(np.int8)

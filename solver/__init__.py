@@ -6,6 +6,10 @@ through the names exported here.
 The names are loaded on first use (:func:`__getattr__`): reading a book needs
 positions and the numpy bitboard helpers only, and should not pay for numba,
 which the search (:mod:`solver.search`) and the enumeration kernels load.
+Those kernels are themselves numba's only when first run (:mod:`solver._jit`;
+``njit`` is exported for the kernels of :mod:`openingbook`), and the search
+kernel runs from the native cache (:mod:`solver._native`) when it can, without
+numba at all.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from solver._jit import njit
 from solver.geometry import (
     DEFAULT_BOARD,
     BoardSize,
@@ -120,6 +125,7 @@ __all__ = [
     "nb_book_position_status",
     "nb_canonical_key",
     "nb_under_line",
+    "njit",
     "parse_board_size",
     "plies_from_score",
     "position_keys",

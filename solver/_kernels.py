@@ -11,7 +11,8 @@ another module would keep a stale compiled copy after that module changed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solver._jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 

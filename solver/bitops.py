@@ -22,19 +22,27 @@ Only callable from ``@njit`` code:
 
 from __future__ import annotations
 
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from typing import Any
+
+# numba's ``intrinsic``, applied when numba is first needed (importing this module
+# must not import numba: see solver/_jit.py); numba and llvmlite are imported
+# inside the typing functions, which only numba calls
+from solver._jit import intrinsic
 
 __all__ = ["load_relaxed", "popcount", "prefetch", "store_relaxed", "trailing_zeros"]
 
-_I64 = ir.IntType(64)
-_I32 = ir.IntType(32)
-_I1 = ir.IntType(1)
+
+def _llvm() -> tuple[Any, Any, Any]:
+    """(llvmlite.ir, numba.types, numba.core.cgutils), for the code generators."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+
+    return ir, types, cgutils
 
 
-def _require_u64(x: types.Type) -> None:
+def _require_u64(x: Any) -> None:
+    _, types, _ = _llvm()
     if not (isinstance(x, types.Integer) and x.bitwidth == 64):
         raise TypeError(f"expected a 64-bit integer, got {x}")
 
@@ -42,11 +50,12 @@ def _require_u64(x: types.Type) -> None:
 @intrinsic
 def popcount(typingctx, x):  # type: ignore[no-untyped-def]
     """Number of set bits of a 64-bit integer (LLVM ``ctpop``), as ``int64``."""
+    ir, types, _ = _llvm()
     _require_u64(x)
     sig = types.int64(x)
 
     def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [_I64])
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
         return builder.call(fn, [args[0]])
 
     return sig, codegen
@@ -55,12 +64,13 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
 @intrinsic
 def trailing_zeros(typingctx, x):  # type: ignore[no-untyped-def]
     """Index of the lowest set bit of a 64-bit integer (64 for zero), as ``int64``."""
+    ir, types, _ = _llvm()
     _require_u64(x)
     sig = types.int64(x)
 
     def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.cttz", [_I64, _I1])
-        return builder.call(fn, [args[0], ir.Constant(_I1, 0)])
+        fn = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
 
     return sig, codegen
 
@@ -72,6 +82,7 @@ def prefetch(typingctx, array, index):  # type: ignore[no-untyped-def]
     No bounds check: ``index`` must be valid (a prefetch of a bad address is
     harmless on x86, but keep it in range anyway).
     """
+    ir, types, cgutils = _llvm()
     if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
         raise TypeError("prefetch(array, integer index)")
     sig = types.void(array, index)
@@ -82,16 +93,17 @@ def prefetch(typingctx, array, index):  # type: ignore[no-untyped-def]
         idx = context.cast(builder, args[1], idxty, types.intp)
         ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [idx], wraparound=False)
         i8p = ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, _I32, _I32, _I32])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
         # read access, high temporal locality, data cache
         builder.call(
             fn,
             [
                 builder.bitcast(ptr, i8p),
-                ir.Constant(_I32, 0),
-                ir.Constant(_I32, 3),
-                ir.Constant(_I32, 1),
+                ir.Constant(i32, 0),
+                ir.Constant(i32, 3),
+                ir.Constant(i32, 1),
             ],
         )
         return context.get_dummy_value()
@@ -99,7 +111,8 @@ def prefetch(typingctx, array, index):  # type: ignore[no-untyped-def]
     return sig, codegen
 
 
-def _require_word_array(array: types.Type, index: types.Type) -> None:
+def _require_word_array(array: Any, index: Any) -> None:
+    _, types, _ = _llvm()
     if not (
         isinstance(array, types.Array)
         and isinstance(array.dtype, types.Integer)
@@ -110,6 +123,7 @@ def _require_word_array(array: types.Type, index: types.Type) -> None:
 
 
 def _item_pointer(context, builder, arrty, idxty, array, index):  # type: ignore[no-untyped-def]
+    _, types, cgutils = _llvm()
     ary = context.make_array(arrty)(context, builder, array)
     idx = context.cast(builder, index, idxty, types.intp)
     return cgutils.get_item_pointer(context, builder, arrty, ary, [idx], wraparound=False)
@@ -142,6 +156,7 @@ def store_relaxed(typingctx, array, index, value):  # type: ignore[no-untyped-de
 
     See :func:`load_relaxed`. No bounds check: ``index`` must be valid.
     """
+    _, types, _ = _llvm()
     _require_word_array(array, index)
     if not (isinstance(value, types.Integer) and value.bitwidth == 64):
         raise TypeError(f"expected a 64-bit integer value, got {value}")

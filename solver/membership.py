@@ -35,8 +35,8 @@ numba-compiled code.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solver._jit import njit
 from solver._kernels import _nb_has_four, _nb_mirror, _nb_winning_cells
 from solver.bitops import popcount
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH
@@ -220,17 +220,23 @@ def _under_line_many(first, mask, line_first, line_mask, width, height):
     return out
 
 
-def under_line(first: np.ndarray, mask: np.ndarray, line: str) -> np.ndarray:
+def under_line(
+    first: np.ndarray,
+    mask: np.ndarray,
+    line: str,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+) -> np.ndarray:
     """For legal positions: is the position or its mirror image reached from ``line``
     (1-based moves)? Exactly the positions ``enumerate_positions(plies, under=line)``
-    keeps, among the positions of that ply."""
+    keeps, among the positions of that ply (on a ``width`` x ``height`` board)."""
     from solver.position import Position
 
-    start = Position.from_moves(line)
+    start = Position.from_moves(line, width, height)
     f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
     m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
     out = _under_line_many(
-        f, m, np.uint64(start.first_stones), np.uint64(start.mask), DEFAULT_WIDTH, DEFAULT_HEIGHT
+        f, m, np.uint64(start.first_stones), np.uint64(start.mask), width, height
     )
     return out.reshape(np.shape(first))
 

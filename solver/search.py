@@ -7,8 +7,9 @@ negative for a loss.
 The search kernel is one numba function with an explicit stack (no
 recursion: each numba call passes every array again). It uses
 
-* null windows only: the exact score is found by bisection on the score
-  range (Pons' driver, asking "win or not?" first), the win/draw/loss value
+* null windows only: the exact score is found by asking "win or not?"
+  first and then walking one score at a time away from 0 (or, given a guess,
+  two windows around it and then Pons' bisection), the win/draw/loss value
   by at most two null-window searches around 0; the search fails soft, so a
   failed window often narrows the range by more than one;
 * the transposition table of :mod:`solver.table`: bounds plus the cut-off
@@ -56,8 +57,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from solver._jit import njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
@@ -88,6 +89,8 @@ _TT_MOVE_BONUS = 1 << 20  # sorts the table's move before every other
 DEFAULT_ETC_STONES = 42  # the table's cut-off move sorts before every other move
 #: Index in ``geo`` of the stop flag: set when one thread of a parallel search has the answer.
 _STOP = 8
+#: First window of the walk of odd-numbered helper threads (the main thread's is 0).
+_SPLIT_START = 1
 
 # Layout of the integer part of a stack frame (one row per depth).
 _ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
@@ -225,6 +228,38 @@ def _has_four(s: np.uint64, height: int) -> bool:
     return False
 
 
+@njit(cache=True, inline="always")
+def _mirror(x: np.uint64, width: int, h1: int, col0: np.uint64) -> np.uint64:
+    """The bitboard ``x`` mirrored left to right (``col0``: the cells of column 0)."""
+    r = _ZERO
+    for c in range(width):
+        r |= ((x >> np.uint64(c * h1)) & col0) << np.uint64((width - 1 - c) * h1)
+    return r
+
+
+#: Positions with fewer stones are checked for being their own mirror image:
+#: the moves right of the centre are then left out (each has the score of its
+#: mirror move); symmetric positions are frequent only near the empty board.
+#: They also share one table entry with their mirror image. Measured (nodes;
+#: instructions per node unchanged): 12 -> 18 took 9% fewer nodes on 64
+#: positions of the build's order and 3.4% on 4,096; 22 another 0.2% / 1.5%
+#: for 0.6% more instructions per node.
+_SYMMETRY_STONES = 18
+
+
+@njit(cache=True, inline="always")
+def _table_key(key: np.uint64, n: int, width: int, h1: int) -> tuple[np.uint64, bool]:
+    """The table key of a position with ``n`` stones, and whether it is its
+    mirror image's (the stored move then is the mirror column): below
+    ``_SYMMETRY_STONES`` stones, a position and its mirror image share the
+    smaller key of the two."""
+    if n < _SYMMETRY_STONES:
+        mirrored = _mirror(key, width, h1, (_ONE << np.uint64(h1)) - _ONE)
+        if mirrored < key:
+            return mirrored, True
+    return key, False
+
+
 #: what :func:`_zugzwang_bound` returns when it proves nothing
 _NO_BOUND = 99
 
@@ -339,6 +374,9 @@ def _negamax(
     tie_break = np.zeros(width, dtype=np.int64)
     for i in range(width):
         tie_break[order[i]] = _RANKS - 1 - i
+    right_cols = _ZERO  # the columns right of the centre
+    for c in range((width + 1) // 2, width):
+        right_cols |= col_masks[c]
 
     d = 0
     ust[0, _CUR] = cur0
@@ -410,6 +448,15 @@ def _negamax(
                 # (if both, lo == hi is the exact score)
                 v = alpha if alpha > ist[_u(d), _ALPHA] else beta
                 done = True
+        if (
+            not done
+            and n < _SYMMETRY_STONES
+            and _mirror(mask, width, h1, col_masks[0]) == mask
+            and _mirror(cur, width, h1, col_masks[0]) == cur
+        ):
+            # the position is its own mirror image, and so are its threats and
+            # its set of moves: one move of each mirror pair is enough
+            nxt &= ~right_cols
         tt_move = -1
         if not done and use_prefetch and n + 1 < deep and n < etc_stones:
             # the children's slots in the big table are probed below (enhanced
@@ -419,12 +466,14 @@ def _negamax(
             while rest != _ZERO:
                 m = rest & (_ZERO - rest)
                 rest ^= m
-                cslot, ctag = slot_and_tag(child_base + m, big_log2, key_bits)
+                ckey, _ = _table_key(child_base + m, n + 1, width, h1)
+                cslot, ctag = slot_and_tag(ckey, big_log2, key_bits)
                 prefetch(big, cslot)
         slot = _ZERO
         tag = _ZERO
+        flipped = False
         if not done and n < tt_stones:
-            key = cur + mask + bottom
+            key, flipped = _table_key(cur + mask + bottom, n, width, h1)
             # each table access branches on small/big itself: holding the chosen
             # array in a variable (a helper returning it) makes numba count its
             # references in the loop and halved the speed (same nodes, measured)
@@ -437,6 +486,8 @@ def _negamax(
             if payload != _ZERO:
                 lower, upper = entry_bounds(payload)
                 tt_move = entry_move(payload)
+                if flipped and tt_move >= 0:
+                    tt_move = width - 1 - tt_move
                 if lower > alpha:
                     alpha = lower
                     if alpha >= beta:
@@ -483,7 +534,7 @@ def _negamax(
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
-                    ckey = (cur ^ mask) + nm + bottom
+                    ckey, _ = _table_key((cur ^ mask) + nm + bottom, n + 1, width, h1)
                     if n + 1 >= deep:
                         cslot, ctag = slot_and_tag(ckey, small_log2, key_bits)
                         cpay = probe(small, cslot, ctag)
@@ -526,6 +577,8 @@ def _negamax(
                 ist[_u(d), _u(_SCORES + j)] = sc
                 k += 1
             if etc_col >= 0 and n < tt_stones:
+                if flipped:
+                    etc_col = width - 1 - etc_col
                 if n >= deep:
                     store(small, slot, tag, v, True, etc_col)
                 else:
@@ -569,7 +622,9 @@ def _negamax(
             if score >= ist[_u(d), _BETA]:
                 m = ust[_u(d), _u(_MOVES + idx)]
                 col = col_of_bit[_u(trailing_zeros(m))]
-                key = cur + mask + bottom
+                key, flipped = _table_key(cur + mask + bottom, n, width, h1)
+                if flipped:
+                    col = width - 1 - col
                 if n >= tt_stones:
                     pass
                 elif n >= deep:
@@ -604,7 +659,7 @@ def _negamax(
                 d += 1
                 break
             v = ist[_u(d), _BEST]
-            key = cur + mask + bottom
+            key, _ = _table_key(cur + mask + bottom, n, width, h1)
             if n >= tt_stones:
                 pass
             elif n >= deep:
@@ -619,13 +674,14 @@ def _negamax(
                     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, native=True)  # solver/_native.py: run without numba
 def _solve_one(
     cur: np.uint64,
     mask: np.uint64,
     wdl: bool,
     use_guess: bool,
     guess: int,
+    start: int,
     big: np.ndarray,
     small: np.ndarray,
     tparams: np.ndarray,
@@ -638,6 +694,8 @@ def _solve_one(
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
 
+    Without a guess, the walk's first window is (``start``, ``start + 1``): 0
+    ("win or not?"); a helper thread of a parallel search starts one further.
     Meaningless if ``stats[1]`` is set on return: another thread stopped it.
     """
     width = geo[0]
@@ -672,21 +730,37 @@ def _solve_one(
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
     guessing = 2 if use_guess else 0
+    walking = not use_guess
+    first = True
     while lo < hi:
-        med = lo + (hi - lo) // 2
-        # Pons' choice: first ask about scores halfway to the bounds, which
-        # are cheap to refute, before the expensive ones near 0
-        half_lo = -((-lo) // 2)
-        if med <= 0 and half_lo < med:
-            med = half_lo
-        elif med >= 0 and hi // 2 > med:
-            med = hi // 2
-        if guessing > 0:
-            # with a guess g: prove "> g - 1", then "<= g" (two searches if right)
-            g = guess - 1 if guessing == 2 else guess
-            guessing -= 1
-            if lo <= g < hi:
-                med = g
+        if walking:
+            # no guess: "does the side to move win?" first, then one score at a
+            # time away from 0 (each failed window moves the bound by as much as the
+            # fail-soft result allows). Scores are mostly near 0, and windows near
+            # the true score are the costly ones: walking to it costs fewer nodes
+            # than bisecting towards it (measured on every benchmark set: 5-24%
+            # fewer than Pons' bisection or the previous position's score as a guess)
+            med = start if first else (lo if lo >= 1 else hi - 1)
+            first = False
+            if med < lo:
+                med = lo
+            if med > hi - 1:
+                med = hi - 1
+        else:
+            med = lo + (hi - lo) // 2
+            # Pons' choice: first ask about scores halfway to the bounds, which
+            # are cheap to refute, before the expensive ones near 0
+            half_lo = -((-lo) // 2)
+            if med <= 0 and half_lo < med:
+                med = half_lo
+            elif med >= 0 and hi // 2 > med:
+                med = hi // 2
+            if guessing > 0:
+                # with a guess g: prove "> g - 1", then "<= g" (two searches if right)
+                g = guess - 1 if guessing == 2 else guess
+                guessing -= 1
+                if lo <= g < hi:
+                    med = g
         r = _negamax(
             cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
         )
@@ -699,7 +773,7 @@ def _solve_one(
     return lo
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, native=True)  # solver/_native.py: run without numba
 def _solve_batch(
     first: np.ndarray,
     masks: np.ndarray,
@@ -715,29 +789,15 @@ def _solve_batch(
     ist: np.ndarray,
     stats: np.ndarray,
 ) -> None:
-    # neighbours in a batch are usually related (the build groups positions by
-    # parent line): the previous score is the first guess for the next one
-    previous = 0
+    # no guess: the previous score (the neighbours of a build are related) made a
+    # worse first guess than walking from 0 (measured: 5% more nodes on the
+    # build's positions, 16% on related 12-ply positions)
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
-        previous = _solve_one(
-            cur,
-            mask,
-            wdl,
-            i > 0 and not wdl,
-            previous,
-            big,
-            small,
-            tparams,
-            geo,
-            order,
-            col_masks,
-            ust,
-            ist,
-            stats,
+        out[i] = _solve_one(
+            cur, mask, wdl, False, 0, 0, big, small, tparams, geo, order, col_masks, ust, ist, stats
         )
-        out[i] = previous
 
 
 # ------------------------------------------------------------- Python API
@@ -849,11 +909,13 @@ class Solver:
     ) -> int:
         """Exact score of ``pos`` for the side to move (Pons convention).
 
-        ``guess``: a likely score (e.g. a sibling position's); when right, the
-        search needs only two null-window passes. The result is exact whatever
-        the guess. ``threads``: for this call instead of the solver's own.
-        Raises ``ValueError`` if the position is illegal, already won, or of
-        another board size.
+        ``guess``: a likely score (e.g. one read from a book); when right, the
+        search needs only two null-window passes. Without one, the search asks
+        "win or not?" and then walks one score at a time away from 0, which
+        costs fewer nodes than a merely related position's score as the guess
+        (measured). The result is exact whatever the guess. ``threads``: for
+        this call instead of the solver's own. Raises ``ValueError`` if the
+        position is illegal, already won, or of another board size.
         """
         cur, mask = self._check(pos)
         return self._run(cur, mask, wdl=False, guess=guess, threads=threads)
@@ -968,7 +1030,7 @@ class Solver:
         start = time.perf_counter()
         args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0)
         if threads == 1:
-            score = int(_solve_one(*args, *self._kernel_args()))
+            score = int(_solve_one(*args, 0, *self._kernel_args()))
         else:
             score = self._run_parallel(args, threads)
         self._seconds += time.perf_counter() - start
@@ -984,7 +1046,10 @@ class Solver:
         def search(i: int) -> None:
             worker = self._workers[i]
             worker.stats[1] = 0
-            score = int(_solve_one(*args, *self._kernel_args(i)))  # releases the GIL
+            # the helpers start their walk one window above 0, the main thread at 0:
+            # both windows are what a small win needs, searched at once
+            start = _SPLIT_START if i % 2 == 1 else 0
+            score = int(_solve_one(*args, start, *self._kernel_args(i)))  # releases the GIL
             if worker.stats[1] == 0:  # finished, not stopped
                 results[i] = score
                 self._geo[_STOP] = 1  # the others see it at their next node

@@ -258,11 +258,12 @@ def _interrupt_after_import(proc: subprocess.Popen, module: str) -> str:
 @pytest.mark.parametrize("module", ["numba", "openingbook.cli.commands"])
 def test_ctrl_c_while_the_command_line_loads(module):
     """SIGINT right after ``module`` was imported (``-X importtime`` says when): the
-    remaining imports, the solver's set-up or the solve are interrupted, never a traceback."""
+    remaining imports, the solver's set-up or the solve are interrupted, never a traceback.
+    (Without the native cache, which would solve without numba: solver/_native.py.)"""
     proc = subprocess.Popen(
         [sys.executable, "-X", "importtime", *_command("solve", "")[1:]],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        text=True, env=_env(), preexec_fn=default_sigint,
+        text=True, env={**_env(), "OPENINGBOOK_NATIVE": "0"}, preexec_fn=default_sigint,
     )  # fmt: skip
     stderr = _interrupt_after_import(proc, module)
     messages = [line for line in stderr.splitlines() if not line.startswith("import time:")]

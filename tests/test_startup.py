@@ -1,11 +1,16 @@
 """Start-up: commands import only what they use.
 
-Every command pays for the modules it imports before it does anything; numba
-alone costs about 0.3 s (and its kernels more). ``--help``, ``lookup`` and
-``info`` read no solver, so they must not load numba or dask; ``--help`` (of any
-command) needs click alone, not even numpy. Checked in a
-fresh interpreter per command (the test process itself has loaded everything).
-The timings are in ``benchmarks/bench_startup.py``, not here.
+Every command pays for the modules it imports before it does anything: numba
+alone costs about 0.2 s (plus the scipy it pulls in), loading its cached kernels
+0.3 s more. ``--help`` (of any command) needs click alone, not even numpy;
+``lookup`` and ``info`` of a Thill book load no solver, and a lookup in a
+compact book none of the Thill reader's modules (``info`` of a compact book
+decodes every position, with the compiled enumeration: it loads numba);
+``solve`` and a compact lookup run their kernels from the native cache
+(:mod:`solver._native`) and never load numba once the cache is warm. Checked in
+a fresh interpreter per command (the test process itself has loaded
+everything), by the modules loaded, never by time: the timings are in
+``benchmarks/bench_startup.py``.
 """
 
 from __future__ import annotations
@@ -22,8 +27,14 @@ from tests.test_bookfile import REFERENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK8 = REFERENCE / "thill-original-book8.dat"
+COMPACT8 = ROOT / "books" / "book8.c4b"
+SCOPED8 = ROOT / "books" / "book8-under44444.c4b"
+#: never loaded by a reading command, nor by solve once the native cache is warm
+SOLVER_MODULES = ("numba", "llvmlite", "scipy", "dask", "distributed", "multiprocess")
+#: what a lookup in a compact book does not need either (the Thill reader and its codec)
+THILL_READER = ("openingbook.reader", "openingbook.bookfile", "openingbook.codec", "bitarray")
 
-#: runs the CLI with the arguments of argv[1] (JSON), then prints the heavy modules loaded
+#: runs the CLI with the arguments of argv[1] (JSON), then prints the modules loaded
 _PROBE = """
 import json, sys
 from openingbook.cli import main
@@ -33,63 +44,105 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-heavy = ("numba", "dask", "distributed", "llvmlite", "numpy", "bitarray")
-loaded = [m for m in heavy if m in sys.modules]
-print(json.dumps({"exit": code, "loaded": loaded}), file=sys.stderr)
+print(json.dumps({"exit": code, "loaded": sorted(sys.modules)}), file=sys.stderr)
 """
 
 
-def _heavy_modules(args: list[str]) -> list[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def _loaded_modules(args: list[str], env: dict[str, str] | None = None) -> set[str]:
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(args)],
         capture_output=True,
         text=True,
-        env=env,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})),
         cwd=ROOT,
         check=False,
     )
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["exit"] in (0, None), done.stderr
-    return report["loaded"]
+    return set(report["loaded"])
+
+
+def _top_level(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if n in modules)
+
+
+@pytest.fixture(scope="module")
+def warm_native_cache() -> None:
+    """Run each native kernel once in its own process: the first run of a kernel
+    (with numba) saves its library. ``solve`` has two kernels (the search, and the
+    batch one its warm-up uses); the compact lookup one."""
+    for _ in range(2):
+        _loaded_modules(["solve", "44444455", "--threads", "1"])
+    _loaded_modules(["lookup", str(COMPACT8), "44444455"])
 
 
 @pytest.mark.parametrize(
     "args",
     [
-        ["--help"],
-        ["lookup", "--help"],
         ["lookup", str(BOOK8), "44444455"],  # not stored: a first-player win
         ["lookup", str(BOOK8), "44444412"],
         ["lookup", str(BOOK8), "--board", "...O.../...X.../...O.../...X.../...O.../XO.X..."],
         ["info", str(BOOK8)],
         ["info", str(BOOK8), "--json"],
+        ["books"],
     ],
     ids=lambda args: " ".join(Path(a).name for a in args),
 )
 def test_reading_commands_load_no_solver(args):
     if not BOOK8.exists():
         pytest.fail(f"reference book missing: {BOOK8}")
-    assert [m for m in _heavy_modules(args) if m not in ("numpy", "bitarray")] == []
+    assert _top_level(_loaded_modules(args), SOLVER_MODULES) == []
 
 
-@pytest.mark.parametrize("command", ["", "lookup", "solve", "validate", "build"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lookup", str(COMPACT8), "44444455"],
+        ["lookup", str(COMPACT8), "44444412", "--json"],
+        ["lookup", str(SCOPED8), "44444412"],
+        ["lookup", "8", "44444455"],  # a shipped book by name
+    ],
+    ids=lambda args: " ".join(Path(a).name for a in args),
+)
+def test_compact_lookups_load_no_solver_nor_thill_reader(warm_native_cache, args):
+    loaded = _loaded_modules(args)
+    assert _top_level(loaded, SOLVER_MODULES) == []
+    assert _top_level(loaded, THILL_READER) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["solve", "44444455", "--threads", "1"], ["solve", "44444455"], ["solve", "4453", "--json"]],
+    ids=" ".join,
+)
+def test_solve_with_a_warm_cache_loads_no_numba(warm_native_cache, args):
+    assert _top_level(_loaded_modules(args), SOLVER_MODULES) == []
+
+
+def test_solve_without_the_native_cache_loads_numba():
+    """The fallback: numba serves (and the answer is the same, see test_native.py)."""
+    loaded = _loaded_modules(["solve", "44444455", "--threads", "1"], {"OPENINGBOOK_NATIVE": "0"})
+    assert "numba" in loaded
+
+
+@pytest.mark.parametrize("command", ["", "lookup", "solve", "validate", "build", "info"])
 def test_help_loads_no_numpy(command):
     """Help is click alone (the help of export and enumerate lists choices that come
     from their libraries, and loads them)."""
-    assert _heavy_modules([command, "--help"] if command else ["--help"]) == []
+    loaded = _loaded_modules([command, "--help"] if command else ["--help"])
+    assert _top_level(loaded, ("numpy", "bitarray", *SOLVER_MODULES)) == []
 
 
-def test_solver_package_loads_numba_on_first_use():
+def test_solver_package_loads_numba_on_first_numba_run():
     code = (
         "import sys, solver\n"
-        "from solver import Position, Winner, has_four_bits, can_win_next_bits\n"
-        "import solver.enumerate, solver.table\n"
-        "assert 'numba' not in sys.modules, 'numba loaded by the light names'\n"
-        "from solver import Solver\n"
-        "assert 'numba' in sys.modules\n"
+        "from solver import Position, Winner, has_four_bits, can_win_next_bits, Solver\n"
+        "import solver.enumerate, solver.table, solver.search, solver.membership\n"
+        "import openingbook.compact, openingbook.retrieval\n"
+        "assert 'numba' not in sys.modules, 'numba loaded by an import'\n"
         "assert Solver(table_log2=12).solve('4455') == 18\n"
+        "assert 'numba' in sys.modules, 'no native path here: numba solves'\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENINGBOOK_NATIVE="0")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr

@@ -29,7 +29,13 @@ def _interrupted(as_json: bool = False) -> NoReturn:
 
 try:  # Ctrl-C while Python loads the command line: the same one line, no traceback
     import json
+    import os
     from typing import Any
+
+    # numpy's OpenBLAS starts a thread per core when numpy loads (30 ms of CPU, more
+    # wall time on a busy machine); no command does floating-point linear algebra,
+    # and the builds run a process per core anyway. An explicit setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
     import click
 

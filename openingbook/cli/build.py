@@ -10,6 +10,7 @@ import contextlib
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -17,8 +18,10 @@ from openingbook.cli import main
 from openingbook.cli._common import (
     emit_json,
     json_option,
+    output_book_format,
     output_format_option,
     parallel_options,
+    size_option,
     user_errors,
 )
 
@@ -73,6 +76,8 @@ def _command_line() -> list[str]:
             words.append(opt)
         elif param.name == "shard":
             words += [opt, f"{value[0]}/{value[1]}"]
+        elif param.name == "size":
+            words += [opt, f"{value[0]}x{value[1]}"]
         else:
             words += [opt, str(value)]
     return words
@@ -98,6 +103,10 @@ def _command_line() -> list[str]:
     "The manifest goes to <output>.json.",
 )
 @click.option("--under", metavar="MOVES", help="Only positions reached from this 1-based line.")
+@size_option(
+    "Board size, e.g. 6x5 (default 7x6); books of other sizes are written in the "
+    "compact format (.c4b)."
+)
 @click.option(
     "--shard", metavar="I/N", callback=_shard, help="Solve the I-th of N deterministic parts."
 )
@@ -123,6 +132,7 @@ def build_command(
     distances: bool,
     output: Path | None,
     under: str | None,
+    size: Any,
     shard: tuple[int, int] | None,
     sample: int | None,
     seed: int,
@@ -133,7 +143,7 @@ def build_command(
     chunk_size: int | None,
     table_log2: int | None,
     force: bool,
-    book_format: str,
+    book_format: str | None,
     keep_work: bool,
     quiet: bool,
     as_json: bool,
@@ -149,13 +159,16 @@ def build_command(
       openingbook build --plies 12 --distances --jobs 2
       openingbook build --plies 12 --under 4444 -o book12-4444.dat
       openingbook build --plies 12 --distances --shard 1/4   # then: openingbook merge
+      openingbook build --plies 10 --distances --size 6x5   # book10-dist-6x5.c4b
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
     from openingbook.build import BuildOptions, BuildSummary, build_book, default_output_name
     from openingbook.compact import COMPACT_SUFFIX
     from openingbook.convert import write_compact_via_thill
+    from solver import DEFAULT_BOARD
 
+    book_format = output_book_format(book_format, size)
     options = BuildOptions(
         plies=plies,
         distances=distances,
@@ -164,6 +177,7 @@ def build_command(
         sample=sample,
         seed=seed,
         chunk_size=chunk_size,
+        board=size or DEFAULT_BOARD,
     )
 
     def build(out: Path | None) -> BuildSummary:
@@ -179,12 +193,14 @@ def build_command(
             keep_work=keep_work,
             progress=not quiet and not as_json,
             command=_command_line(),
+            staging=book_format == "compact",
         )
 
     with _sigterm_interrupts():
         if book_format == "thill":
             summary = build(output)
         else:
+            options.validate()  # other board sizes: no shards, whatever the format
             if shard is not None or sample is not None:
                 raise click.UsageError(
                     "--format compact needs a whole book (or --under): build the shards "

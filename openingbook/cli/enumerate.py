@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
-from openingbook.cli._common import LazyChoice, emit_json, json_option, user_errors
+from openingbook.cli._common import LazyChoice, emit_json, json_option, size_option, user_errors
 
 
 @main.command("enumerate")
-@click.option("--plies", "-p", type=int, required=True, help="Stones on the board (0-42).")
+@click.option("--plies", "-p", type=int, required=True, help="Stones on the board (0-42 on 7x6).")
+@size_option("Board size, e.g. 6x5 (default 7x6).")
 @click.option(
     "--under",
     metavar="MOVES",
@@ -46,6 +49,7 @@ from openingbook.cli._common import LazyChoice, emit_json, json_option, user_err
 @user_errors
 def enumerate_command(
     plies: int,
+    size: Any,
     under: str | None,
     out: str | None,
     output_format: str | None,
@@ -62,12 +66,14 @@ def enumerate_command(
       openingbook enumerate --plies 8                      # 77715
       openingbook enumerate --plies 12 --under 44 --out 44.txt --as moves
       openingbook enumerate --plies 8 --both-mirrors --keep-immediate-wins --json
+      openingbook enumerate --plies 10 --size 6x5
     """
     if output_format is not None and out is None:
         raise click.UsageError("--as needs --out FILE")
     if out is not None:
         refuse_existing(out, force)
     from openingbook.enumeration import enumerate_to_file
+    from solver import DEFAULT_BOARD
 
     result = enumerate_to_file(
         plies,
@@ -76,11 +82,13 @@ def enumerate_command(
         output_format or "moves",
         merge_mirrors=not both_mirrors,
         drop_immediate_wins=not keep_immediate_wins,
+        board=size or DEFAULT_BOARD,
     )
     if as_json:
         emit_json(
             {
                 "plies": result.plies,
+                "board": str(result.board),
                 "count": result.count,
                 "under": result.under,
                 "both_mirrors": both_mirrors,

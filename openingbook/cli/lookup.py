@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +14,7 @@ from openingbook.cli._common import (
     json_option,
     parse_moves,
     read_stdin,
+    size_option,
     user_errors,
 )
 from solver import Player, Position, Winner
@@ -41,6 +42,10 @@ def _read_board(board: str) -> Position:
     "or newlines, X (first player), O (second), . (empty); '-' reads it from stdin.",
 )
 @format_option
+@size_option(
+    "The board size the position is of, e.g. 6x5; a book of another size is refused "
+    "(default: the book's own size)."
+)
 @click.option(
     "--check",
     is_flag=True,
@@ -58,6 +63,7 @@ def lookup_command(
     moves: str | None,
     board: str | None,
     fmt: BookFormat | None,
+    size: Any,
     check: bool,
     verify: bool,
     as_json: bool,
@@ -80,15 +86,26 @@ def lookup_command(
       openingbook lookup book.dat 44444455
       openingbook lookup bookDeepDist.dat 444444555555 --json
       openingbook lookup book.dat --board "......./.....X./.....O./.....XO/.....XO/.....XO"
+      openingbook lookup 6x5-12-dist 333333 --size 6x5
     """
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
-    pos = parse_moves(moves, "moves") if moves is not None else _read_board(board or "")
-    from openingbook.compact_magic import is_compact  # the command modules import only click
-    from openingbook.reader import Book
+    # the command modules import only click; each kind of book loads its own reader
+    from openingbook.compact_magic import is_compact
     from openingbook.registry import resolve_book
 
     path = resolve_book(book)
+
+    def position(book_board: Any) -> Position:
+        """The position, read on the book's board (a --size of another board refused)."""
+        if size is not None:
+            from openingbook.manifest import require_board
+
+            require_board(path, book_board, size, argument="size")
+        if moves is not None:
+            return parse_moves(moves, "moves", book_board)
+        return _read_board(board or "")  # the reader refuses a diagram of another size
+
     if is_compact(path):
         if fmt is not None:
             raise BadArgument("--format applies to Thill-layout books, not compact ones")
@@ -97,10 +114,16 @@ def lookup_command(
         # opening verifies the header and the checksum over header and payload; the position model
         # refuses what the book does not hold
         with CompactBook(path) as compact:
+            pos = position(compact.board)
             value, record = compact.get(pos), None
             fmt_name = f"compact {compact.plies}-ply"
+            if compact.board != (7, 6):
+                fmt_name = f"compact {compact.board} {compact.plies}-ply"
     else:
+        from openingbook.reader import Book
+
         with Book(path, fmt, check=check, verify=verify) as opened:
+            pos = position(opened.format.board)
             fmt = opened.format
             record = opened.find(pos)  # refuses a wrong stone count or board size
             if record is None and not pos.can_win_next() and not (check or verify):
@@ -160,7 +183,6 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info mybook.dat --format 12-dist --json
     """
     from openingbook.compact_magic import is_compact
-    from openingbook.reader import describe_book
     from openingbook.registry import resolve_book
 
     path = resolve_book(book)
@@ -171,6 +193,8 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
 
         info = describe_compact(path)
     else:
+        from openingbook.reader import describe_book
+
         info = describe_book(path, fmt)
     if as_json:
         emit_json(info)
@@ -233,8 +257,9 @@ def books_command(as_json: bool) -> None:
     for b in books:
         scope = f"under {b.under}" if b.under else "complete"
         what = {"wdl": "win/draw/loss", "distance": "distances", "score": "scores"}[b.kind]
+        board = "" if b.board == "7x6" else f"{b.board} board, "
         click.echo(
-            f"{b.name:<18} {b.bytes:>10,} bytes  {b.plies}-ply {what}, {scope}, "
+            f"{b.name:<18} {b.bytes:>10,} bytes  {board}{b.plies}-ply {what}, {scope}, "
             f"{b.positions:,} positions"
         )
         origin = b.provenance.get("built_by") or b.provenance.get("converted_by")

@@ -35,11 +35,9 @@ from solver import (
 )
 
 
-def _result(
-    solver: Solver, pos: Position, moves: str, all_moves: bool, guess: int | None = None
-) -> dict:
+def _result(solver: Solver, pos: Position, moves: str, all_moves: bool) -> dict:
     start = time.perf_counter()
-    score = solver.solve(pos, guess=guess)
+    score = solver.solve(pos)
     columns = solver.analyze(pos) if all_moves else None
     ms = (time.perf_counter() - start) * 1000
     n = pos.stone_count
@@ -169,14 +167,14 @@ def solve_command(
         else:
             click.echo(_text(result))
         return
-    previous = None  # neighbouring lines are often related: a free first guess
+    # no first guess from the previous line: the solver's own start (win or not,
+    # then one score at a time from 0) costs fewer nodes, even on related lines
     for number, line in lines:
         try:
             pos = Position.from_moves(line, width, height)
         except ValueError as exc:
             raise ValueError(f"line {number}: {exc}") from None
-        result = _result(solver, pos, line, all_moves, previous)
-        previous = result["score"]
+        result = _result(solver, pos, line, all_moves)
         if as_json:
             emit_json(result)
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,7 +23,6 @@ from openingbook.cli._common import (
     parallel_options,
     user_errors,
 )
-from solver import Position
 
 if TYPE_CHECKING:
     from openingbook.bookfile import BookFormat
@@ -47,11 +46,32 @@ def _line(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
         return None
     if not value.strip().isdigit():
         raise click.BadParameter(f"{value!r} is not a 1-based move string such as 4453")
-    try:
-        Position.from_moves(value.strip())  # a line that cannot be played: exit 2 here
-    except ValueError as exc:
-        raise click.BadParameter(f"{value}: {exc}") from None
+    # whether the line can be played depends on the book's board: _check_line, once known
     return value.strip()
+
+
+def _board_of(book: Path) -> Any:
+    """The board size of ``book``, or None when the file cannot tell (the command's
+    library call then names what is wrong with it)."""
+    from openingbook.api import book_board
+
+    try:
+        return book_board(book)
+    except (ValueError, OSError):
+        return None
+
+
+def _check_line(under: str | None, book: Path) -> None:
+    """A ``--under`` line that cannot be played on the book's board: exit 2, as click's own."""
+    board = _board_of(book)
+    if under is None or board is None:
+        return
+    from solver import Position
+
+    try:
+        Position.from_moves(under, *board)
+    except ValueError as exc:
+        raise click.BadParameter(f"{under}: {exc}", param_hint="'--under'") from None
 
 
 @main.command("derive")
@@ -94,7 +114,7 @@ def derive_command(
     under: str | None,
     distances: bool | None,
     force: bool,
-    book_format: str,
+    book_format: str | None,
     as_json: bool,
 ) -> None:
     """Compute a shallower book from a deeper one by exact minimax.
@@ -105,8 +125,13 @@ def derive_command(
 
     Example: openingbook derive --from bookDeepDist.dat --plies 8 --out book8.dat --pruned
     """
+    from openingbook.cli._common import output_book_format
     from openingbook.convert import write_compact_via_thill  # the command modules import only click
     from openingbook.derive import derive_book
+
+    _check_line(under, source)
+    # Thill's layout on 7x6 (or when the source cannot tell: derive_book names the problem)
+    book_format = output_book_format(book_format, _board_of(source))
 
     def derive(out: Path) -> DeriveSummary:
         return derive_book(
@@ -117,6 +142,7 @@ def derive_command(
             distances=distances,
             force=force,
             command=["openingbook", *sys.argv[1:]],
+            staging=book_format == "compact",
         )
 
     if book_format == "thill":
@@ -163,6 +189,7 @@ def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool)
     """
     from openingbook.validate import validate_books
 
+    _check_line(under, deeper)
     report = validate_books(book, deeper, under=under)
     _finish(report, as_json, report.lines())
 

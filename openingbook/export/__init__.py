@@ -37,6 +37,7 @@ from openingbook.export.pons import PonsBook, write_pons
 from openingbook.export.tabular import write_tabular
 from openingbook.export.uci import tromp_order, write_uci
 from openingbook.manifest import detect_format, manifest_path
+from solver import DEFAULT_BOARD
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -109,6 +110,14 @@ def export_book(
         )
     positions = load_positions(book) if kind == "compact" else None
     book_fmt = positions.fmt if positions is not None else detect_format(book)
+    if book_fmt.board != DEFAULT_BOARD and fmt != "pons":
+        # Cadot's keys, Tromp's 42 cells and the tabular diagrams are of the 7x6 board
+        raise InvalidArgument(
+            f"exports 7x6 books only; {book} is a {book_fmt.board} book "
+            "(Pons' book format takes any size: --format pons)",
+            argument="fmt",
+            value=fmt,
+        )
     if not book_fmt.distances and fmt == "pons":
         raise ValueError(
             f"{book}: a Pons book stores exact scores, and this book has no distances: "
@@ -138,7 +147,13 @@ def export_book(
         summary.details = {"half_moves": "unknown (0)" if no_distance else "exact"}
     elif fmt == "pons":
         result = write_pons(
-            out, positions.first, positions.mask, positions.scores(), log_size=log_size
+            out,
+            positions.first,
+            positions.mask,
+            positions.scores(),
+            log_size=log_size,
+            width=book_fmt.width,
+            height=book_fmt.height,
         )
         summary.positions = result.stored
         summary.details = {

@@ -26,7 +26,6 @@ from openingbook.codec import decode_keys
 from openingbook.manifest import identify
 from openingbook.reader import read_book
 from openingbook.values import (
-    CELLS,
     distance_plies,
     first_player_winner,
     scores_from_distance_bytes,
@@ -72,13 +71,16 @@ class BookPositions:
         if self.distance is None:
             raise ValueError("the book has no distances")
         d = self.distance
-        return np.where(d == 0, CELLS - self.stones, distance_plies(d)).astype(np.int8)
+        cells = self.fmt.width * self.fmt.height
+        return np.where(d == 0, cells - self.stones, distance_plies(d)).astype(np.int8)
 
     def scores(self) -> np.ndarray:
         """Pons scores (side to move). Raises ``ValueError`` for a book without distances."""
         if self.distance is None:
             raise ValueError("the book has no distances")
-        scores, consistent = scores_from_distance_bytes(self.distance, self.stones)
+        scores, consistent = scores_from_distance_bytes(
+            self.distance, self.stones, self.fmt.width * self.fmt.height
+        )
         if not consistent.all():
             i = int(np.argmin(consistent))
             raise ValueError(f"record {i}: distance byte {int(self.distance[i])} is impossible")
@@ -97,8 +99,10 @@ class BookPositions:
         )
 
 
-def _canonical_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    return position_keys(*canonical_bits(first, mask))
+def _canonical_keys(
+    first: np.ndarray, mask: np.ndarray, width: int = 7, height: int = 6
+) -> np.ndarray:
+    return position_keys(*canonical_bits(first, mask, width, height), width, height)
 
 
 def load_positions(
@@ -127,10 +131,10 @@ def load_positions(
     fmt, records = read_book(path, identity.fmt, check=False)
     check_records(fmt, records, str(path), decode=False)  # values and order
     try:  # the positions: legal, of the book's ply (decoded once, here)
-        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
+        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height)
     except ValueError as exc:
         raise BookFileError(f"{path}: {str(exc).replace('key ', 'record ', 1)}") from None
-    keys = _canonical_keys(first, mask)
+    keys = _canonical_keys(first, mask, fmt.width, fmt.height)
     order = np.argsort(keys, kind="stable")
     keys, first, mask = keys[order], first[order], mask[order]
     values = records.values[order]
@@ -163,8 +167,8 @@ def load_positions(
             f"{path}: the book is {scope.partial}, so the first-player wins it leaves out "
             "cannot be recovered; export a complete book"
         )
-    all_first, all_mask = enumerate_positions(fmt.plies, under=under)
-    all_keys = _canonical_keys(all_first, all_mask)
+    all_first, all_mask = enumerate_positions(fmt.plies, under, fmt.width, fmt.height)
+    all_keys = _canonical_keys(all_first, all_mask, fmt.width, fmt.height)
     sorter = np.argsort(all_keys)
     where = np.clip(np.searchsorted(all_keys, keys, sorter=sorter), 0, all_keys.size - 1)
     stored_at = sorter[where]

@@ -1,0 +1,146 @@
+"""numba's decorators, loaded on first use: importing a module of kernels costs nothing.
+
+numba's import costs about 0.2 s (more with the scipy it pulls in) and loading a
+cached kernel another 0.3 s: a command that solves one easy position or looks
+one up in a compact book would spend most of its time there. The kernel modules
+(:mod:`solver.search`, :mod:`solver.membership`, :mod:`openingbook.compact`, ...)
+therefore take ``njit`` and ``intrinsic`` from here. Before numba is needed they
+return stand-ins (:class:`LazyKernel`) that remember the function and its
+options; the first call of a stand-in (or any attribute numba's dispatchers
+have, such as ``py_func``) imports numba, makes the real dispatcher of every
+stand-in, and puts the dispatchers in place of the stand-ins in the globals of
+every loaded ``solver``/``openingbook`` module, so that numba compiles the
+kernels exactly as if they had been decorated by numba itself (same functions,
+same options, same on-disk cache). Once numba is loaded, ``njit`` is numba's.
+
+A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
+or a tuple of scalars as result) is first looked up in the native cache
+(:mod:`solver._native`): the same compiled code, saved as a shared library
+after its first run, called through ``ctypes`` without loading numba.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["NATIVE_KERNELS", "LazyKernel", "intrinsic", "materialize", "njit"]
+
+#: every stand-in made before numba was loaded, in definition order
+_PENDING: list[LazyKernel] = []
+#: every kernel decorated ``native=True``, by ``module.qualname`` (the stand-in,
+#: which keeps its native path after numba is loaded: tests compare the two)
+NATIVE_KERNELS: dict[str, LazyKernel] = {}
+_LOCK = threading.RLock()
+_LOADED = False
+#: the packages whose modules may hold stand-ins in their globals
+_PACKAGES = ("solver", "openingbook")
+
+
+class LazyKernel:
+    """A numba dispatcher (or intrinsic) not made yet: made for every stand-in at
+    once on first use (:func:`materialize`), then this object forwards to it."""
+
+    def __init__(self, func: Callable[..., Any], kind: str, options: dict[str, Any]) -> None:
+        self.function = func
+        self.kind = kind  # "njit" or "intrinsic"
+        self.options = options
+        self.native = bool(options.pop("native", False))
+        self.real: Any = None
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__module__ = func.__module__
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+
+    def make(self, numba: Any) -> Any:
+        if self.kind == "intrinsic":
+            from numba.extending import intrinsic as numba_intrinsic
+
+            return numba_intrinsic(self.function, **self.options)
+        return numba.njit(**self.options)(self.function)
+
+    def dispatcher(self) -> Any:
+        """numba's dispatcher of this kernel (numba is loaded if it is not yet)."""
+        if self.real is None:
+            materialize()
+        return self.real
+
+    def __call__(self, *args: Any) -> Any:
+        if self.native and not _LOADED:
+            from solver import _native
+
+            result = _native.call(self, args)
+            if result is not _native.UNAVAILABLE:
+                return result
+            # no native library for these argument types yet: numba runs the
+            # kernel, and the native library is saved for the next process
+            return _native.run_and_build(self, args)
+        return self.dispatcher()(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher(), name)
+
+    def __repr__(self) -> str:
+        state = "loaded" if self.real is not None else "not loaded"
+        return f"<lazy numba {self.kind} {self.__module__}.{self.__qualname__} ({state})>"
+
+
+def _decorator(kind: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
+    def wrap(func: Callable[..., Any]) -> Any:
+        with _LOCK:
+            kernel = LazyKernel(func, kind, dict(options))
+            if kernel.native:
+                NATIVE_KERNELS[f"{kernel.__module__}.{kernel.__qualname__}"] = kernel
+            if _LOADED or "numba" in sys.modules:  # numba is paid for: no stand-ins
+                materialize()
+                kernel.real = kernel.make(sys.modules["numba"])
+                return kernel.real
+            _PENDING.append(kernel)
+            return kernel
+
+    if args and callable(args[0]) and not options:
+        return wrap(args[0])
+    if args:
+        raise TypeError(f"{kind}: give the options as keywords (explicit signatures unsupported)")
+    return wrap
+
+
+def njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit`` on first use; ``native=True``: see the module docstring."""
+    return _decorator("njit", args, options)
+
+
+def intrinsic(*args: Any, **options: Any) -> Any:
+    """``numba.extending.intrinsic`` on first use."""
+    return _decorator("intrinsic", args, options)
+
+
+def materialize() -> None:
+    """Import numba and put a real dispatcher in place of every stand-in (idempotent)."""
+    global _LOADED
+    with _LOCK:
+        if _LOADED:
+            return
+        import numba
+
+        for kernel in _PENDING:
+            kernel.real = kernel.make(numba)
+        # the kernels find each other through their modules' globals, which numba
+        # reads when it compiles: swap the stand-ins there (also where a module
+        # imported a kernel of another module by name)
+        for name, module in list(sys.modules.items()):
+            if module is None or name.partition(".")[0] not in _PACKAGES:
+                continue
+            namespace = getattr(module, "__dict__", None)
+            if namespace is None:
+                continue
+            for key, value in list(namespace.items()):
+                if isinstance(value, LazyKernel) and value.real is not None:
+                    namespace[key] = value.real
+        _PENDING.clear()
+        _LOADED = True

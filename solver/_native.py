@@ -1,0 +1,623 @@
+"""The native cache: numba-compiled kernels saved as shared libraries, run without numba.
+
+Loading numba and a cached kernel costs about half a second per process, which
+is most of the time of ``openingbook solve`` on an easy position and of a
+lookup in a compact book. A kernel decorated ``@njit(..., native=True)``
+(:mod:`solver._jit`) is compiled once by numba as usual; after that first run
+this module wraps the very same compiled function in a C-callable entry point
+(a numba ``cfunc`` taking pointers and shapes instead of arrays), emits the
+machine code of the whole thing (the kernel and everything it calls, compiled
+for this CPU) as position-independent code, links it with a C compiler into a
+shared library, checks that the library gives the answer numba just gave, and
+keeps it. Later processes load the library with ``ctypes`` (a few
+milliseconds) and never import numba. ``ctypes`` releases the GIL during the
+call, as the ``nogil`` kernels do, so threads sharing one table still search
+in parallel.
+
+The library's name holds a key: the sha256 of the source of every ``solver``
+module and of the kernel's module (and the modules of the kernels it calls),
+the numba, llvmlite and Python installations, numba's ``NUMBA_*`` settings, the
+CPU (its flags) and the argument types. Any change gives a new key, and a new library on the next
+first run; nothing stale is ever loaded.
+
+Everything is optional: without a C compiler (``$CC`` or ``cc``; looked for
+again by every process that runs the kernel with numba), with an unwritable
+cache directory, for arguments of other types, or when the build or
+its check fails, the kernel runs with numba as before (a failed build is
+remembered in a ``.failed`` file beside the library's name, which says why, so it
+is not retried on every run; delete it to retry). ``OPENINGBOOK_NATIVE=0``
+turns the native path off. The libraries go to ``__pycache__/native`` beside
+the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook``
+(``OPENINGBOOK_NATIVE_DIR`` chooses another directory).
+
+The compiled code needs a few runtime functions that numba normally provides
+from its own extension modules, which are not loadable without importing
+numba: memory for the kernels' small scratch arrays (numba's ``MemInfo``
+layout) and the entry points of its error path. :data:`_RUNTIME_C` implements
+them; an error inside a native kernel (which numba would raise as an
+exception) is counted there and raised as ``RuntimeError`` after the call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import sys
+import threading
+from importlib.util import find_spec
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["UNAVAILABLE", "cache_dir", "call", "enabled", "library_path", "run_and_build"]
+
+#: what :func:`call` returns when the kernel has no native library (yet)
+UNAVAILABLE = object()
+_LOCK = threading.RLock()
+#: (kernel, argument signature) -> _Library, or None when there is none to load
+_LIBRARIES: dict[tuple[Any, str], _Library | None] = {}
+#: kernels whose build failed in this process, by (kernel, signature)
+_FAILED: set[tuple[Any, str]] = set()
+_SYMBOL = "openingbook_native_kernel"
+_KEY_CACHE: dict[Any, str] = {}
+
+# numpy dtype character code -> (numba type name, ctypes type)
+_SCALARS = {
+    "Q": ("uint64", ctypes.c_uint64),
+    "q": ("int64", ctypes.c_int64),
+    "L": ("uint64", ctypes.c_uint64),
+    "l": ("int64", ctypes.c_int64),
+    "I": ("uint32", ctypes.c_uint32),
+    "i": ("int32", ctypes.c_int32),
+    "H": ("uint16", ctypes.c_uint16),
+    "h": ("int16", ctypes.c_int16),
+    "B": ("uint8", ctypes.c_uint8),
+    "b": ("int8", ctypes.c_int8),
+    "d": ("float64", ctypes.c_double),
+}
+
+_RUNTIME_C = r"""
+/* What numba-compiled code calls outside itself (see solver/_native.py). */
+#include <stdint.h>
+#include <stdlib.h>
+
+/* numba's memory record: the compiled code reads `data` and counts references */
+typedef void (*dtor_function)(void *data, size_t size, void *info);
+typedef struct {
+    size_t refct;
+    dtor_function dtor;
+    void *dtor_info;
+    void *data;
+    size_t size;
+    void *external_allocator;
+} meminfo;
+
+void *NRT_MemInfo_alloc_aligned(size_t size, unsigned align) {
+    size_t pad = align > 1 ? align : 1;
+    char *base = malloc(sizeof(meminfo) + size + pad);
+    if (base == NULL) return NULL;
+    meminfo *mi = (meminfo *)base;
+    uintptr_t data = (uintptr_t)(base + sizeof(meminfo));
+    data = (data + pad - 1) / pad * pad;
+    mi->refct = 1;
+    mi->dtor = NULL;
+    mi->dtor_info = NULL;
+    mi->data = (void *)data;
+    mi->size = size;
+    mi->external_allocator = NULL;
+    return mi;
+}
+
+void *NRT_MemInfo_alloc_safe_aligned(size_t size, unsigned align) {
+    return NRT_MemInfo_alloc_aligned(size, align);
+}
+
+void NRT_MemInfo_call_dtor(meminfo *mi) {
+    if (mi->dtor != NULL) mi->dtor(mi->data, mi->size, mi->dtor_info);
+    free(mi);
+}
+
+void NRT_Free(void *ptr) { free(ptr); }
+
+/* the error path: count the error; the caller raises it */
+static volatile long errors;
+long openingbook_native_errors(void) { return __atomic_load_n(&errors, __ATOMIC_SEQ_CST); }
+static void count_error(void) { __atomic_add_fetch(&errors, 1, __ATOMIC_SEQ_CST); }
+
+typedef int gil_state;
+extern gil_state PyGILState_Ensure(void);
+extern void PyGILState_Release(gil_state);
+void numba_gil_ensure(gil_state *state) { *state = PyGILState_Ensure(); }
+void numba_gil_release(gil_state *state) { PyGILState_Release(*state); }
+void *numba_unpickle(const char *data, int n, const char *hash) { count_error(); return NULL; }
+int numba_do_raise(void *exc) { count_error(); return 0; }
+void *numba_runtime_build_excinfo_struct(void *a, void *b) { count_error(); return NULL; }
+"""
+
+
+class _Library:
+    """A loaded native kernel: the C function, its argument plan and result kind."""
+
+    def __init__(self, path: Path, signature: str, result: str) -> None:
+        self.dll = ctypes.CDLL(str(path))
+        self.fn = getattr(self.dll, _SYMBOL)
+        self.errors = self.dll.openingbook_native_errors
+        self.errors.restype = ctypes.c_long
+        self.errors.argtypes = []
+        self.plan = _plan(signature)
+        self.result = result
+        argtypes: list[Any] = []
+        for kind, code, ndim in self.plan:
+            if kind == "array":
+                argtypes.append(ctypes.c_void_p)
+                argtypes.extend([ctypes.c_int64] * ndim)
+            elif kind == "bool":
+                argtypes.append(ctypes.c_int64)
+            else:
+                argtypes.append(_SCALARS[code][1])
+        if result.startswith("tuple"):
+            argtypes.append(ctypes.c_void_p)
+            self.fn.restype = ctypes.c_int64
+        else:
+            self.fn.restype = ctypes.c_double if result == "float" else ctypes.c_int64
+        self.fn.argtypes = argtypes
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        cargs: list[Any] = []
+        for (kind, code, _), arg in zip(self.plan, args, strict=True):
+            if kind == "array":
+                cargs.append(arg.__array_interface__["data"][0])
+                cargs.extend(arg.shape)
+            elif code == "d":
+                cargs.append(float(arg))
+            else:
+                cargs.append(int(arg))
+        before = self.errors()
+        if self.result.startswith("tuple"):
+            import numpy as np
+
+            kinds = self.result.split(":")[1].split(",")
+            out = np.zeros(len(kinds), dtype=np.int64)
+            cargs.append(out.__array_interface__["data"][0])
+            self.fn(*cargs)  # the arrays stay alive in args and out during the call
+            value: Any = tuple(_convert(k, x) for k, x in zip(kinds, out.tolist(), strict=True))
+        elif self.result == "none":
+            self.fn(*cargs)
+            value = None
+        else:
+            value = _convert(self.result, self.fn(*cargs))
+        if self.errors() != before:
+            raise RuntimeError("a native solver kernel failed (run with OPENINGBOOK_NATIVE=0)")
+        return value
+
+
+def _convert(kind: str, value: Any) -> Any:
+    if kind == "bool":
+        return bool(value)
+    if kind == "float":
+        return float(value)
+    return int(value)
+
+
+def enabled() -> bool:
+    """Is the native path on (``OPENINGBOOK_NATIVE`` is not ``0``)?"""
+    return os.environ.get("OPENINGBOOK_NATIVE", "1") != "0"
+
+
+def _signature(args: tuple[Any, ...]) -> str | None:
+    """The argument types as text (``b,i,Q,A:Q1``...), None for an unsupported argument.
+
+    Python ``bool`` and ``int`` are numba's ``boolean`` and ``int64``; numpy
+    scalars keep their dtype; arrays must be C-contiguous (``A:<dtype><ndim>``).
+    """
+    parts = []
+    for arg in args:
+        if isinstance(arg, bool):
+            parts.append("b")
+        elif isinstance(arg, int):
+            if not -(1 << 63) <= arg < 1 << 63:
+                return None
+            parts.append("i")
+        elif isinstance(arg, float):
+            parts.append("f")
+        else:
+            dtype = getattr(arg, "dtype", None)
+            if dtype is None or dtype.byteorder not in "=|":
+                return None
+            if getattr(arg, "shape", None) == ():
+                if dtype.char == "?":
+                    parts.append("b")
+                elif dtype.char in _SCALARS:
+                    parts.append("s:" + dtype.char)
+                else:
+                    return None
+            elif dtype.char in _SCALARS and arg.flags.c_contiguous and arg.flags.aligned:
+                parts.append(f"A:{dtype.char}{arg.ndim}")
+            else:
+                return None
+    return ",".join(parts)
+
+
+def _plan(signature: str) -> list[tuple[str, str, int]]:
+    """(kind, dtype character, ndim) per argument of a signature."""
+    plan = []
+    for part in signature.split(","):
+        if part == "b":
+            plan.append(("bool", "?", 0))
+        elif part == "i":
+            plan.append(("scalar", "q", 0))
+        elif part == "f":
+            plan.append(("scalar", "d", 0))
+        elif part.startswith("s:"):
+            plan.append(("scalar", part[2:], 0))
+        else:
+            plan.append(("array", part[2], int(part[3:])))
+    return plan
+
+
+# ------------------------------------------------------------------ the key
+def _module_files(kernel: Any) -> list[Path]:
+    """The source files the kernel's compiled code comes from: every ``solver``
+    module, the kernel's module and the modules of the kernels its module uses."""
+    from solver._jit import LazyKernel
+
+    files = {p.resolve() for p in Path(__file__).resolve().parent.glob("*.py")}
+    todo = [kernel.__module__]
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        module = sys.modules.get(name)
+        origin = getattr(module, "__file__", None)
+        if origin is None:
+            continue
+        files.add(Path(origin).resolve())
+        for value in vars(module).values():
+            # a stand-in, or numba's dispatcher once numba is loaded: the same key
+            if isinstance(value, LazyKernel):
+                func = value.function
+            elif isinstance(value, type | ModuleType):
+                continue
+            else:
+                func = getattr(value, "py_func", None)
+            if callable(func):
+                todo.append(func.__module__)
+    return sorted(files)
+
+
+def _installation(package: str) -> str:
+    """Where a package is installed and when: changes with any reinstall."""
+    spec = find_spec(package)
+    if spec is None or spec.origin is None:
+        return f"{package}: missing"
+    directory = Path(spec.origin).parent
+    stamps = []
+    for name in ("__init__.py", "_version.py"):
+        path = directory / name
+        if path.exists():
+            st = path.stat()
+            stamps.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    return f"{package}:{directory}:{','.join(stamps)}"
+
+
+def _cpu() -> str:
+    """The CPU model and flags (the code is compiled for this CPU)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            text = fh.read(1 << 16)
+    except OSError:
+        return os.environ.get("PROCESSOR_IDENTIFIER", "")
+    keep = [
+        line
+        for line in text.split("\n\n")[0].splitlines()
+        if line.startswith(("model name", "flags", "vendor_id", "cpu family", "model\t"))
+    ]
+    return "\n".join(keep)
+
+
+def _key(kernel: Any, signature: str) -> str:
+    base = _KEY_CACHE.get(kernel)
+    if base is None:
+        digest = hashlib.sha256()
+        for path in _module_files(kernel):
+            digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+        for part in (
+            _installation("numba"),
+            _installation("llvmlite"),
+            _installation("numpy"),
+            sys.version,
+            sys.executable,
+            sys.platform,
+            os.uname().machine if hasattr(os, "uname") else "",
+            _cpu(),
+            # numba's settings that change the code it makes (NUMBA_CPU_NAME, ...)
+            repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("NUMBA_"))),
+            f"{kernel.__module__}.{kernel.__qualname__}",
+            repr(sorted(kernel.options.items())),
+            _RUNTIME_C,
+        ):
+            digest.update(part.encode() + b"\0")
+        base = digest.hexdigest()
+        _KEY_CACHE[kernel] = base
+    return hashlib.sha256(f"{base}\0{signature}".encode()).hexdigest()[:24]
+
+
+def cache_dir(kernel: Any) -> Path:
+    """Where the kernel's libraries go: ``$OPENINGBOOK_NATIVE_DIR`` if set, else
+    ``__pycache__/native`` beside its module when that is writable, else the user's
+    cache directory."""
+    chosen = os.environ.get("OPENINGBOOK_NATIVE_DIR")
+    if chosen:
+        return Path(chosen)
+    origin = getattr(sys.modules.get(kernel.__module__), "__file__", None)
+    if origin is not None:
+        local = Path(origin).resolve().parent / "__pycache__" / "native"
+        parent = local.parent if local.parent.exists() else local.parent.parent
+        if os.access(local if local.exists() else parent, os.W_OK):
+            return local
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "openingbook" / "native"
+
+
+def library_path(kernel: Any, signature: str) -> Path:
+    """The library file of a kernel for arguments of this signature."""
+    name = f"{kernel.__module__}.{kernel.__qualname__}-{_key(kernel, signature)}"
+    return cache_dir(kernel) / f"{name}.so"
+
+
+# ------------------------------------------------------------------ calling
+def call(kernel: Any, args: tuple[Any, ...]) -> Any:
+    """The kernel's result from its native library, or :data:`UNAVAILABLE`."""
+    if not enabled():
+        return UNAVAILABLE
+    signature = _signature(args)
+    if signature is None:
+        return UNAVAILABLE
+    entry = (kernel, signature)
+    library = _LIBRARIES.get(entry, UNAVAILABLE)
+    if library is UNAVAILABLE:
+        with _LOCK:
+            library = _LIBRARIES.get(entry, UNAVAILABLE)
+            if library is UNAVAILABLE:
+                library = _load(kernel, signature)
+                _LIBRARIES[entry] = library
+    if library is None:
+        return UNAVAILABLE
+    return library(args)  # type: ignore[operator]
+
+
+def _load(kernel: Any, signature: str) -> _Library | None:
+    path = library_path(kernel, signature)
+    try:
+        result = path.with_suffix(".result").read_text(encoding="ascii").strip()
+        return _Library(path, signature, result)
+    except (OSError, AttributeError):
+        return None
+
+
+# ----------------------------------------------------------------- building
+#: the writable arrays of a call that may build a library are copied first (for the
+#: check): at most this many bytes in all (Solver.warm_up's tiny solver makes such calls)
+_CHECK_BYTES = 8 << 20
+_calls = 0  # calls of native kernels run by numba, started in this process
+_running = 0  # ... and still running
+
+
+def run_and_build(kernel: Any, args: tuple[Any, ...]) -> Any:
+    """Run ``kernel`` with numba; then, if that call can serve as the check (no
+    other native kernel ran meanwhile, small arrays), build its native library."""
+    global _calls, _running
+    with _LOCK:
+        _calls += 1
+        _running += 1
+        ticket = _calls
+        alone = _running == 1
+    try:
+        snapshot = _snapshot(kernel, args) if alone else None
+        result = kernel.dispatcher()(*args)
+    finally:
+        with _LOCK:
+            _running -= 1
+    if snapshot is not None:
+        with _LOCK:
+            deterministic = _calls == ticket and _running == 0
+        if deterministic:
+            _build_checked(kernel, args, snapshot, result)
+    return result
+
+
+def _snapshot(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """Copies of the arguments when a build is due and they are small, else None."""
+    if not enabled():
+        return None
+    signature = _signature(args)
+    if signature is None or (kernel, signature) in _FAILED:
+        return None
+    # arrays the kernel may write (numba compiles no write to a read-only one)
+    arrays = [id(a) for a in args if getattr(a, "shape", ()) != () and a.flags.writeable]
+    if sum(a.nbytes for a in args if id(a) in arrays) > _CHECK_BYTES:
+        return None
+    path = library_path(kernel, signature)
+    if path.exists() or path.with_suffix(".failed").exists():
+        return None
+    if _compiler() is None:  # not remembered as a failure: a compiler may come later
+        return None
+    return tuple(a.copy() if id(a) in arrays else a for a in args)
+
+
+def _build_checked(
+    kernel: Any, args: tuple[Any, ...], snapshot: tuple[Any, ...], result: Any
+) -> None:
+    """Build the library; keep it only if, run on the snapshot of the arguments, it
+    gives numba's result and leaves every array exactly as numba left it. Never
+    raises: on any failure numba keeps serving the kernel (and the failure is
+    remembered beside the library's name)."""
+    signature = _signature(args)
+    assert signature is not None
+    entry = (kernel, signature)
+    path = library_path(kernel, signature)
+    with _LOCK:
+        try:
+            _build(kernel, signature, args, snapshot, result, path)
+        except Exception as exc:  # any failure: numba keeps serving this kernel
+            _FAILED.add(entry)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.with_suffix(".failed").write_text(
+                    f"{type(exc).__name__}: {exc}\n", encoding="utf-8"
+                )
+            except OSError:
+                pass
+
+
+def _result_kind(dispatcher: Any, args: tuple[Any, ...]) -> str | None:
+    """How the library returns the kernel's result, from the return type numba compiled
+    for these arguments: ``int`` (signed, or unsigned below 64 bits), ``bool``,
+    ``float``, ``none``, ``tuple:int,bool,...``; None for anything else (arrays,
+    unsigned 64-bit integers, floats in a tuple)."""
+    from numba import types
+
+    argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
+    compiled = dispatcher.overloads.get(argtypes)
+    if compiled is None:
+        return None
+    rtype = compiled.signature.return_type
+
+    def kind(t: Any, in_tuple: bool) -> str | None:
+        if isinstance(t, types.Boolean):
+            return "bool"
+        if isinstance(t, types.Integer) and (t.signed or t.bitwidth < 64):
+            return "int"
+        if isinstance(t, types.Float) and not in_tuple:
+            return "float"
+        return None
+
+    if isinstance(rtype, types.NoneType):
+        return "none"
+    if isinstance(rtype, types.BaseTuple):
+        kinds = [kind(t, True) for t in rtype.types]
+        if not kinds or None in kinds:
+            return None
+        return "tuple:" + ",".join(k for k in kinds if k)
+    return kind(rtype, False)
+
+
+def _wrapper_source(signature: str, result: str, nb: Any) -> tuple[str, list[Any]]:
+    """Python source of the C-callable wrapper, and its argument types (``nb`` is
+    ``numba.types``)."""
+    params: list[str] = []
+    types: list[Any] = []
+    lines: list[str] = []
+    call_args: list[str] = []
+    for i, (kind, code, ndim) in enumerate(_plan(signature)):
+        if kind == "array":
+            shape = [f"n{i}_{d}" for d in range(ndim)]
+            params += [f"p{i}", *shape]
+            types += [nb.CPointer(getattr(nb, _SCALARS[code][0]))] + [nb.int64] * ndim
+            lines.append(f"    a{i} = carray(p{i}, ({', '.join(shape)},))")
+            call_args.append(f"a{i}")
+        elif kind == "bool":
+            params.append(f"x{i}")
+            types.append(nb.int64)
+            call_args.append(f"x{i} != 0")
+        else:
+            params.append(f"x{i}")
+            types.append(getattr(nb, _SCALARS[code][0]))
+            call_args.append(f"x{i}")
+    body = f"kernel({', '.join(call_args)})"
+    if result.startswith("tuple"):
+        n = len(result.split(":")[1].split(","))
+        params.append("pout")
+        types.append(nb.CPointer(nb.int64))
+        lines.append(f"    out = carray(pout, ({n},))")
+        lines.append(f"    r = {body}")
+        lines += [f"    out[{j}] = r[{j}]" for j in range(n)]
+        lines.append("    return 0")
+    elif result == "none":
+        lines += [f"    {body}", "    return 0"]
+    else:
+        lines.append(f"    return {body}")
+    source = f"def wrapper({', '.join(params)}):\n" + "\n".join(lines) + "\n"
+    return source, types
+
+
+def _compiler() -> str | None:
+    """The C compiler (``$CC``, else ``cc``), None when there is none."""
+    import shutil
+
+    return shutil.which(os.environ.get("CC", "cc"))
+
+
+def _build(
+    kernel: Any,
+    signature: str,
+    args: tuple[Any, ...],
+    snapshot: tuple[Any, ...],
+    result: Any,
+    path: Path,
+) -> None:
+    """Compile, link and check the library (``args``: after numba's run, ``snapshot``:
+    before it); raises on any failure."""
+    import subprocess
+    import tempfile
+
+    import llvmlite.binding as ll
+    import numpy as np
+    from numba import carray, cfunc, types
+
+    kind = _result_kind(kernel.dispatcher(), snapshot)
+    if kind is None:
+        raise RuntimeError(f"result {result!r}: not a scalar or a tuple of scalars")
+    cc = _compiler()
+    if cc is None:
+        raise RuntimeError("no C compiler")
+    source, arg_types = _wrapper_source(signature, kind, types)
+    namespace: dict[str, Any] = {"carray": carray, "kernel": kernel.dispatcher()}
+    exec(compile(source, f"<native wrapper of {kernel.__qualname__}>", "exec"), namespace)
+    if kind.startswith("tuple"):
+        restype = types.int64
+    else:
+        restype = types.float64 if kind == "float" else types.int64
+    compiled = cfunc(restype(*arg_types), nopython=True)(namespace["wrapper"])
+    library = compiled._library
+    module = ll.parse_bitcode(library._final_module.as_bitcode())
+    entry = module.get_function(compiled.native_name)
+    entry.name = _SYMBOL
+    codegen = library.codegen
+    machine = ll.Target.from_default_triple().create_target_machine(
+        cpu=codegen._get_host_cpu_name(),
+        features=codegen._get_host_cpu_features(),
+        opt=3,
+        reloc="pic",
+        codemodel="default",
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="native-", dir=path.parent) as tmp:
+        obj = Path(tmp) / "kernel.o"
+        obj.write_bytes(machine.emit_object(module))
+        runtime = Path(tmp) / "runtime.c"
+        runtime.write_text(_RUNTIME_C, encoding="ascii")
+        built = Path(tmp) / "kernel.so"
+        done = subprocess.run(
+            [cc, "-shared", "-fPIC", "-O2", "-o", str(built), str(obj), str(runtime)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{cc} failed: {done.stderr.strip()[-500:]}")
+        # the check: from the same starting state, the library must give numba's
+        # result and leave every array exactly as numba's run left it
+        result_file = Path(tmp) / "kernel.result"
+        result_file.write_text(kind + "\n", encoding="ascii")
+        native = _Library(built, signature, kind)(snapshot)
+        if native != result:
+            raise RuntimeError(f"native result {native!r} differs from numba's {result!r}")
+        for i, (before, after) in enumerate(zip(snapshot, args, strict=True)):
+            if isinstance(after, np.ndarray) and not np.array_equal(before, after):
+                raise RuntimeError(f"argument {i} differs after the native run")
+        os.replace(result_file, path.with_suffix(".result"))
+        os.replace(built, path)
