@@ -588,10 +588,10 @@ def build_book(
 
 def _check_solver_board(board: BoardSize) -> None:
     """Refuse, before any work, a board the solver does not take (its own reason)."""
-    from solver import Solver
+    from solver import check_board_size
 
     try:
-        Solver(table_log2=10, small_log2=10, width=board.width, height=board.height)
+        check_board_size(board.width, board.height)
     except ValueError as exc:
         raise InvalidArgument(str(exc), argument="size", value=str(board)) from None
 

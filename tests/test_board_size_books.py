@@ -446,11 +446,25 @@ def test_manifest_carries_the_board(tmp_path):
 
 
 def test_build_refuses_boards_the_solver_does_not_take(tmp_path):
-    result = run("build", "--size", "5x5", "--plies", "4", "-o", str(tmp_path / "b.c4b"))
-    assert result.exit_code == 2 and "--size 5x5" in result.stderr
     result = run("build", "--size", "8x8", "--plies", "4", "-o", str(tmp_path / "b.c4b"))
     assert result.exit_code == 2 and "more than 64" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_build_of_a_board_with_an_odd_number_of_cells(tmp_path):
+    """5x5 (the solver takes odd cell counts): every record agrees with the solver."""
+    from openingbook import open_book
+    from solver import Solver
+
+    out = tmp_path / "b.c4b"
+    result = run("build", "--size", "5x5", "--plies", "4", "--distances", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    solver = Solver(table_log2=16, width=5, height=5)
+    with open_book(out) as book:
+        values = list(book)
+    assert len(values) > 100
+    for pos, value in values:
+        assert value.score == solver.solve(pos), pos.to_diagram()
 
 
 # ------------------------------------------------------------------ export
