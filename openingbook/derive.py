@@ -96,16 +96,10 @@ __all__ = [
 _U64 = np.uint64
 
 
-@dataclass(frozen=True)
-class _Board:
-    """The bit masks the layer walk needs for one board size."""
+class _Board(BoardSize):
+    """A board size with the bit masks the layer walk needs."""
 
-    width: int
-    height: int
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
+    __slots__ = ()
 
     @property
     def bottom(self) -> list[np.uint64]:
