@@ -48,6 +48,7 @@ from solver import (
     positions_with_moves,
     winner_from_score,
 )
+from tests.bruteforce import four_through
 
 Columns = tuple[tuple[int, ...], ...]
 
@@ -55,22 +56,7 @@ Columns = tuple[tuple[int, ...], ...]
 # ------------------------------------------------------------------ brute force
 def _wins_with(cols: Columns, col: int, height: int) -> bool:
     """Does the top stone of ``col`` make four in a row with its owner's stones?"""
-    width, row = len(cols), len(cols[col]) - 1
-    player = cols[col][row]
-
-    def owned(c: int, r: int) -> bool:
-        return 0 <= c < width and 0 <= r < len(cols[c]) and cols[c][r] == player
-
-    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        run = 1
-        for sign in (1, -1):
-            k = 1
-            while owned(col + sign * k * dc, row + sign * k * dr):
-                run += 1
-                k += 1
-        if run >= 4:
-            return True
-    return False
+    return four_through(cols, col, len(cols[col]) - 1)
 
 
 def _play(cols: Columns, col: int, player: int) -> Columns:

@@ -33,6 +33,7 @@ from solver import (
     score_from_plies,
     winner_from_score,
 )
+from tests.bruteforce import four_through
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "board_sizes.json"
@@ -40,25 +41,6 @@ RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "boar
 
 # ------------------------------------------------------------ brute force
 Board = tuple[str, ...]  # one string per column, bottom first: "a" first player, "b" second
-
-
-def _four_through(board: Board, col: int, row: int, width: int, height: int) -> bool:
-    """Does the stone at (col, row) lie on four in a row of its colour?"""
-    stone = board[col][row]
-
-    def same(c: int, r: int) -> bool:
-        return 0 <= c < width and 0 <= r < len(board[c]) and board[c][r] == stone
-
-    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        run = 1
-        for sign in (1, -1):
-            c, r = col + sign * dc, row + sign * dr
-            while same(c, r):
-                run += 1
-                c, r = c + sign * dc, r + sign * dr
-        if run >= 4:
-            return True
-    return False
 
 
 def brute_force_move_scores(board: Board, height: int) -> list[int | None]:
@@ -85,7 +67,7 @@ def brute_force_move_scores(board: Board, height: int) -> list[int | None]:
                 continue
             child = (*b[:col], b[col] + stone, *b[col + 1 :])
             p = placed + 1
-            if _four_through(child, col, len(b[col]), width, height):
+            if four_through(child, col, len(b[col])):
                 out.append((cells - p) // 2 + 1)
             elif p == cells:
                 out.append(0)
@@ -105,7 +87,7 @@ def random_board(rng: random.Random, width: int, height: int, stones: int) -> Bo
         for col in range(width):
             if len(board[col]) < height:
                 child = (*board[:col], board[col] + stone, *board[col + 1 :])
-                if not _four_through(child, col, len(board[col]), width, height):
+                if not four_through(child, col, len(board[col])):
                     choices.append(col)
         if not choices:
             return None
