@@ -15,11 +15,18 @@ import numpy as np
 from solver._jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
+#: The longest step between two cells of a four that fits 64 bits (3 steps <= 63), as
+#: solver.search's _MAX_STEP: a longer horizontal or diagonal step (boards at most 3
+#: wide and 20 or more high) holds no four and is skipped, because compiled code
+#: takes a shift count modulo 64 instead of shifting everything out.
+_MAX_STEP = 21
 
 
 @njit(cache=True, inline="always")
 def _nb_has_four(s: np.uint64, height: int) -> bool:
     for shift in (1, height + 1, height, height + 2):
+        if shift > _MAX_STEP:
+            continue
         d = np.uint64(shift)
         m = s & (s >> d)
         if m & (m >> (d + d)) != np.uint64(0):
@@ -41,6 +48,8 @@ def _nb_mirror(bits: np.uint64, width: int, height: int) -> np.uint64:
 def _nb_winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: int) -> np.uint64:
     r = (s << np.uint64(1)) & (s << np.uint64(2)) & (s << np.uint64(3))
     for shift in (height + 1, height, height + 2):
+        if shift > _MAX_STEP:
+            continue
         d1 = np.uint64(shift)
         d2 = np.uint64(2 * shift)
         d3 = np.uint64(3 * shift)

@@ -25,8 +25,11 @@ from hypothesis import strategies as st
 
 from openingbook.published import BOARD_RESULTS
 from solver import (
+    STATUS_BOOK,
+    STATUS_WINS_AT_ONCE,
     Position,
     Solver,
+    book_position_status,
     parse_board_size,
     plies_from_score,
     score_bounds,
@@ -205,6 +208,36 @@ def test_zugzwang_positions_of_odd_boards_match_brute_force(width, height, kind)
             assert solver.solve(pos) == max(s for s in expected if s is not None)
 
     check()
+
+
+# ------------------------------------------------------- the position model
+@pytest.mark.parametrize("width, height", [(1, 63), (2, 31), (3, 20), (4, 12), (7, 6)])
+def test_position_model_on_tall_narrow_boards(width: int, height: int) -> None:
+    """book_position_status of random games (nobody has won) against the brute force:
+    a book position, or a win at once when some column completes four. On boards 3
+    wide or less and 20 high or more a horizontal or diagonal step is 21 bits or more,
+    where a shift modulo 64 would find fours that are not there."""
+    rng = random.Random(width * 100 + height)
+    for _ in range(150):
+        board = random_board(rng, width, height, rng.randrange(width * height))
+        if board is None:
+            continue
+        stones = sum(map(len, board))
+        stone = "ab"[stones % 2]
+        wins_at_once = any(
+            len(board[c]) < height
+            and four_through((*board[:c], board[c] + stone, *board[c + 1 :]), c, len(board[c]))
+            for c in range(width)
+        )
+        p = to_position(board, height)
+        status = book_position_status(
+            np.array([p.first_stones], np.uint64),
+            np.array([p.mask], np.uint64),
+            stones,
+            width,
+            height,
+        )
+        assert status.tolist() == [STATUS_WINS_AT_ONCE if wins_at_once else STATUS_BOOK], board
 
 
 # ------------------------------------------------------- published results
