@@ -53,8 +53,8 @@ from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,
+    nb_cells_value,
     nb_mix,
-    nb_packed_field,
 )
 from openingbook.values import UNKNOWN
 from solver import (
@@ -474,11 +474,7 @@ def _lookup_one(
         return s, -1
     key = nb_canonical_key(first, mask, width, height)
     c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
-    return s, np.int64(
-        nb_packed_field(cells, c0, bits)
-        ^ nb_packed_field(cells, c1, bits)
-        ^ nb_packed_field(cells, c2, bits)
-    )
+    return s, np.int64(nb_cells_value(cells, c0, c1, c2, bits))
 
 
 @njit(cache=True)
@@ -559,11 +555,7 @@ def _lookup_kernel(
                 s = status[i]
                 if s == STATUS_BOOK:
                     j = i - start
-                    index[i] = np.int64(
-                        nb_packed_field(cells, cs[0, j], bits)
-                        ^ nb_packed_field(cells, cs[1, j], bits)
-                        ^ nb_packed_field(cells, cs[2, j], bits)
-                    )
+                    index[i] = np.int64(nb_cells_value(cells, cs[0, j], cs[1, j], cs[2, j], bits))
                     # an index past the table only comes from a damaged file: refused
                     col = index[i] if index[i] < nvalues else nvalues + 1
                 elif s == STATUS_WINS_AT_ONCE:

@@ -43,6 +43,7 @@ __all__ = [
     "build_retrieval",
     "mix",
     "nb_cells",
+    "nb_cells_value",
     "nb_mix",
     "nb_packed_field",
     "pack_fields",
@@ -102,6 +103,17 @@ def nb_packed_field(words, index, bits):
     # (giving 0) without an undefined shift by 64
     v = (words[w] >> off) | ((words[w + np.uint64(1)] << np.uint64(1)) << (np.uint64(63) - off))
     return v & ((np.uint64(1) << np.uint64(bits)) - np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def nb_cells_value(words, c0, c1, c2, bits):
+    """The value three cells give: the XOR of their fields (what a key stored, for a key
+    of the table)."""
+    return (
+        nb_packed_field(words, c0, bits)
+        ^ nb_packed_field(words, c1, bits)
+        ^ nb_packed_field(words, c2, bits)
+    )
 
 
 def pack_fields(values: np.ndarray, bits: int) -> np.ndarray:
@@ -257,11 +269,7 @@ def _query(keys, seed, segment_length, segment_count, bits, words):
     scl = segment_count * segment_length
     for i in range(keys.size):
         c0, c1, c2 = nb_cells(nb_mix(keys[i], np.uint64(seed)), segment_length, scl)
-        out[i] = (
-            nb_packed_field(words, c0, bits)
-            ^ nb_packed_field(words, c1, bits)
-            ^ nb_packed_field(words, c2, bits)
-        )
+        out[i] = nb_cells_value(words, c0, c1, c2, bits)
     return out
 
 
