@@ -477,8 +477,8 @@ def _lookup_one(
     return s, np.int64(nb_cells_value(cells, c0, c1, c2, bits))
 
 
-@njit(cache=True)
-def _lookup_kernel(
+@njit(cache=True, inline="always")
+def _lookup_blocks(
     first,
     mask,
     plies,
@@ -566,6 +566,31 @@ def _lookup_kernel(
                 dist[i] = luts[1, col]
                 score[i] = luts[2, col]
     return status, index, winner, dist, score
+
+
+@njit(cache=True)
+def _lookup_kernel(
+    first, mask, plies, width, height, structure, line_first, line_mask, seed, seg_len,
+    seg_count, bits, cells, luts,
+):  # fmt: skip
+    """:func:`_lookup_blocks` for any board."""
+    return _lookup_blocks(
+        first, mask, plies, width, height, structure, line_first, line_mask, seed, seg_len,
+        seg_count, bits, cells, luts,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _lookup_kernel_7x6(
+    first, mask, plies, width, height, structure, line_first, line_mask, seed, seg_len,
+    seg_count, bits, cells, luts,
+):  # fmt: skip
+    """:func:`_lookup_blocks` compiled for 7x6 (``width``, ``height`` are 7 and 6): with
+    the board's masks constant the block check vectorizes, 1.3-1.6x faster in bulk."""
+    return _lookup_blocks(
+        first, mask, plies, 7, 6, structure, line_first, line_mask, seed, seg_len,
+        seg_count, bits, cells, luts,
+    )  # fmt: skip
 
 
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
@@ -729,7 +754,9 @@ class CompactBook:
         m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
         if f.shape != m.shape:
             raise ValueError(f"first and mask differ in shape: {f.shape} vs {m.shape}")
-        out = _lookup_kernel(f, m, *self._params(), self._luts)
+        h = self.header
+        kernel = _lookup_kernel_7x6 if (h.width, h.height) == (7, 6) else _lookup_kernel
+        out = kernel(f, m, *self._params(), self._luts)
         status, index = out[0], out[1]
         damaged = (status == STATUS_BOOK) & (index >= len(self.header.values))
         if damaged.any():
