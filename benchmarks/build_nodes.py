@@ -26,11 +26,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_build import FULL_CHUNK_SIZE, full_book_cost, strata_shards  # noqa: E402
+from bench_build import FULL_CHUNK_SIZE, full_book_cost, strata_shards
 
-from openingbook.build import BuildOptions, plan_build  # noqa: E402
-from openingbook.executors import worker_ranges  # noqa: E402
-from solver import Solver  # noqa: E402
+from openingbook.build import BuildOptions, plan_build
+from openingbook.executors import worker_ranges
+from solver import Solver
 
 
 def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
