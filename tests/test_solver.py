@@ -431,3 +431,15 @@ def test_usable_from_worker_processes(reference_lines):
     with multiprocess.get_context("spawn").Pool(1) as pool:
         got = pool.map(_worker_solve, [(first[:3], mask[:3]), (first[3:], mask[3:])])
     assert got[0] + got[1] == [s for _, s in lines]
+
+
+@pytest.mark.parametrize("entries", [1, 1000, 1 << 18, (1 << 18) + 3])
+def test_huge_page_zeros_is_a_zeroed_writable_array(entries: int) -> None:
+    from solver.table import huge_page_zeros
+
+    a = huge_page_zeros(entries)
+    assert a.dtype == np.uint64 and a.shape == (entries,) and not a.any()
+    a[:] = np.arange(entries, dtype=np.uint64)  # writable, and every element its own
+    assert int(a[-1]) == entries - 1 and int(a.sum()) == entries * (entries - 1) // 2
+    if a.nbytes >= 2 << 20:  # big enough for huge pages: starts on a 2 MiB boundary
+        assert a.ctypes.data % (2 << 20) == 0
