@@ -36,10 +36,9 @@ from solver import Solver
 def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
     """The exact score by the walk of search._solve_one, recording nodes per window."""
     from solver import search
-    from solver.bitops import popcount
 
     args = solver._kernel_args()
-    n = int(popcount(np.uint64(mask)))
+    n = bin(mask).count("1")
     cells = solver.cells
     pos_windows = []
     lo = -((cells - n) // 2)
