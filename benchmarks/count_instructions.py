@@ -50,7 +50,7 @@ import kernel_aot
 d = np.load(sys.argv[2])
 n = int(sys.argv[3])
 out = np.zeros(n, np.int8)
-stats = np.zeros(2, np.int64)  # nodes, stopped
+stats = np.zeros(3, np.int64)  # nodes, stopped, nodes of the mirror-free kernel
 kernel_aot.solve_batch(
     d["first"][:n].copy(), d["mask"][:n].copy(), out, False,
     np.zeros(int(d["big"]), np.uint64), np.zeros(int(d["small"]), np.uint64),

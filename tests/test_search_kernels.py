@@ -1,0 +1,172 @@
+"""The search's two compiled kernels (solver/search.py): with and without the mirror code.
+
+``_negamax`` searches the nodes below ``_SYMMETRY_STONES`` stones with the mirror
+code and hands every node of that many stones, with its subtree, to
+``_negamax_deep``, the same search compiled without it. Checked here: the
+mirror-free kernel alone gives the exact scores the general one gives (also from
+roots where the general one uses the mirror code), the very same search where the
+mirror code cannot act, and each kernel searches exactly the nodes it is meant to
+(``stats[2]`` counts the nodes of the mirror-free kernel).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from solver import Position, Solver, search
+from solver.position import winning_cells
+from tests.strategies import random_game
+
+SYMMETRY = search._SYMMETRY_STONES
+
+
+def _general(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
+    """``_negamax`` on ``pos`` (the kernel the solver runs)."""
+    args = solver._kernel_args()
+    n = pos.stone_count
+    return int(search._negamax(np.uint64(pos.current), np.uint64(pos.mask), n, alpha, beta, *args))
+
+
+def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
+    """``_negamax_deep`` on ``pos`` as the root, whatever its stone count (the
+    mirror code only saves work: without it the search is as exact)."""
+    big, small, tparams, geo, order, col_masks, ust, ist, stats = solver._kernel_args()
+    width, height = solver.width, solver.height
+    ust[0, search._CUR] = pos.current
+    ust[0, search._MASK] = pos.mask
+    opponent = pos.current ^ pos.mask
+    ust[0, search._OPPW] = winning_cells(opponent, pos.mask, width, height)
+    ist[0, search._ALPHA] = alpha
+    ist[0, search._BETA] = beta
+    col_of_bit = np.arange(64, dtype=np.int64) // (height + 1)
+    tie_break = np.zeros(width, dtype=np.int64)
+    tie_break[order] = search._RANKS - 1 - np.arange(width)
+    v = search._negamax_deep(
+        0,
+        pos.stone_count,
+        big,
+        small,
+        tparams,
+        geo,
+        col_masks,
+        ust,
+        ist,
+        stats,
+        col_of_bit,
+        tie_break,
+    )
+    return int(v)
+
+
+def _exact(kernel, solver: Solver, pos: Position) -> int:
+    """The exact score by null windows with ``kernel`` (bisection on fail-soft bounds)."""
+    n = pos.stone_count
+    lo = -((solver.cells - n) // 2)
+    hi = (solver.cells + 1 - n) // 2
+    while lo < hi:
+        med = (lo + hi) // 2
+        r = kernel(solver, pos, med, med + 1)
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+def _positions(width: int, height: int, stones: int, count: int, seed: int) -> list[Position]:
+    """Random positions nobody has won, the side to move not winning at once."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        pos = random_game(rng, width, height, stones)
+        if pos is not None and not pos.can_win_next():
+            out.append(pos)
+    return out
+
+
+def _stats(solver: Solver) -> tuple[int, int]:
+    """(nodes, nodes of the mirror-free kernel) of the solver's main thread."""
+    stats = solver._workers[0].stats
+    return int(stats[0]), int(stats[2])
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "stones"),
+    [(6, 5, 10), (6, 5, 14), (7, 5, 16), (7, 6, 17)],
+)
+def test_mirror_free_kernel_gives_the_general_kernels_scores(width, height, stones):
+    """From roots below ``_SYMMETRY_STONES`` stones the general kernel uses the mirror
+    code (self-mirror roots included: every fourth position here is one); the
+    mirror-free kernel searching everything gives the same exact scores, and both
+    give the solver's."""
+    positions = _positions(width, height, stones, 6, seed=stones)
+    rng = random.Random(width * stones)
+    for _ in range(2):  # positions that are their own mirror image
+        moves = [rng.randrange(width) for _ in range(stones // 2)]
+        pos = Position(width=width, height=height)
+        for a in moves:
+            for col in (a, width - 1 - a):
+                if pos.can_play(col) and not pos.is_winning_move(col):
+                    pos = pos.play(col)
+        if pos.mirror() == pos and pos.stone_count < SYMMETRY and not pos.can_win_next():
+            positions.append(pos)
+    for pos in positions:
+        general = Solver(table_log2=16, small_log2=12, width=width, height=height)
+        mirror_free = Solver(table_log2=16, small_log2=12, width=width, height=height)
+        score = _exact(_general, general, pos)
+        assert _exact(_mirror_free, mirror_free, pos) == score, pos.some_moves()
+        assert Solver(table_log2=16, width=width, height=height).solve(pos) == score
+
+
+def test_same_search_where_the_mirror_code_cannot_act():
+    """A root of ``_SYMMETRY_STONES - 1`` stones that is not its own mirror image:
+    the mirror code changes only the root's own table key, so from empty tables the
+    general kernel (root) plus the mirror-free one (everything below) make the very
+    same search as the mirror-free kernel alone: same bound, same nodes, per window."""
+    checked = 0
+    for pos in _positions(7, 6, SYMMETRY - 1, 6, seed=5):
+        if pos.mirror() == pos:
+            continue
+        for alpha in (-2, -1, 0, 1):
+            general = Solver(table_log2=16, small_log2=12)
+            mirror_free = Solver(table_log2=16, small_log2=12)
+            v = _general(general, pos, alpha, alpha + 1)
+            assert _mirror_free(mirror_free, pos, alpha, alpha + 1) == v
+            assert general.nodes == mirror_free.nodes
+            checked += 1
+    assert checked >= 16
+
+
+def test_each_kernel_searches_the_nodes_meant_for_it():
+    """``stats[2]``: nodes of the mirror-free kernel. Below ``_SYMMETRY_STONES``
+    stones the general kernel searches the node (a root one stone short: the root
+    alone, when it gets past its entry tests), from there on the mirror-free one."""
+    # a root one stone short of the threshold: the general kernel searches it alone
+    for pos in _positions(7, 6, SYMMETRY - 1, 4, seed=7):
+        s = Solver(table_log2=16, small_log2=12)
+        _general(s, pos, 0, 1)
+        nodes, deep = _stats(s)
+        assert nodes - deep == 1
+    # the build's roots (12 stones): most nodes, not all, in the mirror-free kernel
+    for pos in _positions(7, 6, 12, 2, seed=12):
+        s = Solver(table_log2=20)
+        s.solve(pos)
+        nodes, deep = _stats(s)
+        assert nodes - deep > 1
+        assert deep > 0.9 * nodes
+    # roots at the threshold or past it: the mirror-free kernel only
+    for stones in (SYMMETRY, SYMMETRY + 5):
+        for pos in _positions(7, 6, stones, 3, seed=stones):
+            s = Solver(table_log2=16, small_log2=12)
+            s.solve(pos)
+            nodes, deep = _stats(s)
+            assert nodes == deep > 0
+    # the mirror-free kernel as the root counts every node of its search
+    for pos in _positions(7, 6, SYMMETRY - 3, 2, seed=3):
+        s = Solver(table_log2=16, small_log2=12)
+        _mirror_free(s, pos, 0, 1)
+        nodes, deep = _stats(s)
+        assert nodes == deep > 0
