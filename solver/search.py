@@ -373,7 +373,20 @@ def _negamax(
             0, n0, big, small, tparams, geo, col_masks, ust, ist, stats, col_of_bit, tie_break
         )
     return _search(
-        0, n0, big, small, tparams, geo, col_masks, ust, ist, stats, col_of_bit, tie_break, True
+        0,
+        n0,
+        big,
+        small,
+        tparams,
+        geo,
+        col_masks,
+        ust,
+        ist,
+        stats,
+        col_of_bit,
+        tie_break,
+        True,
+        False,
     )
 
 
@@ -398,8 +411,38 @@ def _negamax_deep(
     Most nodes of a search have that many stones (75% of the build's have 28-36),
     and numba compiles the search loop about 50 instructions per node cheaper
     without the mirror code, even where that code never runs."""
+    if geo[0] == DEFAULT_WIDTH and geo[1] == DEFAULT_HEIGHT:
+        return _search(
+            d0,
+            n0,
+            big,
+            small,
+            tparams,
+            geo,
+            col_masks,
+            ust,
+            ist,
+            stats,
+            col_of_bit,
+            tie_break,
+            False,
+            True,
+        )
     return _search(
-        d0, n0, big, small, tparams, geo, col_masks, ust, ist, stats, col_of_bit, tie_break, False
+        d0,
+        n0,
+        big,
+        small,
+        tparams,
+        geo,
+        col_masks,
+        ust,
+        ist,
+        stats,
+        col_of_bit,
+        tie_break,
+        False,
+        False,
     )
 
 
@@ -418,6 +461,7 @@ def _search(
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
     symmetry: bool,
+    default_size: bool,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack
     (``ust[d0]``: current, mask, the opponent's winning cells; ``ist[d0]``: alpha,
@@ -426,9 +470,14 @@ def _search(
     the mirror code is compiled in; if so, every child of ``_SYMMETRY_STONES``
     stones is handed to :func:`_negamax_deep` with its subtree (the mirror code
     does nothing from there on, so both give the same search)."""
-    width = geo[0]
-    height = geo[1]
-    cells = geo[2]
+    if default_size:
+        width = DEFAULT_WIDTH
+        height = DEFAULT_HEIGHT
+        cells = DEFAULT_WIDTH * DEFAULT_HEIGHT
+    else:
+        width = geo[0]
+        height = geo[1]
+        cells = geo[2]
     deep = geo[3]
     use_potential = geo[4] != 0
     etc_stones = geo[5]
@@ -441,9 +490,7 @@ def _search(
     bottom = _ZERO
     for c in range(width):
         bottom |= _ONE << np.uint64(c * h1)
-    board = _ZERO
-    for c in range(width):
-        board |= col_masks[c]
+    board = bottom * ((_ONE << np.uint64(height)) - _ONE)  # every column's cells
     # cells the side to move gets when every column has an even number of
     # empty cells and the opponent answers each move on top of it: the rows
     # with the parity of the board height (0-based)
