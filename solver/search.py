@@ -27,7 +27,8 @@ recursion: each numba call passes every array again). It uses
   lowest cells, and cannot win unless they hold a four for it (see
   :func:`_zugzwang_bound`). With an odd number of empty cells the same bound
   is tried for each move (the opponent then faces it) before any child is
-  searched.
+  searched; below the root that look-ahead is the only place it is tried
+  (a child's own test would repeat it with the same window).
 
 Board size: any ``width x height`` that fits the 64-bit board
 (``width * (height + 1) <= 64``), with an even or an odd number of cells; every
