@@ -27,7 +27,8 @@ recursion: each numba call passes every array again). It uses
   lowest cells, and cannot win unless they hold a four for it (see
   :func:`_zugzwang_bound`). With an odd number of empty cells the same bound
   is tried for each move (the opponent then faces it) before any child is
-  searched.
+  searched; below the root that look-ahead is the only place it is tried
+  (a child's own test would repeat it with the same window).
 
 Board size: any ``width x height`` that fits the 64-bit board
 (``width * (height + 1) <= 64``), with an even or an odd number of cells; every
@@ -518,6 +519,7 @@ def _search(
         possible = (mask + bottom) & board
         opp_win = ust[_u(d), _OPPW]
         forced = possible & opp_win
+        nxt = _ZERO
         if forced != _ZERO:
             if (forced & (forced - _ONE)) != _ZERO:  # two threats: lost
                 v = -((cells - n) // 2)
@@ -541,13 +543,22 @@ def _search(
                 # null window nothing else changes; a wider one only narrows less)
                 if alpha >= 0 and not _has_four(cur | empty, height):
                     hi = min(hi, 0)
-                if beta <= 0 and not _has_four((cur ^ mask) | empty, height):
+                # The two tests below repeat, below the root, tests the parent made
+                # before it pushed this node, with the same window (every window is
+                # a null window, and the search fails soft: the parent's alpha and
+                # beta never change while it searches its children): had they cut,
+                # the parent would not have searched this node. "No four for the
+                # opponent" here implies it at the parent (fewer empty cells), where
+                # the same bound failed the parent low; the zugzwang bound is the
+                # parent's look-ahead bound for this move.
+                if d == 0 and beta <= 0 and not _has_four((cur ^ mask) | empty, height):
                     lo = max(lo, 0)
                 # zugzwang (claimeven, baseinverse, aftereven), when the number
                 # of empty cells is even; a bound below -1 needs a threat of the
                 # opponent outside claim_rows
                 if (
-                    ((cells - n) & 1) == 0
+                    d == 0
+                    and ((cells - n) & 1) == 0
                     and hi > alpha
                     and (alpha >= -1 or (opp_win & ~claim_rows) != _ZERO)
                 ):
@@ -592,17 +603,24 @@ def _search(
         slot = _ZERO
         tag = _ZERO
         flipped = False
+        # one move left (a forced block, or every other move loses at once): the
+        # table's move orders nothing, and its bounds cut nothing the parent's
+        # enhanced transposition cut-off did not (below)
+        single = (nxt & (nxt - _ONE)) == _ZERO
         if not done and n < tt_stones:
             key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
             # each table access branches on small/big itself: holding the chosen
             # array in a variable (a helper returning it) makes numba count its
             # references in the loop and halved the speed (same nodes, measured)
+            # Its bounds hardly ever cut: the parent probed this entry before it
+            # pushed this node (enhanced transposition cut-offs, same window);
+            # what the probe brings is the move to try first.
             if n >= deep:
                 slot, tag = slot_and_tag(key, small_log2, key_bits)
-                payload = probe(small, slot, tag)
+                payload = _ZERO if single else probe(small, slot, tag)
             else:
                 slot, tag = slot_and_tag(key, big_log2, key_bits)
-                payload = probe(big, slot, tag)
+                payload = _ZERO if single else probe(big, slot, tag)
             if payload != _ZERO:
                 lower, upper = entry_bounds(payload)
                 tt_move = entry_move(payload)
@@ -675,17 +693,19 @@ def _search(
                             if -cbound > best:
                                 best = -cbound
                             continue
-                # c4's weights: threats one and two moves from playable, useful threats
-                useful = w & ~(opp_win << _ONE)
-                play_c = (nm + bottom) & board
-                up1 = (play_c << _ONE) & board
-                nt = useful & up1
-                nnt = useful & ((up1 << _ONE) & board)
-                sc = (
-                    12 * popcount(nt) + 5 * popcount(nnt) + 3 * popcount(useful)
-                ) * _RANKS + tie_break[_u(col)]
-                if col == tt_move:
-                    sc += _TT_MOVE_BONUS
+                sc = 0
+                if not single:
+                    # c4's weights: threats one and two moves from playable, useful threats
+                    useful = w & ~(opp_win << _ONE)
+                    play_c = (nm + bottom) & board
+                    up1 = (play_c << _ONE) & board
+                    nt = useful & up1
+                    nnt = useful & ((up1 << _ONE) & board)
+                    sc = (
+                        12 * popcount(nt) + 5 * popcount(nnt) + 3 * popcount(useful)
+                    ) * _RANKS + tie_break[_u(col)]
+                    if col == tt_move:
+                        sc += _TT_MOVE_BONUS
                 j = k
                 while j > 0 and ist[_u(d), _u(_SCORES + j - 1)] < sc:
                     ust[_u(d), _u(_MOVES + j)] = ust[_u(d), _u(_MOVES + j - 1)]
