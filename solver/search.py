@@ -346,9 +346,9 @@ def _negamax(
     sets ``geo[_STOP]``, returns soon (at the next store into the big table) with
     ``stats[1]`` set and a meaningless result.
 
-    The search itself is :func:`_search`, compiled twice: with the mirror code
-    here, for the nodes below ``_SYMMETRY_STONES`` stones, and without it in
-    :func:`_negamax_deep`, which searches every node from there on.
+    The search itself is :func:`_search`, compiled with the mirror code for the
+    nodes below ``_SYMMETRY_STONES`` stones and without it (:func:`_negamax_deep`)
+    for every node from there on.
     """
     width = geo[0]
     height = geo[1]
@@ -369,12 +369,14 @@ def _negamax(
     tie_break = np.zeros(width, dtype=np.int64)
     for i in range(width):
         tie_break[order[i]] = _RANKS - 1 - i
+    # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
+    root = np.int64(0)
     if n0 >= _SYMMETRY_STONES:
         return _negamax_deep(
-            0, n0, big, small, tparams, geo, col_masks, ust, ist, stats, col_of_bit, tie_break
+            root, n0, big, small, tparams, geo, col_masks, ust, ist, stats, col_of_bit, tie_break
         )
     return _search(
-        0,
+        root,
         n0,
         big,
         small,
@@ -406,12 +408,9 @@ def _negamax_deep(
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
 ) -> int:
-    """:func:`_search` without the mirror code, for a node of ``n0 + d0 >=
-    _SYMMETRY_STONES`` stones at row ``d0`` of the stack and its subtree.
-
-    Most nodes of a search have that many stones (75% of the build's have 28-36),
-    and numba compiles the search loop about 50 instructions per node cheaper
-    without the mirror code, even where that code never runs."""
+    """:func:`_search` without the mirror code, from a node of ``n0 + d0 >=
+    _SYMMETRY_STONES`` stones at row ``d0`` of the stack (set up as for
+    :func:`_search`): the copy compiled for the 7x6 board on 7x6."""
     if geo[0] == DEFAULT_WIDTH and geo[1] == DEFAULT_HEIGHT:
         return _search(
             d0,
@@ -426,7 +425,7 @@ def _negamax_deep(
             stats,
             col_of_bit,
             tie_break,
-            False,
+            None,
             True,
         )
     return _search(
@@ -442,12 +441,12 @@ def _negamax_deep(
         stats,
         col_of_bit,
         tie_break,
-        False,
+        None,
         False,
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True)
 def _search(
     d0: int,
     n0: int,
@@ -461,16 +460,30 @@ def _search(
     stats: np.ndarray,
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
-    symmetry: bool,
+    mirror: bool | None,
     default_size: bool,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack
     (``ust[d0]``: current, mask, the opponent's winning cells; ``ist[d0]``: alpha,
     beta), which has ``n0 + d0`` stones; ``col_of_bit``, ``tie_break``: see
-    :func:`_negamax`. ``symmetry`` (a constant where this is inlined): whether
-    the mirror code is compiled in; if so, every child of ``_SYMMETRY_STONES``
-    stones is handed to :func:`_negamax_deep` with its subtree (the mirror code
-    does nothing from there on, so both give the same search)."""
+    :func:`_negamax`.
+
+    ``mirror`` (``True`` or ``None``) and ``default_size`` are always passed as
+    constants: numba compiles one copy of this function per combination (as it
+    does for arguments that are literals) with the other branches folded away.
+    ``mirror=True``: the mirror code is compiled in, and every child of
+    ``_SYMMETRY_STONES`` stones is handed over with its subtree to a copy without
+    it (the mirror code does nothing from there on: the same search). Most nodes
+    have that many stones (75% of the build's have 28-36), and the loop compiles
+    about 40 instructions per node cheaper without the mirror code, even where
+    it never runs. ``mirror=None``: without the mirror code; numba drops the
+    hand-over (``if mirror is None``) before typing, so these copies do not call
+    :func:`_negamax_deep`, which calls them (a cycle of calls compiles, but
+    crashes when loaded from numba's cache; so does a call from one copy of a
+    function to another).
+    ``default_size``: the board is 7x6, its width, height and cells constants
+    (another 25 instructions per node fewer)."""
+    symmetry = mirror is not None
     if default_size:
         width = DEFAULT_WIDTH
         height = DEFAULT_HEIGHT
@@ -747,7 +760,7 @@ def _search(
                 ist[_u(d + 1), _ALPHA] = -beta
                 ist[_u(d + 1), _BETA] = -alpha
                 d += 1
-                if not (symmetry and n + 1 >= _SYMMETRY_STONES):
+                if mirror is None or n + 1 < _SYMMETRY_STONES:
                     continue
                 # the child and its subtree are past the mirror code: the kernel
                 # compiled without it searches them; its value returns below
@@ -821,7 +834,7 @@ def _search(
                 ist[_u(d + 1), _ALPHA] = -ist[_u(d), _BETA]
                 ist[_u(d + 1), _BETA] = -ist[_u(d), _ALPHA]
                 d += 1
-                if not (symmetry and n + 1 >= _SYMMETRY_STONES):
+                if mirror is None or n + 1 < _SYMMETRY_STONES:
                     break
                 # past the mirror code, as above: return the child's value at once
                 v = _negamax_deep(
