@@ -58,18 +58,25 @@ __all__ = [
 ]
 
 #: 2**25 entries = 256 MiB: a worker per core on a 2-core, 24 GiB machine
-#: leaves most of the memory to the build itself.
+#: leaves most of the memory to the build itself. 2**26 on huge pages: -0.17% nodes
+#: on the build's strata, no faster (build_nodes.py, paired): capacity is not the limit.
 DEFAULT_LOG2 = 25
 #: 2**16 entries = 512 KiB: half of one core's L2 cache (1 MiB on this machine's
 #: AMD EPYC), so it stays there while the other half serves the rest of the search.
 #: 2**18 (2 MiB, tuned on a machine with a bigger L2) lives in the L3 shared by
 #: both cores: with both cores solving, as in a build, 2**16 took 18-21% less CPU
 #: time for 6% more nodes (2**15 the same as 2**16, 2**17 in between; measured).
+#: Re-measured with the big table on huge pages (benchmarks/build_nodes.py, paired):
+#: 2**18 still loses (-7% nodes, much more time), and a 4 MiB middle tier for 25-26
+#: stones saves 4% of nodes for 17% more time. A probe costs what the cache level
+#: costs, not the TLB. The small table on a huge page was within noise (-1.3%).
 DEFAULT_SMALL_LOG2 = 16
 #: Positions with at least this many stones go to the small table (7x6). 22 was
 #: best before the zugzwang bounds thinned out the deep nodes; with them, 25 keeps
 #: more of the 22-24-stone positions between neighbouring book positions (measured:
 #: -7% nodes and -15% CPU time on 1,500 consecutive positions of the build's order).
+#: With huge pages (build_nodes.py, paired): 23 gives +8.6% nodes for -1% time (noise),
+#: and 27 gives -7.2% nodes for +5% time.
 DEFAULT_DEEP_STONES = 25
 
 _MIX = 0x9E3779B97F4A7C15  # odd: multiplication by it is a bijection mod 2**k
