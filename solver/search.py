@@ -393,6 +393,24 @@ def _negamax(
     )
 
 
+@njit(cache=True, inline="always")
+def _default_settings(geo: np.ndarray, tparams: np.ndarray) -> bool:
+    """Whether a search runs on 7x6 with every setting at its default but the big
+    table's size: the copy of :func:`_search` with those settings as constants then
+    serves it (the compiler folds the tests on them: fewer instructions per node)."""
+    return (
+        geo[0] == DEFAULT_WIDTH
+        and geo[1] == DEFAULT_HEIGHT
+        and geo[3] == DEFAULT_DEEP_STONES
+        and geo[4] == 1
+        and geo[5] == DEFAULT_ETC_STONES
+        and geo[6] == 1
+        and geo[7] == DEFAULT_WIDTH * DEFAULT_HEIGHT + 1
+        and tparams[1] == DEFAULT_SMALL_LOG2
+        and tparams[2] == DEFAULT_WIDTH * (DEFAULT_HEIGHT + 1)
+    )
+
+
 @njit(cache=True, nogil=True)
 def _negamax_deep(
     d0: int,
@@ -411,7 +429,7 @@ def _negamax_deep(
     """:func:`_search` without the mirror code, from a node of ``n0 + d0 >=
     _SYMMETRY_STONES`` stones at row ``d0`` of the stack (set up as for
     :func:`_search`): the copy compiled for the 7x6 board on 7x6."""
-    if geo[0] == DEFAULT_WIDTH and geo[1] == DEFAULT_HEIGHT:
+    if _default_settings(geo, tparams):
         return _search(
             d0,
             n0,
@@ -484,22 +502,30 @@ def _search(
     ``default_size``: the board is 7x6, its width, height and cells constants
     (another 25 instructions per node fewer)."""
     symmetry = mirror is not None
+    big_log2 = tparams[0]
     if default_size:
+        # every setting but the big table's size at its default (see _negamax_deep)
         width = DEFAULT_WIDTH
         height = DEFAULT_HEIGHT
         cells = DEFAULT_WIDTH * DEFAULT_HEIGHT
+        deep = DEFAULT_DEEP_STONES
+        use_potential = True
+        etc_stones = DEFAULT_ETC_STONES
+        use_prefetch = True
+        tt_stones = cells + 1
+        small_log2 = DEFAULT_SMALL_LOG2
+        key_bits = DEFAULT_WIDTH * (DEFAULT_HEIGHT + 1)
     else:
         width = geo[0]
         height = geo[1]
         cells = geo[2]
-    deep = geo[3]
-    use_potential = geo[4] != 0
-    etc_stones = geo[5]
-    use_prefetch = geo[6] != 0
-    tt_stones = geo[7]
-    big_log2 = tparams[0]
-    small_log2 = tparams[1]
-    key_bits = tparams[2]
+        deep = geo[3]
+        use_potential = geo[4] != 0
+        etc_stones = geo[5]
+        use_prefetch = geo[6] != 0
+        tt_stones = geo[7]
+        small_log2 = tparams[1]
+        key_bits = tparams[2]
     h1 = height + 1
     bottom = _ZERO
     for c in range(width):

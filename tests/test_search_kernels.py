@@ -170,3 +170,39 @@ def test_each_kernel_searches_the_nodes_meant_for_it():
         _mirror_free(s, pos, 0, 1)
         nodes, deep = _stats(s)
         assert nodes == deep > 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "copy_with_constants"),
+    [
+        ({}, True),
+        ({"table_log2": 16}, True),  # the big table's size is no constant of the copy
+        ({"small_log2": 12}, False),
+        ({"deep_stones": 24}, False),
+        ({"etc_stones": 30}, False),
+        ({"tt_stones": 40}, False),
+        ({"potential": False}, False),
+        ({"prefetch": False}, False),
+        ({"width": 6, "height": 5}, False),
+    ],
+)
+def test_the_copy_with_constant_settings_serves_exactly_the_default_settings(
+    settings, copy_with_constants
+):
+    """The 7x6 mirror-free copy has every setting but the big table's size compiled in
+    as a constant: it must serve a default solver, and no solver whose settings differ."""
+    s = Solver(**{"table_log2": 16, **settings})
+    assert bool(search._default_settings(s._geo, s.table.params)) is copy_with_constants
+
+
+def test_the_copy_with_constant_settings_makes_the_same_search():
+    """A default solver (the copy with constant settings) and one whose settings only
+    look different (``tt_stones`` 44 instead of 43: no position has 43 stones, so the
+    same search; the any-size copy then runs it): same scores, same nodes. Constants
+    that were not the defaults (say ``deep_stones``) would change the node counts."""
+    for pos in _positions(7, 6, 12, 6, seed=21) + _positions(7, 6, 20, 6, seed=22):
+        constant = Solver(table_log2=16)
+        general = Solver(table_log2=16, tt_stones=44)
+        assert not search._default_settings(general._geo, general.table.params)
+        assert constant.solve(pos) == general.solve(pos)
+        assert constant.nodes == general.nodes > 0
