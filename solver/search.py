@@ -247,12 +247,13 @@ def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-unty
     the moves (OR of their bits) that leave two threats (two playable winning
     cells, or one on top of another). Emitted as LLVM vector code, four moves
     per round (one AVX2 register of 4 x 64 bits), instead of scalar code once
-    per move: count_instructions.py 559.6 -> 487.8 instructions per node, same
-    nodes. Measured and dropped: eight lanes, one per column, in one round
-    (520.7: most nodes have at most four moves, 1.25 rounds per node); the
-    second round only once the loop reaches the fifth move (505.9: a call in
+    per move: count_instructions.py 559.6 -> 483.9 instructions per node, same
+    nodes. Measured and dropped (instructions per node): eight lanes, one per
+    column, in one round (520.7; most nodes have at most four moves, 1.17
+    rounds per node here); the scalar code kept for single-move nodes (+7); the
+    second round only once the loop reaches the fifth move (+11: a call inside
     the loop); the zugzwang look-ahead of every move in the same vector code
-    (+32 per node: the scalar one stops at its first test that fails).
+    (+32: the scalar one mostly stops at its first test).
     Defined here, not in solver/bitops.py, so that numba's cache of this file
     sees changes to it (see _winning_cells).
     """
