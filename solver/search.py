@@ -247,7 +247,7 @@ def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-unty
     the moves (OR of their bits) that leave two threats (two playable winning
     cells, or one on top of another). Emitted as LLVM vector code, four moves
     per round (one AVX2 register of 4 x 64 bits), instead of scalar code once
-    per move: count_instructions.py 559.6 -> 483.9 instructions per node, same
+    per move: count_instructions.py 559.6 -> 482.1 instructions per node, same
     nodes. Measured and dropped (instructions per node): eight lanes, one per
     column, in one round (520.7; most nodes have at most four moves, 1.17
     rounds per node here); the scalar code kept for single-move nodes (+7); the
@@ -304,13 +304,14 @@ def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-unty
         rest.add_incoming(args[4], entry)
         two.add_incoming(zero, entry)
         ptr.add_incoming(base, entry)
-        # the next four moves (lowest bits first; 0 when there are fewer)
+        # the next four moves (lowest bits first; 0 when there are fewer): lane j
+        # holds the moves left after j of them, then keeps its lowest bit
         m = ir.Constant(vec, None)
         left = rest
         for j in range(_LANE_WIDTH):
-            bit = builder.and_(left, builder.sub(zero, left))
-            left = builder.xor(left, bit)
-            m = builder.insert_element(m, bit, ir.Constant(i32, j))
+            m = builder.insert_element(m, left, ir.Constant(i32, j))
+            left = builder.and_(left, builder.sub(left, ir.Constant(i64, 1)))
+        m = builder.and_(m, builder.sub(const(0), m))
         s = builder.or_(scur, m)
         nm = builder.or_(smask, m)
         shl = lambda x, k: builder.shl(x, const(k))  # noqa: E731
