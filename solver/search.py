@@ -248,12 +248,13 @@ def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-unty
     cells, or one on top of another). Emitted as LLVM vector code, four moves
     per round (one AVX2 register of 4 x 64 bits), instead of scalar code once
     per move: count_instructions.py 559.6 -> 482.1 instructions per node, same
-    nodes. Measured and dropped (instructions per node): eight lanes, one per
-    column, in one round (520.7; most nodes have at most four moves, 1.17
-    rounds per node here); the scalar code kept for single-move nodes (+7); the
-    second round only once the loop reaches the fifth move (+11: a call inside
-    the loop); the zugzwang look-ahead of every move in the same vector code
-    (+32: the scalar one mostly stops at its first test).
+    nodes (477.7 with :func:`_has_four_lanes`). Measured and dropped
+    (instructions per node): eight lanes, one per column, in one round (520.7;
+    most nodes have at most four moves, 1.17 rounds per node here); the scalar
+    code kept for single-move nodes (+7); the second round only once the loop
+    reaches the fifth move (+11: a call inside the loop); the zugzwang look-ahead
+    of every move in the same vector code (+32: the scalar one mostly stops at
+    its first test).
     Defined here, not in solver/bitops.py, so that numba's cache of this file
     sees changes to it (see _winning_cells).
     """
@@ -345,8 +346,38 @@ def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-unty
     return sig, codegen
 
 
+@intrinsic
+def _has_four_lanes(typingctx, s):  # type: ignore[no-untyped-def]
+    """:func:`_has_four` for boards ``DEFAULT_HEIGHT`` high, its four directions at
+    once in one vector register (variable shifts, ``vpsrlvq``): the scalar test
+    runs three or four directions in most calls (a four is rare)."""
+    from llvmlite import ir
+    from numba import types
+
+    sig = types.boolean(s)
+    h1 = DEFAULT_HEIGHT + 1
+    steps = [1, h1, h1 - 1, h1 + 1]
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i64 = ir.IntType(64)
+        i32 = ir.IntType(32)
+        vec = ir.VectorType(i64, len(steps))
+        one = builder.insert_element(ir.Constant(vec, None), args[0], ir.Constant(i32, 0))
+        zeros = ir.Constant(ir.VectorType(i32, len(steps)), [0] * len(steps))
+        x = builder.shuffle_vector(one, ir.Constant(vec, None), zeros)
+        m = builder.and_(x, builder.lshr(x, ir.Constant(vec, steps)))
+        f = builder.and_(m, builder.lshr(m, ir.Constant(vec, [2 * d for d in steps])))
+        wide = builder.bitcast(f, ir.IntType(64 * len(steps)))
+        return builder.icmp_unsigned("!=", wide, ir.Constant(wide.type, 0))
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always")
 def _has_four(s: np.uint64, height: int) -> bool:
+    if height == DEFAULT_HEIGHT:
+        # a constant in the 7x6 copy of the search (see _search): the branch folds
+        return _has_four_lanes(s)
     h = np.uint64(height)
     for d in (_ONE, h + _ONE, h, h + np.uint64(2)):
         if d > _MAX_STEP:
