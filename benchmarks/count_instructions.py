@@ -39,7 +39,7 @@ from solver import Solver, enumerate_positions, search
 ROOT = Path(__file__).resolve().parent
 _SIGNATURE = (
     "void(u8[::1], u8[::1], i1[::1], b1, u8[::1], u8[::1], i8[::1], i8[::1], i8[::1],"
-    " u8[::1], u8[:,::1], i8[:,::1], i8[::1])"
+    " u8[::1], u8[::1], i8[::1], i8[::1])"
 )
 # run under valgrind: numpy and the compiled module only
 _DRIVER = """

@@ -35,12 +35,12 @@ def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     mirror code only saves work: without it the search is as exact)."""
     big, small, tparams, geo, order, col_masks, ust, ist, stats = solver._kernel_args()
     width, height = solver.width, solver.height
-    ust[0, search._CUR] = pos.current
-    ust[0, search._MASK] = pos.mask
+    ust[search._CUR] = pos.current  # row 0 of the flat stack
+    ust[search._MASK] = pos.mask
     opponent = pos.current ^ pos.mask
-    ust[0, search._OPPW] = winning_cells(opponent, pos.mask, width, height)
-    ist[0, search._ALPHA] = alpha
-    ist[0, search._BETA] = beta
+    ust[search._OPPW] = winning_cells(opponent, pos.mask, width, height)
+    ist[search._ALPHA] = alpha
+    ist[search._BETA] = beta
     col_of_bit = np.arange(64, dtype=np.int64) // (height + 1)
     tie_break = np.zeros(width, dtype=np.int64)
     tie_break[order] = search._RANKS - 1 - np.arange(width)
