@@ -384,14 +384,16 @@ def _negamax(
     ust[_OPPW] = _winning_cells(cur0 ^ mask0, mask0, board, height)
     ist[_ALPHA] = alpha0
     ist[_BETA] = beta0
-    # the column of each bit (no division in the loop) and each column's rank in
-    # the move order as a tie-break added to the move scores (centre first)
+    # the column of each bit (no division in the loop) and, for each bit, its
+    # column's rank in the move order as a tie-break added to the move scores
+    # (centre first); both by bit, so that the loop looks up no column per move
     col_of_bit = np.zeros(64, dtype=np.int64)
     for b in range(64):
         col_of_bit[b] = b // h1
-    tie_break = np.zeros(width, dtype=np.int64)
+    tie_break = np.zeros(64, dtype=np.int64)
     for i in range(width):
-        tie_break[order[i]] = _RANKS - 1 - i
+        for b in range(order[i] * h1, (order[i] + 1) * h1):
+            tie_break[b] = _RANKS - 1 - i
     # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
     root = np.int64(0)
     if n0 >= _SYMMETRY_STONES:
@@ -649,7 +651,7 @@ def _search(
             # the position is its own mirror image, and so are its threats and
             # its set of moves: one move of each mirror pair is enough
             nxt &= ~right_cols
-        tt_move = -1
+        tt_cells = _ZERO  # the cells of the table move's column
         if not done and use_prefetch and n + 1 < deep and n < etc_stones:
             # the children's slots in the big table are probed below (enhanced
             # transposition cut-offs): start loading them now, in parallel
@@ -685,8 +687,8 @@ def _search(
             if payload != _ZERO:
                 lower, upper = entry_bounds(payload)
                 tt_move = entry_move(payload)
-                if flipped and tt_move >= 0:
-                    tt_move = width - 1 - tt_move
+                if tt_move >= 0:
+                    tt_cells = col_masks[_u(width - 1 - tt_move if flipped else tt_move)]
                 if lower > alpha:
                     alpha = lower
                     if alpha >= beta:
@@ -707,7 +709,6 @@ def _search(
             while rest != _ZERO:
                 m = rest & (_ZERO - rest)
                 rest ^= m
-                col = col_of_bit[_u(trailing_zeros(m))]
                 nm = mask | m
                 w = _winning_cells(cur | m, nm, board, height)
                 t = w & ((nm + bottom) & board)
@@ -728,7 +729,7 @@ def _search(
                     if bound != _NO_BOUND and -bound >= beta:
                         v = -bound
                         done = True
-                        etc_col = col
+                        etc_col = col_of_bit[_u(trailing_zeros(m))]
                         break
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
@@ -745,7 +746,7 @@ def _search(
                         if -cupper >= beta:
                             v = -cupper
                             done = True
-                            etc_col = col
+                            etc_col = col_of_bit[_u(trailing_zeros(m))]
                             break
                         cbound = clower
                         if -cbound <= alpha:
@@ -764,8 +765,8 @@ def _search(
                     nnt = useful & ((up1 << _ONE) & board)
                     sc = (
                         12 * popcount(nt) + 5 * popcount(nnt) + 3 * popcount(useful)
-                    ) * _RANKS + tie_break[_u(col)]
-                    if col == tt_move:
+                    ) * _RANKS + tie_break[_u(trailing_zeros(m))]
+                    if (m & tt_cells) != _ZERO:
                         sc += _TT_MOVE_BONUS
                 j = k
                 while j > 0 and ist[_u(d * row + _SCORES + j - 1)] < sc:

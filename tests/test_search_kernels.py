@@ -42,8 +42,10 @@ def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     ist[search._ALPHA] = alpha
     ist[search._BETA] = beta
     col_of_bit = np.arange(64, dtype=np.int64) // (height + 1)
-    tie_break = np.zeros(width, dtype=np.int64)
-    tie_break[order] = search._RANKS - 1 - np.arange(width)
+    rank = np.zeros(width, dtype=np.int64)
+    rank[order] = search._RANKS - 1 - np.arange(width)
+    tie_break = np.zeros(64, dtype=np.int64)  # by bit
+    tie_break[: width * (height + 1)] = np.repeat(rank, height + 1)
     v = search._negamax_deep(
         0,
         pos.stone_count,
