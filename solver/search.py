@@ -108,21 +108,21 @@ _STOP = 8
 #: First window of the walk of odd-numbered helper threads (the main thread's is 0).
 _SPLIT_START = 1
 
-# Layout of the integer part of a stack frame (one row per depth).
-_ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
-_BEST = 4  # best score (upper bound) so far: the search fails soft
-_SCORES = 5  # move-ordering scores of the frame's moves, up to width of them
-# Layout of the bitboard part: current, mask, the opponent's winning cells (as
-# the parent computed them), then the moves (one bit each), then for each move
-# the cells where it leaves us a winning spot (the child's opponent threats).
-_CUR, _MASK, _OPPW, _MOVES = 0, 1, 2, 3
+# Layout of a stack frame (one row per depth): current, mask, the opponent's
+# winning cells (as the parent computed them), the window, the moves' count and
+# the one being searched, the best score (upper bound) so far (the search fails
+# soft); then the moves (one bit each), then for each move the cells where it
+# leaves us a winning spot (the child's opponent threats), then the moves'
+# ordering scores. The integers are stored as their 64 bits.
+_CUR, _MASK, _OPPW = 0, 1, 2
+_ALPHA, _BETA, _NMOVES, _IDX, _BEST = 3, 4, 5, 6, 7
+_MOVES = 8
 
 
 def _stack_row(width: int) -> int:
-    """Entries per row (one row per depth) of both stack arrays, flat 1-D arrays:
-    the same row length for both, so that one offset serves the two in the search
-    loop (which computes it with the same formula)."""
-    return max(_MOVES + 2 * width, _SCORES + width)
+    """Entries per row (one row per depth) of the search's stack, a flat uint64
+    array (the search loop computes the row length with the same formula)."""
+    return _MOVES + 3 * width
 
 
 @njit(cache=True, inline="always")
@@ -352,8 +352,7 @@ def _negamax(
     geo: np.ndarray,
     order: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
 ) -> int:
     """Alpha-beta value of a position whose side to move cannot win at once.
@@ -363,7 +362,7 @@ def _negamax(
     anything between is exact. ``geo`` = (width, height, cells,
     deep_stones, use_potential, etc_stones, use_prefetch, tt_stones, stop); ``tparams`` =
     (log2, small_log2, key_bits);
-    ``ust``/``ist`` are the stack (flat uint64 / int64 arrays, one row per depth, see
+    ``stack`` is the search's stack (a flat uint64 array, one row per depth, see
     :func:`_stack_row`); ``stats`` =
     (nodes, stopped, nodes searched by :func:`_negamax_deep`). When another thread
     sets ``geo[_STOP]``, returns soon (at the next store into the big table) with
@@ -379,11 +378,11 @@ def _negamax(
     board = _ZERO
     for c in range(width):
         board |= col_masks[c]
-    ust[_CUR] = cur0  # row 0 of the stack (see _stack_row)
-    ust[_MASK] = mask0
-    ust[_OPPW] = _winning_cells(cur0 ^ mask0, mask0, board, height)
-    ist[_ALPHA] = alpha0
-    ist[_BETA] = beta0
+    stack[_CUR] = cur0  # row 0 of the stack (see _stack_row)
+    stack[_MASK] = mask0
+    stack[_OPPW] = _winning_cells(cur0 ^ mask0, mask0, board, height)
+    stack[_ALPHA] = np.uint64(alpha0)
+    stack[_BETA] = np.uint64(beta0)
     # the column of each bit (no division in the loop) and, for each bit, its
     # column's rank in the move order as a tie-break added to the move scores
     # (centre first); both by bit, so that the loop looks up no column per move
@@ -398,7 +397,7 @@ def _negamax(
     root = np.int64(0)
     if n0 >= _SYMMETRY_STONES:
         return _negamax_deep(
-            root, n0, big, small, tparams, geo, col_masks, ust, ist, stats, col_of_bit, tie_break
+            root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break
         )
     return _search(
         root,
@@ -408,8 +407,7 @@ def _negamax(
         tparams,
         geo,
         col_masks,
-        ust,
-        ist,
+        stack,
         stats,
         col_of_bit,
         tie_break,
@@ -438,8 +436,7 @@ def _negamax_deep(
     tparams: np.ndarray,
     geo: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
@@ -457,8 +454,7 @@ def _negamax_deep(
             tparams,
             geo,
             col_masks,
-            ust,
-            ist,
+            stack,
             stats,
             col_of_bit,
             tie_break,
@@ -473,8 +469,7 @@ def _negamax_deep(
         tparams,
         geo,
         col_masks,
-        ust,
-        ist,
+        stack,
         stats,
         col_of_bit,
         tie_break,
@@ -492,8 +487,7 @@ def _search(
     tparams: np.ndarray,
     geo: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
@@ -501,7 +495,7 @@ def _search(
     default_size: bool,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack
-    (``ust``'s row d0: current, mask, the opponent's winning cells; ``ist``'s: alpha,
+    (``stack``'s row d0: current, mask, the opponent's winning cells, alpha,
     beta), which has ``n0 + d0`` stones; ``col_of_bit``, ``tie_break``: see
     :func:`_negamax`.
 
@@ -563,24 +557,25 @@ def _search(
         right_cols |= col_masks[c]
 
     # the stack's rows (see _stack_row): an entry is at d * row + field, with
-    # ``row`` a constant in the 7x6 copy (with 2-D arrays, the row length was a
-    # run-time value that the loop reloaded: 559.6 -> 545.3 instructions per node)
-    row = max(_MOVES + 2 * width, _SCORES + width)
+    # ``row`` a constant in the 7x6 copy (the row length of a 2-D array is a
+    # run-time value that the loop reloads), one base pointer for every field
+    row = _MOVES + 3 * width
     d = d0
     wins = _MOVES + width  # first column of the moves' winning cells
+    scores = wins + width  # first column of the moves' scores
     nodes = 0
     v = 0
     while True:
         # ---------------------------------------------------- enter node d
         nodes += 1
-        cur = ust[_u(d * row + _CUR)]
-        mask = ust[_u(d * row + _MASK)]
-        alpha = ist[_u(d * row + _ALPHA)]
-        beta = ist[_u(d * row + _BETA)]
+        cur = stack[_u(d * row + _CUR)]
+        mask = stack[_u(d * row + _MASK)]
+        alpha = np.int64(stack[_u(d * row + _ALPHA)])
+        beta = np.int64(stack[_u(d * row + _BETA)])
         n = n0 + d
         done = False
         possible = (mask + bottom) & board
-        opp_win = ust[_u(d * row + _OPPW)]
+        opp_win = stack[_u(d * row + _OPPW)]
         forced = possible & opp_win
         nxt = _ZERO
         if forced != _ZERO:
@@ -639,7 +634,7 @@ def _search(
             if alpha >= beta:
                 # lo >= beta: a lower bound that fails high; else hi <= alpha: fails low
                 # (if both, lo == hi is the exact score)
-                v = alpha if alpha > ist[_u(d * row + _ALPHA)] else beta
+                v = alpha if alpha > np.int64(stack[_u(d * row + _ALPHA)]) else beta
                 done = True
         if (
             symmetry
@@ -769,14 +764,14 @@ def _search(
                     if (m & tt_cells) != _ZERO:
                         sc += _TT_MOVE_BONUS
                 j = k
-                while j > 0 and ist[_u(d * row + _SCORES + j - 1)] < sc:
-                    ust[_u(d * row + _MOVES + j)] = ust[_u(d * row + _MOVES + j - 1)]
-                    ust[_u(d * row + wins + j)] = ust[_u(d * row + wins + j - 1)]
-                    ist[_u(d * row + _SCORES + j)] = ist[_u(d * row + _SCORES + j - 1)]
+                while j > 0 and np.int64(stack[_u(d * row + scores + j - 1)]) < sc:
+                    stack[_u(d * row + _MOVES + j)] = stack[_u(d * row + _MOVES + j - 1)]
+                    stack[_u(d * row + wins + j)] = stack[_u(d * row + wins + j - 1)]
+                    stack[_u(d * row + scores + j)] = stack[_u(d * row + scores + j - 1)]
                     j -= 1
-                ust[_u(d * row + _MOVES + j)] = m
-                ust[_u(d * row + wins + j)] = w
-                ist[_u(d * row + _SCORES + j)] = sc
+                stack[_u(d * row + _MOVES + j)] = m
+                stack[_u(d * row + wins + j)] = w
+                stack[_u(d * row + scores + j)] = np.uint64(sc)
                 k += 1
             if etc_col >= 0 and n < tt_stones:
                 if flipped:
@@ -796,18 +791,18 @@ def _search(
                 else:
                     store(big, slot, tag, v, False, -1)
             if not done:
-                ist[_u(d * row + _ALPHA)] = alpha
-                ist[_u(d * row + _BETA)] = beta
-                ist[_u(d * row + _NMOVES)] = k
-                ist[_u(d * row + _IDX)] = 0
-                ist[_u(d * row + _BEST)] = best
+                stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
+                stack[_u(d * row + _BETA)] = np.uint64(beta)
+                stack[_u(d * row + _NMOVES)] = np.uint64(k)
+                stack[_u(d * row + _IDX)] = np.uint64(0)
+                stack[_u(d * row + _BEST)] = np.uint64(best)
                 # push the first child
-                m = ust[_u(d * row + _MOVES)]
-                ust[_u((d + 1) * row + _CUR)] = cur ^ mask
-                ust[_u((d + 1) * row + _MASK)] = mask | m
-                ust[_u((d + 1) * row + _OPPW)] = ust[_u(d * row + wins)]
-                ist[_u((d + 1) * row + _ALPHA)] = -beta
-                ist[_u((d + 1) * row + _BETA)] = -alpha
+                m = stack[_u(d * row + _MOVES)]
+                stack[_u((d + 1) * row + _CUR)] = cur ^ mask
+                stack[_u((d + 1) * row + _MASK)] = mask | m
+                stack[_u((d + 1) * row + _OPPW)] = stack[_u(d * row + wins)]
+                stack[_u((d + 1) * row + _ALPHA)] = np.uint64(-beta)
+                stack[_u((d + 1) * row + _BETA)] = np.uint64(-alpha)
                 d += 1
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     continue
@@ -821,8 +816,7 @@ def _search(
                     tparams,
                     geo,
                     col_masks,
-                    ust,
-                    ist,
+                    stack,
                     stats,
                     col_of_bit,
                     tie_break,
@@ -839,12 +833,12 @@ def _search(
                 return v
             d -= 1
             score = -v
-            cur = ust[_u(d * row + _CUR)]
-            mask = ust[_u(d * row + _MASK)]
+            cur = stack[_u(d * row + _CUR)]
+            mask = stack[_u(d * row + _MASK)]
             n = n0 + d
-            idx = ist[_u(d * row + _IDX)]
-            if score >= ist[_u(d * row + _BETA)]:
-                m = ust[_u(d * row + _MOVES + idx)]
+            idx = np.int64(stack[_u(d * row + _IDX)])
+            if score >= np.int64(stack[_u(d * row + _BETA)]):
+                m = stack[_u(d * row + _MOVES + idx)]
                 col = col_of_bit[_u(trailing_zeros(m))]
                 key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
                 if flipped:
@@ -869,19 +863,19 @@ def _search(
                         return 0
                 v = score
                 continue
-            if score > ist[_u(d * row + _BEST)]:
-                ist[_u(d * row + _BEST)] = score
-                if score > ist[_u(d * row + _ALPHA)]:
-                    ist[_u(d * row + _ALPHA)] = score
+            if score > np.int64(stack[_u(d * row + _BEST)]):
+                stack[_u(d * row + _BEST)] = np.uint64(score)
+                if score > np.int64(stack[_u(d * row + _ALPHA)]):
+                    stack[_u(d * row + _ALPHA)] = np.uint64(score)
             idx += 1
-            if idx < ist[_u(d * row + _NMOVES)]:
-                ist[_u(d * row + _IDX)] = idx
-                m = ust[_u(d * row + _MOVES + idx)]
-                ust[_u((d + 1) * row + _CUR)] = cur ^ mask
-                ust[_u((d + 1) * row + _MASK)] = mask | m
-                ust[_u((d + 1) * row + _OPPW)] = ust[_u(d * row + wins + idx)]
-                ist[_u((d + 1) * row + _ALPHA)] = -ist[_u(d * row + _BETA)]
-                ist[_u((d + 1) * row + _BETA)] = -ist[_u(d * row + _ALPHA)]
+            if idx < np.int64(stack[_u(d * row + _NMOVES)]):
+                stack[_u(d * row + _IDX)] = np.uint64(idx)
+                m = stack[_u(d * row + _MOVES + idx)]
+                stack[_u((d + 1) * row + _CUR)] = cur ^ mask
+                stack[_u((d + 1) * row + _MASK)] = mask | m
+                stack[_u((d + 1) * row + _OPPW)] = stack[_u(d * row + wins + idx)]
+                stack[_u((d + 1) * row + _ALPHA)] = np.uint64(-np.int64(stack[_u(d * row + _BETA)]))
+                stack[_u((d + 1) * row + _BETA)] = np.uint64(-np.int64(stack[_u(d * row + _ALPHA)]))
                 d += 1
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     break
@@ -894,8 +888,7 @@ def _search(
                     tparams,
                     geo,
                     col_masks,
-                    ust,
-                    ist,
+                    stack,
                     stats,
                     col_of_bit,
                     tie_break,
@@ -904,7 +897,7 @@ def _search(
                     stats[0] += nodes
                     return 0
                 continue
-            v = ist[_u(d * row + _BEST)]
+            v = np.int64(stack[_u(d * row + _BEST)])
             key, _ = _table_key(cur + mask + bottom, n, width, h1, symmetry)
             if n >= tt_stones:
                 pass
@@ -936,8 +929,7 @@ def _solve_one(
     geo: np.ndarray,
     order: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
@@ -962,18 +954,14 @@ def _solve_one(
         stats[0] += 1
         return 1 if wdl else (cells + 1 - n) // 2
     if wdl:
-        r = _negamax(
-            cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
-        )
+        r = _negamax(cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, stack, stats)
         if stats[1] != 0:
             return 0  # stopped
         if r > 0:
             return 1
         if r < 0:
             return -1
-        r = _negamax(
-            cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, ust, ist, stats
-        )
+        r = _negamax(cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, stack, stats)
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
@@ -1010,7 +998,7 @@ def _solve_one(
                 if lo <= g < hi:
                     med = g
         r = _negamax(
-            cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
+            cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, stack, stats
         )
         if stats[1] != 0:
             return 0  # stopped
@@ -1033,8 +1021,7 @@ def _solve_batch(
     geo: np.ndarray,
     order: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
 ) -> None:
     # no guess: the previous score (the neighbours of a build are related) made a
@@ -1044,7 +1031,7 @@ def _solve_batch(
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
         out[i] = _solve_one(
-            cur, mask, wdl, False, 0, 0, big, small, tparams, geo, order, col_masks, ust, ist, stats
+            cur, mask, wdl, False, 0, 0, big, small, tparams, geo, order, col_masks, stack, stats
         )
 
 
@@ -1266,8 +1253,7 @@ class Solver:
             self._geo,
             w.order,
             self._col_masks,
-            w.ust,
-            w.ist,
+            w.stack,
             w.stats,
         )
 
@@ -1383,8 +1369,7 @@ class _Worker:
 
     order: np.ndarray
     small: np.ndarray
-    ust: np.ndarray
-    ist: np.ndarray
+    stack: np.ndarray
     stats: np.ndarray
 
     @classmethod
@@ -1407,8 +1392,7 @@ class _Worker:
         return cls(
             order=np.array(order, dtype=np.int64),
             small=small,
-            ust=np.zeros(depth * _stack_row(solver.width), dtype=np.uint64),
-            ist=np.zeros(depth * _stack_row(solver.width), dtype=np.int64),
+            stack=np.zeros(depth * _stack_row(solver.width), dtype=np.uint64),
             stats=np.zeros(3, dtype=np.int64),
         )
 

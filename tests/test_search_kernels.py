@@ -33,14 +33,14 @@ def _general(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
 def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     """``_negamax_deep`` on ``pos`` as the root, whatever its stone count (the
     mirror code only saves work: without it the search is as exact)."""
-    big, small, tparams, geo, order, col_masks, ust, ist, stats = solver._kernel_args()
+    big, small, tparams, geo, order, col_masks, stack, stats = solver._kernel_args()
     width, height = solver.width, solver.height
-    ust[search._CUR] = pos.current  # row 0 of the flat stack
-    ust[search._MASK] = pos.mask
+    stack[search._CUR] = pos.current  # row 0 of the flat stack
+    stack[search._MASK] = pos.mask
     opponent = pos.current ^ pos.mask
-    ust[search._OPPW] = winning_cells(opponent, pos.mask, width, height)
-    ist[search._ALPHA] = alpha
-    ist[search._BETA] = beta
+    stack[search._OPPW] = winning_cells(opponent, pos.mask, width, height)
+    stack[search._ALPHA] = alpha & 0xFFFF_FFFF_FFFF_FFFF  # an integer's 64 bits
+    stack[search._BETA] = beta & 0xFFFF_FFFF_FFFF_FFFF
     col_of_bit = np.arange(64, dtype=np.int64) // (height + 1)
     rank = np.zeros(width, dtype=np.int64)
     rank[order] = search._RANKS - 1 - np.arange(width)
@@ -54,8 +54,7 @@ def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
         tparams,
         geo,
         col_masks,
-        ust,
-        ist,
+        stack,
         stats,
         col_of_bit,
         tie_break,
