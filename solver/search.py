@@ -565,17 +565,22 @@ def _search(
     scores = wins + width  # first column of the moves' scores
     nodes = 0
     v = 0
+    # the node's position, window and the opponent's winning cells: read from the
+    # stack for the first node, then set by the push of each child (which stores
+    # in the child's row only what is read again, current and mask, but for the
+    # hand-over to another copy of the loop, which reads the whole row)
+    cur = stack[_u(d * row + _CUR)]
+    mask = stack[_u(d * row + _MASK)]
+    alpha = np.int64(stack[_u(d * row + _ALPHA)])
+    beta = np.int64(stack[_u(d * row + _BETA)])
+    opp_win = stack[_u(d * row + _OPPW)]
     while True:
         # ---------------------------------------------------- enter node d
         nodes += 1
-        cur = stack[_u(d * row + _CUR)]
-        mask = stack[_u(d * row + _MASK)]
-        alpha = np.int64(stack[_u(d * row + _ALPHA)])
-        beta = np.int64(stack[_u(d * row + _BETA)])
+        alpha_in = alpha
         n = n0 + d
         done = False
         possible = (mask + bottom) & board
-        opp_win = stack[_u(d * row + _OPPW)]
         forced = possible & opp_win
         nxt = _ZERO
         if forced != _ZERO:
@@ -634,7 +639,7 @@ def _search(
             if alpha >= beta:
                 # lo >= beta: a lower bound that fails high; else hi <= alpha: fails low
                 # (if both, lo == hi is the exact score)
-                v = alpha if alpha > np.int64(stack[_u(d * row + _ALPHA)]) else beta
+                v = alpha if alpha > alpha_in else beta
                 done = True
         if (
             symmetry
@@ -798,12 +803,16 @@ def _search(
                 stack[_u(d * row + _BEST)] = np.uint64(best)
                 # push the first child
                 m = stack[_u(d * row + _MOVES)]
-                stack[_u((d + 1) * row + _CUR)] = cur ^ mask
-                stack[_u((d + 1) * row + _MASK)] = mask | m
-                stack[_u((d + 1) * row + _OPPW)] = stack[_u(d * row + wins)]
-                stack[_u((d + 1) * row + _ALPHA)] = np.uint64(-beta)
-                stack[_u((d + 1) * row + _BETA)] = np.uint64(-alpha)
+                cur, mask = cur ^ mask, mask | m
+                alpha, beta = -beta, -alpha
+                opp_win = stack[_u(d * row + wins)]
                 d += 1
+                stack[_u(d * row + _CUR)] = cur
+                stack[_u(d * row + _MASK)] = mask
+                if mirror is not None:  # for the hand-over below
+                    stack[_u(d * row + _OPPW)] = opp_win
+                    stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
+                    stack[_u(d * row + _BETA)] = np.uint64(beta)
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     continue
                 # the child and its subtree are past the mirror code: the kernel
@@ -871,12 +880,17 @@ def _search(
             if idx < np.int64(stack[_u(d * row + _NMOVES)]):
                 stack[_u(d * row + _IDX)] = np.uint64(idx)
                 m = stack[_u(d * row + _MOVES + idx)]
-                stack[_u((d + 1) * row + _CUR)] = cur ^ mask
-                stack[_u((d + 1) * row + _MASK)] = mask | m
-                stack[_u((d + 1) * row + _OPPW)] = stack[_u(d * row + wins + idx)]
-                stack[_u((d + 1) * row + _ALPHA)] = np.uint64(-np.int64(stack[_u(d * row + _BETA)]))
-                stack[_u((d + 1) * row + _BETA)] = np.uint64(-np.int64(stack[_u(d * row + _ALPHA)]))
+                cur, mask = cur ^ mask, mask | m
+                alpha = -np.int64(stack[_u(d * row + _BETA)])
+                beta = -np.int64(stack[_u(d * row + _ALPHA)])
+                opp_win = stack[_u(d * row + wins + idx)]
                 d += 1
+                stack[_u(d * row + _CUR)] = cur
+                stack[_u(d * row + _MASK)] = mask
+                if mirror is not None:  # for the hand-over below
+                    stack[_u(d * row + _OPPW)] = opp_win
+                    stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
+                    stack[_u(d * row + _BETA)] = np.uint64(beta)
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     break
                 # past the mirror code, as above: return the child's value at once
