@@ -108,20 +108,26 @@ _STOP = 8
 #: First window of the walk of odd-numbered helper threads (the main thread's is 0).
 _SPLIT_START = 1
 
-# Layout of the integer part of a stack frame (one row per depth).
-_ALPHA, _BETA, _NMOVES, _IDX = 0, 1, 2, 3
-_BEST = 4  # best score (upper bound) so far: the search fails soft
-_SCORES = 5  # move-ordering scores of the frame's moves, up to width of them
-# Layout of the bitboard part: current, mask, the opponent's winning cells (as
-# the parent computed them), then the moves (one bit each), then for each move
-# the cells where it leaves us a winning spot (the child's opponent threats).
-_CUR, _MASK, _OPPW, _MOVES = 0, 1, 2, 3
-#: 7x6 copy only: after the moves' winning cells, the columns where
-#: :func:`_winning_lanes` writes the winning cells of each candidate move, in the
-#: order the move ordering takes them, _LANE_WIDTH moves per round (8 words: 7 moves)
-_LANES = 3 + 2 * DEFAULT_WIDTH
+# Layout of a stack frame (one row per depth): current, mask, the opponent's
+# winning cells (as the parent computed them), the window, the moves' count and
+# the one being searched, the best score (upper bound) so far (the search fails
+# soft); then the moves (one bit each), then for each move the cells where it
+# leaves us a winning spot (the child's opponent threats), then the moves'
+# ordering scores. The integers are stored as their 64 bits.
+_CUR, _MASK, _OPPW = 0, 1, 2
+_ALPHA, _BETA, _NMOVES, _IDX, _BEST = 3, 4, 5, 6, 7
+_MOVES = 8
+#: 7x6 copy only: after the moves' scores, the entries where :func:`_winning_lanes`
+#: writes the winning cells of each candidate move, in the order the move ordering
+#: takes them, _LANE_WIDTH moves per round (8 entries: 7 moves in two rounds)
 _LANE_WIDTH = 4
 _LANE_COUNT = 8
+
+
+def _stack_row(width: int) -> int:
+    """Entries per row (one row per depth) of the search's stack, a flat uint64
+    array (the search loop computes the row length with the same formula)."""
+    return _MOVES + 3 * width + _LANE_COUNT
 
 
 @njit(cache=True, inline="always")
@@ -239,11 +245,11 @@ def _winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: int)
 
 
 @intrinsic
-def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-untyped-def]
+def _winning_lanes(typingctx, stack, start, cur, mask, nxt):  # type: ignore[no-untyped-def]
     """7x6 only: the move ordering's per-move bit work for all moves at once.
 
     For the j-th move ``m`` of ``nxt`` (one bit per column, lowest first): writes
-    ``_winning_cells(cur | m, mask | m)`` to ``ust[row, _LANES + j]`` and returns
+    ``_winning_cells(cur | m, mask | m)`` to ``stack[start + j]`` and returns
     the moves (OR of their bits) that leave two threats (two playable winning
     cells, or one on top of another). Emitted as LLVM vector code, four moves
     per round (one AVX2 register of 4 x 64 bits), instead of scalar code once
@@ -262,13 +268,13 @@ def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-unty
     from numba import types
     from numba.core import cgutils
 
-    sig = types.uint64(ust, row, cur, mask, nxt)
+    sig = types.uint64(stack, start, cur, mask, nxt)
     h1 = DEFAULT_HEIGHT + 1
     board_bits = sum(((1 << DEFAULT_HEIGHT) - 1) << (c * h1) for c in range(DEFAULT_WIDTH))
     bottom_bits = sum(1 << (c * h1) for c in range(DEFAULT_WIDTH))
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        ustty, rowty = signature.args[:2]
+        stackty, startty = signature.args[:2]
         i64 = ir.IntType(64)
         i32 = ir.IntType(32)
         vec = ir.VectorType(i64, _LANE_WIDTH)
@@ -282,12 +288,9 @@ def _winning_lanes(typingctx, ust, row, cur, mask, nxt):  # type: ignore[no-unty
             zeros = ir.Constant(ir.VectorType(i32, _LANE_WIDTH), [0] * _LANE_WIDTH)
             return builder.shuffle_vector(one, ir.Constant(vec, None), zeros)
 
-        ary = context.make_array(ustty)(context, builder, args[0])
-        r_idx = context.cast(builder, args[1], rowty, types.intp)
-        l_idx = context.get_constant(types.intp, _LANES)
-        base = cgutils.get_item_pointer(
-            context, builder, ustty, ary, [r_idx, l_idx], wraparound=False
-        )
+        ary = context.make_array(stackty)(context, builder, args[0])
+        idx = context.cast(builder, args[1], startty, types.intp)
+        base = cgutils.get_item_pointer(context, builder, stackty, ary, [idx], wraparound=False)
         scur = splat(args[2])
         smask = splat(args[3])
         fnty = ir.FunctionType(i64, [vec])
@@ -489,8 +492,7 @@ def _negamax(
     geo: np.ndarray,
     order: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
 ) -> int:
     """Alpha-beta value of a position whose side to move cannot win at once.
@@ -500,7 +502,8 @@ def _negamax(
     anything between is exact. ``geo`` = (width, height, cells,
     deep_stones, use_potential, etc_stones, use_prefetch, tt_stones, stop); ``tparams`` =
     (log2, small_log2, key_bits);
-    ``ust``/``ist`` are the stack (uint64 / int64 rows, one per depth); ``stats`` =
+    ``stack`` is the search's stack (a flat uint64 array, one row per depth, see
+    :func:`_stack_row`); ``stats`` =
     (nodes, stopped, nodes searched by :func:`_negamax_deep`). When another thread
     sets ``geo[_STOP]``, returns soon (at the next store into the big table) with
     ``stats[1]`` set and a meaningless result.
@@ -515,24 +518,26 @@ def _negamax(
     board = _ZERO
     for c in range(width):
         board |= col_masks[c]
-    ust[0, _CUR] = cur0
-    ust[0, _MASK] = mask0
-    ust[0, _OPPW] = _winning_cells(cur0 ^ mask0, mask0, board, height)
-    ist[0, _ALPHA] = alpha0
-    ist[0, _BETA] = beta0
-    # the column of each bit (no division in the loop) and each column's rank in
-    # the move order as a tie-break added to the move scores (centre first)
+    stack[_CUR] = cur0  # row 0 of the stack (see _stack_row)
+    stack[_MASK] = mask0
+    stack[_OPPW] = _winning_cells(cur0 ^ mask0, mask0, board, height)
+    stack[_ALPHA] = np.uint64(alpha0)
+    stack[_BETA] = np.uint64(beta0)
+    # the column of each bit (no division in the loop) and, for each bit, its
+    # column's rank in the move order as a tie-break added to the move scores
+    # (centre first); both by bit, so that the loop looks up no column per move
     col_of_bit = np.zeros(64, dtype=np.int64)
     for b in range(64):
         col_of_bit[b] = b // h1
-    tie_break = np.zeros(width, dtype=np.int64)
+    tie_break = np.zeros(64, dtype=np.int64)
     for i in range(width):
-        tie_break[order[i]] = _RANKS - 1 - i
+        for b in range(order[i] * h1, (order[i] + 1) * h1):
+            tie_break[b] = _RANKS - 1 - i
     # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
     root = np.int64(0)
     if n0 >= _SYMMETRY_STONES:
         return _negamax_deep(
-            root, n0, big, small, tparams, geo, col_masks, ust, ist, stats, col_of_bit, tie_break
+            root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break
         )
     return _search(
         root,
@@ -542,8 +547,7 @@ def _negamax(
         tparams,
         geo,
         col_masks,
-        ust,
-        ist,
+        stack,
         stats,
         col_of_bit,
         tie_break,
@@ -572,8 +576,7 @@ def _negamax_deep(
     tparams: np.ndarray,
     geo: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
@@ -591,8 +594,7 @@ def _negamax_deep(
             tparams,
             geo,
             col_masks,
-            ust,
-            ist,
+            stack,
             stats,
             col_of_bit,
             tie_break,
@@ -607,8 +609,7 @@ def _negamax_deep(
         tparams,
         geo,
         col_masks,
-        ust,
-        ist,
+        stack,
         stats,
         col_of_bit,
         tie_break,
@@ -626,8 +627,7 @@ def _search(
     tparams: np.ndarray,
     geo: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
@@ -635,7 +635,7 @@ def _search(
     default_size: bool,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack
-    (``ust[d0]``: current, mask, the opponent's winning cells; ``ist[d0]``: alpha,
+    (``stack``'s row d0: current, mask, the opponent's winning cells, alpha,
     beta), which has ``n0 + d0`` stones; ``col_of_bit``, ``tie_break``: see
     :func:`_negamax`.
 
@@ -696,21 +696,32 @@ def _search(
     for c in range((width + 1) // 2, width):
         right_cols |= col_masks[c]
 
+    # the stack's rows (see _stack_row): an entry is at d * row + field, with
+    # ``row`` a constant in the 7x6 copy (the row length of a 2-D array is a
+    # run-time value that the loop reloads), one base pointer for every field
+    row = _MOVES + 3 * width + _LANE_COUNT
     d = d0
     wins = _MOVES + width  # first column of the moves' winning cells
+    scores = wins + width  # first column of the moves' scores
+    lanes = scores + width  # first column of _winning_lanes' output (7x6 copy)
     nodes = 0
     v = 0
+    # the node's position, window and the opponent's winning cells: read from the
+    # stack for the first node, then set by the push of each child (which stores
+    # in the child's row only what is read again, current and mask, but for the
+    # hand-over to another copy of the loop, which reads the whole row)
+    cur = stack[_u(d * row + _CUR)]
+    mask = stack[_u(d * row + _MASK)]
+    alpha = np.int64(stack[_u(d * row + _ALPHA)])
+    beta = np.int64(stack[_u(d * row + _BETA)])
+    opp_win = stack[_u(d * row + _OPPW)]
     while True:
         # ---------------------------------------------------- enter node d
         nodes += 1
-        cur = ust[_u(d), _CUR]
-        mask = ust[_u(d), _MASK]
-        alpha = ist[_u(d), _ALPHA]
-        beta = ist[_u(d), _BETA]
+        alpha_in = alpha
         n = n0 + d
         done = False
         possible = (mask + bottom) & board
-        opp_win = ust[_u(d), _OPPW]
         forced = possible & opp_win
         nxt = _ZERO
         if forced != _ZERO:
@@ -769,7 +780,7 @@ def _search(
             if alpha >= beta:
                 # lo >= beta: a lower bound that fails high; else hi <= alpha: fails low
                 # (if both, lo == hi is the exact score)
-                v = alpha if alpha > ist[_u(d), _ALPHA] else beta
+                v = alpha if alpha > alpha_in else beta
                 done = True
         if (
             symmetry
@@ -781,7 +792,7 @@ def _search(
             # the position is its own mirror image, and so are its threats and
             # its set of moves: one move of each mirror pair is enough
             nxt &= ~right_cols
-        tt_move = -1
+        tt_cells = _ZERO  # the cells of the table move's column
         if not done and use_prefetch and n + 1 < deep and n < etc_stones:
             # the children's slots in the big table are probed below (enhanced
             # transposition cut-offs): start loading them now, in parallel
@@ -817,8 +828,8 @@ def _search(
             if payload != _ZERO:
                 lower, upper = entry_bounds(payload)
                 tt_move = entry_move(payload)
-                if flipped and tt_move >= 0:
-                    tt_move = width - 1 - tt_move
+                if tt_move >= 0:
+                    tt_cells = col_masks[_u(width - 1 - tt_move if flipped else tt_move)]
                 if lower > alpha:
                     alpha = lower
                     if alpha >= beta:
@@ -839,16 +850,15 @@ def _search(
             if default_size:
                 # every move's winning cells at once, in vector registers; also at
                 # single-move nodes (the scalar code there too cost 7 per node more)
-                two_threats = _winning_lanes(ust, _u(d), cur, mask, nxt)
+                two_threats = _winning_lanes(stack, _u(d * row + lanes), cur, mask, nxt)
             rest = nxt  # one bit per playable column, taken lowest first: the
             # insertion sort below puts them in order (score, then centre first)
             while rest != _ZERO:
                 m = rest & (_ZERO - rest)
                 rest ^= m
-                col = col_of_bit[_u(trailing_zeros(m))]
                 nm = mask | m
                 if default_size:
-                    w = ust[_u(d), _u(_LANES + lane)]
+                    w = stack[_u(d * row + lanes + lane)]
                     lane += 1
                     two = (two_threats & m) != _ZERO
                 else:
@@ -872,7 +882,7 @@ def _search(
                     if bound != _NO_BOUND and -bound >= beta:
                         v = -bound
                         done = True
-                        etc_col = col
+                        etc_col = col_of_bit[_u(trailing_zeros(m))]
                         break
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
@@ -889,7 +899,7 @@ def _search(
                         if -cupper >= beta:
                             v = -cupper
                             done = True
-                            etc_col = col
+                            etc_col = col_of_bit[_u(trailing_zeros(m))]
                             break
                         cbound = clower
                         if -cbound <= alpha:
@@ -908,18 +918,18 @@ def _search(
                     nnt = useful & ((up1 << _ONE) & board)
                     sc = (
                         12 * popcount(nt) + 5 * popcount(nnt) + 3 * popcount(useful)
-                    ) * _RANKS + tie_break[_u(col)]
-                    if col == tt_move:
+                    ) * _RANKS + tie_break[_u(trailing_zeros(m))]
+                    if (m & tt_cells) != _ZERO:
                         sc += _TT_MOVE_BONUS
                 j = k
-                while j > 0 and ist[_u(d), _u(_SCORES + j - 1)] < sc:
-                    ust[_u(d), _u(_MOVES + j)] = ust[_u(d), _u(_MOVES + j - 1)]
-                    ust[_u(d), _u(wins + j)] = ust[_u(d), _u(wins + j - 1)]
-                    ist[_u(d), _u(_SCORES + j)] = ist[_u(d), _u(_SCORES + j - 1)]
+                while j > 0 and np.int64(stack[_u(d * row + scores + j - 1)]) < sc:
+                    stack[_u(d * row + _MOVES + j)] = stack[_u(d * row + _MOVES + j - 1)]
+                    stack[_u(d * row + wins + j)] = stack[_u(d * row + wins + j - 1)]
+                    stack[_u(d * row + scores + j)] = stack[_u(d * row + scores + j - 1)]
                     j -= 1
-                ust[_u(d), _u(_MOVES + j)] = m
-                ust[_u(d), _u(wins + j)] = w
-                ist[_u(d), _u(_SCORES + j)] = sc
+                stack[_u(d * row + _MOVES + j)] = m
+                stack[_u(d * row + wins + j)] = w
+                stack[_u(d * row + scores + j)] = np.uint64(sc)
                 k += 1
             if etc_col >= 0 and n < tt_stones:
                 if flipped:
@@ -939,19 +949,23 @@ def _search(
                 else:
                     store(big, slot, tag, v, False, -1)
             if not done:
-                ist[_u(d), _ALPHA] = alpha
-                ist[_u(d), _BETA] = beta
-                ist[_u(d), _NMOVES] = k
-                ist[_u(d), _IDX] = 0
-                ist[_u(d), _BEST] = best
+                stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
+                stack[_u(d * row + _BETA)] = np.uint64(beta)
+                stack[_u(d * row + _NMOVES)] = np.uint64(k)
+                stack[_u(d * row + _IDX)] = np.uint64(0)
+                stack[_u(d * row + _BEST)] = np.uint64(best)
                 # push the first child
-                m = ust[_u(d), _MOVES]
-                ust[_u(d + 1), _CUR] = cur ^ mask
-                ust[_u(d + 1), _MASK] = mask | m
-                ust[_u(d + 1), _OPPW] = ust[_u(d), wins]
-                ist[_u(d + 1), _ALPHA] = -beta
-                ist[_u(d + 1), _BETA] = -alpha
+                m = stack[_u(d * row + _MOVES)]
+                cur, mask = cur ^ mask, mask | m
+                alpha, beta = -beta, -alpha
+                opp_win = stack[_u(d * row + wins)]
                 d += 1
+                stack[_u(d * row + _CUR)] = cur
+                stack[_u(d * row + _MASK)] = mask
+                if mirror is not None:  # for the hand-over below
+                    stack[_u(d * row + _OPPW)] = opp_win
+                    stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
+                    stack[_u(d * row + _BETA)] = np.uint64(beta)
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     continue
                 # the child and its subtree are past the mirror code: the kernel
@@ -964,8 +978,7 @@ def _search(
                     tparams,
                     geo,
                     col_masks,
-                    ust,
-                    ist,
+                    stack,
                     stats,
                     col_of_bit,
                     tie_break,
@@ -982,12 +995,12 @@ def _search(
                 return v
             d -= 1
             score = -v
-            cur = ust[_u(d), _CUR]
-            mask = ust[_u(d), _MASK]
+            cur = stack[_u(d * row + _CUR)]
+            mask = stack[_u(d * row + _MASK)]
             n = n0 + d
-            idx = ist[_u(d), _IDX]
-            if score >= ist[_u(d), _BETA]:
-                m = ust[_u(d), _u(_MOVES + idx)]
+            idx = np.int64(stack[_u(d * row + _IDX)])
+            if score >= np.int64(stack[_u(d * row + _BETA)]):
+                m = stack[_u(d * row + _MOVES + idx)]
                 col = col_of_bit[_u(trailing_zeros(m))]
                 key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
                 if flipped:
@@ -1012,20 +1025,25 @@ def _search(
                         return 0
                 v = score
                 continue
-            if score > ist[_u(d), _BEST]:
-                ist[_u(d), _BEST] = score
-                if score > ist[_u(d), _ALPHA]:
-                    ist[_u(d), _ALPHA] = score
+            if score > np.int64(stack[_u(d * row + _BEST)]):
+                stack[_u(d * row + _BEST)] = np.uint64(score)
+                if score > np.int64(stack[_u(d * row + _ALPHA)]):
+                    stack[_u(d * row + _ALPHA)] = np.uint64(score)
             idx += 1
-            if idx < ist[_u(d), _NMOVES]:
-                ist[_u(d), _IDX] = idx
-                m = ust[_u(d), _u(_MOVES + idx)]
-                ust[_u(d + 1), _CUR] = cur ^ mask
-                ust[_u(d + 1), _MASK] = mask | m
-                ust[_u(d + 1), _OPPW] = ust[_u(d), _u(wins + idx)]
-                ist[_u(d + 1), _ALPHA] = -ist[_u(d), _BETA]
-                ist[_u(d + 1), _BETA] = -ist[_u(d), _ALPHA]
+            if idx < np.int64(stack[_u(d * row + _NMOVES)]):
+                stack[_u(d * row + _IDX)] = np.uint64(idx)
+                m = stack[_u(d * row + _MOVES + idx)]
+                cur, mask = cur ^ mask, mask | m
+                alpha = -np.int64(stack[_u(d * row + _BETA)])
+                beta = -np.int64(stack[_u(d * row + _ALPHA)])
+                opp_win = stack[_u(d * row + wins + idx)]
                 d += 1
+                stack[_u(d * row + _CUR)] = cur
+                stack[_u(d * row + _MASK)] = mask
+                if mirror is not None:  # for the hand-over below
+                    stack[_u(d * row + _OPPW)] = opp_win
+                    stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
+                    stack[_u(d * row + _BETA)] = np.uint64(beta)
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     break
                 # past the mirror code, as above: return the child's value at once
@@ -1037,8 +1055,7 @@ def _search(
                     tparams,
                     geo,
                     col_masks,
-                    ust,
-                    ist,
+                    stack,
                     stats,
                     col_of_bit,
                     tie_break,
@@ -1047,7 +1064,7 @@ def _search(
                     stats[0] += nodes
                     return 0
                 continue
-            v = ist[_u(d), _BEST]
+            v = np.int64(stack[_u(d * row + _BEST)])
             key, _ = _table_key(cur + mask + bottom, n, width, h1, symmetry)
             if n >= tt_stones:
                 pass
@@ -1079,8 +1096,7 @@ def _solve_one(
     geo: np.ndarray,
     order: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
@@ -1105,18 +1121,14 @@ def _solve_one(
         stats[0] += 1
         return 1 if wdl else (cells + 1 - n) // 2
     if wdl:
-        r = _negamax(
-            cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
-        )
+        r = _negamax(cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, stack, stats)
         if stats[1] != 0:
             return 0  # stopped
         if r > 0:
             return 1
         if r < 0:
             return -1
-        r = _negamax(
-            cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, ust, ist, stats
-        )
+        r = _negamax(cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, stack, stats)
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
@@ -1153,7 +1165,7 @@ def _solve_one(
                 if lo <= g < hi:
                     med = g
         r = _negamax(
-            cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, ust, ist, stats
+            cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, stack, stats
         )
         if stats[1] != 0:
             return 0  # stopped
@@ -1176,8 +1188,7 @@ def _solve_batch(
     geo: np.ndarray,
     order: np.ndarray,
     col_masks: np.ndarray,
-    ust: np.ndarray,
-    ist: np.ndarray,
+    stack: np.ndarray,
     stats: np.ndarray,
 ) -> None:
     # no guess: the previous score (the neighbours of a build are related) made a
@@ -1187,7 +1198,7 @@ def _solve_batch(
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
         out[i] = _solve_one(
-            cur, mask, wdl, False, 0, 0, big, small, tparams, geo, order, col_masks, ust, ist, stats
+            cur, mask, wdl, False, 0, 0, big, small, tparams, geo, order, col_masks, stack, stats
         )
 
 
@@ -1409,8 +1420,7 @@ class Solver:
             self._geo,
             w.order,
             self._col_masks,
-            w.ust,
-            w.ist,
+            w.stack,
             w.stats,
         )
 
@@ -1526,8 +1536,7 @@ class _Worker:
 
     order: np.ndarray
     small: np.ndarray
-    ust: np.ndarray
-    ist: np.ndarray
+    stack: np.ndarray
     stats: np.ndarray
 
     @classmethod
@@ -1550,8 +1559,7 @@ class _Worker:
         return cls(
             order=np.array(order, dtype=np.int64),
             small=small,
-            ust=np.zeros((depth, max(3 + 2 * solver.width, _LANES + _LANE_COUNT)), dtype=np.uint64),
-            ist=np.zeros((depth, 5 + solver.width), dtype=np.int64),
+            stack=np.zeros(depth * _stack_row(solver.width), dtype=np.uint64),
             stats=np.zeros(3, dtype=np.int64),
         )
 

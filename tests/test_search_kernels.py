@@ -33,17 +33,19 @@ def _general(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
 def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     """``_negamax_deep`` on ``pos`` as the root, whatever its stone count (the
     mirror code only saves work: without it the search is as exact)."""
-    big, small, tparams, geo, order, col_masks, ust, ist, stats = solver._kernel_args()
+    big, small, tparams, geo, order, col_masks, stack, stats = solver._kernel_args()
     width, height = solver.width, solver.height
-    ust[0, search._CUR] = pos.current
-    ust[0, search._MASK] = pos.mask
+    stack[search._CUR] = pos.current  # row 0 of the flat stack
+    stack[search._MASK] = pos.mask
     opponent = pos.current ^ pos.mask
-    ust[0, search._OPPW] = winning_cells(opponent, pos.mask, width, height)
-    ist[0, search._ALPHA] = alpha
-    ist[0, search._BETA] = beta
+    stack[search._OPPW] = winning_cells(opponent, pos.mask, width, height)
+    stack[search._ALPHA] = alpha & 0xFFFF_FFFF_FFFF_FFFF  # an integer's 64 bits
+    stack[search._BETA] = beta & 0xFFFF_FFFF_FFFF_FFFF
     col_of_bit = np.arange(64, dtype=np.int64) // (height + 1)
-    tie_break = np.zeros(width, dtype=np.int64)
-    tie_break[order] = search._RANKS - 1 - np.arange(width)
+    rank = np.zeros(width, dtype=np.int64)
+    rank[order] = search._RANKS - 1 - np.arange(width)
+    tie_break = np.zeros(64, dtype=np.int64)  # by bit
+    tie_break[: width * (height + 1)] = np.repeat(rank, height + 1)
     v = search._negamax_deep(
         0,
         pos.stone_count,
@@ -52,8 +54,7 @@ def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
         tparams,
         geo,
         col_masks,
-        ust,
-        ist,
+        stack,
         stats,
         col_of_bit,
         tie_break,
