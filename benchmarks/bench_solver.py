@@ -182,13 +182,16 @@ def bitbully_engine() -> Engine | None:
 
 
 def _binary_lines(binary: Path, moves: list[str], args: Sequence[str] = ()) -> list[list[str]]:
-    """Run ``binary`` with one move string per stdin line; its output lines, split."""
+    """Run ``binary`` with one move string per stdin line; its output lines, split.
+
+    Lines are read from the right (``score cpu_ms wall_ms`` last), so that the
+    empty board's line, whose move string is empty, counts too."""
     text = "".join(f"{m}\n" for m in moves)
     done = subprocess.run(
         [str(binary), *args], input=text, capture_output=True, text=True, check=True
     )
     rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
-    rows = [r for r in rows if len(r) >= 4 and r[1].lstrip("-").isdigit()]
+    rows = [r for r in rows if len(r) >= 3 and r[-3].lstrip("-").isdigit()]
     if len(rows) != len(moves):
         raise RuntimeError(f"{binary}: {len(rows)} answers for {len(moves)} positions")
     return rows
@@ -202,11 +205,11 @@ def c4_engine(binary: Path | None, label: str = "--c4") -> Engine | None:
     if not binary.is_file():
         print(f"c4: {binary} not found: skipped", flush=True)
         return None
-    column = 2 if label == "--c4" else 3  # CPU time single-threaded, else wall time
+    column = -2 if label == "--c4" else -1  # CPU time single-threaded, else wall time
 
     def run(moves: list[str]) -> tuple[list[int], list[float]]:
         rows = _binary_lines(binary, moves)
-        return [int(r[1]) for r in rows], [float(r[column]) for r in rows]
+        return [int(r[-3]) for r in rows], [float(r[column]) for r in rows]
 
     return run
 
@@ -239,7 +242,8 @@ def pons_engine(binary: Path | None) -> Engine | None:
         rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
         if len(rows) != len(moves):
             raise RuntimeError(f"{binary}: {len(rows)} answers for {len(moves)} positions")
-        return [int(r[1]) for r in rows], [cpu * 1000 / len(moves)] * len(moves)
+        # the score is the last field (the empty board's line has no move string)
+        return [int(r[-1]) for r in rows], [cpu * 1000 / len(moves)] * len(moves)
 
     return run
 
