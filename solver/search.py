@@ -618,6 +618,30 @@ def _negamax_deep(
     )
 
 
+@njit(cache=True, inline="always")
+def _enter_row(
+    stack: np.ndarray,
+    base: int,
+    cur: np.uint64,
+    mask: np.uint64,
+    opp_win: np.uint64,
+    alpha: int,
+    beta: int,
+    whole: bool,
+) -> None:
+    """Store a pushed child's row (at ``base``). The loop gets the child's position,
+    window and threats in variables and reads only current and mask of the row again
+    (on returning to the child from its own children), so only they are stored,
+    unless ``whole``: the mirror copy may hand the child over to another copy of the
+    loop, which reads the whole row."""
+    stack[_u(base + _CUR)] = cur
+    stack[_u(base + _MASK)] = mask
+    if whole:
+        stack[_u(base + _OPPW)] = opp_win
+        stack[_u(base + _ALPHA)] = np.uint64(alpha)
+        stack[_u(base + _BETA)] = np.uint64(beta)
+
+
 @njit(cache=True, nogil=True)
 def _search(
     d0: int,
@@ -960,12 +984,7 @@ def _search(
                 alpha, beta = -beta, -alpha
                 opp_win = stack[_u(d * row + wins)]
                 d += 1
-                stack[_u(d * row + _CUR)] = cur
-                stack[_u(d * row + _MASK)] = mask
-                if mirror is not None:  # for the hand-over below
-                    stack[_u(d * row + _OPPW)] = opp_win
-                    stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
-                    stack[_u(d * row + _BETA)] = np.uint64(beta)
+                _enter_row(stack, d * row, cur, mask, opp_win, alpha, beta, mirror is not None)
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     continue
                 # the child and its subtree are past the mirror code: the kernel
@@ -1038,12 +1057,7 @@ def _search(
                 beta = -np.int64(stack[_u(d * row + _ALPHA)])
                 opp_win = stack[_u(d * row + wins + idx)]
                 d += 1
-                stack[_u(d * row + _CUR)] = cur
-                stack[_u(d * row + _MASK)] = mask
-                if mirror is not None:  # for the hand-over below
-                    stack[_u(d * row + _OPPW)] = opp_win
-                    stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
-                    stack[_u(d * row + _BETA)] = np.uint64(beta)
+                _enter_row(stack, d * row, cur, mask, opp_win, alpha, beta, mirror is not None)
                 if mirror is None or n + 1 < _SYMMETRY_STONES:
                     break
                 # past the mirror code, as above: return the child's value at once
