@@ -122,6 +122,9 @@ _MOVES = 8
 #: takes them, _LANE_WIDTH moves per round (8 entries: 7 moves in two rounds)
 _LANE_WIDTH = 4
 _LANE_COUNT = 8
+# _winning_lanes writes whole rounds of _LANE_WIDTH entries (one round even for no
+# move) and takes up to DEFAULT_WIDTH moves: its rounds must fit in the row's lanes
+assert -(-DEFAULT_WIDTH // _LANE_WIDTH) * _LANE_WIDTH <= _LANE_COUNT
 
 
 def _stack_row(width: int) -> int:
@@ -268,6 +271,16 @@ def _winning_lanes(typingctx, stack, start, cur, mask, nxt):  # type: ignore[no-
     from numba import types
     from numba.core import cgutils
 
+    # the lanes are stored as whole vectors: only into a contiguous uint64 array
+    if not (
+        isinstance(stack, types.Array)
+        and stack.ndim == 1
+        and stack.layout == "C"
+        and stack.dtype == types.uint64
+        and isinstance(start, types.Integer)
+        and all(isinstance(x, types.Integer) and x.bitwidth == 64 for x in (cur, mask, nxt))
+    ):
+        return None  # numba reports a typing error
     sig = types.uint64(stack, start, cur, mask, nxt)
     h1 = DEFAULT_HEIGHT + 1
     board_bits = sum(((1 << DEFAULT_HEIGHT) - 1) << (c * h1) for c in range(DEFAULT_WIDTH))
@@ -357,6 +370,8 @@ def _has_four_lanes(typingctx, s):  # type: ignore[no-untyped-def]
     from llvmlite import ir
     from numba import types
 
+    if not (isinstance(s, types.Integer) and s.bitwidth == 64):
+        return None  # numba reports a typing error
     sig = types.boolean(s)
     h1 = DEFAULT_HEIGHT + 1
     steps = [1, h1, h1 - 1, h1 + 1]

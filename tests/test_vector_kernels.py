@@ -11,6 +11,7 @@ few positions; here each piece is checked directly, on many positions, against
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +80,34 @@ def test_winning_lanes_equal_the_scalar_winning_cells(pos: Position, data) -> No
     assert int(two) == expected_two
     assert [int(x) for x in stack[OFFSET : OFFSET + len(cells)]] == cells
     assert int(stack[0]) == 0xDEAD  # nothing written before the lanes
+
+
+def test_winning_lanes_write_only_the_rows_lanes() -> None:
+    """Every column a move (the most the 7x6 copy passes: two rounds) or none (one
+    round all the same): the writes stay in the row's ``_LANE_COUNT`` lanes, which
+    end the row, so nothing of the next row is overwritten."""
+    lanes, _ = _kernels()
+    assert search._stack_row(WIDTH) - search._LANE_COUNT == search._MOVES + 3 * WIDTH
+    guard = 5
+    for moves in (BOTTOM, 0):
+        stack = np.full(OFFSET + search._LANE_COUNT + guard, 0xDEAD, dtype=np.uint64)
+        lanes(stack, np.uint64(OFFSET), np.uint64(0), np.uint64(0), np.uint64(moves))
+        assert [int(x) for x in stack[:OFFSET]] == [0xDEAD] * OFFSET
+        assert [int(x) for x in stack[OFFSET + search._LANE_COUNT :]] == [0xDEAD] * guard
+
+
+def test_the_intrinsics_refuse_other_argument_types() -> None:
+    """The lanes are stored as whole vectors: a stack that is not a contiguous uint64
+    array (a strided view, say) is a typing error, not a silent write past its end."""
+    import numba.core.errors
+
+    lanes, four = _kernels()
+    stack = np.zeros(2 * (ROW + OFFSET), dtype=np.uint64)
+    for bad in (stack[::2], stack.view(np.int64), stack.astype(np.uint32)):
+        with pytest.raises(numba.core.errors.TypingError):
+            lanes(bad, np.uint64(OFFSET), np.uint64(0), np.uint64(0), np.uint64(1))
+    with pytest.raises(numba.core.errors.TypingError):
+        four(np.uint32(15))
 
 
 @settings(max_examples=500, deadline=None)
