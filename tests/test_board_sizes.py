@@ -130,7 +130,9 @@ def test_empty_board_matches_brute_force(width, height):
 
 #: (width, height, empty cells at most): even and odd cell counts, odd heights,
 #: narrow boards taller than 19 rows (steps of 64 bits or more between columns),
-#: boards 16 or more columns wide (columns past the table's 4-bit move field)
+#: boards 16 or more columns wide (columns past the table's 4-bit move field), boards 6
+#: high but not 7 wide (the search's vector test of a four, solver.search._has_four_lanes,
+#: serves every board 6 high; 9x6 uses the bits up to 62)
 RANDOM_SIZES = [
     (4, 4, 12),
     (5, 4, 12),
@@ -141,6 +143,8 @@ RANDOM_SIZES = [
     (7, 5, 11),
     (5, 7, 11),
     (7, 7, 10),
+    (4, 6, 12),
+    (9, 6, 10),
     (9, 5, 10),
     (6, 9, 10),
     (8, 7, 10),

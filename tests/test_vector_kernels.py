@@ -117,6 +117,22 @@ def test_has_four_lanes_equals_the_scalar_test(stones: int) -> None:
     assert bool(four(np.uint64(stones))) == has_four(stones, HEIGHT)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from([4, 5, 8, 9]), st.data())
+def test_has_four_is_the_vector_test_on_every_board_six_high(width: int, data) -> None:
+    """``_has_four`` takes the vector test whenever the height is 6, whatever the
+    width (the any-size and the mirror copies decide at run time): 8x6 and 9x6 use
+    the bits up to 62, where a wrong step or a lost top bit would show."""
+    _, four = _kernels()
+    board = board_mask(width, HEIGHT)
+    # two random sets ANDed: a quarter of the cells, fours and no fours alike
+    stones = data.draw(st.integers(0, board)) & data.draw(st.integers(0, board)) & board
+    expected = has_four(stones, HEIGHT)
+    assert bool(four(np.uint64(stones))) == expected
+    assert bool(search._has_four(np.uint64(stones), HEIGHT)) == expected
+    assert bool(search._has_four(np.uint64(stones), 5)) == has_four(stones, 5)
+
+
 def test_has_four_lanes_finds_each_direction() -> None:
     """One four of each kind, alone on the board (random sets are mostly fours)."""
     _, four = _kernels()
