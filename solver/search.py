@@ -394,7 +394,9 @@ def _has_four_lanes(typingctx, s):  # type: ignore[no-untyped-def]
 @njit(cache=True, inline="always")
 def _has_four(s: np.uint64, height: int) -> bool:
     if height == DEFAULT_HEIGHT:
-        # a constant in the 7x6 copy of the search (see _search): the branch folds
+        # a constant in the 7x6 copy of the search (see _search): the branch folds;
+        # elsewhere a run-time test, and every board 6 high takes the vector code
+        # whatever its width (the steps depend on the height only, all <= _MAX_STEP)
         return _has_four_lanes(s)
     h = np.uint64(height)
     for d in (_ONE, h + _ONE, h, h + np.uint64(2)):
