@@ -283,8 +283,8 @@ def _winning_lanes(typingctx, stack, start, cur, mask, nxt):  # type: ignore[no-
         return None  # numba reports a typing error
     sig = types.uint64(stack, start, cur, mask, nxt)
     h1 = DEFAULT_HEIGHT + 1
-    board_bits = sum(((1 << DEFAULT_HEIGHT) - 1) << (c * h1) for c in range(DEFAULT_WIDTH))
-    bottom_bits = sum(1 << (c * h1) for c in range(DEFAULT_WIDTH))
+    board_bits = board_mask(DEFAULT_WIDTH, DEFAULT_HEIGHT)
+    bottom_bits = bottom_mask(DEFAULT_WIDTH, DEFAULT_HEIGHT)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         stackty, startty = signature.args[:2]
