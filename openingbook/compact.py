@@ -50,6 +50,7 @@ from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.inputs import require_regular_file
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,
@@ -659,7 +660,7 @@ class CompactBook:
     """
 
     def __init__(self, path: str | os.PathLike[str], verify: bool = True) -> None:
-        self.path = Path(path)
+        self.path = require_regular_file(path)
         size = self.path.stat().st_size
         self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         try:

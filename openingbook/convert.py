@@ -32,7 +32,7 @@ from openingbook.compact import (
     is_compact,
     write_compact,
 )
-from openingbook.errors import InvalidArgument
+from openingbook.errors import InvalidArgument, OutputExists, OutputNotReplaceable
 
 __all__ = [
     "CONVERT_FORMATS",
@@ -165,6 +165,8 @@ def _thill_to_compact(
             force=force,
             board=book.fmt.board,
         )
+    except (OutputExists, OutputNotReplaceable):
+        raise  # about the output, not the source: as every command says it
     except ValueError as exc:
         raise ValueError(f"{src}: {exc}") from None
     return len(book), None

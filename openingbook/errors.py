@@ -28,7 +28,9 @@ __all__ = [
     "BookFileError",
     "InvalidArgument",
     "OutputExists",
+    "OutputNotReplaceable",
     "WorkDirError",
+    "WorkerLost",
 ]
 
 _NO_VALUE = object()
@@ -65,6 +67,41 @@ class OutputExists(ValueError):
     def __init__(self, path: object) -> None:
         self.path = path
         super().__init__(f"{path} exists; pass force=True to overwrite it")
+
+
+class OutputNotReplaceable(ValueError):
+    """An existing output that is not a regular file this user may write (a device, a
+    named pipe, a directory, a read-only file): never replaced, ``force`` or not."""
+
+
+class WorkerLost(OSError):
+    """A worker process of a build ended without an answer: killed by the kernel (the
+    out-of-memory killer sends SIGKILL), by a user, or crashed.
+
+    ``worker`` is its number (1-based), ``exitcode`` the process's (negative: the
+    signal), ``task`` what it was working on, ``detail`` the rest of the message
+    (the build names the chunk and how to resume).
+    """
+
+    def __init__(
+        self, worker: int, exitcode: int | None, task: object = None, detail: str = ""
+    ) -> None:
+        self.worker, self.exitcode, self.task = worker, exitcode, task
+        super().__init__(f"worker {worker} {self.how()}{detail}")
+
+    def how(self) -> str:
+        """How the worker ended, in words: "was killed by SIGKILL (...)", "exited with 1"."""
+        import signal
+
+        code = self.exitcode
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            why = " (out of memory? the kernel's killer sends it)" if name == "SIGKILL" else ""
+            return f"was killed by {name}{why}"
+        return f"exited with status {code}"
 
 
 class BookFileError(ValueError):

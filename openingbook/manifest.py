@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 import openingbook
-from openingbook.atomicio import refuse_existing
+from openingbook.atomicio import check_replaceable, refuse_existing
 from openingbook.bookfile import (
     THILL_NAMES,
     BookFileError,
@@ -65,6 +65,7 @@ from openingbook.bookfile import (
     max_plies,
 )
 from openingbook.errors import InvalidArgument
+from openingbook.inputs import MAX_MANIFEST_BYTES, read_bounded, require_regular_file
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -278,8 +279,10 @@ def _finite_float(text: str) -> float:
 
 
 def _load_json(path: Path) -> Any:
+    require_regular_file(path, "manifest")  # a FIFO would block the read forever
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = read_bounded(fh, str(path), MAX_MANIFEST_BYTES, "a book manifest")
     except OSError as exc:
         raise BookFileError(f"{path}: cannot read the manifest ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
@@ -525,6 +528,8 @@ def identify(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> Boo
     than the manifest's, a size that is not a whole number of records.
     """
     p = Path(path)
+    if p.exists():  # a FIFO or a device is refused before anything opens it
+        require_regular_file(p)
     manifest = load_manifest(p)
     if fmt is not None:
         if manifest is not None and manifest.fmt != fmt:
@@ -687,6 +692,8 @@ def write_book_and_manifest(
         book_tmp.unlink(missing_ok=True)
         raise
     try:
+        check_replaceable(out)  # a device or a FIFO is never unlinked, whoever checked before
+        check_replaceable(mpath)
         if os.path.lexists(out):
             os.unlink(out)  # from here until the last rename: a manifest without its book
         os.replace(manifest_tmp, mpath)

@@ -6,9 +6,6 @@ The work is done by :func:`openingbook.build.build_book` and
 
 from __future__ import annotations
 
-import contextlib
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +17,7 @@ from openingbook.cli._common import (
     json_option,
     output_book_format,
     output_format_option,
+    output_option,
     parallel_options,
     size_option,
     user_errors,
@@ -35,28 +33,6 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
         return parse_shard(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Treat SIGTERM (``kill``, batch schedulers) like Ctrl-C while a command runs.
-
-    The build then stops its workers and exits with "interrupted"; finished
-    chunks are already saved, so rerunning resumes.
-    """
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _command_line() -> list[str]:
@@ -93,14 +69,9 @@ def _command_line() -> list[str]:
     help="Exact distances to the end for every position (5-byte records at 12 plies, "
     "nothing pruned); default is the win/draw/loss book with first-player wins pruned.",
 )
-@click.option(
-    "-o",
-    "--output",
-    "--out",
-    "output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Book file to write (default: book<plies>[-dist][-under...].dat here). "
-    "The manifest goes to <output>.json.",
+@output_option(
+    "Book file to write (default: book<plies>[-dist][-under...].dat here). "
+    "The manifest goes to <output>.json."
 )
 @click.option("--under", metavar="MOVES", help="Only positions reached from this 1-based line.")
 @size_option(
@@ -111,7 +82,13 @@ def _command_line() -> list[str]:
     "--shard", metavar="I/N", callback=_shard, help="Solve the I-th of N deterministic parts."
 )
 @click.option("--sample", type=int, metavar="K", help="Solve K positions picked at random.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed of --sample.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Random seed of --sample.",
+)
 @parallel_options
 @click.option(
     "--work-dir",
@@ -124,13 +101,13 @@ def _command_line() -> list[str]:
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
 @output_format_option
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar (the summary is still printed).")
 @json_option
 @user_errors
 def build_command(
     plies: int,
     distances: bool,
-    output: Path | None,
+    output: str | None,
     under: str | None,
     size: Any,
     shard: tuple[int, int] | None,
@@ -163,6 +140,7 @@ def build_command(
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
+    output_path = Path(output) if output is not None else None
     from openingbook.build import BuildOptions, BuildSummary, build_book, default_output_name
     from openingbook.compact import COMPACT_SUFFIX
     from openingbook.convert import write_compact_via_thill
@@ -196,24 +174,23 @@ def build_command(
             staging=book_format == "compact",
         )
 
-    with _sigterm_interrupts():
-        if book_format == "thill":
-            summary = build(output)
-        else:
-            options.validate()  # other board sizes: no shards, whatever the format
-            if shard is not None or sample is not None:
-                raise click.UsageError(
-                    "--format compact needs a whole book (or --under): build the shards "
-                    "in Thill's layout, merge them, then 'openingbook convert'"
-                )
-            output = output or Path(default_output_name(options)).with_suffix(COMPACT_SUFFIX)
-            # the work directory belongs to the compact output, so that a rerun resumes
-            work_dir = work_dir or output.with_name(output.name + ".work")
-            summary, converted = write_compact_via_thill(output, build, force=force)
-            summary.output, summary.manifest = converted.output, ""
+    if book_format == "thill":
+        summary = build(output_path)
+    else:
+        options.validate()  # other board sizes: no shards, whatever the format
+        if shard is not None or sample is not None:
+            raise click.UsageError(
+                "--format compact needs a whole book (or --under): build the shards "
+                "in Thill's layout, merge them, then 'openingbook convert'"
+            )
+        out = output_path or Path(default_output_name(options)).with_suffix(COMPACT_SUFFIX)
+        # the work directory belongs to the compact output, so that a rerun resumes
+        work_dir = work_dir or out.with_name(out.name + ".work")
+        summary, converted = write_compact_via_thill(out, build, force=force)
+        summary.output, summary.manifest = converted.output, ""
     if as_json:
         emit_json(summary.as_dict())
-    elif not quiet:
+    else:  # -q silences the progress bar only: the summary is the command's result
         v = summary.values
         click.echo(
             f"{summary.output}: {summary.records} records ({summary.format}); "
@@ -225,18 +202,12 @@ def build_command(
 
 
 @main.command("merge")
-@click.argument("shards", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Book file to write (manifest: <output>.json).",
-)
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@output_option("Book file to write (manifest: <output>.json).", required=True)
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
 @json_option
 @user_errors
-def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: bool) -> None:
+def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: bool) -> None:
     """Combine the shard books of one build (all of 1/N .. N/N) into the full book.
 
     Refuses shards of different settings, a shard given twice or overlapping,

@@ -6,9 +6,16 @@ from typing import Any
 
 import click
 
-from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
-from openingbook.cli._common import LazyChoice, emit_json, json_option, size_option, user_errors
+from openingbook.cli._common import (
+    LazyChoice,
+    emit_json,
+    json_option,
+    output_option,
+    size_option,
+    to_stdout,
+    user_errors,
+)
 
 
 @main.command("enumerate")
@@ -20,21 +27,15 @@ from openingbook.cli._common import LazyChoice, emit_json, json_option, size_opt
     default=None,
     help="Only positions reached by continuing this 1-based move line (e.g. 44).",
 )
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write the positions to this file, one per line.",
-)
+@output_option("Write the positions to this file, one per line.", text=True)
 @click.option(
     "--as",
     "output_format",
     type=LazyChoice("openingbook.enumeration", "OUTPUT_FORMATS"),
     default=None,
-    help="Line format for --out: 1-based move strings (default) or column codes as 0/1 digits.",
+    help="Line format for --output: 1-based move strings (default) or column codes as 0/1 digits.",
 )
-@click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
+@click.option("--force", is_flag=True, help="Overwrite an existing --output file.")
 @click.option(
     "--both-mirrors",
     is_flag=True,
@@ -51,7 +52,7 @@ def enumerate_command(
     plies: int,
     size: Any,
     under: str | None,
-    out: str | None,
+    output: str | None,
     output_format: str | None,
     force: bool,
     both_mirrors: bool,
@@ -64,26 +65,30 @@ def enumerate_command(
     \b
     Examples:
       openingbook enumerate --plies 8                      # 77715
-      openingbook enumerate --plies 12 --under 44 --out 44.txt --as moves
+      openingbook enumerate --plies 12 --under 44 -o 44.txt --as moves
+      openingbook enumerate --plies 6 -o - | head -3
       openingbook enumerate --plies 8 --both-mirrors --keep-immediate-wins --json
       openingbook enumerate --plies 10 --size 6x5
     """
-    if output_format is not None and out is None:
-        raise click.UsageError("--as needs --out FILE")
-    if out is not None:
-        refuse_existing(out, force)
+    if output_format is not None and output is None:
+        raise click.UsageError("--as needs --output PATH")
+    from openingbook.atomicio import refuse_existing
+
+    if output is not None:
+        refuse_existing(output, force)
     from openingbook.enumeration import enumerate_to_file
     from solver import DEFAULT_BOARD
 
     result = enumerate_to_file(
         plies,
         under,
-        out,
+        output,
         output_format or "moves",
         merge_mirrors=not both_mirrors,
         drop_immediate_wins=not keep_immediate_wins,
         board=size or DEFAULT_BOARD,
     )
+    piped = to_stdout(output)  # the positions on stdout: the count and summary on stderr
     if as_json:
         emit_json(
             {
@@ -95,12 +100,14 @@ def enumerate_command(
                 "keep_immediate_wins": keep_immediate_wins,
                 "out": result.path,
                 "as": result.output_format,
-            }
+            },
+            err=piped,
         )
         return
-    click.echo(result.count)
+    click.echo(result.count, err=piped)
     if result.path is not None:
         click.echo(
-            f"wrote {result.count:,} positions ({result.output_format}) to {result.path}",
+            f"wrote {result.count:,} positions ({result.output_format}) to "
+            f"{'standard output' if piped else result.path}",
             err=True,
         )

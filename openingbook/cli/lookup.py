@@ -14,6 +14,7 @@ from openingbook.cli._common import (
     json_option,
     parse_moves,
     read_stdin,
+    resolve_book_argument,
     size_option,
     user_errors,
 )
@@ -32,7 +33,7 @@ def _read_board(board: str) -> Position:
 
 
 @main.command("lookup")
-@click.argument("book", type=click.Path(dir_okay=False))
+@click.argument("book", type=click.Path())
 @click.argument("moves", required=False)
 @click.option(
     "--board",
@@ -86,15 +87,14 @@ def lookup_command(
       openingbook lookup book.dat 44444455
       openingbook lookup bookDeepDist.dat 444444555555 --json
       openingbook lookup book.dat --board "......./.....X./.....O./.....XO/.....XO/.....XO"
-      openingbook lookup 6x5-12-dist 333333 --size 6x5
+      openingbook lookup 12-dist-6x6 333333 --size 6x6
     """
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
     # the command modules import only click; each kind of book loads its own reader
     from openingbook.compact_magic import is_compact
-    from openingbook.registry import resolve_book
 
-    path = resolve_book(book)
+    path = resolve_book_argument(book)
 
     def position(book_board: Any) -> Position:
         """The position, read on the book's board (a --size of another board refused)."""
@@ -165,7 +165,7 @@ def lookup_command(
 
 
 @main.command("info")
-@click.argument("book", type=click.Path(dir_okay=False))
+@click.argument("book", type=click.Path())
 @format_option
 @json_option
 @user_errors
@@ -183,9 +183,8 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info mybook.dat --format 12-dist --json
     """
     from openingbook.compact_magic import is_compact
-    from openingbook.registry import resolve_book
 
-    path = resolve_book(book)
+    path = resolve_book_argument(book)
     if is_compact(path):
         if fmt is not None:
             raise BadArgument("--format applies to Thill-layout books, not compact ones")
@@ -255,6 +254,9 @@ def books_command(as_json: bool) -> None:
         click.echo("no shipped books found")
         return
     for b in books:
+        if b.damaged is not None:  # listed, and the others still are
+            click.echo(f"{b.name:<18} {b.bytes:>10,} bytes  DAMAGED: {b.damaged}")
+            continue
         scope = f"under {b.under}" if b.under else "complete"
         what = {"wdl": "win/draw/loss", "distance": "distances", "score": "scores"}[b.kind]
         board = "" if b.board == "7x6" else f"{b.board} board, "
