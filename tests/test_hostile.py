@@ -106,9 +106,7 @@ def shards(tmp_path_factory) -> tuple[Path, Path]:
     return d / "s1.dat", d / "s2.dat"
 
 
-@pytest.mark.parametrize(
-    "signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"]
-)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 @pytest.mark.parametrize("command", sorted(WRITERS))
 def test_a_stopping_signal_removes_the_temporary_files(
     command, signum, shards, tmp_path, reference_dir
@@ -117,9 +115,7 @@ def test_a_stopping_signal_removes_the_temporary_files(
     shutil.copy(reference_dir / "thill-original-book8.dat", book)
     work = tmp_path / "run"
     work.mkdir()
-    args = [
-        a.format(book=book, shard1=shards[0], shard2=shards[1]) for a in WRITERS[command]
-    ]
+    args = [a.format(book=book, shard1=shards[0], shard2=shards[1]) for a in WRITERS[command]]
     code, stderr = _stop_when_ready(args, signum, work)
     name = signal.Signals(signum).name
     assert (code, stderr.splitlines()[-1:]) == (128 + signum, [f"terminated ({name})"]), stderr
