@@ -61,7 +61,7 @@ if TYPE_CHECKING:
         nb_under_line,
         under_line,
     )
-    from solver.search import Solver, analyze, solve, solve_wdl
+    from solver.search import SearchTimeout, Solver, analyze, solve, solve_wdl
 
 #: the module of each name loaded on first use
 _LAZY = {
@@ -86,6 +86,7 @@ _LAZY = {
     "nb_canonical_key": "solver.membership",
     "nb_under_line": "solver.membership",
     "under_line": "solver.membership",
+    "SearchTimeout": "solver.search",
     "Solver": "solver.search",
     "analyze": "solver.search",
     "solve": "solver.search",
@@ -103,6 +104,7 @@ __all__ = [
     "BoardSize",
     "Player",
     "Position",
+    "SearchTimeout",
     "Solver",
     "Winner",
     "analyze",

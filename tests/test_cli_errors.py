@@ -95,6 +95,13 @@ CASES = [
     (["export", "{book8}", "-f", "pons", "--log-size", "5", "-o", "{tmp}/x"], 2,
      "5 is not in the range 21<=x<=27"),
     (["export", "{book8}", "-f", "pons", "-o", "{tmp}/x"], 1, "this book has no distances"),
+    # analyze and best
+    (["analyze", "44x"], 2, "MOVES 44x: move 3 is 'x', not a column digit"),
+    (["analyze", "1212121"], 2, "completes four in a row: the game is over"),
+    (["best", "4", "--book", "{book8}"], 2, "a win/draw/loss book: the engine needs distances"),
+    (["best", "4", "--book", "none", "--book", "8-dist"], 2, "cannot be combined"),
+    (["analyze", "4", "--time-limit", "-1"], 2, "--time-limit"),
+    (["analyze", "4", "--book", "{tmp}/none.c4b"], 2, "does not exist"),
     # the group itself
     (["convert", "{book8}", "{tmp}/b.txt"], 2, "cannot tell the output format"),
     (["convert", "{book8}", "{tmp}/b.dat"], 2, "is already a thill book"),
