@@ -39,9 +39,9 @@ def _bare_raises(path: Path) -> list[str]:
         value = node.exc if isinstance(node, ast.Raise) else None
         if isinstance(node, ast.Return):
             value = node.value  # helpers returning the exception to raise
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-            if value.func.id in BARE:
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {value.func.id}")
+        call = value.func if isinstance(value, ast.Call) else None
+        if isinstance(call, ast.Name) and call.id in BARE:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno} {call.id}")
     return found
 
 
