@@ -57,6 +57,7 @@ from solver import (
     DEFAULT_BOARD,
     BoardSize,
     Position,
+    SearchTimeout,
     Winner,
     move_string,
     plies_from_score,
@@ -444,16 +445,16 @@ class Engine:
     def best(self, moves: str | Position, time_limit: float | None = None) -> int:
         """One best column (1-based): of the highest score, the one nearest the centre.
 
-        Raises ``TimeoutError`` when ``time_limit`` left the best move open.
+        Raises :class:`solver.SearchTimeout` when ``time_limit`` left the best move open.
         """
         return self.best_of(self.analyze(moves, time_limit))
 
     def best_of(self, analysis: Analysis) -> int:
-        """The best column :meth:`best` picks from ``analysis`` (``TimeoutError`` if open)."""
+        """The best column :meth:`best` picks from ``analysis`` (``SearchTimeout`` if open)."""
         for col in _centre_order(analysis.board.width):
             if col + 1 in analysis.best:
                 return col + 1
-        raise TimeoutError(
+        raise SearchTimeout(
             f"the best move of {analysis.line or 'the empty board'} is not known "
             "within the time limit"
         )
@@ -467,8 +468,6 @@ class Engine:
     ) -> None:
         """Search the ``children``, centre first, until the ``deadline``; the columns
         left unanswered go to ``unknown``."""
-        from solver import SearchTimeout
-
         for col in _centre_order(self.board.width):
             if col not in children:
                 continue

@@ -18,7 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from solver._jit import njit
-from solver.errors import Error, InvalidArgument
+from solver.errors import Error, InvalidArgument, SearchTimeout
 from solver.geometry import (
     DEFAULT_BOARD,
     BoardSize,
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         nb_under_line,
         under_line,
     )
-    from solver.search import SearchTimeout, Solver, analyze, solve, solve_wdl
+    from solver.search import Solver, analyze, solve, solve_wdl
 
 #: the module of each name loaded on first use
 _LAZY = {
@@ -87,7 +87,6 @@ _LAZY = {
     "nb_canonical_key": "solver.membership",
     "nb_under_line": "solver.membership",
     "under_line": "solver.membership",
-    "SearchTimeout": "solver.search",
     "Solver": "solver.search",
     "analyze": "solver.search",
     "solve": "solver.search",

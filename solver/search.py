@@ -52,6 +52,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -59,9 +60,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver import _native
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
-from solver.errors import InvalidArgument
+from solver.errors import InvalidArgument, SearchTimeout
 from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
@@ -1247,10 +1249,6 @@ def _check_board_size(width: int, height: int) -> None:
     check_board_size(width, height)
 
 
-class SearchTimeout(TimeoutError):
-    """A search stopped by its time limit (:meth:`Solver.solve`'s ``time_limit``)."""
-
-
 @dataclass(frozen=True)
 class SearchStats:
     """Work done by a :class:`Solver` since creation or :meth:`Solver.reset_stats`."""
@@ -1368,7 +1366,7 @@ class Solver:
         >>> Solver(table_log2=16).solve("", time_limit=0.01)
         Traceback (most recent call last):
         ...
-        solver.search.SearchTimeout: the search was stopped by its time limit of 0.01 s
+        solver.errors.SearchTimeout: the search was stopped by its time limit of 0.01 s
         """
         cur, mask = self._check(pos)
         return self._run(cur, mask, wdl=False, guess=guess, threads=threads, time_limit=time_limit)
@@ -1488,15 +1486,19 @@ class Solver:
         start = time.perf_counter()
         args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0)
         timer = None
+        stack = contextlib.ExitStack()
         if time_limit is not None:
             if not time_limit > 0:
-                raise ValueError(f"time_limit must be positive, got {time_limit!r}")
+                raise InvalidArgument("must be positive", argument="time_limit", value=time_limit)
             # the kernels release the GIL: the timer sets the stop flag the search polls
             # (the same flag that ends the other threads of a parallel search)
             self._timed_out = False
             timer = threading.Timer(time_limit, self._time_up)
             timer.start()
         try:
+            if time_limit is not None:
+                # a stopped search is no check of a new native library (solver._native)
+                stack.enter_context(_native.timing_dependent())
             if threads == 1:
                 score: int | None = int(_solve_one(*args, 0, *self._kernel_args()))
                 if self._workers[0].stats[1] != 0:
@@ -1504,6 +1506,7 @@ class Solver:
             else:
                 score = self._run_parallel(args, threads)
         finally:
+            stack.close()
             if timer is not None:
                 timer.cancel()
                 timer.join()
