@@ -52,12 +52,17 @@ def server(explorer: Explorer):
         yield running
 
 
-def request(server, target: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
-    """(status, headers, body) of one request, the target sent exactly as given."""
-    host, port = server.server_address[:2]
-    connection = http.client.HTTPConnection(host, port, timeout=300)
+def request(
+    server, target: str, method: str = "GET", host: str | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers, body) of one request, the target sent exactly as given
+    (``host``: the Host header, default the server's address)."""
+    address, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(address, port, timeout=300)
     try:
-        connection.putrequest(method, target, skip_host=False, skip_accept_encoding=True)
+        connection.putrequest(method, target, skip_host=host is not None, skip_accept_encoding=True)
+        if host is not None:
+            connection.putheader("Host", host)
         connection.endheaders()
         response = connection.getresponse()
         return response.status, dict(response.getheaders()), response.read()
@@ -208,6 +213,19 @@ def test_only_get_and_head(server, method: str) -> None:
     assert "only GET and HEAD" in json.loads(body)["error"]
 
 
+def test_other_host_names_are_refused(server) -> None:
+    """DNS rebinding: a page of another site whose name now points at 127.0.0.1 sends
+    its own name as Host; the server answers this machine's names only."""
+    port = server.server_address[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
+        assert request(server, "/api/analyze?moves=4", host=host)[0] == 200, host
+    for host in (f"attacker.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", ""):
+        status, _, body = request(server, "/api/analyze?moves=4", host=host)
+        assert status == 403, host
+        assert "answers http://127.0.0.1:" in json.loads(body)["error"]
+    assert request(server, "/", host="attacker.example")[0] == 403
+
+
 def test_head_sends_headers_only(server) -> None:
     status, headers, body = request(server, "/", "HEAD")
     assert status == 200 and body == b""
@@ -292,7 +310,7 @@ def test_page_loads_nothing_from_elsewhere() -> None:
     ],
 )
 def test_nothing_outside_the_static_folder(server, target: str) -> None:
-    status, _, body = request(server, target)
+    status, _, body = request(server, target, host=server.url.split("/")[2])
     assert status == 404, target
     assert json.loads(body) == {"error": "not found"}
 

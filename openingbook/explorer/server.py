@@ -17,6 +17,10 @@ Bounds, so that no request can make the server misbehave:
 * one analysis runs at a time (the engine's solver has one table); at most
   :attr:`ExplorerLimits.max_pending` requests run or wait, further ones get a
   503 at once;
+* on a loopback address, a request must name this machine in its ``Host`` header
+  (``127.0.0.1``, ``localhost`` or ``[::1]`` with the port; else 403), so that a web
+  page elsewhere cannot reach the server by pointing a name of its own at 127.0.0.1
+  (DNS rebinding);
 * static files are the regular files found in the static folder when the
   server starts (symbolic links and anything resolving outside the folder are
   left out), looked up by exact name: no request path is ever joined to a
@@ -33,6 +37,7 @@ openingbook.explorer.server.ApiError: move 7 plays column 4, which is full
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 import sys
@@ -346,6 +351,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, send_body: bool) -> None:
         explorer = self.server.explorer
+        host = self.headers.get("Host")
+        if host is not None and not self.server.host_allowed(host):
+            self._send_json(
+                HTTPStatus.FORBIDDEN,
+                {"error": f"this server answers {self.server.url} only, not Host {host[:80]!r}"},
+                send_body,
+            )
+            return
         if len(self.path) > explorer.limits.max_target:
             self._send_json(
                 HTTPStatus.REQUEST_URI_TOO_LONG,
@@ -439,12 +452,32 @@ class ExplorerServer(ThreadingHTTPServer):
         self.explorer = explorer
         self.log_requests = log_requests
         super().__init__(address, _Handler)
+        port = self.server_address[1]
+        self._hosts: frozenset[str] | None = None  # any Host header
+        if _is_loopback(address[0]):
+            names = ("127.0.0.1", "localhost", "[::1]", self.url.split("/")[2].rsplit(":", 1)[0])
+            self._hosts = frozenset(f"{name}:{port}" for name in names)
+
+    def host_allowed(self, host: str) -> bool:
+        """Does a request's ``Host`` header name this server? (On a loopback address:
+        this machine's names with the port; on any other address every name.)"""
+        return self._hosts is None or host.lower() in self._hosts
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
         shown = f"[{host}]" if ":" in str(host) else str(host)
         return f"http://{shown}:{port}/"
+
+
+def _is_loopback(host: str) -> bool:
+    """Is ``host`` (an address or a name) this machine only?"""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def make_server(

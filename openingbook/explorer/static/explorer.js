@@ -211,10 +211,11 @@
     if (!keepMessage) hideMessage();
     render();
     history.replaceState(null, "", `?${new URL(shareUrl(data)).searchParams}`);
-    // from the click to the drawn answer (benchmarks/bench_explorer.py --browser reads it)
+    // from the click (or the page's load) to the drawn answer; bench_explorer.py reads it
     const shown = performance.now() - asked;
     $("timing").textContent =
-      `Answer shown ${shown.toFixed(1)} ms after the click (analysis ${data.ms.toFixed(1)} ms on the server).`;
+      `Answer shown ${shown.toFixed(1)} ms after it was asked for ` +
+      `(analysis ${data.ms.toFixed(1)} ms on the server).`;
     document.body.dataset.shownMs = shown.toFixed(3);
     document.body.dataset.moves = data.moves;
     document.body.dataset.state = "ready";
