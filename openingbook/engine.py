@@ -85,9 +85,10 @@ SHIPPED = "shipped"
 #: Where a move's value came from (see the module docstring).
 SOURCES = ("four", "book", "derived", "solver")
 #: The most plies between a move's position and the next deeper book that the engine
-#: bridges by negamax over every line (at most about 7^4 positions per move); beyond
-#: that, the solver searches the move.
-MAX_BOOK_GAP = 4
+#: bridges by negamax over every line (transpositions merged: 7x6, from the empty board
+#: to the 8-ply book, 0.1 s; 8 plies above the 12-ply book, 0.3 s); beyond that, the
+#: solver searches the move.
+MAX_BOOK_GAP = 8
 
 
 class Value(NamedTuple):

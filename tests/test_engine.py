@@ -103,6 +103,15 @@ def test_engine_equals_the_solver_near_the_start(engine, solver, plies):
     check_against(engine, solver, random_position(rng, plies))
 
 
+def test_a_book_eight_plies_deeper_answers_by_negamax():
+    """With the 8-ply book alone, the empty board's moves (1 stone, 7 plies above it)
+    are backed up from it: the published values again."""
+    engine = Engine(books=["8-dist"])
+    a = engine.analyze("")
+    assert [m.score for m in a.moves] == [-2, -1, 0, 1, 0, -1, -2]
+    assert {m.source for m in a.moves} == {"derived"}
+
+
 def test_the_solver_alone_gives_the_same_values(solver):
     rng = random.Random(7)
     alone = Engine(books=None, table_log2=TABLE)
