@@ -78,6 +78,8 @@ __all__ = [
     "Engine",
     "MoveValue",
     "Value",
+    "best_column",
+    "value_of_score",
 ]
 
 #: ``Engine(books=SHIPPED)`` (the default): the distance books shipped for the board.
@@ -212,6 +214,22 @@ class Analysis:
                 f"  ({move.source})"
             )
         return out
+
+
+def best_column(analysis: Analysis) -> int:
+    """The best column :meth:`Engine.best` picks: of the highest score, the one nearest
+    the centre (the left one of two as near). Raises :class:`solver.SearchTimeout` when
+    a time limit left the best moves open.
+
+    >>> best_column(Engine().analyze("4453"))
+    3
+    """
+    for col in _centre_order(analysis.board.width):
+        if col + 1 in analysis.best:
+            return col + 1
+    raise SearchTimeout(
+        f"the best move of {analysis.line or 'the empty board'} is not known within the time limit"
+    )
 
 
 def _centre_order(width: int) -> list[int]:
@@ -448,17 +466,7 @@ class Engine:
 
         Raises :class:`solver.SearchTimeout` when ``time_limit`` left the best move open.
         """
-        return self.best_of(self.analyze(moves, time_limit))
-
-    def best_of(self, analysis: Analysis) -> int:
-        """The best column :meth:`best` picks from ``analysis`` (``SearchTimeout`` if open)."""
-        for col in _centre_order(analysis.board.width):
-            if col + 1 in analysis.best:
-                return col + 1
-        raise SearchTimeout(
-            f"the best move of {analysis.line or 'the empty board'} is not known "
-            "within the time limit"
-        )
+        return best_column(self.analyze(moves, time_limit))
 
     def _searched_values(
         self,

@@ -21,6 +21,7 @@ import pytest
 from openingbook.engine import Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
+from tests.strategies import random_game
 from tests.test_board_sizes import brute_force_move_scores, random_board, to_position
 
 TABLE = 20
@@ -28,15 +29,9 @@ TABLE = 20
 
 def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
     """A random game of ``plies`` moves nobody has won yet (the side to move may win at once)."""
-    while True:
-        pos = Position(width=width, height=height)
-        for _ in range(plies):
-            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        else:
-            return pos
+    while (pos := random_game(rng, width, height, plies)) is None:
+        pass
+    return pos
 
 
 def expected_moves(solver: Solver, pos: Position) -> list[tuple[Winner, int, int] | None]:

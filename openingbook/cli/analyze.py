@@ -25,7 +25,7 @@ from openingbook.cli._common import (
 from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2
 
 if TYPE_CHECKING:
-    from openingbook.engine import Engine
+    from openingbook.engine import Analysis
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,13 +78,16 @@ def engine_options(func: F) -> F:
     return func
 
 
-def _engine(
+def _analyze(
+    moves: str,
     books: tuple[Any, ...],
     size: Any,
     width: int | None,
     height: int | None,
+    time_limit: float | None,
     table_log2: int | None,
-) -> Engine:
+) -> Analysis:
+    """The analysis of ``moves`` by an engine made from the options of :func:`engine_options`."""
     from openingbook.engine import SHIPPED, Engine
 
     if NO_BOOK in books and len(books) > 1:
@@ -100,23 +103,15 @@ def _engine(
 
         check_table_size(table_log2)
     chosen: Any = SHIPPED if not books else (None if books == (NO_BOOK,) else list(books))
-    return Engine(board, chosen, table_log2=table_log2)
+    with Engine(board, chosen, table_log2=table_log2) as engine:
+        return engine.analyze(moves, time_limit=time_limit)
 
 
 @main.command("analyze")
 @click.argument("moves", default="", required=False)
 @engine_options
 @user_errors
-def analyze_command(
-    moves: str,
-    books: tuple[Any, ...],
-    size: Any,
-    width: int | None,
-    height: int | None,
-    time_limit: float | None,
-    table_log2: int | None,
-    as_json: bool,
-) -> None:
+def analyze_command(moves: str, as_json: bool, **options: Any) -> None:
     """Exact value of every move after MOVES (1-based columns, e.g. 4453; none or ""
     for the empty board).
 
@@ -133,9 +128,7 @@ def analyze_command(
       openingbook analyze 333 --size 6x5
       openingbook analyze 44444433333312 --book none --time-limit 2
     """
-    engine = _engine(books, size, width, height, table_log2)
-    with engine:
-        analysis = engine.analyze(moves, time_limit=time_limit)
+    analysis = _analyze(moves, **options)
     if as_json:
         emit_json(analysis.to_dict())
     else:
@@ -146,16 +139,7 @@ def analyze_command(
 @click.argument("moves", default="", required=False)
 @engine_options
 @user_errors
-def best_command(
-    moves: str,
-    books: tuple[Any, ...],
-    size: Any,
-    width: int | None,
-    height: int | None,
-    time_limit: float | None,
-    table_log2: int | None,
-    as_json: bool,
-) -> None:
+def best_command(moves: str, as_json: bool, **options: Any) -> None:
     """A best move after MOVES (1-based column): the highest score (fastest win,
     else slowest loss), the most central of equals.
 
@@ -164,10 +148,10 @@ def best_command(
       openingbook best ""
       openingbook best 4453 --json
     """
-    engine = _engine(books, size, width, height, table_log2)
-    with engine:
-        analysis = engine.analyze(moves, time_limit=time_limit)
-        column = engine.best_of(analysis)
+    from openingbook.engine import best_column
+
+    analysis = _analyze(moves, **options)
+    column = best_column(analysis)
     if as_json:
         emit_json(
             {
