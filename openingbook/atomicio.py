@@ -27,7 +27,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from openingbook.errors import InvalidArgument, OutputExists, OutputNotReplaceable
+from openingbook.errors import (
+    InvalidArgument,
+    OutputDirectoryMissing,
+    OutputError,
+    OutputExists,
+    OutputNotReplaceable,
+)
 
 #: the output path that means standard output (text outputs; nothing is renamed)
 STDOUT = "-"
@@ -52,9 +58,9 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: the output directory does not exist")
+        raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
     if path.is_dir():
-        raise IsADirectoryError(f"{path}: the output path is a directory")
+        raise OutputError(f"{path}: the output path is a directory")
     check_replaceable(path)  # whatever the caller checked: never a device, a FIFO, ...
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
@@ -166,7 +172,7 @@ def refuse_input_as_output(
     >>> refuse_input_as_output(os.path.join(d, "c.dat"), [book])  # different files: fine
     >>> refuse_input_as_output(os.path.join(d, ".", "b.dat"), [book])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    openingbook.errors.InvalidArgument: output ....dat is also an input: choose another output
+    solver.errors.InvalidArgument: output ....dat is also an input: choose another output
     """
     if isinstance(outputs, (str, os.PathLike)):
         outputs = [outputs]

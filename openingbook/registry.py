@@ -18,13 +18,13 @@ and every command that reads a book call it.
 
 from __future__ import annotations
 
-import errno
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from openingbook.compact_magic import COMPACT_SUFFIX
+from openingbook.errors import BookFileMissing
 from openingbook.inputs import require_regular_file
 
 __all__ = [
@@ -142,8 +142,9 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
     other (the command line says so). A path that exists must be a regular
     file (:func:`openingbook.inputs.require_regular_file`).
 
-    Raises ``FileNotFoundError`` naming the shipped books for a bare name (no
-    ``/`` or ``.``) that is neither a file nor a shipped book.
+    Raises :class:`~openingbook.errors.BookFileMissing` (a ``FileNotFoundError``)
+    naming the shipped books for a bare name (no ``/`` or ``.``) that is neither a
+    file nor a shipped book.
     """
     path = Path(book)
     if path.exists():
@@ -153,14 +154,12 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
         return path  # a path, not a name: the reader names what is missing
     directory = books_dir()
     if directory is None:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
+        raise BookFileMissing(name)
     candidate = _shipped_file(directory, name)
     if candidate.is_file():
         return candidate
     names = ", ".join(book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")))
-    raise FileNotFoundError(
-        errno.ENOENT, f"no such book file, nor a shipped book (shipped books: {names})", name
-    )
+    raise BookFileMissing(name, f"no such book file, nor a shipped book (shipped books: {names})")
 
 
 def shipped_twin(book: str | os.PathLike[str]) -> Path | None:

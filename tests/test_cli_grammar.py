@@ -148,7 +148,7 @@ def test_every_reader_refuses_every_unusable_book_with_status_1(
 #: a mistake in the position asked for, the same status in a Thill and a compact book
 POSITION_MISTAKES = [
     (["44x"], 2, "MOVES 44x"),
-    (["4444"], 2, "4 stones"),  # a wrong stone count for the book
+    (["4444"], 2, "stones"),  # a wrong stone count for the book
     (["44444455", "--size", "6x5"], 2, "6x5"),  # a board size the book is not of
     (["--board", "XQ"], 2, "--board"),
     ([], 2, "give the position either as MOVES or with --board"),
@@ -236,29 +236,39 @@ def test_force_onto_a_device_node_leaves_it_a_device(tmp_path, books):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "null"]
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["solve", "44"],
-        ["lookup", "8", "44444455"],
-        ["info", "8"],
-        ["books"],
-        ["enumerate", "--plies", "2"],
-        ["build", "--plies", "2"],
-        ["export", "8", "-f", "csv", "-o", "x"],
-        ["convert", "8", "x.dat"],
-        ["derive", "--from", "8", "--plies", "6", "-o", "x"],
-        ["merge", "8", "-o", "x"],
-        ["validate", "8", "8"],
-        ["diff", "8", "8"],
-        ["check", "8"],
-        ["stats", "8"],
-    ],
-)
+UNKNOWN_OPTION_CASES = [
+    ["solve", "44"],
+    ["analyze", "44"],
+    ["best", "44"],
+    ["explore"],
+    ["lookup", "8", "44444455"],
+    ["info", "8"],
+    ["books"],
+    ["enumerate", "--plies", "2"],
+    ["build", "--plies", "2"],
+    ["export", "8", "-f", "csv", "-o", "x"],
+    ["convert", "8", "x.dat"],
+    ["derive", "--from", "8", "--plies", "6", "-o", "x"],
+    ["merge", "8", "-o", "x"],
+    ["validate", "8", "8"],
+    ["diff", "8", "8"],
+    ["check", "8"],
+    ["stats", "8"],
+]
+
+
+@pytest.mark.parametrize("args", UNKNOWN_OPTION_CASES)
 def test_unknown_option_is_status_2_for_every_command(args, tmp_path, monkeypatch):
+    """(The list is checked against ``openingbook --help`` below.)"""
     monkeypatch.chdir(tmp_path)
     _one_line_error(_run([*args, "--frobnicate"]), 2, "No such option '--frobnicate'")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_command_is_walked():
+    ctx = main.make_context("openingbook", ["--help"], resilient_parsing=True)
+    walked = {args[0] for args in UNKNOWN_OPTION_CASES}
+    assert walked == set(main.list_commands(ctx))
 
 
 @pytest.mark.parametrize(
