@@ -101,7 +101,7 @@ CASES = [
     (["best", "4", "--book", "{book8}"], 2, "a win/draw/loss book: the engine needs distances"),
     (["best", "4", "--book", "none", "--book", "8-dist"], 2, "cannot be combined"),
     (["analyze", "4", "--time-limit", "-1"], 2, "--time-limit"),
-    (["analyze", "4", "--book", "{tmp}/none.c4b"], 2, "does not exist"),
+    (["analyze", "4", "--book", "{tmp}/none.c4b"], 1, "none.c4b: No such file or directory"),
     # explore (refused before the server starts)
     (["explore", "--size", "9x9", "--no-browser"], 2, "--size"),
     (["explore", "--port", "70000", "--no-browser"], 2, "70000 is not in the range"),
