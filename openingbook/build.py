@@ -471,6 +471,8 @@ def build_book(
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
     check_output(out, force)
     plan = plan_build(options)
+    if not scheduler:  # local workers: no more than the chunks or the memory, checked
+        jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
     with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
         results: dict[int, ChunkResult] = {}
         todo: list[ChunkTask] = []
@@ -501,8 +503,8 @@ def build_book(
             # the executor first: a cluster that cannot be reached fails before any output
             ex = None
             if todo:
-                if not scheduler:  # local workers: no more than the chunks or the memory
-                    jobs = worker_count(jobs, table_log2, len(todo))
+                if jobs is not None:  # and no more than the chunks left after resuming
+                    jobs = min(jobs, len(todo))
                 ex = stack.enter_context(
                     make_executor(
                         executor,

@@ -170,15 +170,22 @@ class PoolExecutor(Executor):
             return True
 
         pending = sum(hand_out(w) for w in range(k) for _ in range(2))
+
+        def check_alive() -> None:
+            for w, proc in enumerate(self._procs):
+                # killed (out of memory, kill -9) or crashed; a worker whose set-up failed
+                # ends with 0 after putting its error in the queue, which says it better
+                if not proc.is_alive() and proc.exitcode != 0:
+                    task = todo[handed[w][0]] if handed[w] else None
+                    raise WorkerLost(w + 1, proc.exitcode, task)
+
         while pending:
             try:
                 w, ok, value = self._results.get(timeout=1.0)
             except queue.Empty:
-                for w, proc in enumerate(self._procs):
-                    if not proc.is_alive():  # killed (out of memory, kill -9) or crashed
-                        task = todo[handed[w][0]] if handed[w] else None
-                        raise WorkerLost(w + 1, proc.exitcode, task) from None
+                check_alive()
                 continue
+            check_alive()  # at once, not after the others ran out of work
             if not ok:
                 raise value
             handed[w].pop(0)

@@ -208,7 +208,8 @@ def test_endless_input_is_read_with_a_bound(args, message):
             stdin=zero, capture_output=True, text=True, env=_env(), timeout=300,
         )  # fmt: skip
     assert done.returncode == 1, done.stderr
-    assert done.stderr.splitlines() == [f"Error: {message}" + done.stderr.split(message, 1)[1]]
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"Error: {message}")
     assert done.stdout == ""
 
 
@@ -223,13 +224,24 @@ def test_long_lines_within_the_bound_still_solve(tmp_path):
 
 
 # ------------------------------------------------------------------ workers
-def test_workers_are_no_more_than_the_chunks(tmp_path):
-    out = tmp_path / "b.dat"
-    result = CliRunner().invoke(main, ["build", "--plies", "4", "--jobs", "48", "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    manifest = json.loads((tmp_path / "b.dat.json").read_text())
-    assert manifest["chunks"]["in_output"] == 1
-    assert manifest["solver"]["workers"] == 1
+@pytest.mark.parametrize(("jobs", "chunk_size", "workers"), [("48", "1024", 1), ("48", "64", 9)])
+def test_workers_are_no_more_than_the_chunks(jobs, chunk_size, workers, tmp_path, monkeypatch):
+    """``--jobs 48`` for a build of one chunk started 48 workers: now as many as chunks
+    (568 positions of 4 plies: 1 chunk of 1024, 9 of 64). The executor is replaced by
+    one that records what it was asked for (no solving needed)."""
+    import openingbook.build
+
+    asked = []
+
+    def record(name, jobs, *args, **kwargs):
+        asked.append(jobs)
+        raise KeyboardInterrupt  # stop there, as Ctrl-C would
+
+    monkeypatch.setattr(openingbook.build, "make_executor", record)
+    args = ["build", "--plies", "4", "--chunk-size", chunk_size, "--jobs", jobs]
+    result = CliRunner().invoke(main, [*args, "-o", str(tmp_path / "b.dat")])
+    assert (result.exit_code, result.stderr) == (130, "interrupted\n")
+    assert asked == [workers]
 
 
 def test_workers_are_checked_against_memory(tmp_path, monkeypatch):

@@ -113,6 +113,13 @@ def resolve_board_size(size: Any, width: int | None, height: int | None) -> Any:
     return BoardSize(width, height)
 
 
+def seed_option(help_text: str) -> Callable[[F], F]:
+    """``--seed N`` (default 0): a random seed, never negative (the error names it)."""
+    return click.option(
+        "--seed", type=click.IntRange(min=0), default=0, show_default=True, help=help_text
+    )
+
+
 def parallel_options(func: F) -> F:
     """``--jobs``, ``--executor``, ``--scheduler``, ``--table-log2``: how solving is spread out."""
     from openingbook.executors import EXECUTOR_NAMES

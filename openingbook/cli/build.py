@@ -19,6 +19,7 @@ from openingbook.cli._common import (
     output_format_option,
     output_option,
     parallel_options,
+    seed_option,
     size_option,
     user_errors,
 )
@@ -82,13 +83,7 @@ def _command_line() -> list[str]:
     "--shard", metavar="I/N", callback=_shard, help="Solve the I-th of N deterministic parts."
 )
 @click.option("--sample", type=int, metavar="K", help="Solve K positions picked at random.")
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Random seed of --sample.",
-)
+@seed_option("Random seed of --sample.")
 @parallel_options
 @click.option(
     "--work-dir",

@@ -22,6 +22,7 @@ from openingbook.cli._common import (
     output_format_option,
     output_option,
     parallel_options,
+    seed_option,
     user_errors,
 )
 
@@ -225,13 +226,7 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
     help="Pruned books: also solve K random positions the book does not store "
     "(each must be a first-player win).",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Random seed of the samples.",
-)
+@seed_option("Random seed of the samples.")
 @parallel_options
 @click.option("--strict", is_flag=True, help="Exit with status 1 on warnings too.")
 @format_option
