@@ -106,7 +106,7 @@ def worker_count(
     4
     >>> worker_count(8, 25, tasks=100, available=2 << 30)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    openingbook.errors.InvalidArgument: jobs 8: 8 workers need about 3.6 GiB (456.5 MiB each...
+    solver.errors.InvalidArgument: jobs 8: 8 workers need about 3.6 GiB (456.5 MiB each...
     """
     from solver import default_table_log2
 
