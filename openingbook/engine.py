@@ -286,7 +286,8 @@ class Engine:
     position first needs the solver.
 
     Raises :class:`~openingbook.errors.InvalidArgument` for a book of another
-    board or without distances.
+    board or without distances. Like its solver, an engine is not thread-safe: call it
+    from one thread at a time (the explorer's server holds a lock around it).
     """
 
     def __init__(
