@@ -1040,20 +1040,22 @@ def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> d
 
 
 def compact_thill_values(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str], allow_part: bool = False
 ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, str | None]:
     """A compact book's positions with Thill's values: ``(fmt, first, mask, values, under)``.
 
     ``fmt`` is the Thill layout of the same ply and kind; ``values`` are Thill's
     value codes (pruned books: 0 draw, 1 second player wins, 2 first player
     wins, nothing pruned yet; distance books: the signed distance byte), for
-    every position of the book in the enumeration's order and variant.
+    every position of the book in the enumeration's order and variant. A part
+    (:attr:`CompactBook.part`) is refused unless ``allow_part``: its positions
+    alone would read as a complete book.
     """
     from openingbook.bookfile import BookFormat
     from openingbook.values import distance_bytes_from_scores
 
     with CompactBook(path) as book:
-        if book.part is not None:  # its positions alone would read as a complete book
+        if book.part is not None and not allow_part:
             raise CompactFileError(
                 f"{path}: part {book.part[0]}/{book.part[1]} of a book: merge the parts "
                 "first ('openingbook merge')"
@@ -1069,12 +1071,16 @@ def compact_thill_values(
     return fmt, first, mask, values, under
 
 
-def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None]:
-    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``."""
+def compact_as_thill(
+    path: str | os.PathLike[str], allow_part: bool = False
+) -> tuple[Any, Any, str | None]:
+    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``.
+
+    ``allow_part``: as :func:`compact_thill_values`."""
     from openingbook.bookfile import Records, sort_records
     from openingbook.codec import encode_keys
 
-    fmt, first, mask, values, under = compact_thill_values(path)
+    fmt, first, mask, values, under = compact_thill_values(path, allow_part)
     if not fmt.distances:
         keep = values != 2
         first, mask, values = first[keep], mask[keep], values[keep]

@@ -1,0 +1,218 @@
+"""Parts of a ply: the partition, its enumeration, its compact books and its builds.
+
+Independent sources: the pure-Python breadth-first walk of ``test_enumerate``
+(brute force on small boards), the whole enumeration (parts must be disjoint and
+cover it, in its order), Tromp's published position counts, the hash written out
+in plain Python, mirror symmetry, and whole books built without parts.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from openingbook.compact import CompactBook, CompactFileError, write_compact
+from openingbook.published import POSITIONS_PER_PLY
+from solver import (
+    Position,
+    canonical_bits,
+    check_part,
+    count_positions,
+    enumerate_positions,
+    finished_games,
+    iter_parts,
+    mirror_bits,
+    part_of,
+    position_keys,
+    positions_with_moves,
+)
+from tests.test_enumerate import as_pairs, book_set, brute_reachable, replay
+
+
+def plain_part(key: int, parts: int) -> int:
+    """The documented hash in plain Python integers."""
+    high = ((key * 0x9E3779B97F4A7C15) % 2**64) >> 32
+    return ((high * parts) >> 32) + 1
+
+
+# ------------------------------------------------------------------ the partition
+def test_part_of_is_the_documented_hash_and_ignores_the_mirror():
+    first, mask = enumerate_positions(6, merge_mirrors=False, drop_immediate_wins=False)
+    keys = position_keys(*canonical_bits(first, mask))
+    for parts in (1, 2, 7, 32, 65536):
+        got = part_of(first, mask, parts)
+        assert got.tolist() == [plain_part(int(k), parts) for k in keys]
+        assert np.array_equal(got, part_of(mirror_bits(first), mirror_bits(mask), parts))
+        assert got.min() >= 1 and got.max() <= parts
+
+
+def test_parts_are_balanced():
+    first, mask = enumerate_positions(9)
+    sizes = np.bincount(part_of(first, mask, 16), minlength=17)[1:]
+    assert abs(sizes / sizes.mean() - 1).max() < 0.02
+
+
+@pytest.mark.parametrize("bad", [(0, 4), (5, 4), (1, 0), (1, 65537), ("a", 2), (1,)])
+def test_bad_parts_are_refused(bad):
+    with pytest.raises(ValueError, match="part"):
+        check_part(bad)
+    with pytest.raises(ValueError, match="part"):
+        enumerate_positions(3, part=bad)
+
+
+def test_a_part_and_a_line_are_refused_together():
+    with pytest.raises(ValueError, match="not both"):
+        enumerate_positions(5, under="4", part=(1, 2))
+
+
+# ------------------------------------------------------------------ enumeration
+@pytest.mark.parametrize(("width", "height", "plies"), [(4, 4, 7), (5, 4, 8), (7, 6, 5)])
+def test_parts_match_brute_force(width, height, plies):
+    reachable = brute_reachable(plies, width=width, height=height)
+    for merge, drop in itertools.product([True, False], repeat=2):
+        expected = book_set(reachable, width, height, merge=merge, drop=drop)
+        union: list = []
+        for i in range(1, 4):
+            got = as_pairs(
+                *enumerate_positions(
+                    plies,
+                    width=width,
+                    height=height,
+                    merge_mirrors=merge,
+                    drop_immediate_wins=drop,
+                    part=(i, 3),
+                )
+            )
+            keys = [Position.from_bitboards(f, m, width, height).canonical().key() for f, m in got]
+            assert {plain_part(k, 3) for k in keys} <= {i}
+            union += got
+        assert len(union) == len(set(union)) and set(union) == expected
+
+
+@pytest.mark.parametrize("plies", [0, 1, 2, 7, 10])
+def test_parts_are_the_whole_enumeration_filtered_in_order(plies):
+    first, mask = enumerate_positions(plies)
+    which = part_of(first, mask, 5)
+    streamed = dict((i, (f, m)) for i, f, m in iter_parts(plies, 5))
+    for i in range(1, 6):
+        f, m = enumerate_positions(plies, part=(i, 5))
+        assert np.array_equal(f, first[which == i]) and np.array_equal(m, mask[which == i])
+        assert np.array_equal(streamed[i][0], f) and np.array_equal(streamed[i][1], m)
+        assert count_positions(plies, part=(i, 5)) == len(f)
+
+
+def test_iter_parts_takes_a_selection_of_parts():
+    got = [(i, len(f)) for i, f, _ in iter_parts(6, 8, which=[8, 3])]
+    assert got == [(8, count_positions(6, part=(8, 8))), (3, count_positions(6, part=(3, 8)))]
+
+
+def test_move_strings_of_a_part_reach_its_positions():
+    first, mask, moves = positions_with_moves(8, part=(2, 3))
+    assert np.array_equal(first, enumerate_positions(8, part=(2, 3))[0])
+    f, m = replay(moves)
+    assert np.array_equal(canonical_bits(f, m)[0], first)
+    assert np.array_equal(canonical_bits(f, m)[1], mask)
+
+
+@pytest.mark.parametrize("plies", range(0, 10))
+def test_parts_add_up_to_tromps_counts(plies):
+    """Every position after ``plies`` plies, both variants, immediate wins and finished
+    games, counted part by part: Tromp's published count."""
+    total = 0
+    for i in (1, 2, 3):
+        total += count_positions(plies, merge_mirrors=False, drop_immediate_wins=False, part=(i, 3))
+        f, m = finished_games(plies, part=(i, 3))
+        keys = position_keys(f, m)
+        total += 2 * len(f) - int((mirror_bits(keys) == keys).sum())
+    assert total == POSITIONS_PER_PLY[plies]
+
+
+def test_finished_games_parts_cover_the_whole():
+    f, m = finished_games(9)
+    assert len(f) == len(set(as_pairs(f, m)))
+    pieces = [as_pairs(*finished_games(9, part=(i, 4))) for i in range(1, 5)]
+    assert sorted(itertools.chain(*pieces)) == sorted(as_pairs(f, m))
+
+
+def test_a_deep_whole_ply_is_refused_but_its_part_enumerates():
+    with pytest.raises(ValueError, match="more than the"):
+        enumerate_positions(9, max_candidates=250_000)
+    assert count_positions(9, part=(1, 8), max_candidates=250_000) == count_positions(
+        9, part=(1, 8)
+    )
+
+
+# ------------------------------------------------------------------ compact parts
+def _part_book(tmp_path, plies, part, width=5, height=4):
+    from solver import Solver
+
+    first, mask = enumerate_positions(plies, width=width, height=height, part=part)
+    solver = Solver(width=width, height=height, table_log2=16)
+    from openingbook.values import book_values
+
+    values = book_values(solver.solve_many(first, mask), plies, True, width * height)
+    path = tmp_path / f"part{part[0]}.c4b"
+    write_compact(path, plies, "distance", first, mask, values, board=(width, height), part=part)
+    return path, first, mask, values
+
+
+def test_a_compact_part_answers_its_part_and_nothing_else(tmp_path):
+    from openingbook.answers import PositionNotInBook
+
+    path, first, mask, values = _part_book(tmp_path, 6, (2, 3))
+    with CompactBook(path) as book:
+        assert book.part == (2, 3) and book.under is None and len(book) == len(first)
+        assert "part 2/3" in book.describe()
+        assert np.array_equal(book.values_of(first, mask), values)
+        # the mirror variants give the same answers
+        got = book.lookup_many(mirror_bits(first, 5, 4), mirror_bits(mask, 5, 4))
+        assert np.array_equal(got.winner, book.lookup_many(first, mask).winner)
+        positions = book.positions()
+        assert np.array_equal(positions[0], first) and np.array_equal(positions[1], mask)
+        other, other_mask = enumerate_positions(6, width=5, height=4, part=(1, 3))
+        pos = Position.from_bitboards(int(other[0]), int(other_mask[0]), 5, 4)
+        assert pos not in book
+        with pytest.raises(PositionNotInBook, match="part 2/3"):
+            book.get(pos)
+        bulk = book.lookup_many(other, other_mask, strict=False)
+        assert (bulk.index == -1).all()
+        with pytest.raises(PositionNotInBook):
+            book.lookup_many(other, other_mask)
+
+
+def test_write_compact_refuses_a_wrong_part(tmp_path):
+    first, mask = enumerate_positions(6, width=5, height=4, part=(1, 3))
+    values = np.zeros(len(first), np.int8)
+    with pytest.raises(ValueError, match="part 1/3 of the 6-ply book has"):
+        write_compact(
+            tmp_path / "a.c4b", 6, "distance", first[1:], mask[1:], values[1:],
+            board=(5, 4), part=(1, 3),
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="is not in part 2/3"):
+        write_compact(
+            tmp_path / "b.c4b", 6, "distance", first, mask, values, board=(5, 4), part=(2, 3)
+        )
+
+
+def test_a_damaged_part_field_is_refused(tmp_path):
+    path, *_ = _part_book(tmp_path, 4, (1, 2))
+    data = bytearray(path.read_bytes())
+    at = data.index(b"1/2")
+    data[at : at + 3] = b"3/2"
+    path.write_bytes(bytes(data))
+    with pytest.raises(CompactFileError, match="bad part"):
+        CompactBook(path)
+
+
+def test_a_part_is_not_read_as_a_whole_book(tmp_path):
+    from openingbook.compact import compact_thill_values
+    from openingbook.derive import LoadedBook
+
+    path, first, *_ = _part_book(tmp_path, 4, (1, 2))
+    with pytest.raises(CompactFileError, match="merge the parts"):
+        compact_thill_values(path)
+    loaded = LoadedBook.load(path)
+    assert loaded.scope.partial == "part 1/2" and not loaded.scope.answers_absent
+    assert len(loaded) == len(first)
