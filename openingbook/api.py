@@ -33,8 +33,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from openingbook.bookfile import BookFileError, BookFormat
+from openingbook.bookfile import BookFormat
 from openingbook.compact import CompactBook, is_compact
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
 from openingbook.export.cadot import BASE, CADOT_RECORD_BYTES, KEY_BYTES, WIDTH, CadotBook
 from openingbook.export.pons import HEADER_BYTES, PonsBook, next_prime
 from openingbook.manifest import detect_format
@@ -138,9 +139,11 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
     was tried when nothing fits.
     """
     p = Path(path)
+    if not p.exists():
+        raise BookFileMissing(p)
     size = p.stat().st_size
     if p.is_dir():
-        raise ValueError(f"{p}: is a directory, not a book")
+        raise BookFileError(f"{p}: is a directory, not a book")
     if is_compact(p):
         return "compact"
     if _looks_like_pons(p, size):
@@ -154,7 +157,7 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
         thill_error = str(exc)
     if _looks_like_cadot(p, size):
         return "cadot"
-    raise ValueError(
+    raise BookFileError(
         f"{p}: not a book in a known format (Thill: {thill_error.split(': ', 1)[-1]}; "
         "not a Cadot table or a Pons book either)"
     )
@@ -189,7 +192,7 @@ def open_book(
         fmt = BookFormat.parse(fmt)
     if fmt is not None:
         if kind not in (None, "thill"):
-            raise ValueError(f"a Thill layout was given, but kind is {kind!r}")
+            raise InvalidArgument(f"a Thill layout was given, but kind is {kind!r}")
         kind = "thill"
     kind = kind or detect_kind(p)
     if kind == "compact":
@@ -200,4 +203,4 @@ def open_book(
         return CadotBook(p)
     if kind == "pons":
         return PonsBook(p)
-    raise ValueError(f"unknown book kind {kind!r}: choose one of {', '.join(BOOK_KINDS)}")
+    raise InvalidArgument(f"unknown book kind {kind!r}: choose one of {', '.join(BOOK_KINDS)}")

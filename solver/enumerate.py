@@ -45,6 +45,7 @@ import numpy as np
 from solver.bitboards import can_win_next_bits
 from solver.bitboards import mirror_bits as _mirror_bits
 from solver.bitboards import position_keys as _position_keys
+from solver.errors import InvalidArgument
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 
 __all__ = [
@@ -80,9 +81,11 @@ def check_part(part: tuple[int, int]) -> tuple[int, int]:
     try:
         i, n = (int(v) for v in part)
     except (TypeError, ValueError):
-        raise ValueError(f"a part is (i, n), got {part!r}") from None
+        raise InvalidArgument(f"a part is (i, n), got {part!r}", argument="part") from None
     if not 1 <= i <= n <= MAX_PARTS:
-        raise ValueError(f"part {i}/{n}: expected 1 <= i <= n <= {MAX_PARTS}")
+        raise InvalidArgument(
+            f"expected i/n with 1 <= i <= n <= {MAX_PARTS}", argument="part", value=f"{i}/{n}"
+        )
     return i, n
 
 
@@ -157,7 +160,7 @@ class _Layers:
                 break
             cap = self.first.size * self.width
             if cap > max_candidates:
-                raise ValueError(
+                raise InvalidArgument(
                     f"the {stones + 1}-stone layer means examining {cap:,} children, more "
                     f"than the {max_candidates:,} allowed in memory (start from a longer line)"
                 )
@@ -228,13 +231,13 @@ def _start_position(under: str | None, width: int, height: int) -> Position:
         return Position(width=width, height=height)
     text = under.strip()
     if text and not text.isdigit():
-        raise ValueError(f"the line {under!r} is not a string of column digits")
+        raise InvalidArgument(f"the line {under!r} is not a string of column digits")
     return Position.from_moves(text, width, height)
 
 
 def _check_plies(plies: object) -> int:
     if not isinstance(plies, int | np.integer) or isinstance(plies, bool):
-        raise ValueError(f"plies must be an integer, got {plies!r}")
+        raise InvalidArgument(f"plies must be an integer, got {plies!r}")
     return int(plies)
 
 
@@ -254,12 +257,14 @@ def _enumerate(
     if part is not None:
         part = check_part(part)
         if under:
-            raise ValueError("a part splits the whole ply: give a part or a line, not both")
+            raise InvalidArgument(
+                "a part splits the whole ply: give a part or a line, not both", argument="part"
+            )
     start = _start_position(under, width, height)
     if not 0 <= plies <= width * height:
-        raise ValueError(f"plies must be between 0 and {width * height}, got {plies}")
+        raise InvalidArgument(f"plies must be between 0 and {width * height}, got {plies}")
     if start.stone_count > plies:
-        raise ValueError(
+        raise InvalidArgument(
             f"the line {under!r} has {start.stone_count} moves, more than the {plies} plies asked"
         )
     start_symmetric = start.mirror() == start
@@ -358,7 +363,7 @@ def positions_with_moves(
     ['41', '42', '43', '44']
     """
     if width > 9:
-        raise ValueError("move strings are only defined for boards up to 9 columns")
+        raise InvalidArgument("move strings are only defined for boards up to 9 columns")
     layers, first, mask, index, mirrored = _enumerate(
         plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
     )

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.export._positions import BookPositions, _canonical_keys, load_positions
 from openingbook.export.cadot import CadotBook, write_cadot
 from openingbook.export.pons import PonsBook, write_pons
@@ -105,7 +105,7 @@ def export_book(
     refuse_input_as_output(out, [book, manifest_path(book)])
     kind = _source_kind(book)
     if kind not in ("thill", "compact"):
-        raise ValueError(
+        raise BookFileError(
             f"{book}: this is a {kind} file; export converts our books (Thill or compact format)"
         )
     positions = load_positions(book) if kind == "compact" else None
@@ -119,12 +119,12 @@ def export_book(
             value=fmt,
         )
     if not book_fmt.distances and fmt == "pons":
-        raise ValueError(
+        raise BookFileError(
             f"{book}: a Pons book stores exact scores, and this book has no distances: "
             "export a book built with --distances"
         )
     if not book_fmt.distances and fmt == "cadot" and not no_distance:
-        raise ValueError(
+        raise BookFileError(
             f"{book}: Cadot records carry the half-moves to the result, and this book has no "
             "distances: export a book built with --distances, or pass --no-distance to "
             "write 0 (unknown) half-moves"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.reader import BookValue, BulkValues, PositionNotInBook
 from openingbook.values import CELLS, UNKNOWN, missing_answer, missing_answers, score_tables
 from solver import Position, Winner, plies_from_score, score_from_plies, stone_counts
@@ -37,7 +38,9 @@ def value_from_plies(winner: int, plies: int | None, stones: int) -> BookValue:
         return BookValue(result, plies, 0)
     mover_wins = (winner > 0) == (stones % 2 == 0)
     if plies < 1 or stones + plies > CELLS or (plies % 2 == 1) != mover_wins:
-        raise ValueError(f"{result.value} player cannot win {plies} plies after {stones} stones")
+        raise InvalidArgument(
+            f"{result.value} player cannot win {plies} plies after {stones} stones"
+        )
     return BookValue(result, plies, score_from_plies(plies, stones))
 
 
@@ -95,7 +98,7 @@ def bulk_values(
     bad = decided & ((((plies % 2) == 1) != mover_wins) | off_board)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{book}: record {int(index[i])} has an impossible result")
+        raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
     missing = np.flatnonzero(~found)
     if missing.size:
         m_winner, m_plies = missing_answers(first[missing], mask[missing], False)
