@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     )
     from solver.bitops import prefetch
     from solver.enumerate import (
+        AUTO_PARTS,
+        LayerTooLarge,
         check_part,
         count_positions,
         enumerate_positions,
@@ -82,6 +84,8 @@ _LAZY = {
     "has_four_bits": "solver.bitboards",
     "mirror_bits": "solver.bitboards",
     "position_keys": "solver.bitboards",
+    "AUTO_PARTS": "solver.enumerate",
+    "LayerTooLarge": "solver.enumerate",
     "check_part": "solver.enumerate",
     "count_positions": "solver.enumerate",
     "finished_games": "solver.enumerate",
@@ -108,6 +112,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "AUTO_PARTS",
     "DEFAULT_BOARD",
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
@@ -118,6 +123,7 @@ __all__ = [
     "BoardSize",
     "Error",
     "InvalidArgument",
+    "LayerTooLarge",
     "Player",
     "Position",
     "Solver",

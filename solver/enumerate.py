@@ -49,8 +49,10 @@ from solver.errors import InvalidArgument
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 
 __all__ = [
+    "AUTO_PARTS",
     "DEFAULT_MAX_CANDIDATES",
     "MAX_PARTS",
+    "LayerTooLarge",
     "check_part",
     "count_positions",
     "enumerate_positions",
@@ -70,6 +72,14 @@ DEFAULT_MAX_CANDIDATES = 60_000_000
 
 #: Most parts a ply can be split into (:func:`check_part`).
 MAX_PARTS = 1 << 16
+#: Parts of a ply whose whole last layer does not fit the memory guard (14 plies on
+#: 7x6: about 0.7M book positions a part; the 13-ply layer and one part in memory).
+AUTO_PARTS = 32
+
+
+class LayerTooLarge(InvalidArgument):
+    """A whole layer would not fit the memory guard (``max_candidates``): enumerate the
+    ply by parts (``part=``, :func:`iter_parts`) or under a longer line."""
 
 
 def check_part(part: tuple[int, int]) -> tuple[int, int]:
@@ -160,7 +170,7 @@ class _Layers:
                 break
             cap = self.first.size * self.width
             if cap > max_candidates:
-                raise InvalidArgument(
+                raise LayerTooLarge(
                     f"the {stones + 1}-stone layer means examining {cap:,} children, more "
                     f"than the {max_candidates:,} allowed in memory (start from a longer line)"
                 )
@@ -183,13 +193,14 @@ class _Layers:
             self.steps.append((parent, col, flip))
             stones += 1
 
-    def add_part_layer(self, stones: int, part: tuple[int, int]) -> None:
+    def add_part_layer(self, stones: int, part: tuple[int, int], finished: bool = False) -> None:
         """Replace the last layer (``stones`` stones, canonical) by the children of part
         ``part``: the positions of the whole next layer whose canonical key is in the
-        part, in the same order. Memory: the part's children and one flag per child."""
+        part, in the same order. Memory: the part's children and one flag per child.
+        ``finished``: the part's finished games instead (the mover completes four)."""
         kernels = _kernels()
         keys, index = kernels.part_child_keys(
-            self.first, self.mask, stones, self.width, self.height, part[0], part[1], False
+            self.first, self.mask, stones, self.width, self.height, part[0], part[1], finished
         )
         kept = index[kernels.first_flags(keys, _bucket_bits(keys.size))]
         del keys, index
@@ -316,7 +327,9 @@ def enumerate_positions(
     ``part=(i, n)``: only the positions of part ``i`` of ``n`` (:func:`part_of`), in
     the whole enumeration's order: the parts are disjoint, their union is the ply,
     and a part of a deep ply needs only the previous layer and its own positions
-    in memory (14 plies: the 13-ply layer, about 15.5M positions, 0.5 GB).
+    in memory (14 plies: the 13-ply layer, about 15.5M positions, 0.5 GB). A whole
+    ply whose last layer does not fit ``max_candidates`` (14 plies on 7x6) comes
+    part by part (:data:`AUTO_PARTS` parts, each in its order).
 
     ``under``: a 1-based move string; only positions reachable by continuing it
     (with either variant reachable, when mirror pairs are merged). With
@@ -333,9 +346,20 @@ def enumerate_positions(
     >>> len(enumerate_positions(8, merge_mirrors=False, drop_immediate_wins=False)[0])
     182383
     """
-    _, first, mask, _, _ = _enumerate(
-        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
-    )
+    try:
+        _, first, mask, _, _ = _enumerate(
+            plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
+        )
+    except LayerTooLarge:
+        if under or part is not None:
+            raise
+        # the whole ply part by part: the previous layer and the positions in memory
+        options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
+        pieces = list(
+            iter_parts(plies, AUTO_PARTS, width, height, **options, max_candidates=max_candidates)
+        )
+        first = np.concatenate([f for _, f, _ in pieces])
+        mask = np.concatenate([m for _, _, m in pieces])
     return first, mask
 
 
@@ -414,10 +438,13 @@ def iter_parts(
     drop_immediate_wins: bool = True,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
     which: Iterable[int] | None = None,
+    finished: bool = False,
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """``(i, first, mask)`` for parts ``i`` = 1..``parts`` (or those in ``which``) of a
     ply, as :func:`enumerate_positions` with ``part=(i, parts)`` gives them; the
     previous layer is enumerated once for all. Memory: that layer plus one part.
+    ``finished``: each part's :func:`finished_games` instead (the other options
+    do not apply to them).
 
     >>> sizes = [len(f) for _, f, _ in iter_parts(4, 3)]
     >>> sizes == [count_positions(4, part=(i, 3)) for i in (1, 2, 3)], sum(sizes)
@@ -430,13 +457,19 @@ def iter_parts(
         check_part((i, parts))
     if plies == 0:
         for i in numbers:
-            yield (i, *enumerate_positions(0, None, width, height, part=(i, parts)))
+            if finished:
+                yield i, np.empty(0, np.uint64), np.empty(0, np.uint64)
+            else:
+                yield (i, *enumerate_positions(0, None, width, height, part=(i, parts)))
         return
     previous = _Layers(Position(width=width, height=height), plies - 1, True, max_candidates)
     for i in numbers:
         layers = copy.copy(previous)
         layers.steps = list(previous.steps)
-        layers.add_part_layer(plies - 1, (i, parts))
+        layers.add_part_layer(plies - 1, (i, parts), finished)
+        if finished:
+            yield i, layers.first, layers.mask
+            continue
         first, mask, _, _ = _finish(layers, width, height, merge_mirrors, drop_immediate_wins)
         yield i, first, mask
 
@@ -456,20 +489,7 @@ def finished_games(
     >>> len(finished_games(7)[0])  # the first player's four with its fourth stone
     364
     """
-    plies = _check_plies(plies)
-    empty = np.empty(0, np.uint64)
-    if plies < 1:
-        return empty, empty.copy()
     i, n = check_part(part) if part is not None else (1, 1)
-    kernels = _kernels()
-    previous = _Layers(Position(width=width, height=height), plies - 1, True, max_candidates)
-    keys, index = kernels.part_child_keys(
-        previous.first, previous.mask, plies - 1, width, height, i, n, True
-    )
-    kept = index[kernels.first_flags(keys, _bucket_bits(keys.size))]
-    flags = np.zeros(previous.first.size * width, dtype=bool)
-    flags[kept] = True
-    first, mask = kernels.gather_children(
-        previous.first, previous.mask, plies - 1, width, height, True, flags, kept.size
-    )[:2]
+    options = {"max_candidates": max_candidates, "which": [i], "finished": True}
+    _, first, mask = next(iter_parts(plies, n, width, height, **options))
     return first, mask

@@ -9,6 +9,7 @@ in plain Python, mirror symmetry, and whole books built without parts.
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ import pytest
 from openingbook.compact import CompactBook, CompactFileError, write_compact
 from openingbook.published import POSITIONS_PER_PLY
 from solver import (
+    AUTO_PARTS,
+    LayerTooLarge,
     Position,
     canonical_bits,
     check_part,
@@ -136,12 +139,40 @@ def test_finished_games_parts_cover_the_whole():
     assert sorted(itertools.chain(*pieces)) == sorted(as_pairs(f, m))
 
 
-def test_a_deep_whole_ply_is_refused_but_its_part_enumerates():
-    with pytest.raises(ValueError, match="more than the"):
-        enumerate_positions(9, max_candidates=250_000)
-    assert count_positions(9, part=(1, 8), max_candidates=250_000) == count_positions(
-        9, part=(1, 8)
-    )
+def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
+    small = {"max_candidates": 250_000}
+    with pytest.raises(LayerTooLarge, match="more than the"):
+        positions_with_moves(9, **small)
+    first, mask = enumerate_positions(9, **small)
+    pieces = [enumerate_positions(9, part=(i, AUTO_PARTS)) for i in range(1, AUTO_PARTS + 1)]
+    assert np.array_equal(first, np.concatenate([f for f, _ in pieces]))
+    assert np.array_equal(mask, np.concatenate([m for _, m in pieces]))
+    assert sorted(as_pairs(first, mask)) == sorted(as_pairs(*enumerate_positions(9)))
+    assert count_positions(9, **small) == len(first)
+    with pytest.raises(LayerTooLarge):  # a line is never split into parts
+        enumerate_positions(9, under="4", max_candidates=10_000)
+
+
+def test_enumerate_command_counts_a_part_and_everything(tmp_path):
+    from click.testing import CliRunner
+
+    from openingbook.cli import main
+
+    run = CliRunner().invoke(main, ["enumerate", "--plies", "8", "--part", "2/3", "--json"])
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.output)["count"] == count_positions(8, part=(2, 3))
+    run = CliRunner().invoke(main, ["enumerate", "--plies", "8", "--count-all", "--parts", "3"])
+    assert run.exit_code == 0, run.output
+    assert run.output.splitlines()[0] == "77715"
+    assert "published (Tromp): 184,275: match" in run.output
+    out = tmp_path / "moves.txt"
+    run = CliRunner().invoke(main, ["enumerate", "--plies", "6", "--parts", "4", "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    lines = out.read_text().split()
+    expected = [positions_with_moves(6, part=(i, 4))[2].astype(str) for i in range(1, 5)]
+    assert lines == list(np.concatenate(expected))
+    run = CliRunner().invoke(main, ["enumerate", "--plies", "6", "--part", "0/4"])
+    assert run.exit_code == 2 and "--part 0/4" in run.output
 
 
 # ------------------------------------------------------------------ compact parts
