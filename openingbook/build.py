@@ -87,6 +87,7 @@ __all__ = [
     "build_book",
     "default_output_name",
     "merge_books",
+    "merge_parts",
     "parse_part",
     "parse_shard",
     "plan_build",
@@ -785,10 +786,15 @@ def merge_books(
     which settings). Refused with ``ValueError``: a missing or changed shard file
     (sha256), shards of different settings or shard counts, a shard given twice
     or overlapping records (overlap), a missing shard (gap). The result is the
-    bytes a single run writes, plus a manifest listing the shards.
+    bytes a single run writes, plus a manifest listing the shards. Compact parts
+    (``build --part``) go to :func:`merge_parts`.
     """
     if not shard_books:
         raise InvalidArgument("no shard books to merge")
+    from openingbook.compact import is_compact
+
+    if any(is_compact(book) for book in shard_books):
+        return merge_parts(output, shard_books, force=force, command=command)
     refuse_input_as_output(
         [output, manifest_path(output)],
         [*shard_books, *(manifest_path(book) for book in shard_books)],
@@ -893,3 +899,111 @@ def merge_books(
         positions=positions,
         values=_outcomes(histogram),
     )
+
+
+def merge_parts(
+    output: str | os.PathLike[str],
+    part_books: Sequence[str | os.PathLike[str]],
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> MergeSummary:
+    """Combine the compact books of all parts ``1/n .. n/n`` of a ply into the complete
+    compact book (``build --part``; ``openingbook merge`` on ``.c4b`` files).
+
+    Each part is opened with its checksum checked; refused with ``ValueError``:
+    a book that is not a part, parts of different plies, kinds, boards or part
+    counts, a part given twice (overlap) or missing (gap). The positions of each
+    part are enumerated (the previous layer once for all parts), their values
+    read, and the whole written by :func:`openingbook.compact.write_compact`,
+    which checks that they are exactly the ply's positions. The metadata lists
+    the parts (file, part, CRC-32, the command that built each) and the sum of
+    their solving CPU time.
+    """
+    from openingbook.atomicio import refuse_existing
+    from openingbook.compact import COMPACT_SUFFIX, CompactBook, write_compact
+    from solver import iter_parts
+
+    out = Path(output)
+    refuse_input_as_output([out], list(part_books))
+    if out.suffix.lower() != COMPACT_SUFFIX:
+        raise InvalidArgument(
+            f"parts merge into a compact book: its name ends in {COMPACT_SUFFIX}",
+            argument="output",
+            value=str(out),
+        )
+    refuse_existing(out, force)
+    books: dict[int, tuple[Path, Any]] = {}
+    settings: tuple[Any, ...] = ()
+    for path in map(Path, part_books):
+        with CompactBook(path) as book:  # the checksum over header and payload
+            h = book.header
+            if book.part is None:
+                raise ValueError(f"{path}: not a part (built without --part)")
+            i, n = book.part
+            these = (h.plies, h.kind, h.board, n)
+            if not settings:
+                settings, first_path = these, path
+            elif these != settings:
+                raise ValueError(
+                    f"{path} is part of another book than {first_path} "
+                    f"(plies, kind, board, parts: {these} vs {settings})"
+                )
+            if i in books:
+                raise ValueError(f"overlap: part {i}/{n} given twice ({books[i][0]} and {path})")
+            books[i] = (path, h)
+    plies, kind, board, n = settings
+    missing = [f"{i}/{n}" for i in range(1, n + 1) if i not in books]
+    if missing:
+        listed = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+        raise ValueError(f"gap: part{'s' if len(missing) > 1 else ''} {listed} missing")
+    firsts, masks, values = [], [], []
+    for i, first, mask in iter_parts(plies, n, *board):
+        with CompactBook(books[i][0], verify=False) as book:
+            values.append(book.values_of(first, mask))
+        firsts.append(first)
+        masks.append(mask)
+    first, mask, value = (np.concatenate(a) for a in (firsts, masks, values))
+    del firsts, masks, values
+    manifests = [_object_of(books[i][1].metadata, "source_manifest") for i in range(1, n + 1)]
+    cpu = sum(float(_object_of(m, "time").get("solve_cpu_seconds", 0)) for m in manifests)
+    metadata = {
+        "source_manifest": {
+            "selection": {"plies": plies, "kind": kind, "board": str(board), "parts": n},
+            "time": {"solve_cpu_seconds": round(cpu, 3)},
+            **manifest_provenance(command),
+        },
+        "merged_from": [
+            {
+                "file": books[i][0].name,
+                "part": f"{i}/{n}",
+                "crc32": books[i][1].crc32,
+                "command": manifests[i - 1].get("command"),
+            }
+            for i in range(1, n + 1)
+        ],
+    }
+    write_compact(out, plies, kind, first, mask, value, metadata=metadata, force=force, board=board)
+    # first-player view: wdl and distance values are, scores are the side to move's
+    winner = np.sign(value.astype(np.int16))
+    if kind == "score" and plies % 2:
+        winner = -winner
+    return MergeSummary(
+        output=str(out),
+        manifest="",
+        format="compact",
+        records=len(first),
+        shards=n,
+        positions=len(first),
+        values={
+            "first": int((winner > 0).sum()),
+            "second": int((winner < 0).sum()),
+            "draw": int((winner == 0).sum()),
+        },
+    )
+
+
+def _object_of(metadata: dict[str, Any], key: str) -> dict[str, Any]:
+    """``metadata[key]`` when it is a JSON object, else ``{}``."""
+    value = metadata.get(key)
+    return value if isinstance(value, dict) else {}

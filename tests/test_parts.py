@@ -247,3 +247,92 @@ def test_a_part_is_not_read_as_a_whole_book(tmp_path):
     loaded = LoadedBook.load(path)
     assert loaded.scope.partial == "part 1/2" and not loaded.scope.answers_absent
     assert len(loaded) == len(first)
+
+
+# ------------------------------------------------------------------ builds and merges
+def _build_parts(tmp_path, plies, parts, size="5x4"):
+    from openingbook.build import BuildOptions, build_book
+    from solver import parse_board_size
+
+    board = parse_board_size(size)
+    paths = []
+    for i in range(1, parts + 1):
+        options = BuildOptions(plies, distances=True, board=board, part=(i, parts))
+        out = tmp_path / f"p{i}.c4b"
+        summary = build_book(out, options, jobs=1, progress=False)
+        assert summary.positions == count_positions(plies, None, *board, part=(i, parts))
+        paths.append(out)
+    return paths
+
+
+def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
+    from openingbook.build import BuildOptions, build_book, merge_books
+    from openingbook.convert import write_compact_via_thill
+    from solver import parse_board_size
+
+    board = parse_board_size("5x4")
+    paths = _build_parts(tmp_path, 8, 3)
+    with CompactBook(paths[1]) as book:
+        assert book.part == (2, 3)
+        manifest = book.header.metadata["source_manifest"]
+        assert manifest["selection"]["part"] == "2/3"
+        assert manifest["positions"]["in_output"] == len(book)
+    merged = tmp_path / "merged.c4b"
+    summary = merge_books(merged, paths[::-1])
+    assert summary.shards == 3 and summary.positions == count_positions(8, None, *board)
+    whole = tmp_path / "whole.c4b"
+    write_compact_via_thill(
+        whole,
+        lambda out: build_book(out, BuildOptions(8, distances=True, board=board), jobs=1,
+                               progress=False, staging=True),
+    )  # fmt: skip
+    with CompactBook(merged) as a, CompactBook(whole) as b:
+        assert a.part is None and a.header.complete
+        first, mask = b.positions()
+        assert np.array_equal(a.values_of(first, mask), b.values_of(first, mask))
+        # the same retrieval table: only the metadata differs
+        assert bytes(a._cells) == bytes(b._cells)
+        assert [m["part"] for m in a.header.metadata["merged_from"]] == ["1/3", "2/3", "3/3"]
+
+
+def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
+    from openingbook.build import merge_books
+
+    paths = _build_parts(tmp_path, 6, 3)
+    with pytest.raises(ValueError, match="gap: part 2/3 missing"):
+        merge_books(tmp_path / "m.c4b", [paths[0], paths[2]])
+    with pytest.raises(ValueError, match="overlap: part 1/3 given twice"):
+        merge_books(tmp_path / "m.c4b", [paths[0], paths[0], *paths[1:]])
+    stranger = tmp_path / "s.c4b"
+    first, mask = enumerate_positions(4, width=5, height=4, part=(3, 3))
+    write_compact(
+        stranger, 4, "distance", first, mask, np.zeros(len(first), np.int8),
+        board=(5, 4), part=(3, 3),
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="part of another book"):
+        merge_books(tmp_path / "m.c4b", [*paths[:2], stranger])
+    assert not (tmp_path / "m.c4b").exists()
+
+
+def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
+    """Exact minimax over one ply: the derived 13-ply values are the solver's."""
+    from openingbook.build import BuildOptions, build_book
+    from openingbook.convert import write_compact_via_thill
+    from openingbook.derive import derive_book
+    from openingbook.values import book_values
+    from solver import Solver, parse_board_size
+
+    for board, under in ((parse_board_size("5x4"), None), (parse_board_size("7x6"), "4444443322")):
+        deep, shallow = tmp_path / f"d14-{board}.c4b", tmp_path / f"d13-{board}.c4b"
+        options = BuildOptions(14, distances=True, board=board, under=under)
+        write_compact_via_thill(
+            deep, lambda out, o=options: build_book(out, o, jobs=1, progress=False, staging=True)
+        )
+        write_compact_via_thill(shallow, lambda out, d=deep: derive_book(d, 13, out, staging=True))
+        first, mask = enumerate_positions(13, under, *board)
+        pick = np.random.default_rng(3).permutation(len(first))[:300]
+        solver = Solver(width=board.width, height=board.height, table_log2=18)
+        expected = book_values(solver.solve_many(first[pick], mask[pick]), 13, True, board.cells)
+        with CompactBook(shallow) as book:
+            assert len(book) == len(first) and book.plies == 13
+            assert np.array_equal(book.values_of(first[pick], mask[pick]), expected)

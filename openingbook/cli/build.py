@@ -261,14 +261,17 @@ def build_command(
 @json_option
 @user_errors
 def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: bool) -> None:
-    """Combine the shard books of one build (all of 1/N .. N/N) into the full book.
+    """Combine the shard books of one build (all of 1/N .. N/N) into the full book,
+    or the compact parts of a ply ('build --part', all of 1/N .. N/N) into the
+    complete compact book.
 
-    Refuses shards of different settings, a shard given twice or overlapping,
-    and missing shards.
+    Refuses shards or parts of different settings, one given twice or
+    overlapping, and missing ones.
 
     \b
-    Example:
+    Examples:
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
+      openingbook merge book14-dist-part*of32.c4b -o book14-dist.c4b
     """
     from openingbook.build import merge_books
 
@@ -278,5 +281,6 @@ def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: 
     else:
         click.echo(
             f"{summary.output}: {summary.records} records ({summary.format}) "
-            f"from {summary.shards} shards, {summary.positions} positions"
+            f"from {summary.shards} {'parts' if summary.format == 'compact' else 'shards'}, "
+            f"{summary.positions} positions"
         )
