@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from openingbook.errors import InvalidArgument
 from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from solver import (
     AUTO_PARTS,
@@ -58,10 +59,13 @@ class PlyCounts:
     immediate_wins: int
     finished: int
     unknown: int
+    #: ``(i, n)`` when these are the counts of part i of n only
+    part: tuple[int, int] | None = None
 
     @property
     def published(self) -> dict[str, int] | None:
-        if self.plies not in WDL_PER_PLY:
+        """The published counts of the whole ply (None for a part or an unpublished ply)."""
+        if self.plies not in WDL_PER_PLY or self.part is not None:
             return None
         won, drawn, lost = WDL_PER_PLY[self.plies]
         return {"total": POSITIONS_PER_PLY[self.plies], "won": won, "drawn": drawn, "lost": lost}
@@ -85,6 +89,7 @@ class PlyCounts:
             "immediate_wins": self.immediate_wins,
             "finished": self.finished,
             "unknown": self.unknown,
+            "part": None if self.part is None else f"{self.part[0]}/{self.part[1]}",
             "published": self.published,
             "matches_published": self.matches_published,
         }
@@ -98,7 +103,10 @@ class PlyCounts:
             + (f", unknown {self.unknown:,}" if self.unknown else ""),
         ]
         pub = self.published
-        if pub is None:
+        if self.part is not None:
+            out[0] = f"part {self.part[0]}/{self.part[1]} of the " + out[0]
+            out.append("no published counts for a part: add up the counts of all parts")
+        elif pub is None:
             out.append(f"no published per-ply counts for {self.plies} plies")
         else:
             verdict = "match" if self.matches_published else "DO NOT MATCH"
@@ -203,17 +211,24 @@ def per_ply_counts_from_values(
     lookup: ValueLookup,
     width: int = DEFAULT_WIDTH,
     height: int = DEFAULT_HEIGHT,
+    part: tuple[int, int] | None = None,
 ) -> PlyCounts:
-    """The per-ply counts of ``plies`` with the values ``lookup`` gives (see module doc)."""
+    """The per-ply counts of ``plies`` with the values ``lookup`` gives (see module doc).
+
+    ``part=(i, n)``: the counts of the positions of part ``i`` only (both variants of
+    the pairs whose canonical key is in the part); the counts of all ``n`` parts add
+    up (:func:`add_counts`) to the whole ply's.
+    """
     first, mask = enumerate_positions(
-        plies, None, width, height, merge_mirrors=False, drop_immediate_wins=False
+        plies, None, width, height, merge_mirrors=False, drop_immediate_wins=False, part=part
     )
     immediate = can_win_next_bits(first, mask, width, height)
     bf, bm = first[~immediate], mask[~immediate]
     known, winner = lookup(bf, bm)
     # side to move's view: the first player moves when the stone count is even
     stm = winner if plies % 2 == 0 else -winner
-    finished = len(finished_games(plies, width, height)[0])
+    finished = len(_both_variants(*solver_finished_games(plies, width, height, part=part),
+                                  width, height)[0])  # fmt: skip
     n_immediate = int(immediate.sum())
     won = int(((stm > 0) & known).sum()) + n_immediate
     drawn = int(((stm == 0) & known).sum())
@@ -228,4 +243,24 @@ def per_ply_counts_from_values(
         immediate_wins=n_immediate,
         finished=finished,
         unknown=int((~known).sum()),
+        part=part,
     )
+
+
+def add_counts(counts: list[PlyCounts]) -> PlyCounts:
+    """The counts of the parts ``1/n .. n/n`` of one ply added up: the whole ply's
+    (``ValueError`` unless they are exactly the ``n`` parts of one ply).
+
+    >>> know = lambda f, m: (np.ones(len(f), bool), np.zeros(len(f), np.int8))
+    >>> parts = [per_ply_counts_from_values(7, know, part=(i, 2)) for i in (1, 2)]
+    >>> add_counts(parts).total == per_ply_counts_from_values(7, know).total
+    True
+    """
+    plies = {c.plies for c in counts}
+    n = {c.part[1] if c.part else 0 for c in counts}
+    numbers = sorted(c.part[0] if c.part else 0 for c in counts)
+    if len(plies) != 1 or len(n) != 1 or numbers != list(range(1, next(iter(n)) + 1)):
+        raise InvalidArgument("give the counts of every part 1/n .. n/n of one ply, once each")
+    fields = ("total", "won", "drawn", "lost", "from_book", "immediate_wins", "finished", "unknown")
+    sums = {f: sum(getattr(c, f) for c in counts) for f in fields}
+    return PlyCounts(plies=counts[0].plies, **sums)

@@ -336,3 +336,44 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
         with CompactBook(shallow) as book:
             assert len(book) == len(first) and book.plies == 13
             assert np.array_equal(book.values_of(first[pick], mask[pick]), expected)
+
+
+# ------------------------------------------------------------------ verification of parts
+@pytest.fixture(scope="module")
+def book8_parts(tmp_path_factory):
+    """The 8-ply distance book (books/) cut into three compact parts."""
+    from openingbook.derive import LoadedBook
+    from tests.test_build import BOOKS
+
+    whole = LoadedBook.load(BOOKS / "book8-dist.dat")
+    tmp = tmp_path_factory.mktemp("book8parts")
+    paths = []
+    for i in (1, 2, 3):
+        first, mask = enumerate_positions(8, part=(i, 3))
+        values = whole.records.values[whole.find(first, mask)]
+        path = tmp / f"book8-dist-part{i}of3.c4b"
+        write_compact(path, 8, "distance", first, mask, values, part=(i, 3))
+        paths.append(path)
+    return paths
+
+
+def test_per_ply_counts_of_parts_add_up_to_the_published_counts(book8_parts):
+    from openingbook.plycounts import add_counts
+    from openingbook.published import WDL_PER_PLY
+    from openingbook.validate import book_stats
+
+    counts = [book_stats(p, per_ply=True).per_ply for p in book8_parts]
+    assert [c.part for c in counts] == [(1, 3), (2, 3), (3, 3)]
+    assert all(c.published is None and c.unknown == 0 for c in counts)
+    whole = add_counts(counts[::-1])
+    assert (whole.won, whole.drawn, whole.lost) == WDL_PER_PLY[8]
+    assert whole.total == POSITIONS_PER_PLY[8] and whole.matches_published
+    with pytest.raises(ValueError, match="every part"):
+        add_counts(counts[:2])
+
+
+def test_check_resolves_a_sample_of_a_part(book8_parts):
+    from openingbook.validate import check_book
+
+    report = check_book(book8_parts[1], sample=40, seed=2, jobs=1)
+    assert report.ok and report.solved == 40 and report.scope == "part 2/3"
