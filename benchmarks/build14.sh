@@ -17,6 +17,9 @@
 #   BOOKS  directory of committed parts [$CODE/books/book14-dist]
 #   WORK   work directories, outputs and the log [/work/build14-work]
 #   PARTS  number of parts [32]; JOBS worker processes per part [1]
+#   SCHEDULER  a dask scheduler's address (tcp://host:8786): its workers solve the
+#          chunks, this machine enumerates, saves chunks and writes parts
+#          (docs/CLUSTER.md) [none: local worker processes]
 #   PYTHON [python3]
 set -eu
 CODE=${CODE:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -25,6 +28,11 @@ WORK=${WORK:-/work/build14-work}
 PARTS=${PARTS:-32}
 JOBS=${JOBS:-1}
 PYTHON=${PYTHON:-python3}
+if [ -n "${SCHEDULER:-}" ]; then
+    EXECUTE="--executor dask --scheduler $SCHEDULER"
+else
+    EXECUTE="--jobs $JOBS"
+fi
 mkdir -p "$WORK/out"
 if [ $# -eq 0 ]; then
     set -- $(seq 1 "$PARTS")
@@ -37,7 +45,7 @@ for i in "$@"; do
     fi
     echo "$(date -u +%FT%TZ) part $i/$PARTS: building $name"
     PYTHONPATH="$CODE" "$PYTHON" -c "from openingbook.cli import main; main()" build \
-        --plies 14 --distances --part "$i/$PARTS" --jobs "$JOBS" --quiet --keep-work \
+        --plies 14 --distances --part "$i/$PARTS" $EXECUTE --quiet --keep-work \
         --work-dir "$WORK/part-$i" -o "$WORK/out/$name"
     echo "$(date -u +%FT%TZ) part $i/$PARTS: done"
 done
