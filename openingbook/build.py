@@ -511,7 +511,7 @@ def build_book(
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
     if options.part is not None:
-        _check_part_output(out, force)
+        _check_compact_output(out, force, "a part is written")
     else:
         check_output(out, force)
     plan = plan_build(options)
@@ -634,14 +634,15 @@ def build_book(
         )
 
 
-def _check_part_output(out: Path, force: bool) -> None:
-    """A part is a compact book: its name ends in ``.c4b``; an existing file needs force."""
+def _check_compact_output(out: Path, force: bool, what: str) -> None:
+    """A part, or parts merged, make a compact book: its name ends in ``.c4b``; an existing
+    file needs force. ``what``: the start of the message (``"a part is written"``)."""
     from openingbook.atomicio import refuse_existing
     from openingbook.compact import COMPACT_SUFFIX
 
     if out.suffix.lower() != COMPACT_SUFFIX:
         raise InvalidArgument(
-            f"a part is written as a compact book: its name ends in {COMPACT_SUFFIX}",
+            f"{what} as a compact book: its name ends in {COMPACT_SUFFIX}",
             argument="output",
             value=str(out),
         )
@@ -920,19 +921,12 @@ def merge_parts(
     the parts (file, part, CRC-32, the command that built each) and the sum of
     their solving CPU time.
     """
-    from openingbook.atomicio import refuse_existing
-    from openingbook.compact import COMPACT_SUFFIX, CompactBook, write_compact
+    from openingbook.compact import CompactBook, write_compact
     from solver import iter_parts
 
     out = Path(output)
     refuse_input_as_output([out], list(part_books))
-    if out.suffix.lower() != COMPACT_SUFFIX:
-        raise InvalidArgument(
-            f"parts merge into a compact book: its name ends in {COMPACT_SUFFIX}",
-            argument="output",
-            value=str(out),
-        )
-    refuse_existing(out, force)
+    _check_compact_output(out, force, "parts are merged")
     books: dict[int, tuple[Path, Any]] = {}
     settings: tuple[Any, ...] = ()
     for path in map(Path, part_books):
