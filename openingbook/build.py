@@ -933,24 +933,24 @@ def merge_parts(
         with CompactBook(path) as book:  # the checksum over header and payload
             h = book.header
             if book.part is None:
-                raise ValueError(f"{path}: not a part (built without --part)")
+                raise BookFileError(f"{path}: not a part (built without --part)")
             i, n = book.part
             these = (h.plies, h.kind, h.board, n)
             if not settings:
                 settings, first_path = these, path
             elif these != settings:
-                raise ValueError(
+                raise BookFileError(
                     f"{path} is part of another book than {first_path} "
                     f"(plies, kind, board, parts: {these} vs {settings})"
                 )
             if i in books:
-                raise ValueError(f"overlap: part {i}/{n} given twice ({books[i][0]} and {path})")
+                raise BookFileError(f"overlap: part {i}/{n} given twice ({books[i][0]} and {path})")
             books[i] = (path, h)
     plies, kind, board, n = settings
     missing = [f"{i}/{n}" for i in range(1, n + 1) if i not in books]
     if missing:
         listed = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
-        raise ValueError(f"gap: part{'s' if len(missing) > 1 else ''} {listed} missing")
+        raise BookFileError(f"gap: part{'s' if len(missing) > 1 else ''} {listed} missing")
     firsts, masks, values = [], [], []
     for i, first, mask in iter_parts(plies, n, *board):
         with CompactBook(books[i][0], verify=False) as book:

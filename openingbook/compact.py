@@ -322,7 +322,7 @@ def _parse_part(text: str) -> tuple[int, int]:
 
     i, sep, n = text.partition("/")
     if not sep or not i.isdigit() or not n.isdigit():
-        raise ValueError("expected i/n")
+        raise InvalidArgument("expected i/n", argument="part", value=text)
     return check_part((int(i), int(n)))
 
 
@@ -424,15 +424,17 @@ def write_compact(
         from solver import check_part, part_of
 
         if under is not None:
-            raise ValueError("a part splits the whole ply: give a part or a line, not both")
+            raise InvalidArgument(
+                "a part splits the whole ply: give a part or a line, not both", argument="part"
+            )
         part = check_part(part)
         outside = part_of(first, mask, part[1], width, height) != part[0]
         if outside.any():
             i = int(np.argmax(outside))
-            raise ValueError(f"position {i} is not in part {part[0]}/{part[1]}")
+            raise InvalidArgument(f"position {i} is not in part {part[0]}/{part[1]}")
         expected = count_positions(plies, None, width, height, part=part)
         if keys.size != expected:
-            raise ValueError(
+            raise InvalidArgument(
                 f"{keys.size} positions, but part {part[0]}/{part[1]} of the {plies}-ply "
                 f"book has {expected}"
             )

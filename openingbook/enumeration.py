@@ -156,8 +156,10 @@ def enumerate_to_file(
 
     def one(which: tuple[int, int] | None) -> tuple[int, bytes]:
         """Count (and lines, with ``path``) of the ply, or of one part of it."""
-        if path is None:
-            first, _ = enumerate_positions(plies, under, width, height, **options, part=which)
+        if path is None:  # whole plies too large for memory: counted by _by_parts
+            first, _ = enumerate_positions(
+                plies, under, width, height, **options, part=which, by_parts=False
+            )
             return int(first.size), b""
         if output_format == "moves":
             first, _, moves = positions_with_moves(

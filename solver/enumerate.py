@@ -321,6 +321,7 @@ def enumerate_positions(
     drop_immediate_wins: bool = True,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
     part: tuple[int, int] | None = None,
+    by_parts: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The book positions with ``plies`` stones, as ``(first, mask)`` uint64 arrays.
 
@@ -329,7 +330,8 @@ def enumerate_positions(
     and a part of a deep ply needs only the previous layer and its own positions
     in memory (14 plies: the 13-ply layer, about 15.5M positions, 0.5 GB). A whole
     ply whose last layer does not fit ``max_candidates`` (14 plies on 7x6) comes
-    part by part (:data:`AUTO_PARTS` parts, each in its order).
+    part by part (:data:`AUTO_PARTS` parts, each in its order), or with
+    ``by_parts=False`` raises :class:`LayerTooLarge`.
 
     ``under``: a 1-based move string; only positions reachable by continuing it
     (with either variant reachable, when mirror pairs are merged). With
@@ -351,7 +353,7 @@ def enumerate_positions(
             plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
         )
     except LayerTooLarge:
-        if under or part is not None:
+        if under or part is not None or not by_parts:
             raise
         # the whole ply part by part: the previous layer and the positions in memory
         options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
