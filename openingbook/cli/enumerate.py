@@ -89,7 +89,7 @@ def enumerate_command(
       openingbook enumerate --plies 12 --under 44 --out 44.txt --as moves
       openingbook enumerate --plies 8 --both-mirrors --keep-immediate-wins --json
       openingbook enumerate --plies 10 --size 6x5
-      openingbook enumerate --plies 14 --count-all        # 23,2xx,xxx; Tromp: 75,437,595
+      openingbook enumerate --plies 14 --count-all        # 23192137; all: 75,437,595
       openingbook enumerate --plies 14 --part 3/32
     """
     if output_format is not None and out is None:
