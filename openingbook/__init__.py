@@ -21,6 +21,7 @@ _ERRORS = (
     "OutputError",
     "OutputExists",
     "PositionNotInBook",
+    "SearchTimeout",
     "WorkDirError",
 )
 
