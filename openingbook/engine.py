@@ -27,7 +27,7 @@ Where the values come from (:attr:`MoveValue.source`):
 * ``"solver"``: searched by :class:`solver.Solver`.
 
 By default an engine uses the distance books shipped for its board
-(:mod:`openingbook.registry`: on 7x6 one for every ply 0..12, so every
+(:mod:`openingbook.registry`: on 7x6 one for every ply 1..12, so every
 position with at most 11 stones is answered by lookups alone), opening each
 book the first time a position needs it.
 
@@ -286,7 +286,8 @@ class Engine:
     position first needs the solver.
 
     Raises :class:`~openingbook.errors.InvalidArgument` for a book of another
-    board or without distances.
+    board or without distances. Like its solver, an engine is not thread-safe: call it
+    from one thread at a time (the explorer's server holds a lock around it).
     """
 
     def __init__(
