@@ -377,3 +377,25 @@ def test_check_resolves_a_sample_of_a_part(book8_parts):
 
     report = check_book(book8_parts[1], sample=40, seed=2, jobs=1)
     assert report.ok and report.solved == 40 and report.scope == "part 2/3"
+
+
+def test_validate_12_from_14_under_a_line(tmp_path):
+    """The verification of the whole book, in small: the 12-ply values derived from a
+    14-ply book equal the 12-ply book's on every position (here under a 7x6 line)."""
+    from openingbook.build import BuildOptions, build_book
+    from openingbook.convert import write_compact_via_thill
+    from openingbook.validate import validate_books
+    from tests.test_build import SMALL, TABLE
+
+    shallow = tmp_path / "b12.dat"
+    build_book(shallow, BuildOptions(12, distances=True, under=SMALL), jobs=1,
+               table_log2=TABLE, progress=False)  # fmt: skip
+    deep = tmp_path / "b14.c4b"
+    options = BuildOptions(14, distances=True, under=SMALL)
+    write_compact_via_thill(
+        deep,
+        lambda out: build_book(out, options, jobs=1, table_log2=TABLE, progress=False,
+                               staging=True),
+    )  # fmt: skip
+    report = validate_books(shallow, deep)
+    assert report.ok and report.compared == report.positions == count_positions(12, SMALL) > 0
