@@ -59,7 +59,7 @@ from openingbook.bookfile import (
 )
 from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
+from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor, require_dask
 from openingbook.manifest import (
     check_output,
     identify,
@@ -498,6 +498,8 @@ def build_book(
         raise InvalidArgument("must be at least 1", argument="jobs", value=jobs)
     if scheduler and executor != "dask":
         raise InvalidArgument("needs the dask executor", argument="scheduler", value=scheduler)
+    if executor == "dask":
+        require_dask()
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     if not staging and options.part is None:  # parts are written compact
