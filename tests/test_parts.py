@@ -399,3 +399,15 @@ def test_validate_12_from_14_under_a_line(tmp_path):
     )  # fmt: skip
     report = validate_books(shallow, deep)
     assert report.ok and report.compared == report.positions == count_positions(12, SMALL) > 0
+
+
+def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, book8_parts):
+    import shutil
+
+    from openingbook import registry
+
+    shutil.copy(book8_parts[0], tmp_path / "book8-dist-part1of3.c4b")
+    first, mask = enumerate_positions(4)
+    write_compact(tmp_path / "book4.c4b", 4, "wdl", first, mask, np.zeros(len(first), np.int8))
+    monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
+    assert [b.name for b in registry.shipped_books()] == ["4"]
