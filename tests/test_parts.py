@@ -411,3 +411,14 @@ def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, boo
     write_compact(tmp_path / "book4.c4b", 4, "wdl", first, mask, np.zeros(len(first), np.int8))
     monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
     assert [b.name for b in registry.shipped_books()] == ["4"]
+
+
+def test_derive_from_a_single_part_is_refused(tmp_path):
+    """The children of a 13-ply position fall in several parts: a part alone derives
+    nothing (never a guess); the complete (merged) book does."""
+    from openingbook.derive import derive_book
+
+    path, *_ = _part_book(tmp_path, 10, (1, 3))
+    with pytest.raises(ValueError, match="does not cover"):
+        derive_book(path, 9, tmp_path / "d9.c4b", staging=True)
+    assert not (tmp_path / "d9.c4b").exists()
