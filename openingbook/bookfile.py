@@ -412,7 +412,7 @@ def value_histogram(
 
 def _bad_values(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
     """Values the format cannot hold (:func:`openingbook.values.invalid_values`)."""
-    return invalid_values(values, fmt.plies, fmt.distances, fmt.width * fmt.height)
+    return invalid_values(values, fmt.plies, fmt.distances, fmt.board)
 
 
 def parity_faults(fmt: BookFormat, values: np.ndarray) -> np.ndarray:

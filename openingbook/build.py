@@ -359,7 +359,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     solver = _worker_solver(task.table_log2, board)
     start = time.thread_time()
     raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
-    values = book_values(raw, task.stones, task.exact, board.cells)
+    values = book_values(raw, task.stones, task.exact, board)
     cpu = time.thread_time() - start
     return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
 

@@ -56,20 +56,17 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import UNKNOWN
+from openingbook.values import UNKNOWN, answer_tables, book_value
 from solver import (
     DEFAULT_BOARD,
-    DEFAULT_HEIGHT,
-    DEFAULT_WIDTH,
     STATUS_BLOCK,
     STATUS_BOOK,
     STATUS_MESSAGES,
     STATUS_WINS_AT_ONCE,
     BoardSize,
     Position,
-    Winner,
     book_position_status,
-    canonical_bits,
+    canonical_keys,
     count_positions,
     enumerate_positions,
     nb_block_status,
@@ -78,8 +75,6 @@ from solver import (
     nb_under_line,
     njit,
     parse_board_size,
-    plies_from_score,
-    position_keys,
     prefetch,
     score_from_plies,
 )
@@ -92,7 +87,6 @@ __all__ = [
     "CompactBook",
     "CompactFileError",
     "CompactHeader",
-    "canonical_keys",
     "compact_as_thill",
     "compact_thill_values",
     "describe_compact",
@@ -302,14 +296,6 @@ def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndar
     crc = zlib.crc32(b"\0\0\0\0", crc)
     crc = zlib.crc32(header[_CRC_AT + 4 :], crc)
     return zlib.crc32(payload, crc)
-
-
-def canonical_keys(
-    first: np.ndarray, mask: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> np.ndarray:
-    """The key the format stores values under: the Pons key ``current + mask + bottom``
-    of the smaller-key variant of each position's mirror pair."""
-    return position_keys(*canonical_bits(first, mask, width, height), width, height)
 
 
 def _value_bits(count: int) -> int:
@@ -595,49 +581,17 @@ def _lookup_kernel_7x6(
 
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
     """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
-    entry, then of a win at once for the side to move, then of a refused position."""
-    cells = board.cells
+    entry (:func:`openingbook.values.answer_tables`), then of a win at once for the
+    side to move, then of a refused position."""
     n = len(table)
     luts = np.full((3, n + 2), UNKNOWN, np.int16)
+    luts[:, :n] = answer_tables(kind, plies, np.array(table, dtype=np.int64), board)[:3]
     winner, dist, score = luts
-    first_to_move = plies % 2 == 0
-    for i, v in enumerate(table):
-        if kind == "wdl":
-            winner[i] = v
-            if v == 0:
-                score[i] = 0
-        elif kind == "distance":
-            if v == 0:
-                winner[i], dist[i], score[i] = 0, cells - plies, 0
-                continue
-            d = 100 - abs(v)
-            winner[i], dist[i] = (1 if v > 0 else -1), d
-            mover_wins = (v > 0) == first_to_move
-            if (d % 2 == 1) == mover_wins:
-                score[i] = score_from_plies(d, plies, *board)
-        else:
-            score[i] = v
-            dist[i] = plies_from_score(v, plies, *board)
-            winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
-    if plies < cells:
-        winner[n] = 1 if first_to_move else -1
+    if plies < board.cells:
+        winner[n] = 1 if plies % 2 == 0 else -1
         if kind != "wdl":
             dist[n], score[n] = 1, score_from_plies(1, plies, *board)
     return luts
-
-
-_WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
-
-
-def _answer(winner: int, plies: int, score: int) -> BookValue | None:
-    """The :class:`BookValue` of one column of the value tables."""
-    if winner == UNKNOWN:
-        return None
-    return BookValue(
-        _WINNERS[int(winner)],
-        None if plies == UNKNOWN else int(plies),
-        None if score == UNKNOWN else int(score),
-    )
 
 
 def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool:
@@ -679,7 +633,7 @@ class CompactBook:
         self._line = np.uint64(line.first_stones), np.uint64(line.mask)
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         # the answer of each value index, of a win at once, and None for a refusal
-        self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
+        self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
         self._table = np.array(h.values, dtype=np.int16)
 
     # ------------------------------------------------------------- lifecycle
@@ -864,7 +818,7 @@ class CompactBook:
             for i in range(len(f)):
                 yield (
                     Position.from_bitboards(int(f[i]), int(m[i]), *self.board, check=False),
-                    _answer(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
+                    book_value(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
                 )
 
 
@@ -987,7 +941,7 @@ def compact_thill_values(
     if kind == "wdl":
         values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
     elif kind == "score":
-        values = distance_bytes_from_scores(values, plies, board.cells)
+        values = distance_bytes_from_scores(values, plies, board)
     return fmt, first, mask, values, under
 
 

@@ -71,9 +71,8 @@ from solver import (
     BoardSize,
     board_mask,
     can_win_next_bits,
+    canonical_keys,
     enumerate_positions,
-    mirror_bits,
-    position_keys,
     positions_with_moves,
     score_from_plies,
     stone_counts,
@@ -87,7 +86,6 @@ __all__ = [
     "LeafLookup",
     "LoadedBook",
     "book_leaves",
-    "canonical_keys",
     "derive_book",
     "derive_values",
     "negamax_layers",
@@ -399,7 +397,7 @@ class LoadedBook:
         if len(missing):
             absent_wins = not self.fmt.distances and self.scope.answers_absent
             implied = self.in_scope(first[missing], mask[missing]) & absent_wins
-            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied, *self.board)
+            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied, self.board)
             answered = m_winner != UNKNOWN_WINNER
             known[missing[answered]] = True
             winner[missing[answered]] = m_winner[answered]
@@ -425,14 +423,6 @@ class Answers:
     plies: np.ndarray
 
 
-def canonical_keys(
-    first: np.ndarray, mask: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> np.ndarray:
-    """Pons key of the smaller-key variant of each mirror pair (one per pair)."""
-    keys = position_keys(first, mask, width, height)
-    return np.minimum(keys, mirror_bits(keys, width, height))
-
-
 def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
     """The leaf lookup reading ``book``, and whether it gives Pons scores.
 
@@ -446,7 +436,7 @@ def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
             index = book.find(first, mask)
             found = index >= 0
             scores, consistent = scores_from_distance_bytes(
-                book.records.values[np.maximum(index, 0)], plies, book.board.cells
+                book.records.values[np.maximum(index, 0)], plies, book.board
             )
             if not consistent[found].all():
                 i = int(index[found][~consistent[found]][0])
@@ -497,7 +487,7 @@ class Derivation:
         """Plies to the winning stone (-1 for draws, or without scores)."""
         if not self.scores:
             return np.full(len(self.first), -1, np.int16)
-        d = distance_bytes_from_scores(self.result.values, self.plies, self.deep.board.cells)
+        d = distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
         return np.where(d == 0, -1, distance_plies(d)).astype(np.int16)
 
     def book_values(self, distances: bool) -> np.ndarray:
@@ -505,7 +495,7 @@ class Derivation:
         if distances:
             if not self.scores:
                 raise ValueError("a distance book needs a deeper book with distances")
-            return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board.cells)
+            return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
         return pruned_values(self.winners())
 
 

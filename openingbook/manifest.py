@@ -36,7 +36,6 @@ a rerun of the command replaces such an orphaned manifest without ``force``
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
@@ -44,7 +43,6 @@ import math
 import os
 import shlex
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -54,7 +52,7 @@ from typing import Any
 import numpy as np
 
 import openingbook
-from openingbook.atomicio import refuse_existing
+from openingbook.atomicio import check_writable, refuse_existing, write_together
 from openingbook.bookfile import (
     THILL_NAMES,
     BookFileError,
@@ -620,43 +618,8 @@ def check_output(output: str | os.PathLike[str], force: bool) -> Path:
     parent = out.parent
     if not parent.is_dir():
         raise ValueError(f"cannot write {out}: directory {parent} does not exist")
-    try:
-        fd, probe = tempfile.mkstemp(dir=parent, prefix=".openingbook-probe-")
-    except OSError as exc:
-        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from None
-    os.close(fd)
-    os.unlink(probe)
+    check_writable(out)
     return out
-
-
-def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a new temporary file beside ``target``, flushed to disk."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return Path(tmp)
-
-
-def _sync_directory(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def write_book_and_manifest(
@@ -680,20 +643,5 @@ def write_book_and_manifest(
     mpath = manifest_path(out)
     manifest = {**manifest_book_entry(out, fmt, records, data), **content}
     text = (json.dumps(manifest, indent=2) + "\n").encode()
-    book_tmp = _write_temp(out, data)
-    try:
-        manifest_tmp = _write_temp(mpath, text)
-    except BaseException:
-        book_tmp.unlink(missing_ok=True)
-        raise
-    try:
-        if os.path.lexists(out):
-            os.unlink(out)  # from here until the last rename: a manifest without its book
-        os.replace(manifest_tmp, mpath)
-        os.replace(book_tmp, out)
-    except BaseException:
-        book_tmp.unlink(missing_ok=True)
-        manifest_tmp.unlink(missing_ok=True)
-        raise
-    _sync_directory(out.parent)
+    write_together([(mpath, text), (out, data)])
     return manifest

@@ -29,13 +29,20 @@ from typing import Any
 import numpy as np
 
 from openingbook.bookfile import BookFormat, value_histogram
-from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
+from openingbook.derive import Answers, LoadedBook, derive_values
 from openingbook.errors import InvalidArgument
 from openingbook.manifest import require_board
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.published import TROMP_SUBSET_COUNTS
-from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
-from solver import DEFAULT_BOARD, BoardSize, Position, can_win_next_bits, positions_with_moves
+from openingbook.values import VALUE_FIRST, WINNERS, distance_plies, first_player_winner
+from solver import (
+    DEFAULT_BOARD,
+    BoardSize,
+    Position,
+    can_win_next_bits,
+    canonical_keys,
+    positions_with_moves,
+)
 
 __all__ = [
     "TROMP_COUNTS",
@@ -57,8 +64,6 @@ __all__ = [
 #: Tromp's 8-ply data set: first-player wins, second-player wins, draws.
 TROMP_COUNTS = TROMP_SUBSET_COUNTS  # the published figures live in openingbook.published
 
-_WINNER_NAMES = {1: "first", -1: "second", 0: "draw"}
-
 
 def describe_value(known: bool, winner: int, plies: int = -1, stored: bool = True) -> str:
     """A book's answer in words.
@@ -75,7 +80,7 @@ def describe_value(known: bool, winner: int, plies: int = -1, stored: bool = Tru
     if winner == 0:
         text = "draw"
     else:
-        text = f"{_WINNER_NAMES[winner]} player wins"
+        text = f"{WINNERS[winner].value} player wins"
         if plies >= 0:
             text += f" in {plies} plies"
     return text if stored else text + " (not stored)"
@@ -107,7 +112,7 @@ class PositionReport:
 def _value_dict(known: bool, winner: int, plies: int, stored: bool) -> dict[str, Any]:
     return {
         "known": bool(known),
-        "winner": _WINNER_NAMES[int(winner)] if known else None,
+        "winner": WINNERS[int(winner)].value if known else None,
         "plies": int(plies) if known and plies >= 0 else None,
         "stored": bool(stored),
     }

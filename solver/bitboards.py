@@ -35,6 +35,7 @@ from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, board_mask, bottom_ma
 __all__ = [
     "can_win_next_bits",
     "canonical_bits",
+    "canonical_keys",
     "current_bits",
     "has_four_bits",
     "mirror_bits",
@@ -203,6 +204,22 @@ def position_keys(
     first = _as_u64(first)
     mask = _as_u64(mask)
     return current_bits(first, mask) + mask + _U64(bottom_mask(width, height))
+
+
+def canonical_keys(first: np.ndarray, mask: np.ndarray, width: int, height: int) -> np.ndarray:
+    """One key per mirror pair: the smaller :func:`position_keys` key of the position and
+    its mirror image, which is the key of the variant :func:`canonical_bits` picks (a
+    key keeps each column's bits in the column, so mirroring the key mirrors the
+    position). What books merge mirror pairs by and compact books store values under.
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("7", 7, 6)
+    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> int(canonical_keys(f, m, 7, 6)[0]) == p.canonical().key()
+    True
+    """
+    keys = position_keys(first, mask, width, height)
+    return np.minimum(keys, mirror_bits(keys, width, height))
 
 
 def canonical_bits(

@@ -22,7 +22,6 @@ from openingbook.compact import (
     STATUS_OUT_OF_SCOPE,
     CompactBook,
     CompactFileError,
-    canonical_keys,
     describe_compact,
     file_crc32,
     write_compact,
@@ -32,10 +31,12 @@ from openingbook.reader import Book, PositionNotInBook
 from openingbook.registry import resolve_book, shipped_books
 from openingbook.retrieval import build_retrieval, mix, pack_fields, query_many, unpack_fields
 from solver import (
+    DEFAULT_BOARD,
     STATUS_BOOK,
     STATUS_WINS_AT_ONCE,
     Position,
     book_position_status,
+    canonical_keys,
     enumerate_positions,
     mirror_bits,
     nb_book_position_status,
@@ -75,8 +76,8 @@ def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None
     ef, em = enumerate_positions(
         stones, merge_mirrors=False, drop_immediate_wins=False
     )  # every reachable variant
-    assert set(canonical_keys(first[accepted], mask[accepted]).tolist()) == set(
-        canonical_keys(ef, em).tolist()
+    assert set(canonical_keys(first[accepted], mask[accepted], *DEFAULT_BOARD).tolist()) == set(
+        canonical_keys(ef, em, *DEFAULT_BOARD).tolist()
     )
     kept_f, kept_m = enumerate_positions(stones)
     assert (book_position_status(kept_f, kept_m, stones) == STATUS_BOOK).all()
@@ -113,10 +114,10 @@ def test_the_block_check_answers_like_the_one_position_check() -> None:
 @pytest.mark.parametrize("plies", [6, 8])
 def test_the_scope_check_keeps_exactly_the_positions_under_a_line(plies: int) -> None:
     first, mask = enumerate_positions(plies)
-    keys = canonical_keys(first, mask)
+    keys = canonical_keys(first, mask, *DEFAULT_BOARD)
     for line in ["4", "44", "1", "7", "12", "4453", "1234", "7777", "3456", "11", "44444"]:
         under_first, under_mask = enumerate_positions(plies, under=line)
-        expected = set(canonical_keys(under_first, under_mask).tolist())
+        expected = set(canonical_keys(under_first, under_mask, *DEFAULT_BOARD).tolist())
         assert set(keys[under_line(first, mask, line)].tolist()) == expected, line
         # either variant of a pair
         assert under_line(mirror_bits(under_first), mirror_bits(under_mask), line).all()
@@ -167,7 +168,7 @@ def small_books(tmp_path_factory) -> dict[str, Path]:
     """A complete 6-ply distance-like book and a scoped one, with made-up values."""
     tmp = tmp_path_factory.mktemp("compact")
     first, mask = enumerate_positions(6)
-    values = (canonical_keys(first, mask) % np.uint64(3)).astype(np.int8) - 1
+    values = (canonical_keys(first, mask, *DEFAULT_BOARD) % np.uint64(3)).astype(np.int8) - 1
     whole = tmp / "b6.c4b"
     write_compact(whole, 6, "wdl", first, mask, values)
     sf, sm = enumerate_positions(6, under="44")
@@ -178,7 +179,7 @@ def small_books(tmp_path_factory) -> dict[str, Path]:
         "wdl",
         sf,
         sm,
-        (canonical_keys(sf, sm) % np.uint64(3)).astype(np.int8) - 1,
+        (canonical_keys(sf, sm, *DEFAULT_BOARD) % np.uint64(3)).astype(np.int8) - 1,
         under="44",
     )
     return {"whole": whole, "scoped": scoped}
@@ -187,7 +188,7 @@ def small_books(tmp_path_factory) -> dict[str, Path]:
 def test_every_position_answers_in_both_variants(small_books: dict[str, Path]) -> None:
     for name, under in (("whole", None), ("scoped", "44")):
         first, mask = enumerate_positions(6, under=under)
-        expected = (canonical_keys(first, mask) % np.uint64(3)).astype(np.int8) - 1
+        expected = (canonical_keys(first, mask, *DEFAULT_BOARD) % np.uint64(3)).astype(np.int8) - 1
         with CompactBook(small_books[name]) as book:
             for f, m in ((first, mask), (mirror_bits(first), mirror_bits(mask))):
                 bulk = book.lookup_many(f, m)
@@ -666,7 +667,9 @@ def test_formats_page_worked_example() -> None:
     assert documented == header
     p = Position.from_moves("616157435612")
     key = int(
-        canonical_keys(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))[0]
+        canonical_keys(
+            np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), *DEFAULT_BOARD
+        )[0]
     )
     assert f"key\nis `{key:#x}`" in section or f"key is `{key:#x}`" in section.replace("\n", " ")
     with CompactBook(BOOKS / "book12.c4b") as book:

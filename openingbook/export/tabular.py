@@ -38,12 +38,12 @@ import numpy as np
 
 from openingbook.atomicio import atomic_output
 from openingbook.codec import encode_keys
+from openingbook.values import WINNERS
 
 __all__ = ["FIELDS", "diagrams", "hex_codes", "tabular_lines", "write_tabular"]
 
 WIDTH, HEIGHT = 7, 6
 FIELDS = ("code", "diagram", "stones", "winner", "plies", "score")
-WINNER_NAMES = {1: "first", -1: "second", 0: "draw"}
 _U64 = np.uint64
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
@@ -125,7 +125,7 @@ def tabular_lines(
     codes = hex_codes(first, mask, key_bits)
     pictures = diagrams(first, mask)
     stones = np.bitwise_count(np.asarray(mask, dtype=np.uint64)).tolist()
-    names = [WINNER_NAMES[int(w)] for w in np.asarray(winner).tolist()]
+    names = [WINNERS[int(w)].value for w in np.asarray(winner).tolist()]
     if kind == "jsonl":
         plies_text = ["null"] * len(codes) if plies is None else [str(p) for p in plies.tolist()]
         score_text = ["null"] * len(codes) if scores is None else [str(s) for s in scores.tolist()]
