@@ -47,9 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.atomicio import (
-    refuse_input_as_output,
-)
+from openingbook.atomicio import check_writable, refuse_existing, refuse_input_as_output
 from openingbook.bookfile import (
     BookFormat,
     Records,
@@ -90,6 +88,7 @@ __all__ = [
     "parse_shard",
     "plan_build",
     "solve_chunk",
+    "writes_compact",
 ]
 
 #: Plies a build accepts (book positions have the first player to move).
@@ -386,7 +385,7 @@ class BuildSummary:
         return dict(self.__dict__)
 
 
-def default_output_name(options: BuildOptions) -> str:
+def default_output_name(options: BuildOptions, compact: bool = False) -> str:
     """``book12-dist-under44-shard1of4.dat``-style name for a build's output.
 
     >>> default_output_name(BuildOptions(plies=12, distances=True))
@@ -405,7 +404,7 @@ def default_output_name(options: BuildOptions) -> str:
         name += f"-shard{options.shard[0]}of{options.shard[1]}"
     if options.board != DEFAULT_BOARD:
         name += f"-{options.board}"
-    return name + ".dat"
+    return name + (".c4b" if compact else ".dat")
 
 
 def build_book(
@@ -422,7 +421,7 @@ def build_book(
     progress: bool = True,
     command: Sequence[str] | None = None,
     on_chunk: Callable[[ChunkResult], None] | None = None,
-    staging: bool = False,
+    book_format: str | None = None,
 ) -> BuildSummary:
     """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
 
@@ -434,9 +433,10 @@ def build_book(
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
     ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
-    is saved. ``staging``: the output is the intermediate of a compact book
-    (:func:`openingbook.convert.write_compact_via_thill`), the only place a
-    board other than 7x6 is written in this record layout. Raises
+    is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
+    manifest) or ``"compact"`` (:mod:`openingbook.compact`, written straight from the
+    solved values, the build's record in its metadata); default: compact for an
+    output ending in ``.c4b`` (:func:`writes_compact`). Raises
     ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
@@ -459,17 +459,22 @@ def build_book(
         raise InvalidArgument("needs the dask executor", argument="scheduler", value=scheduler)
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    if not staging:
-        refuse_thill_layout(options.board)
     _check_solver_board(options.board)
     fmt = BookFormat.for_plies(options.plies, options.distances, *options.board)
-    out = Path(output or default_output_name(options))
+    compact = writes_compact(output, book_format, options.board)
+    if compact and (options.shard is not None or options.sample is not None):
+        raise InvalidArgument(
+            "a compact book holds a whole book (or the positions under a line): build the "
+            "shards in Thill's layout, merge them, then convert",
+            argument="shard" if options.shard is not None else "sample",
+        )
+    out = Path(output or default_output_name(options, compact))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
     outputs = [out, manifest_path(out)]
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
-    check_output(out, force)
+    check_book_output(out, force, compact)
     plan = plan_build(options)
     with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
         results: dict[int, ChunkResult] = {}
@@ -531,7 +536,6 @@ def build_book(
         mask = np.concatenate([r.mask for r in ordered])
         values = np.concatenate([r.values for r in ordered])
         histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
-        data, records = _book_data(out, fmt, first, mask, values)
         wall = time.perf_counter() - wall_start
         solved = plan.positions - resumed_positions
         content = {
@@ -566,13 +570,14 @@ def build_book(
             },
             **manifest_provenance(command),
         }
-        write_book_and_manifest(out, fmt, data, records, content)
-        mpath = manifest_path(out)
+        records, mpath = write_built_book(
+            out, fmt, first, mask, values, content, compact, options.under, force
+        )
         if not keep_work:
             wd.remove()  # our own files only, and the directory if we made it
         return BuildSummary(
             output=str(out),
-            manifest=str(mpath),
+            manifest=mpath,
             format=fmt.name,
             records=records,
             positions=plan.positions,
@@ -619,6 +624,81 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
     )
     bar.set_postfix_str(f"chunks {resumed}/{chunks}, resumed {resumed}", refresh=False)
     return bar
+
+
+def writes_compact(
+    output: str | os.PathLike[str] | None, book_format: str | None, board: BoardSize
+) -> bool:
+    """Does a build or derivation write the compact format (else Thill's layout)?
+
+    ``book_format`` ``"compact"``/``"thill"`` as given (Thill's layout refused on other
+    boards than 7x6: it does not record its board); None: compact for an output ending
+    in ``.c4b``, Thill's layout for another output name, and without a name compact on
+    boards other than 7x6. A compact output must end in ``.c4b``.
+    """
+    from openingbook.compact_magic import COMPACT_SUFFIX
+
+    if book_format not in (None, "thill", "compact"):
+        raise InvalidArgument(
+            "choose thill or compact", argument="book_format", value=str(book_format)
+        )
+    named_compact = output is not None and Path(output).suffix.lower() == COMPACT_SUFFIX
+    if book_format is None and output is not None:
+        book_format = "compact" if named_compact else "thill"
+    elif book_format is None:
+        book_format = "thill" if board == DEFAULT_BOARD else "compact"
+    if book_format == "thill":
+        refuse_thill_layout(board)
+        return False
+    if output is not None and not named_compact:
+        raise InvalidArgument(f"{output}: a compact book's name ends in {COMPACT_SUFFIX}")
+    return True
+
+
+def check_book_output(out: Path, force: bool, compact: bool) -> None:
+    """Refuse, before any work, an output that exists (without ``force``) or cannot be
+    written: a Thill-layout book with its manifest, a compact book alone."""
+    if compact:
+        refuse_existing(out, force)
+        check_writable(out)
+    else:
+        check_output(out, force)
+
+
+def write_built_book(
+    out: Path,
+    fmt: BookFormat,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    content: dict[str, Any],
+    compact: bool,
+    under: str | None,
+    force: bool,
+) -> tuple[int, str]:
+    """Write the solved ``values`` (Thill's codes, of every position) of a build or
+    derivation: in the compact format with ``content`` (what a manifest would record)
+    in its metadata, or in Thill's layout with its manifest. ``(records, manifest path
+    or "")``."""
+    if compact:
+        from openingbook.compact import write_compact_values
+
+        header = write_compact_values(
+            out,
+            fmt.plies,
+            fmt.distances,
+            first,
+            mask,
+            values,
+            board=fmt.board,
+            under=under,
+            metadata={"manifest": content},
+            force=force,
+        )
+        return header.positions, ""
+    data, records = _book_data(out, fmt, first, mask, values)
+    write_book_and_manifest(out, fmt, data, records, content)
+    return records, str(manifest_path(out))
 
 
 def _book_data(

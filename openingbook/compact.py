@@ -56,7 +56,7 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import UNKNOWN, answer_tables, book_value
+from openingbook.values import UNKNOWN, answer_tables, book_value, first_player_winner
 from solver import (
     DEFAULT_BOARD,
     STATUS_BLOCK,
@@ -94,6 +94,7 @@ __all__ = [
     "is_compact",
     "provenance",
     "write_compact",
+    "write_compact_values",
 ]
 
 #: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
@@ -416,6 +417,40 @@ def write_compact(
         fh.write(header.pack())
         fh.write(payload)
     return header
+
+
+def write_compact_values(
+    path: str | os.PathLike[str],
+    plies: int,
+    distances: bool,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    *,
+    board: BoardSize,
+    under: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    force: bool = False,
+) -> CompactHeader:
+    """:func:`write_compact` from book values as ``build`` and ``derive`` solve them: Thill's
+    value codes of every position (first-player wins included), distance bytes
+    (``distances``) or pruned 0 draw / 1 second wins / 2 first wins. Written straight
+    from the values: the same table as converting the Thill book of those values.
+    """
+    values = np.asarray(values)
+    kind = "distance" if distances else "wdl"
+    return write_compact(
+        path,
+        plies,
+        kind,
+        first,
+        mask,
+        values if distances else first_player_winner(values),
+        under=under,
+        metadata=metadata,
+        force=force,
+        board=board,
+    )
 
 
 # ------------------------------------------------------------------ lookups
@@ -876,10 +911,13 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Where a compact book came from: its source file and the commands that made it."""
+    """Where a compact book came from: its source file and the commands that made it
+    (``manifest``: what ``build``/``derive`` record of a book they write directly;
+    ``source_manifest``: the manifest of the Thill book a conversion read)."""
     source, manifest, converted = (
         _object(metadata, key) for key in ("source", "source_manifest", "converted")
     )
+    manifest = _object(metadata, "manifest") or manifest
     return {
         "source": source.get("file"),
         "source_format": source.get("format"),

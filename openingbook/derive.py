@@ -36,27 +36,23 @@ from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import (
     BookFormat,
     Records,
-    book_bytes,
-    refuse_thill_layout,
     value_histogram,
 )
-from openingbook.codec import decode_keys, encode_keys
+from openingbook.build import check_book_output, write_built_book, writes_compact
+from openingbook.codec import decode_keys
 from openingbook.errors import InvalidArgument
 from openingbook.manifest import (
     Scope,
-    check_output,
     file_sha256,
     identify,
     manifest_path,
     manifest_provenance,
-    write_book_and_manifest,
 )
 from openingbook.reader import read_book
 from openingbook.values import (
     UNKNOWN as UNKNOWN_WINNER,
 )
 from openingbook.values import (
-    VALUE_FIRST,
     distance_bytes_from_scores,
     distance_plies,
     first_player_winner,
@@ -587,7 +583,7 @@ def derive_book(
     distances: bool | None = None,
     force: bool = False,
     command: list[str] | None = None,
-    staging: bool = False,
+    book_format: str | None = None,
 ) -> DeriveSummary:
     """Write the ``plies``-stone book derived from the deeper book ``source``.
 
@@ -595,9 +591,10 @@ def derive_book(
     them), else it is pruned (first-player wins dropped). Every position must be
     covered by the source; for an incomplete source pass ``under`` (or rely on
     the line in its manifest). The manifest ``<output>.json`` records the
-    derivation (source file and SHA-256, command). A book of another board than
-    7x6 is written only as the intermediate of a compact book (``staging``,
-    :func:`openingbook.convert.write_compact_via_thill`).
+    derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
+    ``"compact"`` (written straight from the derived values, the manifest's content
+    in its metadata); default: compact for an output ending in ``.c4b``
+    (:func:`openingbook.build.writes_compact`).
 
     >>> import os, tempfile
     >>> from openingbook.bookfile import BOOK8
@@ -608,16 +605,16 @@ def derive_book(
     (25, '6-ply')
     """
     refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
-    out = check_output(output, force)
+    out = Path(output)
     deep = LoadedBook.load(source)
+    compact = writes_compact(out, book_format, deep.board)
+    check_book_output(out, force, compact)
     if distances is None:
         distances = deep.fmt.distances
     if distances and not deep.fmt.distances:
         raise ValueError(
             f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
         )
-    if not staging:
-        refuse_thill_layout(deep.board)
     fmt = BookFormat.for_plies(plies, distances, *deep.board)
     derivation = derive_values(deep, plies, under)
     missing = np.flatnonzero(~derivation.covered)
@@ -631,19 +628,20 @@ def derive_book(
         )
     values = derivation.book_values(distances)
     histogram = value_histogram(fmt, values)  # of every position, pruned ones included
-    keep = np.ones(len(values), bool) if distances else values != VALUE_FIRST
-    keys = encode_keys(
-        derivation.first[keep], derivation.mask[keep], fmt.key_bits, fmt.width, fmt.height
+    records, mpath = write_built_book(
+        out,
+        fmt,
+        derivation.first,
+        derivation.mask,
+        values,
+        _manifest_content(fmt, derivation, histogram, command),
+        compact,
+        derivation.under,
+        force,
     )
-    data = book_bytes(fmt, Records(keys, values[keep]), str(out))
-    records = len(keys)
-    write_book_and_manifest(
-        out, fmt, data, records, _manifest_content(fmt, derivation, histogram, command)
-    )
-    mpath = manifest_path(out)
     return DeriveSummary(
         output=str(out),
-        manifest=str(mpath),
+        manifest=mpath,
         source=str(deep.path),
         format=fmt.name,
         plies=plies,

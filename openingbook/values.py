@@ -134,7 +134,7 @@ def invalid_values(
     """Values a book of ``stones``-stone positions on ``board`` cannot hold: pruned 0-2;
     distance 0 or ``d`` in ``1..cells-stones``.
 
-    >>> invalid_values(np.array([97, 69, 68]), 12, True, BoardSize(7, 6)).tolist()
+    >>> invalid_values(np.array([97, 70, 69]), 12, True, BoardSize(7, 6)).tolist()
     [False, False, True]
     """
     v = np.asarray(values).astype(np.int64)
@@ -207,7 +207,7 @@ def score_tables(board: BoardSize) -> tuple[np.ndarray, np.ndarray]:
     on ``board`` (:data:`UNKNOWN` where impossible; read-only arrays).
 
     >>> score_of, plies_of = score_tables(BoardSize(6, 6))
-    >>> int(score_of[12, 3]), int(plies_of[12, 14 + 18])
+    >>> int(score_of[12, 3]), int(plies_of[12, 11 + 18])
     (11, 3)
     """
     cells = board.cells

@@ -412,17 +412,22 @@ def test_thill_layout_is_refused_for_other_sizes(small_books, tmp_path):
 
 
 def test_manifest_carries_the_board(tmp_path):
-    """The build's intermediate Thill-layout file of a 5x4 book: its manifest says 5x4,
-    and the reader decodes it on that board (a given 7x6 format is refused)."""
+    """A Thill-layout file of a 5x4 book (as earlier builds wrote on the way to a compact
+    book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
+    format is refused)."""
     from openingbook.bookfile import BookFormat
-    from openingbook.build import BuildOptions, build_book
-    from openingbook.manifest import identify, read_manifest
+    from openingbook.build import BuildOptions, _book_data, build_book
+    from openingbook.compact import compact_thill_values
+    from openingbook.manifest import identify, read_manifest, write_book_and_manifest
 
     out = tmp_path / "b.dat"
     options = BuildOptions(plies=4, distances=True, board=BoardSize(5, 4))
     with pytest.raises(InvalidArgument, match="7x6 boards only"):
         build_book(out, options, jobs=1, progress=False)
-    build_book(out, options, jobs=1, progress=False, staging=True)
+    build_book(tmp_path / "b.c4b", options, jobs=1, progress=False)
+    fmt, first, mask, values, _ = compact_thill_values(tmp_path / "b.c4b")
+    data, records = _book_data(out, fmt, first, mask, values)
+    write_book_and_manifest(out, fmt, data, records, {})
     fmt = read_manifest(out)["format"]
     assert (fmt["width"], fmt["height"], fmt["name"]) == (5, 4, "5x4-4-ply-dist")
     identity = identify(out)

@@ -28,7 +28,7 @@ from openingbook.values import (
     scores_from_distance_bytes,
     wdl_from_pruned_values,
 )
-from solver import Position, plies_from_score, score_from_plies
+from solver import DEFAULT_BOARD, Position, plies_from_score, score_from_plies
 from solver.bitboards import mirror_bits
 from solver.search import Solver
 from tests.strategies import random_game
@@ -150,8 +150,8 @@ def test_distance_bytes_round_trip(stones, data):
     # every legal result of a position with `stones` stones
     plies = data.draw(st.integers(0, 42 - stones))
     score = 0 if plies == 0 else score_from_plies(plies, stones)
-    byte = distance_bytes_from_scores(np.array([score]), stones)
-    back, ok = scores_from_distance_bytes(byte, stones)
+    byte = distance_bytes_from_scores(np.array([score]), stones, DEFAULT_BOARD)
+    back, ok = scores_from_distance_bytes(byte, stones, DEFAULT_BOARD)
     assert ok.all() and back.tolist() == [score]
     if score:
         d = 100 - abs(int(byte[0]))
@@ -163,7 +163,9 @@ def test_distance_bytes_round_trip(stones, data):
 def test_impossible_distance_bytes_are_flagged():
     # at 12 stones the first player is to move: a first-player win is an odd number
     # of plies away, and nothing is more than 30 plies away
-    _, ok = scores_from_distance_bytes(np.array([98, -97, 97, -98, 69, 0], np.int8), 12)
+    _, ok = scores_from_distance_bytes(
+        np.array([98, -97, 97, -98, 69, 0], np.int8), 12, DEFAULT_BOARD
+    )
     assert ok.tolist() == [False, False, True, True, False, True]
 
 
