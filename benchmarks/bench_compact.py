@@ -78,8 +78,8 @@ def measure(name: str, repeat: int, singles: int) -> dict:
     order = rng.permutation(n)
     first, mask = positions.first[order], positions.mask[order]
     flip = rng.random(n) < 0.5  # half of the queries as the other variant
-    first = np.where(flip, mirror_bits(first), first)
-    mask = np.where(flip, mirror_bits(mask), mask)
+    first = np.where(flip, mirror_bits(first, *DEFAULT_BOARD), first)
+    mask = np.where(flip, mirror_bits(mask, *DEFAULT_BOARD), mask)
     row: dict = {
         "book": name,
         "positions": n,
@@ -127,7 +127,7 @@ def distance_quarters() -> dict | None:
     keys, values = [], []
     for part in parts:
         fmt, records = read_book(part)
-        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
+        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, *DEFAULT_BOARD)
         keys.append(canonical_keys(first, mask, *DEFAULT_BOARD))
         values.append(records.values)
     k, v = np.concatenate(keys), np.concatenate(values)

@@ -26,7 +26,7 @@ Book values (see ``FORMATS.md`` and :mod:`openingbook.values`): pruned books
 store 0 (draw), 1 (second player wins), 2 (first player wins, dropped by
 pruning); distance books the signed distance byte.
 
->>> opts = BuildOptions(plies=10, under="44444433")
+>>> opts = BuildOptions(plies=10, under="44444433", board=BoardSize(7, 6))
 >>> plan = plan_build(opts)
 >>> plan.total_positions, len(plan.chunks) >= 1
 (14, True)
@@ -49,6 +49,7 @@ import numpy as np
 
 from openingbook.atomicio import check_writable, refuse_existing, refuse_input_as_output
 from openingbook.bookfile import (
+    THILL_BOARD,
     BookFormat,
     Records,
     book_bytes,
@@ -142,7 +143,8 @@ class BuildOptions:
     sample: int | None = None
     seed: int = 0
     chunk_size: int | None = None
-    board: BoardSize = DEFAULT_BOARD
+    #: the board (a keyword): the CLI's ``--size``, ``solver.DEFAULT_BOARD`` for 7x6
+    board: BoardSize = field(kw_only=True)
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a one-line reason when the options make no build."""
@@ -324,13 +326,13 @@ class ChunkTask:
     stones: int
     exact: bool
     table_log2: int | None
-    board: BoardSize = DEFAULT_BOARD
+    board: BoardSize
 
 
 _worker = threading.local()  # one solver per worker thread (dask may run threads)
 
 
-def _worker_solver(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> Any:
+def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
     """This worker's solver, created on first use and kept (its table stays warm)."""
     solver = getattr(_worker, "solver", None)
     settings = (table_log2, tuple(board))
@@ -344,7 +346,7 @@ def _worker_solver(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> 
     return solver
 
 
-def init_worker(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> None:
+def init_worker(table_log2: int | None, board: BoardSize) -> None:
     """Executor initializer: create the worker's solver and load its compiled code.
 
     Done before the first task so that the chunks' CPU times measure solving only.
@@ -388,9 +390,10 @@ class BuildSummary:
 def default_output_name(options: BuildOptions, compact: bool = False) -> str:
     """``book12-dist-under44-shard1of4.dat``-style name for a build's output.
 
-    >>> default_output_name(BuildOptions(plies=12, distances=True))
+    >>> default_output_name(BuildOptions(plies=12, distances=True, board=BoardSize(7, 6)))
     'book12-dist.dat'
-    >>> default_output_name(BuildOptions(plies=8, under="44", sample=10, seed=3))
+    >>> board = BoardSize(7, 6)
+    >>> default_output_name(BuildOptions(plies=8, under="44", sample=10, seed=3, board=board))
     'book8-under44-sample10-seed3.dat'
     """
     name = f"book{options.plies}"
@@ -441,8 +444,8 @@ def build_book(
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     s = build_book(os.path.join(tmp, "b.dat"), BuildOptions(10, under="44444433"),
-    ...                    jobs=1, progress=False)
+    ...     options = BuildOptions(10, under="44444433", board=BoardSize(7, 6))
+    ...     s = build_book(os.path.join(tmp, "b.dat"), options, jobs=1, progress=False)
     ...     s.positions, s.records + s.values.get("first", 0)
     (14, 14)
     """
@@ -821,7 +824,7 @@ def merge_books(
             f"{reference['selected_positions']}"
         )
 
-    fmt = BookFormat.for_plies(reference["plies"], reference["distances"])
+    fmt = BookFormat.for_plies(reference["plies"], reference["distances"], *THILL_BOARD)
     keys, values = [], []
     for book in shard_books:
         _, rec = read_book(book, fmt)  # checks size, records and sha256 against the manifest

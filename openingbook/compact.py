@@ -21,10 +21,11 @@ and score (Pons score of the side to move).
 
 >>> import numpy as np, tempfile, os
 >>> from solver import Position, enumerate_positions
->>> first, mask = enumerate_positions(2)
+>>> first, mask = enumerate_positions(2, None, 7, 6)
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = os.path.join(tmp, "b2.c4b")
-...     _ = write_compact(path, 2, "wdl", first, mask, np.zeros(len(first), np.int8))
+...     values = np.zeros(len(first), np.int8)
+...     _ = write_compact(path, 2, "wdl", first, mask, values, board=BoardSize(7, 6))
 ...     with CompactBook(path) as book:
 ...         book.get(Position.from_moves("17")).winner.value, len(book)
 ('draw', 25)
@@ -330,7 +331,7 @@ def write_compact(
     under: str | None = None,
     metadata: dict[str, Any] | None = None,
     force: bool = False,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize,
 ) -> CompactHeader:
     """Write a compact book of the given positions and values; return its header.
 

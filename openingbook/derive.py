@@ -18,7 +18,7 @@ with its rule "a position that is not stored is a first-player win".
 >>> mask = np.array([root.mask], np.uint64)
 >>> def no_leaves(f, m):  # never asked: every line ends before ply 8
 ...     raise AssertionError
->>> negamax_layers(first, mask, 8, no_leaves, scores=True).values.tolist()
+>>> negamax_layers(first, mask, 8, no_leaves, scores=True, width=7, height=6).values.tolist()
 [18]
 """
 
@@ -148,8 +148,8 @@ def negamax_layers(
     plies: int,
     leaves: LeafLookup,
     scores: bool,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> DerivedValues:
     """Exact values of the ``first``/``mask`` positions from the values at ``plies`` stones.
 
@@ -167,7 +167,7 @@ def negamax_layers(
     >>> f = np.array([p.first_stones], np.uint64); m = np.array([p.mask], np.uint64)
     >>> def all_draws(f, m):
     ...     return np.ones(len(f), bool), np.zeros(len(f), np.int8)
-    >>> negamax_layers(f, m, 9, all_draws, scores=False).values.tolist()
+    >>> negamax_layers(f, m, 9, all_draws, scores=False, width=7, height=6).values.tolist()
     [0]
     """
     first = np.ascontiguousarray(first, dtype=np.uint64)

@@ -15,7 +15,7 @@ order of a book file.
 >>> import numpy as np
 >>> from solver import Position
 >>> p = Position.from_moves("4453")
->>> code_lines(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 4)
+>>> code_lines(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 4, 7, 6)
 b'00110101101000\\n'
 >>> move_lines(np.array([b"4453", b"4444"]))
 b'4453\\n4444\\n'
@@ -33,7 +33,7 @@ import numpy as np
 from openingbook.bookfile import atomic_write_bytes
 from openingbook.codec import code_length, encode_keys
 from openingbook.errors import InvalidArgument
-from solver import DEFAULT_BOARD, BoardSize, enumerate_positions, positions_with_moves
+from solver import BoardSize, enumerate_positions, positions_with_moves
 
 __all__ = ["OUTPUT_FORMATS", "EnumerationResult", "code_lines", "enumerate_to_file", "move_lines"]
 
@@ -63,9 +63,7 @@ def _check_code_length(stones: int, width: int) -> int:
     return length
 
 
-def code_lines(
-    first: np.ndarray, mask: np.ndarray, stones: int, width: int = 7, height: int = 6
-) -> bytes:
+def code_lines(first: np.ndarray, mask: np.ndarray, stones: int, width: int, height: int) -> bytes:
     """Column codes of positions with ``stones`` stones as lines of ``0``/``1`` digits."""
     length = _check_code_length(stones, width)
     keys = encode_keys(first, mask, 64, width, height)  # left-aligned: the code is the top bits
@@ -85,7 +83,7 @@ class EnumerationResult:
     under: str | None
     path: str | None
     output_format: str | None
-    board: BoardSize = DEFAULT_BOARD
+    board: BoardSize
 
 
 def enumerate_to_file(
@@ -96,7 +94,7 @@ def enumerate_to_file(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize,
 ) -> EnumerationResult:
     """Enumerate the positions of ``plies`` on ``board`` and, with ``path``, write them
     one per line (the column code of a ``W``-column board has ``W - 1`` separators).
@@ -105,7 +103,7 @@ def enumerate_to_file(
     ``ValueError`` for bad arguments (see :func:`solver.enumerate_positions`)
     and ``OSError`` when the file cannot be written.
 
-    >>> enumerate_to_file(4, under="44").count
+    >>> enumerate_to_file(4, under="44", board=BoardSize(7, 6)).count
     25
     """
     if output_format not in OUTPUT_FORMATS:

@@ -157,7 +157,7 @@ def require_board(
 
 
 @functools.lru_cache(maxsize=8)
-def _scope_keys(under: str, plies: int, width: int = 7, height: int = 6) -> np.ndarray:
+def _scope_keys(under: str, plies: int, width: int, height: int) -> np.ndarray:
     """Sorted canonical Pons keys of the ``plies``-stone book positions under ``under``."""
     if len(under) > plies:
         return np.empty(0, np.uint64)
@@ -181,8 +181,8 @@ class Scope:
     partial: str | None = None
     known: bool = True
     unknown_why: str = ""
-    #: the board of the positions (the ``under`` line is read on it)
-    board: BoardSize = DEFAULT_BOARD
+    #: the board of the positions (the ``under`` line is read on it); a keyword
+    board: BoardSize = field(kw_only=True)
 
     @property
     def complete(self) -> bool:
@@ -208,8 +208,8 @@ class Scope:
         Always True without a line. Exact: the stones added after the line must
         be playable in some order (gravity, players alternating).
 
-        >>> Scope("44").contains(Position.from_moves("4453")), Scope("44").contains(
-        ...     Position.from_moves("3453"))
+        >>> scope = Scope("44", board=BoardSize(7, 6))
+        >>> scope.contains(Position.from_moves("4453")), scope.contains(Position.from_moves("3453"))
         (True, False)
         """
         if self.under is None:
@@ -439,9 +439,10 @@ def scope_without_manifest(path: str | os.PathLike[str], fmt: BookFormat, record
     """
     need = COMPLETE_RECORDS.get((fmt.plies, fmt.distances))
     if need is not None and records >= need:
-        return Scope()
+        return Scope(board=fmt.board)
     name = Path(path).name
     return Scope(
+        board=fmt.board,
         known=False,
         unknown_why=f"{name} has no manifest {manifest_path(name).name} and is not a "
         f"complete {fmt.name} book",
@@ -498,7 +499,7 @@ def _decide_format(p: Path, manifest: Manifest | None) -> tuple[BookFormat, str]
         raise BookFileError(f"{p}: empty file")
     fits = content_formats(p, size)
     if p.name in THILL_NAMES:
-        named = BookFormat.for_plies(*THILL_NAMES[p.name])
+        named = BookFormat.parse(p.name)
         # a damaged file keeps its name's format, so that reading names the damage
         if len(fits) == 1 and named not in fits:
             return fits[0], "content"

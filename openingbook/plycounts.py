@@ -15,7 +15,7 @@ won/drawn/lost counts of the published strong solution:
   four, each distinct position once): lost for the side to move.
 
 >>> everything_known = lambda f, m: (np.ones(len(f), bool), np.zeros(len(f), np.int8))
->>> per_ply_counts_from_values(7, everything_known).total == POSITIONS_PER_PLY[7]
+>>> per_ply_counts_from_values(7, everything_known, 7, 6).total == POSITIONS_PER_PLY[7]
 True
 """
 
@@ -29,8 +29,6 @@ import numpy as np
 
 from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from solver import (
-    DEFAULT_HEIGHT,
-    DEFAULT_WIDTH,
     can_win_next_bits,
     enumerate_positions,
     has_four_bits,
@@ -106,9 +104,7 @@ class PlyCounts:
         return out
 
 
-def finished_games(
-    plies: int, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> tuple[np.ndarray, np.ndarray]:
+def finished_games(plies: int, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Every position after ``plies`` plies in which the player who just moved has four.
 
     Both mirror variants, each distinct position once, as ``(first, mask)``.
@@ -136,15 +132,15 @@ def finished_games(
         out_first.append(new_mover if (plies - 1) % 2 == 0 else new_mask ^ new_mover)
     f = np.concatenate(out_first)
     m = np.concatenate(out_mask)
-    _, keep = np.unique(position_keys(f, m), return_index=True)
+    _, keep = np.unique(position_keys(f, m, width, height), return_index=True)
     return f[keep], m[keep]
 
 
 def per_ply_counts_from_values(
     plies: int,
     lookup: ValueLookup,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> PlyCounts:
     """The per-ply counts of ``plies`` with the values ``lookup`` gives (see module doc)."""
     first, mask = enumerate_positions(

@@ -33,7 +33,7 @@ from openingbook.derive import Answers, LoadedBook, derive_values
 from openingbook.errors import InvalidArgument
 from openingbook.manifest import require_board
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
-from openingbook.published import TROMP_SUBSET_COUNTS
+from openingbook.published import TROMP_BOARD, TROMP_SUBSET_COUNTS
 from openingbook.values import VALUE_FIRST, WINNERS, distance_plies, first_player_winner
 from solver import (
     DEFAULT_BOARD,
@@ -124,7 +124,7 @@ def _position_report(
     moves: str | None,
     a: tuple[bool, int, int, bool],
     b: tuple[bool, int, int, bool],
-    board: tuple[int, int] = (7, 6),
+    board: BoardSize,
 ) -> PositionReport:
     pos = Position.from_bitboards(int(first), int(mask), *board)
     return PositionReport(
@@ -650,7 +650,8 @@ def solve_book_values(
     table_log2: int | None = None,
     scheduler: str | None = None,
     chunk: int = 64,
-    board: BoardSize = DEFAULT_BOARD,
+    *,
+    board: BoardSize,
 ) -> np.ndarray:
     """Book values (distance bytes, or 0/1/2) of positions, solved in parallel.
 
@@ -752,7 +753,7 @@ def tromp_subset(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """
     first = np.asarray(first, np.uint64)
     mask = np.asarray(mask, np.uint64)
-    return ~can_win_next_bits(first ^ mask, mask)
+    return ~can_win_next_bits(first ^ mask, mask, *TROMP_BOARD)
 
 
 def book_stats(
@@ -812,7 +813,7 @@ def _per_ply_counts(book: LoadedBook) -> PlyCounts:
         ans = book.answers(first, mask)
         return ans.known, ans.winner
 
-    return per_ply_counts_from_values(book.plies, lookup)
+    return per_ply_counts_from_values(book.plies, lookup, *book.board)
 
 
 def _tromp_counts(book: LoadedBook) -> dict[str, Any]:
@@ -822,7 +823,7 @@ def _tromp_counts(book: LoadedBook) -> dict[str, Any]:
         )
     if book.scope.under and len(book.scope.under) > book.plies:
         raise ValueError(f"{book.path.name} holds no {book.plies}-ply position under a line")
-    f, m, _ = positions_with_moves(book.plies, under=book.scope.under)
+    f, m, _ = positions_with_moves(book.plies, book.scope.under, *book.board)
     keep = tromp_subset(f, m)
     ans = book.answers(f[keep], m[keep])
     w = ans.winner[ans.known]

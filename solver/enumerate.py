@@ -23,14 +23,14 @@ mirror-closed and every layer is reduced to one variant per pair, halving the
 work; otherwise the layers are kept whole and merged at the end, so that a pair
 is included when either of its variants is reachable from ``under``.
 
->>> first, mask = enumerate_positions(2)
+>>> first, mask = enumerate_positions(2, None, 7, 6)
 >>> len(first)  # 49 two-stone positions: 24 mirror pairs and one symmetric
 25
->>> count_positions(2, merge_mirrors=False)
+>>> count_positions(2, None, 7, 6, merge_mirrors=False)
 49
->>> count_positions(8)
+>>> count_positions(8, None, 7, 6)
 77715
->>> count_positions(4, under="44")
+>>> count_positions(4, under="44", width=7, height=6)
 25
 """
 
@@ -43,7 +43,7 @@ import numpy as np
 from solver.bitboards import can_win_next_bits
 from solver.bitboards import mirror_bits as _mirror_bits
 from solver.bitboards import position_keys as _position_keys
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+from solver.position import Position
 
 __all__ = [
     "DEFAULT_MAX_CANDIDATES",
@@ -198,9 +198,9 @@ def _enumerate(
 
 def enumerate_positions(
     plies: int,
-    under: str | None = None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    under: str | None,
+    width: int,
+    height: int,
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
@@ -217,10 +217,10 @@ def enumerate_positions(
     ply outside 0..width*height, or a layer needing more than ``max_candidates``
     children (the memory guard, see :data:`DEFAULT_MAX_CANDIDATES`).
 
-    >>> first, mask = enumerate_positions(4, under="4444")
+    >>> first, mask = enumerate_positions(4, under="4444", width=7, height=6)
     >>> Position.from_bitboards(int(first[0]), int(mask[0])).to_diagram().splitlines()[-4:]
     ['...O...', '...X...', '...O...', '...X...']
-    >>> len(enumerate_positions(8, merge_mirrors=False, drop_immediate_wins=False)[0])
+    >>> len(enumerate_positions(8, None, 7, 6, merge_mirrors=False, drop_immediate_wins=False)[0])
     182383
     """
     _, first, mask, _, _ = _enumerate(
@@ -231,9 +231,9 @@ def enumerate_positions(
 
 def positions_with_moves(
     plies: int,
-    under: str | None = None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    under: str | None,
+    width: int,
+    height: int,
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
@@ -247,7 +247,7 @@ def positions_with_moves(
     it is the mirror of such a line (the pair is stored as its smaller-key
     variant). Boards wider than 9 columns have no move strings.
 
-    >>> first, mask, moves = positions_with_moves(2, under="4")
+    >>> first, mask, moves = positions_with_moves(2, under="4", width=7, height=6)
     >>> moves.astype(str).tolist()
     ['41', '42', '43', '44']
     """
@@ -266,9 +266,9 @@ def positions_with_moves(
 
 def count_positions(
     plies: int,
-    under: str | None = None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    under: str | None,
+    width: int,
+    height: int,
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
@@ -276,7 +276,7 @@ def count_positions(
 ) -> int:
     """Number of positions :func:`enumerate_positions` returns.
 
-    >>> count_positions(8, merge_mirrors=False, drop_immediate_wins=False)
+    >>> count_positions(8, None, 7, 6, merge_mirrors=False, drop_immediate_wins=False)
     182383
     """
     first, _ = enumerate_positions(

@@ -38,6 +38,7 @@ from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.published import BOARD_RESULTS
 from openingbook.validate import diff_books
 from solver import (
+    DEFAULT_BOARD,
     BoardSize,
     Position,
     Solver,
@@ -231,7 +232,9 @@ def test_a_key_decodes_only_on_its_own_board():
     key = position_key_pair(pos, 24)[0]
     first, mask = decode_keys(np.array([key], np.uint64), 24, 4, 6, 5)
     assert (int(first[0]), int(mask[0])) == (pos.first_stones, pos.mask)
-    seven = decode_keys(np.array([key], np.uint64), 24, 4)  # read as 7x6: another position
+    seven = decode_keys(
+        np.array([key], np.uint64), 24, 4, *DEFAULT_BOARD
+    )  # read as 7x6: another position
     assert Position.from_bitboards(int(seven[0][0]), int(seven[1][0])).to_moves() != "3344"
 
 
@@ -433,7 +436,7 @@ def test_manifest_carries_the_board(tmp_path):
     identity = identify(out)
     assert identity.fmt.board == (5, 4) and identity.records == count_positions(4, None, 5, 4)
     with pytest.raises(BookFileError, match="5x4-4-ply-dist"):
-        identify(out, BookFormat.for_plies(4, True))
+        identify(out, BookFormat.for_plies(4, True, *DEFAULT_BOARD))
 
 
 def test_build_refuses_boards_the_solver_does_not_take(tmp_path):

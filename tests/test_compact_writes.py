@@ -16,6 +16,7 @@ from openingbook.derive import derive_book
 from openingbook.errors import InvalidArgument
 from openingbook.manifest import read_manifest
 from openingbook.registry import resolve_book
+from solver import DEFAULT_BOARD
 
 #: The header fields that describe the table (the metadata says who made it and when).
 TABLE_FIELDS = (
@@ -32,7 +33,7 @@ def assert_same_table(a: Path, b: Path) -> None:
 
 
 def test_compact_build_equals_the_conversion_of_the_thill_build(tmp_path):
-    options = BuildOptions(plies=8, under="44444")
+    options = BuildOptions(plies=8, under="44444", board=DEFAULT_BOARD)
     thill, direct = tmp_path / "b.dat", tmp_path / "b.c4b"
     build_book(thill, options, jobs=1, progress=False)
     build_book(direct, options, jobs=1, progress=False)
@@ -68,7 +69,13 @@ def test_compact_derivation_equals_the_conversion_of_the_thill_derivation(tmp_pa
 
 def test_compact_output_name_and_whole_books_are_checked_before_any_work(tmp_path):
     with pytest.raises(InvalidArgument, match=r"\.c4b"):
-        build_book(tmp_path / "b.dat", BuildOptions(plies=4), book_format="compact")
+        build_book(
+            tmp_path / "b.dat", BuildOptions(plies=4, board=DEFAULT_BOARD), book_format="compact"
+        )
     with pytest.raises(InvalidArgument, match="whole book"):
-        build_book(tmp_path / "b.c4b", BuildOptions(plies=4, shard=(1, 2)), progress=False)
+        build_book(
+            tmp_path / "b.c4b",
+            BuildOptions(plies=4, shard=(1, 2), board=DEFAULT_BOARD),
+            progress=False,
+        )
     assert list(tmp_path.iterdir()) == []

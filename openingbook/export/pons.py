@@ -85,10 +85,10 @@ _U64 = np.uint64
 PONS_SUFFIXES = (".book",)
 
 
-def min_score(width: int = 7, height: int = 6) -> int:
+def min_score(width: int, height: int) -> int:
     """Pons' ``MIN_SCORE``: the worst score a side to move can have (-18 on 7x6).
 
-    >>> min_score()
+    >>> min_score(7, 6)
     -18
     """
     return -(width * height) // 2 + 3
@@ -148,7 +148,7 @@ def _column_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
     return value, scale
 
 
-def key3_many(first: np.ndarray, mask: np.ndarray, width: int = 7, height: int = 6) -> np.ndarray:
+def key3_many(first: np.ndarray, mask: np.ndarray, width: int, height: int) -> np.ndarray:
     """:func:`key3` of every position of ``first``/``mask`` arrays (uint64).
 
     Each column's digits come from a table indexed by its occupied and
@@ -156,7 +156,8 @@ def key3_many(first: np.ndarray, mask: np.ndarray, width: int = 7, height: int =
     its digits, then appends the column's 0.
 
     >>> p = Position.from_moves("4453")
-    >>> key3_many(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)).tolist()
+    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> key3_many(f, m, 7, 6).tolist()
     [2610]
     >>> key3(p)
     2610
@@ -212,14 +213,14 @@ def _key3_one(pos: Position) -> int:
     return min(forward, backward) // 3
 
 
-def partial_key_bytes(depth: int, size: int, width: int = 7) -> int:
+def partial_key_bytes(depth: int, size: int, width: int) -> int:
     """The narrowest key width (1, 2 or 4 bytes) making (slot, partial key) unique.
 
     Every ``key3`` of a position with at most ``depth`` stones is below
     ``3**(depth + width - 1)``; the pair determines it when that bound is at
     most ``size * 256**bytes``.
 
-    >>> partial_key_bytes(12, next_prime(2**21)), partial_key_bytes(14, next_prime(2**23))
+    >>> partial_key_bytes(12, next_prime(2**21), 7), partial_key_bytes(14, next_prime(2**23), 7)
     (1, 2)
     """
     bound = 3 ** (depth + width - 1)
@@ -264,8 +265,8 @@ def write_pons(
     *,
     log_size: int | None = None,
     depth: int | None = None,
-    width: int = 7,
-    height: int = 6,
+    width: int,
+    height: int,
 ) -> PonsExport:
     """Write positions and their exact Pons scores as a Pons book (atomically).
 
@@ -278,7 +279,7 @@ def write_pons(
     >>> p = Position.from_moves("4444")
     >>> out = os.path.join(tempfile.mkdtemp(), "t.book")
     >>> write_pons(out, np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
-    ...            np.array([1])).stored
+    ...            np.array([1]), width=7, height=6).stored
     1
     >>> PonsBook(out).get(p).score
     1
@@ -353,7 +354,7 @@ class PonsBook:
     >>> p = Position.from_moves("44")
     >>> out = os.path.join(tempfile.mkdtemp(), "t.book")
     >>> _ = write_pons(out, np.array([p.first_stones], np.uint64),
-    ...                np.array([p.mask], np.uint64), np.array([-2]))
+    ...                np.array([p.mask], np.uint64), np.array([-2]), width=7, height=6)
     >>> with PonsBook(out) as book:
     ...     book.depth, len(book), [(q.to_moves() or q.some_moves(), v) for q, v in book]
     (2, 1, [('44', BookValue(winner=<Winner.SECOND: 'second'>, plies=38, score=-2))])
