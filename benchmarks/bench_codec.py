@@ -55,7 +55,7 @@ from openingbook.reader import Book
 from solver import DEFAULT_BOARD, Position, enumerate_positions, mirror_bits
 
 ROOT = Path(__file__).resolve().parent
-REFERENCE = ROOT.parent.parent / "shared" / "reference" / "thill-original-book8.dat"
+REFERENCE = ROOT.parent / "tests" / "data" / "thill-original-book8.dat"
 SEED = 20241122
 
 

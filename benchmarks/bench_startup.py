@@ -43,7 +43,7 @@ from openingbook.atomicio import write_json_atomic
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
-DEFAULT_BOOK = REPO.parent / "shared" / "reference" / "thill-original-book8.dat"
+DEFAULT_BOOK = REPO / "tests" / "data" / "thill-original-book8.dat"
 ENTRY = "import sys; from openingbook.cli import main; sys.argv[0] = 'openingbook'; main()"
 #: goals of issue 17, seconds of wall time
 GOALS = {"--help": 0.2, "lookup": 0.25, "lookup 12-dist": 0.25, "solve": 0.5}

@@ -7,14 +7,35 @@ reads those and the Cadot and Pons formats behind one interface.
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "open_book"]
+#: the error family (:mod:`openingbook.errors`): ``except openingbook.Error`` catches
+#: every failure of the library and of the solver
+_ERRORS = (
+    "BookClosed",
+    "BookFileError",
+    "BookFileMissing",
+    "Error",
+    "InvalidArgument",
+    "NotEnoughMemory",
+    "OutputDirectoryMissing",
+    "OutputError",
+    "OutputExists",
+    "PositionNotInBook",
+    "WorkDirError",
+)
+
+__all__ = ["__version__", "open_book", *_ERRORS]
 
 
 def __getattr__(name: str) -> object:
-    """``open_book`` is loaded on first use: ``import openingbook`` stays cheap, so the
-    command line starts (and answers Ctrl-C) before numpy and numba are loaded."""
+    """``open_book`` and the errors are loaded on first use: ``import openingbook``
+    stays cheap, so the command line starts (and answers Ctrl-C) before numpy and
+    numba are loaded."""
     if name == "open_book":
         from openingbook.api import open_book
 
         return open_book
+    if name in _ERRORS:
+        from openingbook import errors
+
+        return getattr(errors, name)
     raise AttributeError(f"module 'openingbook' has no attribute {name!r}")

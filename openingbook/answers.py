@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from openingbook.errors import PositionNotInBook
 from solver import Winner
 
 if TYPE_CHECKING:
@@ -41,8 +42,3 @@ class BulkValues(NamedTuple):
     winner: np.ndarray
     plies: np.ndarray
     score: np.ndarray
-
-
-class PositionNotInBook(ValueError):
-    """A position of the book's ply the book does not answer: not stored and not
-    provable (see :mod:`openingbook.reader`), or outside the book's scope."""

@@ -34,6 +34,7 @@ import numpy as np
 
 from openingbook.bookfile import BookFormat
 from openingbook.compact import CompactBook
+from openingbook.errors import InvalidArgument
 from openingbook.export import detect_kind
 from openingbook.export.cadot import CADOT_BOARD, CadotBook
 from openingbook.export.pons import PonsBook
@@ -113,7 +114,7 @@ def open_book(
         fmt = BookFormat.parse(fmt)
     if fmt is not None:
         if kind not in (None, "thill"):
-            raise ValueError(f"a Thill layout was given, but kind is {kind!r}")
+            raise InvalidArgument(f"a Thill layout was given, but kind is {kind!r}")
         kind = "thill"
     kind = kind or detect_kind(p)
     if kind == "compact":
@@ -124,4 +125,4 @@ def open_book(
         return CadotBook(p)
     if kind == "pons":
         return PonsBook(p)
-    raise ValueError(f"unknown book kind {kind!r}: choose one of {', '.join(BOOK_KINDS)}")
+    raise InvalidArgument(f"unknown book kind {kind!r}: choose one of {', '.join(BOOK_KINDS)}")

@@ -16,7 +16,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from openingbook.errors import InvalidArgument, OutputExists
+from openingbook.errors import (
+    InvalidArgument,
+    OutputDirectoryMissing,
+    OutputError,
+    OutputExists,
+)
 
 
 @contextlib.contextmanager
@@ -35,9 +40,9 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: the output directory does not exist")
+        raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
     if path.is_dir():
-        raise IsADirectoryError(f"{path}: the output path is a directory")
+        raise OutputError(f"{path}: the output path is a directory")
     fd, tmp = _temporary_beside(path)
     try:
         mode = "w" if text else "wb"
@@ -163,7 +168,7 @@ def refuse_input_as_output(
     >>> refuse_input_as_output(os.path.join(d, "c.dat"), [book])  # different files: fine
     >>> refuse_input_as_output(os.path.join(d, ".", "b.dat"), [book])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    openingbook.errors.InvalidArgument: output ....dat is also an input: choose another output
+    solver.errors.InvalidArgument: output ....dat is also an input: choose another output
     """
     if isinstance(outputs, (str, os.PathLike)):
         outputs = [outputs]

@@ -151,7 +151,7 @@ class BookFormat:
         """
         most = max_plies(width, height)
         if not 1 <= plies <= most:
-            raise ValueError(f"book plies must be 1..{most}, got {plies}")
+            raise InvalidArgument(f"book plies must be 1..{most}, got {plies}")
         bits = code_length(plies, width)
         board = "" if (width, height) == THILL_BOARD else f"{width}x{height}-"
         if distances:
@@ -202,7 +202,7 @@ class BookFormat:
             core = core[: -len("-dist")]
         core = core.removesuffix("-ply")
         if not core.isdigit():
-            raise ValueError(
+            raise InvalidArgument(
                 f"unknown book format {text!r}: use e.g. 8, 12, 12-dist, 12-ply-dist or book.dat"
             )
         return cls.for_plies(int(core), distances, *THILL_BOARD)
@@ -251,7 +251,7 @@ def refuse_thill_layout(board: BoardSize | tuple[int, int]) -> None:
     >>> refuse_thill_layout(BoardSize(6, 5))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    openingbook.errors.InvalidArgument: Thill's book layout is for 7x6 boards only: ...
+    solver.errors.InvalidArgument: Thill's book layout is for 7x6 boards only: ...
     """
     board = BoardSize(*board)
     if board != THILL_BOARD:
@@ -279,7 +279,7 @@ class Records:
         self.keys = np.asarray(self.keys, dtype=_U64)
         self.values = np.asarray(self.values, dtype=np.int8)
         if self.keys.shape != self.values.shape or self.keys.ndim != 1:
-            raise ValueError(
+            raise InvalidArgument(
                 f"keys and values must be 1-d arrays of one length, "
                 f"got {self.keys.shape} and {self.values.shape}"
             )
@@ -298,7 +298,7 @@ def parse_records(data: np.ndarray | bytes | memoryview, fmt: BookFormat) -> Rec
     """
     raw = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
     if raw.size % fmt.record_bytes:
-        raise ValueError(
+        raise BookFileError(
             f"{raw.size} bytes is not a whole number of {fmt.record_bytes}-byte records"
         )
     rows = raw.reshape(-1, fmt.record_bytes)

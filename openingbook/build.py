@@ -57,7 +57,7 @@ from openingbook.bookfile import (
     value_histogram,
 )
 from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
 from openingbook.manifest import (
     check_output,
@@ -113,7 +113,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     >>> parse_shard("0/4")
     Traceback (most recent call last):
     ...
-    openingbook.errors.InvalidArgument: shard 0/4: expected i/n with 1 <= i <= n, e.g. 1/4
+    solver.errors.InvalidArgument: shard 0/4: expected i/n with 1 <= i <= n, e.g. 1/4
     """
     parts = text.strip().split("/")
     try:
@@ -287,7 +287,7 @@ def plan_build(options: BuildOptions) -> BuildPlan:
     total = len(first)
     where = f" under {options.under}" if options.under else ""
     if total == 0:
-        raise ValueError(f"no {options.plies}-ply book positions{where}")
+        raise InvalidArgument(f"no {options.plies}-ply book positions{where}")
     if options.sample is not None:
         if options.sample > total:
             raise InvalidArgument(
@@ -749,11 +749,11 @@ _MERGE_KEYS = (
 def _shard_settings(m: dict[str, Any]) -> dict[str, Any]:
     """What must agree between the shards of one build (from a shard's manifest).
 
-    Raises ``KeyError`` naming the first entry a merge needs that is missing.
+    Raises ``BookFileError`` naming the first entry a merge needs that is missing.
     """
     for section, key in _MERGE_KEYS:
         if not isinstance(m.get(section), dict) or key not in m[section]:
-            raise KeyError(f"{section}.{key}")
+            raise BookFileError(f"{section}.{key}")
     sel = {k: v for k, v in m["selection"].items() if k != "shard"}
     sel["shards"] = int(m["selection"]["shard"].split("/")[1])
     sel["chunk_size"] = m["chunks"]["size"]
@@ -778,7 +778,7 @@ def merge_books(
     bytes a single run writes, plus a manifest listing the shards.
     """
     if not shard_books:
-        raise ValueError("no shard books to merge")
+        raise InvalidArgument("no shard books to merge")
     refuse_input_as_output(
         [output, manifest_path(output)],
         [*shard_books, *(manifest_path(book) for book in shard_books)],
@@ -789,11 +789,11 @@ def merge_books(
         m = read_manifest(book)
         identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
         if not m["selection"].get("shard"):
-            raise ValueError(f"{book}: not a shard output (built without --shard)")
+            raise BookFileError(f"{book}: not a shard output (built without --shard)")
         try:
             _shard_settings(m)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ValueError(f"{book}: incomplete build manifest (no {exc})") from None
+            raise BookFileError(f"{book}: incomplete build manifest (no {exc})") from None
         manifests.append(m)
 
     reference = _shard_settings(manifests[0])
@@ -805,21 +805,23 @@ def merge_books(
                 for k in reference
                 if s.get(k) != reference.get(k)
             )
-            raise ValueError(f"{book} was built with other settings than {shard_books[0]} ({diff})")
+            raise BookFileError(
+                f"{book} was built with other settings than {shard_books[0]} ({diff})"
+            )
     n = reference["shards"]
     seen: dict[int, str] = {}
     for book, m in zip(shard_books, manifests, strict=True):
         i = int(m["selection"]["shard"].split("/")[0])
         if i in seen:
-            raise ValueError(f"overlap: shard {i}/{n} given twice ({seen[i]} and {book})")
+            raise BookFileError(f"overlap: shard {i}/{n} given twice ({seen[i]} and {book})")
         seen[i] = str(book)
     missing = [i for i in range(1, n + 1) if i not in seen]
     if missing:
         listed = ", ".join(f"{i}/{n}" for i in missing)
-        raise ValueError(f"gap: shard{'s' if len(missing) > 1 else ''} {listed} missing")
+        raise BookFileError(f"gap: shard{'s' if len(missing) > 1 else ''} {listed} missing")
     positions = sum(m["positions"]["in_output"] for m in manifests)
     if positions != reference["selected_positions"]:
-        raise ValueError(
+        raise BookFileError(
             f"gap or overlap: the shards hold {positions} positions, the build has "
             f"{reference['selected_positions']}"
         )
@@ -833,7 +835,7 @@ def merge_books(
     all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
     all_values = np.concatenate(values) if values else np.zeros(0, np.int8)
     if len(np.unique(all_keys)) != len(all_keys):
-        raise ValueError("overlap: the same position is stored in more than one shard")
+        raise BookFileError("overlap: the same position is stored in more than one shard")
     data = book_bytes(fmt, Records(all_keys, all_values.astype(np.int8)), str(out))
     histogram = value_histogram(fmt, all_values)
     if not fmt.distances:  # pruned first-player wins are only counted in the manifests

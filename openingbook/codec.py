@@ -36,6 +36,7 @@ from collections.abc import Iterable
 import numpy as np
 from bitarray import bitarray, decodetree
 
+from openingbook.errors import InvalidArgument
 from solver import Position, has_four_bits
 
 #: Code words of the prefix code: A stone, B stone, column separator.
@@ -58,7 +59,7 @@ MAX_ARRAY_HEIGHT = 9
 
 def _check_height(height: int) -> None:
     if not 1 <= height <= MAX_ARRAY_HEIGHT:
-        raise ValueError(
+        raise InvalidArgument(
             f"boards of {height} rows: the column code tables take boards of 1 to "
             f"{MAX_ARRAY_HEIGHT} rows"
         )
@@ -107,7 +108,7 @@ def decode_column_code(bits: bitarray | str, width: int, height: int) -> Positio
     try:
         symbols = list(bits.decode(_TREE))
     except ValueError as exc:
-        raise ValueError(f"not a column code: {exc}") from None
+        raise InvalidArgument(f"not a column code: {exc}") from None
     cells = [[0] * height for _ in range(width)]
     col = row = 0
     for i, sym in enumerate(symbols):
@@ -116,13 +117,15 @@ def decode_column_code(bits: bitarray | str, width: int, height: int) -> Positio
             row = 0
             continue
         if col >= width:
-            raise ValueError(f"not a column code: stone after the last column (symbol {i})")
+            raise InvalidArgument(f"not a column code: stone after the last column (symbol {i})")
         if row >= height:
-            raise ValueError(f"not a column code: column {col + 1} has more than {height} stones")
+            raise InvalidArgument(
+                f"not a column code: column {col + 1} has more than {height} stones"
+            )
         cells[col][row] = 1 if sym == STONE_FIRST else 2
         row += 1
     if col < width - 1:
-        raise ValueError(f"not a column code: {col + 1} columns, expected {width}")
+        raise InvalidArgument(f"not a column code: {col + 1} columns, expected {width}")
     return Position.from_array(cells)
 
 
@@ -205,10 +208,10 @@ def position_key_pair(pos: Position, key_bits: int) -> tuple[int, int]:
     bottom = _bottom_bits(width, height)
     mask = pos.mask
     if (mask + bottom) & mask or mask & ~_board_bits(width, height):
-        raise ValueError("not a position: a floating stone or a stray bit")
+        raise InvalidArgument("not a position: a floating stone or a stray bit")
     length = width - 1 + 2 * mask.bit_count()
     if length > key_bits:
-        raise ValueError(f"{length}-bit column code does not fit a {key_bits}-bit key")
+        raise InvalidArgument(f"{length}-bit column code does not fit a {key_bits}-bit key")
     table_code, table_len = _marker_lists(height)
     marked = pos.first_stones + mask + bottom
     col_bits = (1 << h1) - 1
@@ -243,7 +246,7 @@ def _as_u64(values: Iterable[int] | np.ndarray, name: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.dtype != _U64:
         if arr.dtype.kind not in "iu":
-            raise ValueError(f"{name} must be an integer array, got {arr.dtype}")
+            raise InvalidArgument(f"{name} must be an integer array, got {arr.dtype}")
         arr = arr.astype(_U64)
     return arr
 
@@ -299,9 +302,9 @@ def _column_codes(
     first = _as_u64(first, "first")
     mask = _as_u64(mask, "mask")
     if first.shape != mask.shape:
-        raise ValueError(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
+        raise InvalidArgument(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
     if not 0 < key_bits <= 64:
-        raise ValueError(f"key_bits must be 1..64, got {key_bits}")
+        raise InvalidArgument(f"key_bits must be 1..64, got {key_bits}")
     bottom = _U64(_bottom_bits(width, height))
     # each column a gap-free run from the bottom, first-player stones on occupied cells
     bad = (first & ~mask) | (mask & ~_U64(_board_bits(width, height))) | ((mask + bottom) & mask)
@@ -310,11 +313,11 @@ def _column_codes(
     if bad.any() or too_long.any():
         i = int(np.argmax((bad != 0) | too_long))
         if too_long.flat[i]:
-            raise ValueError(
+            raise InvalidArgument(
                 f"position {i}: {int(length.flat[i])}-bit column code does not fit "
                 f"a {key_bits}-bit key"
             )
-        raise ValueError(f"position {i}: not a position (floating stone or stray bits)")
+        raise InvalidArgument(f"position {i}: not a position (floating stone or stray bits)")
     marked = first + mask + bottom  # per column: marker above the stones, first's below
     table_code, table_len = _marker_tables(height)
     h1 = height + 1
@@ -367,7 +370,7 @@ def decode_keys_raw(
     False, ``first``/``mask`` are meaningless.
     """
     if not 0 < key_bits <= 64:
-        raise ValueError(f"key_bits must be 1..64, got {key_bits}")
+        raise InvalidArgument(f"key_bits must be 1..64, got {key_bits}")
     dec_stones, dec_first = _decode_tables(height)
     window = 2 * height + 1
     h1 = height + 1
@@ -426,13 +429,13 @@ def decode_keys(
     first, mask, ok = decode_keys_raw(keys, key_bits, width, height)
     if not ok.all():
         i = int(np.argmax(~ok))
-        raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
+        raise InvalidArgument(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
     if stones is not None:
         count = np.bitwise_count(mask)
         wrong = count != stones
         if wrong.any():
             i = int(np.argmax(wrong))
-            raise ValueError(
+            raise InvalidArgument(
                 f"key {i} ({int(keys.flat[i]):#x}) has {int(count.flat[i])} stones, "
                 f"expected {stones}"
             )
@@ -444,7 +447,7 @@ def decode_keys(
                 int(first.flat[i]), int(mask.flat[i]), width, height, check=False
             )
             reason = "; ".join(pos.problems()) or "not a legal position"
-            raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is illegal: {reason}")
+            raise InvalidArgument(f"key {i} ({int(keys.flat[i]):#x}) is illegal: {reason}")
     return first, mask
 
 
@@ -466,5 +469,5 @@ def mirror_keys(
     first, mask, ok = decode_keys_raw(keys, key_bits, width, height)
     if not ok.all():
         i = int(np.argmax(~ok))
-        raise ValueError(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
+        raise InvalidArgument(f"key {i} ({int(keys.flat[i]):#x}) is not a column code")
     return encode_key_pairs(first, mask, key_bits, width, height)[1]

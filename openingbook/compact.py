@@ -50,7 +50,7 @@ import numpy as np
 from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookClosed, BookFileError, InvalidArgument
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,
@@ -262,7 +262,7 @@ class CompactHeader:
             try:
                 Position.from_moves(scope, width, height)
                 if len(scope) > plies:
-                    raise ValueError(f"{len(scope)} moves, more than the book's {plies} plies")
+                    raise InvalidArgument(f"{len(scope)} moves, more than the book's {plies} plies")
             except ValueError as exc:
                 raise CompactFileError(f"{name}: bad scope line {scope!r} ({exc})") from None
         if sorted(set(values)) != values:
@@ -317,7 +317,9 @@ def _check_values(kind: str, plies: int, values: np.ndarray, cells: int) -> None
         worst = cells // 2 - (plies + 1) // 2  # a loss to the opponent's next stone
         ok = (v <= best) & (v >= -worst)
     if not ok.all():
-        raise ValueError(f"value {int(v[np.argmin(ok)])} is not a {kind} value at {plies} plies")
+        raise InvalidArgument(
+            f"value {int(v[np.argmin(ok)])} is not a {kind} value at {plies} plies"
+        )
 
 
 def write_compact(
@@ -345,20 +347,20 @@ def write_compact(
     ``force`` to replace a file.
     """
     if kind not in KINDS:
-        raise ValueError(f"unknown value kind {kind!r}: choose one of {', '.join(KINDS)}")
+        raise InvalidArgument(f"unknown value kind {kind!r}: choose one of {', '.join(KINDS)}")
     out = Path(path)
     refuse_existing(out, force)
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
     values = np.asarray(values).astype(np.int8)
     if not first.shape == mask.shape == values.shape or first.ndim != 1:
-        raise ValueError("first, mask and values must be 1-d arrays of one length")
+        raise InvalidArgument("first, mask and values must be 1-d arrays of one length")
     width, height = board = BoardSize(*board)
     _check_values(kind, plies, values, board.cells)
     status = book_position_status(first, mask, plies, width, height)
     if (status != STATUS_BOOK).any():
         i = int(np.argmax(status != STATUS_BOOK))
-        raise ValueError(
+        raise InvalidArgument(
             f"position {i} is not a {plies}-ply book position: it "
             + STATUS_MESSAGES[int(status[i])]
         )
@@ -368,14 +370,14 @@ def write_compact(
     dup = np.flatnonzero(keys[1:] == keys[:-1]) if keys.size > 1 else np.empty(0, np.int64)
     if dup.size:
         if (values[dup] != values[dup + 1]).any():
-            raise ValueError("the two variants of a mirror pair have different values")
+            raise InvalidArgument("the two variants of a mirror pair have different values")
         keep = np.ones(keys.size, dtype=bool)
         keep[dup + 1] = False
         keys, values = keys[keep], values[keep]
     if under is None:
         complete = count_positions(plies, None, width, height)
         if keys.size != complete:
-            raise ValueError(
+            raise InvalidArgument(
                 f"{keys.size} positions, but a complete {plies}-ply book has "
                 f"{complete}: give the scope (under) of a partial book"
             )
@@ -384,7 +386,7 @@ def write_compact(
         scope_first, scope_mask = enumerate_positions(plies, under, width, height)
         scope_keys = canonical_keys(scope_first, scope_mask, width, height)
         if not np.array_equal(np.sort(scope_keys), keys):
-            raise ValueError(
+            raise InvalidArgument(
                 f"the positions are not exactly the {plies}-ply positions under {under}"
             )
     table = np.unique(values)
@@ -724,7 +726,7 @@ class CompactBook:
     # ---------------------------------------------------------------- lookups
     def _params(self) -> tuple[Any, ...]:
         if self._cells is None:
-            raise ValueError(f"{self.path}: the book is closed")
+            raise BookClosed(f"{self.path}: the book is closed")
         h = self.header
         return (
             h.plies,
@@ -743,7 +745,7 @@ class CompactBook:
         f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
         m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
         if f.shape != m.shape:
-            raise ValueError(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+            raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
         h = self.header
         kernel = _lookup_kernel_7x6 if (h.width, h.height) == (7, 6) else _lookup_kernel
         out = kernel(f, m, *self._params(), self._luts)
@@ -766,11 +768,11 @@ class CompactBook:
                 f"under {self.under}"
             )
         if status == 2:
-            return ValueError(
+            return InvalidArgument(
                 f"{which} has the wrong number of stones; {self.path.name} holds "
                 f"{self.plies}-stone positions"
             )
-        return ValueError(f"{which} {STATUS_MESSAGES[status]}")
+        return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
 
     def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
         """Bulk :meth:`get`: ``BulkValues(index, winner, plies, score)``.

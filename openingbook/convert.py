@@ -30,7 +30,7 @@ from openingbook.compact import (
     is_compact,
     write_compact,
 )
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
 
 __all__ = [
     "CONVERT_FORMATS",
@@ -98,7 +98,7 @@ def convert_book(
     start = time.perf_counter()
     src, out = Path(source), Path(output)
     if not src.is_file():
-        raise FileNotFoundError(2, "no such book file", str(src))
+        raise BookFileMissing(src)
     target = target_format(out, fmt)
     source_format = "compact" if is_compact(src) else "thill"
     if source_format == target:
@@ -132,7 +132,7 @@ def _thill_to_compact(
 
     identity = identify(src)
     if identity.scope.partial:
-        raise ValueError(
+        raise BookFileError(
             f"{src}: the book is {identity.scope.partial}, not complete for its ply or line: "
             "a compact book must answer every position of its scope (merge the shards first)"
         )
@@ -163,7 +163,7 @@ def _thill_to_compact(
             board=book.fmt.board,
         )
     except ValueError as exc:
-        raise ValueError(f"{src}: {exc}") from None
+        raise BookFileError(f"{src}: {exc}") from None
     return len(book), None
 
 

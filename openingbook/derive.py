@@ -40,7 +40,7 @@ from openingbook.bookfile import (
 )
 from openingbook.build import check_book_output, write_built_book, writes_compact
 from openingbook.codec import decode_keys
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.manifest import (
     Scope,
     file_sha256,
@@ -173,16 +173,16 @@ def negamax_layers(
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
     if first.shape != mask.shape or first.ndim != 1:
-        raise ValueError("first and mask must be one-dimensional arrays of the same length")
+        raise InvalidArgument("first and mask must be one-dimensional arrays of the same length")
     counts = np.unique(stone_counts(mask))
     if len(counts) > 1:
-        raise ValueError(f"roots have different stone counts: {counts.tolist()}")
+        raise InvalidArgument(f"roots have different stone counts: {counts.tolist()}")
     start = int(counts[0]) if len(counts) else plies
     if start > plies:
-        raise ValueError(f"roots have {start} stones, more than the target ply {plies}")
+        raise InvalidArgument(f"roots have {start} stones, more than the target ply {plies}")
     board = _Board(width, height)
     if plies > board.cells:
-        raise ValueError(f"ply {plies} is beyond a full board ({board.cells})")
+        raise InvalidArgument(f"ply {plies} is beyond a full board ({board.cells})")
 
     # Walk down: per layer the positions, and the (rows, 7) child indices.
     layers: list[tuple[np.ndarray, np.ndarray]] = [(first, mask)]
@@ -436,7 +436,7 @@ def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
             )
             if not consistent[found].all():
                 i = int(index[found][~consistent[found]][0])
-                raise ValueError(
+                raise BookFileError(
                     f"{book.path}: record {i} has distance byte {int(book.records.values[i])}, "
                     f"impossible at {plies} stones"
                 )
@@ -490,7 +490,7 @@ class Derivation:
         """Values as stored in a book: distance bytes, or 0 draw / 1 second / 2 first wins."""
         if distances:
             if not self.scores:
-                raise ValueError("a distance book needs a deeper book with distances")
+                raise BookFileError("a distance book needs a deeper book with distances")
             return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
         return pruned_values(self.winners())
 
@@ -511,14 +511,14 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
             value=plies,
         )
     if not deep.scope.answers_absent and not deep.fmt.distances:
-        raise ValueError(
+        raise BookFileError(
             f"{deep.path.name} is {deep.scope.describe()}: its missing positions are not "
             "known to be first-player wins, so it cannot be read as a pruned book"
             + ("" if not deep.scope.known else " (merge or rebuild it)")
         )
     line = under if under is not None else deep.scope.under
     if line and len(line) > plies:
-        raise ValueError(
+        raise InvalidArgument(
             f"the line {line} has {len(line)} moves: no {plies}-ply position lies under it"
             + (f" ({deep.path.name} holds only positions under it)" if not under else "")
         )
@@ -612,7 +612,7 @@ def derive_book(
     if distances is None:
         distances = deep.fmt.distances
     if distances and not deep.fmt.distances:
-        raise ValueError(
+        raise BookFileError(
             f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
         )
     fmt = BookFormat.for_plies(plies, distances, *deep.board)
@@ -620,7 +620,7 @@ def derive_book(
     missing = np.flatnonzero(~derivation.covered)
     if len(missing):
         where = f" under {derivation.under}" if derivation.under else ""
-        raise ValueError(
+        raise BookFileError(
             f"{deep.path.name} does not cover {len(missing)} of the "
             f"{len(derivation.first)} {plies}-ply positions{where} "
             f"(first: {derivation.moves[missing[0]]}); derive only the "

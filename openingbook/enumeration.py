@@ -32,7 +32,7 @@ import numpy as np
 
 from openingbook.bookfile import atomic_write_bytes
 from openingbook.codec import code_length, encode_keys
-from openingbook.errors import InvalidArgument
+from openingbook.errors import InvalidArgument, OutputError
 from solver import BoardSize, enumerate_positions, positions_with_moves
 
 __all__ = ["OUTPUT_FORMATS", "EnumerationResult", "code_lines", "enumerate_to_file", "move_lines"]
@@ -113,7 +113,7 @@ def enumerate_to_file(
     if path is not None:
         directory = Path(path).parent
         if not directory.is_dir():
-            raise ValueError(f"cannot write {os.fspath(path)}: no directory {directory}")
+            raise OutputError(f"cannot write {os.fspath(path)}: no directory {directory}")
         if output_format == "codes":
             _check_code_length(plies, board.width)
     options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}

@@ -1,62 +1,69 @@
-"""The library's exceptions, and which of them are the caller's bad arguments.
+"""The library's exceptions: one family under :class:`Error`.
 
-Every error the library raises for something the user can fix carries a
-one-line message. Two kinds matter to a caller:
+``except openingbook.Error`` catches every failure of the library, the solver's
+included (the root lives in :mod:`solver.errors`, the lowest layer, and is the
+same class here). Beneath it:
 
-* :class:`InvalidArgument` (a ``ValueError``): an argument value that can never
-  work, whatever the files hold: a malformed move string, a bad shard spec, a
-  table size out of range or larger than the machine's memory. The command line
-  exits with status 2 for these, like for an option click itself rejects. The
-  message speaks of the argument by its library name (``table_log2``); the
-  command line puts the flag name (``--table-log2``) in its place.
-* everything else, among them :class:`BookFileError` (a file that is not the
-  book it should be) and :class:`WorkDirError` (a work directory that cannot be
-  used): exit status 1.
+* :class:`InvalidArgument` (also ``ValueError``): an argument value that can
+  never work, whatever the files hold (a malformed move string, a bad shard
+  spec, a table size out of range). The command line exits with status 2; the
+  message names the argument by its library name, which the command line
+  replaces by its flag (:meth:`InvalidArgument.describe`).
+* :class:`BookFileError` (also ``ValueError``): a file that is not the book it
+  should be (damaged, unknown format, a manifest that does not match), or a book
+  that cannot serve the call (a partial book where a complete one is needed).
+  :class:`BookFileMissing` (also ``FileNotFoundError``) when there is no file.
+  :class:`openingbook.compact.CompactFileError` is one of these.
+* :class:`PositionNotInBook` (also ``KeyError``): a position the book does not
+  answer; its ``str`` is the readable message, not a key's ``repr``.
+* :class:`BookClosed` (also ``ValueError``, like a closed file): a book used after
+  ``close()``.
+* :class:`OutputError` (an output path that cannot be written) and beneath it
+  :class:`OutputExists` (an output file that needs ``force``), :class:`WorkDirError`
+  (a work directory that cannot be used), :class:`NotEnoughMemory` (work refused
+  before allocating): all also ``ValueError``, as they were before the family.
+
+Everything but :class:`InvalidArgument` exits with status 1 on the command line
+(``openingbook.cli._common.user_errors``).
 
 >>> exc = InvalidArgument("expected 10 to 32", argument="table_log2", value=40)
->>> str(exc)
-'table_log2 40: expected 10 to 32'
->>> exc.describe("--table-log2")
-'--table-log2 40: expected 10 to 32'
->>> isinstance(exc, ValueError), str(InvalidArgument("give MOVES or a file"))
-(True, 'give MOVES or a file')
+>>> str(exc), exc.describe("--table-log2")
+('table_log2 40: expected 10 to 32', '--table-log2 40: expected 10 to 32')
+>>> missing = PositionNotInBook("4455 is not in book8.c4b")
+>>> str(missing), isinstance(missing, KeyError), isinstance(missing, Error)
+('4455 is not in book8.c4b', True, True)
 """
 
 from __future__ import annotations
 
+import errno
+
+from solver import Error, InvalidArgument
+
 __all__ = [
+    "BookClosed",
     "BookFileError",
+    "BookFileMissing",
+    "Error",
     "InvalidArgument",
+    "NotEnoughMemory",
+    "OutputDirectoryMissing",
+    "OutputError",
     "OutputExists",
+    "PositionNotInBook",
     "WorkDirError",
 ]
 
-_NO_VALUE = object()
+
+class OutputError(Error, ValueError):
+    """An output path that cannot be written: a directory, or in no existing directory."""
 
 
-class InvalidArgument(ValueError):
-    """An argument value the call can never accept (exit status 2 on the command line).
-
-    ``argument`` is the parameter's name in the library (``"table_log2"``),
-    ``value`` the rejected value, ``reason`` what is wrong with it.
-    """
-
-    def __init__(self, reason: str, *, argument: str | None = None, value: object = _NO_VALUE):
-        self.reason = reason
-        self.argument = argument
-        self.value = value
-        super().__init__(self.describe(argument))
-
-    def describe(self, name: str | None) -> str:
-        """The message with the argument called ``name`` (e.g. a command-line flag)."""
-        if name is None:
-            return self.reason
-        if self.value is _NO_VALUE:  # "log_size applies to the pons format only"
-            return f"{name} {self.reason}"
-        return f"{name} {self.value}: {self.reason}"
+class OutputDirectoryMissing(OutputError, FileNotFoundError):
+    """The output's directory does not exist (also ``FileNotFoundError``)."""
 
 
-class OutputExists(ValueError):
+class OutputExists(OutputError):
     """An output file exists and the call was not told to replace it (``force``).
 
     Exit status 1: the argument is fine, the file system holds something.
@@ -67,9 +74,43 @@ class OutputExists(ValueError):
         super().__init__(f"{path} exists; pass force=True to overwrite it")
 
 
-class BookFileError(ValueError):
-    """A book file that cannot be read as the expected format (one-line message)."""
+class BookFileError(Error, ValueError):
+    """A book file that cannot be read as the expected format, or a book that cannot
+    serve the call (one-line message)."""
 
 
-class WorkDirError(ValueError):
+class BookFileMissing(BookFileError, FileNotFoundError):
+    """There is no book file at the path (also ``FileNotFoundError``).
+
+    >>> str(BookFileMissing("b.dat")), BookFileMissing("b.dat").filename
+    ('b.dat: no such book file', 'b.dat')
+    """
+
+    def __init__(self, path: object, reason: str = "no such book file") -> None:
+        ValueError.__init__(self, f"{path}: {reason}")
+        self.path = path
+        self.errno, self.strerror, self.filename = errno.ENOENT, reason, str(path)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.strerror}"
+
+
+class PositionNotInBook(Error, KeyError):
+    """A position of the book's ply the book does not answer: not stored and not
+    provable, outside the book's scope, or of another board or ply (also ``KeyError``,
+    so ``book.get(pos)`` behaves as a mapping)."""
+
+    def __str__(self) -> str:  # KeyError's str is the repr of its argument
+        return str(self.args[0]) if self.args else "position not in the book"
+
+
+class BookClosed(Error, ValueError):
+    """A book used after ``close()`` (also ``ValueError``, as a closed file's read)."""
+
+
+class WorkDirError(Error, ValueError):
     """The work directory cannot be used (not ours, other settings, in use, ...)."""
+
+
+class NotEnoughMemory(Error, ValueError):
+    """Work refused before allocating: it needs more memory than is available."""

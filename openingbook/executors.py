@@ -125,7 +125,7 @@ class PoolExecutor(Executor):
         import multiprocess
 
         if jobs < 1:
-            raise ValueError(f"jobs must be at least 1, not {jobs}")
+            raise InvalidArgument(f"jobs must be at least 1, not {jobs}")
         self.workers = jobs
         self._results = multiprocess.Queue()
         self._queues = [multiprocess.Queue() for _ in range(jobs)]

@@ -55,14 +55,13 @@ import openingbook
 from openingbook.atomicio import check_writable, refuse_existing, write_together
 from openingbook.bookfile import (
     THILL_NAMES,
-    BookFileError,
     BookFormat,
     check_sample,
     check_size,
     content_formats,
     max_plies,
 )
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, OutputError
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -265,13 +264,13 @@ def _reachable(start: Position, target: Position) -> bool:
 
 # ------------------------------------------------------------------ reading manifests
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
+    raise BookFileError(f"{name} is not a number")
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text} is not a finite number")
+        raise BookFileError(f"{text} is not a finite number")
     return value
 
 
@@ -612,13 +611,13 @@ def check_output(output: str | os.PathLike[str], force: bool) -> Path:
     """
     out = Path(output)
     if out.is_dir():
-        raise ValueError(f"output {out} is a directory")
+        raise OutputError(f"output {out} is a directory")
     refuse_existing(out, force)
     if not _orphaned_manifest(out):
         refuse_existing(manifest_path(out), force)
     parent = out.parent
     if not parent.is_dir():
-        raise ValueError(f"cannot write {out}: directory {parent} does not exist")
+        raise OutputError(f"cannot write {out}: directory {parent} does not exist")
     check_writable(out)
     return out
 

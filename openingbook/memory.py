@@ -11,14 +11,14 @@ and how much there is.
 >>> check_table_size(20, workers=2)  # 2 x 8.5 MiB: fine anywhere
 >>> check_table_size(9)
 Traceback (most recent call last):
-openingbook.errors.InvalidArgument: table_log2 9: expected 10 to 32
+solver.errors.InvalidArgument: table_log2 9: expected 10 to 32
 """
 
 from __future__ import annotations
 
 import os
 
-from openingbook.errors import InvalidArgument
+from openingbook.errors import InvalidArgument, NotEnoughMemory
 from solver import table_bytes
 
 __all__ = [
@@ -87,7 +87,7 @@ def require_memory(need: int, what: str) -> None:
     """
     have = available_memory()
     if have is not None and need > have:
-        raise ValueError(
+        raise NotEnoughMemory(
             f"{what} needs about {_size(need)} of memory, only {_size(have)} is available"
         )
 

@@ -56,7 +56,6 @@ import numpy as np
 
 from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.bookfile import (
-    BookFileError,
     BookFormat,
     Records,
     check_distances,
@@ -68,7 +67,7 @@ from openingbook.bookfile import (
     value_histogram,
 )
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.manifest import BookIdentity, identify
 from openingbook.memory import require_memory
 from openingbook.values import (
@@ -344,7 +343,7 @@ class Book:
         b = raw & 0xFF
         if not valid_lut[b]:
             where = f"record {index}" if index is not None else "a record"
-            raise ValueError(f"{self.path}: {where} has the impossible value {raw}")
+            raise BookFileError(f"{self.path}: {where} has the impossible value {raw}")
         return book_value(int(winner_lut[b]), int(plies_lut[b]), int(score_lut[b]))
 
     @property
@@ -437,7 +436,7 @@ class Book:
         valid = valid_lut.take(raw)
         if not valid[found].all():
             bad = int(index[found][np.argmax(~valid[found])])
-            raise ValueError(f"{self.path}: record {bad} has an impossible value")
+            raise BookFileError(f"{self.path}: record {bad} has an impossible value")
         winner = np.where(found, winner_lut.take(raw), UNKNOWN).astype(np.int8)
         plies = np.where(found, plies_lut.take(raw), UNKNOWN).astype(np.int16)
         score = np.where(found, score_lut.take(raw), UNKNOWN).astype(np.int16)

@@ -18,13 +18,13 @@ and every command that reads a book call it.
 
 from __future__ import annotations
 
-import errno
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from openingbook.compact_magic import COMPACT_SUFFIX
+from openingbook.errors import BookFileMissing
 
 __all__ = ["ShippedBook", "book_name", "books_dir", "resolve_book", "shipped_books"]
 
@@ -97,8 +97,9 @@ def shipped_books() -> list[ShippedBook]:
 def resolve_book(book: str | os.PathLike[str]) -> Path:
     """The file of ``book``: a path as it is, else a shipped book's name.
 
-    Raises ``FileNotFoundError`` naming the shipped books for a bare name (no
-    ``/`` or ``.``) that is neither a file nor a shipped book.
+    Raises :class:`~openingbook.errors.BookFileMissing` (a ``FileNotFoundError``)
+    naming the shipped books for a bare name (no ``/`` or ``.``) that is neither a
+    file nor a shipped book.
     """
     path = Path(book)
     if path.exists():
@@ -108,11 +109,9 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
         return path  # a path, not a name: the reader names what is missing
     directory = books_dir()
     if directory is None:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
+        raise BookFileMissing(name)
     candidate = directory / f"book{name.removeprefix('book')}{COMPACT_SUFFIX}"
     if candidate.is_file():
         return candidate
     names = ", ".join(book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")))
-    raise FileNotFoundError(
-        errno.ENOENT, f"no such book file, nor a shipped book (shipped books: {names})", name
-    )
+    raise BookFileMissing(name, f"no such book file, nor a shipped book (shipped books: {names})")

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from openingbook.errors import InvalidArgument
 from solver import njit
 
 __all__ = [
@@ -120,9 +121,9 @@ def pack_fields(values: np.ndarray, bits: int) -> np.ndarray:
     """``values`` (each < 2^bits) as a bit stream of uint64 words plus one zero word."""
     values = np.asarray(values, dtype=np.uint64)
     if not 1 <= bits <= 32:
-        raise ValueError(f"field width {bits}: expected 1 to 32 bits")
+        raise InvalidArgument(f"field width {bits}: expected 1 to 32 bits")
     if values.size and int(values.max()) >> bits:
-        raise ValueError(f"a value does not fit in {bits} bits")
+        raise InvalidArgument(f"a value does not fit in {bits} bits")
     words = np.zeros((values.size * bits + 63) // 64 + 1, dtype=np.uint64)
     _pack(values, bits, words)
     return words
@@ -243,11 +244,11 @@ def build_retrieval(keys: np.ndarray, values: np.ndarray, bits: int) -> Retrieva
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     values = np.ascontiguousarray(values, dtype=np.uint64)
     if keys.shape != values.shape or keys.ndim != 1:
-        raise ValueError("keys and values must be 1-d arrays of the same length")
+        raise InvalidArgument("keys and values must be 1-d arrays of the same length")
     if values.size and int(values.max()) >> bits:
-        raise ValueError(f"a value does not fit in {bits} bits")
+        raise InvalidArgument(f"a value does not fit in {bits} bits")
     if np.unique(keys).size != keys.size:
-        raise ValueError("duplicate keys")
+        raise InvalidArgument("duplicate keys")
     growth = 1.0
     seed = FIRST_SEED
     for attempt in range(1000):

@@ -30,7 +30,7 @@ import numpy as np
 
 from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.derive import Answers, LoadedBook, derive_values
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.manifest import require_board
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.published import TROMP_BOARD, TROMP_SUBSET_COUNTS
@@ -221,7 +221,7 @@ def validate_books(
     deep = LoadedBook.load(deeper)
     require_board(deep.path.name, deep.board, shallow.board)
     if shallow.plies >= deep.plies:
-        raise ValueError(
+        raise BookFileError(
             f"{deep.path.name} ({deep.plies} plies) is not deeper than "
             f"{shallow.path.name} ({shallow.plies} plies)"
         )
@@ -370,7 +370,7 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
     book_a, book_b = LoadedBook.load(a), LoadedBook.load(b)
     require_board(book_b.path.name, book_b.board, book_a.board)
     if book_a.plies != book_b.plies:
-        raise ValueError(
+        raise BookFileError(
             f"{book_a.path.name} has {book_a.plies} plies, {book_b.path.name} "
             f"{book_b.plies}: diff compares books of one ply (use validate)"
         )
@@ -805,7 +805,7 @@ def book_stats(
 
 def _per_ply_counts(book: LoadedBook) -> PlyCounts:
     if not book.scope.complete:
-        raise ValueError(
+        raise BookFileError(
             f"{book.path.name} is {book.scope.describe()}: per-ply counts need a complete book"
         )
 
@@ -818,11 +818,11 @@ def _per_ply_counts(book: LoadedBook) -> PlyCounts:
 
 def _tromp_counts(book: LoadedBook) -> dict[str, Any]:
     if book.scope.partial:
-        raise ValueError(
+        raise BookFileError(
             f"{book.path.name} is {book.scope.describe()}: Tromp's counts need every position"
         )
     if book.scope.under and len(book.scope.under) > book.plies:
-        raise ValueError(f"{book.path.name} holds no {book.plies}-ply position under a line")
+        raise BookFileError(f"{book.path.name} holds no {book.plies}-ply position under a line")
     f, m, _ = positions_with_moves(book.plies, book.scope.under, *book.board)
     keep = tromp_subset(f, m)
     ans = book.answers(f[keep], m[keep])

@@ -37,6 +37,7 @@ import functools
 import numpy as np
 
 from openingbook.answers import BookValue, BulkValues, PositionNotInBook
+from openingbook.errors import BookFileError, InvalidArgument
 from solver import (
     BoardSize,
     Position,
@@ -244,7 +245,9 @@ def answer_tables(
     ([1, 0, -128], [3, 30, -128], [14, 0, -128], [True, True, False])
     """
     if kind not in VALUE_KINDS:
-        raise ValueError(f"unknown value kind {kind!r}: choose one of {', '.join(VALUE_KINDS)}")
+        raise InvalidArgument(
+            f"unknown value kind {kind!r}: choose one of {', '.join(VALUE_KINDS)}"
+        )
     cells, n = board.cells, stones
     first_to_move = n % 2 == 0
     values = np.asarray(values).astype(np.int64).tolist()
@@ -323,7 +326,9 @@ def value_from_plies(winner: int, plies: int | None, stones: int, board: BoardSi
         return BookValue(result, plies, 0)
     mover_wins = (winner > 0) == (stones % 2 == 0)
     if plies < 1 or stones + plies > board.cells or (plies % 2 == 1) != mover_wins:
-        raise ValueError(f"{result.value} player cannot win {plies} plies after {stones} stones")
+        raise InvalidArgument(
+            f"{result.value} player cannot win {plies} plies after {stones} stones"
+        )
     return BookValue(result, plies, score_from_plies(plies, stones, *board))
 
 
@@ -429,7 +434,7 @@ def bulk_values(
     bad = decided & ((((plies % 2) == 1) != mover_wins) | off_board)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{book}: record {int(index[i])} has an impossible result")
+        raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
     missing = np.flatnonzero(~found)
     if missing.size:
         m_winner, m_plies = missing_answers(first[missing], mask[missing], False, board)

@@ -54,7 +54,7 @@ from typing import IO, Any
 import numpy as np
 
 from openingbook.atomicio import atomic_write_bytes
-from openingbook.errors import WorkDirError
+from openingbook.errors import InvalidArgument, WorkDirError
 
 __all__ = [
     "LOCK_NAME",
@@ -309,7 +309,7 @@ class WorkDir:
         mask = np.ascontiguousarray(chunk.mask, dtype=np.uint64)
         values = np.ascontiguousarray(chunk.values, dtype=np.int8)
         if not len(first) == len(mask) == len(values):
-            raise ValueError(f"chunk {chunk.chunk_id}: arrays of different lengths")
+            raise InvalidArgument(f"chunk {chunk.chunk_id}: arrays of different lengths")
         cpu = float(chunk.cpu_seconds)
         digest = chunk_checksum(chunk.chunk_id, first, mask, values, cpu)
         buf = io.BytesIO()

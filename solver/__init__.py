@@ -18,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from solver._jit import njit
+from solver.errors import Error, InvalidArgument
 from solver.geometry import (
     DEFAULT_BOARD,
     BoardSize,
@@ -103,6 +104,8 @@ __all__ = [
     "STATUS_MESSAGES",
     "STATUS_WINS_AT_ONCE",
     "BoardSize",
+    "Error",
+    "InvalidArgument",
     "Player",
     "Position",
     "Solver",

@@ -30,6 +30,7 @@ from types import ModuleType
 
 import numpy as np
 
+from solver.errors import InvalidArgument
 from solver.position import board_mask, bottom_mask
 
 __all__ = [
@@ -158,7 +159,7 @@ def can_win_next_bits(
     first = _as_u64(first)
     mask = _as_u64(mask)
     if first.shape != mask.shape:
-        raise ValueError(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
+        raise InvalidArgument(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
     kernels = _kernels_for(first)
     if kernels is not None:
         out = kernels.can_win_next_many(_flat(first), _flat(mask), width, height)

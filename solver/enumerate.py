@@ -43,6 +43,7 @@ import numpy as np
 from solver.bitboards import can_win_next_bits
 from solver.bitboards import mirror_bits as _mirror_bits
 from solver.bitboards import position_keys as _position_keys
+from solver.errors import InvalidArgument
 from solver.position import Position
 
 __all__ = [
@@ -94,7 +95,7 @@ class _Layers:
         while stones < plies:
             cap = self.first.size * self.width
             if cap > max_candidates:
-                raise ValueError(
+                raise InvalidArgument(
                     f"the {stones + 1}-stone layer means examining {cap:,} children, more "
                     f"than the {max_candidates:,} allowed in memory (start from a longer line)"
                 )
@@ -147,7 +148,7 @@ def _start_position(under: str | None, width: int, height: int) -> Position:
         return Position(width=width, height=height)
     text = under.strip()
     if text and not text.isdigit():
-        raise ValueError(f"the line {under!r} is not a string of column digits")
+        raise InvalidArgument(f"the line {under!r} is not a string of column digits")
     return Position.from_moves(text, width, height)
 
 
@@ -163,13 +164,13 @@ def _enumerate(
     """Enumerate; return the layers, the final arrays and, per final position,
     the index in the last layer and whether it is the mirror of that entry."""
     if not isinstance(plies, int | np.integer) or isinstance(plies, bool):
-        raise ValueError(f"plies must be an integer, got {plies!r}")
+        raise InvalidArgument(f"plies must be an integer, got {plies!r}")
     plies = int(plies)
     start = _start_position(under, width, height)
     if not 0 <= plies <= width * height:
-        raise ValueError(f"plies must be between 0 and {width * height}, got {plies}")
+        raise InvalidArgument(f"plies must be between 0 and {width * height}, got {plies}")
     if start.stone_count > plies:
-        raise ValueError(
+        raise InvalidArgument(
             f"the line {under!r} has {start.stone_count} moves, more than the {plies} plies asked"
         )
     start_symmetric = start.mirror() == start
@@ -252,7 +253,7 @@ def positions_with_moves(
     ['41', '42', '43', '44']
     """
     if width > 9:
-        raise ValueError("move strings are only defined for boards up to 9 columns")
+        raise InvalidArgument("move strings are only defined for boards up to 9 columns")
     layers, first, mask, index, mirrored = _enumerate(
         plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates
     )

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from solver.errors import InvalidArgument
+
 __all__ = [
     "DEFAULT_BOARD",
     "DEFAULT_HEIGHT",
@@ -83,11 +85,11 @@ def check_board_size(width: int, height: int) -> None:
     """Raise ``ValueError`` unless a ``width`` x ``height`` board fits the bitboard."""
     for name, value in (("width", width), ("height", height)):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"board {name} must be an integer, got {value!r}")
+            raise InvalidArgument(f"board {name} must be an integer, got {value!r}")
     if width < 1 or height < 1:
-        raise ValueError(f"board {width}x{height}: width and height must be at least 1")
+        raise InvalidArgument(f"board {width}x{height}: width and height must be at least 1")
     if width * (height + 1) > MAX_BITS:
-        raise ValueError(
+        raise InvalidArgument(
             f"board {width}x{height} does not fit the 64-bit bitboard "
             f"(width x (height + 1) = {width * (height + 1)} > {MAX_BITS})"
         )
@@ -102,19 +104,19 @@ def parse_board_size(text: str | BoardSize) -> BoardSize:
     >>> parse_board_size("8x8")
     Traceback (most recent call last):
     ...
-    ValueError: board size '8x8': 8 columns of 8 cells need 72 bits, more than 64
+    solver.errors.InvalidArgument: board size '8x8': 8 columns of 8 cells need 72 bits, more than 64
     """
     if isinstance(text, BoardSize):
         return text
     raw = str(text).strip()
     parts = raw.lower().split("x")
     if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
-        raise ValueError(f"board size {raw!r}: expected WIDTHxHEIGHT, e.g. 7x6 or 8x7")
+        raise InvalidArgument(f"board size {raw!r}: expected WIDTHxHEIGHT, e.g. 7x6 or 8x7")
     width, height = int(parts[0]), int(parts[1])
     if width < 1 or height < 1:
-        raise ValueError(f"board size {raw!r}: width and height must be at least 1")
+        raise InvalidArgument(f"board size {raw!r}: width and height must be at least 1")
     if width * (height + 1) > 64:
-        raise ValueError(
+        raise InvalidArgument(
             f"board size {raw!r}: {width} columns of {height} cells need "
             f"{width * (height + 1)} bits, more than 64"
         )
@@ -141,11 +143,11 @@ def move_columns(text: str, width: int) -> list[int]:
         # not str.isdigit, which takes fullwidth and superscript digits too
         if not field or any(ch not in "0123456789" for ch in field):
             kind = "digit" if digits else "number"
-            raise ValueError(f"move {i + 1} is {field!r}, not a column {kind} 1-{width}")
+            raise InvalidArgument(f"move {i + 1} is {field!r}, not a column {kind} 1-{width}")
         col = int(field) - 1
         if not 0 <= col < width:
             hint = " (separate moves by commas)" if width > MAX_DIGIT_WIDTH else ""
-            raise ValueError(f"move {i + 1} is column {field}, outside 1-{width}{hint}")
+            raise InvalidArgument(f"move {i + 1} is column {field}, outside 1-{width}{hint}")
         out.append(col)
     return out
 

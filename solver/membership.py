@@ -39,6 +39,7 @@ import numpy as np
 from solver._jit import njit
 from solver._kernels import _nb_has_four, _nb_mirror, _nb_winning_cells
 from solver.bitops import popcount
+from solver.errors import InvalidArgument
 
 __all__ = [
     "STATUS_BLOCK",
@@ -378,5 +379,5 @@ def book_position_status(
     f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
     m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
     if f.shape != m.shape:
-        raise ValueError(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+        raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
     return _status_many(f, m, plies, width, height).reshape(np.shape(first))

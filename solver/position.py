@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 
+from solver.errors import InvalidArgument
 from solver.geometry import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -142,11 +143,11 @@ class Position:
         for i, col in enumerate(columns):
             name = str(col + 1)
             if not 0 <= col < width:
-                raise ValueError(f"move {i + 1} is column {name}, outside 1-{width}")
+                raise InvalidArgument(f"move {i + 1} is column {name}, outside 1-{width}")
             if not pos.can_play(col):
-                raise ValueError(f"move {i + 1} plays column {name}, which is full")
+                raise InvalidArgument(f"move {i + 1} plays column {name}, which is full")
             if pos.is_winning_move(col):
-                raise ValueError(
+                raise InvalidArgument(
                     f"move {i + 1} (column {name}) completes four in a row: the game is over"
                 )
             pos = pos.play(col)
@@ -179,12 +180,14 @@ class Position:
         """
         width = len(cells)
         if width == 0:
-            raise ValueError("the array has no columns")
+            raise InvalidArgument("the array has no columns")
         height = len(cells[0])
         first = mask = 0
         for col in range(width):
             if len(cells[col]) != height:
-                raise ValueError(f"column {col} has {len(cells[col])} cells, expected {height}")
+                raise InvalidArgument(
+                    f"column {col} has {len(cells[col])} cells, expected {height}"
+                )
             for row in range(height):
                 v = int(cells[col][row])
                 bit = 1 << (col * (height + 1) + row)
@@ -194,7 +197,7 @@ class Position:
                 elif v == Player.SECOND:
                     mask |= bit
                 elif v != 0:
-                    raise ValueError(f"cell (col {col}, row {row}) is {v}, expected 0, 1 or 2")
+                    raise InvalidArgument(f"cell (col {col}, row {row}) is {v}, expected 0, 1 or 2")
         return cls.from_bitboards(first, mask, width, height, check=check)
 
     @classmethod
@@ -211,10 +214,10 @@ class Position:
             if cells:
                 rows.append(cells)
         if not rows:
-            raise ValueError("the diagram is empty")
+            raise InvalidArgument("the diagram is empty")
         width = len(rows[0])
         if any(len(r) != width for r in rows):
-            raise ValueError("the diagram's rows have different lengths")
+            raise InvalidArgument("the diagram's rows have different lengths")
         height = len(rows)
         array = [[0] * height for _ in range(width)]
         for r, line in enumerate(rows):
@@ -225,7 +228,9 @@ class Position:
                 elif ch in DIAGRAM_SECOND:
                     array[col][row] = 2
                 elif ch not in DIAGRAM_EMPTY:
-                    raise ValueError(f"diagram cell {ch!r} (row {r + 1}, col {col + 1}) unknown")
+                    raise InvalidArgument(
+                        f"diagram cell {ch!r} (row {r + 1}, col {col + 1}) unknown"
+                    )
         return cls.from_array(array, check=check)
 
     # ---------------------------------------------------------------- queries
@@ -304,7 +309,7 @@ class Position:
     def play(self, col: int) -> Position:
         """The position after the side to move plays ``col`` (0-based)."""
         if not self.can_play(col):
-            raise ValueError(f"column {col + 1} is full or outside the board")
+            raise InvalidArgument(f"column {col + 1} is full or outside the board")
         mask = self.mask | (self.mask + (1 << (col * (self.height + 1))))
         moves = None if self._moves is None else _append_move(self._moves, col, self.width)
         # the mover's stones become the opponent's: current ^ old mask
@@ -358,7 +363,7 @@ class Position:
             return self._moves
         found = _find_move_order(self)
         if found is None:
-            raise ValueError("no legal move order reaches this position")
+            raise InvalidArgument("no legal move order reaches this position")
         return found
 
     # -------------------------------------------------------------- legality
@@ -395,7 +400,7 @@ class Position:
         """Raise ``ValueError`` naming the first problem; return self otherwise."""
         probs = self.problems()
         if probs:
-            raise ValueError("illegal position: " + "; ".join(probs))
+            raise InvalidArgument("illegal position: " + "; ".join(probs))
         return self
 
     # ---------------------------------------------------------------- dunder

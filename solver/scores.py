@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from solver.errors import InvalidArgument
+
 
 class Winner(StrEnum):
     """Game-theoretic result, named for the player who wins."""
@@ -70,7 +72,7 @@ def score_from_plies(plies: int, stones: int, width: int, height: int) -> int:
     """
     cells = width * height
     if plies <= 0 or stones + plies > cells:
-        raise ValueError(f"{plies} plies from {stones} stones is off the board")
+        raise InvalidArgument(f"{plies} plies from {stones} stones is off the board")
     magnitude = (cells - (stones + plies)) // 2 + 1
     return magnitude if plies % 2 == 1 else -magnitude
 

@@ -61,6 +61,7 @@ import numpy as np
 
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
+from solver.errors import InvalidArgument
 from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
@@ -1390,7 +1391,7 @@ class Solver:
         first = np.ascontiguousarray(first, dtype=np.uint64)
         mask = np.ascontiguousarray(mask, dtype=np.uint64)
         if first.shape != mask.shape or first.ndim != 1:
-            raise ValueError("first and mask must be 1-d arrays of the same length")
+            raise InvalidArgument("first and mask must be 1-d arrays of the same length")
         self._check_arrays(first, mask)
         out = np.zeros(first.shape[0], dtype=np.int8)
         start = time.perf_counter()
@@ -1514,12 +1515,12 @@ class Solver:
     def _check(self, pos: Position | str) -> tuple[int, int]:
         pos = self._position(pos)
         if (pos.width, pos.height) != (self.width, self.height):
-            raise ValueError(
+            raise InvalidArgument(
                 f"position is {pos.width}x{pos.height}, solver is {self.width}x{self.height}"
             )
         problems = pos.problems()
         if problems:
-            raise ValueError("cannot solve: " + "; ".join(problems))
+            raise InvalidArgument("cannot solve: " + "; ".join(problems))
         return pos.current, pos.mask
 
     def _check_arrays(self, first: np.ndarray, mask: np.ndarray) -> None:
@@ -1544,7 +1545,7 @@ class Solver:
                 reason = "illegal position"
             except ValueError as exc:
                 reason = str(exc)
-            raise ValueError(f"position {i} cannot be solved: {reason}")
+            raise InvalidArgument(f"position {i} cannot be solved: {reason}")
 
 
 def _thread_count(threads: int | None) -> int:
@@ -1552,7 +1553,7 @@ def _thread_count(threads: int | None) -> int:
     if threads is None:
         return os.cpu_count() or 1
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        raise InvalidArgument(f"threads must be a positive integer, got {threads!r}")
     return threads
 
 

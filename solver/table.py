@@ -44,6 +44,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from solver.errors import InvalidArgument
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -163,11 +165,13 @@ class TranspositionTable:
     ) -> None:
         for name, value in (("log2", log2), ("small_log2", small_log2)):
             if not isinstance(value, int) or not 1 <= value <= _MAX_LOG2:
-                raise ValueError(f"table {name} must be an integer 1-{_MAX_LOG2}, got {value!r}")
+                raise InvalidArgument(
+                    f"table {name} must be an integer 1-{_MAX_LOG2}, got {value!r}"
+                )
         if not 1 <= key_bits <= 64:
-            raise ValueError(f"key_bits must be 1-64, got {key_bits}")
+            raise InvalidArgument(f"key_bits must be 1-64, got {key_bits}")
         if min(log2, small_log2) < min_table_log2(key_bits):
-            raise ValueError(
+            raise InvalidArgument(
                 f"table too small for {key_bits}-bit keys: use log2 >= {min_table_log2(key_bits)}"
             )
         self.log2 = min(log2, key_bits)

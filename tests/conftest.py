@@ -1,11 +1,11 @@
 """Shared test set-up: where the reference data are.
 
-The reference files (Thill's 8-ply book, solver scores, ...) live outside the
-repository: ``../shared/reference`` beside it, or wherever
-``OPENINGBOOK_REFERENCE`` points. :data:`REFERENCE` is computed here and only
-here; tests take the :func:`reference_dir` fixture, and modules that need a
-reference path while pytest collects them (in a ``parametrize`` list) import
-:data:`REFERENCE` from this module.
+The reference files (Thill's 8-ply book, an independent solver's scores, ...) live in
+``tests/data`` (its README gives each file's provenance and sha256);
+``OPENINGBOOK_REFERENCE`` may point at another directory holding the same files.
+:data:`REFERENCE` is computed here and only here; tests take the
+:func:`reference_dir` fixture, and modules that need a reference path while pytest
+collects them (in a ``parametrize`` list) import :data:`REFERENCE` from this module.
 """
 
 from __future__ import annotations
@@ -16,18 +16,16 @@ from pathlib import Path
 
 import pytest
 
-#: The shared reference directory (see the module docstring).
-REFERENCE = Path(
-    os.environ.get(
-        "OPENINGBOOK_REFERENCE",
-        Path(__file__).resolve().parents[1].parent / "shared" / "reference",
-    )
-)
+#: The reference data kept in the repository (``tests/data/README.md``).
+DATA = Path(__file__).resolve().parent / "data"
+
+#: The reference directory the tests read: ``OPENINGBOOK_REFERENCE`` or :data:`DATA`.
+REFERENCE = Path(os.environ.get("OPENINGBOOK_REFERENCE") or DATA)
 
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """The shared reference directory; a clear failure when it is missing."""
+    """The reference directory; a clear failure when it is missing."""
     if not REFERENCE.is_dir():
         pytest.fail(
             f"reference data not found at {REFERENCE}: set OPENINGBOOK_REFERENCE to the "

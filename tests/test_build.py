@@ -335,7 +335,9 @@ TABLE = 18  # small solver tables: tests must not need much memory
 
 def _build(out, plies=12, under=SMALL, distances=True, **kwargs):
     opts = {k: kwargs.pop(k) for k in ("shard", "sample", "seed", "chunk_size") if k in kwargs}
-    options = BuildOptions(plies=plies, distances=distances, under=under, **opts)
+    options = BuildOptions(
+        plies=plies, distances=distances, under=under, board=DEFAULT_BOARD, **opts
+    )
     kwargs.setdefault("jobs", 1)
     kwargs.setdefault("progress", False)
     kwargs.setdefault("table_log2", TABLE)
@@ -761,7 +763,7 @@ def test_merge_refuses_gaps_overlaps_and_mixed_settings(tmp_path):
     manifest = json.loads(manifest_path(s[2]).read_text())
     del manifest["time"]
     manifest_path(s[2]).write_text(json.dumps(manifest))
-    with pytest.raises(ValueError, match=r"incomplete build manifest \(no 'time\.wall_seconds'\)"):
+    with pytest.raises(ValueError, match=r"incomplete build manifest \(no time\.wall_seconds\)"):
         merge_books(out, [s[1], s[2]])
     data = bytearray(s[2].read_bytes())
     data[-1] ^= 1

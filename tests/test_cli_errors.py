@@ -95,6 +95,13 @@ CASES = [
     (["export", "{book8}", "-f", "pons", "--log-size", "5", "-o", "{tmp}/x"], 2,
      "5 is not in the range 21<=x<=27"),
     (["export", "{book8}", "-f", "pons", "-o", "{tmp}/x"], 1, "this book has no distances"),
+    # explore (refused before the server starts)
+    (["explore", "--size", "9x9", "--no-browser"], 2, "--size"),
+    (["explore", "--port", "70000", "--no-browser"], 2, "70000 is not in the range"),
+    (["explore", "--book", "12", "--no-browser"], 2, "--book 12: a win/draw/loss book"),
+    (["explore", "--book", "none", "--book", "8-dist", "--no-browser"], 2, "--book none"),
+    (["explore", "--size", "6x5", "--book", "12-dist", "--no-browser"], 2, "a 7x6 book"),
+    (["explore", "--time-limit", "0", "--no-browser"], 2, "--time-limit"),
     # the group itself
     (["convert", "{book8}", "{tmp}/b.txt"], 2, "cannot tell the output format"),
     (["convert", "{book8}", "{tmp}/b.dat"], 2, "is already a thill book"),

@@ -89,7 +89,7 @@ def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None
 
 def test_an_unreachable_board_is_refused() -> None:
     aabb = np.array([0b0011], np.uint64), np.array([0b1111], np.uint64)  # column 1: A A B B
-    assert book_position_status(*aabb, 4).tolist() == [STATUS_UNREACHABLE]
+    assert book_position_status(*aabb, 4, *DEFAULT_BOARD).tolist() == [STATUS_UNREACHABLE]
 
 
 def test_the_block_check_answers_like_the_one_position_check() -> None:

@@ -1,7 +1,7 @@
 """Every docstring example in ``openingbook`` and ``solver`` runs as written.
 
 The modules are found by walking the packages, so a module that gains examples
-is tested without being listed here. Examples that read the shared reference
+is tested without being listed here. Examples that read the reference
 files name them ``REFERENCE / "<file>"``: ``REFERENCE`` is the directory the
 ``reference_dir`` fixture gives (``tests/conftest.py``), never an absolute path.
 """

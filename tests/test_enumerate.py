@@ -335,7 +335,7 @@ def test_order_groups_siblings():
 )
 def test_bad_arguments_raise_value_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        enumerate_positions(**kwargs)
+        enumerate_positions(**{"under": None, "width": 7, "height": 6, **kwargs})
 
 
 def test_zero_plies_and_empty_under():

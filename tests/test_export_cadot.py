@@ -26,11 +26,12 @@ from openingbook.export.cadot import (
 )
 from openingbook.reader import Book, PositionNotInBook
 from solver import Position, Winner
-from tests.conftest import REFERENCE
+from tests.conftest import DATA
 from tests.strategies import positions
 from tests.test_export_books import REFERENCE_BOOK8, built_book
 
-SEED = REFERENCE.parent / "seeds" / "cadot-complete-lookup-table.txt"  # shared/seeds
+#: Cadot's table of the 111 columns (tests/data/README.md says where it comes from)
+SEED = DATA / "cadot-columns.txt"
 
 
 def _arrays(ps: list[Position]) -> tuple[np.ndarray, np.ndarray]:

@@ -57,7 +57,7 @@ def test_key3_of_known_boards() -> None:
 @settings(max_examples=200, deadline=None)
 @given(positions(max_stones=30))
 def test_vectorized_key3_follows_the_definition(pos: Position) -> None:
-    keys = key3_many(*_arrays([pos, pos.mirror()]))
+    keys = key3_many(*_arrays([pos, pos.mirror()]), pos.width, pos.height)
     assert int(keys[0]) == int(keys[1]) == key3(pos) == _key3_one(pos)
 
 

@@ -17,8 +17,7 @@ from solver import (
     DEFAULT_HEIGHT,
     Position,
     can_win_next_bits,
-    canonical_bits,
-    position_keys,
+    canonical_keys,
 )
 from solver.position import bottom_mask, winning_cells
 from solver.search import Solver
@@ -123,9 +122,7 @@ def test_every_line_is_a_distinct_book_position_with_its_value(tromp_lines: list
     with Book(REFERENCE_BOOK8) as book:
         assert (book.lookup_many(first, mask).winner == result).all()
     assert legal_mask(first, mask, DEFAULT_HEIGHT).all() and (np.bitwise_count(mask) == 8).all()
-    assert np.unique(position_keys(*canonical_bits(first, mask, *DEFAULT_BOARD))).size == len(
-        tromp_lines
-    )
+    assert np.unique(canonical_keys(first, mask, *DEFAULT_BOARD)).size == len(tromp_lines)
     assert not can_win_next_bits(first, mask, *DEFAULT_BOARD).any()
     assert not opponent_threat(first, mask).any()
     for line in tromp_lines[::5000]:  # the vectorized parse agrees with a literal one

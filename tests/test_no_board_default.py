@@ -32,6 +32,9 @@ ALLOWED = {
     "solver.position:Position.from_moves": "a position is where a board is chosen",
     "solver.position:Position.from_bitboards": "a position is where a board is chosen",
     "solver.search:Solver.__init__": "a solver is where a board is chosen; it carries it",
+    "openingbook.engine:Engine.__init__": "an engine, as a solver, is where a board is chosen",
+    "openingbook.explorer.server:Explorer.__init__": "a user interface, as the CLI: its "
+    "default is the user's board",
     "openingbook.export.cadot:CADOT_BOARD": "Cadot's key is of the 7x6 board only",
     "openingbook.published:TROMP_BOARD": "Tromp's data set and counts are of the 7x6 board",
     "openingbook.export.tabular:DIAGRAM_BOARD": "the exported diagrams are of the 7x6 board",

@@ -383,7 +383,7 @@ def test_check_file_warnings_and_errors(tmp_path):
 
 def test_check_refuses_records_that_are_not_positions_of_the_ply(tmp_path):
     seven = Position.from_moves("4444333")  # 7 stones in an 8-ply book
-    key = int(encode_keys(*arrays([seven]), 24)[0])
+    key = int(encode_keys(*arrays([seven]), 24, *DEFAULT_BOARD)[0])
     path = tmp_path / "book8.dat"
     path.write_bytes(key.to_bytes(3, "big"))
     # without a format, the content says "7-ply book": a valid (tiny) book

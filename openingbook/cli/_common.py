@@ -2,9 +2,10 @@
 
 :func:`user_errors` is where library errors become exit statuses: an
 :class:`~openingbook.errors.InvalidArgument` exits with 2 (a bad argument, like
-the ones click rejects), naming the command-line flag of the argument; any
-other ``ValueError`` or ``OSError`` (a damaged book, a foreign work directory,
-a missing file) and running out of memory exit with 1.
+the ones click rejects), naming the command-line flag of the argument; every
+other :class:`openingbook.Error` (a damaged book, a foreign work directory, an
+existing output), an ``OSError`` (a missing file, a full disk), a stray
+``ValueError`` and running out of memory exit with 1.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
-from openingbook.errors import InvalidArgument, OutputExists
+from openingbook.errors import Error, InvalidArgument, OutputExists
 
 if TYPE_CHECKING:
     from solver import Position
@@ -246,7 +247,7 @@ def user_errors(func: F) -> F:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(141)
-        except (ValueError, OSError) as exc:
+        except (Error, ValueError, OSError) as exc:
             raise click.ClickException(_one_line(exc)) from None
         except MemoryError:
             raise click.ClickException(

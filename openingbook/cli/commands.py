@@ -4,6 +4,7 @@ from openingbook.cli import (
     build,  # noqa: F401
     convert,  # noqa: F401
     enumerate,  # noqa: F401
+    explore,  # noqa: F401
     export,  # noqa: F401
     lookup,  # noqa: F401
     solve,  # noqa: F401

@@ -21,6 +21,7 @@ from openingbook.cli._common import (
     stdin_text_stream,
     user_errors,
 )
+from openingbook.errors import InvalidArgument
 
 if TYPE_CHECKING:
     from solver import Solver
@@ -86,7 +87,7 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
         if stream is not sys.stdin:
             stream.close()
     if not found:
-        raise ValueError(f"{name}: no move strings to solve")
+        raise InvalidArgument(f"{name}: no move strings to solve")
 
 
 @main.command("solve")
@@ -173,7 +174,7 @@ def solve_command(
         try:
             pos = Position.from_moves(line, width, height)
         except ValueError as exc:
-            raise ValueError(f"line {number}: {exc}") from None
+            raise InvalidArgument(f"line {number}: {exc}") from None
         result = _result(solver, pos, line, all_moves)
         if as_json:
             emit_json(result)

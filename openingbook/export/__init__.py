@@ -31,7 +31,7 @@ import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.compact_magic import is_compact
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
 from openingbook.export._positions import BookPositions, load_positions
 from openingbook.export.cadot import CADOT_SUFFIXES, CadotBook, looks_like_cadot, write_cadot
 from openingbook.export.pons import PonsBook, looks_like_pons, write_pons
@@ -110,7 +110,7 @@ def export_book(
     except ValueError:
         kind = "thill"  # let the book reader name the problem
     if kind not in ("thill", "compact"):
-        raise ValueError(
+        raise BookFileError(
             f"{book}: this is a {kind} file; export converts our books (Thill or compact format)"
         )
     positions = load_positions(book) if kind == "compact" else None
@@ -124,12 +124,12 @@ def export_book(
             value=fmt,
         )
     if not book_fmt.distances and fmt == "pons":
-        raise ValueError(
+        raise BookFileError(
             f"{book}: a Pons book stores exact scores, and this book has no distances: "
             "export a book built with --distances"
         )
     if not book_fmt.distances and fmt == "cadot" and not no_distance:
-        raise ValueError(
+        raise BookFileError(
             f"{book}: Cadot records carry the half-moves to the result, and this book has no "
             "distances: export a book built with --distances, or pass --no-distance to "
             "write 0 (unknown) half-moves"
@@ -205,9 +205,11 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
     was tried when nothing fits.
     """
     p = Path(path)
+    if not p.exists():
+        raise BookFileMissing(p)
     size = p.stat().st_size
     if p.is_dir():
-        raise ValueError(f"{p}: is a directory, not a book")
+        raise BookFileError(f"{p}: is a directory, not a book")
     if is_compact(p):
         return "compact"
     if looks_like_pons(p, size):
@@ -221,7 +223,7 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
         thill_error = str(exc)
     if looks_like_cadot(p, size):
         return "cadot"
-    raise ValueError(
+    raise BookFileError(
         f"{p}: not a book in a known format (Thill: {thill_error.split(': ', 1)[-1]}; "
         "not a Cadot table or a Pons book either)"
     )

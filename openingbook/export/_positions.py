@@ -21,8 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.bookfile import BookFileError, BookFormat, check_records
+from openingbook.bookfile import BookFormat, check_records
 from openingbook.codec import decode_keys
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.manifest import identify
 from openingbook.reader import read_book
 from openingbook.values import (
@@ -69,7 +70,7 @@ class BookPositions:
         Raises ``ValueError`` for a book without distances.
         """
         if self.distance is None:
-            raise ValueError("the book has no distances")
+            raise InvalidArgument("the book has no distances")
         d = self.distance
         return np.where(d == 0, self.fmt.board.cells - self.stones, distance_plies(d)).astype(
             np.int8
@@ -78,11 +79,11 @@ class BookPositions:
     def scores(self) -> np.ndarray:
         """Pons scores (side to move). Raises ``ValueError`` for a book without distances."""
         if self.distance is None:
-            raise ValueError("the book has no distances")
+            raise InvalidArgument("the book has no distances")
         scores, consistent = scores_from_distance_bytes(self.distance, self.stones, self.fmt.board)
         if not consistent.all():
             i = int(np.argmin(consistent))
-            raise ValueError(f"record {i}: distance byte {int(self.distance[i])} is impossible")
+            raise BookFileError(f"record {i}: distance byte {int(self.distance[i])} is impossible")
         return scores
 
     def select(self, index: np.ndarray) -> BookPositions:
@@ -136,7 +137,7 @@ def load_positions(
         if twice.size:
             clash = twice[values[twice + 1] != values[twice]]
             if clash.size:
-                raise ValueError(
+                raise BookFileError(
                     f"{path}: the two variants of a mirror pair have different values "
                     f"(records {int(order[clash[0]])} and {int(order[clash[0] + 1])})"
                 )
@@ -151,12 +152,12 @@ def load_positions(
     if not complete:
         return BookPositions(fmt, first, mask, winner, None, under)
     if not scope.known:
-        raise ValueError(
+        raise BookFileError(
             f"{path}: scope unknown: {scope.unknown_why}, so the first-player wins it leaves "
             "out cannot be recovered; keep the manifest beside the book"
         )
     if scope.partial:
-        raise ValueError(
+        raise BookFileError(
             f"{path}: the book is {scope.partial}, so the first-player wins it leaves out "
             "cannot be recovered; export a complete book"
         )
@@ -169,7 +170,7 @@ def load_positions(
     if missing.any():
         i = int(np.argmax(missing))
         scope = f" under {under}" if under else ""
-        raise ValueError(
+        raise BookFileError(
             f"{path}: record {int(order[i])} is not a {fmt.plies}-ply book position{scope} "
             "(the book is not complete for its ply, so its left-out wins cannot be recovered)"
         )

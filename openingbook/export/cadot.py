@@ -43,6 +43,7 @@ import numpy as np
 
 from openingbook.answers import BookValue, BulkValues
 from openingbook.atomicio import atomic_output
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import (
     UNKNOWN,
     WINNERS,
@@ -153,7 +154,7 @@ def _column_digits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
         digits[:, col] = _DIGIT_BY_BITS[index.astype(np.int64)]
     bad = np.flatnonzero((digits < 0).any(axis=1))
     if bad.size:
-        raise ValueError(
+        raise InvalidArgument(
             f"position {int(bad[0])} has a column that cannot occur in a game "
             "(floating stone or four of a kind below the top)"
         )
@@ -181,13 +182,13 @@ def cadot_key(pos: Position) -> int:
     True
     """
     if (pos.width, pos.height) != (WIDTH, HEIGHT):
-        raise ValueError("Cadot keys are defined for the 7x6 board only")
+        raise InvalidArgument("Cadot keys are defined for the 7x6 board only")
     columns = cadot_columns()
     c = []
     for col in range(WIDTH):
         value = sum(pos.cell(col, row) * 3**row for row in range(HEIGHT))
         if value not in columns:
-            raise ValueError(f"column {col + 1} cannot occur in a game")
+            raise InvalidArgument(f"column {col + 1} cannot occur in a game")
         c.append(columns.index(value))
     v1 = sum(BASE**k * c[k] for k in range(WIDTH))
     v2 = sum(BASE**k * c[WIDTH - 1 - k] for k in range(WIDTH))
@@ -203,7 +204,7 @@ def decode_cadot_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keys = np.asarray(keys, dtype=np.uint64)
     if keys.size and int(keys.max()) >= BASE**WIDTH:
         bad = int(np.flatnonzero(keys >= _U64(BASE**WIDTH))[0])
-        raise ValueError(f"key {bad} ({int(keys[bad])}) is not a Cadot key (>= 111**7)")
+        raise InvalidArgument(f"key {bad} ({int(keys[bad])}) is not a Cadot key (>= 111**7)")
     first = np.zeros(keys.size, dtype=np.uint64)
     mask = np.zeros(keys.size, dtype=np.uint64)
     rest = keys.copy()
@@ -225,7 +226,7 @@ def encode_outcomes(winner: np.ndarray, half_moves: np.ndarray) -> np.ndarray:
     winner = np.asarray(winner)
     half = np.asarray(half_moves).astype(np.int64)
     if half.size and (half.min() < 0 or half.max() > WIDTH * HEIGHT):
-        raise ValueError("half-move counts must be between 0 and 42")
+        raise InvalidArgument("half-move counts must be between 0 and 42")
     bits = np.where(winner > 0, OUTCOME_FIRST, np.where(winner < 0, OUTCOME_SECOND, OUTCOME_DRAW))
     return (bits | half).astype(np.uint8)
 
@@ -240,7 +241,7 @@ def decode_outcomes(outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     bits = o & np.uint8(_WINNER_BITS)
     if (bits == _WINNER_BITS).any():
         bad = int(np.flatnonzero(bits == _WINNER_BITS)[0])
-        raise ValueError(f"record {bad}: outcome byte 0x{int(o[bad]):02x} has both winner bits")
+        raise BookFileError(f"record {bad}: outcome byte 0x{int(o[bad]):02x} has both winner bits")
     winner = np.where(bits == OUTCOME_FIRST, 1, np.where(bits == OUTCOME_SECOND, -1, 0))
     return winner.astype(np.int8), (o & np.uint8(_HALF_MOVES)).astype(np.int8)
 
@@ -254,7 +255,7 @@ def _records(keys: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
     if same.any():
         clash = np.flatnonzero(same & (outcomes[1:] != outcomes[:-1]))
         if clash.size:
-            raise ValueError(
+            raise BookFileError(
                 f"the book gives two different values to one mirror pair (Cadot key "
                 f"{int(keys[clash[0]])})"
             )
@@ -352,7 +353,7 @@ class CadotBook:
         self.path = Path(path)
         size = self.path.stat().st_size
         if size % CADOT_RECORD_BYTES:
-            raise ValueError(
+            raise BookFileError(
                 f"{self.path}: {size} bytes is not a whole number of 7-byte Cadot records"
             )
         self._n = size // CADOT_RECORD_BYTES
@@ -486,14 +487,14 @@ _DIGITS = _DIGIT_BY_BITS.tolist()
 def _key_of(pos: Position) -> int:
     """:func:`cadot_key` through the column table (the single-lookup path)."""
     if (pos.width, pos.height) != (WIDTH, HEIGHT):
-        raise ValueError("Cadot books are for the 7x6 board only")
+        raise InvalidArgument("Cadot books are for the 7x6 board only")
     first, mask, full = pos.first_stones, pos.mask, (1 << HEIGHT) - 1
     digits = []
     for col in range(WIDTH):
         shift = col * (HEIGHT + 1)
         d = _DIGITS[(((mask >> shift) & full) << HEIGHT) | ((first >> shift) & full)]
         if d < 0:
-            raise ValueError(f"column {col + 1} cannot occur in a game")
+            raise InvalidArgument(f"column {col + 1} cannot occur in a game")
         digits.append(d)
     v1 = v2 = 0
     for d, e in zip(reversed(digits), digits, strict=True):

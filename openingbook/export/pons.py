@@ -53,6 +53,7 @@ import numpy as np
 
 from openingbook.answers import BookValue, BulkValues
 from openingbook.atomicio import atomic_output
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import (
     UNKNOWN,
     bulk_values,
@@ -227,7 +228,7 @@ def partial_key_bytes(depth: int, size: int, width: int) -> int:
     for nbytes in (1, 2, 4, 8):
         if bound <= size * 256**nbytes:
             return nbytes
-    raise ValueError(f"depth {depth} is too deep for a Pons book")
+    raise InvalidArgument(f"depth {depth} is too deep for a Pons book")
 
 
 def choose_log_size(positions: int) -> int:
@@ -288,18 +289,18 @@ def write_pons(
     mask = np.asarray(mask, dtype=np.uint64)
     scores = np.asarray(scores).astype(np.int64)
     if first.size == 0:
-        raise ValueError("there are no positions to write")
+        raise InvalidArgument("there are no positions to write")
     low, high = min_score(width, height), -min_score(width, height)
     if scores.min() < low or scores.max() > high:
-        raise ValueError(f"Pons scores must lie in {low}..{high}")
+        raise InvalidArgument(f"Pons scores must lie in {low}..{high}")
     stones = stone_counts(mask)
     depth = int(stones.max()) if depth is None else depth
     if int(stones.max()) > depth:
-        raise ValueError(f"a position has more than depth={depth} stones")
+        raise InvalidArgument(f"a position has more than depth={depth} stones")
     if log_size is None:
         log_size = choose_log_size(first.size)
     if log_size not in PONS_LOG_SIZES:
-        raise ValueError(
+        raise InvalidArgument(
             f"log size {log_size} cannot be loaded by Pons' solver "
             f"(it accepts {PONS_LOG_SIZES[0]}..{PONS_LOG_SIZES[-1]})"
         )
@@ -367,23 +368,25 @@ class PonsBook:
         with open(self.path, "rb") as fh:
             header = fh.read(HEADER_BYTES)
         if len(header) < HEADER_BYTES:
-            raise ValueError(f"{self.path}: too short for a Pons book header")
+            raise BookFileError(f"{self.path}: too short for a Pons book header")
         width, height, depth, nbytes, value_bytes, log_size = header
         if not (1 <= width <= 9 and height >= 1 and width * (height + 1) <= 64):
-            raise ValueError(f"{self.path}: board {width}x{height} in the header is not supported")
+            raise BookFileError(
+                f"{self.path}: board {width}x{height} in the header is not supported"
+            )
         if depth > width * height:
-            raise ValueError(f"{self.path}: depth {depth} is larger than the board")
+            raise BookFileError(f"{self.path}: depth {depth} is larger than the board")
         if nbytes not in _KEY_DTYPES or value_bytes != 1:
-            raise ValueError(
+            raise BookFileError(
                 f"{self.path}: key size {nbytes} / value size {value_bytes} bytes: not a Pons book"
             )
         if not 1 <= log_size <= 32:
-            raise ValueError(f"{self.path}: log2 table size {log_size} is out of range")
+            raise BookFileError(f"{self.path}: log2 table size {log_size} is out of range")
         size = next_prime(1 << log_size)
         expected = HEADER_BYTES + size * (nbytes + 1)
         actual = self.path.stat().st_size
         if actual != expected:
-            raise ValueError(
+            raise BookFileError(
                 f"{self.path}: {actual} bytes, a Pons book with log size {log_size} and "
                 f"{nbytes}-byte keys has {expected}"
             )
@@ -428,7 +431,7 @@ class PonsBook:
         once, else :class:`openingbook.reader.PositionNotInBook`.
         """
         if (pos.width, pos.height) != (self.width, self.height):
-            raise ValueError(f"the book is for {self.width}x{self.height} boards")
+            raise InvalidArgument(f"the book is for {self.width}x{self.height} boards")
         score = self._score_of(pos)
         if score is None:
             return missing_value(pos, self.path.name)
@@ -460,7 +463,7 @@ class PonsBook:
         impossible = (slots >= 0) & (plies == UNKNOWN)
         if impossible.any():
             slot = int(slots[np.argmax(impossible)])
-            raise ValueError(f"{self.path}: slot {slot} holds an impossible score")
+            raise BookFileError(f"{self.path}: slot {slot} holds an impossible score")
         return bulk_values(
             first, mask, slots, winner, plies, self.path.name, strict, self.board, scores
         )
@@ -492,7 +495,7 @@ class PonsBook:
         positions unambiguously (then the book still answers lookups).
         """
         if partial_key_bytes(self.depth, self.size, self.width) > self.key_bytes:
-            raise ValueError(
+            raise BookFileError(
                 f"{self.path}: {self.key_bytes}-byte partial keys cannot identify positions "
                 f"of depth {self.depth}; the book can be queried but not listed"
             )
@@ -525,7 +528,7 @@ def _decode_key3(
         digits[:, i] = (rest % _U64(3)).astype(np.uint8)
         rest //= _U64(3)
     if (rest != 0).any():
-        raise ValueError("a stored key is too large for the book's depth")
+        raise BookFileError("a stored key is too large for the book's depth")
     stones = np.count_nonzero(digits, axis=1)
     used = stones + width - 1  # digits of the walk: stones plus one 0 between columns
     col = np.zeros(keys.size, dtype=np.int64)
@@ -537,7 +540,7 @@ def _decode_key3(
         d = digits[:, i]
         stone = active & (d != 0)
         if (stone & (row >= height)).any():
-            raise ValueError("a stored key has a column taller than the board")
+            raise BookFileError("a stored key has a column taller than the board")
         bit = np.where(stone, _U64(1) << (col * (height + 1) + row).astype(np.uint64), _U64(0))
         mask |= bit
         current |= np.where(d == 1, bit, _U64(0))

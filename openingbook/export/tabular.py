@@ -38,6 +38,7 @@ import numpy as np
 
 from openingbook.atomicio import atomic_output
 from openingbook.codec import encode_keys
+from openingbook.errors import InvalidArgument
 from openingbook.values import WINNERS
 from solver import BoardSize
 
@@ -124,7 +125,7 @@ def tabular_lines(
     ('160000', '...O......X...', ['2', 'first', '39', '1\\n'])
     """
     if kind not in ("jsonl", "csv"):
-        raise ValueError(f"unknown tabular format {kind!r}")
+        raise InvalidArgument(f"unknown tabular format {kind!r}")
     codes = hex_codes(first, mask, key_bits)
     pictures = diagrams(first, mask)
     stones = np.bitwise_count(np.asarray(mask, dtype=np.uint64)).tolist()

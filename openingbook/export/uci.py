@@ -29,6 +29,7 @@ import os
 import numpy as np
 
 from openingbook.atomicio import atomic_output
+from openingbook.errors import InvalidArgument
 from openingbook.published import TROMP_BOARD
 from solver import (
     Position,
@@ -102,7 +103,7 @@ def tromp_order(plies: int, tromp_subset: bool = False) -> tuple[np.ndarray, np.
     ['x', 'o', 'b', 'b', 'b', 'b', 'x', 'o', 'x', 'o', 'x', 'o']
     """
     if not 0 <= plies <= MAX_UCI_PLIES:
-        raise ValueError(
+        raise InvalidArgument(
             f"UCI rows are made for books of at most {MAX_UCI_PLIES} plies, not {plies} "
             "(use the csv or jsonl format for deeper books)"
         )

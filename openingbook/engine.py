@@ -1,0 +1,529 @@
+"""Perfect play on demand: the exact value of every move of a position.
+
+:class:`Engine` answers, for any legal position of its board that is not over,
+what each column is worth with perfect play from both sides:
+
+* ``winner``: who wins after that move (``"first"``, ``"second"``, ``"draw"``);
+* ``plies``: plies to the end of the game counted from the analysed position,
+  the move itself included (a move that completes four is a win in 1; the best
+  move's plies equal the position's own);
+* ``score``: the Pons score of the move from the side to move at the analysed
+  position (:mod:`solver.scores`; the empty board: ``-2 -1 0 1 0 -1 -2``, the
+  centre winning with the 41st stone).
+
+A full column is not playable (``None``). The best moves are those of the
+highest score, which is the tie-break "fastest win, slowest loss" (the score of
+a win grows the sooner it comes, the score of a loss the later it comes);
+:meth:`Engine.best` picks one of them, the one nearest the centre (the left one
+of two as near).
+
+Where the values come from (:attr:`MoveValue.source`):
+
+* ``"four"``: the move completes four;
+* ``"book"``: the position after the move looked up in a distance book of its
+  ply;
+* ``"derived"``: backed up by exact negamax from a distance book at most
+  :data:`MAX_BOOK_GAP` plies deeper (:func:`openingbook.derive.negamax_layers`);
+* ``"solver"``: searched by :class:`solver.Solver`.
+
+By default an engine uses the distance books shipped for its board
+(:mod:`openingbook.registry`: on 7x6 one for every ply 0..12, so every
+position with at most 11 stones is answered by lookups alone), opening each
+book the first time a position needs it.
+
+>>> engine = Engine()
+>>> a = engine.analyze("")
+>>> [m.score for m in a.moves]
+[-2, -1, 0, 1, 0, -1, -2]
+>>> a.best, a.value.winner.value, a.value.plies
+((4,), 'first', 41)
+>>> a.moves[3]
+MoveValue(column=4, winner=<Winner.FIRST: 'first'>, plies=41, score=1, source='book')
+>>> engine.analyze("4453").best, engine.best("4453")  # three as good: the most central
+((3, 6, 7), 3)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from openingbook.errors import InvalidArgument
+from solver import (
+    DEFAULT_BOARD,
+    BoardSize,
+    Position,
+    Winner,
+    move_string,
+    plies_from_score,
+    score_from_plies,
+    winner_from_score,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from solver import Solver
+
+__all__ = [
+    "MAX_BOOK_GAP",
+    "SHIPPED",
+    "SOURCES",
+    "Analysis",
+    "Engine",
+    "MoveValue",
+    "Value",
+]
+
+#: ``Engine(books=SHIPPED)`` (the default): the distance books shipped for the board.
+SHIPPED = "shipped"
+#: Where a move's value came from (see the module docstring).
+SOURCES = ("four", "book", "derived", "solver")
+#: The most plies between a move's position and the next deeper book that the engine
+#: bridges by negamax over every line (at most about 7^4 positions per move); beyond
+#: that, the solver searches the move.
+MAX_BOOK_GAP = 4
+
+
+class Value(NamedTuple):
+    """The exact value of a position: who wins, plies to the end, Pons score (side to move)."""
+
+    winner: Winner
+    plies: int
+    score: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner.value, "plies": self.plies, "score": self.score}
+
+
+class MoveValue(NamedTuple):
+    """The exact value of one move (column 1-based), seen from the analysed position."""
+
+    column: int
+    winner: Winner
+    plies: int
+    score: int
+    source: str
+
+    @property
+    def value(self) -> Value:
+        return Value(self.winner, self.plies, self.score)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"column": self.column, **self.value.to_dict(), "source": self.source}
+
+
+def value_of_score(score: int, stones: int, board: BoardSize) -> Value:
+    """The :class:`Value` of a Pons ``score`` of the side to move at ``stones`` stones.
+
+    >>> value_of_score(1, 0, DEFAULT_BOARD)
+    Value(winner=<Winner.FIRST: 'first'>, plies=41, score=1)
+    """
+    return Value(
+        winner_from_score(score, stones),
+        plies_from_score(score, stones, board.width, board.height),
+        score,
+    )
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Every column's value of :attr:`position` (see the module docstring).
+
+    ``moves[c - 1]`` is column ``c``'s :class:`MoveValue`, ``None`` for a full
+    column or one left unanswered (``unknown``, when a time limit stopped the
+    analysis: then ``complete`` is False). ``value`` is the position's own value
+    (the best move's), ``None`` when unanswered columns leave it open; ``best``
+    the columns of the highest score (empty when open).
+    """
+
+    position: Position
+    moves: tuple[MoveValue | None, ...]
+    value: Value | None
+    best: tuple[int, ...]
+    complete: bool
+    unknown: tuple[int, ...]
+    line: str
+    seconds: float = field(default=0.0, compare=False)
+
+    @property
+    def board(self) -> BoardSize:
+        return BoardSize(self.position.width, self.position.height)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``openingbook analyze --json``, the explorer's ``/api/analyze``).
+
+        ``columns`` has one object per column, in order: ``column`` (1-based),
+        ``playable``, ``known``, ``best``, and when known ``winner``, ``plies``,
+        ``score``, ``source``.
+        """
+        pos = self.position
+        columns = []
+        for c, move in enumerate(self.moves, start=1):
+            entry: dict[str, Any] = {
+                "column": c,
+                "playable": pos.can_play(c - 1),
+                "known": move is not None,
+                "best": c in self.best,
+            }
+            if move is not None:
+                entry.update(move.to_dict())
+            columns.append(entry)
+        return {
+            "moves": self.line,
+            "board": str(self.board),
+            "stones": pos.stone_count,
+            "to_move": "first" if pos.stone_count % 2 == 0 else "second",
+            "value": None if self.value is None else self.value.to_dict(),
+            "columns": columns,
+            "best": list(self.best),
+            "complete": self.complete,
+            "unknown": list(self.unknown),
+        }
+
+
+def _centre_order(width: int) -> list[int]:
+    """0-based columns, centre first, then alternately left and right (left first)."""
+    return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+
+
+class _PlyBook:
+    """One distance book of one ply, opened on first use."""
+
+    def __init__(self, path: Path, plies: int, reader: Any = None) -> None:
+        self.path = path
+        self.plies = plies
+        self._reader = reader
+
+    @property
+    def reader(self) -> Any:
+        if self._reader is None:
+            from openingbook.compact import CompactBook
+
+            self._reader = CompactBook(self.path)
+        return self._reader
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+
+def _describe_reader(reader: Any) -> tuple[BoardSize, int, bool]:
+    """(board, plies, has distances) of a reader returned by ``open_book``."""
+    from openingbook.compact import CompactBook
+
+    if isinstance(reader, CompactBook):
+        return reader.board, reader.plies, reader.has_distances
+    fmt = getattr(reader, "format", None)
+    if fmt is None:  # Cadot tables and Pons books: no single ply
+        raise InvalidArgument(
+            f"{reader.path.name}: the engine reads distance books of one ply "
+            "(compact or Thill layout), not this kind",
+            argument="books",
+        )
+    return fmt.board, fmt.plies, fmt.distances
+
+
+class Engine:
+    """Exact values of every move of a position, from books where it can, else by search.
+
+    ``board``: the board size (default 7x6). ``books``: :data:`SHIPPED` (the
+    default: the distance books shipped for the board, none for a board without
+    any), ``None`` (the solver alone), or book files / shipped book names
+    (distance books of the board; several of one ply are asked in order).
+    ``table_log2``: the solver's table (:class:`solver.Solver`), allocated when a
+    position first needs the solver.
+
+    Raises :class:`~openingbook.errors.InvalidArgument` for a book of another
+    board or without distances.
+    """
+
+    def __init__(
+        self,
+        board: BoardSize | tuple[int, int] = DEFAULT_BOARD,
+        books: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = SHIPPED,
+        *,
+        table_log2: int | None = None,
+    ) -> None:
+        self.board = BoardSize(*board)
+        self._table_log2 = table_log2
+        self._solver: Solver | None = None
+        self._books: dict[int, list[_PlyBook]] = {}
+        if books is None:
+            pass
+        elif isinstance(books, str) and books == SHIPPED:
+            self._add_shipped()
+        elif isinstance(books, (str, os.PathLike)):
+            self._add_books([books])
+        else:
+            self._add_books(list(books))
+
+    # ------------------------------------------------------------------ books
+    def _add_shipped(self) -> None:
+        from openingbook.registry import shipped_books
+
+        for book in shipped_books():
+            if book.board == str(self.board) and book.kind != "wdl" and book.under is None:
+                self._books.setdefault(book.plies, []).append(_PlyBook(Path(book.path), book.plies))
+
+    def _add_books(self, names: Sequence[str | os.PathLike[str]]) -> None:
+        from openingbook.api import open_book
+
+        for name in names:
+            reader = open_book(name)
+            board, plies, distances = _describe_reader(reader)
+            problem = None
+            if board != self.board:
+                problem = f"a {board} book, the engine's board is {self.board}"
+            elif not distances:
+                problem = "a win/draw/loss book: the engine needs distances"
+            if problem is not None:
+                reader.close()
+                raise InvalidArgument(problem, argument="books", value=str(name))
+            self._books.setdefault(plies, []).append(_PlyBook(Path(reader.path), plies, reader))
+
+    @property
+    def book_plies(self) -> tuple[int, ...]:
+        """The plies the engine has a book of, ascending."""
+        return tuple(sorted(self._books))
+
+    def close(self) -> None:
+        """Close the books (the engine opens them again when asked)."""
+        for books in self._books.values():
+            for book in books:
+                book.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        plies = ",".join(map(str, self.book_plies)) or "none"
+        return f"Engine(board={self.board}, book plies={plies})"
+
+    # --------------------------------------------------------------- solving
+    @property
+    def solver(self) -> Solver:
+        """The engine's solver (created on first use)."""
+        if self._solver is None:
+            from solver import Solver, default_table_log2
+
+            log2 = default_table_log2() if self._table_log2 is None else self._table_log2
+            self._solver = Solver(log2, width=self.board.width, height=self.board.height)
+        return self._solver
+
+    def position(self, moves: str | Position) -> Position:
+        """The position to analyse: checked to be of the board, legal and not over.
+
+        Raises :class:`~openingbook.errors.InvalidArgument` (one line) otherwise.
+        """
+        width, height = self.board
+        if isinstance(moves, Position):
+            pos = moves
+            if (pos.width, pos.height) != self.board:
+                raise InvalidArgument(
+                    f"a {pos.width}x{pos.height} position, the engine's board is {self.board}",
+                    argument="position",
+                )
+            problems = pos.problems()
+            if problems:
+                raise InvalidArgument("; ".join(problems), argument="position")
+        elif isinstance(moves, str):
+            try:
+                pos = Position.from_moves(moves.strip(), width, height)
+            except ValueError as exc:
+                raise InvalidArgument(str(exc), argument="moves", value=moves) from None
+        else:
+            raise TypeError(f"expected a move string or a Position, got {type(moves).__name__}")
+        if pos.is_full():
+            raise InvalidArgument("the board is full: the game is over", argument="moves")
+        return pos
+
+    def analyze(self, moves: str | Position, time_limit: float | None = None) -> Analysis:
+        """Every column's exact value after ``moves`` (a 1-based move string or a Position).
+
+        ``time_limit`` (seconds): stop after the column being solved when it is
+        exceeded; the columns not reached are ``unknown`` and the analysis not
+        ``complete``. Lookups are never cut short. Raises
+        :class:`~openingbook.errors.InvalidArgument` for a move string that cannot be
+        played, a position of another board or a game that is over.
+        """
+        start = time.perf_counter()
+        if time_limit is not None and not time_limit > 0:
+            raise InvalidArgument("must be positive", argument="time_limit", value=time_limit)
+        deadline = None if time_limit is None else start + time_limit
+        pos = self.position(moves)
+        line = moves.strip() if isinstance(moves, str) else pos.some_moves()
+        n = pos.stone_count
+        width = self.board.width
+        scores: dict[int, tuple[int, str]] = {}  # 0-based column -> (score, source)
+        open_children: dict[int, Position] = {}
+        win_now = score_from_plies(1, n, *self.board)
+        for col in range(width):
+            if not pos.can_play(col):
+                continue
+            if pos.is_winning_move(col):
+                scores[col] = (win_now, "four")
+            else:
+                open_children[col] = pos.play(col)
+        if open_children:
+            self._book_values(n + 1, open_children, scores)
+        if open_children:
+            self._derived_values(n + 1, open_children, scores)
+        unknown: list[int] = []
+        for col in _centre_order(width):
+            if col not in open_children:
+                continue
+            if deadline is not None and time.perf_counter() > deadline:
+                unknown.append(col)
+                continue
+            scores[col] = (-self.solver.solve(open_children[col]), "solver")
+        return self._analysis(pos, line, scores, unknown, time.perf_counter() - start)
+
+    def _analysis(
+        self,
+        pos: Position,
+        line: str,
+        scores: dict[int, tuple[int, str]],
+        unknown: list[int],
+        seconds: float,
+    ) -> Analysis:
+        n = pos.stone_count
+        moves: list[MoveValue | None] = [None] * self.board.width
+        for col, (score, source) in scores.items():
+            value = value_of_score(score, n, self.board)
+            moves[col] = MoveValue(col + 1, value.winner, value.plies, value.score, source)
+        value = None
+        best: tuple[int, ...] = ()
+        if scores:
+            top = max(s for s, _ in scores.values())
+            # an unanswered move never completes four (those are answered by rule),
+            # so a win at once is the value even with columns unanswered
+            if not unknown or top == score_from_plies(1, n, *self.board):
+                value = value_of_score(top, n, self.board)
+                best = tuple(c + 1 for c in sorted(scores) if scores[c][0] == top)
+        return Analysis(
+            position=pos,
+            moves=tuple(moves),
+            value=value,
+            best=best,
+            complete=not unknown,
+            unknown=tuple(sorted(c + 1 for c in unknown)),
+            line=line,
+            seconds=seconds,
+        )
+
+    def best(self, moves: str | Position, time_limit: float | None = None) -> int:
+        """One best column (1-based): of the highest score, the one nearest the centre.
+
+        Raises ``TimeoutError`` when ``time_limit`` left the best move open.
+        """
+        analysis = self.analyze(moves, time_limit)
+        if not analysis.best:
+            raise TimeoutError(
+                f"the best move of {analysis.line or 'the empty board'} is not known "
+                f"within {time_limit} s"
+            )
+        for col in _centre_order(self.board.width):
+            if col + 1 in analysis.best:
+                return col + 1
+        raise AssertionError("unreachable: best columns are columns")
+
+    # ------------------------------------------------------- book lookups
+    def _book_values(
+        self, ply: int, children: dict[int, Position], scores: dict[int, tuple[int, str]]
+    ) -> None:
+        """Answer the ``children`` (all of ``ply`` stones) a book of their ply holds;
+        answered ones move from ``children`` to ``scores`` (the parent's view)."""
+        from openingbook.answers import PositionNotInBook
+
+        for book in self._books.get(ply, ()):
+            for col, child in list(children.items()):
+                try:
+                    value = book.reader.get(child)
+                except PositionNotInBook:
+                    continue
+                if value.score is not None:
+                    scores[col] = (-value.score, "book")
+                    del children[col]
+
+    def _derived_values(
+        self, ply: int, children: dict[int, Position], scores: dict[int, tuple[int, str]]
+    ) -> None:
+        """Back the ``children`` up from the nearest deeper book within :data:`MAX_BOOK_GAP`."""
+        deeper = [p for p in self._books if ply < p <= ply + MAX_BOOK_GAP]
+        if not deeper:
+            return
+        import numpy as np
+
+        from openingbook.derive import negamax_layers
+
+        target = min(deeper)
+        cols = list(children)
+        first = np.array([children[c].first_stones for c in cols], np.uint64)
+        mask = np.array([children[c].mask for c in cols], np.uint64)
+        result = negamax_layers(first, mask, target, self._leaf_lookup(target), True, *self.board)
+        for i, col in enumerate(cols):
+            if result.known[i]:
+                scores[col] = (-int(result.values[i]), "derived")
+                del children[col]
+
+    def _leaf_lookup(self, ply: int) -> Any:
+        """``leaves(first, mask) -> (known, scores)`` from the books of ``ply``."""
+        import numpy as np
+
+        from openingbook.values import UNKNOWN
+
+        books = self._books[ply]
+
+        def leaves(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            known = np.zeros(len(first), bool)
+            values = np.zeros(len(first), np.int8)
+            for book in books:
+                ask = np.flatnonzero(~known)
+                if not len(ask):
+                    break
+                bulk = book.reader.lookup_many(first[ask], mask[ask], strict=False)
+                got = bulk.score != UNKNOWN
+                values[ask[got]] = bulk.score[got]
+                known[ask[got]] = True
+            return known, values
+
+        return leaves
+
+
+def analysis_text(analysis: Analysis) -> str:
+    """Human-readable lines: one per column (winner, plies, score; ``*`` marks the best)."""
+    out = []
+    pos = analysis.position
+    board = analysis.board
+    who = "first" if pos.stone_count % 2 == 0 else "second"
+    head = analysis.line or "(empty board)"
+    if analysis.value is not None:
+        v = analysis.value
+        result = "draw" if v.winner is Winner.DRAW else f"{v.winner.value} player wins"
+        out.append(
+            f"{head}: {who} player to move; {result} in {v.plies} plies (score {v.score:+d})"
+        )
+    else:
+        out.append(f"{head}: {who} player to move; value unknown within the time limit")
+    for c, move in enumerate(analysis.moves, start=1):
+        name = move_string([c - 1], board.width)
+        if move is None:
+            what = "unknown (time limit)" if c in analysis.unknown else "full"
+            out.append(f"  {name:>2}  {what}")
+            continue
+        mark = "*" if c in analysis.best else " "
+        result = "draw" if move.winner is Winner.DRAW else f"{move.winner.value} wins"
+        out.append(
+            f"{mark} {name:>2}  {result:<12} {move.plies:>2} plies  score {move.score:+3d}"
+            f"  ({move.source})"
+        )
+    return "\n".join(out)

@@ -1,0 +1,229 @@
+"""The engine (openingbook.engine) against independent answers.
+
+* the solver: every column's value equals ``Solver.analyze`` (converted by
+  :mod:`solver.scores`) on random positions of plies 0..20 of 7x6 (the engine answers
+  them from books, by negamax from a deeper book, or by search), of 6x5 with its shipped
+  14-ply book, and on 5x4 with the solver alone;
+* brute force: a plain negamax over the whole game tree on 4x4 (no solver code);
+* the published value of the empty board (``-2 -1 0 1 0 -1 -2``, Pons), and the rules
+  of the answer itself (a win at once is a win in 1, a full column is None, the best
+  moves' plies are the position's, fastest win and slowest loss first).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from openingbook.engine import Engine, MoveValue, analysis_text
+from openingbook.errors import InvalidArgument
+from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
+from tests.test_board_sizes import brute_force_move_scores, random_board, to_position
+
+TABLE = 20
+
+
+def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
+    """A random game of ``plies`` moves nobody has won yet (the side to move may win at once)."""
+    while True:
+        pos = Position(width=width, height=height)
+        for _ in range(plies):
+            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        else:
+            return pos
+
+
+def expected_moves(solver: Solver, pos: Position) -> list[tuple[Winner, int, int] | None]:
+    """(winner, plies, score) of every column from the solver's scores."""
+    n, w, h = pos.stone_count, pos.width, pos.height
+    return [
+        None if s is None else (winner_from_score(s, n), plies_from_score(s, n, w, h), s)
+        for s in solver.analyze(pos)
+    ]
+
+
+def check_against(engine: Engine, solver: Solver, pos: Position) -> None:
+    analysis = engine.analyze(pos)
+    got = [None if m is None else (m.winner, m.plies, m.score) for m in analysis.moves]
+    assert got == expected_moves(solver, pos), pos.some_moves()
+    assert analysis.complete and analysis.unknown == ()
+    top = max(m.score for m in analysis.moves if m is not None)
+    assert analysis.value.score == top
+    assert analysis.best == tuple(m.column for m in analysis.moves if m and m.score == top)
+    assert all(analysis.moves[c - 1].plies == analysis.value.plies for c in analysis.best)
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine()
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver(table_log2=TABLE)
+
+
+def test_empty_board_is_the_published_one(engine):
+    a = engine.analyze("")
+    assert [m.score for m in a.moves] == [-2, -1, 0, 1, 0, -1, -2]
+    assert [m.winner.value for m in a.moves] == [
+        "second",
+        "second",
+        "draw",
+        "first",
+        "draw",
+        "second",
+        "second",
+    ]
+    # the centre wins with the first player's 21st stone, the 41st of the game
+    assert a.value == (Winner.FIRST, 41, 1) and a.best == (4,)
+    assert a.moves[3].plies == 41 and a.moves[2].plies == 42  # a draw fills the board
+    assert engine.best("") == 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plies", range(8, 21))
+def test_engine_equals_the_solver_on_random_positions(engine, solver, plies):
+    """Plies 8..11: children in books; 12..20: children past the books, searched."""
+    rng = random.Random(2026 + plies)
+    for _ in range(3):
+        check_against(engine, solver, random_position(rng, plies))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plies", [3, 5, 6, 7])
+def test_engine_equals_the_solver_near_the_start(engine, solver, plies):
+    rng = random.Random(plies)
+    check_against(engine, solver, random_position(rng, plies))
+
+
+def test_the_solver_alone_gives_the_same_values(solver):
+    rng = random.Random(7)
+    alone = Engine(books=None, table_log2=TABLE)
+    assert alone.book_plies == ()
+    for plies in (14, 17, 20):
+        pos = random_position(rng, plies)
+        analysis = alone.analyze(pos)
+        assert {m.source for m in analysis.moves if m} <= {"solver", "four"}
+        check_against(alone, solver, pos)
+
+
+@pytest.mark.slow
+def test_6x5_with_its_shipped_book_equals_the_solver():
+    board = BoardSize(6, 5)
+    engine = Engine(board=board, table_log2=TABLE)
+    assert 14 in engine.book_plies
+    solver = Solver(table_log2=TABLE, width=6, height=5)
+    rng = random.Random(65)
+    sources = set()
+    for plies in (4, 9, 10, 12, 13, 14, 16, 18):
+        pos = random_position(rng, plies, 6, 5)
+        check_against(engine, solver, pos)
+        sources |= {m.source for m in engine.analyze(pos).moves if m}
+    assert {"book", "derived", "solver"} <= sources
+
+
+def test_5x4_solver_only_equals_the_solver():
+    engine = Engine(board=BoardSize(5, 4), table_log2=16)
+    assert engine.book_plies == ()  # nothing shipped for 5x4
+    solver = Solver(table_log2=16, width=5, height=4)
+    rng = random.Random(54)
+    for plies in (0, 3, 6, 9, 12):
+        check_against(engine, solver, random_position(rng, plies, 5, 4))
+
+
+def test_4x4_equals_brute_force():
+    """No solver code: a plain negamax over the whole game tree."""
+    rng = random.Random(44)
+    engine = Engine(board=BoardSize(4, 4), table_log2=14)
+    for stones in (0, 2, 5, 8, 11):
+        board = random_board(rng, 4, 4, stones)
+        if board is None:
+            continue
+        pos = to_position(board, 4)
+        want = brute_force_move_scores(board, 4)
+        got = [None if m is None else m.score for m in engine.analyze(pos).moves]
+        assert got == want, board
+
+
+# ------------------------------------------------------------------ the answer's rules
+def test_a_win_at_once_is_a_win_in_one_and_a_full_column_is_none(engine):
+    # the first player (to move) has three in column 1; column 4 is full
+    a = engine.analyze("121212444444")
+    assert a.moves[0] == MoveValue(1, Winner.FIRST, 1, 15, "four")
+    assert a.best == (1,) and a.value == (Winner.FIRST, 1, 15)
+    assert a.moves[3] is None and not a.to_dict()["columns"][3]["playable"]
+    assert 3 + 1 not in a.unknown
+
+
+def test_losses_prefer_the_slowest_and_wins_the_fastest(engine):
+    a = engine.analyze("4453")  # the second player wins whatever the first plays
+    losses = [m for m in a.moves if m]
+    assert all(m.winner is Winner.SECOND for m in losses)
+    slowest = max(m.plies for m in losses)
+    assert {m.column for m in losses if m.plies == slowest} == set(a.best)
+
+
+@pytest.mark.parametrize(
+    ("moves", "message"),
+    [
+        ("44444445", "column 4, which is full"),
+        ("1212121", "completes four"),
+        ("48", "outside 1-7"),
+        ("4x", "x"),
+    ],
+)
+def test_bad_moves_are_refused_in_one_line(engine, moves, message):
+    with pytest.raises(InvalidArgument, match=message) as info:
+        engine.analyze(moves)
+    assert "\n" not in str(info.value)
+
+
+def test_a_finished_game_is_refused():
+    engine = Engine(board=BoardSize(4, 1), books=None)
+    with pytest.raises(InvalidArgument, match="full"):
+        engine.analyze("1234")
+    won = Position.from_bitboards(0b1111, 0b1111 | (0b111 << 7), 7, 6, check=False)
+    with pytest.raises(InvalidArgument, match="four in a row"):
+        Engine(books=None).analyze(won)
+    with pytest.raises(InvalidArgument, match="6x5"):
+        Engine(books=None).analyze(Position(width=6, height=5))
+
+
+def test_a_time_limit_answers_what_it_can():
+    engine = Engine(books=None, table_log2=TABLE)
+    pos = Position.from_moves("44444433333312")  # past every book: the solver
+    a = engine.analyze(pos, time_limit=1e-9)
+    assert not a.complete and a.value is None and a.best == ()
+    playable = {c + 1 for c in pos.legal_moves()}
+    assert set(a.unknown) | {m.column for m in a.moves if m} == playable == {1, 2, 5, 6, 7}
+    assert all(m.source == "four" for m in a.moves if m)
+    assert a.to_dict()["complete"] is False
+    with pytest.raises(TimeoutError):
+        engine.best(pos, time_limit=1e-9)
+    with pytest.raises(InvalidArgument, match="time_limit"):
+        engine.analyze(pos, time_limit=0)
+
+
+def test_json_form(engine):
+    a = engine.analyze("4453")
+    d = json.loads(json.dumps(a.to_dict()))
+    assert d["moves"] == "4453" and d["board"] == "7x6" and d["to_move"] == "first"
+    assert [c["column"] for c in d["columns"]] == list(range(1, 8))
+    assert [c["score"] for c in d["columns"]] == [m.score for m in a.moves]
+    assert [c["column"] for c in d["columns"] if c["best"]] == list(a.best) == d["best"]
+    assert d["value"] == {"winner": "second", "plies": a.value.plies, "score": a.value.score}
+    text = analysis_text(a)
+    assert text.count("\n") == 7 and "*" in text
+
+
+def test_books_of_another_board_or_without_distances_are_refused():
+    with pytest.raises(InvalidArgument, match="6x5"):
+        Engine(books=["14-dist-6x5"])
+    with pytest.raises(InvalidArgument, match="distances"):
+        Engine(books=["8"])

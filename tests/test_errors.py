@@ -1,0 +1,138 @@
+"""One error family: ``except openingbook.Error`` catches every failure of the library.
+
+Two checks: the source raises no bare built-in ``ValueError``/``KeyError`` (read
+from the code, so a new one fails here), and a sample of public calls that fail,
+from every layer (solver, codec, files, build, output), fail with a member of the
+family that is also the built-in class callers caught before.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import openingbook
+import solver
+from openingbook import errors
+from openingbook.api import open_book
+from openingbook.atomicio import atomic_write_bytes, refuse_existing
+from openingbook.bookfile import BookFormat
+from openingbook.build import parse_shard
+from openingbook.codec import decode_keys
+from openingbook.memory import check_table_size
+from openingbook.workdir import WorkDir
+from solver import DEFAULT_BOARD, Position, parse_board_size
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOKS = ROOT / "books"
+#: built-in exceptions the library must not raise bare (its own family instead)
+BARE = {"ValueError", "KeyError", "LookupError", "FileNotFoundError", "IsADirectoryError"}
+
+
+def _bare_raises(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        value = node.exc if isinstance(node, ast.Raise) else None
+        if isinstance(node, ast.Return):
+            value = node.value  # helpers returning the exception to raise
+        call = value.func if isinstance(value, ast.Call) else None
+        if isinstance(call, ast.Name) and call.id in BARE:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno} {call.id}")
+    return found
+
+
+def test_the_source_raises_no_bare_builtin_errors():
+    files = sorted((ROOT / "openingbook").rglob("*.py")) + sorted((ROOT / "solver").rglob("*.py"))
+    assert [hit for f in files for hit in _bare_raises(f)] == []
+
+
+def test_the_family_tree():
+    assert openingbook.Error is solver.Error is errors.Error
+    assert openingbook.InvalidArgument is solver.InvalidArgument
+    for name, builtin in [
+        ("InvalidArgument", ValueError),
+        ("BookFileError", ValueError),
+        ("BookFileMissing", FileNotFoundError),
+        ("PositionNotInBook", KeyError),
+        ("BookClosed", ValueError),
+        ("OutputError", ValueError),
+        ("OutputExists", ValueError),
+        ("OutputDirectoryMissing", FileNotFoundError),
+        ("WorkDirError", ValueError),
+        ("NotEnoughMemory", ValueError),
+    ]:
+        cls = getattr(openingbook, name)
+        assert issubclass(cls, openingbook.Error) and issubclass(cls, builtin), name
+    assert issubclass(errors.BookFileMissing, errors.BookFileError)
+    assert issubclass(errors.OutputExists, errors.OutputError)
+    assert not issubclass(errors.PositionNotInBook, ValueError)  # a mapping's miss
+
+
+def test_position_not_in_book_reads_as_a_sentence():
+    exc = errors.PositionNotInBook("44 is not in book8.dat")
+    assert str(exc) == "44 is not in book8.dat"  # not KeyError's "'44 is not ...'"
+
+
+def _junk(tmp_path: Path) -> Path:
+    path = tmp_path / "junk.bin"
+    path.write_bytes(bytes(range(256)) * 3)
+    return path
+
+
+def _damaged_compact(tmp_path: Path) -> Path:
+    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    path = tmp_path / "short.c4b"
+    path.write_bytes(bytes(data[: len(data) // 2]))
+    return path
+
+
+FAILURES = {
+    "illegal move": (lambda tmp: Position.from_moves("8"), errors.InvalidArgument),
+    "board over 64 bits": (lambda tmp: parse_board_size("8x8"), errors.InvalidArgument),
+    "board size": (lambda tmp: solver.check_board_size(0, 4), errors.InvalidArgument),
+    "book layout": (lambda tmp: BookFormat.parse("eight"), errors.InvalidArgument),
+    "shard": (lambda tmp: parse_shard("0/4"), errors.InvalidArgument),
+    "table size": (lambda tmp: check_table_size(9), errors.InvalidArgument),
+    "column code": (
+        lambda tmp: decode_keys(np.array([0xFFFFFF], np.uint64), 24, 8, *DEFAULT_BOARD),
+        errors.InvalidArgument,
+    ),
+    "missing book": (lambda tmp: open_book(tmp / "none.dat"), errors.BookFileMissing),
+    "unknown shipped name": (lambda tmp: open_book("nosuchbook"), errors.BookFileMissing),
+    "directory as a book": (lambda tmp: open_book(tmp), errors.BookFileError),
+    "truncated compact book": (
+        lambda tmp: open_book(_damaged_compact(tmp)),
+        errors.BookFileError,
+    ),
+    "wrong kind": (lambda tmp: open_book(BOOKS / "book8.c4b", kind="tape"), errors.Error),
+    "output exists": (
+        lambda tmp: refuse_existing(BOOKS / "book8.c4b", force=False),
+        errors.OutputExists,
+    ),
+    "output directory missing": (
+        lambda tmp: atomic_write_bytes(tmp / "no" / "dir.bin", b""),
+        errors.OutputDirectoryMissing,
+    ),
+    "foreign work directory": (
+        lambda tmp: WorkDir.open(_junk(tmp).parent, {"plies": 8}),
+        errors.WorkDirError,
+    ),
+    "position of another ply": (
+        lambda tmp: open_book(BOOKS / "book8.dat").get(Position.from_moves("44")),
+        errors.Error,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILURES))
+def test_every_public_failure_is_an_openingbook_error(case, tmp_path):
+    call, expected = FAILURES[case]
+    with pytest.raises(openingbook.Error) as info:
+        call(tmp_path)
+    assert isinstance(info.value, expected), type(info.value)
+    text = str(info.value)
+    assert text and "\n" not in text and not text.startswith("'"), text

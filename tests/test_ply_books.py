@@ -1,0 +1,140 @@
+"""The shipped 7x6 distance books of every ply 1..12 (``books/book<N>-dist.c4b``).
+
+Plies 8, 10 and 12 are the compact copies of the Thill-layout books checked in
+``test_distance_books.py``; the others come from ``openingbook derive --from
+books/book12-dist.dat --plies N --format compact``. Checked against independent
+sources:
+
+* derivation: every book equals one ply of exact negamax over the next book (so, by
+  induction from the 12-ply book, the derivation from it), over all its positions;
+* the published per-ply won/drawn/lost counts (Böck's strong solution,
+  :data:`openingbook.published.WDL_PER_PLY`) of every ply 0..12, by expanding each
+  book to every position of its ply (ply 0: the empty board, from the 1-ply book);
+* the solver, on random positions of each book of plies 4..11, and Pons' published
+  scores of the seven first moves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from openingbook.compact import CompactBook, provenance
+from openingbook.derive import negamax_layers
+from openingbook.manifest import file_sha256
+from openingbook.plycounts import per_ply_counts_from_values
+from openingbook.published import WDL_PER_PLY
+from openingbook.values import UNKNOWN
+from solver import (
+    DEFAULT_BOARD,
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    Position,
+    Solver,
+    enumerate_positions,
+)
+from tests.test_build import BOOKS, TABLE
+
+PLIES = range(1, 13)
+DERIVED_HERE = (1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of Thill books
+
+
+def book_path(plies: int):
+    return BOOKS / f"book{plies}-dist.c4b"
+
+
+def scores_of(book: CompactBook, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    bulk = book.lookup_many(first, mask)
+    assert (bulk.score != UNKNOWN).all()
+    return bulk.score.astype(np.int64)
+
+
+@pytest.mark.parametrize("plies", DERIVED_HERE)
+def test_derived_books_say_how_they_were_made(plies):
+    with CompactBook(book_path(plies)) as book:
+        assert (book.plies, book.kind, book.under, str(book.board)) == (
+            plies,
+            "distance",
+            None,
+            "7x6",
+        )
+        assert len(book) == len(enumerate_positions(plies, None, *DEFAULT_BOARD)[0])
+        meta = book.header.metadata
+    made = provenance(meta)["built_by"]
+    assert made == (
+        f"openingbook derive --from books/book12-dist.dat --plies {plies} "
+        f"--out books/book{plies}-dist.c4b --format compact --json"
+    )
+    source = meta["source_manifest"]["derived_from"]
+    assert source["sha256"] == file_sha256(BOOKS / "book12-dist.dat")
+    assert source["scope"] == "complete"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plies", range(1, 12))
+def test_each_book_is_one_ply_of_negamax_over_the_next(plies):
+    """The book of ``plies`` derived again, exactly, from the shipped book one ply deeper."""
+    first, mask = enumerate_positions(plies, None, *DEFAULT_BOARD)
+    with CompactBook(book_path(plies + 1)) as deeper, CompactBook(book_path(plies)) as book:
+
+        def leaves(f, m):
+            bulk = deeper.lookup_many(f, m)
+            return bulk.score != UNKNOWN, bulk.score.astype(np.int8)
+
+        derived = negamax_layers(
+            first, mask, plies + 1, leaves, scores=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+        )
+        assert derived.known.all()
+        assert np.array_equal(derived.values.astype(np.int64), scores_of(book, first, mask))
+
+
+def _book_counts(plies: int):
+    with CompactBook(book_path(plies)) as book:
+
+        def lookup(f, m):
+            bulk = book.lookup_many(f, m, strict=False)
+            return bulk.winner != UNKNOWN, bulk.winner.astype(np.int8)
+
+        return per_ply_counts_from_values(plies, lookup, *DEFAULT_BOARD)
+
+
+@pytest.mark.parametrize("plies", range(1, 8))
+def test_books_of_plies_up_to_7_expand_to_the_published_counts(plies):
+    counts = _book_counts(plies)
+    assert counts.matches_published and counts.unknown == 0
+    assert (counts.won, counts.drawn, counts.lost) == WDL_PER_PLY[plies]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plies", range(8, 13))
+def test_deeper_books_expand_to_the_published_counts(plies):
+    counts = _book_counts(plies)
+    assert counts.matches_published and counts.unknown == 0
+    assert (counts.won, counts.drawn, counts.lost) == WDL_PER_PLY[plies]
+
+
+def test_the_empty_board_from_the_1_ply_book():
+    """Ply 0 (no file: one position): the first player, to move, wins (Böck: 1 won);
+    the seven first moves score -2 -1 0 1 0 -1 -2 for it (Pons)."""
+    empty = Position()
+    with CompactBook(book_path(1)) as book:
+        children = [empty.play(c) for c in range(7)]
+        first = np.array([c.first_stones for c in children], np.uint64)
+        mask = np.array([c.mask for c in children], np.uint64)
+        scores = (-scores_of(book, first, mask)).tolist()
+    assert scores == [-2, -1, 0, 1, 0, -1, -2]
+    assert WDL_PER_PLY[0] == (1 if max(scores) > 0 else 0, 0, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plies", range(4, 12))
+def test_random_book_positions_agree_with_the_solver(plies):
+    first, mask = enumerate_positions(plies, None, *DEFAULT_BOARD)
+    rng = np.random.default_rng(plies)
+    solver = Solver(table_log2=TABLE)
+    with CompactBook(book_path(plies)) as book:
+        picks = rng.choice(len(first), 3, replace=False)
+        stored = scores_of(book, first[picks], mask[picks])
+    for i, score in zip(picks.tolist(), stored.tolist(), strict=True):
+        pos = Position.from_bitboards(int(first[i]), int(mask[i]))
+        assert solver.solve(pos) == score, pos.some_moves()
