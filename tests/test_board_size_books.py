@@ -430,7 +430,7 @@ def test_manifest_carries_the_board(tmp_path):
     build_book(tmp_path / "b.c4b", options, jobs=1, progress=False)
     fmt, first, mask, values, _ = compact_thill_values(tmp_path / "b.c4b")
     data, records = _book_data(out, fmt, first, mask, values)
-    write_book_and_manifest(out, fmt, data, records, {})
+    write_book_and_manifest(out, fmt, data, records, {"selection": options.selection()})
     fmt = read_manifest(out)["format"]
     assert (fmt["width"], fmt["height"], fmt["name"]) == (5, 4, "5x4-4-ply-dist")
     identity = identify(out)

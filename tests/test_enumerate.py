@@ -146,7 +146,7 @@ def test_under_is_a_subset_of_the_full_enumeration():
 def test_other_board_sizes_match_brute_force():
     for width, height, plies in [(5, 4, 8), (4, 4, 9), (6, 5, 5)]:
         reachable = brute_reachable(plies, width=width, height=height)
-        first, mask = enumerate_positions(plies, width=width, height=height)
+        first, mask = enumerate_positions(plies, None, width, height)
         got = as_pairs(first, mask)
         assert len(got) == len(set(got))
         assert set(got) == book_set(reachable, width, height)
@@ -155,7 +155,7 @@ def test_other_board_sizes_match_brute_force():
 def test_full_small_board():
     # every ply of a 4x4 game down to the full board (no side-to-move test there)
     reachable = brute_reachable(16, width=4, height=4)
-    got = set(as_pairs(*enumerate_positions(16, width=4, height=4, merge_mirrors=False)))
+    got = set(as_pairs(*enumerate_positions(16, None, 4, 4, merge_mirrors=False)))
     assert got == book_set(reachable, 4, 4, merge=False)
 
 
