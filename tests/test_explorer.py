@@ -387,6 +387,25 @@ def test_explore_serves_and_stops_on_ctrl_c() -> None:
     assert stderr == "interrupted\n"
 
 
+@pytest.mark.slow
+def test_explore_takes_the_board_of_its_book() -> None:
+    """``--book`` of a 6x5 book without ``--size``: a 6x5 explorer (as ``analyze``);
+    ``--json`` prints the address as an object."""
+    process = explore_process("--book", "14-dist-6x5", "--port", "0", "--no-browser", "--json")
+    try:
+        first = json.loads(process.stdout.readline())
+        assert first["size"] == "6x5" and first["url"].startswith("http://127.0.0.1:")
+        host, port = first["url"].split("/")[2].split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=300)
+        connection.request("GET", "/api/analyze?moves=1234561234561")
+        answer = json.loads(connection.getresponse().read())
+        connection.close()
+        assert answer["size"] == "6x5" and answer["analysis"]["complete"]
+    finally:
+        process.send_signal(2)
+        process.communicate(timeout=60)
+
+
 def test_explore_cannot_listen_exits_2() -> None:
     """A port in use or an unknown host: one line, exit status 2 (the other bad
     arguments are in test_cli_errors.py)."""

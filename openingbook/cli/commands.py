@@ -1,6 +1,7 @@
 """Imports every command module so that it registers on the ``main`` group."""
 
 from openingbook.cli import (
+    analyze,  # noqa: F401
     build,  # noqa: F401
     convert,  # noqa: F401
     enumerate,  # noqa: F401
