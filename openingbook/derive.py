@@ -318,10 +318,14 @@ class LoadedBook:
         from openingbook.compact import is_compact
 
         if is_compact(path):
-            from openingbook.compact import compact_as_thill
+            from openingbook.compact import CompactBook, compact_as_thill
 
-            fmt, records, under = compact_as_thill(path)
-            own_scope = Scope(under, board=fmt.board)
+            with CompactBook(path, verify=False) as compact:
+                part = compact.part
+            fmt, records, under = compact_as_thill(path, allow_part=True)
+            # a part holds some positions of its ply: the others are unknown, never implied
+            partial = None if part is None else f"part {part[0]}/{part[1]}"
+            own_scope = Scope(under, partial, board=fmt.board)
         else:
             identity = identify(path, fmt)
             fmt, records = read_book(path, identity.fmt)

@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import random
 import time
+from pathlib import Path
 
 import pytest
 
+from openingbook.compact import CompactBook
 from openingbook.engine import Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
@@ -25,6 +27,7 @@ from tests.strategies import random_game
 from tests.test_board_sizes import brute_force_move_scores, random_board, to_position
 
 TABLE = 20
+BOOKS = Path(__file__).resolve().parents[1] / "books"
 
 
 def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
@@ -96,6 +99,19 @@ def test_engine_equals_the_solver_on_random_positions(engine, solver, plies):
 def test_engine_equals_the_solver_near_the_start(engine, solver, plies):
     rng = random.Random(plies)
     check_against(engine, solver, random_position(rng, plies))
+
+
+@pytest.mark.parametrize("plies", range(1, 12))
+def test_each_position_value_is_its_own_book_value(engine, plies):
+    """The engine combines the children's values from the book of the next ply; the
+    position's own value in the book of its ply must be the same (200 random positions
+    of each ply; where the side to move wins at once, the book's rule: a win in 1)."""
+    rng = random.Random(plies)
+    with CompactBook(BOOKS / f"book{plies}-dist.c4b") as book:
+        for _ in range(200):
+            pos = random_position(rng, plies)
+            value = engine.analyze(pos).value
+            assert value == tuple(book.get(pos)), pos.some_moves()
 
 
 def test_a_book_eight_plies_deeper_answers_by_negamax():

@@ -16,6 +16,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -245,6 +246,40 @@ def test_busy_engine_gets_503(engine: Engine) -> None:
             explorer._pending.release()
         status, _, _ = request(busy, "/api/analyze?moves=123")
         assert status == 200
+
+
+def test_connections_are_bounded(engine: Engine) -> None:
+    """Beyond ``max_connections`` open connections a new one is closed unanswered; once
+    one closes, connections are served again."""
+    explorer = Explorer(engine, limits=ExplorerLimits(max_connections=2))
+    with running_explorer(explorer) as bounded:
+        address = bounded.server_address[:2]
+        held = [socket.create_connection(address, timeout=30) for _ in range(2)]
+        try:
+            for connection in held:  # both served (keep-alive: they stay open)
+                connection.sendall(
+                    b"GET /api/analyze?moves=4 HTTP/1.1\r\nHost: %s\r\n\r\n"
+                    % bounded.url.split("/")[2].encode()
+                )
+                assert connection.recv(12) == b"HTTP/1.1 200"
+            with socket.create_connection(address, timeout=30) as extra:
+                extra.sendall(b"GET / HTTP/1.1\r\n\r\n")
+                try:
+                    answer = extra.recv(100)
+                except ConnectionResetError:  # closed before it read the request
+                    answer = b""
+                assert answer == b""  # closed without an answer
+        finally:
+            for connection in held:
+                connection.close()
+        for _ in range(50):  # the closed connections' threads end shortly
+            try:
+                if request(bounded, "/api/analyze?moves=4")[0] == 200:
+                    break
+            except (ConnectionError, http.client.RemoteDisconnected):
+                time.sleep(0.1)
+        else:
+            raise AssertionError("connections were not served again")
 
 
 def test_time_limit_answers_what_is_known(engine: Engine) -> None:
