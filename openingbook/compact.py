@@ -992,12 +992,11 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
     """Where a compact book came from: its source file and the commands that made it
-    (``manifest``: what ``build``/``derive`` record of a book they write directly;
-    ``source_manifest``: the manifest of the Thill book a conversion read)."""
+    (``source_manifest``: the manifest of the Thill book a conversion read, or what
+    ``build``/``derive`` record of a book they write directly)."""
     source, manifest, converted = (
         _object(metadata, key) for key in ("source", "source_manifest", "converted")
     )
-    manifest = _object(metadata, "manifest") or manifest
     return {
         "source": source.get("file"),
         "source_format": source.get("format"),

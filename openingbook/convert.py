@@ -193,12 +193,19 @@ def _compact_to_thill(
         metadata = book.header.metadata
     data, records = _book_data(out, fmt, first, mask, values)
     entry = manifest_book_entry(out, fmt, records, data)
-    made = metadata.get("manifest")  # a book build or derive wrote in the compact format
     saved = metadata.get("source_manifest")
     saved_book = saved.get("book") if isinstance(saved, dict) else None
-    if isinstance(made, dict):
-        content = {k: v for k, v in made.items() if k not in _ENTRY_KEYS}
-    elif isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]:
+    # written straight by build or derive: the record of the build, no Thill file behind it
+    made = (
+        isinstance(saved, dict)
+        and saved_book is None
+        and isinstance(saved.get("selection"), dict)
+        and "distances" in saved["selection"]
+        and "part" not in saved["selection"]
+    )
+    if made or (
+        isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]
+    ):
         content = {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
     else:
         content = {

@@ -771,7 +771,7 @@ def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> No
     built = tmp_path / "book10-under44444433.c4b"
     assert sorted(p.name for p in tmp_path.iterdir()) == [built.name]
     with CompactBook(built) as book:
-        assert "--format compact" in book.header.metadata["manifest"]["command"]
+        assert "--format compact" in book.header.metadata["source_manifest"]["command"]
         assert len(book) == 14 and book.under == "44444433"
     # the same table as the Thill build converted
     result = runner.invoke(main, ["build", *line, "-o", "t.dat"])

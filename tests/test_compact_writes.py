@@ -44,7 +44,7 @@ def test_compact_build_equals_the_conversion_of_the_thill_build(tmp_path):
     # today's shipped book of the same content was converted from a Thill build
     assert_same_table(direct, resolve_book("8-under44444"))
     with CompactBook(direct) as book:
-        made = book.header.metadata["manifest"]
+        made = book.header.metadata["source_manifest"]
         assert made["selection"]["under"] == "44444" and "time" in made
         assert provenance(book.header.metadata)["built_by"] == made["command"]
     # back to Thill: the build's record comes back as its manifest, the bytes as built
@@ -63,7 +63,7 @@ def test_compact_derivation_equals_the_conversion_of_the_thill_derivation(tmp_pa
     assert_same_table(direct, tmp_path / "converted.c4b")
     with CompactBook(direct) as book:
         assert book.kind == "distance" and book.under == "44444"
-        assert "derived_from" in book.header.metadata["manifest"]
+        assert "derived_from" in book.header.metadata["source_manifest"]
     assert json.loads(json.dumps(read_manifest(thill)["derived_from"]))["format"] == "12-ply-dist"
 
 
