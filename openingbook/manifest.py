@@ -67,10 +67,9 @@ from solver import (
     BoardSize,
     Player,
     Position,
-    canonical_bits,
+    canonical_keys,
     enumerate_positions,
     parse_board_size,
-    position_keys,
 )
 
 __all__ = [
@@ -162,7 +161,7 @@ def _scope_keys(under: str, plies: int, width: int, height: int) -> np.ndarray:
     if len(under) > plies:
         return np.empty(0, np.uint64)
     first, mask = enumerate_positions(plies, under, width, height)
-    return np.sort(position_keys(*canonical_bits(first, mask, width, height), width, height))
+    return np.sort(canonical_keys(first, mask, width, height))
 
 
 @dataclass(frozen=True)
@@ -222,9 +221,7 @@ class Scope:
         if self.under is None:
             return np.ones(len(first), bool)
         w, h = self.board
-        keys = position_keys(
-            *canonical_bits(np.asarray(first, np.uint64), np.asarray(mask, np.uint64), w, h), w, h
-        )
+        keys = canonical_keys(first, mask, w, h)
         return np.isin(keys, _scope_keys(self.under, plies, w, h))
 
 

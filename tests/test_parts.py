@@ -24,6 +24,7 @@ from solver import (
     LayerTooLarge,
     Position,
     canonical_bits,
+    canonical_keys,
     check_part,
     count_positions,
     enumerate_positions,
@@ -48,7 +49,7 @@ def test_part_of_is_the_documented_hash_and_ignores_the_mirror():
     first, mask = enumerate_positions(
         6, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
     )
-    keys = position_keys(*canonical_bits(first, mask, *DEFAULT_BOARD))
+    keys = canonical_keys(first, mask, *DEFAULT_BOARD)
     for parts in (1, 2, 7, 32, 65536):
         got = part_of(first, mask, parts, *DEFAULT_BOARD)
         assert got.tolist() == [plain_part(int(k), parts) for k in keys]
