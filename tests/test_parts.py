@@ -21,6 +21,7 @@ from solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
+    BoardSize,
     LayerTooLarge,
     Position,
     canonical_bits,
@@ -95,6 +96,7 @@ def test_parts_match_brute_force(width, height, plies):
             got = as_pairs(
                 *enumerate_positions(
                     plies,
+                    None,
                     width=width,
                     height=height,
                     merge_mirrors=merge,
@@ -161,8 +163,8 @@ def test_finished_games_parts_cover_the_whole():
 def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
     small = {"max_candidates": 250_000}
     with pytest.raises(LayerTooLarge, match="more than the"):
-        positions_with_moves(9, **small)
-    first, mask = enumerate_positions(9, **small)
+        positions_with_moves(9, None, *DEFAULT_BOARD, **small)
+    first, mask = enumerate_positions(9, None, *DEFAULT_BOARD, **small)
     pieces = [
         enumerate_positions(9, None, *DEFAULT_BOARD, part=(i, AUTO_PARTS))
         for i in range(1, AUTO_PARTS + 1)
@@ -172,7 +174,7 @@ def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
     assert sorted(as_pairs(first, mask)) == sorted(
         as_pairs(*enumerate_positions(9, None, *DEFAULT_BOARD))
     )
-    assert count_positions(9, **small) == len(first)
+    assert count_positions(9, None, *DEFAULT_BOARD, **small) == len(first)
     with pytest.raises(LayerTooLarge):  # a line is never split into parts
         enumerate_positions(
             9, under="4", max_candidates=10_000, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
@@ -208,11 +210,11 @@ def test_enumerate_command_counts_a_part_and_everything(tmp_path):
 def _part_book(tmp_path, plies, part, width=5, height=4):
     from solver import Solver
 
-    first, mask = enumerate_positions(plies, width=width, height=height, part=part)
+    first, mask = enumerate_positions(plies, None, width=width, height=height, part=part)
     solver = Solver(width=width, height=height, table_log2=16)
     from openingbook.values import book_values
 
-    values = book_values(solver.solve_many(first, mask), plies, True, width * height)
+    values = book_values(solver.solve_many(first, mask), plies, True, BoardSize(width, height))
     path = tmp_path / f"part{part[0]}.c4b"
     write_compact(path, plies, "distance", first, mask, values, board=(width, height), part=part)
     return path, first, mask, values
@@ -231,7 +233,7 @@ def test_a_compact_part_answers_its_part_and_nothing_else(tmp_path):
         assert np.array_equal(got.winner, book.lookup_many(first, mask).winner)
         positions = book.positions()
         assert np.array_equal(positions[0], first) and np.array_equal(positions[1], mask)
-        other, other_mask = enumerate_positions(6, width=5, height=4, part=(1, 3))
+        other, other_mask = enumerate_positions(6, None, width=5, height=4, part=(1, 3))
         pos = Position.from_bitboards(int(other[0]), int(other_mask[0]), 5, 4)
         assert pos not in book
         with pytest.raises(PositionNotInBook, match="part 2/3"):
@@ -243,7 +245,7 @@ def test_a_compact_part_answers_its_part_and_nothing_else(tmp_path):
 
 
 def test_write_compact_refuses_a_wrong_part(tmp_path):
-    first, mask = enumerate_positions(6, width=5, height=4, part=(1, 3))
+    first, mask = enumerate_positions(6, None, width=5, height=4, part=(1, 3))
     values = np.zeros(len(first), np.int8)
     with pytest.raises(ValueError, match="part 1/3 of the 6-ply book has"):
         write_compact(
@@ -296,7 +298,6 @@ def _build_parts(tmp_path, plies, parts, size="5x4"):
 
 def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
     from openingbook.build import BuildOptions, build_book, merge_books
-    from openingbook.convert import write_compact_via_thill
     from solver import parse_board_size
 
     board = parse_board_size("5x4")
@@ -310,11 +311,7 @@ def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
     summary = merge_books(merged, paths[::-1])
     assert summary.shards == 3 and summary.positions == count_positions(8, None, *board)
     whole = tmp_path / "whole.c4b"
-    write_compact_via_thill(
-        whole,
-        lambda out: build_book(out, BuildOptions(8, distances=True, board=board), jobs=1,
-                               progress=False, staging=True),
-    )  # fmt: skip
+    build_book(whole, BuildOptions(8, distances=True, board=board), jobs=1, progress=False)
     with CompactBook(merged) as a, CompactBook(whole) as b:
         assert a.part is None and a.header.complete
         first, mask = b.positions()
@@ -333,7 +330,7 @@ def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
     with pytest.raises(ValueError, match="overlap: part 1/3 given twice"):
         merge_books(tmp_path / "m.c4b", [paths[0], paths[0], *paths[1:]])
     stranger = tmp_path / "s.c4b"
-    first, mask = enumerate_positions(4, width=5, height=4, part=(3, 3))
+    first, mask = enumerate_positions(4, None, width=5, height=4, part=(3, 3))
     write_compact(
         stranger, 4, "distance", first, mask, np.zeros(len(first), np.int8),
         board=(5, 4), part=(3, 3),
@@ -346,7 +343,6 @@ def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
 def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
     """Exact minimax over one ply: the derived 13-ply values are the solver's."""
     from openingbook.build import BuildOptions, build_book
-    from openingbook.convert import write_compact_via_thill
     from openingbook.derive import derive_book
     from openingbook.values import book_values
     from solver import Solver, parse_board_size
@@ -354,14 +350,12 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
     for board, under in ((parse_board_size("5x4"), None), (parse_board_size("7x6"), "4444443322")):
         deep, shallow = tmp_path / f"d14-{board}.c4b", tmp_path / f"d13-{board}.c4b"
         options = BuildOptions(14, distances=True, board=board, under=under)
-        write_compact_via_thill(
-            deep, lambda out, o=options: build_book(out, o, jobs=1, progress=False, staging=True)
-        )
-        write_compact_via_thill(shallow, lambda out, d=deep: derive_book(d, 13, out, staging=True))
+        build_book(deep, options, jobs=1, progress=False)
+        derive_book(deep, 13, shallow)
         first, mask = enumerate_positions(13, under, *board)
         pick = np.random.default_rng(3).permutation(len(first))[:300]
         solver = Solver(width=board.width, height=board.height, table_log2=18)
-        expected = book_values(solver.solve_many(first[pick], mask[pick]), 13, True, board.cells)
+        expected = book_values(solver.solve_many(first[pick], mask[pick]), 13, True, board)
         with CompactBook(shallow) as book:
             assert len(book) == len(first) and book.plies == 13
             assert np.array_equal(book.values_of(first[pick], mask[pick]), expected)
