@@ -100,7 +100,8 @@ def _command_line() -> list[str]:
     type=int,
     required=True,
     help="Stones on the board: an even number from 2 to 16. Whole books up to 12 plies; "
-    "at 14 and 16 the positions do not fit in memory: build those --under a line.",
+    "at 14 and 16 the positions do not fit in memory at once: build --part I/N (then "
+    "merge) or --under a line.",
 )
 @click.option(
     "--distances",
