@@ -406,22 +406,20 @@ def test_validate_12_from_14_under_a_line(tmp_path):
     """The verification of the whole book, in small: the 12-ply values derived from a
     14-ply book equal the 12-ply book's on every position (here under a 7x6 line)."""
     from openingbook.build import BuildOptions, build_book
-    from openingbook.convert import write_compact_via_thill
     from openingbook.validate import validate_books
     from tests.test_build import SMALL, TABLE
 
     shallow = tmp_path / "b12.dat"
-    build_book(shallow, BuildOptions(12, distances=True, under=SMALL), jobs=1,
+    build_book(shallow, BuildOptions(12, distances=True, under=SMALL, board=DEFAULT_BOARD), jobs=1,
                table_log2=TABLE, progress=False)  # fmt: skip
     deep = tmp_path / "b14.c4b"
-    options = BuildOptions(14, distances=True, under=SMALL)
-    write_compact_via_thill(
-        deep,
-        lambda out: build_book(out, options, jobs=1, table_log2=TABLE, progress=False,
-                               staging=True),
-    )  # fmt: skip
+    options = BuildOptions(14, distances=True, under=SMALL, board=DEFAULT_BOARD)
+    build_book(deep, options, jobs=1, table_log2=TABLE, progress=False)
     report = validate_books(shallow, deep)
-    assert report.ok and report.compared == report.positions == count_positions(12, SMALL) > 0
+    assert (
+        report.ok
+        and report.compared == report.positions == count_positions(12, SMALL, *DEFAULT_BOARD) > 0
+    )
 
 
 def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, book8_parts):
@@ -430,8 +428,16 @@ def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, boo
     from openingbook import registry
 
     shutil.copy(book8_parts[0], tmp_path / "book8-dist-part1of3.c4b")
-    first, mask = enumerate_positions(4)
-    write_compact(tmp_path / "book4.c4b", 4, "wdl", first, mask, np.zeros(len(first), np.int8))
+    first, mask = enumerate_positions(4, None, *DEFAULT_BOARD)
+    write_compact(
+        tmp_path / "book4.c4b",
+        4,
+        "wdl",
+        first,
+        mask,
+        np.zeros(len(first), np.int8),
+        board=DEFAULT_BOARD,
+    )
     monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
     assert [b.name for b in registry.shipped_books()] == ["4"]
 
@@ -443,5 +449,5 @@ def test_derive_from_a_single_part_is_refused(tmp_path):
 
     path, *_ = _part_book(tmp_path, 10, (1, 3))
     with pytest.raises(ValueError, match="does not cover"):
-        derive_book(path, 9, tmp_path / "d9.c4b", staging=True)
+        derive_book(path, 9, tmp_path / "d9.c4b")
     assert not (tmp_path / "d9.c4b").exists()
