@@ -377,3 +377,48 @@ def test_check_resolves_a_sample_of_a_part(book8_parts):
 
     report = check_book(book8_parts[1], sample=40, seed=2, jobs=1)
     assert report.ok and report.solved == 40 and report.scope == "part 2/3"
+
+
+def test_validate_12_from_14_under_a_line(tmp_path):
+    """The verification of the whole book, in small: the 12-ply values derived from a
+    14-ply book equal the 12-ply book's on every position (here under a 7x6 line)."""
+    from openingbook.build import BuildOptions, build_book
+    from openingbook.convert import write_compact_via_thill
+    from openingbook.validate import validate_books
+    from tests.test_build import SMALL, TABLE
+
+    shallow = tmp_path / "b12.dat"
+    build_book(shallow, BuildOptions(12, distances=True, under=SMALL), jobs=1,
+               table_log2=TABLE, progress=False)  # fmt: skip
+    deep = tmp_path / "b14.c4b"
+    options = BuildOptions(14, distances=True, under=SMALL)
+    write_compact_via_thill(
+        deep,
+        lambda out: build_book(out, options, jobs=1, table_log2=TABLE, progress=False,
+                               staging=True),
+    )  # fmt: skip
+    report = validate_books(shallow, deep)
+    assert report.ok and report.compared == report.positions == count_positions(12, SMALL) > 0
+
+
+def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, book8_parts):
+    import shutil
+
+    from openingbook import registry
+
+    shutil.copy(book8_parts[0], tmp_path / "book8-dist-part1of3.c4b")
+    first, mask = enumerate_positions(4)
+    write_compact(tmp_path / "book4.c4b", 4, "wdl", first, mask, np.zeros(len(first), np.int8))
+    monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
+    assert [b.name for b in registry.shipped_books()] == ["4"]
+
+
+def test_derive_from_a_single_part_is_refused(tmp_path):
+    """The children of a 13-ply position fall in several parts: a part alone derives
+    nothing (never a guess); the complete (merged) book does."""
+    from openingbook.derive import derive_book
+
+    path, *_ = _part_book(tmp_path, 10, (1, 3))
+    with pytest.raises(ValueError, match="does not cover"):
+        derive_book(path, 9, tmp_path / "d9.c4b", staging=True)
+    assert not (tmp_path / "d9.c4b").exists()
