@@ -26,7 +26,7 @@ Book values (see ``FORMATS.md`` and :mod:`openingbook.values`): pruned books
 store 0 (draw), 1 (second player wins), 2 (first player wins, dropped by
 pruning); distance books the signed distance byte.
 
->>> opts = BuildOptions(plies=10, under="44444433")
+>>> opts = BuildOptions(plies=10, under="44444433", board=BoardSize(7, 6))
 >>> plan = plan_build(opts)
 >>> plan.total_positions, len(plan.chunks) >= 1
 (14, True)
@@ -47,10 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.atomicio import (
-    refuse_input_as_output,
-)
+from openingbook.atomicio import check_writable, refuse_existing, refuse_input_as_output
 from openingbook.bookfile import (
+    THILL_BOARD,
     BookFormat,
     Records,
     book_bytes,
@@ -59,7 +58,13 @@ from openingbook.bookfile import (
 )
 from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
 from openingbook.errors import BookFileError, InvalidArgument, WorkerLost
-from openingbook.executors import EXECUTOR_NAMES, Executor, default_jobs, make_executor
+from openingbook.executors import (
+    EXECUTOR_NAMES,
+    Executor,
+    default_jobs,
+    make_executor,
+    require_dask,
+)
 from openingbook.manifest import (
     check_output,
     identify,
@@ -87,9 +92,12 @@ __all__ = [
     "build_book",
     "default_output_name",
     "merge_books",
+    "merge_parts",
+    "parse_part",
     "parse_shard",
     "plan_build",
     "solve_chunk",
+    "writes_compact",
 ]
 
 #: Plies a build accepts (book positions have the first player to move).
@@ -125,6 +133,24 @@ def parse_shard(text: str) -> tuple[int, int]:
     return i, n
 
 
+_PART_FORM = "expected i/n with 1 <= i <= n <= 65536, e.g. 3/32"
+
+
+def parse_part(text: str) -> tuple[int, int]:
+    """``"3/32"`` -> ``(3, 32)``: part 3 of 32 of the ply (:func:`solver.part_of`).
+
+    >>> parse_part("3/32")
+    (3, 32)
+    """
+    from solver import check_part
+
+    try:
+        i, n = (int(p) for p in text.strip().split("/"))
+        return check_part((i, n))
+    except ValueError:
+        raise InvalidArgument(_PART_FORM, argument="part", value=text) from None
+
+
 @dataclass(frozen=True)
 class BuildOptions:
     """What to build. Everything here decides the chunks and the book bytes.
@@ -134,6 +160,9 @@ class BuildOptions:
     many positions picked at random (``seed``) instead of all. ``chunk_size``:
     positions per chunk, ``None`` for automatic. ``board``: the board size
     (7x6 by default; other sizes are written in the compact format only).
+    ``part``: ``(i, n)``, part ``i`` of ``n`` of the ply (positions whose canonical
+    key hashes to ``i``, :func:`solver.part_of`): enumerated alone in bounded
+    memory, written as a compact book that answers only its part.
     """
 
     plies: int
@@ -143,10 +172,21 @@ class BuildOptions:
     sample: int | None = None
     seed: int = 0
     chunk_size: int | None = None
-    board: BoardSize = DEFAULT_BOARD
+    part: tuple[int, int] | None = None
+    #: the board (a keyword): the CLI's ``--size``, ``solver.DEFAULT_BOARD`` for 7x6
+    board: BoardSize = field(kw_only=True)
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a one-line reason when the options make no build."""
+        if self.part is not None:
+            value = f"{self.part[0]}/{self.part[1]}"
+            parse_part(value)
+            if self.under or self.shard is not None or self.sample is not None:
+                raise InvalidArgument(
+                    "a part splits the whole ply: not with --under, --shard or --sample",
+                    argument="part",
+                    value=value,
+                )
         if self.plies not in SUPPORTED_PLIES:
             raise InvalidArgument(
                 "books are built for an even number of plies "
@@ -204,7 +244,10 @@ class BuildOptions:
         """The options as a JSON-able dict (work directory settings, manifests)."""
         # the board only when not 7x6: 7x6 settings stay those of earlier versions
         board = {} if self.board == DEFAULT_BOARD else {"board": str(self.board)}
+        # the part only when given: the settings of other builds stay as they were
+        part = {} if self.part is None else {"part": f"{self.part[0]}/{self.part[1]}"}
         return {
+            **part,
             **board,
             "plies": self.plies,
             "distances": self.distances,
@@ -280,7 +323,9 @@ def plan_build(options: BuildOptions) -> BuildPlan:
     Raises ``ValueError`` for invalid options or when nothing is left to solve.
     """
     options.validate()
-    first, mask = enumerate_positions(options.plies, options.under or None, *options.board)
+    first, mask = enumerate_positions(
+        options.plies, options.under or None, *options.board, part=options.part
+    )
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
     total = len(first)
@@ -325,13 +370,13 @@ class ChunkTask:
     stones: int
     exact: bool
     table_log2: int | None
-    board: BoardSize = DEFAULT_BOARD
+    board: BoardSize
 
 
 _worker = threading.local()  # one solver per worker thread (dask may run threads)
 
 
-def _worker_solver(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> Any:
+def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
     """This worker's solver, created on first use and kept (its table stays warm)."""
     solver = getattr(_worker, "solver", None)
     settings = (table_log2, tuple(board))
@@ -345,7 +390,7 @@ def _worker_solver(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> 
     return solver
 
 
-def init_worker(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> None:
+def init_worker(table_log2: int | None, board: BoardSize) -> None:
     """Executor initializer: create the worker's solver and load its compiled code.
 
     Done before the first task so that the chunks' CPU times measure solving only.
@@ -359,7 +404,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     solver = _worker_solver(task.table_log2, board)
     start = time.thread_time()
     raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
-    values = book_values(raw, task.stones, task.exact, board.cells)
+    values = book_values(raw, task.stones, task.exact, board)
     cpu = time.thread_time() - start
     return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
 
@@ -386,12 +431,13 @@ class BuildSummary:
         return dict(self.__dict__)
 
 
-def default_output_name(options: BuildOptions) -> str:
+def default_output_name(options: BuildOptions, compact: bool = False) -> str:
     """``book12-dist-under44-shard1of4.dat``-style name for a build's output.
 
-    >>> default_output_name(BuildOptions(plies=12, distances=True))
+    >>> default_output_name(BuildOptions(plies=12, distances=True, board=BoardSize(7, 6)))
     'book12-dist.dat'
-    >>> default_output_name(BuildOptions(plies=8, under="44", sample=10, seed=3))
+    >>> board = BoardSize(7, 6)
+    >>> default_output_name(BuildOptions(plies=8, under="44", sample=10, seed=3, board=board))
     'book8-under44-sample10-seed3.dat'
     """
     name = f"book{options.plies}"
@@ -405,7 +451,10 @@ def default_output_name(options: BuildOptions) -> str:
         name += f"-shard{options.shard[0]}of{options.shard[1]}"
     if options.board != DEFAULT_BOARD:
         name += f"-{options.board}"
-    return name + ".dat"
+    if options.part is not None:  # parts are compact books
+        i, n = options.part
+        return name + f"-part{i:0{len(str(n))}d}of{n}.c4b"
+    return name + (".c4b" if compact else ".dat")
 
 
 def build_book(
@@ -422,7 +471,7 @@ def build_book(
     progress: bool = True,
     command: Sequence[str] | None = None,
     on_chunk: Callable[[ChunkResult], None] | None = None,
-    staging: bool = False,
+    book_format: str | None = None,
 ) -> BuildSummary:
     """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
 
@@ -434,15 +483,16 @@ def build_book(
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
     ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
-    is saved. ``staging``: the output is the intermediate of a compact book
-    (:func:`openingbook.convert.write_compact_via_thill`), the only place a
-    board other than 7x6 is written in this record layout. Raises
+    is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
+    manifest) or ``"compact"`` (:mod:`openingbook.compact`, written straight from the
+    solved values, the build's record in its metadata); default: compact for an
+    output ending in ``.c4b`` (:func:`writes_compact`). Raises
     ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     s = build_book(os.path.join(tmp, "b.dat"), BuildOptions(10, under="44444433"),
-    ...                    jobs=1, progress=False)
+    ...     options = BuildOptions(10, under="44444433", board=BoardSize(7, 6))
+    ...     s = build_book(os.path.join(tmp, "b.dat"), options, jobs=1, progress=False)
     ...     s.positions, s.records + s.values.get("first", 0)
     (14, 14)
     """
@@ -457,19 +507,30 @@ def build_book(
         raise InvalidArgument("must be at least 1", argument="jobs", value=jobs)
     if scheduler and executor != "dask":
         raise InvalidArgument("needs the dask executor", argument="scheduler", value=scheduler)
+    if executor == "dask":
+        require_dask()
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    if not staging:
-        refuse_thill_layout(options.board)
     _check_solver_board(options.board)
     fmt = BookFormat.for_plies(options.plies, options.distances, *options.board)
-    out = Path(output or default_output_name(options))
+    # a part is written compact (it answers only its part of the ply), whatever the format
+    compact = options.part is not None or writes_compact(output, book_format, options.board)
+    if compact and (options.shard is not None or options.sample is not None):
+        raise InvalidArgument(
+            "a compact book holds a whole book (or the positions under a line): build the "
+            "shards in Thill's layout, merge them, then convert",
+            argument="shard" if options.shard is not None else "sample",
+        )
+    out = Path(output or default_output_name(options, compact))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
-    outputs = [out, manifest_path(out)]
+    outputs = [out] if compact else [out, manifest_path(out)]
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
-    check_output(out, force)
+    if options.part is not None:
+        _check_compact_output(out, force, "a part is written")
+    else:
+        check_book_output(out, force, compact)
     plan = plan_build(options)
     if not scheduler:  # local workers: no more than the chunks or the memory, checked
         jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
@@ -537,7 +598,6 @@ def build_book(
         mask = np.concatenate([r.mask for r in ordered])
         values = np.concatenate([r.values for r in ordered])
         histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
-        data, records = _book_data(out, fmt, first, mask, values)
         wall = time.perf_counter() - wall_start
         solved = plan.positions - resumed_positions
         content = {
@@ -572,14 +632,15 @@ def build_book(
             },
             **manifest_provenance(command),
         }
-        write_book_and_manifest(out, fmt, data, records, content)
-        mpath = manifest_path(out)
+        records, mpath = write_built_book(
+            out, fmt, first, mask, values, content, compact, options.under, force, options.part
+        )
         if not keep_work:
             wd.remove()  # our own files only, and the directory if we made it
         return BuildSummary(
             output=str(out),
-            manifest=str(mpath),
-            format=fmt.name,
+            manifest=mpath,
+            format=fmt.name if options.part is None else "compact",
             records=records,
             positions=plan.positions,
             positions_solved=solved,
@@ -606,6 +667,21 @@ def _results(ex: Executor | None, todo: list[ChunkTask], work_dir: Path) -> Iter
             "again to resume (with fewer jobs or a smaller table if memory ran out)"
         )
         raise WorkerLost(exc.worker, exc.exitcode, exc.task, detail) from None
+
+
+def _check_compact_output(out: Path, force: bool, what: str) -> None:
+    """A part, or parts merged, make a compact book: its name ends in ``.c4b``; an existing
+    file needs force. ``what``: the start of the message (``"a part is written"``)."""
+    from openingbook.atomicio import refuse_existing
+    from openingbook.compact import COMPACT_SUFFIX
+
+    if out.suffix.lower() != COMPACT_SUFFIX:
+        raise InvalidArgument(
+            f"{what} as a compact book: its name ends in {COMPACT_SUFFIX}",
+            argument="output",
+            value=str(out),
+        )
+    refuse_existing(out, force)
 
 
 def _check_solver_board(board: BoardSize) -> None:
@@ -663,6 +739,83 @@ def _solving(bar: Any) -> None:
     # the moving averages of the rate restart here (tqdm's reset() does the same)
     bar.last_print_t, bar.last_print_n = bar._time(), bar.n
     bar._ema_dn, bar._ema_dt, bar._ema_miniters = (EMA(bar.smoothing) for _ in range(3))
+
+
+def writes_compact(
+    output: str | os.PathLike[str] | None, book_format: str | None, board: BoardSize
+) -> bool:
+    """Does a build or derivation write the compact format (else Thill's layout)?
+
+    ``book_format`` ``"compact"``/``"thill"`` as given (Thill's layout refused on other
+    boards than 7x6: it does not record its board); None: compact for an output ending
+    in ``.c4b``, Thill's layout for another output name, and without a name compact on
+    boards other than 7x6. A compact output must end in ``.c4b``.
+    """
+    from openingbook.compact_magic import COMPACT_SUFFIX
+
+    if book_format not in (None, "thill", "compact"):
+        raise InvalidArgument(
+            "choose thill or compact", argument="book_format", value=str(book_format)
+        )
+    named_compact = output is not None and Path(output).suffix.lower() == COMPACT_SUFFIX
+    if book_format is None and output is not None:
+        book_format = "compact" if named_compact else "thill"
+    elif book_format is None:
+        book_format = "thill" if board == DEFAULT_BOARD else "compact"
+    if book_format == "thill":
+        refuse_thill_layout(board)
+        return False
+    if output is not None and not named_compact:
+        raise InvalidArgument(f"{output}: a compact book's name ends in {COMPACT_SUFFIX}")
+    return True
+
+
+def check_book_output(out: Path, force: bool, compact: bool) -> None:
+    """Refuse, before any work, an output that exists (without ``force``) or cannot be
+    written: a Thill-layout book with its manifest, a compact book alone."""
+    if compact:
+        refuse_existing(out, force)
+        check_writable(out)
+    else:
+        check_output(out, force)
+
+
+def write_built_book(
+    out: Path,
+    fmt: BookFormat,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    content: dict[str, Any],
+    compact: bool,
+    under: str | None,
+    force: bool,
+    part: tuple[int, int] | None = None,
+) -> tuple[int, str]:
+    """Write the solved ``values`` (Thill's codes, of every position) of a build or
+    derivation: in the compact format with ``content`` (what a manifest would record)
+    in its metadata (``source_manifest``; ``part``: part i of n of the ply), or in Thill's
+    layout with its manifest. ``(records, manifest path or "")``."""
+    if compact:
+        from openingbook.compact import write_compact_values
+
+        header = write_compact_values(
+            out,
+            fmt.plies,
+            fmt.distances,
+            first,
+            mask,
+            values,
+            board=fmt.board,
+            under=under,
+            metadata={"source_manifest": content},
+            force=force,
+            part=part,
+        )
+        return header.positions, ""
+    data, records = _book_data(out, fmt, first, mask, values)
+    write_book_and_manifest(out, fmt, data, records, content)
+    return records, str(manifest_path(out))
 
 
 def _book_data(
@@ -736,10 +889,15 @@ def merge_books(
     which settings). Refused with ``ValueError``: a missing or changed shard file
     (sha256), shards of different settings or shard counts, a shard given twice
     or overlapping records (overlap), a missing shard (gap). The result is the
-    bytes a single run writes, plus a manifest listing the shards.
+    bytes a single run writes, plus a manifest listing the shards. Compact parts
+    (``build --part``) go to :func:`merge_parts`.
     """
     if not shard_books:
         raise InvalidArgument("no shard books to merge")
+    from openingbook.compact import is_compact
+
+    if any(is_compact(book) for book in shard_books):
+        return merge_parts(output, shard_books, force=force, command=command)
     refuse_input_as_output(
         [output, manifest_path(output)],
         [*shard_books, *(manifest_path(book) for book in shard_books)],
@@ -787,7 +945,7 @@ def merge_books(
             f"{reference['selected_positions']}"
         )
 
-    fmt = BookFormat.for_plies(reference["plies"], reference["distances"])
+    fmt = BookFormat.for_plies(reference["plies"], reference["distances"], *THILL_BOARD)
     keys, values = [], []
     for book in shard_books:
         _, rec = read_book(book, fmt)  # checks size, records and sha256 against the manifest
@@ -844,3 +1002,104 @@ def merge_books(
         positions=positions,
         values=_outcomes(histogram),
     )
+
+
+def merge_parts(
+    output: str | os.PathLike[str],
+    part_books: Sequence[str | os.PathLike[str]],
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> MergeSummary:
+    """Combine the compact books of all parts ``1/n .. n/n`` of a ply into the complete
+    compact book (``build --part``; ``openingbook merge`` on ``.c4b`` files).
+
+    Each part is opened with its checksum checked; refused with ``ValueError``:
+    a book that is not a part, parts of different plies, kinds, boards or part
+    counts, a part given twice (overlap) or missing (gap). The positions of each
+    part are enumerated (the previous layer once for all parts), their values
+    read, and the whole written by :func:`openingbook.compact.write_compact`,
+    which checks that they are exactly the ply's positions. The metadata lists
+    the parts (file, part, CRC-32, the command that built each) and the sum of
+    their solving CPU time.
+    """
+    from openingbook.compact import CompactBook, write_compact
+    from solver import iter_parts
+
+    out = Path(output)
+    refuse_input_as_output([out], list(part_books))
+    _check_compact_output(out, force, "parts are merged")
+    books: dict[int, tuple[Path, Any]] = {}
+    settings: tuple[Any, ...] = ()
+    for path in map(Path, part_books):
+        with CompactBook(path) as book:  # the checksum over header and payload
+            h = book.header
+            if book.part is None:
+                raise BookFileError(f"{path}: not a part (built without --part)")
+            i, n = book.part
+            these = (h.plies, h.kind, h.board, n)
+            if not settings:
+                settings, first_path = these, path
+            elif these != settings:
+                raise BookFileError(
+                    f"{path} is part of another book than {first_path} "
+                    f"(plies, kind, board, parts: {these} vs {settings})"
+                )
+            if i in books:
+                raise BookFileError(f"overlap: part {i}/{n} given twice ({books[i][0]} and {path})")
+            books[i] = (path, h)
+    plies, kind, board, n = settings
+    missing = [f"{i}/{n}" for i in range(1, n + 1) if i not in books]
+    if missing:
+        listed = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+        raise BookFileError(f"gap: part{'s' if len(missing) > 1 else ''} {listed} missing")
+    firsts, masks, values = [], [], []
+    for i, first, mask in iter_parts(plies, n, *board):
+        with CompactBook(books[i][0], verify=False) as book:
+            values.append(book.values_of(first, mask))
+        firsts.append(first)
+        masks.append(mask)
+    first, mask, value = (np.concatenate(a) for a in (firsts, masks, values))
+    del firsts, masks, values
+    manifests = [_object_of(books[i][1].metadata, "source_manifest") for i in range(1, n + 1)]
+    cpu = sum(float(_object_of(m, "time").get("solve_cpu_seconds", 0)) for m in manifests)
+    metadata = {
+        "source_manifest": {
+            "selection": {"plies": plies, "kind": kind, "board": str(board), "parts": n},
+            "time": {"solve_cpu_seconds": round(cpu, 3)},
+            **manifest_provenance(command),
+        },
+        "merged_from": [
+            {
+                "file": books[i][0].name,
+                "part": f"{i}/{n}",
+                "crc32": books[i][1].crc32,
+                "command": manifests[i - 1].get("command"),
+            }
+            for i in range(1, n + 1)
+        ],
+    }
+    write_compact(out, plies, kind, first, mask, value, metadata=metadata, force=force, board=board)
+    # first-player view: wdl and distance values are, scores are the side to move's
+    winner = np.sign(value.astype(np.int16))
+    if kind == "score" and plies % 2:
+        winner = -winner
+    return MergeSummary(
+        output=str(out),
+        manifest="",
+        format="compact",
+        records=len(first),
+        shards=n,
+        positions=len(first),
+        values={
+            "first": int((winner > 0).sum()),
+            "second": int((winner < 0).sum()),
+            "draw": int((winner == 0).sum()),
+        },
+    )
+
+
+def _object_of(metadata: dict[str, Any], key: str) -> dict[str, Any]:
+    """``metadata[key]`` when it is a JSON object, else ``{}``."""
+    value = metadata.get(key)
+    return value if isinstance(value, dict) else {}

@@ -13,6 +13,10 @@ specifies both byte for byte):
   the positions of their scope, and the scope line in the header: a position
   is answered only when a game continuing the line reaches it (or its mirror
   image), an exact check (:func:`solver.under_line`).
+* **parts** (part ``i`` of ``n`` of a ply, :func:`solver.enumerate.part_of`) have
+  the table over the part's positions and ``i/n`` in the header's scope field: a
+  position is answered only when its canonical key hashes to part ``i``, an exact
+  check; every other position of the ply is not in the book, never a wrong answer.
 
 Value kinds: win/draw/loss (``+1`` first player wins, ``0`` draw, ``-1`` second
 player wins), distance (Thill's signed distance byte: ``100 - d`` when the first
@@ -21,10 +25,11 @@ and score (Pons score of the side to move).
 
 >>> import numpy as np, tempfile, os
 >>> from solver import Position, enumerate_positions
->>> first, mask = enumerate_positions(2)
+>>> first, mask = enumerate_positions(2, None, 7, 6)
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = os.path.join(tmp, "b2.c4b")
-...     _ = write_compact(path, 2, "wdl", first, mask, np.zeros(len(first), np.int8))
+...     values = np.zeros(len(first), np.int8)
+...     _ = write_compact(path, 2, "wdl", first, mask, values, board=BoardSize(7, 6))
 ...     with CompactBook(path) as book:
 ...         book.get(Position.from_moves("17")).winner.value, len(book)
 ('draw', 25)
@@ -57,30 +62,26 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import UNKNOWN
+from openingbook.values import UNKNOWN, answer_tables, book_value, first_player_winner
 from solver import (
     DEFAULT_BOARD,
-    DEFAULT_HEIGHT,
-    DEFAULT_WIDTH,
     STATUS_BLOCK,
     STATUS_BOOK,
     STATUS_MESSAGES,
     STATUS_WINS_AT_ONCE,
     BoardSize,
     Position,
-    Winner,
     book_position_status,
-    canonical_bits,
+    canonical_keys,
     count_positions,
     enumerate_positions,
     nb_block_status,
     nb_book_position_status,
     nb_canonical_key,
+    nb_part_of,
     nb_under_line,
     njit,
     parse_board_size,
-    plies_from_score,
-    position_keys,
     prefetch,
     score_from_plies,
 )
@@ -93,7 +94,6 @@ __all__ = [
     "CompactBook",
     "CompactFileError",
     "CompactHeader",
-    "canonical_keys",
     "compact_as_thill",
     "compact_thill_values",
     "describe_compact",
@@ -101,6 +101,7 @@ __all__ = [
     "is_compact",
     "provenance",
     "write_compact",
+    "write_compact_values",
 ]
 
 #: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
@@ -112,6 +113,7 @@ _CRC_AT = 40
 KINDS = ("wdl", "distance", "score")
 STRUCTURE_COMPLETE = 0
 STRUCTURE_SCOPED = 1
+STRUCTURE_PART = 2
 #: Beyond the position model's statuses: a position of the ply outside a scoped book.
 STATUS_OUT_OF_SCOPE = 7
 _FIXED = struct.Struct("<8sHBBBBBBQQIIIIQBBHI")
@@ -150,6 +152,16 @@ class CompactHeader:
     @property
     def board(self) -> BoardSize:
         return BoardSize(self.width, self.height)
+
+    @property
+    def line(self) -> str | None:
+        """The scope line of a scoped book (None for other structures)."""
+        return self.scope if self.structure == STRUCTURE_SCOPED else None
+
+    @property
+    def part(self) -> tuple[int, int] | None:
+        """``(i, n)`` of a part (None for other structures)."""
+        return _parse_part(self.scope) if self.structure == STRUCTURE_PART else None
 
     def pack(self) -> bytes:
         """The header bytes, zero-padded to ``header_bytes`` (a multiple of 8)."""
@@ -225,7 +237,7 @@ class CompactHeader:
         problems = []
         if kind >= len(KINDS):
             problems.append(f"unknown value kind {kind}")
-        if structure not in (STRUCTURE_COMPLETE, STRUCTURE_SCOPED):
+        if structure not in (STRUCTURE_COMPLETE, STRUCTURE_SCOPED, STRUCTURE_PART):
             problems.append(f"unknown structure {structure}")
         if not nvalues >= 1 or nvalues > 1 << bits or not 1 <= bits <= 8:
             problems.append(f"{nvalues} values in {bits}-bit fields")
@@ -250,8 +262,8 @@ class CompactHeader:
                 problems.append(f"segment length {seg_len} / count {seg_count}")
             elif payload_bytes != 8 * ((seg_len * (seg_count + 2) * bits + 63) // 64 + 1):
                 problems.append("payload length does not match the table size")
-            if (structure == STRUCTURE_SCOPED) != (nscope > 0):
-                problems.append("a scope line belongs to a scoped book, and only there")
+            if (structure != STRUCTURE_COMPLETE) != (nscope > 0):
+                problems.append("a scope belongs to a scoped book or a part, and only there")
         if problems:
             raise CompactFileError(f"{name}: bad compact book header: {'; '.join(problems)}")
         at = FIXED_HEADER_BYTES
@@ -263,7 +275,12 @@ class CompactHeader:
             metadata = json.loads(bytes(data[at : at + nmeta]).decode()) if nmeta else {}
         except (ValueError, RecursionError) as exc:  # json: too deeply nested
             raise CompactFileError(f"{name}: bad compact book header ({exc})") from None
-        if scope is not None:
+        if scope is not None and structure == STRUCTURE_PART:
+            try:
+                _parse_part(scope)
+            except ValueError as exc:
+                raise CompactFileError(f"{name}: bad part {scope!r} ({exc})") from None
+        elif scope is not None:
             try:
                 Position.from_moves(scope, width, height)
                 if len(scope) > plies:
@@ -296,6 +313,16 @@ class CompactHeader:
         )
 
 
+def _parse_part(text: str) -> tuple[int, int]:
+    """``"3/32"`` -> ``(3, 32)`` (``ValueError`` unless a valid part)."""
+    from solver import check_part
+
+    i, sep, n = text.partition("/")
+    if not sep or not i.isdigit() or not n.isdigit():
+        raise InvalidArgument("expected i/n", argument="part", value=text)
+    return check_part((int(i), int(n)))
+
+
 def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndarray) -> int:
     """The CRC-32 a compact book stores: of the header (its ``P0`` bytes, with the CRC
     field itself read as four zero bytes), then of the payload."""
@@ -303,14 +330,6 @@ def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndar
     crc = zlib.crc32(b"\0\0\0\0", crc)
     crc = zlib.crc32(header[_CRC_AT + 4 :], crc)
     return zlib.crc32(payload, crc)
-
-
-def canonical_keys(
-    first: np.ndarray, mask: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> np.ndarray:
-    """The key the format stores values under: the Pons key ``current + mask + bottom``
-    of the smaller-key variant of each position's mirror pair."""
-    return position_keys(*canonical_bits(first, mask, width, height), width, height)
 
 
 def _value_bits(count: int) -> int:
@@ -346,7 +365,8 @@ def write_compact(
     under: str | None = None,
     metadata: dict[str, Any] | None = None,
     force: bool = False,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize,
+    part: tuple[int, int] | None = None,
 ) -> CompactHeader:
     """Write a compact book of the given positions and values; return its header.
 
@@ -355,7 +375,9 @@ def write_compact(
     ``kind`` (``"wdl"``, ``"distance"`` or ``"score"``, see the module
     docstring). Without ``under`` the positions must be every position of the
     ply (a complete book); with ``under`` exactly the positions under that
-    line (a scoped book). ``board``: the board size, written in the header.
+    line (a scoped book); with ``part=(i, n)`` exactly the positions of that part
+    of the ply (:func:`solver.enumerate.part_of`). ``board``: the board size,
+    written in the header.
     Raises ``ValueError`` for anything else; writes atomically and needs
     ``force`` to replace a file.
     """
@@ -387,7 +409,25 @@ def write_compact(
         keep = np.ones(keys.size, dtype=bool)
         keep[dup + 1] = False
         keys, values = keys[keep], values[keep]
-    if under is None:
+    if part is not None:
+        from solver import check_part, part_of
+
+        if under is not None:
+            raise InvalidArgument(
+                "a part splits the whole ply: give a part or a line, not both", argument="part"
+            )
+        part = check_part(part)
+        outside = part_of(first, mask, part[1], width, height) != part[0]
+        if outside.any():
+            i = int(np.argmax(outside))
+            raise InvalidArgument(f"position {i} is not in part {part[0]}/{part[1]}")
+        expected = count_positions(plies, None, width, height, part=part)
+        if keys.size != expected:
+            raise InvalidArgument(
+                f"{keys.size} positions, but part {part[0]}/{part[1]} of the {plies}-ply "
+                f"book has {expected}"
+            )
+    elif under is None:
         complete = count_positions(plies, None, width, height)
         if keys.size != complete:
             raise InvalidArgument(
@@ -410,6 +450,9 @@ def write_compact(
     payload = ret.words.astype("<u8").tobytes()
     seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
     structure = STRUCTURE_COMPLETE if under is None else STRUCTURE_SCOPED
+    scope = under
+    if part is not None:
+        structure, scope = STRUCTURE_PART, f"{part[0]}/{part[1]}"
     header = CompactHeader(
         width,
         height,
@@ -422,10 +465,10 @@ def write_compact(
         seg_len,
         seg_count,
         0,  # the CRC-32, computed over these header bytes below
-        CompactHeader.size_for(table.size, under, metadata),
+        CompactHeader.size_for(table.size, scope, metadata),
         len(payload),
         [int(v) for v in table],
-        under,
+        scope,
         metadata,
     )
     header.crc32 = file_crc32(header.pack(), payload)
@@ -435,15 +478,55 @@ def write_compact(
     return header
 
 
+def write_compact_values(
+    path: str | os.PathLike[str],
+    plies: int,
+    distances: bool,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    *,
+    board: BoardSize,
+    under: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    force: bool = False,
+    part: tuple[int, int] | None = None,
+) -> CompactHeader:
+    """:func:`write_compact` from book values as ``build`` and ``derive`` solve them: Thill's
+    value codes of every position (first-player wins included), distance bytes
+    (``distances``) or pruned 0 draw / 1 second wins / 2 first wins. Written straight
+    from the values: the same table as converting the Thill book of those values.
+    """
+    values = np.asarray(values)
+    kind = "distance" if distances else "wdl"
+    return write_compact(
+        path,
+        plies,
+        kind,
+        first,
+        mask,
+        values if distances else first_player_winner(values),
+        under=under,
+        metadata=metadata,
+        force=force,
+        board=board,
+        part=part,
+    )
+
+
 # ------------------------------------------------------------------ lookups
 @njit(cache=True, inline="always")
 def _nb_scope_status(s, first, mask, width, height, structure, line_first, line_mask):
-    """A position model's status ``s``, turned out-of-scope for a scoped book."""
-    if (
-        s <= STATUS_WINS_AT_ONCE
-        and structure == STRUCTURE_SCOPED
-        and not nb_under_line(first, mask, line_first, line_mask, width, height)
-    ):
+    """A position model's status ``s``, turned out-of-scope for a scoped book or a part.
+
+    ``line_first``/``line_mask``: the scope line's bitboards for a scoped book, the
+    part's ``i`` and ``n`` for a part."""
+    if s > STATUS_WINS_AT_ONCE or structure == STRUCTURE_COMPLETE:
+        return s
+    if structure == STRUCTURE_SCOPED:
+        if not nb_under_line(first, mask, line_first, line_mask, width, height):
+            return STATUS_OUT_OF_SCOPE
+    elif nb_part_of(nb_canonical_key(first, mask, width, height), line_mask) != line_first:
         return STATUS_OUT_OF_SCOPE
     return s
 
@@ -527,7 +610,7 @@ def _lookup_blocks(
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
-            if structure == STRUCTURE_SCOPED:
+            if structure != STRUCTURE_COMPLETE:
                 for i in range(start, stop):
                     status[i] = _nb_scope_status(
                         status[i],
@@ -598,49 +681,17 @@ def _lookup_kernel_7x6(
 
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
     """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
-    entry, then of a win at once for the side to move, then of a refused position."""
-    cells = board.cells
+    entry (:func:`openingbook.values.answer_tables`), then of a win at once for the
+    side to move, then of a refused position."""
     n = len(table)
     luts = np.full((3, n + 2), UNKNOWN, np.int16)
+    luts[:, :n] = answer_tables(kind, plies, np.array(table, dtype=np.int64), board)[:3]
     winner, dist, score = luts
-    first_to_move = plies % 2 == 0
-    for i, v in enumerate(table):
-        if kind == "wdl":
-            winner[i] = v
-            if v == 0:
-                score[i] = 0
-        elif kind == "distance":
-            if v == 0:
-                winner[i], dist[i], score[i] = 0, cells - plies, 0
-                continue
-            d = 100 - abs(v)
-            winner[i], dist[i] = (1 if v > 0 else -1), d
-            mover_wins = (v > 0) == first_to_move
-            if (d % 2 == 1) == mover_wins:
-                score[i] = score_from_plies(d, plies, *board)
-        else:
-            score[i] = v
-            dist[i] = plies_from_score(v, plies, *board)
-            winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
-    if plies < cells:
-        winner[n] = 1 if first_to_move else -1
+    if plies < board.cells:
+        winner[n] = 1 if plies % 2 == 0 else -1
         if kind != "wdl":
             dist[n], score[n] = 1, score_from_plies(1, plies, *board)
     return luts
-
-
-_WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
-
-
-def _answer(winner: int, plies: int, score: int) -> BookValue | None:
-    """The :class:`BookValue` of one column of the value tables."""
-    if winner == UNKNOWN:
-        return None
-    return BookValue(
-        _WINNERS[int(winner)],
-        None if plies == UNKNOWN else int(plies),
-        None if score == UNKNOWN else int(score),
-    )
 
 
 def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool:
@@ -678,11 +729,14 @@ class CompactBook:
             self._fh.close()
             raise
         self._cells = words
-        line = Position.from_moves(h.scope or "", h.width, h.height)
-        self._line = np.uint64(line.first_stones), np.uint64(line.mask)
+        if h.part is not None:  # the kernels' scope arguments: i and n of a part
+            self._line = np.uint64(h.part[0]), np.uint64(h.part[1])
+        else:
+            line = Position.from_moves(h.line or "", h.width, h.height)
+            self._line = np.uint64(line.first_stones), np.uint64(line.mask)
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         # the answer of each value index, of a win at once, and None for a refusal
-        self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
+        self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
         self._table = np.array(h.values, dtype=np.int16)
 
     # ------------------------------------------------------------- lifecycle
@@ -719,7 +773,12 @@ class CompactBook:
 
     @property
     def under(self) -> str | None:
-        return self.header.scope
+        return self.header.line
+
+    @property
+    def part(self) -> tuple[int, int] | None:
+        """``(i, n)`` when the book is part ``i`` of ``n`` of its ply."""
+        return self.header.part
 
     @property
     def board(self) -> BoardSize:
@@ -731,6 +790,8 @@ class CompactBook:
         other boards)."""
         what = {"wdl": "win/draw/loss", "distance": "distance", "score": "score"}[self.kind]
         scope = f"positions under {self.under}" if self.under else "complete"
+        if self.part is not None:
+            scope = f"part {self.part[0]}/{self.part[1]}"
         board = "" if self.board == DEFAULT_BOARD else f"{self.board} "
         return f"{board}{self.plies}-ply {what} book, {scope}"
 
@@ -773,6 +834,11 @@ class CompactBook:
         return status, np.where(index >= 0, self._table[np.maximum(index, 0)], 0)
 
     def _refusal(self, status: int, which: str) -> ValueError:
+        if status == STATUS_OUT_OF_SCOPE and self.part is not None:
+            return PositionNotInBook(
+                f"{which} is outside {self.path.name}, which holds only part "
+                f"{self.part[0]}/{self.part[1]} of the {self.plies}-ply positions"
+            )
         if status == STATUS_OUT_OF_SCOPE:
             return PositionNotInBook(
                 f"{which} is outside {self.path.name}, which holds only the positions "
@@ -847,7 +913,7 @@ class CompactBook:
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every stored position, in the enumeration's variant and
         order (:func:`solver.enumerate_positions` of the ply and scope)."""
-        return enumerate_positions(self.plies, self.under, *self.board)
+        return enumerate_positions(self.plies, self.under, *self.board, part=self.part)
 
     def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The stored values (value table entries) of book positions (``ValueError`` else)."""
@@ -867,7 +933,7 @@ class CompactBook:
             for i in range(len(f)):
                 yield (
                     Position.from_bitboards(int(f[i]), int(m[i]), *self.board, check=False),
-                    _answer(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
+                    book_value(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
                 )
 
 
@@ -909,7 +975,8 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
             "plies": h.plies,
             "kind": h.kind,
             "distances": h.kind != "wdl",
-            "under": h.scope,
+            "under": h.line,
+            "part": None if h.part is None else f"{h.part[0]}/{h.part[1]}",
             "records": h.positions,
             "positions": h.positions,
             "bytes": path.stat().st_size,
@@ -925,7 +992,9 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Where a compact book came from: its source file and the commands that made it."""
+    """Where a compact book came from: its source file and the commands that made it
+    (``source_manifest``: the manifest of the Thill book a conversion read, or what
+    ``build``/``derive`` record of a book they write directly)."""
     source, manifest, converted = (
         _object(metadata, key) for key in ("source", "source_manifest", "converted")
     )
@@ -970,19 +1039,26 @@ def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> d
 
 
 def compact_thill_values(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str], allow_part: bool = False
 ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, str | None]:
     """A compact book's positions with Thill's values: ``(fmt, first, mask, values, under)``.
 
     ``fmt`` is the Thill layout of the same ply and kind; ``values`` are Thill's
     value codes (pruned books: 0 draw, 1 second player wins, 2 first player
     wins, nothing pruned yet; distance books: the signed distance byte), for
-    every position of the book in the enumeration's order and variant.
+    every position of the book in the enumeration's order and variant. A part
+    (:attr:`CompactBook.part`) is refused unless ``allow_part``: its positions
+    alone would read as a complete book.
     """
     from openingbook.bookfile import BookFormat
     from openingbook.values import distance_bytes_from_scores
 
     with CompactBook(path) as book:
+        if book.part is not None and not allow_part:
+            raise CompactFileError(
+                f"{path}: part {book.part[0]}/{book.part[1]} of a book: merge the parts "
+                "first ('openingbook merge')"
+            )
         first, mask = book.positions()
         values = book.values_of(first, mask)
         kind, plies, under, board = book.kind, book.plies, book.under, book.board
@@ -990,16 +1066,20 @@ def compact_thill_values(
     if kind == "wdl":
         values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
     elif kind == "score":
-        values = distance_bytes_from_scores(values, plies, board.cells)
+        values = distance_bytes_from_scores(values, plies, board)
     return fmt, first, mask, values, under
 
 
-def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None]:
-    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``."""
+def compact_as_thill(
+    path: str | os.PathLike[str], allow_part: bool = False
+) -> tuple[Any, Any, str | None]:
+    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``.
+
+    ``allow_part``: as :func:`compact_thill_values`."""
     from openingbook.bookfile import Records, sort_records
     from openingbook.codec import encode_keys
 
-    fmt, first, mask, values, under = compact_thill_values(path)
+    fmt, first, mask, values, under = compact_thill_values(path, allow_part)
     if not fmt.distances:
         keep = values != 2
         first, mask, values = first[keep], mask[keep], values[keep]

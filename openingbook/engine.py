@@ -23,11 +23,12 @@ Where the values come from (:attr:`MoveValue.source`):
 * ``"book"``: the position after the move looked up in a distance book of its
   ply;
 * ``"derived"``: backed up by exact negamax from a distance book at most
-  :data:`MAX_BOOK_GAP` plies deeper (:func:`openingbook.derive.negamax_layers`);
+  :data:`MAX_BOOK_GAP` plies deeper, fewer on wide boards
+  (:func:`openingbook.derive.negamax_layers`);
 * ``"solver"``: searched by :class:`solver.Solver`.
 
 By default an engine uses the distance books shipped for its board
-(:mod:`openingbook.registry`: on 7x6 one for every ply 0..12, so every
+(:mod:`openingbook.registry`: on 7x6 one for every ply 1..12, so every
 position with at most 11 stones is answered by lookups alone), opening each
 book the first time a position needs it.
 
@@ -79,6 +80,7 @@ __all__ = [
     "MoveValue",
     "Value",
     "best_column",
+    "book_gap",
     "value_of_score",
 ]
 
@@ -87,10 +89,23 @@ SHIPPED = "shipped"
 #: Where a move's value came from (see the module docstring).
 SOURCES = ("four", "book", "derived", "solver")
 #: The most plies between a move's position and the next deeper book that the engine
-#: bridges by negamax over every line (transpositions merged: 7x6, from the empty board
-#: to the 8-ply book, 0.1 s; 8 plies above the 12-ply book, 0.3 s); beyond that, the
-#: solver searches the move.
+#: bridges by negamax over every line on 7x6 (transpositions merged: from the empty
+#: board to the 8-ply book, 0.1 s; 8 plies above the 12-ply book, 0.3 s); beyond that,
+#: the solver searches the move. Wider boards bridge fewer plies (:func:`book_gap`).
 MAX_BOOK_GAP = 8
+
+
+def book_gap(width: int) -> int:
+    """The plies the engine bridges by negamax on a board ``width`` columns wide: as many
+    as keep ``width ** plies`` lines within 7x6's ``7 ** MAX_BOOK_GAP``.
+
+    >>> book_gap(7), book_gap(6), book_gap(9), book_gap(12)
+    (8, 8, 7, 6)
+    """
+    gap = MAX_BOOK_GAP
+    while gap > 0 and width**gap > 7**MAX_BOOK_GAP:
+        gap -= 1
+    return gap
 
 
 class Value(NamedTuple):
@@ -200,7 +215,7 @@ class Analysis:
         else:
             v = self.value
             result = "draw" if v.winner is Winner.DRAW else f"{v.winner.value} player wins"
-            out = [f"{head}; {result} in {v.plies} plies (score {v.score:+d})"]
+            out = [f"{head}; {result} in {_plies(v.plies)} (score {v.score:+d})"]
         for c, move in enumerate(self.moves, start=1):
             name = move_string([c - 1], self.board.width)
             if move is None:
@@ -210,10 +225,19 @@ class Analysis:
             mark = "*" if c in self.best else " "
             result = "draw" if move.winner is Winner.DRAW else f"{move.winner.value} wins"
             out.append(
-                f" {mark} {name:>2}  {result:<12} {move.plies:>2} plies  score {move.score:+3d}"
-                f"  ({move.source})"
+                f" {mark} {name:>2}  {result:<12} {_plies(move.plies, 2):<8}"
+                f"  score {move.score:+3d}  ({move.source})"
             )
         return out
+
+
+def _plies(n: int, digits: int = 0) -> str:
+    """``"1 ply"``, ``"41 plies"`` (the number right-aligned in ``digits`` characters).
+
+    >>> _plies(1), _plies(41), _plies(1, 2)
+    ('1 ply', '41 plies', ' 1 ply')
+    """
+    return f"{n:>{digits}} {'ply' if n == 1 else 'plies'}"
 
 
 def best_column(analysis: Analysis) -> int:
@@ -286,7 +310,8 @@ class Engine:
     position first needs the solver.
 
     Raises :class:`~openingbook.errors.InvalidArgument` for a book of another
-    board or without distances.
+    board or without distances. Like its solver, an engine is not thread-safe: call it
+    from one thread at a time (the explorer's server holds a lock around it).
     """
 
     def __init__(
@@ -510,8 +535,8 @@ class Engine:
     def _derived_values(
         self, ply: int, children: dict[int, Position], scores: dict[int, tuple[int, str]]
     ) -> None:
-        """Back the ``children`` up from the nearest deeper book within :data:`MAX_BOOK_GAP`."""
-        deeper = [p for p in self._books if ply < p <= ply + MAX_BOOK_GAP]
+        """Back the ``children`` up from the nearest deeper book within :func:`book_gap`."""
+        deeper = [p for p in self._books if ply < p <= ply + book_gap(self.board.width)]
         if not deeper:
             return
         import numpy as np

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,12 @@ __all__ = [
 
 
 def books_dir() -> Path | None:
-    """The directory of the shipped books: the installed package, else ``books/``
-    of the source checkout; None when neither exists."""
-    package = Path(__file__).resolve().parent
-    installed = package / "shipped"  # a normal install puts books/ here
-    if installed.is_dir():
+    """The directory of the shipped books: the installed package's ``shipped``
+    resources (found through :mod:`importlib.resources`), else ``books/`` of the
+    source checkout; None when neither exists (or the package is not on a file
+    system, e.g. in a zip archive: the books are memory-mapped files)."""
+    installed = resources.files("openingbook") / "shipped"  # a normal install puts books/ here
+    if isinstance(installed, Path) and installed.is_dir():
         return installed
     checkout = Path(__file__).resolve().parent.parent / "books"
     return checkout if checkout.is_dir() else None
@@ -97,6 +99,8 @@ def shipped_books() -> list[ShippedBook]:
             continue
         with book:
             h = book.header
+            if book.part is not None:  # a part answers only some positions: not a book to list
+                continue
             out.append(
                 ShippedBook(
                     book_name(path),
@@ -104,7 +108,7 @@ def shipped_books() -> list[ShippedBook]:
                     path.stat().st_size,
                     h.plies,
                     h.kind,
-                    h.scope,
+                    h.line,
                     h.positions,
                     provenance(h.metadata),
                     str(h.board),

@@ -25,7 +25,7 @@ from openingbook.cli._common import (
 from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2
 
 if TYPE_CHECKING:
-    from openingbook.engine import Analysis
+    from openingbook.engine import Analysis, Engine
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,17 +44,31 @@ class _EngineBook(click.ParamType):
         return BOOK.convert(value, param, ctx)
 
 
+#: ``--book``: the engine's books (``analyze``, ``best``, ``explore``); the command
+#: receives ``books``, a tuple of book paths and ``none``
+book_option = click.option(
+    "--book",
+    "books",
+    type=_EngineBook(),
+    multiple=True,
+    help="A distance book to use instead of the shipped ones (a file or a shipped "
+    "book's name; repeat for several plies), or 'none' for the solver alone.",
+)
+
+#: ``--table-log2``: the engine's solver table (``table_log2``, None for the default)
+table_option = click.option(
+    "--table-log2",
+    type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
+    default=None,
+    help="The solver's transposition table, 2^N entries of 8 bytes (default: as "
+    "'openingbook solve').",
+)
+
+
 def engine_options(func: F) -> F:
     """The options ``analyze`` and ``best`` share."""
     options = [
-        click.option(
-            "--book",
-            "books",
-            type=_EngineBook(),
-            multiple=True,
-            help="A distance book to use instead of the shipped ones (a file or a shipped "
-            "book's name; repeat for several plies), or 'none' for the solver alone.",
-        ),
+        book_option,
         board_size_options,
         click.option(
             "--time-limit",
@@ -64,13 +78,7 @@ def engine_options(func: F) -> F:
             help="Stop searching after this long (a column's search is stopped too); the "
             "columns not answered are reported as unknown.",
         ),
-        click.option(
-            "--table-log2",
-            type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
-            default=None,
-            help="The solver's transposition table, 2^N entries of 8 bytes (default: as "
-            "'openingbook solve').",
-        ),
+        table_option,
         json_option,
     ]
     for option in reversed(options):
@@ -78,16 +86,15 @@ def engine_options(func: F) -> F:
     return func
 
 
-def _analyze(
-    moves: str,
+def engine_from_options(
     books: tuple[Any, ...],
     size: Any,
     width: int | None,
     height: int | None,
-    time_limit: float | None,
     table_log2: int | None,
-) -> Analysis:
-    """The analysis of ``moves`` by an engine made from the options of :func:`engine_options`."""
+) -> Engine:
+    """The engine the options of :func:`engine_options` ask for: the books' own board
+    unless a size is given, the shipped books unless ``--book`` is."""
     from openingbook.engine import SHIPPED, Engine
 
     if NO_BOOK in books and len(books) > 1:
@@ -103,7 +110,20 @@ def _analyze(
 
         check_table_size(table_log2)
     chosen: Any = SHIPPED if not books else (None if books == (NO_BOOK,) else list(books))
-    with Engine(board, chosen, table_log2=table_log2) as engine:
+    return Engine(board, chosen, table_log2=table_log2)
+
+
+def _analyze(
+    moves: str,
+    books: tuple[Any, ...],
+    size: Any,
+    width: int | None,
+    height: int | None,
+    time_limit: float | None,
+    table_log2: int | None,
+) -> Analysis:
+    """The analysis of ``moves`` by an engine made from the options of :func:`engine_options`."""
+    with engine_from_options(books, size, width, height, table_log2) as engine:
         return engine.analyze(moves, time_limit=time_limit)
 
 

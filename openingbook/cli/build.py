@@ -36,6 +36,17 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
 
 
+def _part(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    from openingbook.build import parse_part  # the command modules import only click
+
+    try:
+        return parse_part(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+
+
 def _command_line() -> list[str]:
     """The command as given: ``openingbook <command> <options>`` rebuilt from the parsed
     parameters (exact up to option order and spelling, whatever ``sys.argv`` holds)."""
@@ -51,7 +62,7 @@ def _command_line() -> list[str]:
         opt = max(param.opts, key=len)
         if value is True:
             words.append(opt)
-        elif param.name == "shard":
+        elif param.name in ("shard", "part"):
             words += [opt, f"{value[0]}/{value[1]}"]
         elif param.name == "size":
             words += [opt, f"{value[0]}x{value[1]}"]
@@ -62,7 +73,12 @@ def _command_line() -> list[str]:
 
 @main.command("build")
 @click.option(
-    "--plies", type=int, required=True, help="Stones on the board: an even number from 2 to 16."
+    "--plies",
+    type=int,
+    required=True,
+    help="Stones on the board: an even number from 2 to 16. Whole books up to 12 plies; "
+    "at 14 and 16 the positions do not fit in memory at once: build --part I/N (then "
+    "merge) or --under a line.",
 )
 @click.option(
     "--distances",
@@ -81,6 +97,14 @@ def _command_line() -> list[str]:
 )
 @click.option(
     "--shard", metavar="I/N", callback=_shard, help="Solve the I-th of N deterministic parts."
+)
+@click.option(
+    "--part",
+    metavar="I/N",
+    callback=_part,
+    help="Part I of N of the ply (positions whose canonical key hashes to I): "
+    "enumerated alone in little memory, written as a compact book (.c4b) that answers "
+    "only its part; 'openingbook merge' combines all N.",
 )
 @click.option("--sample", type=int, metavar="K", help="Solve K positions picked at random.")
 @seed_option("Random seed of --sample.")
@@ -106,6 +130,7 @@ def build_command(
     under: str | None,
     size: Any,
     shard: tuple[int, int] | None,
+    part: tuple[int, int] | None,
     sample: int | None,
     seed: int,
     jobs: int | None,
@@ -132,16 +157,16 @@ def build_command(
       openingbook build --plies 12 --under 4444 -o book12-4444.dat
       openingbook build --plies 12 --distances --shard 1/4   # then: openingbook merge
       openingbook build --plies 10 --distances --size 6x5   # book10-dist-6x5.c4b
+      openingbook build --plies 14 --distances --part 3/32  # book14-dist-part03of32.c4b
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
-    output_path = Path(output) if output is not None else None
-    from openingbook.build import BuildOptions, BuildSummary, build_book, default_output_name
-    from openingbook.compact import COMPACT_SUFFIX
-    from openingbook.convert import write_compact_via_thill
+    from openingbook.build import BuildOptions, build_book, default_output_name
     from solver import DEFAULT_BOARD
 
-    book_format = output_book_format(book_format, size)
+    if part is not None and book_format == "thill":
+        raise click.UsageError("--part writes a compact book: leave out --format thill")
+    book_format = "compact" if part is not None else output_book_format(book_format, size)
     options = BuildOptions(
         plies=plies,
         distances=distances,
@@ -151,38 +176,31 @@ def build_command(
         seed=seed,
         chunk_size=chunk_size,
         board=size or DEFAULT_BOARD,
+        part=part,
     )
 
-    def build(out: Path | None) -> BuildSummary:
-        return build_book(
-            out,
-            options,
-            work_dir=work_dir,
-            jobs=jobs,
-            executor=executor,
-            scheduler=scheduler,
-            table_log2=table_log2,
-            force=force,
-            keep_work=keep_work,
-            progress=not quiet and not as_json,
-            command=_command_line(),
-            staging=book_format == "compact",
-        )
-
-    if book_format == "thill":
-        summary = build(output_path)
-    else:
+    if book_format == "compact":
         options.validate()  # other board sizes: no shards, whatever the format
         if shard is not None or sample is not None:
             raise click.UsageError(
                 "--format compact needs a whole book (or --under): build the shards "
                 "in Thill's layout, merge them, then 'openingbook convert'"
             )
-        out = output_path or Path(default_output_name(options)).with_suffix(COMPACT_SUFFIX)
-        # the work directory belongs to the compact output, so that a rerun resumes
-        work_dir = work_dir or out.with_name(out.name + ".work")
-        summary, converted = write_compact_via_thill(out, build, force=force)
-        summary.output, summary.manifest = converted.output, ""
+        output = output or Path(default_output_name(options, compact=True))
+    summary = build_book(
+        output,
+        options,
+        work_dir=work_dir,
+        jobs=jobs,
+        executor=executor,
+        scheduler=scheduler,
+        table_log2=table_log2,
+        force=force,
+        keep_work=keep_work,
+        progress=not quiet and not as_json,
+        command=_command_line(),
+        book_format=book_format,
+    )
     if as_json:
         emit_json(summary.as_dict())
     else:  # -q silences the progress bar only: the summary is the command's result
@@ -203,14 +221,17 @@ def build_command(
 @json_option
 @user_errors
 def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: bool) -> None:
-    """Combine the shard books of one build (all of 1/N .. N/N) into the full book.
+    """Combine the shard books of one build (all of 1/N .. N/N) into the full book,
+    or the compact parts of a ply ('build --part', all of 1/N .. N/N) into the
+    complete compact book.
 
-    Refuses shards of different settings, a shard given twice or overlapping,
-    and missing shards.
+    Refuses shards or parts of different settings, one given twice or
+    overlapping, and missing ones.
 
     \b
-    Example:
+    Examples:
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
+      openingbook merge book14-dist-part*of32.c4b -o book14-dist.c4b
     """
     from openingbook.build import merge_books
 
@@ -220,5 +241,6 @@ def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: b
     else:
         click.echo(
             f"{summary.output}: {summary.records} records ({summary.format}) "
-            f"from {summary.shards} shards, {summary.positions} positions"
+            f"from {summary.shards} {'parts' if summary.format == 'compact' else 'shards'}, "
+            f"{summary.positions} positions"
         )
