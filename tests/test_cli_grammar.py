@@ -101,7 +101,7 @@ READERS = {
     "derive": ["derive", "--from", "{book}", "--plies", "6", "-o", "{out}/d.dat"],
     "validate": ["validate", "{book}", "{other}"],
     "diff": ["diff", "{book}", "{other}"],
-    "merge": ["merge", "{book}", "-o", "{out}/m.dat"],
+    "merge": ["merge", "{book}", "-o", "{out}/m{same_suffix}"],
 }
 BOOK_MISTAKES = ["missing", "directory", "fifo", "device", "damaged-thill", "damaged-compact"]
 
@@ -134,7 +134,13 @@ def test_every_reader_refuses_every_unusable_book_with_status_1(
     out.mkdir()
     other_suffix = ".dat" if book.suffix == ".c4b" else ".c4b"  # convert: the other format
     args = [
-        a.format(book=book, other=books["thill"], out=out, other_suffix=other_suffix)
+        a.format(
+            book=book,
+            other=books["thill"],
+            out=out,
+            other_suffix=other_suffix,
+            same_suffix=".c4b" if book.suffix == ".c4b" else ".dat",  # merge: compact parts
+        )
         for a in READERS[command]
     ]
     line = _one_line_error(_run(args), 1, book.name)
