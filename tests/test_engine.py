@@ -371,3 +371,22 @@ def test_the_text_says_one_ply():
     lines = Engine().analyze("121212").lines()
     assert lines[0].endswith("first player wins in 1 ply (score +18)")
     assert " 1 ply    score +18" in lines[1] and "32 plies  score  -3" in lines[2]
+
+
+@pytest.mark.parametrize(
+    ("board", "plies"), [(BoardSize(7, 6), tuple(range(1, 13))), (BoardSize(6, 6), (12,))]
+)
+def test_shipped_books_are_the_complete_distance_books_of_the_board(board, plies):
+    """Only the board's complete distance books (not its win/draw/loss books, books
+    under a line, or another board's), one per ply."""
+    engine = Engine(board=board)
+    assert engine.book_plies == plies
+    for ply, books in engine._books.items():
+        assert len(books) == 1
+        with CompactBook(books[0].path) as book:
+            assert (book.board, book.plies, book.has_distances, book.under) == (
+                board,
+                ply,
+                True,
+                None,
+            )
