@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from solver import Solver, enumerate_positions, search
+from solver import DEFAULT_BOARD, Solver, enumerate_positions, search
 
 ROOT = Path(__file__).resolve().parent
 _SIGNATURE = (
@@ -107,7 +107,7 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         sys.exit("count_instructions: valgrind is not on the PATH (Debian package 'valgrind')")
 
-    first, mask = enumerate_positions(12)
+    first, mask = enumerate_positions(12, None, *DEFAULT_BOARD)
     start = len(first) // 8
     first, mask = first[start : start + args.positions], mask[start : start + args.positions]
     solver = Solver()

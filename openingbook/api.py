@@ -25,7 +25,6 @@ is recognised.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,21 +33,20 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from openingbook.bookfile import BookFormat
-from openingbook.compact import CompactBook, is_compact
-from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
-from openingbook.export.cadot import BASE, CADOT_RECORD_BYTES, KEY_BYTES, WIDTH, CadotBook
-from openingbook.export.pons import HEADER_BYTES, PonsBook, next_prime
+from openingbook.compact import CompactBook
+from openingbook.errors import InvalidArgument
+from openingbook.export import detect_kind
+from openingbook.export.cadot import CADOT_BOARD, CadotBook
+from openingbook.export.pons import PonsBook
 from openingbook.manifest import detect_format
 from openingbook.reader import Book, BookValue, BulkValues
 from openingbook.registry import resolve_book
-from solver import DEFAULT_BOARD, BoardSize, Position
+from solver import BoardSize, Position
 
 __all__ = ["BOOK_KINDS", "BookReader", "book_board", "detect_kind", "open_book"]
 
 #: The kinds :func:`open_book` accepts as ``kind``.
 BOOK_KINDS = ("compact", "thill", "cadot", "pons")
-CADOT_SUFFIXES = (".cadot", ".c4db")
-PONS_SUFFIXES = (".book",)
 
 
 @runtime_checkable
@@ -70,46 +68,6 @@ class BookReader(Protocol):
     def close(self) -> None: ...
 
 
-def _looks_like_pons(path: Path, size: int) -> bool:
-    """Header fields in range and the file exactly as long as the header announces."""
-    if size < HEADER_BYTES:
-        return False
-    with open(path, "rb") as fh:
-        width, height, depth, nbytes, value_bytes, log_size = fh.read(HEADER_BYTES)
-    if not (4 <= width <= 9 and 4 <= height <= 9 and depth <= width * height):
-        return False
-    if nbytes not in (1, 2, 4, 8) or value_bytes != 1 or not 1 <= log_size <= 32:
-        return False
-    return size == HEADER_BYTES + next_prime(1 << log_size) * (nbytes + 1)
-
-
-def _looks_like_cadot(path: Path, size: int) -> bool:
-    """Whole 7-byte records whose sampled keys are valid, ascending, and the smaller reading."""
-    if size == 0 or size % CADOT_RECORD_BYTES:
-        return False
-    n = size // CADOT_RECORD_BYTES
-    picks = sorted(set(np.linspace(0, n - 1, min(n, 64)).astype(int).tolist()))
-    rows = []
-    with open(path, "rb") as fh:
-        for i in picks:
-            fh.seek(i * CADOT_RECORD_BYTES)
-            rows.append(fh.read(CADOT_RECORD_BYTES))
-    keys = [int.from_bytes(r[:KEY_BYTES], "big") for r in rows]
-    outcomes = [r[KEY_BYTES] for r in rows]
-    if any(o & 0xC0 == 0xC0 or o & 0x3F > 42 for o in outcomes):
-        return False
-    if any(b <= a for a, b in itertools.pairwise(keys)):
-        return False
-    for key in keys:
-        if key >= BASE**WIDTH:
-            return False
-        digits = [(key // BASE**k) % BASE for k in range(WIDTH)]
-        mirrored = sum(BASE**k * digits[WIDTH - 1 - k] for k in range(WIDTH))
-        if mirrored < key:
-            return False
-    return True
-
-
 def book_board(path: str | os.PathLike[str]) -> BoardSize:
     """The board size of the book at ``path``: a compact book's header, a Pons book's
     header, a Thill-layout book's manifest (7x6 without one; Cadot tables are 7x6)."""
@@ -124,43 +82,7 @@ def book_board(path: str | os.PathLike[str]) -> BoardSize:
         return BoardSize(width, height)
     if kind == "thill":
         return detect_format(p).board
-    return DEFAULT_BOARD
-
-
-def detect_kind(path: str | os.PathLike[str]) -> str:
-    """``"compact"``, ``"thill"``, ``"cadot"`` or ``"pons"`` for the file at ``path``.
-
-    Compact books are recognised by their magic bytes, Pons books by their
-    header (sizes in range, file exactly as long as announced); a
-    ``.cadot``/``.c4db`` name means Cadot; otherwise a Thill book is tried
-    (:func:`openingbook.bookfile.detect_format`: manifest, Thill's file names,
-    or sampled records decoding to legal positions), then a Cadot table
-    (sampled records valid and ascending). Raises ``ValueError`` naming what
-    was tried when nothing fits.
-    """
-    p = Path(path)
-    if not p.exists():
-        raise BookFileMissing(p)
-    size = p.stat().st_size
-    if p.is_dir():
-        raise BookFileError(f"{p}: is a directory, not a book")
-    if is_compact(p):
-        return "compact"
-    if _looks_like_pons(p, size):
-        return "pons"
-    if p.suffix.lower() in CADOT_SUFFIXES:
-        return "cadot"
-    try:
-        detect_format(p)
-        return "thill"
-    except BookFileError as exc:
-        thill_error = str(exc)
-    if _looks_like_cadot(p, size):
-        return "cadot"
-    raise BookFileError(
-        f"{p}: not a book in a known format (Thill: {thill_error.split(': ', 1)[-1]}; "
-        "not a Cadot table or a Pons book either)"
-    )
+    return CADOT_BOARD
 
 
 def open_book(

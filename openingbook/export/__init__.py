@@ -30,14 +30,15 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.export._positions import BookPositions, _canonical_keys, load_positions
-from openingbook.export.cadot import CadotBook, write_cadot
-from openingbook.export.pons import PonsBook, write_pons
+from openingbook.compact_magic import is_compact
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
+from openingbook.export._positions import BookPositions, load_positions
+from openingbook.export.cadot import CADOT_SUFFIXES, CadotBook, looks_like_cadot, write_cadot
+from openingbook.export.pons import PonsBook, looks_like_pons, write_pons
 from openingbook.export.tabular import write_tabular
 from openingbook.export.uci import tromp_order, write_uci
 from openingbook.manifest import detect_format, manifest_path
-from solver import DEFAULT_BOARD
+from solver import DEFAULT_BOARD, canonical_keys
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -45,6 +46,7 @@ __all__ = [
     "CadotBook",
     "ExportSummary",
     "PonsBook",
+    "detect_kind",
     "export_book",
     "load_positions",
 ]
@@ -103,7 +105,10 @@ def export_book(
             raise InvalidArgument(f"applies to the {owner} format only", argument=argument)
     book = Path(book)
     refuse_input_as_output(out, [book, manifest_path(book)])
-    kind = _source_kind(book)
+    try:
+        kind = detect_kind(book)
+    except ValueError:
+        kind = "thill"  # let the book reader name the problem
     if kind not in ("thill", "compact"):
         raise BookFileError(
             f"{book}: this is a {kind} file; export converts our books (Thill or compact format)"
@@ -188,14 +193,40 @@ def export_book(
     return summary
 
 
-def _source_kind(book: Path) -> str:
-    """``"thill"`` unless the file is recognisably a Pons or Cadot file."""
-    from openingbook.api import detect_kind  # the api module imports this package
+def detect_kind(path: str | os.PathLike[str]) -> str:
+    """``"compact"``, ``"thill"``, ``"cadot"`` or ``"pons"`` for the file at ``path``.
 
+    Compact books are recognised by their magic bytes, Pons books by their
+    header (sizes in range, file exactly as long as announced); a
+    ``.cadot``/``.c4db`` name means Cadot; otherwise a Thill book is tried
+    (:func:`openingbook.manifest.detect_format`: manifest, Thill's file names,
+    or sampled records decoding to legal positions), then a Cadot table
+    (sampled records valid and ascending). Raises ``ValueError`` naming what
+    was tried when nothing fits.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise BookFileMissing(p)
+    size = p.stat().st_size
+    if p.is_dir():
+        raise BookFileError(f"{p}: is a directory, not a book")
+    if is_compact(p):
+        return "compact"
+    if looks_like_pons(p, size):
+        return "pons"
+    if p.suffix.lower() in CADOT_SUFFIXES:
+        return "cadot"
     try:
-        return detect_kind(book)
-    except ValueError:
-        return "thill"  # let the book reader name the problem
+        detect_format(p)
+        return "thill"
+    except BookFileError as exc:
+        thill_error = str(exc)
+    if looks_like_cadot(p, size):
+        return "cadot"
+    raise BookFileError(
+        f"{p}: not a book in a known format (Thill: {thill_error.split(': ', 1)[-1]}; "
+        "not a Cadot table or a Pons book either)"
+    )
 
 
 def _uci_selection(
@@ -203,8 +234,8 @@ def _uci_selection(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The book's positions in Tromp's order and variants, with their results."""
     first, mask = tromp_order(positions.stones, tromp_subset)
-    wanted = _canonical_keys(first, mask)
-    have = _canonical_keys(positions.first, positions.mask)
+    wanted = canonical_keys(first, mask, *positions.fmt.board)
+    have = canonical_keys(positions.first, positions.mask, *positions.fmt.board)
     sorter = np.argsort(have)
     at = sorter[np.clip(np.searchsorted(have, wanted, sorter=sorter), 0, have.size - 1)]
     present = have[at] == wanted  # all of them, unless the book covers one subtree

@@ -31,7 +31,7 @@ from openingbook.values import (
     first_player_winner,
     scores_from_distance_bytes,
 )
-from solver import canonical_bits, enumerate_positions, position_keys
+from solver import canonical_keys, enumerate_positions
 
 __all__ = ["BookPositions", "load_positions"]
 
@@ -72,16 +72,15 @@ class BookPositions:
         if self.distance is None:
             raise InvalidArgument("the book has no distances")
         d = self.distance
-        cells = self.fmt.width * self.fmt.height
-        return np.where(d == 0, cells - self.stones, distance_plies(d)).astype(np.int8)
+        return np.where(d == 0, self.fmt.board.cells - self.stones, distance_plies(d)).astype(
+            np.int8
+        )
 
     def scores(self) -> np.ndarray:
         """Pons scores (side to move). Raises ``ValueError`` for a book without distances."""
         if self.distance is None:
             raise InvalidArgument("the book has no distances")
-        scores, consistent = scores_from_distance_bytes(
-            self.distance, self.stones, self.fmt.width * self.fmt.height
-        )
+        scores, consistent = scores_from_distance_bytes(self.distance, self.stones, self.fmt.board)
         if not consistent.all():
             i = int(np.argmin(consistent))
             raise BookFileError(f"record {i}: distance byte {int(self.distance[i])} is impossible")
@@ -98,12 +97,6 @@ class BookPositions:
             self.under,
             self.added,
         )
-
-
-def _canonical_keys(
-    first: np.ndarray, mask: np.ndarray, width: int = 7, height: int = 6
-) -> np.ndarray:
-    return position_keys(*canonical_bits(first, mask, width, height), width, height)
 
 
 def load_positions(
@@ -135,7 +128,7 @@ def load_positions(
         first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height)
     except ValueError as exc:
         raise BookFileError(f"{path}: {str(exc).replace('key ', 'record ', 1)}") from None
-    keys = _canonical_keys(first, mask, fmt.width, fmt.height)
+    keys = canonical_keys(first, mask, fmt.width, fmt.height)
     order = np.argsort(keys, kind="stable")
     keys, first, mask = keys[order], first[order], mask[order]
     values = records.values[order]
@@ -169,7 +162,7 @@ def load_positions(
             "cannot be recovered; export a complete book"
         )
     all_first, all_mask = enumerate_positions(fmt.plies, under, fmt.width, fmt.height)
-    all_keys = _canonical_keys(all_first, all_mask, fmt.width, fmt.height)
+    all_keys = canonical_keys(all_first, all_mask, fmt.width, fmt.height)
     sorter = np.argsort(all_keys)
     where = np.clip(np.searchsorted(all_keys, keys, sorter=sorter), 0, all_keys.size - 1)
     stored_at = sorter[where]

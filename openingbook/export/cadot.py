@@ -33,6 +33,7 @@ only on request; see :mod:`openingbook.export`.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import mmap
 import os
 from collections.abc import Iterator
@@ -40,11 +41,17 @@ from pathlib import Path
 
 import numpy as np
 
+from openingbook.answers import BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.export._values import WINNERS, bulk_values, missing_value, value_from_plies
-from openingbook.reader import UNKNOWN, BookValue, BulkValues
-from solver import Position, has_four_bits
+from openingbook.values import (
+    UNKNOWN,
+    WINNERS,
+    bulk_values,
+    missing_value,
+    value_from_plies,
+)
+from solver import BoardSize, Position, has_four_bits
 
 __all__ = [
     "CADOT_RECORD_BYTES",
@@ -55,11 +62,16 @@ __all__ = [
     "decode_cadot_keys",
     "decode_outcomes",
     "encode_outcomes",
+    "looks_like_cadot",
     "write_cadot",
 ]
 
-WIDTH, HEIGHT = 7, 6
+#: Cadot's keys are of the 7x6 board: the format's own board, not a default.
+CADOT_BOARD = BoardSize(7, 6)
+WIDTH, HEIGHT = CADOT_BOARD
 CADOT_RECORD_BYTES = 7
+#: File name endings that mark a Cadot table.
+CADOT_SUFFIXES = (".cadot", ".c4db")
 KEY_BYTES = 6
 BASE = 111
 OUTCOME_DRAW, OUTCOME_FIRST, OUTCOME_SECOND = 0x00, 0x40, 0x80
@@ -285,6 +297,34 @@ def write_cadot(
     return int(records.shape[0])
 
 
+def looks_like_cadot(path: Path, size: int) -> bool:
+    """Does the file at ``path`` (``size`` bytes) read as a Cadot table: whole 7-byte
+    records whose sampled keys are valid, ascending, and the smaller reading?"""
+    if size == 0 or size % CADOT_RECORD_BYTES:
+        return False
+    n = size // CADOT_RECORD_BYTES
+    picks = sorted(set(np.linspace(0, n - 1, min(n, 64)).astype(int).tolist()))
+    rows = []
+    with open(path, "rb") as fh:
+        for i in picks:
+            fh.seek(i * CADOT_RECORD_BYTES)
+            rows.append(fh.read(CADOT_RECORD_BYTES))
+    keys = [int.from_bytes(r[:KEY_BYTES], "big") for r in rows]
+    outcomes = [r[KEY_BYTES] for r in rows]
+    if any(o & 0xC0 == 0xC0 or o & _HALF_MOVES > CADOT_BOARD.cells for o in outcomes):
+        return False
+    if any(b <= a for a, b in itertools.pairwise(keys)):
+        return False
+    for key in keys:
+        if key >= BASE**WIDTH:
+            return False
+        digits = [(key // BASE**k) % BASE for k in range(WIDTH)]
+        mirrored = sum(BASE**k * digits[WIDTH - 1 - k] for k in range(WIDTH))
+        if mirrored < key:
+            return False
+    return True
+
+
 class CadotBook:
     """Read a Cadot-format file by memory-mapped binary search (works beyond RAM size).
 
@@ -372,9 +412,9 @@ class CadotBook:
         mask = np.asarray(mask, dtype=np.uint64)
         index, outcome = self._search(cadot_keys(first, mask))
         winner, half = decode_outcomes(outcome)
-        over = has_four_bits(first) | has_four_bits(first ^ mask) | (mask == _FULL)
+        over = has_four_bits(first, HEIGHT) | has_four_bits(first ^ mask, HEIGHT) | (mask == _FULL)
         plies = np.where((half == 0) & ~over, UNKNOWN, half)
-        return bulk_values(first, mask, index, winner, plies, self.path.name, strict)
+        return bulk_values(first, mask, index, winner, plies, self.path.name, strict, CADOT_BOARD)
 
     def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
         for keys, outcomes in self.iter_records():
@@ -468,4 +508,4 @@ def _book_value(pos: Position, outcome: int) -> BookValue:
     over = pos.is_full() or pos.winner() is not None
     if over:
         return BookValue(WINNERS[winner], half, None)
-    return value_from_plies(winner, half if half else None, pos.stone_count)
+    return value_from_plies(winner, half if half else None, pos.stone_count, CADOT_BOARD)
