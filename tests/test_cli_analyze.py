@@ -74,7 +74,7 @@ def test_the_solver_alone_with_a_time_limit():
         (["analyze", "4", "--book", "none", "--book", "8-dist"], 2, "cannot be combined"),
         (["analyze", "4", "--book", "8"], 2, "book8.c4b: a win/draw/loss book"),
         (["analyze", "4", "--book", "14-dist-6x5", "--size", "7x6"], 2, "6x5 book"),
-        (["analyze", "4", "--book", "no-such-book"], 2, "no-such-book"),
+        (["analyze", "4", "--book", "no-such-book"], 1, "no-such-book"),  # a file problem
         (["analyze", "4", "--time-limit", "0"], 2, "--time-limit"),
         (["analyze", "4", "--size", "9x9"], 2, "64"),
     ],

@@ -313,7 +313,7 @@ def test_diff_across_formats(distance_books):
 
 def test_diff_needs_one_ply(tmp_path):
     code, out = run("diff", REFERENCE_BOOK8, tmp_path / "nope.dat")
-    assert code == 2 and "does not exist" in out
+    assert code == 1 and "nope.dat: No such file or directory" in out  # a file problem
     bad = tmp_path / "garbage.dat"
     bad.write_bytes(b"\x01\x02")
     code, out = run("diff", REFERENCE_BOOK8, bad)
