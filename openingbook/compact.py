@@ -39,10 +39,9 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,6 +49,7 @@ from openingbook.answers import BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument
+from openingbook.formats.base import BookReader
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,
@@ -83,6 +83,9 @@ from solver import (
     prefetch,
     score_from_plies,
 )
+
+if TYPE_CHECKING:
+    from openingbook.manifest import Scope
 
 __all__ = [
     "COMPACT_SUFFIX",
@@ -648,14 +651,14 @@ def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool
         return file_crc32(head, payload) == header.crc32
 
 
-class CompactBook:
-    """A memory-mapped compact book: ``get``, ``in``, iteration, bulk lookups.
+class CompactBook(BookReader):
+    """A memory-mapped compact book: the reader contract of
+    :class:`openingbook.formats.base.BookReader` (``get``, ``in``, iteration, bulk lookups).
 
     Opening reads and checks the header and the file's CRC-32 (over header and
-    payload; a few milliseconds for a 3 MB book). The same interface as
-    :class:`openingbook.reader.Book`; lookups refuse (``ValueError``) a
-    position that is not of the book's ply or cannot occur in a game, and
-    raise :class:`PositionNotInBook` for a position outside a scoped book.
+    payload; a few milliseconds for a 3 MB book). Lookups raise
+    :class:`PositionNotInBook` for a position of another ply or outside a scoped
+    book, :class:`InvalidArgument` for one that cannot occur in a game.
     A position whose side to move can complete four at once is not stored;
     it is answered as a win in 1 ply for the side to move, as Thill's readers do.
     """
@@ -684,22 +687,28 @@ class CompactBook:
         self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
         self._table = np.array(h.values, dtype=np.int16)
 
+    format_name = "compact"
+
     # ------------------------------------------------------------- lifecycle
-    def close(self) -> None:
+    def _release(self) -> None:
         self._cells = None  # type: ignore[assignment]
         if not self._mm.closed:
             with contextlib.suppress(BufferError):  # arrays handed out still view the map
                 self._mm.close()
         self._fh.close()
 
-    def __enter__(self) -> CompactBook:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __len__(self) -> int:
+    def _count(self) -> int:
         return self.header.positions
+
+    @property
+    def scope(self) -> Scope:
+        from openingbook.manifest import Scope  # not loaded by a lookup
+
+        return Scope(self.header.scope, board=self.board)
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return provenance(self.header.metadata)
 
     def __repr__(self) -> str:
         return f"CompactBook({str(self.path)!r}, {self.describe()})"
@@ -771,20 +780,20 @@ class CompactBook:
         status, index = self._bulk(first, mask)[:2]
         return status, np.where(index >= 0, self._table[np.maximum(index, 0)], 0)
 
-    def _refusal(self, status: int, which: str) -> ValueError:
+    def _refusal(self, status: int, which: str) -> Exception:
         if status == STATUS_OUT_OF_SCOPE:
             return PositionNotInBook(
                 f"{which} is outside {self.path.name}, which holds only the positions "
                 f"under {self.under}"
             )
         if status == 2:
-            return InvalidArgument(
+            return PositionNotInBook(
                 f"{which} has the wrong number of stones; {self.path.name} holds "
                 f"{self.plies}-stone positions"
             )
         return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
 
-    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """Bulk :meth:`get`: ``BulkValues(index, winner, plies, score)``.
 
         ``index`` is the value table entry that answered (-1 for a win at once
@@ -804,7 +813,7 @@ class CompactBook:
 
     def _check_board(self, pos: Position) -> None:
         if (pos.width, pos.height) != self.board:
-            raise InvalidArgument(
+            raise PositionNotInBook(
                 f"the book is for {self.board} boards, not {pos.width}x{pos.height}"
             )
 
@@ -815,13 +824,7 @@ class CompactBook:
             _lookup_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params())[0]
         )
 
-    def get(self, pos: Position) -> BookValue:
-        """The book's answer for ``pos`` (either mirror variant).
-
-        Raises ``ValueError`` for a position that is not of the book's ply or
-        cannot occur in a game, :class:`PositionNotInBook` outside the scope.
-        """
-        self._check_board(pos)
+    def _answer(self, pos: Position) -> BookValue:
         status, index = _lookup_one(
             np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params()
         )
@@ -837,13 +840,8 @@ class CompactBook:
         """:meth:`get` plus None (a compact book has no record numbers)."""
         return self.get(pos), None
 
-    def __contains__(self, pos: object) -> bool:
-        if not isinstance(pos, Position) or (pos.width, pos.height) != self.board:
-            return False
-        return self.status(pos) == STATUS_BOOK
-
     # -------------------------------------------------------------- positions
-    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+    def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every stored position, in the enumeration's variant and
         order (:func:`solver.enumerate_positions` of the ply and scope)."""
         return enumerate_positions(self.plies, self.under, *self.board)
@@ -855,19 +853,6 @@ class CompactBook:
             i = int(np.argmax(status != STATUS_BOOK))
             raise self._refusal(int(status[i]), f"position {i}")
         return values.astype(np.int8)
-
-    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
-        """``(Position, BookValue)`` for every stored position."""
-        first, mask = self.positions()
-        chunk = 1 << 16
-        for start in range(0, len(first), chunk):
-            f, m = first[start : start + chunk], mask[start : start + chunk]
-            bulk = self.lookup_many(f, m)
-            for i in range(len(f)):
-                yield (
-                    Position.from_bitboards(int(f[i]), int(m[i]), *self.board, check=False),
-                    _answer(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
-                )
 
 
 def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -1,0 +1,118 @@
+"""One model of a book: what every format reads into and writes from.
+
+:class:`BookModel` is a whole book in memory, whatever file it came from:
+its board and ply, the kind of its values (``"wdl"``, ``"distance"``,
+``"score"``), whether its file leaves the first player's wins out (pruning),
+its scope and provenance, and every position it answers (one variant per
+mirror pair) with the answer as arrays: ``winner`` (+1 first player, -1
+second, 0 draw), ``plies`` (to the end of the game) and ``score`` (Pons score of
+the side to move), ``UNKNOWN`` where the book does not tell.
+
+:func:`load_book` is the one way to load a whole book: it opens the file
+through the registry (:func:`openingbook.formats.open_book`), asks the reader
+for every position it answers (a pruned book's left-out first-player wins
+included, recovered by enumerating its scope) and answers them in one bulk
+lookup, so that a model holds exactly what ``book.get`` answers.
+
+>>> from openingbook.registry import resolve_book
+>>> model = load_book(resolve_book("8"))
+>>> model.board, model.plies, model.kind, len(model), model.scope.describe()
+(BoardSize(width=7, height=6), 8, 'wdl', 77715, 'complete')
+>>> int((model.winner == 1).sum()), int((model.winner == 0).sum())
+(48793, 7344)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from solver import BoardSize
+
+if TYPE_CHECKING:
+    from openingbook.manifest import Scope
+
+__all__ = ["BookModel", "load_book"]
+
+#: ``UNKNOWN`` of :mod:`openingbook.values`
+_UNKNOWN = -128
+
+
+@dataclass(frozen=True)
+class BookModel:
+    """A whole book as arrays (see the module docstring)."""
+
+    board: BoardSize
+    plies: int
+    kind: str
+    first: np.ndarray
+    mask: np.ndarray
+    winner: np.ndarray
+    plies_to_end: np.ndarray
+    score: np.ndarray
+    scope: Scope
+    #: the source file leaves positions the first player wins out (a pruned book)
+    pruned: bool = False
+    provenance: dict[str, Any] = field(default_factory=dict)
+    #: the file and format the model was read from
+    source: str = ""
+    source_format: str = ""
+    #: records of the source file (None: the format has none)
+    records: int | None = None
+
+    def __len__(self) -> int:
+        return int(self.first.size)
+
+    @property
+    def has_distances(self) -> bool:
+        """Are the plies to the end (and so the scores) known for every position?"""
+        return self.kind != "wdl" and not bool((self.plies_to_end == _UNKNOWN).any())
+
+    @property
+    def stones(self) -> np.ndarray:
+        return np.bitwise_count(self.mask).astype(np.int64)
+
+    def select(self, index: np.ndarray) -> BookModel:
+        """The same book restricted to the positions at ``index`` (indices or booleans)."""
+        from dataclasses import replace
+
+        return replace(
+            self,
+            first=self.first[index],
+            mask=self.mask[index],
+            winner=self.winner[index],
+            plies_to_end=self.plies_to_end[index],
+            score=self.score[index],
+        )
+
+
+def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: Any) -> BookModel:
+    """Every position the book at ``path`` answers, with its answer (see the module
+    docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`."""
+    from openingbook.formats import open_book
+
+    with open_book(path, kind, **options) as book:
+        first, mask = book.positions()
+        first = np.ascontiguousarray(first, dtype=np.uint64)
+        mask = np.ascontiguousarray(mask, dtype=np.uint64)
+        bulk = book.lookup_many(first, mask)
+        return BookModel(
+            board=book.board,
+            plies=int(book.plies if book.plies is not None else 0),
+            kind=book.kind,
+            first=first,
+            mask=mask,
+            winner=bulk.winner.astype(np.int8),
+            plies_to_end=bulk.plies.astype(np.int16),
+            score=bulk.score.astype(np.int16),
+            scope=book.scope,
+            pruned=book.format_name == "thill" and book.kind == "wdl",
+            provenance=book.provenance,
+            source=str(Path(book.path)),
+            source_format=book.format_name,
+            records=book.records,
+        )
