@@ -551,6 +551,15 @@ def identify(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> Boo
         )
     check_sample(p, fmt, size, f"format {fmt.name} from the {source}")
     scope = manifest.scope if manifest is not None else scope_without_manifest(p, fmt, records)
+    need = COMPLETE_RECORDS.get((fmt.plies, fmt.distances)) if fmt.board == DEFAULT_BOARD else None
+    if manifest is not None and scope.complete and need is not None and records < need:
+        # a pruned book answers every absent position as a first-player win: a partial
+        # book taken for a complete one would answer wrongly, never refuse
+        raise BookFileError(
+            f"{p.name}: its manifest {manifest.path.name} says the book is complete, but it "
+            f"holds {records:,} records and a complete {fmt.name} book at least {need:,} "
+            "(an edited manifest, or a partial book)"
+        )
     return BookIdentity(p, fmt, size, records, manifest, scope, source)
 
 

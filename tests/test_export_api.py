@@ -71,8 +71,9 @@ def test_every_reader_answers_alike(exports: dict[str, Path]) -> None:
 def test_context_manager_and_forced_kind(exports: dict[str, Path]) -> None:
     with openingbook.open_book(exports["cadot"], kind="cadot") as book:
         assert len(book) > 0
-    assert len(book) == 0  # closed
-    with pytest.raises(ValueError, match="unknown book kind"):
+    with pytest.raises(openingbook.BookClosed):
+        len(book)
+    with pytest.raises(ValueError, match="kind tromp: choose one of"):
         openingbook.open_book(exports["cadot"], kind="tromp")
 
 

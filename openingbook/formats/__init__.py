@@ -49,6 +49,7 @@ __all__ = [
     "KINDS",
     "BookReader",
     "Format",
+    "describe",
     "detect",
     "format_named",
     "open_book",
@@ -420,6 +421,54 @@ def open_book(
         if not p.exists():
             raise BookFileMissing(p)
     return entry.open(p, fmt=fmt, **options)
+
+
+def describe(
+    path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
+) -> dict[str, Any]:
+    """What ``openingbook info`` prints for the book at ``path``, as a JSON-ready dict.
+
+    Compact and Thill books have their own full reports
+    (:func:`openingbook.compact.describe_compact`, :func:`openingbook.reader.describe_book`);
+    any other format is read whole through its reader: every answer is checked
+    possible for its position (a damaged file is refused), and the report gives the
+    board, ply, kind, records, the positions answered and their values.
+    """
+    p = Path(path)
+    kind = kind or detect(p).name
+    if kind == "compact":
+        from openingbook.compact import describe_compact
+
+        return describe_compact(p)
+    if kind == "thill":
+        from openingbook.reader import describe_book
+
+        return describe_book(p, fmt)
+    from openingbook.formats.model import load_book
+
+    model = load_book(p, kind)
+    values = {
+        "draw": int((model.winner == 0).sum()),
+        "first": int((model.winner == 1).sum()),
+        "second": int((model.winner == -1).sum()),
+    }
+    board = "" if model.board == DEFAULT_BOARD else f"{model.board} "
+    return {
+        "path": str(path),
+        "format": kind,
+        "description": f"{board}{FORMATS[kind].description}",
+        "board": str(model.board),
+        "plies": model.plies,
+        "kind": model.kind,
+        "scope": model.scope.describe(),
+        "manifest": None,
+        "records": model.records,
+        "positions": len(model),
+        "bytes": p.stat().st_size,
+        "values": values,
+        "checks": {"values": "ok"},  # load_book refuses a value no game can have
+        "ok": True,
+    }
 
 
 def _require_distances(model: BookModel, name: str) -> None:
