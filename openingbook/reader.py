@@ -488,7 +488,10 @@ class Book(BookReader):
         _, values = self._arrays()
         winner_lut, plies_lut, score_lut, valid_lut = self._luts
         # value bytes as intp indices into the per-byte tables (fast gathers)
-        raw = values.take(np.maximum(index, 0)).view(np.uint8).astype(np.intp)
+        if values.size:
+            raw = values.take(np.maximum(index, 0)).view(np.uint8).astype(np.intp)
+        else:  # an empty book: nothing stored, every index -1
+            raw = np.zeros(index.shape, np.intp)
         found = index >= 0
         valid = valid_lut.take(raw)
         if not valid[found].all():

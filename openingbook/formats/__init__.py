@@ -361,6 +361,10 @@ def detect(path: str | os.PathLike[str]) -> Format:
     """
     p = Path(path)
     if not p.exists():
+        from openingbook.manifest import manifest_path
+
+        if manifest_path(p).exists():  # an interrupted write: the Thill reader says so
+            return FORMATS["thill"]
         raise BookFileMissing(p)
     if p.is_dir():
         raise BookFileError(f"{p}: is a directory, not a book")
@@ -373,6 +377,8 @@ def detect(path: str | os.PathLike[str]) -> Format:
     for fmt in itertools.chain(by_name, (f for f in readable if f not in by_name)):
         if fmt.sniff(p, head, size):
             return fmt
+    if size == 0:
+        raise BookFileError(f"{p}: empty file")
     reasons = "; ".join(f.why_not(p) for f in readable)
     raise BookFileError(f"{p}: not a book in a known format ({reasons})")
 
@@ -419,7 +425,7 @@ def open_book(
                 value=kind,
             )
         if not p.exists():
-            raise BookFileMissing(p)
+            detect(p)  # no file: BookFileMissing, or the Thill reader names an interrupted write
     return entry.open(p, fmt=fmt, **options)
 
 
