@@ -18,7 +18,8 @@ lookups are measured with a warm cache.
 Cases: the bare interpreter (``python -c pass``, the floor), ``--help``,
 ``lookup BOOK MOVES`` (a position the book does not store: the reader's
 binary search, order check and manifest), ``lookup`` in a shipped compact book
-by name (``12-dist``), ``info BOOK`` (reads and checks the whole book),
+by name (``12-dist``), ``analyze ""`` (the empty board's seven moves from the
+shipped 1-ply book), ``info BOOK`` (reads and checks the whole book),
 ``solve`` of an easy 8-ply position, single-threaded and with the default thread
 count, and the same solve without the native cache (``OPENINGBOOK_NATIVE=0``:
 numba loads the kernel, as before the cache existed). ``--baseline REPO`` times
@@ -46,7 +47,7 @@ REPO = ROOT.parent
 DEFAULT_BOOK = REPO / "tests" / "data" / "thill-original-book8.dat"
 ENTRY = "import sys; from openingbook.cli import main; sys.argv[0] = 'openingbook'; main()"
 #: goals of issue 17, seconds of wall time
-GOALS = {"--help": 0.2, "lookup": 0.25, "lookup 12-dist": 0.25, "solve": 0.5}
+GOALS = {"--help": 0.2, "lookup": 0.25, "lookup 12-dist": 0.25, "solve": 0.5, "analyze": 0.2}
 
 
 def cases(book: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -57,6 +58,7 @@ def cases(book: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
         "--help": ([*cli, "--help"], {}),
         "lookup": ([*cli, "lookup", str(book), "44444455"], {}),
         "lookup 12-dist": ([*cli, "lookup", "12-dist", "444444333333"], {}),
+        "analyze": ([*cli, "analyze", ""], {}),
         "info": ([*cli, "info", str(book)], {}),
         "solve": ([*cli, "solve", "44444455", "--threads", "1"], {}),
         "solve (all cores)": ([*cli, "solve", "44444455"], {}),

@@ -20,6 +20,7 @@ _ERRORS = (
     "OutputError",
     "OutputExists",
     "PositionNotInBook",
+    "SearchTimeout",
     "WorkDirError",
 )
 

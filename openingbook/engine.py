@@ -57,6 +57,7 @@ from solver import (
     DEFAULT_BOARD,
     BoardSize,
     Position,
+    SearchTimeout,
     Winner,
     move_string,
     plies_from_score,
@@ -184,6 +185,32 @@ class Analysis:
             "complete": self.complete,
             "unknown": list(self.unknown),
         }
+
+    def lines(self) -> list[str]:
+        """The text form: a heading with the position's value, then one line per column
+        (winner, plies, score, source; ``*`` marks the best moves)."""
+        pos = self.position
+        who = "first" if pos.stone_count % 2 == 0 else "second"
+        head = f"{self.line or '(empty board)'}: {who} player to move"
+        if self.value is None:
+            out = [f"{head}; value unknown within the time limit"]
+        else:
+            v = self.value
+            result = "draw" if v.winner is Winner.DRAW else f"{v.winner.value} player wins"
+            out = [f"{head}; {result} in {v.plies} plies (score {v.score:+d})"]
+        for c, move in enumerate(self.moves, start=1):
+            name = move_string([c - 1], self.board.width)
+            if move is None:
+                what = "unknown (time limit)" if c in self.unknown else "full"
+                out.append(f"   {name:>2}  {what}")
+                continue
+            mark = "*" if c in self.best else " "
+            result = "draw" if move.winner is Winner.DRAW else f"{move.winner.value} wins"
+            out.append(
+                f" {mark} {name:>2}  {result:<12} {move.plies:>2} plies  score {move.score:+3d}"
+                f"  ({move.source})"
+            )
+        return out
 
 
 def _centre_order(width: int) -> list[int]:
@@ -349,9 +376,9 @@ class Engine:
     def analyze(self, moves: str | Position, time_limit: float | None = None) -> Analysis:
         """Every column's exact value after ``moves`` (a 1-based move string or a Position).
 
-        ``time_limit`` (seconds): stop after the column being solved when it is
-        exceeded; the columns not reached are ``unknown`` and the analysis not
-        ``complete``. Lookups are never cut short. Raises
+        ``time_limit`` (seconds): stop searching then (the search of a column
+        is stopped too); the columns not answered are ``unknown`` and the analysis
+        not ``complete``. Lookups are never cut short. Raises
         :class:`~openingbook.errors.InvalidArgument` for a move string that cannot be
         played, a position of another board or a game that is over.
         """
@@ -378,13 +405,8 @@ class Engine:
         if open_children:
             self._derived_values(n + 1, open_children, scores)
         unknown: list[int] = []
-        for col in _centre_order(width):
-            if col not in open_children:
-                continue
-            if deadline is not None and time.perf_counter() > deadline:
-                unknown.append(col)
-                continue
-            scores[col] = (-self.solver.solve(open_children[col]), "solver")
+        if open_children:
+            self._searched_values(open_children, scores, unknown, deadline)
         return self._analysis(pos, line, scores, unknown, time.perf_counter() - start)
 
     def _analysis(
@@ -423,18 +445,40 @@ class Engine:
     def best(self, moves: str | Position, time_limit: float | None = None) -> int:
         """One best column (1-based): of the highest score, the one nearest the centre.
 
-        Raises ``TimeoutError`` when ``time_limit`` left the best move open.
+        Raises :class:`solver.SearchTimeout` when ``time_limit`` left the best move open.
         """
-        analysis = self.analyze(moves, time_limit)
-        if not analysis.best:
-            raise TimeoutError(
-                f"the best move of {analysis.line or 'the empty board'} is not known "
-                f"within {time_limit} s"
-            )
-        for col in _centre_order(self.board.width):
+        return self.best_of(self.analyze(moves, time_limit))
+
+    def best_of(self, analysis: Analysis) -> int:
+        """The best column :meth:`best` picks from ``analysis`` (``SearchTimeout`` if open)."""
+        for col in _centre_order(analysis.board.width):
             if col + 1 in analysis.best:
                 return col + 1
-        raise AssertionError("unreachable: best columns are columns")
+        raise SearchTimeout(
+            f"the best move of {analysis.line or 'the empty board'} is not known "
+            "within the time limit"
+        )
+
+    def _searched_values(
+        self,
+        children: dict[int, Position],
+        scores: dict[int, tuple[int, str]],
+        unknown: list[int],
+        deadline: float | None,
+    ) -> None:
+        """Search the ``children``, centre first, until the ``deadline``; the columns
+        left unanswered go to ``unknown``."""
+        for col in _centre_order(self.board.width):
+            if col not in children:
+                continue
+            remaining = None if deadline is None else deadline - time.perf_counter()
+            if remaining is not None and remaining <= 0:
+                unknown.append(col)
+                continue
+            try:
+                scores[col] = (-self.solver.solve(children[col], time_limit=remaining), "solver")
+            except SearchTimeout:
+                unknown.append(col)
 
     # ------------------------------------------------------- book lookups
     def _book_values(
@@ -497,33 +541,3 @@ class Engine:
             return known, values
 
         return leaves
-
-
-def analysis_text(analysis: Analysis) -> str:
-    """Human-readable lines: one per column (winner, plies, score; ``*`` marks the best)."""
-    out = []
-    pos = analysis.position
-    board = analysis.board
-    who = "first" if pos.stone_count % 2 == 0 else "second"
-    head = analysis.line or "(empty board)"
-    if analysis.value is not None:
-        v = analysis.value
-        result = "draw" if v.winner is Winner.DRAW else f"{v.winner.value} player wins"
-        out.append(
-            f"{head}: {who} player to move; {result} in {v.plies} plies (score {v.score:+d})"
-        )
-    else:
-        out.append(f"{head}: {who} player to move; value unknown within the time limit")
-    for c, move in enumerate(analysis.moves, start=1):
-        name = move_string([c - 1], board.width)
-        if move is None:
-            what = "unknown (time limit)" if c in analysis.unknown else "full"
-            out.append(f"  {name:>2}  {what}")
-            continue
-        mark = "*" if c in analysis.best else " "
-        result = "draw" if move.winner is Winner.DRAW else f"{move.winner.value} wins"
-        out.append(
-            f"{mark} {name:>2}  {result:<12} {move.plies:>2} plies  score {move.score:+3d}"
-            f"  ({move.source})"
-        )
-    return "\n".join(out)

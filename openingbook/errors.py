@@ -16,6 +16,8 @@ same class here). Beneath it:
   :class:`openingbook.compact.CompactFileError` is one of these.
 * :class:`PositionNotInBook` (also ``KeyError``): a position the book does not
   answer; its ``str`` is the readable message, not a key's ``repr``.
+* :class:`SearchTimeout` (also ``TimeoutError``): a search, or an analysis
+  (:mod:`openingbook.engine`), that its time limit stopped.
 * :class:`BookClosed` (also ``ValueError``, like a closed file): a book used after
   ``close()``.
 * :class:`OutputError` (an output path that cannot be written) and beneath it
@@ -39,7 +41,7 @@ from __future__ import annotations
 import errno
 import os
 
-from solver import Error, InvalidArgument
+from solver import Error, InvalidArgument, SearchTimeout
 
 __all__ = [
     "BookClosed",
@@ -52,6 +54,7 @@ __all__ = [
     "OutputError",
     "OutputExists",
     "PositionNotInBook",
+    "SearchTimeout",
     "WorkDirError",
 ]
 

@@ -18,7 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from solver._jit import njit
-from solver.errors import Error, InvalidArgument
+from solver.errors import Error, InvalidArgument, SearchTimeout
 from solver.geometry import (
     DEFAULT_BOARD,
     BoardSize,
@@ -106,6 +106,7 @@ __all__ = [
     "InvalidArgument",
     "Player",
     "Position",
+    "SearchTimeout",
     "Solver",
     "Winner",
     "analyze",

@@ -40,17 +40,27 @@ exception) is counted there and raised as ``RuntimeError`` after the call.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["UNAVAILABLE", "cache_dir", "call", "enabled", "library_path", "run_and_build"]
+__all__ = [
+    "UNAVAILABLE",
+    "cache_dir",
+    "call",
+    "enabled",
+    "library_path",
+    "run_and_build",
+    "timing_dependent",
+]
 
 #: what :func:`call` returns when the kernel has no native library (yet)
 UNAVAILABLE = object()
@@ -404,6 +414,22 @@ def _load(kernel: Any, signature: str) -> _Library | None:
 _CHECK_BYTES = 8 << 20
 _calls = 0  # calls of native kernels run by numba, started in this process
 _running = 0  # ... and still running
+_timing_dependent = 0  # open timing_dependent() blocks: no call of theirs is a check
+
+
+@contextlib.contextmanager
+def timing_dependent() -> Iterator[None]:
+    """Calls of native kernels made meanwhile (in any thread) never serve as the check
+    of a new library: their result depends on timing (a search its time limit stops
+    returns early; the library, run again on the same arguments, would finish)."""
+    global _timing_dependent
+    with _LOCK:
+        _timing_dependent += 1
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _timing_dependent -= 1
 
 
 def run_and_build(kernel: Any, args: tuple[Any, ...]) -> Any:
@@ -414,7 +440,7 @@ def run_and_build(kernel: Any, args: tuple[Any, ...]) -> Any:
         _calls += 1
         _running += 1
         ticket = _calls
-        alone = _running == 1
+        alone = _running == 1 and _timing_dependent == 0
     try:
         snapshot = _snapshot(kernel, args) if alone else None
         result = kernel.dispatcher()(*args)
@@ -423,7 +449,7 @@ def run_and_build(kernel: Any, args: tuple[Any, ...]) -> Any:
             _running -= 1
     if snapshot is not None:
         with _LOCK:
-            deterministic = _calls == ticket and _running == 0
+            deterministic = _calls == ticket and _running == 0 and _timing_dependent == 0
         if deterministic:
             _build_checked(kernel, args, snapshot, result)
     return result

@@ -6,6 +6,8 @@ family as the book library's: ``except openingbook.Error`` (the same class as
 failure of either package, and a caller never needs to know which layer refused.
 
 * :class:`Error`: the root; never raised itself.
+* :class:`SearchTimeout` (also a ``TimeoutError``): a search stopped by its time
+  limit (``Solver.solve(..., time_limit=...)``).
 * :class:`InvalidArgument` (also a ``ValueError``): an argument value that can
   never work, whatever the files hold: a malformed move string, a board too large
   for 64 bits, a table size out of range. The command line exits with status 2
@@ -26,7 +28,7 @@ failure of either package, and a caller never needs to know which layer refused.
 
 from __future__ import annotations
 
-__all__ = ["Error", "InvalidArgument"]
+__all__ = ["Error", "InvalidArgument", "SearchTimeout"]
 
 _NO_VALUE = object()
 
@@ -63,3 +65,7 @@ class InvalidArgument(Error, ValueError):
         if self.value is _NO_VALUE:  # "log_size applies to the pons format only"
             return f"{name} {self.reason}"
         return f"{name} {self.value}: {self.reason}"
+
+
+class SearchTimeout(Error, TimeoutError):
+    """A search stopped by its time limit (:meth:`solver.Solver.solve`'s ``time_limit``)."""

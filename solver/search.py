@@ -52,6 +52,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -59,9 +60,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver import _native
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
-from solver.errors import InvalidArgument
+from solver.errors import InvalidArgument, SearchTimeout
 from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.table import (
@@ -75,6 +77,7 @@ from solver.table import (
 
 __all__ = [
     "SearchStats",
+    "SearchTimeout",
     "Solver",
     "analyze",
     "default_solver",
@@ -1336,10 +1339,16 @@ class Solver:
         self._workers: list[_Worker] = [_Worker.main(self)]
         self._positions = 0
         self._seconds = 0.0
+        #: set by the timer of a search with a time limit (see :meth:`solve`)
+        self._timed_out = False
 
     # ------------------------------------------------------------ queries
     def solve(
-        self, pos: Position | str, guess: int | None = None, threads: int | None = None
+        self,
+        pos: Position | str,
+        guess: int | None = None,
+        threads: int | None = None,
+        time_limit: float | None = None,
     ) -> int:
         """Exact score of ``pos`` for the side to move (Pons convention).
 
@@ -1348,11 +1357,19 @@ class Solver:
         "win or not?" and then walks one score at a time away from 0, which
         costs fewer nodes than a merely related position's score as the guess
         (measured). The result is exact whatever the guess. ``threads``: for
-        this call instead of the solver's own. Raises ``ValueError`` if the
-        position is illegal, already won, or of another board size.
+        this call instead of the solver's own. ``time_limit`` (seconds): stop the
+        search then and raise :class:`SearchTimeout` (the table keeps what was
+        proven, so that solving the position again resumes the work). Raises
+        ``ValueError`` if the position is illegal, already won, or of another
+        board size.
+
+        >>> Solver(table_log2=16).solve("", time_limit=0.01)
+        Traceback (most recent call last):
+        ...
+        solver.errors.SearchTimeout: the search was stopped by its time limit of 0.01 s
         """
         cur, mask = self._check(pos)
-        return self._run(cur, mask, wdl=False, guess=guess, threads=threads)
+        return self._run(cur, mask, wdl=False, guess=guess, threads=threads, time_limit=time_limit)
 
     def solve_wdl(self, pos: Position | str, threads: int | None = None) -> int:
         """+1 win, 0 draw, -1 loss for the side to move (at most two null-window searches)."""
@@ -1457,21 +1474,59 @@ class Solver:
         )
 
     def _run(
-        self, cur: int, mask: int, wdl: bool, guess: int | None = None, threads: int | None = None
+        self,
+        cur: int,
+        mask: int,
+        wdl: bool,
+        guess: int | None = None,
+        threads: int | None = None,
+        time_limit: float | None = None,
     ) -> int:
         threads = self.threads if threads is None else _thread_count(threads)
         start = time.perf_counter()
         args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0)
-        if threads == 1:
-            score = int(_solve_one(*args, 0, *self._kernel_args()))
-        else:
-            score = self._run_parallel(args, threads)
-        self._seconds += time.perf_counter() - start
+        timer = None
+        stack = contextlib.ExitStack()
+        if time_limit is not None:
+            if not time_limit > 0:
+                raise InvalidArgument("must be positive", argument="time_limit", value=time_limit)
+            # the kernels release the GIL: the timer sets the stop flag the search polls
+            # (the same flag that ends the other threads of a parallel search)
+            self._timed_out = False
+            timer = threading.Timer(time_limit, self._time_up)
+            timer.start()
+        try:
+            if time_limit is not None:
+                # a stopped search is no check of a new native library (solver._native)
+                stack.enter_context(_native.timing_dependent())
+            if threads == 1:
+                score: int | None = int(_solve_one(*args, 0, *self._kernel_args()))
+                if self._workers[0].stats[1] != 0:
+                    score = None  # stopped by the time limit
+            else:
+                score = self._run_parallel(args, threads)
+        finally:
+            stack.close()
+            if timer is not None:
+                timer.cancel()
+                timer.join()
+                self._geo[_STOP] = 0
+                self._timed_out = False
+            for worker in self._workers:
+                worker.stats[1] = 0  # a stopped flag left set would stop the next search
+            self._seconds += time.perf_counter() - start
+        if score is None:
+            raise SearchTimeout(f"the search was stopped by its time limit of {time_limit} s")
         self._positions += 1
         return score
 
-    def _run_parallel(self, args: tuple, threads: int) -> int:
-        """Lazy SMP: ``threads`` searches of the same position, the first to finish answers."""
+    def _time_up(self) -> None:
+        self._timed_out = True
+        self._geo[_STOP] = 1
+
+    def _run_parallel(self, args: tuple, threads: int) -> int | None:
+        """Lazy SMP: ``threads`` searches of the same position, the first to finish answers
+        (None when a time limit stopped them all)."""
         while len(self._workers) < threads:
             self._workers.append(_Worker.helper(self, len(self._workers)))
         results: list[int | None] = [None] * threads
@@ -1488,7 +1543,7 @@ class Solver:
                 self._geo[_STOP] = 1  # the others see it at their next node
 
         helpers = [threading.Thread(target=search, args=(i,)) for i in range(1, threads)]
-        self._geo[_STOP] = 0
+        self._geo[_STOP] = 1 if self._timed_out else 0
         try:
             for helper in helpers:
                 helper.start()
@@ -1497,10 +1552,12 @@ class Solver:
             self._geo[_STOP] = 1
             for helper in helpers:
                 helper.join()
-            self._geo[_STOP] = 0
+            self._geo[_STOP] = 1 if self._timed_out else 0
             for worker in self._workers:
                 worker.stats[1] = 0  # a stopped flag left set would stop the next search
         answers = {r for r in results if r is not None}
+        if not answers and self._timed_out:
+            return None
         if len(answers) != 1:  # never: every finished search is exact
             raise RuntimeError(f"parallel search threads disagree: {sorted(answers)}")
         return answers.pop()

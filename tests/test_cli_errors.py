@@ -95,6 +95,20 @@ CASES = [
     (["export", "{book8}", "-f", "pons", "--log-size", "5", "-o", "{tmp}/x"], 2,
      "5 is not in the range 21<=x<=27"),
     (["export", "{book8}", "-f", "pons", "-o", "{tmp}/x"], 1, "this book has no distances"),
+    # analyze and best
+    (["analyze", "44x"], 2, "MOVES 44x: move 3 is 'x', not a column digit"),
+    (["analyze", "1212121"], 2, "completes four in a row: the game is over"),
+    (["best", "4", "--book", "{book8}"], 2, "a win/draw/loss book: the engine needs distances"),
+    (["best", "4", "--book", "none", "--book", "8-dist"], 2, "cannot be combined"),
+    (["analyze", "4", "--time-limit", "-1"], 2, "--time-limit"),
+    (["analyze", "4", "--book", "{tmp}/none.c4b"], 2, "does not exist"),
+    # explore (refused before the server starts)
+    (["explore", "--size", "9x9", "--no-browser"], 2, "--size"),
+    (["explore", "--port", "70000", "--no-browser"], 2, "70000 is not in the range"),
+    (["explore", "--book", "12", "--no-browser"], 2, "--book 12: a win/draw/loss book"),
+    (["explore", "--book", "none", "--book", "8-dist", "--no-browser"], 2, "--book none"),
+    (["explore", "--size", "6x5", "--book", "12-dist", "--no-browser"], 2, "a 7x6 book"),
+    (["explore", "--time-limit", "0", "--no-browser"], 2, "--time-limit"),
     # the group itself
     (["convert", "{book8}", "{tmp}/b.txt"], 2, "cannot tell the output format"),
     (["convert", "{book8}", "{tmp}/b.dat"], 2, "is already a thill book"),

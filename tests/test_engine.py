@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 
-from openingbook.engine import Engine, MoveValue, analysis_text
+from openingbook.engine import Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
 from tests.test_board_sizes import brute_force_move_scores, random_board, to_position
@@ -91,12 +92,12 @@ def test_empty_board_is_the_published_one(engine):
 def test_engine_equals_the_solver_on_random_positions(engine, solver, plies):
     """Plies 8..11: children in books; 12..20: children past the books, searched."""
     rng = random.Random(2026 + plies)
-    for _ in range(3):
+    for _ in range(6):
         check_against(engine, solver, random_position(rng, plies))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("plies", [3, 5, 6, 7])
+@pytest.mark.parametrize("plies", [3, 4, 5, 6, 7])
 def test_engine_equals_the_solver_near_the_start(engine, solver, plies):
     rng = random.Random(plies)
     check_against(engine, solver, random_position(rng, plies))
@@ -208,6 +209,13 @@ def test_a_time_limit_answers_what_it_can():
         engine.best(pos, time_limit=1e-9)
     with pytest.raises(InvalidArgument, match="time_limit"):
         engine.analyze(pos, time_limit=0)
+    # a search is stopped inside a column: each move of the empty board needs minutes
+    engine.solver.warm_up()  # a first compilation is not search time
+    start = time.perf_counter()
+    a = engine.analyze("", time_limit=0.2)
+    assert time.perf_counter() - start < 5
+    assert not a.complete and a.value is None and 4 in a.unknown
+    assert engine.analyze("4444443333331").complete  # the solver is left exact and usable
 
 
 def test_json_form(engine):
@@ -218,8 +226,10 @@ def test_json_form(engine):
     assert [c["score"] for c in d["columns"]] == [m.score for m in a.moves]
     assert [c["column"] for c in d["columns"] if c["best"]] == list(a.best) == d["best"]
     assert d["value"] == {"winner": "second", "plies": a.value.plies, "score": a.value.score}
-    text = analysis_text(a)
-    assert text.count("\n") == 7 and "*" in text
+    lines = a.lines()
+    assert len(lines) == 8 and [line[1] for line in lines[1:]] == [
+        "*" if c in a.best else " " for c in range(1, 8)
+    ]
 
 
 def test_books_of_another_board_or_without_distances_are_refused():

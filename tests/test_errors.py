@@ -22,6 +22,7 @@ from openingbook.atomicio import atomic_write_bytes, refuse_existing
 from openingbook.bookfile import BookFormat
 from openingbook.build import parse_shard
 from openingbook.codec import decode_keys
+from openingbook.engine import Engine
 from openingbook.memory import check_table_size
 from openingbook.workdir import WorkDir
 from solver import Position, parse_board_size
@@ -64,6 +65,7 @@ def test_the_family_tree():
         ("OutputDirectoryMissing", FileNotFoundError),
         ("WorkDirError", ValueError),
         ("NotEnoughMemory", ValueError),
+        ("SearchTimeout", TimeoutError),
     ]:
         cls = getattr(openingbook, name)
         assert issubclass(cls, openingbook.Error) and issubclass(cls, builtin), name
@@ -120,6 +122,14 @@ FAILURES = {
     "foreign work directory": (
         lambda tmp: WorkDir.open(_junk(tmp).parent, {"plies": 8}),
         errors.WorkDirError,
+    ),
+    "search time limit": (
+        lambda tmp: solver.Solver(table_log2=16).solve("", time_limit=0.01),
+        errors.SearchTimeout,
+    ),
+    "finished game": (
+        lambda tmp: Engine(books=None).analyze("1212121"),
+        errors.InvalidArgument,
     ),
     "position of another ply": (
         lambda tmp: open_book(BOOKS / "book8.dat").get(Position.from_moves("44")),

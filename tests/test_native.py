@@ -224,6 +224,24 @@ def test_a_failed_build_is_remembered(reference_lines, tmp_path):
     assert not list(cache.glob("*.so"))
 
 
+def test_a_search_its_time_limit_stopped_builds_nothing(tmp_path):
+    """A stopped search returns early; the library run again on the same arguments would
+    finish: such a run is never the check of a new library (no false '.failed')."""
+    code = (
+        "import json\n"
+        "from solver import SearchTimeout, Solver\n"
+        "try:\n"
+        "    Solver(table_log2=16).solve('', time_limit=0.01)\n"
+        "except SearchTimeout:\n"
+        "    print(json.dumps({'stopped': True}))\n"
+    )
+    env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path)}
+    assert _run(code, env) == {"stopped": True}
+    assert not list(tmp_path.iterdir())
+    _run("import json; from solver import Solver; Solver(10).warm_up(); print('{}')", env)
+    assert list(tmp_path.glob("*.so")) and not list(tmp_path.glob("*.failed"))
+
+
 def test_native_path_can_be_turned_off(reference_lines, tmp_path):
     lines = reference_lines[:4]
     env = {"OPENINGBOOK_NATIVE": "0", "OPENINGBOOK_NATIVE_DIR": str(tmp_path)}

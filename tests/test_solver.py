@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -443,3 +444,22 @@ def test_huge_page_zeros_is_a_zeroed_writable_array(entries: int) -> None:
     assert int(a[-1]) == entries - 1 and int(a.sum()) == entries * (entries - 1) // 2
     if a.nbytes >= 2 << 20:  # big enough for huge pages: starts on a 2 MiB boundary
         assert a.ctypes.data % (2 << 20) == 0
+
+
+# ------------------------------------------------------------------ time limits
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_time_limit_stops_the_search_and_leaves_the_solver_exact(threads):
+    from solver import SearchTimeout
+
+    solver = Solver(table_log2=20, threads=threads)
+    solver.warm_up()  # a first compilation is not search time
+    start = time.perf_counter()
+    with pytest.raises(SearchTimeout, match=r"time limit of 0\.05 s"):
+        solver.solve("", time_limit=0.05)  # the empty board: minutes of search
+    assert time.perf_counter() - start < 5
+    # the table holds only proven bounds, and the stop flag is cleared
+    assert solver.solve("4455") == 18
+    assert solver.solve("4455", time_limit=30) == 18
+    assert solver.solve(Position.from_moves("2252576253462244111563365343671351441")) == -1
+    with pytest.raises(ValueError, match="time_limit"):
+        solver.solve("4455", time_limit=0)

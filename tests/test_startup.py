@@ -101,6 +101,9 @@ def test_reading_commands_load_no_solver(args):
         ["lookup", str(COMPACT8), "44444412", "--json"],
         ["lookup", str(SCOPED8), "44444412"],
         ["lookup", "8", "44444455"],  # a shipped book by name
+        ["analyze", ""],  # every column from the shipped 1-ply book
+        ["analyze", "4453", "--json"],
+        ["best", "44444433333"],
     ],
     ids=lambda args: " ".join(Path(a).name for a in args),
 )
@@ -112,7 +115,12 @@ def test_compact_lookups_load_no_solver_nor_thill_reader(warm_native_cache, args
 
 @pytest.mark.parametrize(
     "args",
-    [["solve", "44444455", "--threads", "1"], ["solve", "44444455"], ["solve", "4453", "--json"]],
+    [
+        ["solve", "44444455", "--threads", "1"],
+        ["solve", "44444455"],
+        ["solve", "4453", "--json"],
+        ["analyze", "44444433333312"],  # past the books: the solver
+    ],
     ids=" ".join,
 )
 def test_solve_with_a_warm_cache_loads_no_numba(warm_native_cache, args):
@@ -125,7 +133,9 @@ def test_solve_without_the_native_cache_loads_numba():
     assert "numba" in loaded
 
 
-@pytest.mark.parametrize("command", ["", "lookup", "solve", "validate", "build", "info"])
+@pytest.mark.parametrize(
+    "command", ["", "lookup", "solve", "validate", "build", "info", "analyze", "best"]
+)
 def test_help_loads_no_numpy(command):
     """Help is click alone (the help of export and enumerate lists choices that come
     from their libraries, and loads them)."""

@@ -1,0 +1,182 @@
+"""``openingbook analyze`` and ``openingbook best``: argument parsing for the engine.
+
+The work is done by :class:`openingbook.engine.Engine` (``docs/ANALYSIS.md``).
+Exit status: 0 answered; 2 a bad argument (a move string that cannot be played, a
+finished game, a book of another board or without distances, a bad option); 1 a
+book that cannot be read, or ``best`` whose best move a time limit left open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from openingbook.cli import main
+from openingbook.cli._common import (
+    BOOK,
+    board_size_options,
+    emit_json,
+    json_option,
+    resolve_board_size,
+    user_errors,
+)
+from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2
+
+if TYPE_CHECKING:
+    from openingbook.engine import Engine
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``--book none``: the solver alone
+NO_BOOK = "none"
+
+
+class _EngineBook(click.ParamType):
+    """A ``--book`` value: a book file, a shipped book's name, or ``none``."""
+
+    name = "book"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == NO_BOOK:
+            return value
+        return BOOK.convert(value, param, ctx)
+
+
+def engine_options(func: F) -> F:
+    """The options ``analyze`` and ``best`` share."""
+    options = [
+        click.option(
+            "--book",
+            "books",
+            type=_EngineBook(),
+            multiple=True,
+            help="A distance book to use instead of the shipped ones (a file or a shipped "
+            "book's name; repeat for several plies), or 'none' for the solver alone.",
+        ),
+        board_size_options,
+        click.option(
+            "--time-limit",
+            type=click.FloatRange(min=0, min_open=True),
+            default=None,
+            metavar="SECONDS",
+            help="Stop searching after this long (a column's search is stopped too); the "
+            "columns not answered are reported as unknown.",
+        ),
+        click.option(
+            "--table-log2",
+            type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
+            default=None,
+            help="The solver's transposition table, 2^N entries of 8 bytes (default: as "
+            "'openingbook solve').",
+        ),
+        json_option,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _engine(
+    books: tuple[Any, ...],
+    size: Any,
+    width: int | None,
+    height: int | None,
+    table_log2: int | None,
+) -> Engine:
+    from openingbook.engine import SHIPPED, Engine
+
+    if NO_BOOK in books and len(books) > 1:
+        raise click.UsageError("--book none cannot be combined with books")
+    if books and NO_BOOK not in books and size is None and width is None and height is None:
+        from openingbook.api import book_board
+
+        board = book_board(books[0])  # the books' own board unless --size says otherwise
+    else:
+        board = resolve_board_size(size, width, height)
+    if table_log2 is not None:
+        from openingbook.memory import check_table_size
+
+        check_table_size(table_log2)
+    chosen: Any = SHIPPED if not books else (None if books == (NO_BOOK,) else list(books))
+    return Engine(board, chosen, table_log2=table_log2)
+
+
+@main.command("analyze")
+@click.argument("moves", default="", required=False)
+@engine_options
+@user_errors
+def analyze_command(
+    moves: str,
+    books: tuple[Any, ...],
+    size: Any,
+    width: int | None,
+    height: int | None,
+    time_limit: float | None,
+    table_log2: int | None,
+    as_json: bool,
+) -> None:
+    """Exact value of every move after MOVES (1-based columns, e.g. 4453; none or ""
+    for the empty board).
+
+    For each column: who wins with perfect play after that move, the plies to the
+    end of the game counted from this position (the move included), and the Pons
+    score for the side to move; '*' marks the best moves (highest score: the
+    fastest win, else the slowest loss). Positions of up to 11 stones are answered
+    from the shipped books at once, deeper ones by the solver.
+
+    \b
+    Examples:
+      openingbook analyze ""
+      openingbook analyze 4453 --json
+      openingbook analyze 333 --size 6x5
+      openingbook analyze 44444433333312 --book none --time-limit 2
+    """
+    engine = _engine(books, size, width, height, table_log2)
+    with engine:
+        analysis = engine.analyze(moves, time_limit=time_limit)
+    if as_json:
+        emit_json(analysis.to_dict())
+    else:
+        click.echo("\n".join(analysis.lines()))
+
+
+@main.command("best")
+@click.argument("moves", default="", required=False)
+@engine_options
+@user_errors
+def best_command(
+    moves: str,
+    books: tuple[Any, ...],
+    size: Any,
+    width: int | None,
+    height: int | None,
+    time_limit: float | None,
+    table_log2: int | None,
+    as_json: bool,
+) -> None:
+    """A best move after MOVES (1-based column): the highest score (fastest win,
+    else slowest loss), the most central of equals.
+
+    \b
+    Examples:
+      openingbook best ""
+      openingbook best 4453 --json
+    """
+    engine = _engine(books, size, width, height, table_log2)
+    with engine:
+        analysis = engine.analyze(moves, time_limit=time_limit)
+        column = engine.best_of(analysis)
+    if as_json:
+        emit_json(
+            {
+                "moves": analysis.line,
+                "board": str(analysis.board),
+                "best": column,
+                "best_columns": list(analysis.best),
+                "value": None if analysis.value is None else analysis.value.to_dict(),
+            }
+        )
+    else:
+        click.echo(column)

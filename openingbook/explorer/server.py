@@ -1,0 +1,491 @@
+"""The explorer's web server: the JSON API ``/api/analyze`` and the static page.
+
+Built on the standard library's :class:`http.server.ThreadingHTTPServer`: the
+explorer serves one person on their own machine (a page, three small static
+files and a JSON answer per move), which needs no framework, and the standard
+library adds no dependency to install or keep up to date.
+
+Bounds, so that no request can make the server misbehave:
+
+* only ``GET`` and ``HEAD`` (other methods: 405);
+* a request target of at most :attr:`ExplorerLimits.max_target` characters (414);
+* a move string must be legal on the explorer's board (400 with a one-line
+  message in JSON, ``{"error": ...}``);
+* an analysis searches at most :attr:`ExplorerLimits.time_limit` seconds: the
+  answer says which columns are not answered (``analysis.complete``,
+  ``analysis.unknown``) instead of waiting;
+* one analysis runs at a time (the engine's solver has one table); at most
+  :attr:`ExplorerLimits.max_pending` requests run or wait, further ones get a
+  503 at once;
+* on a loopback address, a request must name this machine in its ``Host`` header
+  (``127.0.0.1``, ``localhost`` or ``[::1]`` with the port; else 403), so that a web
+  page elsewhere cannot reach the server by pointing a name of its own at 127.0.0.1
+  (DNS rebinding);
+* static files are the regular files found in the static folder when the
+  server starts (symbolic links and anything resolving outside the folder are
+  left out), looked up by exact name: no request path is ever joined to a
+  file-system path, so ``..``, encoded or not, and absolute paths find nothing.
+
+>>> from openingbook.explorer.server import parse_request_moves
+>>> parse_request_moves("4453", (7, 6)).moves
+'4453'
+>>> parse_request_moves("4444444", (7, 6))
+Traceback (most recent call last):
+...
+openingbook.explorer.server.ApiError: move 7 plays column 4, which is full
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+import sys
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from solver import DEFAULT_BOARD, BoardSize, Player, Position, move_columns, move_string
+
+#: the page: index.html, explorer.css, explorer.js, favicon.svg
+STATIC_DIR = Path(__file__).with_name("static")
+
+#: the analysis endpoint
+API_PATH = "/api/analyze"
+
+#: the query parameters the API knows
+API_PARAMETERS = ("moves", "size")
+
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
+
+#: everything the page loads comes from this server: no CDN, no inline code
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+#: the four directions a four can run in: along a row, a column and both diagonals
+_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+class AnalysisLike(Protocol):
+    """What the explorer reads of :class:`openingbook.engine.Analysis`."""
+
+    complete: bool
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class EngineLike(Protocol):
+    """What the explorer calls of :class:`openingbook.engine.Engine`."""
+
+    def analyze(self, moves: str, time_limit: float | None = ...) -> AnalysisLike: ...
+
+
+@dataclass(frozen=True)
+class ExplorerLimits:
+    """The bounds of every request (see the module documentation)."""
+
+    #: seconds an analysis may search before it answers what it knows
+    time_limit: float = 2.0
+    #: characters of a request target (path and query)
+    max_target: int = 1024
+    #: analyses running or waiting for the engine at once
+    max_pending: int = 4
+    #: complete answers remembered (positions revisited by take-back are instant)
+    cache_entries: int = 4096
+
+
+class ApiError(Exception):
+    """A request the API refuses: an HTTP status and a one-line message."""
+
+    def __init__(self, message: str, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RequestedPosition(NamedTuple):
+    """A parsed move string: the position, and how the game stands."""
+
+    #: the move string in the board's own spelling (digits, commas beyond 9 columns)
+    moves: str
+    #: the position after every move (the last one included)
+    position: Position
+    #: who won with the last move, ``"draw"`` for a full board, None while the game goes on
+    result: str | None
+    #: (column, row) of the cells of the four the last move completed, 0-based
+    four: tuple[tuple[int, int], ...]
+
+
+def parse_request_moves(moves: str, board: tuple[int, int]) -> RequestedPosition:
+    """The position a request's move string reaches on ``board``, or :class:`ApiError`.
+
+    Unlike :meth:`solver.Position.from_moves`, a last move that completes four is
+    accepted: the game is over and the explorer shows it.
+
+    >>> game = parse_request_moves("4455667", (7, 6))
+    >>> game.result, game.four
+    ('first', ((3, 0), (4, 0), (5, 0), (6, 0)))
+    """
+    width, height = board
+    try:
+        columns = move_columns(moves, width)
+        before = Position.from_moves([c + 1 for c in columns[:-1]], width, height)
+        last = columns[-1] if columns else None
+        if last is not None and before.can_play(last) and before.is_winning_move(last):
+            final = before.play(last)
+            winner = "first" if before.side_to_move == Player.FIRST else "second"
+            return RequestedPosition(
+                move_string(columns, width), final, winner, four_cells(final, last)
+            )
+        position = Position.from_moves([c + 1 for c in columns], width, height)
+    except ValueError as exc:
+        raise ApiError(" ".join(str(exc).split())) from None
+    result = "draw" if position.is_full() else None
+    return RequestedPosition(move_string(columns, width), position, result, ())
+
+
+def four_cells(position: Position, column: int) -> tuple[tuple[int, int], ...]:
+    """The cells (column, row) of every four through the top stone of ``column``."""
+    row = position.column_height(column) - 1
+    owner = position.cell(column, row)
+    cells: set[tuple[int, int]] = set()
+    for dc, dr in _DIRECTIONS:
+        line = [(column, row)]
+        for sign in (1, -1):
+            c, r = column + sign * dc, row + sign * dr
+            while (
+                0 <= c < position.width
+                and 0 <= r < position.height
+                and position.cell(c, r) == owner
+            ):
+                line.append((c, r))
+                c, r = c + sign * dc, r + sign * dr
+        if len(line) >= 4:
+            cells.update(line)
+    return tuple(sorted(cells))
+
+
+def load_static(directory: Path) -> dict[str, tuple[bytes, str]]:
+    """URL path (``"index.html"``, ``"sub/x.css"``) -> (content, type) of every file
+    the server may send: regular files under ``directory`` with a known type.
+
+    Symbolic links, and files that resolve outside the folder, are left out.
+    """
+    root = directory.resolve()
+    files: dict[str, tuple[bytes, str]] = {}
+    for path in sorted(directory.rglob("*")):
+        relative = path.relative_to(directory)
+        if any((directory / part).is_symlink() for part in _prefixes(relative)):
+            continue
+        if not path.is_file() or path.suffix not in CONTENT_TYPES:
+            continue
+        if not path.resolve().is_relative_to(root):
+            continue
+        files[relative.as_posix()] = (path.read_bytes(), CONTENT_TYPES[path.suffix])
+    return files
+
+
+def _prefixes(relative: Path) -> list[Path]:
+    """``a/b/c`` -> ``a``, ``a/b``, ``a/b/c``: every path component that could be a link."""
+    parts = relative.parts
+    return [Path(*parts[: i + 1]) for i in range(len(parts))]
+
+
+class Explorer:
+    """The explorer's application: answers API queries and finds static files.
+
+    ``engine`` analyses positions of ``board`` (an :class:`openingbook.engine.Engine`
+    of that board). Thread-safe: the HTTP server calls it from one thread per
+    connection.
+    """
+
+    def __init__(
+        self,
+        engine: EngineLike,
+        board: tuple[int, int] = DEFAULT_BOARD,
+        *,
+        limits: ExplorerLimits | None = None,
+        static_dir: Path = STATIC_DIR,
+    ) -> None:
+        self.engine = engine
+        self.board = BoardSize(*board)
+        self.limits = limits or ExplorerLimits()
+        self.static = load_static(static_dir)
+        self._engine_lock = threading.Lock()
+        self._pending = threading.BoundedSemaphore(self.limits.max_pending)
+        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def analyze_query(self, query: str) -> dict[str, Any]:
+        """The API's answer to a query string (``"moves=4453"``); :class:`ApiError` if refused."""
+        try:
+            fields = parse_qs(query, keep_blank_values=True, max_num_fields=len(API_PARAMETERS))
+        except ValueError:
+            raise ApiError(f"too many parameters (known: {', '.join(API_PARAMETERS)})") from None
+        for name, values in fields.items():
+            if name not in API_PARAMETERS:
+                raise ApiError(f"unknown parameter {name!r} (known: {', '.join(API_PARAMETERS)})")
+            if len(values) > 1:
+                raise ApiError(f"parameter {name!r} given more than once")
+        size = fields.get("size", [str(self.board)])[0]
+        if size != str(self.board):
+            raise ApiError(
+                f"this explorer analyses {self.board} boards, not {size[:20]!r} "
+                f"(start 'openingbook explore --size {size[:20]}' for those)"
+            )
+        return self.analyze(fields.get("moves", [""])[0])
+
+    def analyze(self, moves: str) -> dict[str, Any]:
+        """The API's answer for a move string (see ``docs/EXPLORER.md``)."""
+        start = time.perf_counter()
+        requested = parse_request_moves(moves, self.board)
+        with self._cache_lock:
+            answer = self._cache.get(requested.moves)
+            if answer is not None:
+                self._cache.move_to_end(requested.moves)
+        if answer is None:
+            answer = self._answer(requested)
+            if answer["analysis"] is None or answer["analysis"].get("complete", False):
+                with self._cache_lock:
+                    self._cache[requested.moves] = answer
+                    while len(self._cache) > self.limits.cache_entries:
+                        self._cache.popitem(last=False)
+        return {**answer, "ms": round((time.perf_counter() - start) * 1000, 3)}
+
+    def warm_up(self) -> None:
+        """Analyse the empty board once (loads the books and the compiled lookups, and
+        remembers the answer), so that the page's first request is as fast as the
+        others. Errors are left to the requests that meet them again."""
+        try:
+            self.analyze("")
+        except Exception as exc:
+            sys.stderr.write(f"explorer: warm-up failed: {type(exc).__name__}: {exc}\n")
+
+    def _answer(self, requested: RequestedPosition) -> dict[str, Any]:
+        position = requested.position
+        width, height = self.board
+        over = requested.result is not None
+        analysis = None if over else self._run_engine(requested.moves).to_dict()
+        columns = range(width)
+        return {
+            "size": str(self.board),
+            "width": width,
+            "height": height,
+            "moves": requested.moves,
+            "stones": position.stone_count,
+            "to_move": None if over else position.side_to_move.name.lower(),
+            # cells[column][row], row 0 at the bottom: 0 empty, 1 first player, 2 second
+            "cells": [[position.cell(c, r) for r in range(height)] for c in columns],
+            "parent": self._parent(requested.moves),
+            "children": [
+                None
+                if over or not position.can_play(c)
+                else move_string([*move_columns(requested.moves, width), c], width)
+                for c in columns
+            ],
+            "game_over": None
+            if not over
+            else {"winner": requested.result, "four": [list(cell) for cell in requested.four]},
+            "analysis": analysis,
+        }
+
+    def _parent(self, moves: str) -> str | None:
+        columns = move_columns(moves, self.board.width)
+        return move_string(columns[:-1], self.board.width) if columns else None
+
+    def _run_engine(self, moves: str) -> AnalysisLike:
+        if not self._pending.acquire(blocking=False):
+            raise ApiError(
+                f"busy: {self.limits.max_pending} analyses are running or waiting; try again",
+                HTTPStatus.SERVICE_UNAVAILABLE,
+            )
+        try:
+            with self._engine_lock:
+                return self.engine.analyze(moves, time_limit=self.limits.time_limit)
+        finally:
+            self._pending.release()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """GET and HEAD of the API and the static files; everything else refused."""
+
+    server: ExplorerServer
+    server_version = "openingbook-explorer"
+    protocol_version = "HTTP/1.1"  # keep-alive: one connection for all of a page's requests
+    #: seconds a connection may stay idle (a slow or stuck client frees its thread)
+    timeout = 30
+    #: headers and body go out as two writes: without TCP_NODELAY the body waits for
+    #: the client's delayed ACK of the headers, 40 ms per answer on Linux
+    disable_nagle_algorithm = True
+
+    def version_string(self) -> str:
+        return self.server_version
+
+    def do_GET(self) -> None:
+        self._respond(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._respond(send_body=False)
+
+    def _refuse_method(self) -> None:
+        self._send_json(
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            {"error": f"method {self.command} not allowed (only GET and HEAD)"},
+            extra_headers={"Allow": "GET, HEAD"},
+        )
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse_method
+
+    def _respond(self, send_body: bool) -> None:
+        explorer = self.server.explorer
+        host = self.headers.get("Host")
+        if host is not None and not self.server.host_allowed(host):
+            self._send_json(
+                HTTPStatus.FORBIDDEN,
+                {"error": f"this server answers {self.server.url} only, not Host {host[:80]!r}"},
+                send_body,
+            )
+            return
+        if len(self.path) > explorer.limits.max_target:
+            self._send_json(
+                HTTPStatus.REQUEST_URI_TOO_LONG,
+                {"error": f"request longer than {explorer.limits.max_target} characters"},
+                send_body,
+            )
+            return
+        target = urlsplit(self.path)
+        if target.path == API_PATH:
+            try:
+                self._send_json(HTTPStatus.OK, explorer.analyze_query(target.query), send_body)
+            except ApiError as exc:
+                busy = exc.status == HTTPStatus.SERVICE_UNAVAILABLE
+                headers = {"Retry-After": "1"} if busy else {}
+                self._send_json(exc.status, {"error": str(exc)}, send_body, headers)
+            except Exception as exc:  # a bug: the page shows one line, the console too
+                self.log_error("internal error on %s: %r", self.path, exc)
+                self._send_json(
+                    HTTPStatus.INTERNAL_SERVER_ERROR,
+                    {"error": f"internal error: {type(exc).__name__}: {exc}"},
+                    send_body,
+                )
+            return
+        name = unquote(target.path)
+        found = explorer.static.get("index.html" if name == "/" else name[1:])
+        if found is None:
+            self._send_json(HTTPStatus.NOT_FOUND, {"error": "not found"}, send_body)
+            return
+        content, content_type = found
+        self._send(HTTPStatus.OK, content, content_type, send_body, {"Cache-Control": "no-cache"})
+
+    def _send_json(
+        self,
+        status: HTTPStatus,
+        obj: dict[str, Any],
+        send_body: bool = True,
+        extra_headers: dict[str, str] | None = None,
+    ) -> None:
+        body = json.dumps(obj, separators=(",", ":")).encode()
+        headers = {"Cache-Control": "no-store", **(extra_headers or {})}
+        self._send(status, body, "application/json", send_body, headers)
+
+    def _send(
+        self,
+        status: HTTPStatus,
+        body: bytes,
+        content_type: str,
+        send_body: bool,
+        extra_headers: dict[str, str],
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        for name, value in extra_headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if send_body:
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's own refusals (malformed request line, headers too long,
+        unknown method) as one-line JSON too, then the connection is closed."""
+        self.close_connection = True
+        try:
+            status = HTTPStatus(code)
+        except ValueError:
+            status = HTTPStatus.BAD_REQUEST
+        self._send_json(status, {"error": message or status.phrase}, self.command != "HEAD")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.log_requests:
+            super().log_message(format, *args)
+
+    def log_error(self, format: str, *args: Any) -> None:
+        sys.stderr.write("explorer: " + (format % args).replace("\n", " ") + "\n")
+
+
+class ExplorerServer(ThreadingHTTPServer):
+    """A :class:`ThreadingHTTPServer` serving an :class:`Explorer`; ``url`` is its page."""
+
+    daemon_threads = True  # Ctrl-C does not wait for open keep-alive connections
+
+    def __init__(
+        self, address: tuple[str, int], explorer: Explorer, log_requests: bool = False
+    ) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.explorer = explorer
+        self.log_requests = log_requests
+        super().__init__(address, _Handler)
+        port = self.server_address[1]
+        self._hosts: frozenset[str] | None = None  # any Host header
+        if _is_loopback(address[0]):
+            names = ("127.0.0.1", "localhost", "[::1]", self.url.split("/")[2].rsplit(":", 1)[0])
+            self._hosts = frozenset(f"{name}:{port}" for name in names)
+
+    def host_allowed(self, host: str) -> bool:
+        """Does a request's ``Host`` header name this server? (On a loopback address:
+        this machine's names with the port; on any other address every name.)"""
+        return self._hosts is None or host.lower() in self._hosts
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        shown = f"[{host}]" if ":" in str(host) else str(host)
+        return f"http://{shown}:{port}/"
+
+
+def _is_loopback(host: str) -> bool:
+    """Is ``host`` (an address or a name) this machine only?"""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def make_server(
+    explorer: Explorer, host: str = "127.0.0.1", port: int = 0, log_requests: bool = False
+) -> ExplorerServer:
+    """An :class:`ExplorerServer` bound to ``host:port`` (port 0: any free port), not
+    yet serving: call ``serve_forever()`` (and ``server_close()`` after).
+
+    ``OSError`` when the address cannot be bound (port taken, unknown host).
+    """
+    return ExplorerServer((host, port), explorer, log_requests)
