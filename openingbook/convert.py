@@ -1,9 +1,9 @@
 """Conversion between Thill's book layout and the compact format, both ways.
 
 Thill -> compact: every position the book answers for, with its value
-(:func:`openingbook.export.load_positions`: a pruned book gets its left-out
+(:func:`openingbook.formats.load_book`: a pruned book gets its left-out
 first-player wins back by enumeration, within the scope its manifest records),
-written by :func:`openingbook.compact.write_compact`. Samples and shards of a
+written by the registry's compact writer. Samples and shards of a
 book cannot be completed and are refused. The source's identity (file name,
 size, sha256, format) and its manifest travel in the compact file's metadata.
 
@@ -30,7 +30,6 @@ from openingbook.compact import (
     CompactBook,
     compact_thill_values,
     is_compact,
-    write_compact,
 )
 from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
 
@@ -130,7 +129,8 @@ def convert_book(
 def _thill_to_compact(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, None]:
-    from openingbook.export import load_positions
+    from openingbook.formats import FORMATS, load_book
+    from openingbook.formats.model import require_complete_model
     from openingbook.manifest import file_sha256, identify, manifest_provenance, read_manifest
 
     identity = identify(src)
@@ -139,32 +139,20 @@ def _thill_to_compact(
             f"{src}: the book is {identity.scope.partial}, not complete for its ply or line: "
             "a compact book must answer every position of its scope (merge the shards first)"
         )
-    book = load_positions(src)
-    kind = "distance" if book.has_distances else "wdl"
-    values = book.distance if book.distance is not None else book.winner
+    book = load_book(src, "thill")
+    require_complete_model(book)
     metadata: dict[str, Any] = {
         "source": {
             "file": src.name,
             "bytes": src.stat().st_size,
             "sha256": file_sha256(src),
-            "format": book.fmt.name,
+            "format": identity.fmt.name,
         },
         "source_manifest": read_manifest(src) if identity.manifest is not None else None,
         "converted": manifest_provenance(command),
     }
     try:
-        write_compact(
-            out,
-            book.stones,
-            kind,
-            book.first,
-            book.mask,
-            values,
-            under=book.under,
-            metadata=metadata,
-            force=force,
-            board=book.fmt.board,
-        )
+        FORMATS["compact"].write(book, out, metadata=metadata, force=force)
     except ValueError as exc:
         raise BookFileError(f"{src}: {exc}") from None
     return len(book), None

@@ -122,10 +122,16 @@ def test_cli_errors_are_one_line(tmp_path: Path, args: list[str], code: int, mes
     assert not out.exists()
 
 
-def test_only_our_books_are_exported(exports: dict[str, Path], tmp_path: Path) -> None:
+def test_every_readable_format_is_exported(exports: dict[str, Path], tmp_path: Path) -> None:
+    """Export reads through the registry: a Cadot or Pons file exports the positions
+    and answers of the book it was exported from."""
+    whole = export_book(exports["thill"], "jsonl", tmp_path / "thill.jsonl")
+    want = sorted(json.loads(line)["winner"] for line in (tmp_path / "thill.jsonl").open())
     for kind in ("cadot", "pons"):
-        with pytest.raises(ValueError, match=f"this is a {kind} file"):
-            export_book(exports[kind], "jsonl", tmp_path / "x.jsonl")
+        out = tmp_path / f"{kind}.jsonl"
+        again = export_book(exports[kind], "jsonl", out)
+        assert again.positions == whole.positions
+        assert sorted(json.loads(line)["winner"] for line in out.open()) == want
     with pytest.raises(FileNotFoundError, match="output directory does not exist"):
         export_book(exports["thill"], "jsonl", tmp_path / "no" / "x.jsonl")
 

@@ -24,8 +24,8 @@ import pytest
 
 from openingbook import BookClosed, PositionNotInBook, open_book
 from openingbook.compact import write_compact
-from openingbook.formats import FORMATS, KINDS, detect
-from openingbook.formats.model import BookModel, load_book
+from openingbook.formats import FORMATS, KINDS, detect, load_book
+from openingbook.formats.model import BookModel
 from openingbook.values import UNKNOWN
 from solver import BoardSize, Position, Solver, enumerate_positions
 

@@ -23,30 +23,30 @@ half-move counts of 0 ("unknown").
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
+from openingbook.bookfile import BookFormat
+from openingbook.compact import canonical_keys
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.export._positions import BookPositions, _canonical_keys, load_positions
-from openingbook.export.cadot import CadotBook, write_cadot
-from openingbook.export.pons import PonsBook, write_pons
-from openingbook.export.tabular import write_tabular
-from openingbook.export.uci import tromp_order, write_uci
-from openingbook.manifest import detect_format, manifest_path
+from openingbook.export.cadot import CadotBook
+from openingbook.export.pons import PonsBook
+from openingbook.export.uci import tromp_order
+from openingbook.formats import FORMATS, load_book
+from openingbook.formats.model import BookModel, require_complete_model
+from openingbook.manifest import manifest_path
 from solver import DEFAULT_BOARD
 
 __all__ = [
     "EXPORT_FORMATS",
-    "BookPositions",
     "CadotBook",
     "ExportSummary",
     "PonsBook",
     "export_book",
-    "load_positions",
 ]
 
 EXPORT_FORMATS = {
@@ -103,58 +103,41 @@ def export_book(
             raise InvalidArgument(f"applies to the {owner} format only", argument=argument)
     book = Path(book)
     refuse_input_as_output(out, [book, manifest_path(book)])
-    kind = _source_kind(book)
-    if kind not in ("thill", "compact"):
-        raise BookFileError(
-            f"{book}: this is a {kind} file; export converts our books (Thill or compact format)"
-        )
-    positions = load_positions(book) if kind == "compact" else None
-    book_fmt = positions.fmt if positions is not None else detect_format(book)
-    if book_fmt.board != DEFAULT_BOARD and fmt != "pons":
+    model = load_book(book)  # any readable format; a pruned book with its first-player wins
+    require_complete_model(model)
+    if model.board != DEFAULT_BOARD and fmt != "pons":
         # Cadot's keys, Tromp's 42 cells and the tabular diagrams are of the 7x6 board
         raise InvalidArgument(
-            f"exports 7x6 books only; {book} is a {book_fmt.board} book "
+            f"exports 7x6 books only; {book} is a {model.board} book "
             "(Pons' book format takes any size: --format pons)",
             argument="fmt",
             value=fmt,
         )
-    if not book_fmt.distances and fmt == "pons":
+    if not model.has_distances and fmt == "pons":
         raise BookFileError(
             f"{book}: a Pons book stores exact scores, and this book has no distances: "
             "export a book built with --distances"
         )
-    if not book_fmt.distances and fmt == "cadot" and not no_distance:
+    if not model.has_distances and fmt == "cadot" and not no_distance:
         raise BookFileError(
             f"{book}: Cadot records carry the half-moves to the result, and this book has no "
             "distances: export a book built with --distances, or pass --no-distance to "
             "write 0 (unknown) half-moves"
         )
-    if positions is None:
-        positions = load_positions(book, book_fmt)
     summary = ExportSummary(
         format=fmt,
         output=str(out),
         book=str(book),
-        book_format=book_fmt.name,
+        book_format=_layout_name(model),
         positions=0,
-        recovered_first_wins=positions.added,
+        recovered_first_wins=int((model.winner == 1).sum()) if model.pruned else 0,
     )
+    writer = FORMATS[fmt]
     if fmt == "cadot":
-        half = np.zeros(len(positions), np.int8) if no_distance else positions.plies()
-        summary.positions = write_cadot(
-            out, positions.first, positions.mask, positions.winner, half
-        )
+        summary.positions = writer.write(model, out, no_distance=no_distance)
         summary.details = {"half_moves": "unknown (0)" if no_distance else "exact"}
     elif fmt == "pons":
-        result = write_pons(
-            out,
-            positions.first,
-            positions.mask,
-            positions.scores(),
-            log_size=log_size,
-            width=book_fmt.width,
-            height=book_fmt.height,
-        )
+        result = writer.write(model, out, log_size=log_size)
         summary.positions = result.stored
         summary.details = {
             "depth": result.depth,
@@ -164,8 +147,9 @@ def export_book(
             "lost_to_slot_clashes": result.lost,
         }
     elif fmt == "uci":
-        first, mask, winner = _uci_selection(positions, tromp_subset)
-        summary.positions = write_uci(out, first, mask, winner)
+        selected = _uci_selection(model, tromp_subset)
+        winner = selected.winner
+        summary.positions = writer.write(selected, out)
         summary.details = {
             "tromp_subset": tromp_subset,
             "win": int((winner > 0).sum()),
@@ -173,39 +157,24 @@ def export_book(
             "draw": int((winner == 0).sum()),
         }
     else:
-        with_distances = positions.has_distances
-        summary.positions = write_tabular(
-            out,
-            fmt,
-            positions.first,
-            positions.mask,
-            positions.winner,
-            positions.plies() if with_distances else None,
-            positions.scores() if with_distances else None,
-            book_fmt.key_bits,
-        )
-        summary.details = {"distances": with_distances}
+        summary.positions = writer.write(model, out)
+        summary.details = {"distances": model.has_distances}
     return summary
 
 
-def _source_kind(book: Path) -> str:
-    """``"thill"`` unless the file is recognisably a Pons or Cadot file."""
-    from openingbook.api import detect_kind  # the api module imports this package
-
-    try:
-        return detect_kind(book)
-    except ValueError:
-        return "thill"  # let the book reader name the problem
+def _layout_name(model: BookModel) -> str:
+    """The source's layout name as Thill's layouts call it (``12-ply-dist``), or its format."""
+    if model.source_format not in ("thill", "compact"):
+        return model.source_format
+    return BookFormat.for_plies(model.plies, model.kind != "wdl", *model.board).name
 
 
-def _uci_selection(
-    positions: BookPositions, tromp_subset: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _uci_selection(model: BookModel, tromp_subset: bool) -> BookModel:
     """The book's positions in Tromp's order and variants, with their results."""
-    first, mask = tromp_order(positions.stones, tromp_subset)
-    wanted = _canonical_keys(first, mask)
-    have = _canonical_keys(positions.first, positions.mask)
+    first, mask = tromp_order(model.plies, tromp_subset)
+    wanted = canonical_keys(first, mask)
+    have = canonical_keys(model.first, model.mask)
     sorter = np.argsort(have)
     at = sorter[np.clip(np.searchsorted(have, wanted, sorter=sorter), 0, have.size - 1)]
     present = have[at] == wanted  # all of them, unless the book covers one subtree
-    return first[present], mask[present], positions.winner[at[present]]
+    return replace(model.select(at[present]), first=first[present], mask=mask[present])

@@ -35,6 +35,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
 from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
 from openingbook.formats.base import KINDS, BookReader, Format
@@ -52,6 +54,7 @@ __all__ = [
     "describe",
     "detect",
     "format_named",
+    "load_book",
     "open_book",
     "readable_formats",
 ]
@@ -429,6 +432,34 @@ def open_book(
     return entry.open(p, fmt=fmt, **options)
 
 
+def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: Any) -> BookModel:
+    """Every position the book at ``path`` answers, with its answer (see the module
+    docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`."""
+    from openingbook.formats.model import BookModel
+
+    with open_book(path, kind, **options) as book:
+        first, mask = book.positions()
+        first = np.ascontiguousarray(first, dtype=np.uint64)
+        mask = np.ascontiguousarray(mask, dtype=np.uint64)
+        bulk = book.lookup_many(first, mask)
+        return BookModel(
+            board=book.board,
+            plies=int(book.plies if book.plies is not None else 0),
+            kind=book.kind,
+            first=first,
+            mask=mask,
+            winner=bulk.winner.astype(np.int8),
+            plies_to_end=bulk.plies.astype(np.int16),
+            score=bulk.score.astype(np.int16),
+            scope=book.scope,
+            pruned=book.format_name == "thill" and book.kind == "wdl",
+            provenance=book.provenance,
+            source=str(Path(book.path)),
+            source_format=book.format_name,
+            records=book.records,
+        )
+
+
 def describe(
     path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
 ) -> dict[str, Any]:
@@ -450,8 +481,6 @@ def describe(
         from openingbook.reader import describe_book
 
         return describe_book(p, fmt)
-    from openingbook.formats.model import load_book
-
     model = load_book(p, kind)
     values = {
         "draw": int((model.winner == 0).sum()),

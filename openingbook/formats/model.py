@@ -8,14 +8,14 @@ mirror pair) with the answer as arrays: ``winner`` (+1 first player, -1
 second, 0 draw), ``plies`` (to the end of the game) and ``score`` (Pons score of
 the side to move), ``UNKNOWN`` where the book does not tell.
 
-:func:`load_book` is the one way to load a whole book: it opens the file
+:func:`openingbook.formats.load_book` is the one way to load a whole book: it opens the file
 through the registry (:func:`openingbook.formats.open_book`), asks the reader
 for every position it answers (a pruned book's left-out first-player wins
 included, recovered by enumerating its scope) and answers them in one bulk
 lookup, so that a model holds exactly what ``book.get`` answers.
 
->>> from openingbook.registry import resolve_book
->>> model = load_book(resolve_book("8"))
+>>> from openingbook.formats import load_book
+>>> model = load_book("8")
 >>> model.board, model.plies, model.kind, len(model), model.scope.describe()
 (BoardSize(width=7, height=6), 8, 'wdl', 77715, 'complete')
 >>> int((model.winner == 1).sum()), int((model.winner == 0).sum())
@@ -24,19 +24,18 @@ lookup, so that a model holds exactly what ``book.get`` answers.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from openingbook.errors import BookFileError
 from solver import BoardSize
 
 if TYPE_CHECKING:
     from openingbook.manifest import Scope
 
-__all__ = ["BookModel", "load_book"]
+__all__ = ["BookModel", "require_complete_model"]
 
 #: ``UNKNOWN`` of :mod:`openingbook.values`
 _UNKNOWN = -128
@@ -90,29 +89,20 @@ class BookModel:
         )
 
 
-def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: Any) -> BookModel:
-    """Every position the book at ``path`` answers, with its answer (see the module
-    docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`."""
-    from openingbook.formats import open_book
-
-    with open_book(path, kind, **options) as book:
-        first, mask = book.positions()
-        first = np.ascontiguousarray(first, dtype=np.uint64)
-        mask = np.ascontiguousarray(mask, dtype=np.uint64)
-        bulk = book.lookup_many(first, mask)
-        return BookModel(
-            board=book.board,
-            plies=int(book.plies if book.plies is not None else 0),
-            kind=book.kind,
-            first=first,
-            mask=mask,
-            winner=bulk.winner.astype(np.int8),
-            plies_to_end=bulk.plies.astype(np.int16),
-            score=bulk.score.astype(np.int16),
-            scope=book.scope,
-            pruned=book.format_name == "thill" and book.kind == "wdl",
-            provenance=book.provenance,
-            source=str(Path(book.path)),
-            source_format=book.format_name,
-            records=book.records,
+def require_complete_model(model: BookModel) -> None:
+    """Refuse a model of a pruned book that could not be completed: its file leaves the
+    first player's wins out, and its scope is unknown or partial (a sample, a shard), so
+    the model holds only what is stored (:class:`BookFileError`)."""
+    scope = model.scope
+    if not model.pruned:
+        return
+    if not scope.known:
+        raise BookFileError(
+            f"{model.source}: scope unknown: {scope.unknown_why}, so the first-player wins "
+            "it leaves out cannot be recovered; keep the manifest beside the book"
+        )
+    if scope.partial:
+        raise BookFileError(
+            f"{model.source}: the book is {scope.partial}, so the first-player wins it leaves "
+            "out cannot be recovered; export a complete book"
         )
