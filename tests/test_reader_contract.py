@@ -71,12 +71,25 @@ LABELS = [
     "7x6 distance thill",
     "7x6 distance cadot",
     "7x6 distance pons",
-    "7x6 distance thill",
     "4x4 score compact",
     "4x4 score pons",
     "5x4 score compact",
     "5x4 score pons",
 ]
+#: the Pons reader converts scores to plies with 42 cells on every board (issue 23); the
+#: fix is on its way: strict, so that these cases fail the day they pass
+PONS_PLIES_ON_OTHER_BOARDS = pytest.mark.xfail(
+    strict=True, reason="the Pons reader's plies assume 7x6 (issue 23, board part)"
+)
+
+
+def _answer_cases() -> list:
+    return [
+        pytest.param(label, marks=PONS_PLIES_ON_OTHER_BOARDS)
+        if label.endswith("pons") and not label.startswith("7x6")
+        else label
+        for label in LABELS
+    ]
 
 
 def _unanswered(model: BookModel) -> Position:
@@ -102,7 +115,7 @@ def _sample(model: BookModel, n: int = 200) -> np.ndarray:
     return np.random.default_rng(23).choice(len(model), size=min(n, len(model)), replace=False)
 
 
-@pytest.mark.parametrize("label", sorted(set(LABELS)))
+@pytest.mark.parametrize("label", LABELS)
 def test_detected_and_described(library, label):
     name, path, model = library[label]
     assert detect(path).name == name
@@ -117,7 +130,7 @@ def test_detected_and_described(library, label):
         assert len(book) == len(model)  # the positions answered, in every format
 
 
-@pytest.mark.parametrize("label", sorted(set(LABELS)))
+@pytest.mark.parametrize("label", _answer_cases())
 def test_answers_equal_the_source_on_every_position(library, label):
     _, path, model = library[label]
     with open_book(path) as book:
@@ -130,7 +143,7 @@ def test_answers_equal_the_source_on_every_position(library, label):
         assert (bulk.plies == UNKNOWN).all()
 
 
-@pytest.mark.parametrize("label", sorted(set(LABELS)))
+@pytest.mark.parametrize("label", LABELS)
 def test_get_in_and_defaults(library, label):
     _, path, model = library[label]
     missing = _unanswered(model)
@@ -164,7 +177,7 @@ def test_get_in_and_defaults(library, label):
         assert loose.winner.tolist() == [UNKNOWN] and loose.index.tolist() == [-1]
 
 
-@pytest.mark.parametrize("label", sorted(set(LABELS)))
+@pytest.mark.parametrize("label", LABELS)
 def test_iteration_yields_len_answers(library, label):
     _, path, model = library[label]
     with open_book(path) as book:
@@ -176,7 +189,7 @@ def test_iteration_yields_len_answers(library, label):
         assert seen == len(book) == len(model)
 
 
-@pytest.mark.parametrize("label", sorted(set(LABELS)))
+@pytest.mark.parametrize("label", LABELS)
 def test_one_error_after_close(library, label):
     _, path, model = library[label]
     pos = Position.from_bitboards(int(model.first[0]), int(model.mask[0]), *model.board)
