@@ -96,8 +96,6 @@ __all__ = [
     "CompactFileError",
     "CompactHeader",
     "canonical_keys",
-    "compact_as_thill",
-    "compact_thill_values",
     "describe_compact",
     "file_crc32",
     "is_compact",
@@ -950,41 +948,3 @@ def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> d
                 for k, c in zip(*np.unique(plies_of, return_counts=True), strict=True)
             }
     return out
-
-
-def compact_thill_values(
-    path: str | os.PathLike[str],
-) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, str | None]:
-    """A compact book's positions with Thill's values: ``(fmt, first, mask, values, under)``.
-
-    ``fmt`` is the Thill layout of the same ply and kind; ``values`` are Thill's
-    value codes (pruned books: 0 draw, 1 second player wins, 2 first player
-    wins, nothing pruned yet; distance books: the signed distance byte), for
-    every position of the book in the enumeration's order and variant.
-    """
-    from openingbook.bookfile import BookFormat
-    from openingbook.values import distance_bytes_from_scores
-
-    with CompactBook(path) as book:
-        first, mask = book.positions()
-        values = book.values_of(first, mask)
-        kind, plies, under, board = book.kind, book.plies, book.under, book.board
-    fmt = BookFormat.for_plies(plies, kind != "wdl", *board)
-    if kind == "wdl":
-        values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
-    elif kind == "score":
-        values = distance_bytes_from_scores(values, plies, board.cells)
-    return fmt, first, mask, values, under
-
-
-def compact_as_thill(path: str | os.PathLike[str]) -> tuple[Any, Any, str | None]:
-    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``."""
-    from openingbook.bookfile import Records, sort_records
-    from openingbook.codec import encode_keys
-
-    fmt, first, mask, values, under = compact_thill_values(path)
-    if not fmt.distances:
-        keep = values != 2
-        first, mask, values = first[keep], mask[keep], values[keep]
-    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
-    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8))), under

@@ -28,7 +28,6 @@ from openingbook.atomicio import refuse_input_as_output
 from openingbook.compact import (
     COMPACT_SUFFIX,
     CompactBook,
-    compact_thill_values,
     is_compact,
 )
 from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
@@ -179,7 +178,12 @@ def _compact_to_thill(
     with CompactBook(src, verify=False) as book:
         refuse_thill_layout(book.board)
     out = check_output(out, force)
-    fmt, first, mask, values, under = compact_thill_values(src)
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
+
+    model = load_book(src, "compact")
+    fmt, values = thill_values(model)
+    first, mask, under = model.first, model.mask, model.scope.under
     with CompactBook(src, verify=False) as book:
         metadata = book.header.metadata
     data, records = _book_data(out, fmt, first, mask, values)

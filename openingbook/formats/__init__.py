@@ -79,17 +79,14 @@ class CompactFormat(Format):
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
         from openingbook.compact import write_compact
-        from openingbook.values import distance_bytes_from_scores
+        from openingbook.formats.model import thill_values
 
         if model.kind == "wdl":
             values = model.winner
         else:
             _require_distances(model, self.name)
-            if model.kind == "distance":
-                stones = model.plies
-                values = distance_bytes_from_scores(model.score, stones, model.board.cells)
-            else:
-                values = model.score
+            # a distance book: Thill's distance bytes; a score book: the scores
+            values = thill_values(model)[1] if model.kind == "distance" else model.score
         _require_known_scope(model, self.name)
         return write_compact(
             out,
@@ -175,22 +172,18 @@ class ThillFormat(Format):
         )
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        from openingbook.bookfile import BookFormat, refuse_thill_layout, value_histogram
+        from openingbook.bookfile import refuse_thill_layout, value_histogram
         from openingbook.build import _book_data  # the build's encoder: byte-identical books
+        from openingbook.formats.model import thill_values
         from openingbook.manifest import check_output, manifest_provenance, write_book_and_manifest
-        from openingbook.values import distance_bytes_from_scores, pruned_values
 
         refuse_thill_layout(model.board)
         distances = model.kind != "wdl"
         if distances:
             _require_distances(model, self.name)
         _require_known_scope(model, self.name)
-        fmt = BookFormat.for_plies(model.plies, distances, *model.board)
+        fmt, values = thill_values(model)  # distance bytes, or pruned codes
         path = check_output(out, options.get("force", False))
-        if distances:
-            values = distance_bytes_from_scores(model.score, model.plies, model.board.cells)
-        else:
-            values = pruned_values(model.winner)
         data, records = _book_data(path, fmt, model.first, model.mask, values)
         content = {
             "selection": {

@@ -33,9 +33,10 @@ from openingbook.errors import BookFileError
 from solver import BoardSize
 
 if TYPE_CHECKING:
+    from openingbook.bookfile import BookFormat, Records
     from openingbook.manifest import Scope
 
-__all__ = ["BookModel", "require_complete_model"]
+__all__ = ["BookModel", "require_complete_model", "thill_records", "thill_values"]
 
 #: ``UNKNOWN`` of :mod:`openingbook.values`
 _UNKNOWN = -128
@@ -87,6 +88,35 @@ class BookModel:
             plies_to_end=self.plies_to_end[index],
             score=self.score[index],
         )
+
+
+def thill_values(model: BookModel) -> tuple[BookFormat, np.ndarray]:
+    """The model's values in Thill's layout of its ply and board: ``(fmt, values)``, one
+    value per position of the model (nothing pruned yet): distance bytes where the
+    plies are known, else the pruned codes (2 first player wins, 1 second, 0 draw)."""
+    from openingbook.bookfile import BookFormat
+    from openingbook.values import distance_bytes_from_scores, pruned_values
+
+    distances = model.has_distances
+    fmt = BookFormat.for_plies(model.plies, distances, *model.board)
+    if distances:
+        return fmt, distance_bytes_from_scores(model.score, model.plies, model.board.cells)
+    return fmt, pruned_values(model.winner)
+
+
+def thill_records(model: BookModel) -> tuple[BookFormat, Records]:
+    """The model as the records of a Thill-layout book (sorted; a book without distances
+    leaves its first-player wins out where its scope answers them by the pruning rule)."""
+    from openingbook.bookfile import Records, sort_records
+    from openingbook.codec import encode_keys
+
+    fmt, values = thill_values(model)
+    first, mask = model.first, model.mask
+    if not fmt.distances and model.scope.answers_absent:
+        keep = values != 2
+        first, mask, values = first[keep], mask[keep], values[keep]
+    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
+    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8)))
 
 
 def require_complete_model(model: BookModel) -> None:
