@@ -15,6 +15,7 @@ _ERRORS = (
     "BookFileMissing",
     "Error",
     "InvalidArgument",
+    "MissingExtra",
     "NotEnoughMemory",
     "OutputDirectoryMissing",
     "OutputError",

@@ -59,7 +59,7 @@ from openingbook.bookfile import (
 )
 from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor
+from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor, require_dask
 from openingbook.manifest import (
     check_output,
     identify,
@@ -70,7 +70,7 @@ from openingbook.manifest import (
 )
 from openingbook.memory import check_table_size
 from openingbook.reader import read_book
-from openingbook.values import VALUE_FIRST, book_values
+from openingbook.values import VALUE_FIRST, VALUE_SECOND, book_values
 from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
@@ -87,6 +87,8 @@ __all__ = [
     "build_book",
     "default_output_name",
     "merge_books",
+    "merge_parts",
+    "parse_part",
     "parse_shard",
     "plan_build",
     "solve_chunk",
@@ -125,6 +127,24 @@ def parse_shard(text: str) -> tuple[int, int]:
     return i, n
 
 
+_PART_FORM = "expected i/n with 1 <= i <= n <= 65536, e.g. 3/32"
+
+
+def parse_part(text: str) -> tuple[int, int]:
+    """``"3/32"`` -> ``(3, 32)``: part 3 of 32 of the ply (:func:`solver.part_of`).
+
+    >>> parse_part("3/32")
+    (3, 32)
+    """
+    from solver import check_part
+
+    try:
+        i, n = (int(p) for p in text.strip().split("/"))
+        return check_part((i, n))
+    except ValueError:
+        raise InvalidArgument(_PART_FORM, argument="part", value=text) from None
+
+
 @dataclass(frozen=True)
 class BuildOptions:
     """What to build. Everything here decides the chunks and the book bytes.
@@ -134,6 +154,9 @@ class BuildOptions:
     many positions picked at random (``seed``) instead of all. ``chunk_size``:
     positions per chunk, ``None`` for automatic. ``board``: the board size
     (7x6 by default; other sizes are written in the compact format only).
+    ``part``: ``(i, n)``, part ``i`` of ``n`` of the ply (positions whose canonical
+    key hashes to ``i``, :func:`solver.part_of`): enumerated alone in bounded
+    memory, written as a compact book that answers only its part.
     """
 
     plies: int
@@ -144,9 +167,19 @@ class BuildOptions:
     seed: int = 0
     chunk_size: int | None = None
     board: BoardSize = DEFAULT_BOARD
+    part: tuple[int, int] | None = None
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a one-line reason when the options make no build."""
+        if self.part is not None:
+            value = f"{self.part[0]}/{self.part[1]}"
+            parse_part(value)
+            if self.under or self.shard is not None or self.sample is not None:
+                raise InvalidArgument(
+                    "a part splits the whole ply: not with --under, --shard or --sample",
+                    argument="part",
+                    value=value,
+                )
         if self.plies not in SUPPORTED_PLIES:
             raise InvalidArgument(
                 "books are built for an even number of plies "
@@ -204,7 +237,10 @@ class BuildOptions:
         """The options as a JSON-able dict (work directory settings, manifests)."""
         # the board only when not 7x6: 7x6 settings stay those of earlier versions
         board = {} if self.board == DEFAULT_BOARD else {"board": str(self.board)}
+        # the part only when given: the settings of other builds stay as they were
+        part = {} if self.part is None else {"part": f"{self.part[0]}/{self.part[1]}"}
         return {
+            **part,
             **board,
             "plies": self.plies,
             "distances": self.distances,
@@ -280,7 +316,9 @@ def plan_build(options: BuildOptions) -> BuildPlan:
     Raises ``ValueError`` for invalid options or when nothing is left to solve.
     """
     options.validate()
-    first, mask = enumerate_positions(options.plies, options.under or None, *options.board)
+    first, mask = enumerate_positions(
+        options.plies, options.under or None, *options.board, part=options.part
+    )
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
     total = len(first)
@@ -405,6 +443,9 @@ def default_output_name(options: BuildOptions) -> str:
         name += f"-shard{options.shard[0]}of{options.shard[1]}"
     if options.board != DEFAULT_BOARD:
         name += f"-{options.board}"
+    if options.part is not None:  # parts are compact books
+        i, n = options.part
+        return name + f"-part{i:0{len(str(n))}d}of{n}.c4b"
     return name + ".dat"
 
 
@@ -457,19 +498,24 @@ def build_book(
         raise InvalidArgument("must be at least 1", argument="jobs", value=jobs)
     if scheduler and executor != "dask":
         raise InvalidArgument("needs the dask executor", argument="scheduler", value=scheduler)
+    if executor == "dask":
+        require_dask()
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    if not staging:
+    if not staging and options.part is None:  # parts are written compact
         refuse_thill_layout(options.board)
     _check_solver_board(options.board)
     fmt = BookFormat.for_plies(options.plies, options.distances, *options.board)
     out = Path(output or default_output_name(options))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
-    outputs = [out, manifest_path(out)]
+    outputs = [out] if options.part is not None else [out, manifest_path(out)]
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
-    check_output(out, force)
+    if options.part is not None:
+        _check_compact_output(out, force, "a part is written")
+    else:
+        check_output(out, force)
     plan = plan_build(options)
     with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
         results: dict[int, ChunkResult] = {}
@@ -531,7 +577,8 @@ def build_book(
         mask = np.concatenate([r.mask for r in ordered])
         values = np.concatenate([r.values for r in ordered])
         histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
-        data, records = _book_data(out, fmt, first, mask, values)
+        if options.part is None:
+            data, records = _book_data(out, fmt, first, mask, values)
         wall = time.perf_counter() - wall_start
         solved = plan.positions - resumed_positions
         content = {
@@ -566,14 +613,17 @@ def build_book(
             },
             **manifest_provenance(command),
         }
-        write_book_and_manifest(out, fmt, data, records, content)
-        mpath = manifest_path(out)
+        if options.part is None:
+            write_book_and_manifest(out, fmt, data, records, content)
+            mpath = str(manifest_path(out))
+        else:  # the manifest travels in the compact book's header
+            records, mpath = _write_part(out, options, first, mask, values, content, force), ""
         if not keep_work:
             wd.remove()  # our own files only, and the directory if we made it
         return BuildSummary(
             output=str(out),
-            manifest=str(mpath),
-            format=fmt.name,
+            manifest=mpath,
+            format=fmt.name if options.part is None else "compact",
             records=records,
             positions=plan.positions,
             positions_solved=solved,
@@ -584,6 +634,53 @@ def build_book(
             positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
             values=_outcomes(histogram),
         )
+
+
+def _check_compact_output(out: Path, force: bool, what: str) -> None:
+    """A part, or parts merged, make a compact book: its name ends in ``.c4b``; an existing
+    file needs force. ``what``: the start of the message (``"a part is written"``)."""
+    from openingbook.atomicio import refuse_existing
+    from openingbook.compact import COMPACT_SUFFIX
+
+    if out.suffix.lower() != COMPACT_SUFFIX:
+        raise InvalidArgument(
+            f"{what} as a compact book: its name ends in {COMPACT_SUFFIX}",
+            argument="output",
+            value=str(out),
+        )
+    refuse_existing(out, force)
+
+
+def _write_part(
+    out: Path,
+    options: BuildOptions,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    content: dict[str, Any],
+    force: bool,
+) -> int:
+    """Write part ``options.part`` as a compact book, the build's manifest in its header
+    (``metadata.source_manifest``, where ``info`` finds the provenance); its record count."""
+    from openingbook.compact import write_compact
+
+    if options.distances:
+        kind, stored = "distance", values
+    else:  # Thill's 0 draw / 1 second / 2 first -> the compact -1/0/+1
+        kind, stored = "wdl", np.select([values == VALUE_FIRST, values == VALUE_SECOND], [1, -1], 0)
+    write_compact(
+        out,
+        options.plies,
+        kind,
+        first,
+        mask,
+        stored.astype(np.int8),
+        metadata={"source_manifest": content},
+        force=force,
+        board=options.board,
+        part=options.part,
+    )
+    return len(first)
 
 
 def _check_solver_board(board: BoardSize) -> None:
@@ -692,10 +789,15 @@ def merge_books(
     which settings). Refused with ``ValueError``: a missing or changed shard file
     (sha256), shards of different settings or shard counts, a shard given twice
     or overlapping records (overlap), a missing shard (gap). The result is the
-    bytes a single run writes, plus a manifest listing the shards.
+    bytes a single run writes, plus a manifest listing the shards. Compact parts
+    (``build --part``) go to :func:`merge_parts`.
     """
     if not shard_books:
         raise InvalidArgument("no shard books to merge")
+    from openingbook.compact import is_compact
+
+    if any(is_compact(book) for book in shard_books):
+        return merge_parts(output, shard_books, force=force, command=command)
     refuse_input_as_output(
         [output, manifest_path(output)],
         [*shard_books, *(manifest_path(book) for book in shard_books)],
@@ -800,3 +902,104 @@ def merge_books(
         positions=positions,
         values=_outcomes(histogram),
     )
+
+
+def merge_parts(
+    output: str | os.PathLike[str],
+    part_books: Sequence[str | os.PathLike[str]],
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> MergeSummary:
+    """Combine the compact books of all parts ``1/n .. n/n`` of a ply into the complete
+    compact book (``build --part``; ``openingbook merge`` on ``.c4b`` files).
+
+    Each part is opened with its checksum checked; refused with ``ValueError``:
+    a book that is not a part, parts of different plies, kinds, boards or part
+    counts, a part given twice (overlap) or missing (gap). The positions of each
+    part are enumerated (the previous layer once for all parts), their values
+    read, and the whole written by :func:`openingbook.compact.write_compact`,
+    which checks that they are exactly the ply's positions. The metadata lists
+    the parts (file, part, CRC-32, the command that built each) and the sum of
+    their solving CPU time.
+    """
+    from openingbook.compact import CompactBook, write_compact
+    from solver import iter_parts
+
+    out = Path(output)
+    refuse_input_as_output([out], list(part_books))
+    _check_compact_output(out, force, "parts are merged")
+    books: dict[int, tuple[Path, Any]] = {}
+    settings: tuple[Any, ...] = ()
+    for path in map(Path, part_books):
+        with CompactBook(path) as book:  # the checksum over header and payload
+            h = book.header
+            if book.part is None:
+                raise BookFileError(f"{path}: not a part (built without --part)")
+            i, n = book.part
+            these = (h.plies, h.kind, h.board, n)
+            if not settings:
+                settings, first_path = these, path
+            elif these != settings:
+                raise BookFileError(
+                    f"{path} is part of another book than {first_path} "
+                    f"(plies, kind, board, parts: {these} vs {settings})"
+                )
+            if i in books:
+                raise BookFileError(f"overlap: part {i}/{n} given twice ({books[i][0]} and {path})")
+            books[i] = (path, h)
+    plies, kind, board, n = settings
+    missing = [f"{i}/{n}" for i in range(1, n + 1) if i not in books]
+    if missing:
+        listed = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+        raise BookFileError(f"gap: part{'s' if len(missing) > 1 else ''} {listed} missing")
+    firsts, masks, values = [], [], []
+    for i, first, mask in iter_parts(plies, n, *board):
+        with CompactBook(books[i][0], verify=False) as book:
+            values.append(book.values_of(first, mask))
+        firsts.append(first)
+        masks.append(mask)
+    first, mask, value = (np.concatenate(a) for a in (firsts, masks, values))
+    del firsts, masks, values
+    manifests = [_object_of(books[i][1].metadata, "source_manifest") for i in range(1, n + 1)]
+    cpu = sum(float(_object_of(m, "time").get("solve_cpu_seconds", 0)) for m in manifests)
+    metadata = {
+        "source_manifest": {
+            "selection": {"plies": plies, "kind": kind, "board": str(board), "parts": n},
+            "time": {"solve_cpu_seconds": round(cpu, 3)},
+            **manifest_provenance(command),
+        },
+        "merged_from": [
+            {
+                "file": books[i][0].name,
+                "part": f"{i}/{n}",
+                "crc32": books[i][1].crc32,
+                "command": manifests[i - 1].get("command"),
+            }
+            for i in range(1, n + 1)
+        ],
+    }
+    write_compact(out, plies, kind, first, mask, value, metadata=metadata, force=force, board=board)
+    # first-player view: wdl and distance values are, scores are the side to move's
+    winner = np.sign(value.astype(np.int16))
+    if kind == "score" and plies % 2:
+        winner = -winner
+    return MergeSummary(
+        output=str(out),
+        manifest="",
+        format="compact",
+        records=len(first),
+        shards=n,
+        positions=len(first),
+        values={
+            "first": int((winner > 0).sum()),
+            "second": int((winner < 0).sum()),
+            "draw": int((winner == 0).sum()),
+        },
+    )
+
+
+def _object_of(metadata: dict[str, Any], key: str) -> dict[str, Any]:
+    """``metadata[key]`` when it is a JSON object, else ``{}``."""
+    value = metadata.get(key)
+    return value if isinstance(value, dict) else {}

@@ -13,6 +13,10 @@ specifies both byte for byte):
   the positions of their scope, and the scope line in the header: a position
   is answered only when a game continuing the line reaches it (or its mirror
   image), an exact check (:func:`solver.under_line`).
+* **parts** (part ``i`` of ``n`` of a ply, :func:`solver.enumerate.part_of`) have
+  the table over the part's positions and ``i/n`` in the header's scope field: a
+  position is answered only when its canonical key hashes to part ``i``, an exact
+  check; every other position of the ply is not in the book, never a wrong answer.
 
 Value kinds: win/draw/loss (``+1`` first player wins, ``0`` draw, ``-1`` second
 player wins), distance (Thill's signed distance byte: ``100 - d`` when the first
@@ -75,6 +79,7 @@ from solver import (
     nb_block_status,
     nb_book_position_status,
     nb_canonical_key,
+    nb_part_of,
     nb_under_line,
     njit,
     parse_board_size,
@@ -112,6 +117,7 @@ _CRC_AT = 40
 KINDS = ("wdl", "distance", "score")
 STRUCTURE_COMPLETE = 0
 STRUCTURE_SCOPED = 1
+STRUCTURE_PART = 2
 #: Beyond the position model's statuses: a position of the ply outside a scoped book.
 STATUS_OUT_OF_SCOPE = 7
 _FIXED = struct.Struct("<8sHBBBBBBQQIIIIQBBHI")
@@ -150,6 +156,16 @@ class CompactHeader:
     @property
     def board(self) -> BoardSize:
         return BoardSize(self.width, self.height)
+
+    @property
+    def line(self) -> str | None:
+        """The scope line of a scoped book (None for other structures)."""
+        return self.scope if self.structure == STRUCTURE_SCOPED else None
+
+    @property
+    def part(self) -> tuple[int, int] | None:
+        """``(i, n)`` of a part (None for other structures)."""
+        return _parse_part(self.scope) if self.structure == STRUCTURE_PART else None
 
     def pack(self) -> bytes:
         """The header bytes, zero-padded to ``header_bytes`` (a multiple of 8)."""
@@ -225,7 +241,7 @@ class CompactHeader:
         problems = []
         if kind >= len(KINDS):
             problems.append(f"unknown value kind {kind}")
-        if structure not in (STRUCTURE_COMPLETE, STRUCTURE_SCOPED):
+        if structure not in (STRUCTURE_COMPLETE, STRUCTURE_SCOPED, STRUCTURE_PART):
             problems.append(f"unknown structure {structure}")
         if not nvalues >= 1 or nvalues > 1 << bits or not 1 <= bits <= 8:
             problems.append(f"{nvalues} values in {bits}-bit fields")
@@ -250,8 +266,8 @@ class CompactHeader:
                 problems.append(f"segment length {seg_len} / count {seg_count}")
             elif payload_bytes != 8 * ((seg_len * (seg_count + 2) * bits + 63) // 64 + 1):
                 problems.append("payload length does not match the table size")
-            if (structure == STRUCTURE_SCOPED) != (nscope > 0):
-                problems.append("a scope line belongs to a scoped book, and only there")
+            if (structure != STRUCTURE_COMPLETE) != (nscope > 0):
+                problems.append("a scope belongs to a scoped book or a part, and only there")
         if problems:
             raise CompactFileError(f"{name}: bad compact book header: {'; '.join(problems)}")
         at = FIXED_HEADER_BYTES
@@ -263,7 +279,12 @@ class CompactHeader:
             metadata = json.loads(bytes(data[at : at + nmeta]).decode()) if nmeta else {}
         except (ValueError, RecursionError) as exc:  # json: too deeply nested
             raise CompactFileError(f"{name}: bad compact book header ({exc})") from None
-        if scope is not None:
+        if scope is not None and structure == STRUCTURE_PART:
+            try:
+                _parse_part(scope)
+            except ValueError as exc:
+                raise CompactFileError(f"{name}: bad part {scope!r} ({exc})") from None
+        elif scope is not None:
             try:
                 Position.from_moves(scope, width, height)
                 if len(scope) > plies:
@@ -294,6 +315,16 @@ class CompactHeader:
             scope,
             metadata if isinstance(metadata, dict) else {},
         )
+
+
+def _parse_part(text: str) -> tuple[int, int]:
+    """``"3/32"`` -> ``(3, 32)`` (``ValueError`` unless a valid part)."""
+    from solver import check_part
+
+    i, sep, n = text.partition("/")
+    if not sep or not i.isdigit() or not n.isdigit():
+        raise InvalidArgument("expected i/n", argument="part", value=text)
+    return check_part((int(i), int(n)))
 
 
 def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndarray) -> int:
@@ -347,6 +378,7 @@ def write_compact(
     metadata: dict[str, Any] | None = None,
     force: bool = False,
     board: BoardSize = DEFAULT_BOARD,
+    part: tuple[int, int] | None = None,
 ) -> CompactHeader:
     """Write a compact book of the given positions and values; return its header.
 
@@ -355,7 +387,9 @@ def write_compact(
     ``kind`` (``"wdl"``, ``"distance"`` or ``"score"``, see the module
     docstring). Without ``under`` the positions must be every position of the
     ply (a complete book); with ``under`` exactly the positions under that
-    line (a scoped book). ``board``: the board size, written in the header.
+    line (a scoped book); with ``part=(i, n)`` exactly the positions of that part
+    of the ply (:func:`solver.enumerate.part_of`). ``board``: the board size,
+    written in the header.
     Raises ``ValueError`` for anything else; writes atomically and needs
     ``force`` to replace a file.
     """
@@ -387,7 +421,25 @@ def write_compact(
         keep = np.ones(keys.size, dtype=bool)
         keep[dup + 1] = False
         keys, values = keys[keep], values[keep]
-    if under is None:
+    if part is not None:
+        from solver import check_part, part_of
+
+        if under is not None:
+            raise InvalidArgument(
+                "a part splits the whole ply: give a part or a line, not both", argument="part"
+            )
+        part = check_part(part)
+        outside = part_of(first, mask, part[1], width, height) != part[0]
+        if outside.any():
+            i = int(np.argmax(outside))
+            raise InvalidArgument(f"position {i} is not in part {part[0]}/{part[1]}")
+        expected = count_positions(plies, None, width, height, part=part)
+        if keys.size != expected:
+            raise InvalidArgument(
+                f"{keys.size} positions, but part {part[0]}/{part[1]} of the {plies}-ply "
+                f"book has {expected}"
+            )
+    elif under is None:
         complete = count_positions(plies, None, width, height)
         if keys.size != complete:
             raise InvalidArgument(
@@ -410,6 +462,9 @@ def write_compact(
     payload = ret.words.astype("<u8").tobytes()
     seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
     structure = STRUCTURE_COMPLETE if under is None else STRUCTURE_SCOPED
+    scope = under
+    if part is not None:
+        structure, scope = STRUCTURE_PART, f"{part[0]}/{part[1]}"
     header = CompactHeader(
         width,
         height,
@@ -422,10 +477,10 @@ def write_compact(
         seg_len,
         seg_count,
         0,  # the CRC-32, computed over these header bytes below
-        CompactHeader.size_for(table.size, under, metadata),
+        CompactHeader.size_for(table.size, scope, metadata),
         len(payload),
         [int(v) for v in table],
-        under,
+        scope,
         metadata,
     )
     header.crc32 = file_crc32(header.pack(), payload)
@@ -438,12 +493,16 @@ def write_compact(
 # ------------------------------------------------------------------ lookups
 @njit(cache=True, inline="always")
 def _nb_scope_status(s, first, mask, width, height, structure, line_first, line_mask):
-    """A position model's status ``s``, turned out-of-scope for a scoped book."""
-    if (
-        s <= STATUS_WINS_AT_ONCE
-        and structure == STRUCTURE_SCOPED
-        and not nb_under_line(first, mask, line_first, line_mask, width, height)
-    ):
+    """A position model's status ``s``, turned out-of-scope for a scoped book or a part.
+
+    ``line_first``/``line_mask``: the scope line's bitboards for a scoped book, the
+    part's ``i`` and ``n`` for a part."""
+    if s > STATUS_WINS_AT_ONCE or structure == STRUCTURE_COMPLETE:
+        return s
+    if structure == STRUCTURE_SCOPED:
+        if not nb_under_line(first, mask, line_first, line_mask, width, height):
+            return STATUS_OUT_OF_SCOPE
+    elif nb_part_of(nb_canonical_key(first, mask, width, height), line_mask) != line_first:
         return STATUS_OUT_OF_SCOPE
     return s
 
@@ -527,7 +586,7 @@ def _lookup_blocks(
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
-            if structure == STRUCTURE_SCOPED:
+            if structure != STRUCTURE_COMPLETE:
                 for i in range(start, stop):
                     status[i] = _nb_scope_status(
                         status[i],
@@ -678,8 +737,11 @@ class CompactBook(BookReader):
             self._fh.close()
             raise
         self._cells = words
-        line = Position.from_moves(h.scope or "", h.width, h.height)
-        self._line = np.uint64(line.first_stones), np.uint64(line.mask)
+        if h.part is not None:  # the kernels' scope arguments: i and n of a part
+            self._line = np.uint64(h.part[0]), np.uint64(h.part[1])
+        else:
+            line = Position.from_moves(h.line or "", h.width, h.height)
+            self._line = np.uint64(line.first_stones), np.uint64(line.mask)
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         # the answer of each value index, of a win at once, and None for a refusal
         self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
@@ -702,7 +764,8 @@ class CompactBook(BookReader):
     def scope(self) -> Scope:
         from openingbook.manifest import Scope  # not loaded by a lookup
 
-        return Scope(self.header.scope, board=self.board)
+        part = None if self.part is None else f"part {self.part[0]}/{self.part[1]}"
+        return Scope(self.header.scope, part, board=self.board)
 
     @property
     def provenance(self) -> dict[str, Any]:
@@ -725,7 +788,12 @@ class CompactBook(BookReader):
 
     @property
     def under(self) -> str | None:
-        return self.header.scope
+        return self.header.line
+
+    @property
+    def part(self) -> tuple[int, int] | None:
+        """``(i, n)`` when the book is part ``i`` of ``n`` of its ply."""
+        return self.header.part
 
     @property
     def board(self) -> BoardSize:
@@ -737,6 +805,8 @@ class CompactBook(BookReader):
         other boards)."""
         what = {"wdl": "win/draw/loss", "distance": "distance", "score": "score"}[self.kind]
         scope = f"positions under {self.under}" if self.under else "complete"
+        if self.part is not None:
+            scope = f"part {self.part[0]}/{self.part[1]}"
         board = "" if self.board == DEFAULT_BOARD else f"{self.board} "
         return f"{board}{self.plies}-ply {what} book, {scope}"
 
@@ -779,6 +849,11 @@ class CompactBook(BookReader):
         return status, np.where(index >= 0, self._table[np.maximum(index, 0)], 0)
 
     def _refusal(self, status: int, which: str) -> Exception:
+        if status == STATUS_OUT_OF_SCOPE and self.part is not None:
+            return PositionNotInBook(
+                f"{which} is outside {self.path.name}, which holds only part "
+                f"{self.part[0]}/{self.part[1]} of the {self.plies}-ply positions"
+            )
         if status == STATUS_OUT_OF_SCOPE:
             return PositionNotInBook(
                 f"{which} is outside {self.path.name}, which holds only the positions "
@@ -842,7 +917,7 @@ class CompactBook(BookReader):
     def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every stored position, in the enumeration's variant and
         order (:func:`solver.enumerate_positions` of the ply and scope)."""
-        return enumerate_positions(self.plies, self.under, *self.board)
+        return enumerate_positions(self.plies, self.under, *self.board, part=self.part)
 
     def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The stored values (value table entries) of book positions (``ValueError`` else)."""
@@ -890,7 +965,8 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
             "plies": h.plies,
             "kind": h.kind,
             "distances": h.kind != "wdl",
-            "under": h.scope,
+            "under": h.line,
+            "part": None if h.part is None else f"{h.part[0]}/{h.part[1]}",
             "records": h.positions,
             "positions": h.positions,
             "bytes": path.stat().st_size,

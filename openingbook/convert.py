@@ -182,6 +182,10 @@ def _compact_to_thill(
     from openingbook.formats.model import thill_values
 
     model = load_book(src, "compact")
+    if model.scope.partial:  # its positions alone would read as a complete book
+        raise BookFileError(
+            f"{src}: {model.scope.partial} of a book: merge the parts first ('openingbook merge')"
+        )
     fmt, values = thill_values(model)
     first, mask, under = model.first, model.mask, model.scope.under
     with CompactBook(src, verify=False) as book:

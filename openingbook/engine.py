@@ -23,11 +23,12 @@ Where the values come from (:attr:`MoveValue.source`):
 * ``"book"``: the position after the move looked up in a distance book of its
   ply;
 * ``"derived"``: backed up by exact negamax from a distance book at most
-  :data:`MAX_BOOK_GAP` plies deeper (:func:`openingbook.derive.negamax_layers`);
+  :data:`MAX_BOOK_GAP` plies deeper, fewer on wide boards
+  (:func:`openingbook.derive.negamax_layers`);
 * ``"solver"``: searched by :class:`solver.Solver`.
 
 By default an engine uses the distance books shipped for its board
-(:mod:`openingbook.registry`: on 7x6 one for every ply 0..12, so every
+(:mod:`openingbook.registry`: on 7x6 one for every ply 1..12, so every
 position with at most 11 stones is answered by lookups alone), opening each
 book the first time a position needs it.
 
@@ -78,6 +79,9 @@ __all__ = [
     "Engine",
     "MoveValue",
     "Value",
+    "best_column",
+    "book_gap",
+    "value_of_score",
 ]
 
 #: ``Engine(books=SHIPPED)`` (the default): the distance books shipped for the board.
@@ -85,9 +89,23 @@ SHIPPED = "shipped"
 #: Where a move's value came from (see the module docstring).
 SOURCES = ("four", "book", "derived", "solver")
 #: The most plies between a move's position and the next deeper book that the engine
-#: bridges by negamax over every line (at most about 7^4 positions per move); beyond
-#: that, the solver searches the move.
-MAX_BOOK_GAP = 4
+#: bridges by negamax over every line on 7x6 (transpositions merged: from the empty
+#: board to the 8-ply book, 0.1 s; 8 plies above the 12-ply book, 0.3 s); beyond that,
+#: the solver searches the move. Wider boards bridge fewer plies (:func:`book_gap`).
+MAX_BOOK_GAP = 8
+
+
+def book_gap(width: int) -> int:
+    """The plies the engine bridges by negamax on a board ``width`` columns wide: as many
+    as keep ``width ** plies`` lines within 7x6's ``7 ** MAX_BOOK_GAP``.
+
+    >>> book_gap(7), book_gap(6), book_gap(9), book_gap(12)
+    (8, 8, 7, 6)
+    """
+    gap = MAX_BOOK_GAP
+    while gap > 0 and width**gap > 7**MAX_BOOK_GAP:
+        gap -= 1
+    return gap
 
 
 class Value(NamedTuple):
@@ -213,6 +231,22 @@ class Analysis:
         return out
 
 
+def best_column(analysis: Analysis) -> int:
+    """The best column :meth:`Engine.best` picks: of the highest score, the one nearest
+    the centre (the left one of two as near). Raises :class:`solver.SearchTimeout` when
+    a time limit left the best moves open.
+
+    >>> best_column(Engine().analyze("4453"))
+    3
+    """
+    for col in _centre_order(analysis.board.width):
+        if col + 1 in analysis.best:
+            return col + 1
+    raise SearchTimeout(
+        f"the best move of {analysis.line or 'the empty board'} is not known within the time limit"
+    )
+
+
 def _centre_order(width: int) -> list[int]:
     """0-based columns, centre first, then alternately left and right (left first)."""
     return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
@@ -262,7 +296,8 @@ class Engine:
     position first needs the solver.
 
     Raises :class:`~openingbook.errors.InvalidArgument` for a book of another
-    board or without distances.
+    board or without distances. Like its solver, an engine is not thread-safe: call it
+    from one thread at a time (the explorer's server holds a lock around it).
     """
 
     def __init__(
@@ -442,17 +477,7 @@ class Engine:
 
         Raises :class:`solver.SearchTimeout` when ``time_limit`` left the best move open.
         """
-        return self.best_of(self.analyze(moves, time_limit))
-
-    def best_of(self, analysis: Analysis) -> int:
-        """The best column :meth:`best` picks from ``analysis`` (``SearchTimeout`` if open)."""
-        for col in _centre_order(analysis.board.width):
-            if col + 1 in analysis.best:
-                return col + 1
-        raise SearchTimeout(
-            f"the best move of {analysis.line or 'the empty board'} is not known "
-            "within the time limit"
-        )
+        return best_column(self.analyze(moves, time_limit))
 
     def _searched_values(
         self,
@@ -496,8 +521,8 @@ class Engine:
     def _derived_values(
         self, ply: int, children: dict[int, Position], scores: dict[int, tuple[int, str]]
     ) -> None:
-        """Back the ``children`` up from the nearest deeper book within :data:`MAX_BOOK_GAP`."""
-        deeper = [p for p in self._books if ply < p <= ply + MAX_BOOK_GAP]
+        """Back the ``children`` up from the nearest deeper book within :func:`book_gap`."""
+        deeper = [p for p in self._books if ply < p <= ply + book_gap(self.board.width)]
         if not deeper:
             return
         import numpy as np

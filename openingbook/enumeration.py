@@ -10,7 +10,11 @@ its arrays into lines and writes them atomically.
   board), e.g. ``0000011101010111101010``.
 
 The lines come in the enumeration's order (grouped by parent line), not the
-order of a book file.
+order of a book file. A ply whose whole last layer does not fit the enumeration's
+memory guard (14 plies and deeper on 7x6) is enumerated in parts
+(:func:`solver.iter_parts`, :data:`solver.AUTO_PARTS` of them unless ``parts`` is
+given): the lines of part 1, then part 2, and so on, each in the enumeration's
+order, in bounded memory.
 
 >>> import numpy as np
 >>> from solver import Position
@@ -24,18 +28,34 @@ b'4453\\n4444\\n'
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from openingbook.bookfile import atomic_write_bytes
+from openingbook.atomicio import atomic_output
 from openingbook.codec import code_length, encode_keys
 from openingbook.errors import InvalidArgument, OutputError
-from solver import DEFAULT_BOARD, BoardSize, enumerate_positions, positions_with_moves
+from solver import (
+    AUTO_PARTS,
+    DEFAULT_BOARD,
+    BoardSize,
+    LayerTooLarge,
+    enumerate_positions,
+    iter_parts,
+    positions_with_moves,
+)
 
-__all__ = ["OUTPUT_FORMATS", "EnumerationResult", "code_lines", "enumerate_to_file", "move_lines"]
+__all__ = [
+    "OUTPUT_FORMATS",
+    "EnumerationResult",
+    "code_lines",
+    "enumerate_to_file",
+    "move_lines",
+]
+
 
 #: Line formats of :func:`enumerate_to_file`.
 OUTPUT_FORMATS = ("moves", "codes")
@@ -86,6 +106,9 @@ class EnumerationResult:
     path: str | None
     output_format: str | None
     board: BoardSize = DEFAULT_BOARD
+    #: the ply was enumerated in this many parts (1: whole); ``part`` (i, n): one part
+    parts: int = 1
+    part: tuple[int, int] | None = None
 
 
 def enumerate_to_file(
@@ -97,9 +120,16 @@ def enumerate_to_file(
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
     board: BoardSize = DEFAULT_BOARD,
+    parts: int | None = None,
+    part: tuple[int, int] | None = None,
 ) -> EnumerationResult:
     """Enumerate the positions of ``plies`` on ``board`` and, with ``path``, write them
     one per line (the column code of a ``W``-column board has ``W - 1`` separators).
+
+    ``part=(i, n)``: only part ``i`` of ``n`` (:func:`solver.part_of`). ``parts``:
+    enumerate the whole ply in that many parts (bounded memory; the lines part by
+    part); by default a ply is enumerated whole unless its last layer does not fit
+    the memory guard, then in :data:`solver.AUTO_PARTS` parts.
 
     The file is written atomically (temporary file, fsync, rename). Raises
     ``ValueError`` for bad arguments (see :func:`solver.enumerate_positions`)
@@ -120,17 +150,64 @@ def enumerate_to_file(
             _check_code_length(plies, board.width)
     options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
     width, height = board = BoardSize(*board)
-    try:  # the solver's ValueErrors here are all about plies and under: bad arguments
-        if path is None:
-            first, _ = enumerate_positions(plies, under, width, height, **options)
-            return EnumerationResult(plies, int(first.size), under, None, None, board)
+    if parts is not None and (part is not None or under):
+        raise InvalidArgument("give parts alone: not with a part or a line", argument="parts")
+    out = None if path is None else os.fspath(path)
+
+    def one(which: tuple[int, int] | None) -> tuple[int, bytes]:
+        """Count (and lines, with ``path``) of the ply, or of one part of it."""
+        if path is None:  # whole plies too large for memory: counted by _by_parts
+            first, _ = enumerate_positions(
+                plies, under, width, height, **options, part=which, by_parts=False
+            )
+            return int(first.size), b""
         if output_format == "moves":
-            first, _, moves = positions_with_moves(plies, under, width, height, **options)
-            data = move_lines(moves)
-        else:
-            first, mask = enumerate_positions(plies, under, width, height, **options)
-            data = code_lines(first, mask, plies, width, height)
+            first, _, moves = positions_with_moves(
+                plies, under, width, height, **options, part=which
+            )
+            return int(first.size), move_lines(moves)
+        first, mask = enumerate_positions(plies, under, width, height, **options, part=which)
+        return int(first.size), code_lines(first, mask, plies, width, height)
+
+    try:  # the solver's ValueErrors here are all about plies, under and parts
+        if parts is None:
+            try:
+                count, data = one(part)
+            except LayerTooLarge:
+                if under or part is not None:
+                    raise
+                parts = AUTO_PARTS
+            else:
+                if out is not None:
+                    with atomic_output(out) as fh:
+                        fh.write(data)
+                return EnumerationResult(
+                    plies, count, under, out, output_format if out else None, board, 1, part
+                )
+        count = _by_parts(plies, parts, board, options, out, one)
     except ValueError as exc:
         raise InvalidArgument(str(exc)) from None
-    atomic_write_bytes(path, data)
-    return EnumerationResult(plies, int(first.size), under, os.fspath(path), output_format, board)
+    return EnumerationResult(
+        plies, count, under, out, output_format if out else None, board, parts, None
+    )
+
+
+def _by_parts(
+    plies: int,
+    parts: int,
+    board: BoardSize,
+    options: dict[str, bool],
+    out: str | None,
+    one: Callable[[tuple[int, int]], tuple[int, bytes]],
+) -> int:
+    """The whole ply in ``parts`` parts: the count, and the lines written part by part
+    into ``out`` (atomically: the file appears once every part is written)."""
+    if out is None:  # counting: the previous layer once for all parts
+        return sum(len(f) for _, f, _ in iter_parts(plies, parts, *board, **options))
+    count = 0
+    with atomic_output(out) as fh:
+        for i in range(1, parts + 1):
+            n, data = one((i, parts))
+            fh.write(data)
+            count += n
+    return count

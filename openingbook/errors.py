@@ -24,6 +24,8 @@ same class here). Beneath it:
   :class:`OutputExists` (an output file that needs ``force``), :class:`WorkDirError`
   (a work directory that cannot be used), :class:`NotEnoughMemory` (work refused
   before allocating): all also ``ValueError``, as they were before the family.
+* :class:`MissingExtra` (also ``ImportError``): an optional dependency is not
+  installed; the message names the extra that brings it.
 
 Everything but :class:`InvalidArgument` exits with status 1 on the command line
 (``openingbook.cli._common.user_errors``).
@@ -49,6 +51,7 @@ __all__ = [
     "BookFileMissing",
     "Error",
     "InvalidArgument",
+    "MissingExtra",
     "NotEnoughMemory",
     "OutputDirectoryMissing",
     "OutputError",
@@ -118,3 +121,15 @@ class WorkDirError(Error, ValueError):
 
 class NotEnoughMemory(Error, ValueError):
     """Work refused before allocating: it needs more memory than is available."""
+
+
+class MissingExtra(Error, ImportError):
+    """An optional dependency is not installed; the message names the extra to install.
+
+    >>> str(MissingExtra("dask", "the dask executor"))
+    'the dask executor needs the dask extra: pip install "openingbook[dask]"'
+    """
+
+    def __init__(self, extra: str, feature: str) -> None:
+        self.extra = extra
+        super().__init__(f'{feature} needs the {extra} extra: pip install "openingbook[{extra}]"')

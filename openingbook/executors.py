@@ -10,7 +10,9 @@ it arrives, so all executors fill the same work directory the same way.
   and table there).
 * :class:`DaskExecutor` — a ``dask.distributed`` cluster at a scheduler address,
   or a ``LocalCluster`` with one single-threaded worker process per job when no
-  address is given. Workers need this package installed (same version).
+  address is given. Workers need this package installed (same version). Dask is
+  an optional dependency (``pip install "openingbook[dask]"``):
+  :func:`require_dask` names the extra when it is missing.
 
 >>> with SerialExecutor() as ex:
 ...     sorted(ex.map_unordered(abs, [-2, 1, -3]))
@@ -23,7 +25,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from openingbook.errors import InvalidArgument
+from openingbook.errors import InvalidArgument, MissingExtra
 
 __all__ = [
     "EXECUTOR_NAMES",
@@ -33,6 +35,7 @@ __all__ = [
     "SerialExecutor",
     "default_jobs",
     "make_executor",
+    "require_dask",
     "worker_ranges",
 ]
 
@@ -269,6 +272,18 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def require_dask() -> None:
+    """Check that ``dask.distributed`` is installed: :class:`MissingExtra` if not.
+
+    Called before any work, so a build asked for the dask executor stops with one
+    line naming the extra rather than after it has set up its work directory.
+    """
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise MissingExtra("dask", "the dask executor") from None
+
+
 class DaskExecutor(Executor):
     """Tasks on a ``dask.distributed`` cluster.
 
@@ -289,6 +304,7 @@ class DaskExecutor(Executor):
         initargs: tuple[Any, ...] = (),
     ) -> None:
         super().__init__()
+        require_dask()
         from distributed import Client, LocalCluster
 
         self._cluster = None

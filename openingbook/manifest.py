@@ -84,6 +84,7 @@ __all__ = [
     "Manifest",
     "Scope",
     "check_output",
+    "clean_command",
     "detect_format",
     "file_sha256",
     "identify",
@@ -596,14 +597,47 @@ def manifest_book_entry(out: Path, fmt: BookFormat, records: int, data: bytes) -
 
 
 def manifest_provenance(command: Sequence[str] | None) -> dict[str, Any]:
-    """The command line, version and creation time of a manifest."""
-    argv = list(command) if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
+    """The command line, version and creation time of a manifest.
+
+    ``command`` defaults to this process's arguments; either way it is recorded by
+    :func:`clean_command`, as a user would type it on another machine.
+    """
+    argv = list(command) if command is not None else ["openingbook", *sys.argv[1:]]
     return {
-        "command": shlex.join(argv),
+        "command": clean_command(argv),
         "version": openingbook.__version__,
         "python": sys.version.split()[0],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def clean_command(argv: Sequence[str]) -> str:
+    """``argv`` as a shell command without this machine in it.
+
+    The program is ``openingbook`` (``sys.argv[0]`` may be ``-c``, a full path or
+    ``__main__.py``); an absolute path becomes relative to the current directory
+    when it lies below it, else its base name (``--work-dir /data/x/work`` ->
+    ``--work-dir work``), also in ``--option=/path``. (The paths below are only text.)
+
+    >>> clean_command(["-c", "build", "--plies", "8", "-o", "/data/runs/b8.dat"])
+    'openingbook build --plies 8 -o b8.dat'
+    >>> clean_command(["openingbook", "merge", "--output=/srv/x/b.dat", "part 1.dat"])
+    "openingbook merge --output=b.dat 'part 1.dat'"
+    """
+    words = ["openingbook", *argv[1:]] if argv else ["openingbook"]
+    return shlex.join(_machine_free(word) for word in words)
+
+
+def _machine_free(word: str) -> str:
+    option, eq, value = word.partition("=") if word.startswith("-") else ("", "", word)
+    if not os.path.isabs(value):
+        return word
+    path = Path(value)
+    try:
+        relative = str(path.relative_to(Path.cwd()))
+    except ValueError:
+        relative = path.name
+    return f"{option}{eq}{relative or '.'}"
 
 
 def _orphaned_manifest(out: Path) -> bool:

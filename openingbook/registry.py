@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +31,12 @@ __all__ = ["ShippedBook", "book_name", "books_dir", "resolve_book", "shipped_boo
 
 
 def books_dir() -> Path | None:
-    """The directory of the shipped books: the installed package, else ``books/``
-    of the source checkout; None when neither exists."""
-    package = Path(__file__).resolve().parent
-    installed = package / "shipped"  # a normal install puts books/ here
-    if installed.is_dir():
+    """The directory of the shipped books: the installed package's ``shipped``
+    resources (found through :mod:`importlib.resources`), else ``books/`` of the
+    source checkout; None when neither exists (or the package is not on a file
+    system, e.g. in a zip archive: the books are memory-mapped files)."""
+    installed = resources.files("openingbook") / "shipped"  # a normal install puts books/ here
+    if isinstance(installed, Path) and installed.is_dir():
         return installed
     checkout = Path(__file__).resolve().parent.parent / "books"
     return checkout if checkout.is_dir() else None

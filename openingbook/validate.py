@@ -798,16 +798,29 @@ def book_stats(
 
 
 def _per_ply_counts(book: LoadedBook) -> PlyCounts:
-    if not book.scope.complete:
+    """A complete book's per-ply counts, or a compact part's (of its part only)."""
+    part = book_part(book.path)
+    if not book.scope.complete and part is None:
         raise BookFileError(
-            f"{book.path.name} is {book.scope.describe()}: per-ply counts need a complete book"
+            f"{book.path.name} is {book.scope.describe()}: per-ply counts need a complete "
+            "book or a part"
         )
 
     def lookup(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ans = book.answers(first, mask)
         return ans.known, ans.winner
 
-    return per_ply_counts_from_values(book.plies, lookup)
+    return per_ply_counts_from_values(book.plies, lookup, part=part)
+
+
+def book_part(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """``(i, n)`` when ``path`` is a compact part of a ply (``build --part``), else None."""
+    from openingbook.compact import CompactBook, is_compact
+
+    if not is_compact(path):
+        return None
+    with CompactBook(path, verify=False) as book:
+        return book.part
 
 
 def _tromp_counts(book: LoadedBook) -> dict[str, Any]:

@@ -49,7 +49,17 @@ if TYPE_CHECKING:
         stone_counts,
     )
     from solver.bitops import prefetch
-    from solver.enumerate import count_positions, enumerate_positions, positions_with_moves
+    from solver.enumerate import (
+        AUTO_PARTS,
+        LayerTooLarge,
+        check_part,
+        count_positions,
+        enumerate_positions,
+        finished_games,
+        iter_parts,
+        part_of,
+        positions_with_moves,
+    )
     from solver.membership import (
         STATUS_BLOCK,
         STATUS_BOOK,
@@ -59,6 +69,7 @@ if TYPE_CHECKING:
         nb_block_status,
         nb_book_position_status,
         nb_canonical_key,
+        nb_part_of,
         nb_under_line,
         under_line,
     )
@@ -73,7 +84,13 @@ _LAZY = {
     "has_four_bits": "solver.bitboards",
     "mirror_bits": "solver.bitboards",
     "position_keys": "solver.bitboards",
+    "AUTO_PARTS": "solver.enumerate",
+    "LayerTooLarge": "solver.enumerate",
+    "check_part": "solver.enumerate",
     "count_positions": "solver.enumerate",
+    "finished_games": "solver.enumerate",
+    "iter_parts": "solver.enumerate",
+    "part_of": "solver.enumerate",
     "enumerate_positions": "solver.enumerate",
     "positions_with_moves": "solver.enumerate",
     "prefetch": "solver.bitops",
@@ -85,6 +102,7 @@ _LAZY = {
     "nb_block_status": "solver.membership",
     "nb_book_position_status": "solver.membership",
     "nb_canonical_key": "solver.membership",
+    "nb_part_of": "solver.membership",
     "nb_under_line": "solver.membership",
     "under_line": "solver.membership",
     "Solver": "solver.search",
@@ -94,6 +112,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "AUTO_PARTS",
     "DEFAULT_BOARD",
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
@@ -104,6 +123,7 @@ __all__ = [
     "BoardSize",
     "Error",
     "InvalidArgument",
+    "LayerTooLarge",
     "Player",
     "Position",
     "SearchTimeout",
@@ -115,12 +135,15 @@ __all__ = [
     "can_win_next_bits",
     "canonical_bits",
     "check_board_size",
+    "check_part",
     "count_positions",
     "current_bits",
     "default_table_log2",
     "describe_score",
     "enumerate_positions",
+    "finished_games",
     "has_four_bits",
+    "iter_parts",
     "min_table_log2",
     "mirror_bits",
     "move_columns",
@@ -128,9 +151,11 @@ __all__ = [
     "nb_block_status",
     "nb_book_position_status",
     "nb_canonical_key",
+    "nb_part_of",
     "nb_under_line",
     "njit",
     "parse_board_size",
+    "part_of",
     "plies_from_score",
     "position_keys",
     "positions_with_moves",

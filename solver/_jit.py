@@ -13,6 +13,13 @@ every loaded ``solver``/``openingbook`` module, so that numba compiles the
 kernels exactly as if they had been decorated by numba itself (same functions,
 same options, same on-disk cache). Once numba is loaded, ``njit`` is numba's.
 
+numba caches compiled kernels beside their source; when the packages are not
+writable (an installed package run by another user) the cache goes to the
+user's cache directory, and when nothing is writable the kernels are compiled
+without a cache (``cache=True`` dropped) rather than failing
+(:func:`_choose_numba_cache`, :mod:`solver._cachedir`). ``NUMBA_CACHE_DIR``, when
+set, is numba's as always.
+
 A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
 or a tuple of scalars as result) is first looked up in the native cache
 (:mod:`solver._native`): the same compiled code, saved as a shared library
@@ -21,9 +28,11 @@ after its first run, called through ``ctypes`` without loading numba.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 __all__ = ["NATIVE_KERNELS", "LazyKernel", "intrinsic", "materialize", "njit"]
@@ -35,6 +44,8 @@ _PENDING: list[LazyKernel] = []
 NATIVE_KERNELS: dict[str, LazyKernel] = {}
 _LOCK = threading.RLock()
 _LOADED = False
+#: True when no cache directory is writable: kernels are compiled without ``cache=True``
+_NO_CACHE = False
 #: the packages whose modules may hold stand-ins in their globals
 _PACKAGES = ("solver", "openingbook")
 
@@ -60,7 +71,10 @@ class LazyKernel:
             from numba.extending import intrinsic as numba_intrinsic
 
             return numba_intrinsic(self.function, **self.options)
-        return numba.njit(**self.options)(self.function)
+        options = dict(self.options)
+        if _NO_CACHE:
+            options.pop("cache", None)
+        return numba.njit(**options)(self.function)
 
     def dispatcher(self) -> Any:
         """numba's dispatcher of this kernel (numba is loaded if it is not yet)."""
@@ -126,7 +140,11 @@ def materialize() -> None:
     with _LOCK:
         if _LOADED:
             return
+        _choose_numba_cache()
         import numba
+
+        if os.environ.get("NUMBA_CACHE_DIR") and not numba.config.CACHE_DIR:
+            numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba came first
 
         for kernel in _PENDING:
             kernel.real = kernel.make(numba)
@@ -144,3 +162,23 @@ def materialize() -> None:
                     namespace[key] = value.real
         _PENDING.clear()
         _LOADED = True
+
+
+def _choose_numba_cache() -> None:
+    """Point numba's cache where it can write (see the module docstring).
+
+    numba's own fallback (a user-wide directory) raises "cannot cache function"
+    when that is not writable either; this chooses first. Worker processes
+    inherit the choice through ``NUMBA_CACHE_DIR``.
+    """
+    global _NO_CACHE
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    from solver._cachedir import numba_cache_dir
+
+    packages = [sys.modules[name] for name in _PACKAGES if name in sys.modules]
+    choice = numba_cache_dir(Path(m.__file__).resolve().parent for m in packages if m.__file__)
+    if choice is None:
+        _NO_CACHE = True
+    elif choice is not True:
+        os.environ["NUMBA_CACHE_DIR"] = str(choice)

@@ -15,6 +15,7 @@ import numpy as np
 from solver._jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
+_HIGH = np.uint64(32)
 #: The longest step between two cells of a four that fits 64 bits (3 steps <= 63), as
 #: solver.search's _MAX_STEP: a longer horizontal or diagonal step (boards at most 3
 #: wide and 20 or more high) holds no four and is skipped, because compiled code
@@ -62,6 +63,15 @@ def _nb_winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: i
     return r & (board ^ mask)
 
 
+@njit(cache=True, inline="always")
+def _nb_part_of(key: np.uint64, parts: int) -> int:
+    """The part (1..``parts``) of a canonical key: the high 32 bits of ``key x golden``
+    (mod 2**64) scaled to ``parts`` (multiply-shift). Fixed forever: books of parts
+    store it implicitly (see :mod:`solver.enumerate`)."""
+    high = (key * _GOLDEN) >> _HIGH
+    return int((high * np.uint64(parts)) >> _HIGH) + 1
+
+
 # ------------------------------------------- solver.bitboards, many positions
 @njit(cache=True)
 def has_four_many(bits, height):
@@ -102,38 +112,87 @@ def mirror_many(bits, width, height):
 
 
 # --------------------------------------------------------- solver.enumerate
+@njit(cache=True, inline="always")
+def _nb_bottom(width: int, height: int) -> np.uint64:
+    bottom = np.uint64(0)
+    for col in range(width):
+        bottom |= np.uint64(1) << np.uint64(col * (height + 1))
+    return bottom
+
+
+@njit(cache=True, inline="always")
+def _nb_child(mover, m, col, width, height, bottom, canonical):
+    """``mover`` (the side to move's stones) plays ``col`` on ``m``: ``(key, four)``, the
+    child's Pons key (the smaller of its mirror pair with ``canonical``; 0 when the column
+    is full) and whether the mover completes four."""
+    col_bottom = np.uint64(1) << np.uint64(col * (height + 1))
+    if m & (col_bottom << np.uint64(height - 1)) != np.uint64(0):
+        return np.uint64(0), False
+    new_mask = m | (m + col_bottom)
+    new_mover = mover | (new_mask ^ m)
+    key = (new_mover ^ new_mask) + new_mask + bottom
+    if canonical:
+        mirrored = _nb_mirror(key, width, height)
+        if mirrored < key:
+            key = mirrored
+    return key, _nb_has_four(new_mover, height)
+
+
 @njit(cache=True)
 def child_keys(first, mask, stones, width, height, canonical):
     """Pons key of every child ``parent * width + col`` (mirrored to the smaller
     key with ``canonical``); 0 where the column is full or the mover completes
     four (the game is over: not continued, not counted)."""
     n = first.size
-    h1 = height + 1
-    zero = np.uint64(0)
-    bottom = zero
-    for col in range(width):
-        bottom |= np.uint64(1) << np.uint64(col * h1)
+    bottom = _nb_bottom(width, height)
     first_moves = stones % 2 == 0
     keys = np.zeros(n * width, dtype=np.uint64)
     for i in range(n):
-        f = first[i]
-        m = mask[i]
-        mover = f if first_moves else f ^ m
+        mover = first[i] if first_moves else first[i] ^ mask[i]
         for col in range(width):
-            col_bottom = np.uint64(1) << np.uint64(col * h1)
-            if m & (col_bottom << np.uint64(height - 1)) != zero:
-                continue
-            new_mask = m | (m + col_bottom)
-            new_mover = mover | (new_mask ^ m)
-            if _nb_has_four(new_mover, height):
-                continue
-            key = (new_mover ^ new_mask) + new_mask + bottom
-            if canonical:
-                mirrored = _nb_mirror(key, width, height)
-                if mirrored < key:
-                    key = mirrored
-            keys[i * width + col] = key
+            key, four = _nb_child(mover, mask[i], col, width, height, bottom, canonical)
+            if not four:
+                keys[i * width + col] = key
     return keys
+
+
+@njit(cache=True)
+def part_of_many(keys, parts):
+    out = np.empty(keys.size, dtype=np.int32)
+    for i in range(keys.size):
+        out[i] = _nb_part_of(keys[i], parts)
+    return out
+
+
+@njit(cache=True)
+def part_child_keys(first, mask, stones, width, height, part, parts, finished):
+    """The canonical key and index ``parent * width + col`` of every child in part
+    ``part`` of ``parts`` (children as :func:`child_keys` with ``canonical``),
+    in index order. With ``finished``, the other children instead: those in which
+    the mover completes four (the finished games)."""
+    bottom = _nb_bottom(width, height)
+    first_moves = stones % 2 == 0
+    size = 1024
+    keys = np.empty(size, dtype=np.uint64)
+    index = np.empty(size, dtype=np.int64)
+    j = 0
+    for i in range(first.size):
+        mover = first[i] if first_moves else first[i] ^ mask[i]
+        for col in range(width):
+            key, four = _nb_child(mover, mask[i], col, width, height, bottom, True)
+            if key == np.uint64(0) or four != finished or _nb_part_of(key, parts) != part:
+                continue
+            if j == size:  # grow by doubling: one pass, no count pass
+                size *= 2
+                grown_keys = np.empty(size, dtype=np.uint64)
+                grown_index = np.empty(size, dtype=np.int64)
+                grown_keys[:j] = keys[:j]
+                grown_index[:j] = index[:j]
+                keys, index = grown_keys, grown_index
+            keys[j] = key
+            index[j] = i * width + col
+            j += 1
+    return keys[:j].copy(), index[:j].copy()
 
 
 @njit(cache=True)

@@ -27,8 +27,9 @@ its check fails, the kernel runs with numba as before (a failed build is
 remembered in a ``.failed`` file beside the library's name, which says why, so it
 is not retried on every run; delete it to retry). ``OPENINGBOOK_NATIVE=0``
 turns the native path off. The libraries go to ``__pycache__/native`` beside
-the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook``
-(``OPENINGBOOK_NATIVE_DIR`` chooses another directory).
+the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook/native``
+(``OPENINGBOOK_NATIVE_DIR`` chooses another directory); with neither writable
+there is no native cache (:mod:`solver._cachedir`).
 
 The compiled code needs a few runtime functions that numba normally provides
 from its own extension modules, which are not loadable without importing
@@ -52,6 +53,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from solver._cachedir import first_writable, user_cache_dir
+
 __all__ = [
     "UNAVAILABLE",
     "cache_dir",
@@ -71,6 +74,8 @@ _LIBRARIES: dict[tuple[Any, str], _Library | None] = {}
 _FAILED: set[tuple[Any, str]] = set()
 _SYMBOL = "openingbook_native_kernel"
 _KEY_CACHE: dict[Any, str] = {}
+#: module name -> its library directory (None: nothing writable), probed once
+_CACHE_DIRS: dict[str, Path | None] = {}
 
 # numpy dtype character code -> (numba type name, ctypes type)
 _SCALARS = {
@@ -344,7 +349,14 @@ def _key(kernel: Any, signature: str) -> str:
             os.uname().machine if hasattr(os, "uname") else "",
             _cpu(),
             # numba's settings that change the code it makes (NUMBA_CPU_NAME, ...)
-            repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("NUMBA_"))),
+            # (not where numba caches, which solver._jit may choose per process)
+            repr(
+                sorted(
+                    (k, v)
+                    for k, v in os.environ.items()
+                    if k.startswith("NUMBA_") and k != "NUMBA_CACHE_DIR"
+                )
+            ),
             f"{kernel.__module__}.{kernel.__qualname__}",
             repr(sorted(kernel.options.items())),
             _RUNTIME_C,
@@ -355,27 +367,29 @@ def _key(kernel: Any, signature: str) -> str:
     return hashlib.sha256(f"{base}\0{signature}".encode()).hexdigest()[:24]
 
 
-def cache_dir(kernel: Any) -> Path:
+def cache_dir(kernel: Any) -> Path | None:
     """Where the kernel's libraries go: ``$OPENINGBOOK_NATIVE_DIR`` if set, else
     ``__pycache__/native`` beside its module when that is writable, else the user's
-    cache directory."""
+    cache directory (:mod:`solver._cachedir`); None when nothing is writable."""
     chosen = os.environ.get("OPENINGBOOK_NATIVE_DIR")
     if chosen:
         return Path(chosen)
-    origin = getattr(sys.modules.get(kernel.__module__), "__file__", None)
-    if origin is not None:
-        local = Path(origin).resolve().parent / "__pycache__" / "native"
-        parent = local.parent if local.parent.exists() else local.parent.parent
-        if os.access(local if local.exists() else parent, os.W_OK):
-            return local
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "openingbook" / "native"
+    directory = _CACHE_DIRS.get(kernel.__module__, UNAVAILABLE)
+    if directory is UNAVAILABLE:
+        origin = getattr(sys.modules.get(kernel.__module__), "__file__", None)
+        local = [Path(origin).resolve().parent / "__pycache__" / "native"] if origin else []
+        directory = first_writable([*local, user_cache_dir("native")])
+        _CACHE_DIRS[kernel.__module__] = directory
+    return directory  # type: ignore[return-value]
 
 
-def library_path(kernel: Any, signature: str) -> Path:
-    """The library file of a kernel for arguments of this signature."""
+def library_path(kernel: Any, signature: str) -> Path | None:
+    """The library file of a kernel for arguments of this signature (None: no cache)."""
+    directory = cache_dir(kernel)
+    if directory is None:
+        return None
     name = f"{kernel.__module__}.{kernel.__qualname__}-{_key(kernel, signature)}"
-    return cache_dir(kernel) / f"{name}.so"
+    return directory / f"{name}.so"
 
 
 # ------------------------------------------------------------------ calling
@@ -401,6 +415,8 @@ def call(kernel: Any, args: tuple[Any, ...]) -> Any:
 
 def _load(kernel: Any, signature: str) -> _Library | None:
     path = library_path(kernel, signature)
+    if path is None:
+        return None
     try:
         result = path.with_suffix(".result").read_text(encoding="ascii").strip()
         return _Library(path, signature, result)
@@ -467,7 +483,7 @@ def _snapshot(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     if sum(a.nbytes for a in args if id(a) in arrays) > _CHECK_BYTES:
         return None
     path = library_path(kernel, signature)
-    if path.exists() or path.with_suffix(".failed").exists():
+    if path is None or path.exists() or path.with_suffix(".failed").exists():
         return None
     if _compiler() is None:  # not remembered as a failure: a compiler may come later
         return None
@@ -485,6 +501,7 @@ def _build_checked(
     assert signature is not None
     entry = (kernel, signature)
     path = library_path(kernel, signature)
+    assert path is not None  # _snapshot found a cache directory
     with _LOCK:
         try:
             _build(kernel, signature, args, snapshot, result, path)

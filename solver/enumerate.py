@@ -36,6 +36,8 @@ is included when either of its variants is reachable from ``under``.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterable, Iterator
 from types import ModuleType
 
 import numpy as np
@@ -47,9 +49,16 @@ from solver.errors import InvalidArgument
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 
 __all__ = [
+    "AUTO_PARTS",
     "DEFAULT_MAX_CANDIDATES",
+    "MAX_PARTS",
+    "LayerTooLarge",
+    "check_part",
     "count_positions",
     "enumerate_positions",
+    "finished_games",
+    "iter_parts",
+    "part_of",
     "positions_with_moves",
 ]
 
@@ -59,6 +68,58 @@ __all__ = [
 #: reaches 13 plies (41M candidates for the last layer; 12 plies: 15M), deeper
 #: plies need ``under``.
 DEFAULT_MAX_CANDIDATES = 60_000_000
+
+
+#: Most parts a ply can be split into (:func:`check_part`).
+MAX_PARTS = 1 << 16
+#: Parts of a ply whose whole last layer does not fit the memory guard (14 plies on
+#: 7x6: about 0.7M book positions a part; the 13-ply layer and one part in memory).
+AUTO_PARTS = 32
+
+
+class LayerTooLarge(InvalidArgument):
+    """A whole layer would not fit the memory guard (``max_candidates``): enumerate the
+    ply by parts (``part=``, :func:`iter_parts`) or under a longer line."""
+
+
+def check_part(part: tuple[int, int]) -> tuple[int, int]:
+    """``(i, n)`` as two ints, or ``ValueError`` unless ``1 <= i <= n <= MAX_PARTS``.
+
+    >>> check_part((3, 64))
+    (3, 64)
+    """
+    try:
+        i, n = (int(v) for v in part)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"a part is (i, n), got {part!r}", argument="part") from None
+    if not 1 <= i <= n <= MAX_PARTS:
+        raise InvalidArgument(
+            f"expected i/n with 1 <= i <= n <= {MAX_PARTS}", argument="part", value=f"{i}/{n}"
+        )
+    return i, n
+
+
+def part_of(
+    first: np.ndarray,
+    mask: np.ndarray,
+    parts: int,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+) -> np.ndarray:
+    """The part (1..``parts``, int32) of each position, the same for both variants of
+    a mirror pair: the high 32 bits of ``canonical key x 0x9E3779B97F4A7C15``
+    (mod 2**64) times ``parts``, shifted right by 32, plus 1. The canonical key is
+    the Pons key of the smaller-key variant (:func:`solver.canonical_bits`).
+
+    >>> first, mask = enumerate_positions(4)
+    >>> sizes = np.bincount(part_of(first, mask, 4))[1:]
+    >>> sizes.tolist(), int(sizes.sum()) == len(first)
+    ([139, 151, 126, 152], True)
+    """
+    check_part((1, parts))
+    key = _position_keys(first, mask, width, height)
+    key = np.minimum(key, _mirror_bits(key, width, height))
+    return _kernels().part_of_many(np.ascontiguousarray(key, dtype=np.uint64), int(parts))
 
 
 def _kernels() -> ModuleType:
@@ -81,7 +142,14 @@ def _bucket_bits(n: int) -> int:
 class _Layers:
     """The layers of one enumeration, with what is needed to rebuild move strings."""
 
-    def __init__(self, start: Position, plies: int, canonical: bool, max_candidates: int) -> None:
+    def __init__(
+        self,
+        start: Position,
+        plies: int,
+        canonical: bool,
+        max_candidates: int,
+        part: tuple[int, int] | None = None,
+    ) -> None:
         self.start = start
         self.width = start.width
         self.height = start.height
@@ -92,10 +160,17 @@ class _Layers:
         self.steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         stones = start.stone_count
         kernels = _kernels()
+        if part is not None and stones == plies:  # no step: the start alone, if in the part
+            keep = part_of(self.first, self.mask, part[1], self.width, self.height) == part[0]
+            self.first, self.mask = self.first[keep], self.mask[keep]
         while stones < plies:
+            if part is not None and stones == plies - 1:
+                # the last layer of one part: its children only, never the whole layer
+                self.add_part_layer(stones, part)
+                break
             cap = self.first.size * self.width
             if cap > max_candidates:
-                raise InvalidArgument(
+                raise LayerTooLarge(
                     f"the {stones + 1}-stone layer means examining {cap:,} children, more "
                     f"than the {max_candidates:,} allowed in memory (start from a longer line)"
                 )
@@ -117,6 +192,25 @@ class _Layers:
             self.first, self.mask = f, m
             self.steps.append((parent, col, flip))
             stones += 1
+
+    def add_part_layer(self, stones: int, part: tuple[int, int], finished: bool = False) -> None:
+        """Replace the last layer (``stones`` stones, canonical) by the children of part
+        ``part``: the positions of the whole next layer whose canonical key is in the
+        part, in the same order. Memory: the part's children and one flag per child.
+        ``finished``: the part's finished games instead (the mover completes four)."""
+        kernels = _kernels()
+        keys, index = kernels.part_child_keys(
+            self.first, self.mask, stones, self.width, self.height, part[0], part[1], finished
+        )
+        kept = index[kernels.first_flags(keys, _bucket_bits(keys.size))]
+        del keys, index
+        flags = np.zeros(self.first.size * self.width, dtype=bool)
+        flags[kept] = True
+        f, m, parent, col, flip = kernels.gather_children(
+            self.first, self.mask, stones, self.width, self.height, True, flags, kept.size
+        )
+        self.first, self.mask = f, m
+        self.steps.append((parent, col, flip))
 
     def moves(self, keep: np.ndarray | None = None) -> np.ndarray:
         """0-based columns reaching each final position, shape (n, plies), uint8.
@@ -152,6 +246,12 @@ def _start_position(under: str | None, width: int, height: int) -> Position:
     return Position.from_moves(text, width, height)
 
 
+def _check_plies(plies: object) -> int:
+    if not isinstance(plies, int | np.integer) or isinstance(plies, bool):
+        raise InvalidArgument(f"plies must be an integer, got {plies!r}")
+    return int(plies)
+
+
 def _enumerate(
     plies: int,
     under: str | None,
@@ -160,12 +260,17 @@ def _enumerate(
     merge_mirrors: bool,
     drop_immediate_wins: bool,
     max_candidates: int,
+    part: tuple[int, int] | None = None,
 ) -> tuple[_Layers, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Enumerate; return the layers, the final arrays and, per final position,
     the index in the last layer and whether it is the mirror of that entry."""
-    if not isinstance(plies, int | np.integer) or isinstance(plies, bool):
-        raise InvalidArgument(f"plies must be an integer, got {plies!r}")
-    plies = int(plies)
+    plies = _check_plies(plies)
+    if part is not None:
+        part = check_part(part)
+        if under:
+            raise InvalidArgument(
+                "a part splits the whole ply: give a part or a line, not both", argument="part"
+            )
     start = _start_position(under, width, height)
     if not 0 <= plies <= width * height:
         raise InvalidArgument(f"plies must be between 0 and {width * height}, got {plies}")
@@ -176,7 +281,16 @@ def _enumerate(
     start_symmetric = start.mirror() == start
     # a mirror-closed reachable set may be reduced to one variant per pair as it grows
     canonical = start_symmetric
-    layers = _Layers(start, plies, canonical, max_candidates)
+    layers = _Layers(start, plies, canonical, max_candidates, part)
+    return (layers, *_finish(layers, width, height, merge_mirrors, drop_immediate_wins))
+
+
+def _finish(
+    layers: _Layers, width: int, height: int, merge_mirrors: bool, drop_immediate_wins: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The final positions of ``layers`` as asked: immediate wins dropped, mirror pairs
+    merged or both variants; with each one's index in the last layer and mirror flag."""
+    canonical = layers.canonical
     first, mask = layers.first, layers.mask
     index = np.arange(first.size, dtype=np.int64)
     if drop_immediate_wins and first.size:
@@ -194,7 +308,7 @@ def _enumerate(
         index, mirrored = index[firsts], flip[firsts]
     elif not merge_mirrors and canonical:
         first, mask, index, mirrored = _kernels().add_mirrors(first, mask, index, width, height)
-    return layers, first, mask, index, mirrored
+    return first, mask, index, mirrored
 
 
 def enumerate_positions(
@@ -206,8 +320,18 @@ def enumerate_positions(
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    part: tuple[int, int] | None = None,
+    by_parts: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The book positions with ``plies`` stones, as ``(first, mask)`` uint64 arrays.
+
+    ``part=(i, n)``: only the positions of part ``i`` of ``n`` (:func:`part_of`), in
+    the whole enumeration's order: the parts are disjoint, their union is the ply,
+    and a part of a deep ply needs only the previous layer and its own positions
+    in memory (14 plies: the 13-ply layer, about 15.5M positions, 0.5 GB). A whole
+    ply whose last layer does not fit ``max_candidates`` (14 plies on 7x6) comes
+    part by part (:data:`AUTO_PARTS` parts, each in its order), or with
+    ``by_parts=False`` raises :class:`LayerTooLarge`.
 
     ``under``: a 1-based move string; only positions reachable by continuing it
     (with either variant reachable, when mirror pairs are merged). With
@@ -224,9 +348,20 @@ def enumerate_positions(
     >>> len(enumerate_positions(8, merge_mirrors=False, drop_immediate_wins=False)[0])
     182383
     """
-    _, first, mask, _, _ = _enumerate(
-        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates
-    )
+    try:
+        _, first, mask, _, _ = _enumerate(
+            plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
+        )
+    except LayerTooLarge:
+        if under or part is not None or not by_parts:
+            raise
+        # the whole ply part by part: the previous layer and the positions in memory
+        options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
+        pieces = list(
+            iter_parts(plies, AUTO_PARTS, width, height, **options, max_candidates=max_candidates)
+        )
+        first = np.concatenate([f for _, f, _ in pieces])
+        mask = np.concatenate([m for _, _, m in pieces])
     return first, mask
 
 
@@ -239,6 +374,7 @@ def positions_with_moves(
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    part: tuple[int, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Like :func:`enumerate_positions`, plus one 1-based move string per position.
 
@@ -255,7 +391,7 @@ def positions_with_moves(
     if width > 9:
         raise InvalidArgument("move strings are only defined for boards up to 9 columns")
     layers, first, mask, index, mirrored = _enumerate(
-        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates
+        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
     )
     cols = layers.moves(index)
     cols = np.where(mirrored[:, None], width - 1 - cols, cols).astype(np.uint8)
@@ -274,6 +410,7 @@ def count_positions(
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    part: tuple[int, int] | None = None,
 ) -> int:
     """Number of positions :func:`enumerate_positions` returns.
 
@@ -288,5 +425,73 @@ def count_positions(
         merge_mirrors=merge_mirrors,
         drop_immediate_wins=drop_immediate_wins,
         max_candidates=max_candidates,
+        part=part,
     )
     return int(first.size)
+
+
+def iter_parts(
+    plies: int,
+    parts: int,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+    *,
+    merge_mirrors: bool = True,
+    drop_immediate_wins: bool = True,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    which: Iterable[int] | None = None,
+    finished: bool = False,
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """``(i, first, mask)`` for parts ``i`` = 1..``parts`` (or those in ``which``) of a
+    ply, as :func:`enumerate_positions` with ``part=(i, parts)`` gives them; the
+    previous layer is enumerated once for all. Memory: that layer plus one part.
+    ``finished``: each part's :func:`finished_games` instead (the other options
+    do not apply to them).
+
+    >>> sizes = [len(f) for _, f, _ in iter_parts(4, 3)]
+    >>> sizes == [count_positions(4, part=(i, 3)) for i in (1, 2, 3)], sum(sizes)
+    (True, 568)
+    """
+    plies = _check_plies(plies)
+    check_part((1, parts))
+    numbers = list(range(1, parts + 1)) if which is None else [int(i) for i in which]
+    for i in numbers:
+        check_part((i, parts))
+    if plies == 0:
+        for i in numbers:
+            if finished:
+                yield i, np.empty(0, np.uint64), np.empty(0, np.uint64)
+            else:
+                yield (i, *enumerate_positions(0, None, width, height, part=(i, parts)))
+        return
+    previous = _Layers(Position(width=width, height=height), plies - 1, True, max_candidates)
+    for i in numbers:
+        layers = copy.copy(previous)
+        layers.steps = list(previous.steps)
+        layers.add_part_layer(plies - 1, (i, parts), finished)
+        if finished:
+            yield i, layers.first, layers.mask
+            continue
+        first, mask, _, _ = _finish(layers, width, height, merge_mirrors, drop_immediate_wins)
+        yield i, first, mask
+
+
+def finished_games(
+    plies: int,
+    width: int = DEFAULT_WIDTH,
+    height: int = DEFAULT_HEIGHT,
+    *,
+    part: tuple[int, int] | None = None,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The finished games after ``plies`` plies (the player who just moved has four),
+    one variant per mirror pair (the smaller key), each distinct position once, in
+    the order of their first parent; with ``part``, those of one part.
+
+    >>> len(finished_games(7)[0])  # the first player's four with its fourth stone
+    364
+    """
+    i, n = check_part(part) if part is not None else (1, 1)
+    options = {"max_candidates": max_candidates, "which": [i], "finished": True}
+    _, first, mask = next(iter_parts(plies, n, width, height, **options))
+    return first, mask

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver._jit import njit
-from solver._kernels import _nb_has_four, _nb_mirror, _nb_winning_cells
+from solver._kernels import _nb_has_four, _nb_mirror, _nb_part_of, _nb_winning_cells
 from solver.bitops import popcount
 from solver.errors import InvalidArgument
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH
@@ -56,6 +56,7 @@ __all__ = [
     "nb_block_status",
     "nb_book_position_status",
     "nb_canonical_key",
+    "nb_part_of",
     "nb_under_line",
     "under_line",
 ]
@@ -353,6 +354,10 @@ def nb_canonical_key(first, mask, width, height):
     key = current + mask + bottom
     mirrored = _nb_mirror(key, width, height)
     return mirrored if mirrored < key else key
+
+
+#: The part (1..n) of a canonical key in compiled code (:func:`solver.enumerate.part_of`).
+nb_part_of = _nb_part_of
 
 
 @njit(cache=True)

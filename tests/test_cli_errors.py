@@ -105,7 +105,7 @@ CASES = [
     # explore (refused before the server starts)
     (["explore", "--size", "9x9", "--no-browser"], 2, "--size"),
     (["explore", "--port", "70000", "--no-browser"], 2, "70000 is not in the range"),
-    (["explore", "--book", "12", "--no-browser"], 2, "--book 12: a win/draw/loss book"),
+    (["explore", "--book", "12", "--no-browser"], 2, "book12.c4b: a win/draw/loss book"),
     (["explore", "--book", "none", "--book", "8-dist", "--no-browser"], 2, "--book none"),
     (["explore", "--size", "6x5", "--book", "12-dist", "--no-browser"], 2, "a 7x6 book"),
     (["explore", "--time-limit", "0", "--no-browser"], 2, "--time-limit"),

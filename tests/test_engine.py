@@ -15,28 +15,26 @@ from __future__ import annotations
 import json
 import random
 import time
+from pathlib import Path
 
 import pytest
 
+from openingbook.compact import CompactBook
 from openingbook.engine import Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
+from tests.strategies import random_game
 from tests.test_board_sizes import brute_force_move_scores, random_board, to_position
 
 TABLE = 20
+BOOKS = Path(__file__).resolve().parents[1] / "books"
 
 
 def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
     """A random game of ``plies`` moves nobody has won yet (the side to move may win at once)."""
-    while True:
-        pos = Position(width=width, height=height)
-        for _ in range(plies):
-            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        else:
-            return pos
+    while (pos := random_game(rng, width, height, plies)) is None:
+        pass
+    return pos
 
 
 def expected_moves(solver: Solver, pos: Position) -> list[tuple[Winner, int, int] | None]:
@@ -101,6 +99,28 @@ def test_engine_equals_the_solver_on_random_positions(engine, solver, plies):
 def test_engine_equals_the_solver_near_the_start(engine, solver, plies):
     rng = random.Random(plies)
     check_against(engine, solver, random_position(rng, plies))
+
+
+@pytest.mark.parametrize("plies", range(1, 12))
+def test_each_position_value_is_its_own_book_value(engine, plies):
+    """The engine combines the children's values from the book of the next ply; the
+    position's own value in the book of its ply must be the same (200 random positions
+    of each ply; where the side to move wins at once, the book's rule: a win in 1)."""
+    rng = random.Random(plies)
+    with CompactBook(BOOKS / f"book{plies}-dist.c4b") as book:
+        for _ in range(200):
+            pos = random_position(rng, plies)
+            value = engine.analyze(pos).value
+            assert value == tuple(book.get(pos)), pos.some_moves()
+
+
+def test_a_book_eight_plies_deeper_answers_by_negamax():
+    """With the 8-ply book alone, the empty board's moves (1 stone, 7 plies above it)
+    are backed up from it: the published values again."""
+    engine = Engine(books=["8-dist"])
+    a = engine.analyze("")
+    assert [m.score for m in a.moves] == [-2, -1, 0, 1, 0, -1, -2]
+    assert {m.source for m in a.moves} == {"derived"}
 
 
 def test_the_solver_alone_gives_the_same_values(solver):

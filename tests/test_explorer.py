@@ -16,6 +16,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -247,6 +248,40 @@ def test_busy_engine_gets_503(engine: Engine) -> None:
         assert status == 200
 
 
+def test_connections_are_bounded(engine: Engine) -> None:
+    """Beyond ``max_connections`` open connections a new one is closed unanswered; once
+    one closes, connections are served again."""
+    explorer = Explorer(engine, limits=ExplorerLimits(max_connections=2))
+    with running_explorer(explorer) as bounded:
+        address = bounded.server_address[:2]
+        held = [socket.create_connection(address, timeout=30) for _ in range(2)]
+        try:
+            for connection in held:  # both served (keep-alive: they stay open)
+                connection.sendall(
+                    b"GET /api/analyze?moves=4 HTTP/1.1\r\nHost: %s\r\n\r\n"
+                    % bounded.url.split("/")[2].encode()
+                )
+                assert connection.recv(12) == b"HTTP/1.1 200"
+            with socket.create_connection(address, timeout=30) as extra:
+                extra.sendall(b"GET / HTTP/1.1\r\n\r\n")
+                try:
+                    answer = extra.recv(100)
+                except ConnectionResetError:  # closed before it read the request
+                    answer = b""
+                assert answer == b""  # closed without an answer
+        finally:
+            for connection in held:
+                connection.close()
+        for _ in range(50):  # the closed connections' threads end shortly
+            try:
+                if request(bounded, "/api/analyze?moves=4")[0] == 200:
+                    break
+            except (ConnectionError, http.client.RemoteDisconnected):
+                time.sleep(0.1)
+        else:
+            raise AssertionError("connections were not served again")
+
+
 def test_time_limit_answers_what_is_known(engine: Engine) -> None:
     """A position beyond the books with the smallest time limit: the answer says which
     columns are not solved (those the solver would search), and is not remembered."""
@@ -385,6 +420,25 @@ def test_explore_serves_and_stops_on_ctrl_c() -> None:
             process.communicate()
     assert process.returncode == 130
     assert stderr == "interrupted\n"
+
+
+@pytest.mark.slow
+def test_explore_takes_the_board_of_its_book() -> None:
+    """``--book`` of a 6x5 book without ``--size``: a 6x5 explorer (as ``analyze``);
+    ``--json`` prints the address as an object."""
+    process = explore_process("--book", "14-dist-6x5", "--port", "0", "--no-browser", "--json")
+    try:
+        first = json.loads(process.stdout.readline())
+        assert first["size"] == "6x5" and first["url"].startswith("http://127.0.0.1:")
+        host, port = first["url"].split("/")[2].split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=300)
+        connection.request("GET", "/api/analyze?moves=1234561234561")
+        answer = json.loads(connection.getresponse().read())
+        connection.close()
+        assert answer["size"] == "6x5" and answer["analysis"]["complete"]
+    finally:
+        process.send_signal(2)
+        process.communicate(timeout=60)
 
 
 def test_explore_cannot_listen_exits_2() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from openingbook.engine import Engine
-from openingbook.explorer import Explorer
+from openingbook.explorer import Explorer, ExplorerLimits
 from solver import BoardSize
 from tests.browser import browser_or_skip, headless_chromium, running_explorer
 
@@ -261,6 +261,40 @@ def test_game_over_is_shown(page, server) -> None:
     assert page.find_element("id", "turn").text == "Red to move (move 7)."
     win = next(c for c in shown_columns(page) if c["column"] == 7)
     assert (win["kind"], win["plies"], win["best"]) == ("win", "1", True)
+
+
+def test_columns_not_solved_in_time_are_marked(driver, engine: Engine) -> None:
+    """With the smallest time limit, a position beyond the books: the searched columns
+    show ?, the verdict says which, and asking again asks the server again."""
+    moves = "1234561234561"  # 13 stones: the positions after its moves are in no book
+    limited = Explorer(engine, limits=ExplorerLimits(time_limit=1e-6))
+    with running_explorer(limited) as server:
+        driver.get(f"{server.url}?moves={moves}")
+        wait_for(driver, moves)
+        answer = limited.analyze(moves)["analysis"]
+        assert answer["unknown"]  # the server's own answer: what the page must show
+        shown = {c["column"]: c for c in shown_columns(driver)}
+        for entry in answer["columns"]:
+            column = shown[entry["column"]]
+            if entry["known"]:
+                assert column["kind"] in ("win", "draw", "loss") and not column["best"]
+            else:
+                assert (column["kind"], column["word"]) == ("unknown", "?")
+                assert "not solved within the time limit" in column["label"]
+        verdict = driver.find_element("id", "verdict").text
+        unknown = ", ".join(map(str, answer["unknown"]))
+        assert "not known yet" in verdict and "Not solved within the time limit: " in verdict
+        assert unknown in verdict
+        count = (
+            "return performance.getEntriesByType('resource')"
+            ".filter((e) => e.name.includes('/api/analyze?')).length"
+        )
+        asked = driver.execute_script(count)
+        driver.find_element("id", "search-again").click()
+        wait_for(driver, moves)
+        # the page asked the server again (it keeps complete answers only)
+        assert driver.execute_script(count) == asked + 1
+        assert moves not in limited._cache
 
 
 # ---------------------------------------------------------------------- layout

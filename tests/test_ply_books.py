@@ -51,7 +51,7 @@ def test_derived_books_say_how_they_were_made(plies):
             None,
             "7x6",
         )
-        assert len(book) == len(enumerate_positions(plies)[0])
+        assert len(book) == len(enumerate_positions(plies, None, 7, 6)[0])
         meta = book.header.metadata
     made = provenance(meta)["built_by"]
     assert made == (
@@ -67,14 +67,14 @@ def test_derived_books_say_how_they_were_made(plies):
 @pytest.mark.parametrize("plies", range(1, 12))
 def test_each_book_is_one_ply_of_negamax_over_the_next(plies):
     """The book of ``plies`` derived again, exactly, from the shipped book one ply deeper."""
-    first, mask = enumerate_positions(plies)
+    first, mask = enumerate_positions(plies, None, 7, 6)
     with CompactBook(book_path(plies + 1)) as deeper, CompactBook(book_path(plies)) as book:
 
         def leaves(f, m):
             bulk = deeper.lookup_many(f, m)
             return bulk.score != UNKNOWN, bulk.score.astype(np.int8)
 
-        derived = negamax_layers(first, mask, plies + 1, leaves, scores=True)
+        derived = negamax_layers(first, mask, plies + 1, leaves, True, 7, 6)
         assert derived.known.all()
         assert np.array_equal(derived.values.astype(np.int64), scores_of(book, first, mask))
 
@@ -86,7 +86,7 @@ def _book_counts(plies: int):
             bulk = book.lookup_many(f, m, strict=False)
             return bulk.winner != UNKNOWN, bulk.winner.astype(np.int8)
 
-        return per_ply_counts_from_values(plies, lookup)
+        return per_ply_counts_from_values(plies, lookup, 7, 6)
 
 
 @pytest.mark.parametrize("plies", range(1, 8))
@@ -120,7 +120,7 @@ def test_the_empty_board_from_the_1_ply_book():
 @pytest.mark.slow
 @pytest.mark.parametrize("plies", range(4, 12))
 def test_random_book_positions_agree_with_the_solver(plies):
-    first, mask = enumerate_positions(plies)
+    first, mask = enumerate_positions(plies, None, 7, 6)
     rng = np.random.default_rng(plies)
     solver = Solver(table_log2=TABLE)
     with CompactBook(book_path(plies)) as book:

@@ -25,7 +25,7 @@ from openingbook.cli._common import (
 from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2
 
 if TYPE_CHECKING:
-    from openingbook.engine import Engine
+    from openingbook.engine import Analysis, Engine
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,17 +44,31 @@ class _EngineBook(click.ParamType):
         return BOOK.convert(value, param, ctx)
 
 
+#: ``--book``: the engine's books (``analyze``, ``best``, ``explore``); the command
+#: receives ``books``, a tuple of book paths and ``none``
+book_option = click.option(
+    "--book",
+    "books",
+    type=_EngineBook(),
+    multiple=True,
+    help="A distance book to use instead of the shipped ones (a file or a shipped "
+    "book's name; repeat for several plies), or 'none' for the solver alone.",
+)
+
+#: ``--table-log2``: the engine's solver table (``table_log2``, None for the default)
+table_option = click.option(
+    "--table-log2",
+    type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
+    default=None,
+    help="The solver's transposition table, 2^N entries of 8 bytes (default: as "
+    "'openingbook solve').",
+)
+
+
 def engine_options(func: F) -> F:
     """The options ``analyze`` and ``best`` share."""
     options = [
-        click.option(
-            "--book",
-            "books",
-            type=_EngineBook(),
-            multiple=True,
-            help="A distance book to use instead of the shipped ones (a file or a shipped "
-            "book's name; repeat for several plies), or 'none' for the solver alone.",
-        ),
+        book_option,
         board_size_options,
         click.option(
             "--time-limit",
@@ -64,13 +78,7 @@ def engine_options(func: F) -> F:
             help="Stop searching after this long (a column's search is stopped too); the "
             "columns not answered are reported as unknown.",
         ),
-        click.option(
-            "--table-log2",
-            type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
-            default=None,
-            help="The solver's transposition table, 2^N entries of 8 bytes (default: as "
-            "'openingbook solve').",
-        ),
+        table_option,
         json_option,
     ]
     for option in reversed(options):
@@ -78,13 +86,15 @@ def engine_options(func: F) -> F:
     return func
 
 
-def _engine(
+def engine_from_options(
     books: tuple[Any, ...],
     size: Any,
     width: int | None,
     height: int | None,
     table_log2: int | None,
 ) -> Engine:
+    """The engine the options of :func:`engine_options` ask for: the books' own board
+    unless a size is given, the shipped books unless ``--book`` is."""
     from openingbook.engine import SHIPPED, Engine
 
     if NO_BOOK in books and len(books) > 1:
@@ -103,11 +113,7 @@ def _engine(
     return Engine(board, chosen, table_log2=table_log2)
 
 
-@main.command("analyze")
-@click.argument("moves", default="", required=False)
-@engine_options
-@user_errors
-def analyze_command(
+def _analyze(
     moves: str,
     books: tuple[Any, ...],
     size: Any,
@@ -115,8 +121,17 @@ def analyze_command(
     height: int | None,
     time_limit: float | None,
     table_log2: int | None,
-    as_json: bool,
-) -> None:
+) -> Analysis:
+    """The analysis of ``moves`` by an engine made from the options of :func:`engine_options`."""
+    with engine_from_options(books, size, width, height, table_log2) as engine:
+        return engine.analyze(moves, time_limit=time_limit)
+
+
+@main.command("analyze")
+@click.argument("moves", default="", required=False)
+@engine_options
+@user_errors
+def analyze_command(moves: str, as_json: bool, **options: Any) -> None:
     """Exact value of every move after MOVES (1-based columns, e.g. 4453; none or ""
     for the empty board).
 
@@ -133,9 +148,7 @@ def analyze_command(
       openingbook analyze 333 --size 6x5
       openingbook analyze 44444433333312 --book none --time-limit 2
     """
-    engine = _engine(books, size, width, height, table_log2)
-    with engine:
-        analysis = engine.analyze(moves, time_limit=time_limit)
+    analysis = _analyze(moves, **options)
     if as_json:
         emit_json(analysis.to_dict())
     else:
@@ -146,16 +159,7 @@ def analyze_command(
 @click.argument("moves", default="", required=False)
 @engine_options
 @user_errors
-def best_command(
-    moves: str,
-    books: tuple[Any, ...],
-    size: Any,
-    width: int | None,
-    height: int | None,
-    time_limit: float | None,
-    table_log2: int | None,
-    as_json: bool,
-) -> None:
+def best_command(moves: str, as_json: bool, **options: Any) -> None:
     """A best move after MOVES (1-based column): the highest score (fastest win,
     else slowest loss), the most central of equals.
 
@@ -164,10 +168,10 @@ def best_command(
       openingbook best ""
       openingbook best 4453 --json
     """
-    engine = _engine(books, size, width, height, table_log2)
-    with engine:
-        analysis = engine.analyze(moves, time_limit=time_limit)
-        column = engine.best_of(analysis)
+    from openingbook.engine import best_column
+
+    analysis = _analyze(moves, **options)
+    column = best_column(analysis)
     if as_json:
         emit_json(
             {

@@ -37,6 +37,17 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
 
 
+def _part(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    from openingbook.build import parse_part  # the command modules import only click
+
+    try:
+        return parse_part(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+
+
 @contextlib.contextmanager
 def _sigterm_interrupts() -> Iterator[None]:
     """Treat SIGTERM (``kill``, batch schedulers) like Ctrl-C while a command runs.
@@ -74,7 +85,7 @@ def _command_line() -> list[str]:
         opt = max(param.opts, key=len)
         if value is True:
             words.append(opt)
-        elif param.name == "shard":
+        elif param.name in ("shard", "part"):
             words += [opt, f"{value[0]}/{value[1]}"]
         elif param.name == "size":
             words += [opt, f"{value[0]}x{value[1]}"]
@@ -85,7 +96,11 @@ def _command_line() -> list[str]:
 
 @main.command("build")
 @click.option(
-    "--plies", type=int, required=True, help="Stones on the board: an even number from 2 to 16."
+    "--plies",
+    type=int,
+    required=True,
+    help="Stones on the board: an even number from 2 to 16. Whole books up to 12 plies; "
+    "at 14 and 16 the positions do not fit in memory: build those --under a line.",
 )
 @click.option(
     "--distances",
@@ -109,6 +124,14 @@ def _command_line() -> list[str]:
 )
 @click.option(
     "--shard", metavar="I/N", callback=_shard, help="Solve the I-th of N deterministic parts."
+)
+@click.option(
+    "--part",
+    metavar="I/N",
+    callback=_part,
+    help="Part I of N of the ply (positions whose canonical key hashes to I): "
+    "enumerated alone in little memory, written as a compact book (.c4b) that answers "
+    "only its part; 'openingbook merge' combines all N.",
 )
 @click.option("--sample", type=int, metavar="K", help="Solve K positions picked at random.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed of --sample.")
@@ -134,6 +157,7 @@ def build_command(
     under: str | None,
     size: Any,
     shard: tuple[int, int] | None,
+    part: tuple[int, int] | None,
     sample: int | None,
     seed: int,
     jobs: int | None,
@@ -160,6 +184,7 @@ def build_command(
       openingbook build --plies 12 --under 4444 -o book12-4444.dat
       openingbook build --plies 12 --distances --shard 1/4   # then: openingbook merge
       openingbook build --plies 10 --distances --size 6x5   # book10-dist-6x5.c4b
+      openingbook build --plies 14 --distances --part 3/32  # book14-dist-part03of32.c4b
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
@@ -168,7 +193,9 @@ def build_command(
     from openingbook.convert import write_compact_via_thill
     from solver import DEFAULT_BOARD
 
-    book_format = output_book_format(book_format, size)
+    if part is not None and book_format == "thill":
+        raise click.UsageError("--part writes a compact book: leave out --format thill")
+    book_format = "compact" if part is not None else output_book_format(book_format, size)
     options = BuildOptions(
         plies=plies,
         distances=distances,
@@ -178,6 +205,7 @@ def build_command(
         seed=seed,
         chunk_size=chunk_size,
         board=size or DEFAULT_BOARD,
+        part=part,
     )
 
     def build(out: Path | None) -> BuildSummary:
@@ -193,11 +221,11 @@ def build_command(
             keep_work=keep_work,
             progress=not quiet and not as_json,
             command=_command_line(),
-            staging=book_format == "compact",
+            staging=book_format == "compact" and part is None,
         )
 
     with _sigterm_interrupts():
-        if book_format == "thill":
+        if book_format == "thill" or part is not None:  # a part is written compact directly
             summary = build(output)
         else:
             options.validate()  # other board sizes: no shards, whatever the format
@@ -237,14 +265,17 @@ def build_command(
 @json_option
 @user_errors
 def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: bool) -> None:
-    """Combine the shard books of one build (all of 1/N .. N/N) into the full book.
+    """Combine the shard books of one build (all of 1/N .. N/N) into the full book,
+    or the compact parts of a ply ('build --part', all of 1/N .. N/N) into the
+    complete compact book.
 
-    Refuses shards of different settings, a shard given twice or overlapping,
-    and missing shards.
+    Refuses shards or parts of different settings, one given twice or
+    overlapping, and missing ones.
 
     \b
-    Example:
+    Examples:
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
+      openingbook merge book14-dist-part*of32.c4b -o book14-dist.c4b
     """
     from openingbook.build import merge_books
 
@@ -254,5 +285,6 @@ def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: 
     else:
         click.echo(
             f"{summary.output}: {summary.records} records ({summary.format}) "
-            f"from {summary.shards} shards, {summary.positions} positions"
+            f"from {summary.shards} {'parts' if summary.format == 'compact' else 'shards'}, "
+            f"{summary.positions} positions"
         )

@@ -45,6 +45,25 @@ from openingbook.cli._common import LazyChoice, emit_json, json_option, size_opt
     is_flag=True,
     help="Keep positions where the side to move can complete four at once.",
 )
+@click.option(
+    "--parts",
+    type=click.IntRange(1, 65536),
+    metavar="N",
+    help="Enumerate the ply in N parts (bounded memory; the lines part by part). "
+    "Default: whole, or 32 parts when the ply does not fit in memory (14 plies and deeper).",
+)
+@click.option(
+    "--part",
+    metavar="I/N",
+    help="Only part I of N (positions whose canonical key hashes to I), as "
+    "'build --part' solves them.",
+)
+@click.option(
+    "--count-all",
+    is_flag=True,
+    help="Also count every position of the ply as Tromp's published table does (both "
+    "mirror variants, immediate wins, finished games) and compare with it.",
+)
 @json_option
 @user_errors
 def enumerate_command(
@@ -56,6 +75,9 @@ def enumerate_command(
     force: bool,
     both_mirrors: bool,
     keep_immediate_wins: bool,
+    parts: int | None,
+    part: str | None,
+    count_all: bool,
     as_json: bool,
 ) -> None:
     """Count the positions a PLIES-ply book holds (legal, nobody has four, the side
@@ -67,13 +89,21 @@ def enumerate_command(
       openingbook enumerate --plies 12 --under 44 --out 44.txt --as moves
       openingbook enumerate --plies 8 --both-mirrors --keep-immediate-wins --json
       openingbook enumerate --plies 10 --size 6x5
+      openingbook enumerate --plies 14 --count-all        # 23192137; all: 75,437,595
+      openingbook enumerate --plies 14 --part 3/32
     """
     if output_format is not None and out is None:
         raise click.UsageError("--as needs --out FILE")
     if out is not None:
         refuse_existing(out, force)
     from openingbook.enumeration import enumerate_to_file
-    from solver import DEFAULT_BOARD
+    from solver import AUTO_PARTS, DEFAULT_BOARD
+
+    which = None
+    if part is not None:
+        from openingbook.build import parse_part
+
+        which = parse_part(part)
 
     result = enumerate_to_file(
         plies,
@@ -83,7 +113,14 @@ def enumerate_command(
         merge_mirrors=not both_mirrors,
         drop_immediate_wins=not keep_immediate_wins,
         board=size or DEFAULT_BOARD,
+        parts=parts,
+        part=which,
     )
+    counts = None
+    if count_all:
+        from openingbook.plycounts import count_all_positions
+
+        counts = count_all_positions(plies, parts or AUTO_PARTS, *result.board)
     if as_json:
         emit_json(
             {
@@ -95,10 +132,15 @@ def enumerate_command(
                 "keep_immediate_wins": keep_immediate_wins,
                 "out": result.path,
                 "as": result.output_format,
+                "parts": result.parts,
+                "part": part,
+                **({} if counts is None else {"all_positions": counts.as_dict()}),
             }
         )
         return
     click.echo(result.count)
+    for line in counts.lines() if counts is not None else ():
+        click.echo(line)
     if result.path is not None:
         click.echo(
             f"wrote {result.count:,} positions ({result.output_format}) to {result.path}",

@@ -1,15 +1,24 @@
 """``openingbook explore``: argument parsing for the browser explorer
-(:mod:`openingbook.explorer`)."""
+(:mod:`openingbook.explorer`); the engine's options (``--book``, the board size,
+``--table-log2``) are those of ``openingbook analyze`` (:mod:`openingbook.cli.analyze`)."""
 
 from __future__ import annotations
 
 import sys
 import threading
+from typing import Any
 
 import click
 
 from openingbook.cli import main
-from openingbook.cli._common import BadArgument, emit_json, json_option, size_option, user_errors
+from openingbook.cli._common import (
+    BadArgument,
+    board_size_options,
+    emit_json,
+    json_option,
+    user_errors,
+)
+from openingbook.cli.analyze import book_option, engine_from_options, table_option
 
 
 @main.command("explore")
@@ -27,24 +36,18 @@ from openingbook.cli._common import BadArgument, emit_json, json_option, size_op
     show_default=True,
     help="TCP port; 0 picks any free port.",
 )
-@size_option("Board size, width x height (default 7x6): e.g. 6x5, 8x7.")
-@click.option(
-    "--book",
-    "books",
-    metavar="BOOK",
-    multiple=True,
-    help="Distance book to answer from, a shipped book's name (12-dist) or a file; "
-    "repeat for several plies; 'none' for the solver alone (default: the distance "
-    "books shipped for the board).",
-)
+@book_option
+@board_size_options
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0.1, max=600),
+    type=click.FloatRange(min=0.1, max=3600),
     default=2.0,
     show_default=True,
-    help="Seconds an analysis may search; after that the page shows what is known "
-    "and marks the columns that are not.",
+    metavar="SECONDS",
+    help="Seconds an analysis may search; then the page shows what is known and marks "
+    "the columns that are not.",
 )
+@table_option
 @click.option(
     "--browser/--no-browser",
     default=True,
@@ -57,9 +60,12 @@ from openingbook.cli._common import BadArgument, emit_json, json_option, size_op
 def explore_command(
     host: str,
     port: int,
-    size: object,
-    books: tuple[str, ...],
+    books: tuple[Any, ...],
+    size: Any,
+    width: int | None,
+    height: int | None,
     time_limit: float,
+    table_log2: int | None,
     browser: bool,
     log_requests: bool,
     as_json: bool,
@@ -71,13 +77,17 @@ def explore_command(
     the position. Stop with Ctrl-C. The page's JSON API is
     /api/analyze?moves=4453 (docs/EXPLORER.md). With --json the first line is
     an object with url and size.
-    """
-    from openingbook.engine import Engine
-    from openingbook.explorer import Explorer, ExplorerLimits, make_server
-    from solver import DEFAULT_BOARD
 
-    board = size or DEFAULT_BOARD
-    engine = Engine(board=board, **_books_argument(books))
+    \b
+    Examples:
+      openingbook explore
+      openingbook explore --port 0 --no-browser
+      openingbook explore --size 6x5
+    """
+    from openingbook.explorer import Explorer, ExplorerLimits, make_server
+
+    engine = engine_from_options(books, size, width, height, table_log2)
+    board = engine.board
     explorer = Explorer(engine, board, limits=ExplorerLimits(time_limit=time_limit))
     try:
         server = make_server(explorer, host, port, log_requests=log_requests)
@@ -99,14 +109,3 @@ def explore_command(
         server.serve_forever()
     finally:
         server.server_close()
-
-
-def _books_argument(books: tuple[str, ...]) -> dict[str, object]:
-    """The ``books`` argument of :class:`openingbook.engine.Engine` for ``--book``."""
-    if not books:
-        return {}
-    if books == ("none",):
-        return {"books": None}
-    if "none" in books:
-        raise BadArgument("--book none: the solver alone, without other books")
-    return {"books": list(books)}

@@ -86,7 +86,7 @@ def lookup_command(
       openingbook lookup book.dat 44444455
       openingbook lookup bookDeepDist.dat 444444555555 --json
       openingbook lookup book.dat --board "......./.....X./.....O./.....XO/.....XO/.....XO"
-      openingbook lookup 6x5-12-dist 333333 --size 6x5
+      openingbook lookup 14-dist-6x5 34432112566543 --size 6x5
     """
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")

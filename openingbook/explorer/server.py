@@ -14,6 +14,8 @@ Bounds, so that no request can make the server misbehave:
 * an analysis searches at most :attr:`ExplorerLimits.time_limit` seconds: the
   answer says which columns are not answered (``analysis.complete``,
   ``analysis.unknown``) instead of waiting;
+* at most :attr:`ExplorerLimits.max_connections` open connections (a thread each;
+  further ones are closed at once), idle ones closed after 30 seconds;
 * one analysis runs at a time (the engine's solver has one table); at most
   :attr:`ExplorerLimits.max_pending` requests run or wait, further ones get a
   503 at once;
@@ -104,6 +106,8 @@ class ExplorerLimits:
     max_target: int = 1024
     #: analyses running or waiting for the engine at once
     max_pending: int = 4
+    #: open connections (a thread each); further ones are closed at once
+    max_connections: int = 32
     #: complete answers remembered (positions revisited by take-back are instant)
     cache_entries: int = 4096
 
@@ -452,11 +456,30 @@ class ExplorerServer(ThreadingHTTPServer):
         self.explorer = explorer
         self.log_requests = log_requests
         super().__init__(address, _Handler)
+        self._connections = threading.BoundedSemaphore(explorer.limits.max_connections)
         port = self.server_address[1]
         self._hosts: frozenset[str] | None = None  # any Host header
         if _is_loopback(address[0]):
             names = ("127.0.0.1", "localhost", "[::1]", self.url.split("/")[2].rsplit(":", 1)[0])
             self._hosts = frozenset(f"{name}:{port}" for name in names)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread for the connection, unless ``max_connections`` are open already:
+        then it is closed at once (a browser opens a handful; a flood gets no threads)."""
+        if not self._connections.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._connections.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connections.release()
 
     def host_allowed(self, host: str) -> bool:
         """Does a request's ``Host`` header name this server? (On a loopback address:

@@ -122,6 +122,12 @@
           ` Not solved within the time limit: column${analysis.unknown.length === 1 ? "" : "s"} ` +
           `${analysis.unknown.join(", ")} (marked ?).`;
         verdict.classList.add("incomplete");
+        // asking again goes further: the solver keeps what it learnt in its table
+        const again = el("button", "again", "Search again");
+        again.type = "button";
+        again.id = "search-again";
+        again.addEventListener("click", () => load(data.moves));
+        verdict.append(" ", again);
       }
     }
 
@@ -205,8 +211,10 @@
       return;
     }
     if (id !== state.request) return;
-    if (!data.analysis || data.analysis.complete) answers.set(data.moves, data);
-    answers.set(moves, data);
+    if (!data.analysis || data.analysis.complete) {
+      answers.set(data.moves, data);
+      answers.set(moves, data);
+    }
     state.data = data;
     if (!keepMessage) hideMessage();
     render();

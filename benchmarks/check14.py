@@ -1,0 +1,131 @@
+"""Check parts of the 14-ply distance book (or any ply's parts) before they are committed.
+
+Usage: ``python benchmarks/check14.py PART.c4b [...] [--sample 200] [--jobs 1]
+[--results benchmarks/results/book14] [--published]``
+
+For each part (``openingbook build --part``; docs/BOOK14.md), every check that applies
+to a part on its own:
+
+* the file (``openingbook info``): the CRC-32 over header and payload, the position
+  count against the enumeration of the part (``solver.enumerate_positions(part=)``), every
+  position's value decoded and of the right kind;
+* the solver (``openingbook check --sample K``): ``K`` positions picked at random
+  (seed = the part number) re-solved, and the parity of every stored distance (the
+  winner places the last stone);
+* mirror symmetry: the sampled positions' mirror images get the same answers;
+* the per-ply counts of the part (``openingbook stats --per-ply-counts``): both mirror
+  variants of its positions, its immediate wins and finished games, won/drawn/lost.
+
+The result of each part goes to ``<results>/<part name>.json``. With ``--published``,
+the counts of every part found in ``<results>`` are added up; once all ``n`` parts are
+there the sum must equal Tromp's position count and Böck's won/drawn/lost counts
+(``openingbook.published``). Exit status 1 when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from openingbook.atomicio import write_json_atomic
+from openingbook.compact import CompactBook, describe_compact
+from openingbook.plycounts import PlyCounts, add_counts
+from openingbook.validate import book_stats, check_book
+from solver import mirror_bits
+
+ROOT = Path(__file__).resolve().parent
+
+
+def check_part(path: Path, sample: int, jobs: int) -> dict:
+    """Every check of one part (see the module docstring)."""
+    start = time.perf_counter()
+    info = describe_compact(path)
+    with CompactBook(path) as book:
+        if book.part is None:
+            raise SystemExit(f"{path}: not a part (built without --part)")
+        i, n = book.part
+        first, mask = book.positions()
+        picks = np.random.default_rng(i).choice(len(first), min(sample, len(first)), False)
+        f, m = first[picks], mask[picks]
+        w, h = book.board
+        plain = book.lookup_many(f, m)
+        mirrored = book.lookup_many(mirror_bits(f, w, h), mirror_bits(m, w, h))
+        mirror_ok = all(
+            np.array_equal(getattr(plain, k), getattr(mirrored, k))
+            for k in ("winner", "plies", "score")
+        )
+    report = check_book(path, sample=sample, seed=i, jobs=jobs)
+    counts = book_stats(path, per_ply=True).per_ply
+    result = {
+        "part": f"{i}/{n}",
+        "file": path.name,
+        "bytes": path.stat().st_size,
+        "positions": info["positions"],
+        "file_checks": info["checks"],
+        "values": info["values"],
+        "resolved_sample": report.solved,
+        "resolved_disagree": len(report.disagreements),
+        "check_issues": [f"{x.severity}: {x.message}" for x in report.issues],
+        "check_ok": report.ok,
+        "mirror_ok": mirror_ok,
+        "per_ply_counts": counts.as_dict(),
+        "built_by": info["provenance"]["built_by"],
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    result["ok"] = bool(info["ok"] and report.ok and mirror_ok)
+    return result
+
+
+def add_up(results: Path) -> dict | None:
+    """The per-ply counts of every part checked so far, added up when all are there."""
+    found = [json.loads(p.read_text()) for p in sorted(results.glob("*.json"))]
+    found = [r for r in found if "per_ply_counts" in r]
+    if not found:
+        return None
+    n = int(found[0]["part"].split("/")[1])
+    done = sorted(int(r["part"].split("/")[0]) for r in found)
+    summary = {"parts_checked": len(done), "parts": n, "all_ok": all(r["ok"] for r in found)}
+    if done != list(range(1, n + 1)):
+        summary["missing"] = [i for i in range(1, n + 1) if i not in done]
+        return summary
+    counts = []
+    for r in found:
+        c = dict(r["per_ply_counts"])
+        i, k = (int(v) for v in c.pop("part").split("/"))
+        keep = {f: c[f] for f in PlyCounts.__dataclass_fields__ if f in c and f != "part"}
+        counts.append(PlyCounts(**keep, part=(i, k)))
+    whole = add_counts(counts)
+    summary["whole"] = whole.as_dict()
+    summary["matches_published"] = whole.matches_published
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("parts", nargs="*", type=Path)
+    parser.add_argument("--sample", type=int, default=200, help="positions re-solved per part")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--results", type=Path, default=ROOT / "results" / "book14")
+    parser.add_argument("--published", action="store_true", help="add up all parts' counts")
+    args = parser.parse_args()
+    args.results.mkdir(parents=True, exist_ok=True)
+    ok = True
+    for path in args.parts:
+        result = check_part(path, args.sample, args.jobs)
+        write_json_atomic(args.results / (path.stem + ".json"), result)
+        print(json.dumps(result), flush=True)
+        ok &= result["ok"]
+    if args.published:
+        summary = add_up(args.results)
+        print(json.dumps(summary, indent=1))
+        ok &= bool(summary and summary["all_ok"] and summary.get("matches_published", True))
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

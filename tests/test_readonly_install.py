@@ -1,0 +1,109 @@
+"""A read-only install run by a user without a home directory: no traceback.
+
+numba caches compiled kernels beside their source, then in a user-wide
+directory; when it can write neither it raises "cannot cache function" (9 of
+the 11 commands failed that way). :mod:`solver._cachedir` chooses first: the
+package's ``__pycache__``, else ``$XDG_CACHE_HOME``/``~/.cache``, else no cache.
+Checked end to end: a copy of the packages made read-only, run with
+``HOME=/nonexistent`` by an unprivileged user (as root: ``setpriv`` to
+``nobody``, keeping only the right to read files, so the Python installation
+stays readable but nothing is writable).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver._cachedir import first_writable, numba_cache_dir, user_cache_dir, writable
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRY = "from openingbook.cli import main; main()"
+
+
+def _set_writable(top: Path, on: bool) -> None:
+    for path in [top, *top.rglob("*")]:
+        mode = path.stat().st_mode
+        w = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+        path.chmod(mode | stat.S_IWUSR if on else mode & ~w)
+
+
+@pytest.fixture(scope="module")
+def readonly_site(tmp_path_factory):
+    """openingbook, solver and the shipped books, copied without caches, read-only."""
+    site = tmp_path_factory.mktemp("readonly-site")
+    ignore = shutil.ignore_patterns("__pycache__", "*.dat", "*.json")
+    for name in ("openingbook", "solver", "books"):
+        shutil.copytree(ROOT / name, site / name, ignore=ignore)
+    _set_writable(site, False)
+    yield site
+    _set_writable(site, True)
+
+
+def _unprivileged() -> list[str]:
+    """The command prefix that runs as a user who can write nothing of ours."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: cannot drop to an unprivileged user")
+    keep_reading = ["--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
+    return [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", *keep_reading]
+
+
+def _run(site: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "OPENINGBOOK_"))}
+    clean.pop("XDG_CACHE_HOME", None)
+    return subprocess.run(
+        [*_unprivileged(), sys.executable, "-c", ENTRY, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**clean, "HOME": "/nonexistent", "PYTHONPATH": str(site), **env},
+        timeout=600,
+        check=False,
+    )
+
+
+def _open_to_all(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o777)
+    return path
+
+
+@pytest.mark.slow
+def test_nothing_writable_compiles_without_a_cache(readonly_site, tmp_path):
+    done = _run(readonly_site, _open_to_all(tmp_path / "cwd"), "lookup", "8", "44444455")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "first player wins; 8 stones, in compact 8-ply book\n"
+    assert not list(readonly_site.rglob("__pycache__"))  # nothing was written beside the code
+
+
+@pytest.mark.slow
+def test_an_unwritable_package_caches_in_the_user_cache(readonly_site, tmp_path):
+    cache = _open_to_all(tmp_path / "xdg")
+    done = _run(
+        readonly_site, _open_to_all(tmp_path / "cwd"), "lookup", "8", "44444455",
+        XDG_CACHE_HOME=str(cache),
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert list((cache / "openingbook" / "numba").rglob("*.nbi"))  # numba's index files
+
+
+def test_the_cache_directory_choice(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert user_cache_dir("numba") == tmp_path / "xdg" / "openingbook" / "numba"
+    assert numba_cache_dir([tmp_path / "a", tmp_path / "b"]) is True  # numba's default
+    blocker = tmp_path / "file"
+    blocker.write_text("")  # a directory cannot be made below a file, even by root
+    assert not writable(blocker / "sub")
+    assert first_writable([blocker / "sub", tmp_path / "c"]) == tmp_path / "c"
+    assert numba_cache_dir([blocker]) == tmp_path / "xdg" / "openingbook" / "numba"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert numba_cache_dir([blocker]) is None
