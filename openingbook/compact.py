@@ -765,7 +765,7 @@ class CompactBook(BookReader):
         from openingbook.manifest import Scope  # not loaded by a lookup
 
         part = None if self.part is None else f"part {self.part[0]}/{self.part[1]}"
-        return Scope(self.header.scope, part, board=self.board)
+        return Scope(self.under, part, board=self.board)
 
     @property
     def provenance(self) -> dict[str, Any]:

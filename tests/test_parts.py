@@ -244,8 +244,10 @@ def test_a_part_is_not_read_as_a_whole_book(tmp_path):
     from openingbook.formats import load_book
 
     path, first, *_ = _part_book(tmp_path, 4, (1, 2))
+    (tmp_path / "7x6").mkdir()
+    seven, *_ = _part_book(tmp_path / "7x6", 4, (1, 2), 7, 6)
     with pytest.raises(BookFileError, match="merge the parts"):
-        convert_book(path, tmp_path / "whole.dat")
+        convert_book(seven, tmp_path / "whole.dat")
     assert load_book(path).scope.partial == "part 1/2"
     loaded = LoadedBook.load(path)
     assert loaded.scope.partial == "part 1/2" and not loaded.scope.answers_absent
