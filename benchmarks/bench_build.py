@@ -62,7 +62,7 @@ from openingbook.build import BuildOptions, build_book, plan_build
 from openingbook.executors import default_jobs, worker_ranges
 from openingbook.manifest import manifest_path
 from openingbook.workdir import ChunkResult
-from solver import Position, Solver, positions_with_moves
+from solver import DEFAULT_BOARD, Position, Solver, positions_with_moves
 
 ROOT = Path(__file__).resolve().parent
 FULL_BOOK_POSITIONS = 4_200_899  # 12-ply book positions (FORMATS.md)
@@ -174,7 +174,11 @@ def compare_bitbully_consecutive(
     parts = []
     for index, count_of_shards in picked:
         options = BuildOptions(
-            plies=12, distances=True, shard=(index, count_of_shards), chunk_size=FULL_CHUNK_SIZE
+            plies=12,
+            distances=True,
+            shard=(index, count_of_shards),
+            chunk_size=FULL_CHUNK_SIZE,
+            board=DEFAULT_BOARD,
         )
         plan = plan_build(options)
         first, mask = plan.chunk_arrays(plan.chunks[0])
@@ -206,7 +210,11 @@ def run_strata(strata: int, per_stratum: int, warmup: int, args: argparse.Namesp
     runs = []
     for index, shards in strata_shards(strata, warmup + per_stratum, args):
         options = BuildOptions(
-            plies=12, distances=True, shard=(index, shards), chunk_size=FULL_CHUNK_SIZE
+            plies=12,
+            distances=True,
+            shard=(index, shards),
+            chunk_size=FULL_CHUNK_SIZE,
+            board=DEFAULT_BOARD,
         )
         done: list = []
         run = run_build(options, args.jobs, args.table_log2, on_chunk=done.append)
@@ -283,18 +291,20 @@ def main() -> None:
         "openingbook_version": openingbook.__version__,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    sample = BuildOptions(plies=12, distances=True, sample=args.sample, seed=args.seed)
+    sample = BuildOptions(
+        plies=12, distances=True, sample=args.sample, seed=args.seed, board=DEFAULT_BOARD
+    )
     if args.sample:
         results["sample"] = run_build(sample, args.jobs, args.table_log2)
         print(json.dumps({"sample": results["sample"]}), flush=True)
 
     if args.subtree and args.subtrees:
-        _, _, lines = positions_with_moves(args.subtree)
+        _, _, lines = positions_with_moves(args.subtree, None, *DEFAULT_BOARD)
         picks = np.random.default_rng(args.seed).choice(len(lines), args.subtrees, replace=False)
         runs = []
         for i in picks.tolist():
             line = lines[i].decode()
-            subtree = BuildOptions(plies=12, distances=True, under=line)
+            subtree = BuildOptions(plies=12, distances=True, under=line, board=DEFAULT_BOARD)
             runs.append({"under": line} | run_build(subtree, args.jobs, args.table_log2))
             print(json.dumps({"subtree": runs[-1]}), flush=True)
         positions = sum(r["positions"] for r in runs)
@@ -313,7 +323,11 @@ def main() -> None:
         shards = chunks // args.blocks
         index = 1 + np.random.default_rng(args.seed).integers(shards)
         blocks = BuildOptions(
-            plies=12, distances=True, shard=(int(index), shards), chunk_size=FULL_CHUNK_SIZE
+            plies=12,
+            distances=True,
+            shard=(int(index), shards),
+            chunk_size=FULL_CHUNK_SIZE,
+            board=DEFAULT_BOARD,
         )
         results["blocks"] = {"shard": f"{index}/{shards}"} | run_build(
             blocks, args.jobs, args.table_log2

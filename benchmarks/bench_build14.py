@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from solver import Solver, enumerate_positions
+from solver import DEFAULT_BOARD, Solver, enumerate_positions
 
 ROOT = Path(__file__).resolve().parent
 #: The 12-ply distance book's measured cost (benchmarks/README, ninth pass, median).
@@ -37,7 +37,7 @@ FULL_12_CORE_HOURS = 2.81
 def run_stratum(part: int, parts: int, warmup: int, timed: int, rng: np.random.Generator) -> dict:
     """Solve ``warmup + timed`` consecutive positions of one part; time the last ``timed``."""
     start = time.perf_counter()
-    first, mask = enumerate_positions(14, part=(part, parts))
+    first, mask = enumerate_positions(14, None, *DEFAULT_BOARD, part=(part, parts))
     enumerate_seconds = time.perf_counter() - start
     length = warmup + timed
     at = int(rng.integers(0, max(1, len(first) - length)))

@@ -52,7 +52,7 @@ from openingbook.codec import (
     mirror_keys,
 )
 from openingbook.reader import Book
-from solver import Position, enumerate_positions, mirror_bits
+from solver import DEFAULT_BOARD, Position, enumerate_positions, mirror_bits
 
 ROOT = Path(__file__).resolve().parent
 REFERENCE = ROOT.parent / "tests" / "data" / "thill-original-book8.dat"
@@ -98,20 +98,23 @@ def to_positions(first: np.ndarray, mask: np.ndarray) -> list[Position]:
 
 def bench_codec(first: np.ndarray, mask: np.ndarray, repeat: int) -> dict[str, object]:
     n = len(first)
-    keys = encode_keys(first, mask, 32)
+    keys = encode_keys(first, mask, 32, *DEFAULT_BOARD)
     out: dict[str, object] = {"positions": n, "plies": 12, "key_bits": 32}
     for name, fn in (
-        ("encode_keys", lambda: encode_keys(first, mask, 32)),
-        ("encode_key_pairs", lambda: encode_key_pairs(first, mask, 32)),
-        ("decode_keys", lambda: decode_keys(keys, 32, 12)),
-        ("decode_keys_no_legality", lambda: decode_keys(keys, 32, 12, check_legal=False)),
-        ("mirror_keys", lambda: mirror_keys(keys, 32)),
+        ("encode_keys", lambda: encode_keys(first, mask, 32, *DEFAULT_BOARD)),
+        ("encode_key_pairs", lambda: encode_key_pairs(first, mask, 32, *DEFAULT_BOARD)),
+        ("decode_keys", lambda: decode_keys(keys, 32, 12, *DEFAULT_BOARD)),
+        (
+            "decode_keys_no_legality",
+            lambda: decode_keys(keys, 32, 12, *DEFAULT_BOARD, check_legal=False),
+        ),
+        ("mirror_keys", lambda: mirror_keys(keys, 32, *DEFAULT_BOARD)),
     ):
         out[f"{name}_per_s"] = round(n / best_time(fn, repeat))
     sample = to_positions(first[:5000], mask[:5000])
     codes = [encode_column_code(p) for p in sample]
     enc = best_time(lambda: [encode_column_code(p) for p in sample], repeat)
-    dec = best_time(lambda: [decode_column_code(c) for c in codes], repeat)
+    dec = best_time(lambda: [decode_column_code(c, *DEFAULT_BOARD) for c in codes], repeat)
     out["bitarray_encode_us"] = round(1e6 * enc / len(sample), 2)
     out["bitarray_decode_us"] = round(1e6 * dec / len(sample), 2)
     return out
@@ -133,7 +136,9 @@ def query_set(
     pick = rng.integers(0, len(first), count)
     f, m = first[pick], mask[pick]
     flip = rng.random(count) < 0.5
-    return np.where(flip, mirror_bits(f), f), np.where(flip, mirror_bits(m), m)
+    return np.where(flip, mirror_bits(f, *DEFAULT_BOARD), f), np.where(
+        flip, mirror_bits(m, *DEFAULT_BOARD), m
+    )
 
 
 def bench_book(
@@ -175,13 +180,13 @@ def main() -> None:
     load_start = os.getloadavg()
     started = time.time()
 
-    f12, m12 = enumerate_positions(12)
+    f12, m12 = enumerate_positions(12, None, *DEFAULT_BOARD)
     pick = rng.choice(len(f12), size=min(count, len(f12)), replace=False)
     results: dict[str, object] = {"codec": bench_codec(f12[pick], m12[pick], repeat)}
     print(json.dumps(results["codec"]), flush=True)
 
     # 8-ply: the original file; missing queries = book positions it does not store
-    f8, m8 = enumerate_positions(8)
+    f8, m8 = enumerate_positions(8, None, *DEFAULT_BOARD)
     with Book(REFERENCE) as book8:
         stored = book8.find_many(f8, m8) >= 0
     absent = np.flatnonzero(~stored)[:20_000]
@@ -194,7 +199,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         pruned = rng.choice(len(f12), size=1_735_945, replace=False)
         path = Path(tmp) / "bookDeep.dat"
-        keys = encode_keys(f12[pruned], m12[pruned], 32)
+        keys = encode_keys(f12[pruned], m12[pruned], 32, *DEFAULT_BOARD)
         values = rng.integers(0, 2, len(pruned)).astype(np.int8)
         write_book(path, BOOK12, Records(keys, values), check=False)
         books["12-ply pruned (synthetic)"] = bench_book(
@@ -202,7 +207,7 @@ def main() -> None:
         )
         print(json.dumps(books["12-ply pruned (synthetic)"]), flush=True)
         path = Path(tmp) / "bookDeepDist.dat"
-        keys = encode_keys(f12, m12, 32)
+        keys = encode_keys(f12, m12, 32, *DEFAULT_BOARD)
         write_book(
             path,
             BOOK12_DIST,

@@ -33,12 +33,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from openingbook.compact import CompactBook, canonical_keys  # noqa: E402
+from openingbook.compact import CompactBook  # noqa: E402
 from openingbook.export.pons import choose_log_size, next_prime, partial_key_bytes  # noqa: E402
 from openingbook.formats import load_book  # noqa: E402
 from openingbook.reader import Book  # noqa: E402
 from openingbook.retrieval import build_retrieval  # noqa: E402
-from solver import Position, mirror_bits  # noqa: E402
+from solver import DEFAULT_BOARD, Position, canonical_keys, mirror_bits  # noqa: E402
 
 BOOKS = ROOT / "books"
 FULL_12 = 4_200_899
@@ -78,8 +78,8 @@ def measure(name: str, repeat: int, singles: int) -> dict:
     order = rng.permutation(n)
     first, mask = positions.first[order], positions.mask[order]
     flip = rng.random(n) < 0.5  # half of the queries as the other variant
-    first = np.where(flip, mirror_bits(first), first)
-    mask = np.where(flip, mirror_bits(mask), mask)
+    first = np.where(flip, mirror_bits(first, *DEFAULT_BOARD), first)
+    mask = np.where(flip, mirror_bits(mask, *DEFAULT_BOARD), mask)
     row: dict = {
         "book": name,
         "positions": n,
@@ -127,8 +127,8 @@ def distance_quarters() -> dict | None:
     keys, values = [], []
     for part in parts:
         fmt, records = read_book(part)
-        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies)
-        keys.append(canonical_keys(first, mask))
+        first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, *DEFAULT_BOARD)
+        keys.append(canonical_keys(first, mask, *DEFAULT_BOARD))
         values.append(records.values)
     k, v = np.concatenate(keys), np.concatenate(values)
     table = np.unique(v)

@@ -31,6 +31,7 @@ from openingbook.atomicio import write_json_atomic
 from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.codec import encode_keys
 from openingbook.derive import LoadedBook, derive_book, derive_values
+from solver import DEFAULT_BOARD
 from solver.enumerate import enumerate_positions
 
 ROOT = Path(__file__).resolve().parent
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parent
 def synthetic_book(path: Path, distances: bool, seed: int = 0) -> int:
     """A complete 12-ply book with random well-formed values; returns its record count."""
     rng = np.random.default_rng(seed)
-    first, mask = enumerate_positions(12)
+    first, mask = enumerate_positions(12, None, *DEFAULT_BOARD)
     if distances:
         # first player (to move at 12 stones) wins in an odd number of plies,
         # the second in an even number; nobody wins at once in a book position
@@ -51,8 +52,8 @@ def synthetic_book(path: Path, distances: bool, seed: int = 0) -> int:
         values = rng.integers(0, 3, len(first))  # 2 = first player wins: dropped
         keep = values != 2
         first, mask, values = first[keep], mask[keep], values[keep]
-    fmt = BookFormat.for_plies(12, distances)
-    keys = encode_keys(first, mask, fmt.key_bits)
+    fmt = BookFormat.for_plies(12, distances, *DEFAULT_BOARD)
+    keys = encode_keys(first, mask, fmt.key_bits, *DEFAULT_BOARD)
     return write_book(path, fmt, Records(keys, values.astype(np.int8)))
 
 

@@ -30,7 +30,7 @@ from bench_build import FULL_CHUNK_SIZE, full_book_cost, strata_shards
 
 from openingbook.build import BuildOptions, plan_build
 from openingbook.executors import worker_ranges
-from solver import Solver
+from solver import DEFAULT_BOARD, Solver
 
 
 def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
@@ -63,7 +63,9 @@ def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
 
 def run_worker(job: tuple) -> dict:
     shard, worker, jobs, warmup, timed, settings, windows = job
-    options = BuildOptions(plies=12, distances=True, shard=shard, chunk_size=FULL_CHUNK_SIZE)
+    options = BuildOptions(
+        plies=12, distances=True, shard=shard, chunk_size=FULL_CHUNK_SIZE, board=DEFAULT_BOARD
+    )
     plan = plan_build(options)
     start, stop = worker_ranges(len(plan.chunks), jobs)[worker]
     chunks = plan.chunks[start:stop]

@@ -10,9 +10,9 @@ to a part on its own:
   count against the enumeration of the part (``solver.enumerate_positions(part=)``), every
   position's value decoded and of the right kind;
 * the solver (``openingbook check --sample K``): ``K`` positions picked at random
-  (seed = the part number) re-solved, and the parity of every stored distance (the
-  winner places the last stone);
+  (seed = the part number) re-solved;
 * mirror symmetry: the sampled positions' mirror images get the same answers;
+* parity: every distance's winner places the last stone (``bookfile.parity_faults``);
 * the per-ply counts of the part (``openingbook stats --per-ply-counts``): both mirror
   variants of its positions, its immediate wins and finished games, won/drawn/lost.
 
@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
+from openingbook.bookfile import BookFormat, parity_faults
 from openingbook.compact import CompactBook, describe_compact
 from openingbook.plycounts import PlyCounts, add_counts
 from openingbook.validate import book_stats, check_book
@@ -50,6 +51,12 @@ def check_part(path: Path, sample: int, jobs: int) -> dict:
             raise SystemExit(f"{path}: not a part (built without --part)")
         i, n = book.part
         first, mask = book.positions()
+        fmt = BookFormat.for_plies(book.plies, book.kind != "wdl", *book.board)
+        parity = (
+            int(parity_faults(fmt, book.values_of(first, mask)).sum())
+            if book.kind == "distance"
+            else 0
+        )
         picks = np.random.default_rng(i).choice(len(first), min(sample, len(first)), False)
         f, m = first[picks], mask[picks]
         w, h = book.board
@@ -73,11 +80,12 @@ def check_part(path: Path, sample: int, jobs: int) -> dict:
         "check_issues": [f"{x.severity}: {x.message}" for x in report.issues],
         "check_ok": report.ok,
         "mirror_ok": mirror_ok,
+        "parity_faults": parity,
         "per_ply_counts": counts.as_dict(),
         "built_by": info["provenance"]["built_by"],
         "seconds": round(time.perf_counter() - start, 1),
     }
-    result["ok"] = bool(info["ok"] and report.ok and mirror_ok)
+    result["ok"] = bool(info["ok"] and report.ok and mirror_ok and not parity)
     return result
 
 

@@ -5,7 +5,7 @@ Usage: ``python benchmarks/count_instructions.py [--positions 16] [--cpu haswell
 
 Times on this shared host move by 10-30% between identical runs; instruction counts
 do not, and the search is compute-bound, so they are the yardstick for small changes
-to the kernel (the fifth speed pass in benchmarks/README.md was measured this way).
+to the kernel (the fifth speed pass in benchmarks/NOTES.md was measured this way).
 
 How: the kernel (``solver.search._solve_batch`` and everything it calls) is compiled
 ahead of time with ``numba.pycc`` into an extension module that imports with numpy
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from solver import Solver, enumerate_positions, search
+from solver import DEFAULT_BOARD, Solver, enumerate_positions, search
 
 ROOT = Path(__file__).resolve().parent
 _SIGNATURE = (
@@ -107,7 +107,7 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         sys.exit("count_instructions: valgrind is not on the PATH (Debian package 'valgrind')")
 
-    first, mask = enumerate_positions(12)
+    first, mask = enumerate_positions(12, None, *DEFAULT_BOARD)
     start = len(first) // 8
     first, mask = first[start : start + args.positions], mask[start : start + args.positions]
     solver = Solver()

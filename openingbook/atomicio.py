@@ -43,12 +43,8 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
     if path.is_dir():
         raise OutputError(f"{path}: the output path is a directory")
+    fd, tmp = _temporary_beside(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:  # /proc/x, a read-only directory: name the output, not the temp file
-        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give a normal file's mode
         mode = "w" if text else "wb"
         kwargs = {"encoding": "utf-8", "newline": "\n"} if text else {}
         with os.fdopen(fd, mode, **kwargs) as fh:
@@ -60,6 +56,80 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _temporary_beside(path: Path) -> tuple[int, str]:
+    """A new temporary file ``.<name>.<random>.tmp`` beside ``path``, with an ordinary
+    file's mode: ``(descriptor, name)``."""
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # /proc/x, a read-only directory: name the output, not the temp file
+        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give a normal file's mode
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return fd, tmp
+
+
+def write_together(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> None:
+    """Write several files as one unit: every file to a temporary file first (flushed to
+    disk; a failure there, a full disk say, leaves everything as it was), then an
+    existing last file is removed and the files are renamed into place in the given
+    order, the last one last, and the directory is synced.
+
+    So a reader that checks the earlier files against the last one (a manifest and
+    its book) finds either the previous set or the earlier files without the last,
+    never the last file with another's companions.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> write_together([(os.path.join(d, "b.json"), b"{}"), (os.path.join(d, "b"), b"x")])
+    >>> sorted(os.listdir(d))
+    ['b', 'b.json']
+    """
+    targets = [Path(path) for path, _ in files]
+    staged: list[str] = []
+    try:
+        for target, (_, data) in zip(targets, files, strict=True):
+            fd, tmp = _temporary_beside(target)
+            staged.append(tmp)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        if os.path.lexists(targets[-1]):
+            os.unlink(targets[-1])  # from here until the last rename: the others without it
+        for tmp, target in zip(staged, targets, strict=True):
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    for directory in {target.parent for target in targets}:
+        _sync_directory(directory)
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """``OSError`` naming ``path`` when a file cannot be created in its directory (a
+    probe file is created and removed), before any long work that would write it."""
+    fd, probe = _temporary_beside(Path(path))
+    os.close(fd)
+    os.unlink(probe)
+
+
+def _sync_directory(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory if str(directory) else ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _umask() -> int:

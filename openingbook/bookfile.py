@@ -29,9 +29,9 @@ Signed order is Thill's: his reader compares the first four bytes as a Java
 
 >>> BOOK8.record_bytes, BOOK12.signed_order, BOOK12_DIST.record_bytes
 (3, True, 5)
->>> BookFormat.for_plies(8) == BOOK8
+>>> BookFormat.for_plies(8, False, *THILL_BOARD) == BOOK8
 True
->>> BookFormat.for_plies(14, distances=True).record_bytes
+>>> BookFormat.for_plies(14, True, *THILL_BOARD).record_bytes
 6
 """
 
@@ -53,13 +53,14 @@ from openingbook.values import (
     distance_plies,
     invalid_values,
 )
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, BoardSize
+from solver import BoardSize
 
 __all__ = [
     "BOOK8",
     "BOOK12",
     "BOOK12_DIST",
     "MAX_PLIES",
+    "THILL_BOARD",
     "VALUE_DRAW",
     "VALUE_FIRST",
     "VALUE_SECOND",
@@ -87,15 +88,18 @@ __all__ = [
 
 _U64 = np.uint64
 
+#: Thill's record layout is of the 7x6 board only: a file does not say its board
+#: (books of other sizes are written in the compact format, :func:`refuse_thill_layout`).
+THILL_BOARD = BoardSize(7, 6)
 #: Deepest 7x6 book whose pruned record still fits a 64-bit key field.
 MAX_PLIES = 28
 
 
-def max_plies(width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT) -> int:
+def max_plies(width: int, height: int) -> int:
     """Deepest book of a board: the pruned record (code and two value bits) fits 64 bits,
     and no more stones than cells.
 
-    >>> max_plies(), max_plies(9, 6), max_plies(4, 4)
+    >>> max_plies(7, 6), max_plies(9, 6), max_plies(4, 4)
     (28, 27, 16)
     """
     return min(width * height, (64 - 2 - (width - 1)) // 2)
@@ -127,29 +131,29 @@ class BookFormat:
     value_bits: int
     signed_order: bool
     name: str
-    width: int = DEFAULT_WIDTH
-    height: int = DEFAULT_HEIGHT
+    width: int
+    height: int
 
     @classmethod
     def for_plies(
         cls,
         plies: int,
-        distances: bool = False,
-        width: int = DEFAULT_WIDTH,
-        height: int = DEFAULT_HEIGHT,
+        distances: bool,
+        width: int,
+        height: int,
     ) -> BookFormat:
         """The format of a ``plies``-stone book (Thill's for 8 and 12 on 7x6).
 
-        >>> BookFormat.for_plies(10).record_bytes, BookFormat.for_plies(16).record_bytes
-        (4, 5)
-        >>> BookFormat.for_plies(8, width=6, height=5).name
+        >>> BookFormat.for_plies(10, False, 7, 6).record_bytes
+        4
+        >>> BookFormat.for_plies(8, False, width=6, height=5).name
         '6x5-8-ply'
         """
         most = max_plies(width, height)
         if not 1 <= plies <= most:
             raise InvalidArgument(f"book plies must be 1..{most}, got {plies}")
         bits = code_length(plies, width)
-        board = "" if (width, height) == DEFAULT_BOARD else f"{width}x{height}-"
+        board = "" if (width, height) == THILL_BOARD else f"{width}x{height}-"
         if distances:
             key_bytes = max(4, -(-bits // 8))
             return cls(
@@ -191,7 +195,7 @@ class BookFormat:
         """
         t = text.strip()
         if t in THILL_NAMES:
-            return cls.for_plies(*THILL_NAMES[t])
+            return cls.for_plies(*THILL_NAMES[t], *THILL_BOARD)
         core = t.lower().replace("_", "-")
         distances = core.endswith("-dist")
         if distances:
@@ -201,7 +205,7 @@ class BookFormat:
             raise InvalidArgument(
                 f"unknown book format {text!r}: use e.g. 8, 12, 12-dist, 12-ply-dist or book.dat"
             )
-        return cls.for_plies(int(core), distances)
+        return cls.for_plies(int(core), distances, *THILL_BOARD)
 
     @property
     def key_bytes(self) -> int:
@@ -213,7 +217,7 @@ class BookFormat:
         for name, (plies, dist) in THILL_NAMES.items():
             if (plies, dist) == (self.plies, self.distances):
                 return name
-        board = "" if self.board == DEFAULT_BOARD else f"-{self.board}"
+        board = "" if self.board == THILL_BOARD else f"-{self.board}"
         return f"book{self.plies}{'-dist' if self.distances else ''}{board}.dat"
 
     def order_keys(self, keys: np.ndarray) -> np.ndarray:
@@ -233,7 +237,7 @@ class BookFormat:
     def describe(self) -> str:
         """One line, e.g. ``"8-ply, pruned, 3-byte records"``."""
         kind = "with distances" if self.distances else "pruned (win/draw/loss)"
-        board = "" if self.board == DEFAULT_BOARD else f" ({self.board} board)"
+        board = "" if self.board == THILL_BOARD else f" ({self.board} board)"
         return f"{self.plies}-ply{board}, {kind}, {self.record_bytes}-byte records"
 
 
@@ -250,16 +254,16 @@ def refuse_thill_layout(board: BoardSize | tuple[int, int]) -> None:
     solver.errors.InvalidArgument: Thill's book layout is for 7x6 boards only: ...
     """
     board = BoardSize(*board)
-    if board != DEFAULT_BOARD:
+    if board != THILL_BOARD:
         raise InvalidArgument(
             f"Thill's book layout is for 7x6 boards only: write the {board} book in the "
             "compact format (--format compact, a .c4b file)"
         )
 
 
-BOOK8 = BookFormat.for_plies(8)
-BOOK12 = BookFormat.for_plies(12)
-BOOK12_DIST = BookFormat.for_plies(12, distances=True)
+BOOK8 = BookFormat.for_plies(8, False, *THILL_BOARD)
+BOOK12 = BookFormat.for_plies(12, False, *THILL_BOARD)
+BOOK12_DIST = BookFormat.for_plies(12, True, *THILL_BOARD)
 
 
 @dataclass
@@ -412,7 +416,7 @@ def value_histogram(
 
 def _bad_values(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
     """Values the format cannot hold (:func:`openingbook.values.invalid_values`)."""
-    return invalid_values(values, fmt.plies, fmt.distances, fmt.width * fmt.height)
+    return invalid_values(values, fmt.plies, fmt.distances, fmt.board)
 
 
 def parity_faults(fmt: BookFormat, values: np.ndarray) -> np.ndarray:
@@ -460,7 +464,7 @@ def content_formats(path: Path, size: int) -> list[BookFormat]:
     layouts: dict[tuple[int, int, bool], list[BookFormat]] = {}
     for dist in (False, True):
         for plies in range(1, MAX_PLIES + 1):
-            f = BookFormat.for_plies(plies, dist)
+            f = BookFormat.for_plies(plies, dist, *THILL_BOARD)
             layouts.setdefault((f.record_bytes, f.key_bits, dist), []).append(f)
     fits = []
     with open(path, "rb") as fh:
@@ -513,8 +517,8 @@ def _sample_records(fh, size: int, record_bytes: int, count: int = 64, with_pick
 def _fitting_format(sample: np.ndarray, formats: list[BookFormat]) -> BookFormat | None:
     fmt0 = formats[0]
     records = parse_records(sample, fmt0)
-    first, mask, ok = decode_keys_raw(records.keys, fmt0.key_bits, DEFAULT_WIDTH, DEFAULT_HEIGHT)
-    if not ok.all() or not legal_mask(first, mask).all():
+    first, mask, ok = decode_keys_raw(records.keys, fmt0.key_bits, *fmt0.board)
+    if not ok.all() or not legal_mask(first, mask, fmt0.height).all():
         return None
     stones = np.bitwise_count(mask)
     # not np.unique, which loads numpy.ma: 7 ms of every book open

@@ -26,7 +26,7 @@ Book values (see ``FORMATS.md`` and :mod:`openingbook.values`): pruned books
 store 0 (draw), 1 (second player wins), 2 (first player wins, dropped by
 pruning); distance books the signed distance byte.
 
->>> opts = BuildOptions(plies=10, under="44444433")
+>>> opts = BuildOptions(plies=10, under="44444433", board=BoardSize(7, 6))
 >>> plan = plan_build(opts)
 >>> plan.total_positions, len(plan.chunks) >= 1
 (14, True)
@@ -47,10 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.atomicio import (
-    refuse_input_as_output,
-)
+from openingbook.atomicio import check_writable, refuse_existing, refuse_input_as_output
 from openingbook.bookfile import (
+    THILL_BOARD,
     BookFormat,
     Records,
     book_bytes,
@@ -70,7 +69,7 @@ from openingbook.manifest import (
 )
 from openingbook.memory import check_table_size
 from openingbook.reader import read_book
-from openingbook.values import VALUE_FIRST, VALUE_SECOND, book_values
+from openingbook.values import VALUE_FIRST, book_values
 from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
@@ -92,6 +91,7 @@ __all__ = [
     "parse_shard",
     "plan_build",
     "solve_chunk",
+    "writes_compact",
 ]
 
 #: Plies a build accepts (book positions have the first player to move).
@@ -166,8 +166,9 @@ class BuildOptions:
     sample: int | None = None
     seed: int = 0
     chunk_size: int | None = None
-    board: BoardSize = DEFAULT_BOARD
     part: tuple[int, int] | None = None
+    #: the board (a keyword): the CLI's ``--size``, ``solver.DEFAULT_BOARD`` for 7x6
+    board: BoardSize = field(kw_only=True)
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a one-line reason when the options make no build."""
@@ -363,13 +364,13 @@ class ChunkTask:
     stones: int
     exact: bool
     table_log2: int | None
-    board: BoardSize = DEFAULT_BOARD
+    board: BoardSize
 
 
 _worker = threading.local()  # one solver per worker thread (dask may run threads)
 
 
-def _worker_solver(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> Any:
+def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
     """This worker's solver, created on first use and kept (its table stays warm)."""
     solver = getattr(_worker, "solver", None)
     settings = (table_log2, tuple(board))
@@ -383,7 +384,7 @@ def _worker_solver(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> 
     return solver
 
 
-def init_worker(table_log2: int | None, board: BoardSize = DEFAULT_BOARD) -> None:
+def init_worker(table_log2: int | None, board: BoardSize) -> None:
     """Executor initializer: create the worker's solver and load its compiled code.
 
     Done before the first task so that the chunks' CPU times measure solving only.
@@ -397,7 +398,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     solver = _worker_solver(task.table_log2, board)
     start = time.thread_time()
     raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
-    values = book_values(raw, task.stones, task.exact, board.cells)
+    values = book_values(raw, task.stones, task.exact, board)
     cpu = time.thread_time() - start
     return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
 
@@ -424,12 +425,13 @@ class BuildSummary:
         return dict(self.__dict__)
 
 
-def default_output_name(options: BuildOptions) -> str:
+def default_output_name(options: BuildOptions, compact: bool = False) -> str:
     """``book12-dist-under44-shard1of4.dat``-style name for a build's output.
 
-    >>> default_output_name(BuildOptions(plies=12, distances=True))
+    >>> default_output_name(BuildOptions(plies=12, distances=True, board=BoardSize(7, 6)))
     'book12-dist.dat'
-    >>> default_output_name(BuildOptions(plies=8, under="44", sample=10, seed=3))
+    >>> board = BoardSize(7, 6)
+    >>> default_output_name(BuildOptions(plies=8, under="44", sample=10, seed=3, board=board))
     'book8-under44-sample10-seed3.dat'
     """
     name = f"book{options.plies}"
@@ -446,7 +448,7 @@ def default_output_name(options: BuildOptions) -> str:
     if options.part is not None:  # parts are compact books
         i, n = options.part
         return name + f"-part{i:0{len(str(n))}d}of{n}.c4b"
-    return name + ".dat"
+    return name + (".c4b" if compact else ".dat")
 
 
 def build_book(
@@ -463,7 +465,7 @@ def build_book(
     progress: bool = True,
     command: Sequence[str] | None = None,
     on_chunk: Callable[[ChunkResult], None] | None = None,
-    staging: bool = False,
+    book_format: str | None = None,
 ) -> BuildSummary:
     """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
 
@@ -475,15 +477,16 @@ def build_book(
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
     ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
-    is saved. ``staging``: the output is the intermediate of a compact book
-    (:func:`openingbook.convert.write_compact_via_thill`), the only place a
-    board other than 7x6 is written in this record layout. Raises
+    is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
+    manifest) or ``"compact"`` (:mod:`openingbook.compact`, written straight from the
+    solved values, the build's record in its metadata); default: compact for an
+    output ending in ``.c4b`` (:func:`writes_compact`). Raises
     ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     s = build_book(os.path.join(tmp, "b.dat"), BuildOptions(10, under="44444433"),
-    ...                    jobs=1, progress=False)
+    ...     options = BuildOptions(10, under="44444433", board=BoardSize(7, 6))
+    ...     s = build_book(os.path.join(tmp, "b.dat"), options, jobs=1, progress=False)
     ...     s.positions, s.records + s.values.get("first", 0)
     (14, 14)
     """
@@ -502,20 +505,26 @@ def build_book(
         require_dask()
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    if not staging and options.part is None:  # parts are written compact
-        refuse_thill_layout(options.board)
     _check_solver_board(options.board)
     fmt = BookFormat.for_plies(options.plies, options.distances, *options.board)
-    out = Path(output or default_output_name(options))
+    # a part is written compact (it answers only its part of the ply), whatever the format
+    compact = options.part is not None or writes_compact(output, book_format, options.board)
+    if compact and (options.shard is not None or options.sample is not None):
+        raise InvalidArgument(
+            "a compact book holds a whole book (or the positions under a line): build the "
+            "shards in Thill's layout, merge them, then convert",
+            argument="shard" if options.shard is not None else "sample",
+        )
+    out = Path(output or default_output_name(options, compact))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
-    outputs = [out] if options.part is not None else [out, manifest_path(out)]
+    outputs = [out] if compact else [out, manifest_path(out)]
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
     if options.part is not None:
         _check_compact_output(out, force, "a part is written")
     else:
-        check_output(out, force)
+        check_book_output(out, force, compact)
     plan = plan_build(options)
     with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
         results: dict[int, ChunkResult] = {}
@@ -577,8 +586,6 @@ def build_book(
         mask = np.concatenate([r.mask for r in ordered])
         values = np.concatenate([r.values for r in ordered])
         histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
-        if options.part is None:
-            data, records = _book_data(out, fmt, first, mask, values)
         wall = time.perf_counter() - wall_start
         solved = plan.positions - resumed_positions
         content = {
@@ -613,11 +620,9 @@ def build_book(
             },
             **manifest_provenance(command),
         }
-        if options.part is None:
-            write_book_and_manifest(out, fmt, data, records, content)
-            mpath = str(manifest_path(out))
-        else:  # the manifest travels in the compact book's header
-            records, mpath = _write_part(out, options, first, mask, values, content, force), ""
+        records, mpath = write_built_book(
+            out, fmt, first, mask, values, content, compact, options.under, force, options.part
+        )
         if not keep_work:
             wd.remove()  # our own files only, and the directory if we made it
         return BuildSummary(
@@ -649,38 +654,6 @@ def _check_compact_output(out: Path, force: bool, what: str) -> None:
             value=str(out),
         )
     refuse_existing(out, force)
-
-
-def _write_part(
-    out: Path,
-    options: BuildOptions,
-    first: np.ndarray,
-    mask: np.ndarray,
-    values: np.ndarray,
-    content: dict[str, Any],
-    force: bool,
-) -> int:
-    """Write part ``options.part`` as a compact book, the build's manifest in its header
-    (``metadata.source_manifest``, where ``info`` finds the provenance); its record count."""
-    from openingbook.compact import write_compact
-
-    if options.distances:
-        kind, stored = "distance", values
-    else:  # Thill's 0 draw / 1 second / 2 first -> the compact -1/0/+1
-        kind, stored = "wdl", np.select([values == VALUE_FIRST, values == VALUE_SECOND], [1, -1], 0)
-    write_compact(
-        out,
-        options.plies,
-        kind,
-        first,
-        mask,
-        stored.astype(np.int8),
-        metadata={"source_manifest": content},
-        force=force,
-        board=options.board,
-        part=options.part,
-    )
-    return len(first)
 
 
 def _check_solver_board(board: BoardSize) -> None:
@@ -716,6 +689,83 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
     )
     bar.set_postfix_str(f"chunks {resumed}/{chunks}, resumed {resumed}", refresh=False)
     return bar
+
+
+def writes_compact(
+    output: str | os.PathLike[str] | None, book_format: str | None, board: BoardSize
+) -> bool:
+    """Does a build or derivation write the compact format (else Thill's layout)?
+
+    ``book_format`` ``"compact"``/``"thill"`` as given (Thill's layout refused on other
+    boards than 7x6: it does not record its board); None: compact for an output ending
+    in ``.c4b``, Thill's layout for another output name, and without a name compact on
+    boards other than 7x6. A compact output must end in ``.c4b``.
+    """
+    from openingbook.compact_magic import COMPACT_SUFFIX
+
+    if book_format not in (None, "thill", "compact"):
+        raise InvalidArgument(
+            "choose thill or compact", argument="book_format", value=str(book_format)
+        )
+    named_compact = output is not None and Path(output).suffix.lower() == COMPACT_SUFFIX
+    if book_format is None and output is not None:
+        book_format = "compact" if named_compact else "thill"
+    elif book_format is None:
+        book_format = "thill" if board == DEFAULT_BOARD else "compact"
+    if book_format == "thill":
+        refuse_thill_layout(board)
+        return False
+    if output is not None and not named_compact:
+        raise InvalidArgument(f"{output}: a compact book's name ends in {COMPACT_SUFFIX}")
+    return True
+
+
+def check_book_output(out: Path, force: bool, compact: bool) -> None:
+    """Refuse, before any work, an output that exists (without ``force``) or cannot be
+    written: a Thill-layout book with its manifest, a compact book alone."""
+    if compact:
+        refuse_existing(out, force)
+        check_writable(out)
+    else:
+        check_output(out, force)
+
+
+def write_built_book(
+    out: Path,
+    fmt: BookFormat,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    content: dict[str, Any],
+    compact: bool,
+    under: str | None,
+    force: bool,
+    part: tuple[int, int] | None = None,
+) -> tuple[int, str]:
+    """Write the solved ``values`` (Thill's codes, of every position) of a build or
+    derivation: in the compact format with ``content`` (what a manifest would record)
+    in its metadata (``source_manifest``; ``part``: part i of n of the ply), or in Thill's
+    layout with its manifest. ``(records, manifest path or "")``."""
+    if compact:
+        from openingbook.compact import write_compact_values
+
+        header = write_compact_values(
+            out,
+            fmt.plies,
+            fmt.distances,
+            first,
+            mask,
+            values,
+            board=fmt.board,
+            under=under,
+            metadata={"source_manifest": content},
+            force=force,
+            part=part,
+        )
+        return header.positions, ""
+    data, records = _book_data(out, fmt, first, mask, values)
+    write_book_and_manifest(out, fmt, data, records, content)
+    return records, str(manifest_path(out))
 
 
 def _book_data(
@@ -845,7 +895,7 @@ def merge_books(
             f"{reference['selected_positions']}"
         )
 
-    fmt = BookFormat.for_plies(reference["plies"], reference["distances"])
+    fmt = BookFormat.for_plies(reference["plies"], reference["distances"], *THILL_BOARD)
     keys, values = [], []
     for book in shard_books:
         _, rec = read_book(book, fmt)  # checks size, records and sha256 against the manifest

@@ -24,7 +24,7 @@ with plain integers (the single-lookup path of the reader).
 '00110101101000'
 >>> hex(position_key(pos, 24))
 '0x35a000'
->>> key_position(position_key(pos, 24), 24) == pos
+>>> key_position(position_key(pos, 24), 24, None, 7, 6) == pos
 True
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 from bitarray import bitarray, decodetree
 
 from openingbook.errors import InvalidArgument
-from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, has_four_bits
+from solver import Position, has_four_bits
 
 #: Code words of the prefix code: A stone, B stone, column separator.
 STONE_FIRST = "A"
@@ -65,10 +65,10 @@ def _check_height(height: int) -> None:
         )
 
 
-def code_length(stones: int, width: int = DEFAULT_WIDTH) -> int:
+def code_length(stones: int, width: int) -> int:
     """Bits of the column code for ``stones`` stones: one separator per column but the last.
 
-    >>> code_length(8), code_length(12)
+    >>> code_length(8, 7), code_length(12, 7)
     (22, 30)
     """
     return width - 1 + 2 * stones
@@ -93,15 +93,13 @@ def encode_column_code(pos: Position) -> bitarray:
     return bits
 
 
-def decode_column_code(
-    bits: bitarray | str, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> Position:
+def decode_column_code(bits: bitarray | str, width: int, height: int) -> Position:
     """The position coded by ``bits``; zero bits after the last column are padding.
 
     Raises ``ValueError`` when the bits are not a complete code, a column
     overflows, or the board is not a legal position.
 
-    >>> pos = decode_column_code("0000010101011100111111" + "00")  # book.dat record 0
+    >>> pos = decode_column_code("0000010101011100111111" + "00", 7, 6)  # book.dat record 0
     >>> [[int(c) for c in col] for col in pos.to_array()[5:]]
     [[1, 1, 1, 2, 1, 0], [2, 2, 2, 0, 0, 0]]
     """
@@ -230,9 +228,9 @@ def position_key_pair(pos: Position, key_bits: int) -> tuple[int, int]:
 def key_position(
     key: int,
     key_bits: int,
-    stones: int | None = None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    stones: int | None,
+    width: int,
+    height: int,
 ) -> Position:
     """The position coded in a left-aligned ``key_bits``-bit key (inverse of :func:`position_key`).
 
@@ -257,8 +255,8 @@ def encode_keys(
     first: np.ndarray,
     mask: np.ndarray,
     key_bits: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """Column codes of many positions, each left-aligned in a ``key_bits``-bit field.
 
@@ -269,7 +267,7 @@ def encode_keys(
     >>> import numpy as np
     >>> from solver import Position
     >>> p = Position.from_moves("4453")
-    >>> [hex(k) for k in encode_keys(np.array([p.first_stones]), np.array([p.mask]), 24)]
+    >>> [hex(k) for k in encode_keys(np.array([p.first_stones]), np.array([p.mask]), 24, 7, 6)]
     ['0x35a000']
     """
     codes, lengths, shift = _column_codes(first, mask, key_bits, width, height)
@@ -280,14 +278,14 @@ def encode_key_pairs(
     first: np.ndarray,
     mask: np.ndarray,
     key_bits: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, mirrored keys)``: :func:`encode_keys` of the positions and of their mirror
     images, from one pass over the columns (the mirrored code lists them right to left).
 
     >>> import numpy as np
-    >>> keys, mirrored = encode_key_pairs(np.array([1]), np.array([1]), 24)  # A in column 1
+    >>> keys, mirrored = encode_key_pairs(np.array([1]), np.array([1]), 24, 7, 6)  # A in column 1
     >>> hex(int(keys[0])), hex(int(mirrored[0]))
     ('0x800000', '0x20000')
     """
@@ -363,8 +361,8 @@ def _board_bits(width: int, height: int) -> int:
 def decode_keys_raw(
     keys: np.ndarray,
     key_bits: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Decode without raising: ``(first, mask, ok)``, ``ok`` False where a key is not a code.
 
@@ -394,7 +392,7 @@ def decode_keys_raw(
     return first, mask, ok
 
 
-def legal_mask(first: np.ndarray, mask: np.ndarray, height: int = DEFAULT_HEIGHT) -> np.ndarray:
+def legal_mask(first: np.ndarray, mask: np.ndarray, height: int) -> np.ndarray:
     """True where stone counts alternate (A has as many or one more) and nobody has four.
 
     Assumes gap-free columns (as any decoded code has).
@@ -411,8 +409,8 @@ def decode_keys(
     keys: np.ndarray,
     key_bits: int,
     stones: int | None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
     check_legal: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(first, mask)`` bitboards of left-aligned column-code keys.
@@ -422,7 +420,7 @@ def decode_keys(
     is not a legal position: stone counts alternate and nobody has four.
 
     >>> import numpy as np
-    >>> first, mask = decode_keys(np.array([0x35A000]), 24, 4)
+    >>> first, mask = decode_keys(np.array([0x35A000]), 24, 4, 7, 6)
     >>> from solver import Position
     >>> Position.from_bitboards(int(first[0]), int(mask[0])) == Position.from_moves("4453")
     True
@@ -456,15 +454,15 @@ def decode_keys(
 def mirror_keys(
     keys: np.ndarray,
     key_bits: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """Keys of the mirrored positions (columns reversed), same alignment.
 
     Raises ``ValueError`` naming the first key that is not a column code.
 
     >>> import numpy as np
-    >>> [hex(k) for k in mirror_keys(np.array([0x800000]), 24)]  # column 1 -> column 7
+    >>> [hex(k) for k in mirror_keys(np.array([0x800000]), 24, 7, 6)]  # column 1 -> column 7
     ['0x20000']
     """
     keys = _as_u64(keys, "keys")

@@ -25,10 +25,11 @@ and score (Pons score of the side to move).
 
 >>> import numpy as np, tempfile, os
 >>> from solver import Position, enumerate_positions
->>> first, mask = enumerate_positions(2)
+>>> first, mask = enumerate_positions(2, None, 7, 6)
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = os.path.join(tmp, "b2.c4b")
-...     _ = write_compact(path, 2, "wdl", first, mask, np.zeros(len(first), np.int8))
+...     values = np.zeros(len(first), np.int8)
+...     _ = write_compact(path, 2, "wdl", first, mask, values, board=BoardSize(7, 6))
 ...     with CompactBook(path) as book:
 ...         book.get(Position.from_moves("17")).winner.value, len(book)
 ('draw', 25)
@@ -60,20 +61,17 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import UNKNOWN
+from openingbook.values import UNKNOWN, answer_tables, book_value, first_player_winner
 from solver import (
     DEFAULT_BOARD,
-    DEFAULT_HEIGHT,
-    DEFAULT_WIDTH,
     STATUS_BLOCK,
     STATUS_BOOK,
     STATUS_MESSAGES,
     STATUS_WINS_AT_ONCE,
     BoardSize,
     Position,
-    Winner,
     book_position_status,
-    canonical_bits,
+    canonical_keys,
     count_positions,
     enumerate_positions,
     nb_block_status,
@@ -83,8 +81,6 @@ from solver import (
     nb_under_line,
     njit,
     parse_board_size,
-    plies_from_score,
-    position_keys,
     prefetch,
     score_from_plies,
 )
@@ -106,6 +102,7 @@ __all__ = [
     "is_compact",
     "provenance",
     "write_compact",
+    "write_compact_values",
 ]
 
 #: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
@@ -336,14 +333,6 @@ def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndar
     return zlib.crc32(payload, crc)
 
 
-def canonical_keys(
-    first: np.ndarray, mask: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> np.ndarray:
-    """The key the format stores values under: the Pons key ``current + mask + bottom``
-    of the smaller-key variant of each position's mirror pair."""
-    return position_keys(*canonical_bits(first, mask, width, height), width, height)
-
-
 def _value_bits(count: int) -> int:
     return max(1, math.ceil(math.log2(count))) if count > 1 else 1
 
@@ -377,7 +366,7 @@ def write_compact(
     under: str | None = None,
     metadata: dict[str, Any] | None = None,
     force: bool = False,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize,
     part: tuple[int, int] | None = None,
 ) -> CompactHeader:
     """Write a compact book of the given positions and values; return its header.
@@ -488,6 +477,42 @@ def write_compact(
         fh.write(header.pack())
         fh.write(payload)
     return header
+
+
+def write_compact_values(
+    path: str | os.PathLike[str],
+    plies: int,
+    distances: bool,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    *,
+    board: BoardSize,
+    under: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    force: bool = False,
+    part: tuple[int, int] | None = None,
+) -> CompactHeader:
+    """:func:`write_compact` from book values as ``build`` and ``derive`` solve them: Thill's
+    value codes of every position (first-player wins included), distance bytes
+    (``distances``) or pruned 0 draw / 1 second wins / 2 first wins. Written straight
+    from the values: the same table as converting the Thill book of those values.
+    """
+    values = np.asarray(values)
+    kind = "distance" if distances else "wdl"
+    return write_compact(
+        path,
+        plies,
+        kind,
+        first,
+        mask,
+        values if distances else first_player_winner(values),
+        under=under,
+        metadata=metadata,
+        force=force,
+        board=board,
+        part=part,
+    )
 
 
 # ------------------------------------------------------------------ lookups
@@ -657,49 +682,17 @@ def _lookup_kernel_7x6(
 
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
     """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
-    entry, then of a win at once for the side to move, then of a refused position."""
-    cells = board.cells
+    entry (:func:`openingbook.values.answer_tables`), then of a win at once for the
+    side to move, then of a refused position."""
     n = len(table)
     luts = np.full((3, n + 2), UNKNOWN, np.int16)
+    luts[:, :n] = answer_tables(kind, plies, np.array(table, dtype=np.int64), board)[:3]
     winner, dist, score = luts
-    first_to_move = plies % 2 == 0
-    for i, v in enumerate(table):
-        if kind == "wdl":
-            winner[i] = v
-            if v == 0:
-                score[i] = 0
-        elif kind == "distance":
-            if v == 0:
-                winner[i], dist[i], score[i] = 0, cells - plies, 0
-                continue
-            d = 100 - abs(v)
-            winner[i], dist[i] = (1 if v > 0 else -1), d
-            mover_wins = (v > 0) == first_to_move
-            if (d % 2 == 1) == mover_wins:
-                score[i] = score_from_plies(d, plies, *board)
-        else:
-            score[i] = v
-            dist[i] = plies_from_score(v, plies, *board)
-            winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
-    if plies < cells:
-        winner[n] = 1 if first_to_move else -1
+    if plies < board.cells:
+        winner[n] = 1 if plies % 2 == 0 else -1
         if kind != "wdl":
             dist[n], score[n] = 1, score_from_plies(1, plies, *board)
     return luts
-
-
-_WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
-
-
-def _answer(winner: int, plies: int, score: int) -> BookValue | None:
-    """The :class:`BookValue` of one column of the value tables."""
-    if winner == UNKNOWN:
-        return None
-    return BookValue(
-        _WINNERS[int(winner)],
-        None if plies == UNKNOWN else int(plies),
-        None if score == UNKNOWN else int(score),
-    )
 
 
 def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool:
@@ -744,7 +737,7 @@ class CompactBook(BookReader):
             self._line = np.uint64(line.first_stones), np.uint64(line.mask)
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         # the answer of each value index, of a win at once, and None for a refusal
-        self._answers = [_answer(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
+        self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
         self._table = np.array(h.values, dtype=np.int16)
 
     format_name = "compact"
@@ -982,7 +975,9 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Where a compact book came from: its source file and the commands that made it."""
+    """Where a compact book came from: its source file and the commands that made it
+    (``source_manifest``: the manifest of the Thill book a conversion read, or what
+    ``build``/``derive`` record of a book they write directly)."""
     source, manifest, converted = (
         _object(metadata, key) for key in ("source", "source_manifest", "converted")
     )

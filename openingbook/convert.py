@@ -17,9 +17,7 @@ new one is written.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +35,6 @@ __all__ = [
     "ConvertSummary",
     "convert_book",
     "target_format",
-    "write_compact_via_thill",
 ]
 
 CONVERT_FORMATS = ("compact", "thill")
@@ -194,7 +191,17 @@ def _compact_to_thill(
     entry = manifest_book_entry(out, fmt, records, data)
     saved = metadata.get("source_manifest")
     saved_book = saved.get("book") if isinstance(saved, dict) else None
-    if isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]:
+    # written straight by build or derive: the record of the build, no Thill file behind it
+    made = (
+        isinstance(saved, dict)
+        and saved_book is None
+        and isinstance(saved.get("selection"), dict)
+        and "distances" in saved["selection"]
+        and "part" not in saved["selection"]
+    )
+    if made or (
+        isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]
+    ):
         content = {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
     else:
         content = {
@@ -211,34 +218,3 @@ def _compact_to_thill(
         }
     write_book_and_manifest(out, fmt, data, records, content)
     return len(first), str(manifest_path(out))
-
-
-def write_compact_via_thill(
-    output: str | os.PathLike[str],
-    make_thill: Callable[[Path], Any],
-    *,
-    force: bool = False,
-    command: Sequence[str] | None = None,
-) -> tuple[Any, ConvertSummary]:
-    """Write a compact book by way of the Thill book ``make_thill(path)`` writes.
-
-    ``build --format compact`` and ``derive --format compact``: the Thill book
-    and its manifest (the provenance the compact book carries) are written to a
-    new temporary directory beside ``output``, converted, and deleted. Returns
-    ``make_thill``'s result and the conversion summary.
-    """
-    from openingbook.atomicio import refuse_existing
-
-    out = Path(output)
-    refuse_existing(out, force)
-    if out.suffix.lower() != COMPACT_SUFFIX:
-        raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
-    # a new directory of our own (never one that exists: it is not ours to delete)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".thill", dir=out.parent))
-    try:
-        thill = staging / (out.name.removesuffix(COMPACT_SUFFIX) + ".dat")
-        made = make_thill(thill)
-        summary = convert_book(thill, out, "compact", force=force, command=command)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return made, summary

@@ -18,7 +18,7 @@ with its rule "a position that is not stored is a first-player win".
 >>> mask = np.array([root.mask], np.uint64)
 >>> def no_leaves(f, m):  # never asked: every line ends before ply 8
 ...     raise AssertionError
->>> negamax_layers(first, mask, 8, no_leaves, scores=True).values.tolist()
+>>> negamax_layers(first, mask, 8, no_leaves, scores=True, width=7, height=6).values.tolist()
 [18]
 """
 
@@ -36,27 +36,23 @@ from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import (
     BookFormat,
     Records,
-    book_bytes,
-    refuse_thill_layout,
     value_histogram,
 )
-from openingbook.codec import decode_keys, encode_keys
+from openingbook.build import check_book_output, write_built_book, writes_compact
+from openingbook.codec import decode_keys
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.manifest import (
     Scope,
-    check_output,
     file_sha256,
     identify,
     manifest_path,
     manifest_provenance,
-    write_book_and_manifest,
 )
 from openingbook.reader import read_book
 from openingbook.values import (
     UNKNOWN as UNKNOWN_WINNER,
 )
 from openingbook.values import (
-    VALUE_FIRST,
     distance_bytes_from_scores,
     distance_plies,
     first_player_winner,
@@ -71,9 +67,8 @@ from solver import (
     BoardSize,
     board_mask,
     can_win_next_bits,
+    canonical_keys,
     enumerate_positions,
-    mirror_bits,
-    position_keys,
     positions_with_moves,
     score_from_plies,
     stone_counts,
@@ -87,7 +82,6 @@ __all__ = [
     "LeafLookup",
     "LoadedBook",
     "book_leaves",
-    "canonical_keys",
     "derive_book",
     "derive_values",
     "negamax_layers",
@@ -154,8 +148,8 @@ def negamax_layers(
     plies: int,
     leaves: LeafLookup,
     scores: bool,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> DerivedValues:
     """Exact values of the ``first``/``mask`` positions from the values at ``plies`` stones.
 
@@ -173,7 +167,7 @@ def negamax_layers(
     >>> f = np.array([p.first_stones], np.uint64); m = np.array([p.mask], np.uint64)
     >>> def all_draws(f, m):
     ...     return np.ones(len(f), bool), np.zeros(len(f), np.int8)
-    >>> negamax_layers(f, m, 9, all_draws, scores=False).values.tolist()
+    >>> negamax_layers(f, m, 9, all_draws, scores=False, width=7, height=6).values.tolist()
     [0]
     """
     first = np.ascontiguousarray(first, dtype=np.uint64)
@@ -402,7 +396,7 @@ class LoadedBook:
         if len(missing):
             absent_wins = not self.fmt.distances and self.scope.answers_absent
             implied = self.in_scope(first[missing], mask[missing]) & absent_wins
-            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied, *self.board)
+            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied, self.board)
             answered = m_winner != UNKNOWN_WINNER
             known[missing[answered]] = True
             winner[missing[answered]] = m_winner[answered]
@@ -428,14 +422,6 @@ class Answers:
     plies: np.ndarray
 
 
-def canonical_keys(
-    first: np.ndarray, mask: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> np.ndarray:
-    """Pons key of the smaller-key variant of each mirror pair (one per pair)."""
-    keys = position_keys(first, mask, width, height)
-    return np.minimum(keys, mirror_bits(keys, width, height))
-
-
 def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
     """The leaf lookup reading ``book``, and whether it gives Pons scores.
 
@@ -449,7 +435,7 @@ def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
             index = book.find(first, mask)
             found = index >= 0
             scores, consistent = scores_from_distance_bytes(
-                book.records.values[np.maximum(index, 0)], plies, book.board.cells
+                book.records.values[np.maximum(index, 0)], plies, book.board
             )
             if not consistent[found].all():
                 i = int(index[found][~consistent[found]][0])
@@ -500,7 +486,7 @@ class Derivation:
         """Plies to the winning stone (-1 for draws, or without scores)."""
         if not self.scores:
             return np.full(len(self.first), -1, np.int16)
-        d = distance_bytes_from_scores(self.result.values, self.plies, self.deep.board.cells)
+        d = distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
         return np.where(d == 0, -1, distance_plies(d)).astype(np.int16)
 
     def book_values(self, distances: bool) -> np.ndarray:
@@ -508,7 +494,7 @@ class Derivation:
         if distances:
             if not self.scores:
                 raise BookFileError("a distance book needs a deeper book with distances")
-            return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board.cells)
+            return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
         return pruned_values(self.winners())
 
 
@@ -600,7 +586,7 @@ def derive_book(
     distances: bool | None = None,
     force: bool = False,
     command: list[str] | None = None,
-    staging: bool = False,
+    book_format: str | None = None,
 ) -> DeriveSummary:
     """Write the ``plies``-stone book derived from the deeper book ``source``.
 
@@ -608,9 +594,10 @@ def derive_book(
     them), else it is pruned (first-player wins dropped). Every position must be
     covered by the source; for an incomplete source pass ``under`` (or rely on
     the line in its manifest). The manifest ``<output>.json`` records the
-    derivation (source file and SHA-256, command). A book of another board than
-    7x6 is written only as the intermediate of a compact book (``staging``,
-    :func:`openingbook.convert.write_compact_via_thill`).
+    derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
+    ``"compact"`` (written straight from the derived values, the manifest's content
+    in its metadata); default: compact for an output ending in ``.c4b``
+    (:func:`openingbook.build.writes_compact`).
 
     >>> import os, tempfile
     >>> from openingbook.bookfile import BOOK8
@@ -621,16 +608,16 @@ def derive_book(
     (25, '6-ply')
     """
     refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
-    out = check_output(output, force)
+    out = Path(output)
     deep = LoadedBook.load(source)
+    compact = writes_compact(out, book_format, deep.board)
+    check_book_output(out, force, compact)
     if distances is None:
         distances = deep.fmt.distances
     if distances and not deep.fmt.distances:
         raise BookFileError(
             f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
         )
-    if not staging:
-        refuse_thill_layout(deep.board)
     fmt = BookFormat.for_plies(plies, distances, *deep.board)
     derivation = derive_values(deep, plies, under)
     missing = np.flatnonzero(~derivation.covered)
@@ -644,19 +631,20 @@ def derive_book(
         )
     values = derivation.book_values(distances)
     histogram = value_histogram(fmt, values)  # of every position, pruned ones included
-    keep = np.ones(len(values), bool) if distances else values != VALUE_FIRST
-    keys = encode_keys(
-        derivation.first[keep], derivation.mask[keep], fmt.key_bits, fmt.width, fmt.height
+    records, mpath = write_built_book(
+        out,
+        fmt,
+        derivation.first,
+        derivation.mask,
+        values,
+        _manifest_content(fmt, derivation, histogram, command),
+        compact,
+        derivation.under,
+        force,
     )
-    data = book_bytes(fmt, Records(keys, values[keep]), str(out))
-    records = len(keys)
-    write_book_and_manifest(
-        out, fmt, data, records, _manifest_content(fmt, derivation, histogram, command)
-    )
-    mpath = manifest_path(out)
     return DeriveSummary(
         output=str(out),
-        manifest=str(mpath),
+        manifest=mpath,
         source=str(deep.path),
         format=fmt.name,
         plies=plies,

@@ -215,7 +215,7 @@ class Analysis:
         else:
             v = self.value
             result = "draw" if v.winner is Winner.DRAW else f"{v.winner.value} player wins"
-            out = [f"{head}; {result} in {v.plies} plies (score {v.score:+d})"]
+            out = [f"{head}; {result} in {_plies(v.plies)} (score {v.score:+d})"]
         for c, move in enumerate(self.moves, start=1):
             name = move_string([c - 1], self.board.width)
             if move is None:
@@ -225,10 +225,19 @@ class Analysis:
             mark = "*" if c in self.best else " "
             result = "draw" if move.winner is Winner.DRAW else f"{move.winner.value} wins"
             out.append(
-                f" {mark} {name:>2}  {result:<12} {move.plies:>2} plies  score {move.score:+3d}"
-                f"  ({move.source})"
+                f" {mark} {name:>2}  {result:<12} {_plies(move.plies, 2):<8}"
+                f"  score {move.score:+3d}  ({move.source})"
             )
         return out
+
+
+def _plies(n: int, digits: int = 0) -> str:
+    """``"1 ply"``, ``"41 plies"`` (the number right-aligned in ``digits`` characters).
+
+    >>> _plies(1), _plies(41), _plies(1, 2)
+    ('1 ply', '41 plies', ' 1 ply')
+    """
+    return f"{n:>{digits}} {'ply' if n == 1 else 'plies'}"
 
 
 def best_column(analysis: Analysis) -> int:

@@ -19,7 +19,7 @@ order, in bounded memory.
 >>> import numpy as np
 >>> from solver import Position
 >>> p = Position.from_moves("4453")
->>> code_lines(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 4)
+>>> code_lines(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 4, 7, 6)
 b'00110101101000\\n'
 >>> move_lines(np.array([b"4453", b"4444"]))
 b'4453\\n4444\\n'
@@ -40,7 +40,6 @@ from openingbook.codec import code_length, encode_keys
 from openingbook.errors import InvalidArgument, OutputError
 from solver import (
     AUTO_PARTS,
-    DEFAULT_BOARD,
     BoardSize,
     LayerTooLarge,
     enumerate_positions,
@@ -83,9 +82,7 @@ def _check_code_length(stones: int, width: int) -> int:
     return length
 
 
-def code_lines(
-    first: np.ndarray, mask: np.ndarray, stones: int, width: int = 7, height: int = 6
-) -> bytes:
+def code_lines(first: np.ndarray, mask: np.ndarray, stones: int, width: int, height: int) -> bytes:
     """Column codes of positions with ``stones`` stones as lines of ``0``/``1`` digits."""
     length = _check_code_length(stones, width)
     keys = encode_keys(first, mask, 64, width, height)  # left-aligned: the code is the top bits
@@ -105,7 +102,7 @@ class EnumerationResult:
     under: str | None
     path: str | None
     output_format: str | None
-    board: BoardSize = DEFAULT_BOARD
+    board: BoardSize
     #: the ply was enumerated in this many parts (1: whole); ``part`` (i, n): one part
     parts: int = 1
     part: tuple[int, int] | None = None
@@ -119,7 +116,7 @@ def enumerate_to_file(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize,
     parts: int | None = None,
     part: tuple[int, int] | None = None,
 ) -> EnumerationResult:
@@ -135,7 +132,7 @@ def enumerate_to_file(
     ``ValueError`` for bad arguments (see :func:`solver.enumerate_positions`)
     and ``OSError`` when the file cannot be written.
 
-    >>> enumerate_to_file(4, under="44").count
+    >>> enumerate_to_file(4, under="44", board=BoardSize(7, 6)).count
     25
     """
     if output_format not in OUTPUT_FORMATS:

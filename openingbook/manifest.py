@@ -36,7 +36,6 @@ a rerun of the command replaces such an orphaned manifest without ``force``
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
@@ -44,7 +43,6 @@ import math
 import os
 import shlex
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -54,7 +52,7 @@ from typing import Any
 import numpy as np
 
 import openingbook
-from openingbook.atomicio import refuse_existing
+from openingbook.atomicio import check_writable, refuse_existing, write_together
 from openingbook.bookfile import (
     THILL_NAMES,
     BookFormat,
@@ -69,10 +67,9 @@ from solver import (
     BoardSize,
     Player,
     Position,
-    canonical_bits,
+    canonical_keys,
     enumerate_positions,
     parse_board_size,
-    position_keys,
 )
 
 __all__ = [
@@ -166,12 +163,12 @@ def require_board(
 
 
 @functools.lru_cache(maxsize=8)
-def _scope_keys(under: str, plies: int, width: int = 7, height: int = 6) -> np.ndarray:
+def _scope_keys(under: str, plies: int, width: int, height: int) -> np.ndarray:
     """Sorted canonical Pons keys of the ``plies``-stone book positions under ``under``."""
     if len(under) > plies:
         return np.empty(0, np.uint64)
     first, mask = enumerate_positions(plies, under, width, height)
-    return np.sort(position_keys(*canonical_bits(first, mask, width, height), width, height))
+    return np.sort(canonical_keys(first, mask, width, height))
 
 
 @dataclass(frozen=True)
@@ -190,8 +187,8 @@ class Scope:
     partial: str | None = None
     known: bool = True
     unknown_why: str = ""
-    #: the board of the positions (the ``under`` line is read on it)
-    board: BoardSize = DEFAULT_BOARD
+    #: the board of the positions (the ``under`` line is read on it); a keyword
+    board: BoardSize = field(kw_only=True)
 
     @property
     def complete(self) -> bool:
@@ -217,8 +214,8 @@ class Scope:
         Always True without a line. Exact: the stones added after the line must
         be playable in some order (gravity, players alternating).
 
-        >>> Scope("44").contains(Position.from_moves("4453")), Scope("44").contains(
-        ...     Position.from_moves("3453"))
+        >>> scope = Scope("44", board=BoardSize(7, 6))
+        >>> scope.contains(Position.from_moves("4453")), scope.contains(Position.from_moves("3453"))
         (True, False)
         """
         if self.under is None:
@@ -231,9 +228,7 @@ class Scope:
         if self.under is None:
             return np.ones(len(first), bool)
         w, h = self.board
-        keys = position_keys(
-            *canonical_bits(np.asarray(first, np.uint64), np.asarray(mask, np.uint64), w, h), w, h
-        )
+        keys = canonical_keys(first, mask, w, h)
         return np.isin(keys, _scope_keys(self.under, plies, w, h))
 
 
@@ -448,9 +443,10 @@ def scope_without_manifest(path: str | os.PathLike[str], fmt: BookFormat, record
     """
     need = COMPLETE_RECORDS.get((fmt.plies, fmt.distances))
     if need is not None and records >= need:
-        return Scope()
+        return Scope(board=fmt.board)
     name = Path(path).name
     return Scope(
+        board=fmt.board,
         known=False,
         unknown_why=f"{name} has no manifest {manifest_path(name).name} and is not a "
         f"complete {fmt.name} book",
@@ -507,7 +503,7 @@ def _decide_format(p: Path, manifest: Manifest | None) -> tuple[BookFormat, str]
         raise BookFileError(f"{p}: empty file")
     fits = content_formats(p, size)
     if p.name in THILL_NAMES:
-        named = BookFormat.for_plies(*THILL_NAMES[p.name])
+        named = BookFormat.parse(p.name)
         # a damaged file keeps its name's format, so that reading names the damage
         if len(fits) == 1 and named not in fits:
             return fits[0], "content"
@@ -669,43 +665,8 @@ def check_output(output: str | os.PathLike[str], force: bool) -> Path:
     parent = out.parent
     if not parent.is_dir():
         raise OutputError(f"cannot write {out}: directory {parent} does not exist")
-    try:
-        fd, probe = tempfile.mkstemp(dir=parent, prefix=".openingbook-probe-")
-    except OSError as exc:
-        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from None
-    os.close(fd)
-    os.unlink(probe)
+    check_writable(out)
     return out
-
-
-def _write_temp(target: Path, data: bytes) -> Path:
-    """``data`` in a new temporary file beside ``target``, flushed to disk."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return Path(tmp)
-
-
-def _sync_directory(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def write_book_and_manifest(
@@ -729,20 +690,5 @@ def write_book_and_manifest(
     mpath = manifest_path(out)
     manifest = {**manifest_book_entry(out, fmt, records, data), **content}
     text = (json.dumps(manifest, indent=2) + "\n").encode()
-    book_tmp = _write_temp(out, data)
-    try:
-        manifest_tmp = _write_temp(mpath, text)
-    except BaseException:
-        book_tmp.unlink(missing_ok=True)
-        raise
-    try:
-        if os.path.lexists(out):
-            os.unlink(out)  # from here until the last rename: a manifest without its book
-        os.replace(manifest_tmp, mpath)
-        os.replace(book_tmp, out)
-    except BaseException:
-        book_tmp.unlink(missing_ok=True)
-        manifest_tmp.unlink(missing_ok=True)
-        raise
-    _sync_directory(out.parent)
+    write_together([(mpath, text), (out, data)])
     return manifest

@@ -15,7 +15,7 @@ won/drawn/lost counts of the published strong solution:
   four, each distinct position once): lost for the side to move.
 
 >>> everything_known = lambda f, m: (np.ones(len(f), bool), np.zeros(len(f), np.int8))
->>> per_ply_counts_from_values(7, everything_known).total == POSITIONS_PER_PLY[7]
+>>> per_ply_counts_from_values(7, everything_known, 7, 6).total == POSITIONS_PER_PLY[7]
 True
 """
 
@@ -30,9 +30,6 @@ import numpy as np
 from openingbook.errors import InvalidArgument
 from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from solver import (
-    AUTO_PARTS,
-    DEFAULT_HEIGHT,
-    DEFAULT_WIDTH,
     can_win_next_bits,
     enumerate_positions,
     iter_parts,
@@ -117,9 +114,7 @@ class PlyCounts:
         return out
 
 
-def finished_games(
-    plies: int, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> tuple[np.ndarray, np.ndarray]:
+def finished_games(plies: int, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Every position after ``plies`` plies in which the player who just moved has four.
 
     Both mirror variants (:func:`solver.finished_games` gives one per pair), each
@@ -184,13 +179,11 @@ class PositionCounts:
         return out
 
 
-def count_all_positions(
-    plies: int, parts: int = AUTO_PARTS, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> PositionCounts:
+def count_all_positions(plies: int, parts: int, width: int, height: int) -> PositionCounts:
     """Count every position after ``plies`` plies part by part (bounded memory: the
     previous layer and one part; 14 plies in 32 parts: about 1.5 GB, minutes).
 
-    >>> count_all_positions(8, parts=3).as_dict()["matches_published"]
+    >>> count_all_positions(8, 3, 7, 6).as_dict()["matches_published"]
     True
     """
     book = variants = immediate = finished = 0
@@ -209,8 +202,8 @@ def count_all_positions(
 def per_ply_counts_from_values(
     plies: int,
     lookup: ValueLookup,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
     part: tuple[int, int] | None = None,
 ) -> PlyCounts:
     """The per-ply counts of ``plies`` with the values ``lookup`` gives (see module doc).
@@ -252,8 +245,8 @@ def add_counts(counts: list[PlyCounts]) -> PlyCounts:
     (``ValueError`` unless they are exactly the ``n`` parts of one ply).
 
     >>> know = lambda f, m: (np.ones(len(f), bool), np.zeros(len(f), np.int8))
-    >>> parts = [per_ply_counts_from_values(7, know, part=(i, 2)) for i in (1, 2)]
-    >>> add_counts(parts).total == per_ply_counts_from_values(7, know).total
+    >>> parts = [per_ply_counts_from_values(7, know, 7, 6, part=(i, 2)) for i in (1, 2)]
+    >>> add_counts(parts).total == per_ply_counts_from_values(7, know, 7, 6).total
     True
     """
     plies = {c.plies for c in counts}

@@ -17,6 +17,10 @@ True
 
 from __future__ import annotations
 
+from solver import BoardSize
+
+#: Tromp's data set and counts are of the standard 7x6 board (its own board, not a default).
+TROMP_BOARD = BoardSize(7, 6)
 TROMP_SUBSET_COUNTS: dict[str, int] = {"first": 44_473, "second": 16_635, "draw": 6_449}
 
 POSITIONS_PER_PLY: dict[int, int] = {

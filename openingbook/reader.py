@@ -71,12 +71,19 @@ from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.formats.base import BookReader
 from openingbook.manifest import COMPLETE_RECORDS, BookIdentity, Scope, identify, read_manifest
 from openingbook.memory import require_memory
-from openingbook.values import UNKNOWN, missing_answer, missing_answers, value_tables
+from openingbook.values import (
+    UNKNOWN,
+    WINNER_CODES,
+    WINNERS,
+    book_value,
+    missing_answer,
+    missing_answers,
+    value_tables,
+)
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
     Position,
-    Winner,
     can_win_next_bits,
     score_from_plies,
 )
@@ -94,10 +101,6 @@ __all__ = [
 ]
 
 _BIG_ENDIAN_U64 = struct.Struct(">Q")
-
-#: Winner codes of :class:`BulkValues`: +1 first player, -1 second, 0 draw.
-WINNER_CODES = {Winner.FIRST: 1, Winner.SECOND: -1, Winner.DRAW: 0}
-_WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
 
 
 def search_steps(size: int) -> list[int]:
@@ -150,7 +153,7 @@ class Book(BookReader):
         self._order: np.ndarray | None = None
         self._values: np.ndarray | None = None
         fmt = self.format
-        self._luts = value_tables(fmt.plies, fmt.distances, fmt.width * fmt.height)
+        self._luts = value_tables(fmt.plies, fmt.distances, fmt.board)
         self._verified = False
         if check or verify:
             self.verify()
@@ -397,12 +400,7 @@ class Book(BookReader):
         if not valid_lut[b]:
             where = f"record {index}" if index is not None else "a record"
             raise BookFileError(f"{self.path}: {where} has the impossible value {raw}")
-        plies, score = int(plies_lut[b]), int(score_lut[b])
-        return BookValue(
-            _WINNERS[int(winner_lut[b])],
-            None if plies == UNKNOWN else plies,
-            None if score == UNKNOWN else score,
-        )
+        return book_value(int(winner_lut[b]), int(plies_lut[b]), int(score_lut[b]))
 
     @property
     def _absent_first_wins(self) -> bool:
@@ -415,8 +413,9 @@ class Book(BookReader):
             raise PositionNotInBook(self._not_known())
         winner, plies = answer
         if self.format.distances and plies != UNKNOWN:
-            return BookValue(_WINNERS[winner], plies, score_from_plies(plies, pos.stone_count))
-        return BookValue(_WINNERS[winner], None, None)  # pruned books report no distances
+            score = score_from_plies(plies, pos.stone_count, *self.format.board)
+            return BookValue(WINNERS[winner], plies, score)
+        return BookValue(WINNERS[winner], None, None)  # pruned books report no distances
 
     # ---------------------------------------------------------- bulk lookup
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -515,7 +514,7 @@ class Book(BookReader):
         if len(missing):
             n = self.format.plies
             m_winner, m_plies = missing_answers(
-                first[missing], mask[missing], self._absent_first_wins, *self.format.board
+                first[missing], mask[missing], self._absent_first_wins, self.format.board
             )
             unknown = m_winner == UNKNOWN
             if strict and unknown.any():
@@ -526,7 +525,7 @@ class Book(BookReader):
             if self.format.distances:  # pruned books report no distances
                 win_now = m_plies == 1
                 plies[missing[win_now]] = 1
-                score[missing[win_now]] = score_from_plies(1, n)
+                score[missing[win_now]] = score_from_plies(1, n, *self.format.board)
         return BulkValues(index, winner, plies, score)
 
 

@@ -77,6 +77,8 @@ def shipped_books() -> list[ShippedBook]:
     for path in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")):
         with CompactBook(path, verify=False) as book:
             h = book.header
+            if book.part is not None:  # a part answers only some positions: not a book to list
+                continue
             out.append(
                 ShippedBook(
                     book_name(path),
@@ -84,7 +86,7 @@ def shipped_books() -> list[ShippedBook]:
                     path.stat().st_size,
                     h.plies,
                     h.kind,
-                    h.scope,
+                    h.line,
                     h.positions,
                     provenance(h.metadata),
                     str(h.board),

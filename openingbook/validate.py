@@ -29,13 +29,20 @@ from typing import Any
 import numpy as np
 
 from openingbook.bookfile import BookFormat, value_histogram
-from openingbook.derive import Answers, LoadedBook, canonical_keys, derive_values
+from openingbook.derive import Answers, LoadedBook, derive_values
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.manifest import require_board
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
-from openingbook.published import TROMP_SUBSET_COUNTS
-from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
-from solver import DEFAULT_BOARD, BoardSize, Position, can_win_next_bits, positions_with_moves
+from openingbook.published import TROMP_BOARD, TROMP_SUBSET_COUNTS
+from openingbook.values import VALUE_FIRST, WINNERS, distance_plies, first_player_winner
+from solver import (
+    DEFAULT_BOARD,
+    BoardSize,
+    Position,
+    can_win_next_bits,
+    canonical_keys,
+    positions_with_moves,
+)
 
 __all__ = [
     "TROMP_COUNTS",
@@ -57,8 +64,6 @@ __all__ = [
 #: Tromp's 8-ply data set: first-player wins, second-player wins, draws.
 TROMP_COUNTS = TROMP_SUBSET_COUNTS  # the published figures live in openingbook.published
 
-_WINNER_NAMES = {1: "first", -1: "second", 0: "draw"}
-
 
 def describe_value(known: bool, winner: int, plies: int = -1, stored: bool = True) -> str:
     """A book's answer in words.
@@ -75,7 +80,7 @@ def describe_value(known: bool, winner: int, plies: int = -1, stored: bool = Tru
     if winner == 0:
         text = "draw"
     else:
-        text = f"{_WINNER_NAMES[winner]} player wins"
+        text = f"{WINNERS[winner].value} player wins"
         if plies >= 0:
             text += f" in {plies} plies"
     return text if stored else text + " (not stored)"
@@ -107,7 +112,7 @@ class PositionReport:
 def _value_dict(known: bool, winner: int, plies: int, stored: bool) -> dict[str, Any]:
     return {
         "known": bool(known),
-        "winner": _WINNER_NAMES[int(winner)] if known else None,
+        "winner": WINNERS[int(winner)].value if known else None,
         "plies": int(plies) if known and plies >= 0 else None,
         "stored": bool(stored),
     }
@@ -119,7 +124,7 @@ def _position_report(
     moves: str | None,
     a: tuple[bool, int, int, bool],
     b: tuple[bool, int, int, bool],
-    board: tuple[int, int] = (7, 6),
+    board: BoardSize,
 ) -> PositionReport:
     pos = Position.from_bitboards(int(first), int(mask), *board)
     return PositionReport(
@@ -645,7 +650,8 @@ def solve_book_values(
     table_log2: int | None = None,
     scheduler: str | None = None,
     chunk: int = 64,
-    board: BoardSize = DEFAULT_BOARD,
+    *,
+    board: BoardSize,
 ) -> np.ndarray:
     """Book values (distance bytes, or 0/1/2) of positions, solved in parallel.
 
@@ -747,7 +753,7 @@ def tromp_subset(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """
     first = np.asarray(first, np.uint64)
     mask = np.asarray(mask, np.uint64)
-    return ~can_win_next_bits(first ^ mask, mask)
+    return ~can_win_next_bits(first ^ mask, mask, *TROMP_BOARD)
 
 
 def book_stats(
@@ -810,7 +816,7 @@ def _per_ply_counts(book: LoadedBook) -> PlyCounts:
         ans = book.answers(first, mask)
         return ans.known, ans.winner
 
-    return per_ply_counts_from_values(book.plies, lookup, part=part)
+    return per_ply_counts_from_values(book.plies, lookup, *book.board, part=part)
 
 
 def book_part(path: str | os.PathLike[str]) -> tuple[int, int] | None:
@@ -830,7 +836,7 @@ def _tromp_counts(book: LoadedBook) -> dict[str, Any]:
         )
     if book.scope.under and len(book.scope.under) > book.plies:
         raise BookFileError(f"{book.path.name} holds no {book.plies}-ply position under a line")
-    f, m, _ = positions_with_moves(book.plies, under=book.scope.under)
+    f, m, _ = positions_with_moves(book.plies, book.scope.under, *book.board)
     keep = tromp_subset(f, m)
     ans = book.answers(f[keep], m[keep])
     w = ans.winner[ans.known]

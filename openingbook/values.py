@@ -5,10 +5,15 @@
   :data:`VALUE_FIRST` 2 (first player wins; the pruning rule leaves these out).
 * **Distance** books store a signed byte: 0 draw, ``100 - d`` when the first
   player wins ``d`` plies from the position, ``d - 100`` when the second does.
-* **Pons scores** are from the side to move: ``22 - k`` for a win with its
-  ``k``-th stone (:func:`solver.score_from_plies`, :func:`solver.plies_from_score`).
+* **Pons scores** are from the side to move: ``cells/2 + 1 - k`` for a win with
+  its ``k``-th stone (``22 - k`` on 7x6; :func:`solver.score_from_plies`,
+  :func:`solver.plies_from_score`).
 * **Winner codes** in arrays: +1 first player, -1 second, 0 draw, and
-  :data:`UNKNOWN` (-128) for "not known".
+  :data:`UNKNOWN` (-128) for "not known"; :data:`WINNERS` maps them to
+  :class:`solver.Winner`, whose values are the names ``first``/``second``/``draw``.
+
+Plies and scores depend on the board (its number of cells): every function that
+converts between them takes the book's :class:`solver.BoardSize`; none assumes 7x6.
 
 And the single rule for a position a book does not store
 (:func:`missing_answers`): when the side to move can complete four at once it
@@ -16,34 +21,58 @@ wins in 1 ply (such positions are never stored); otherwise, in a pruned book
 whose scope is known to be complete around the position, the first player wins
 (the pruning rule); otherwise the book does not know.
 
+>>> from solver import BoardSize
 >>> first_player_winner(np.array([0, 1, 2])).tolist()
 [0, -1, 1]
->>> distance_bytes_from_scores(np.array([14, -15, 0]), 12).tolist()
+>>> distance_bytes_from_scores(np.array([14, -15, 0]), 12, BoardSize(7, 6)).tolist()
 [97, -98, 0]
+>>> value_from_score(-2, 12, BoardSize(6, 6))  # 36 cells: 22 plies to the last stone
+BookValue(winner=<Winner.SECOND: 'second'>, plies=22, score=-2)
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from solver import Position, can_win_next_bits, plies_from_score, score_from_plies, stone_counts
+from openingbook.answers import BookValue, BulkValues, PositionNotInBook
+from openingbook.errors import BookFileError, InvalidArgument
+from solver import (
+    BoardSize,
+    Position,
+    Winner,
+    can_win_next_bits,
+    plies_from_score,
+    score_bounds,
+    score_from_plies,
+    stone_counts,
+)
 
 __all__ = [
-    "CELLS",
     "UNKNOWN",
     "VALUE_DRAW",
     "VALUE_FIRST",
+    "VALUE_KINDS",
     "VALUE_SECOND",
+    "WINNERS",
+    "WINNER_CODES",
+    "answer_tables",
+    "book_value",
     "book_values",
+    "bulk_values",
     "distance_bytes_from_scores",
     "distance_plies",
     "first_player_winner",
     "invalid_values",
     "missing_answer",
     "missing_answers",
+    "missing_value",
     "pruned_values",
     "score_tables",
     "scores_from_distance_bytes",
+    "value_from_plies",
+    "value_from_score",
     "value_tables",
     "wdl_from_pruned_values",
 ]
@@ -53,16 +82,13 @@ VALUE_DRAW = 0
 VALUE_SECOND = 1
 VALUE_FIRST = 2
 
-#: Cells of the 7x6 board.
-CELLS = 42
 #: Marks "not known" in arrays of winners, plies and scores.
 UNKNOWN = -128
 
-
-def _board(cells: int) -> tuple[int, int]:
-    """A ``(width, height)`` with ``cells`` cells: scores and plies depend on the
-    cell count alone (:mod:`solver.scores`)."""
-    return cells, 1
+#: Winner codes (+1 first player, -1 second, 0 draw) and the :class:`solver.Winner`
+#: they stand for (``WINNERS[code].value`` is the name: first, second, draw).
+WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
+WINNER_CODES = {winner: code for code, winner in WINNERS.items()}
 
 
 # ------------------------------------------------------------------ pruned values
@@ -104,19 +130,23 @@ def distance_plies(distance: np.ndarray) -> np.ndarray:
 
 
 def invalid_values(
-    values: np.ndarray, stones: int, distances: bool, cells: int = CELLS
+    values: np.ndarray, stones: int, distances: bool, board: BoardSize
 ) -> np.ndarray:
-    """Values a book of ``stones``-stone positions cannot hold: pruned 0-2; distance 0
-    or ``d`` in ``1..cells-stones`` (``cells`` of the board, 42 on 7x6)."""
+    """Values a book of ``stones``-stone positions on ``board`` cannot hold: pruned 0-2;
+    distance 0 or ``d`` in ``1..cells-stones``.
+
+    >>> invalid_values(np.array([97, 70, 69]), 12, True, BoardSize(7, 6)).tolist()
+    [False, False, True]
+    """
     v = np.asarray(values).astype(np.int64)
     if not distances:
         return (v < 0) | (v > VALUE_FIRST)
     d = 100 - np.abs(v)
-    return (v != 0) & ((d < 1) | (stones + d > cells))
+    return (v != 0) & ((d < 1) | (stones + d > board.cells))
 
 
 def scores_from_distance_bytes(
-    distance: np.ndarray, stones: int, cells: int = CELLS
+    distance: np.ndarray, stones: int, board: BoardSize
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pons scores (side to move) of positions with ``stones`` stones from distance bytes.
 
@@ -124,102 +154,193 @@ def scores_from_distance_bytes(
     be right: a win ``d`` plies away must be played by the winner (odd ``d`` for
     the side to move), and the board must have room for it.
 
-    >>> scores_from_distance_bytes(np.array([97, -98, 0], np.int8), 12)[0].tolist()
+    >>> scores_from_distance_bytes(np.array([97, -98, 0], np.int8), 12, BoardSize(7, 6))[0].tolist()
     [14, -15, 0]
     """
+    cells = board.cells
     v = np.asarray(distance).astype(np.int16)
     a_to_move = stones % 2 == 0
     plies = distance_plies(v)
     mover_wins = (v > 0) == a_to_move
-    table = np.zeros(cells + 1, np.int8)
-    for d in range(1, cells - stones + 1):
-        table[d] = score_from_plies(d, stones, *_board(cells))
+    score_of = score_tables(board)[0][min(stones, cells)]
     in_range = (plies >= 1) & (plies <= cells - stones)
     consistent = (v == 0) | (in_range & ((plies % 2 == 1) == mover_wins))
-    out = np.where(v == 0, 0, table[np.clip(plies, 0, cells)]).astype(np.int8)
+    out = np.where((v == 0) | ~in_range, 0, score_of[np.clip(plies, 0, cells)]).astype(np.int8)
     return out, consistent
 
 
-def distance_bytes_from_scores(scores: np.ndarray, stones: int, cells: int = CELLS) -> np.ndarray:
-    """Thill's signed distance bytes for Pons scores at ``stones`` stones.
+def distance_bytes_from_scores(scores: np.ndarray, stones: int, board: BoardSize) -> np.ndarray:
+    """Thill's signed distance bytes for Pons scores at ``stones`` stones on ``board``.
 
     ``100 - d`` when the first player wins in ``d`` plies, ``d - 100`` when the
     second player does, ``0`` for a draw.
     """
     s = np.asarray(scores).astype(np.int16)
-    half = cells // 2
-    table = np.zeros(2 * half + 1, np.int16)
-    for score in range(-half, half + 1):
-        if score:
-            table[score + half] = plies_from_score(score, stones, *_board(cells))
-    plies = table[s + half]
+    half = board.cells // 2
+    plies = score_tables(board)[1][stones, s + half]
     a_to_move = stones % 2 == 0
     first_wins = (s > 0) == a_to_move
     return np.where(s == 0, 0, np.where(first_wins, 100 - plies, plies - 100)).astype(np.int8)
 
 
-def book_values(raw: np.ndarray, stones: int, exact: bool, cells: int = CELLS) -> np.ndarray:
-    """Book values from solver output at positions with ``stones`` stones.
+def book_values(raw: np.ndarray, stones: int, exact: bool, board: BoardSize) -> np.ndarray:
+    """Book values from solver output at positions with ``stones`` stones on ``board``.
 
     ``exact``: ``raw`` are Pons scores, the result distance bytes; otherwise
     ``raw`` is -1/0/+1 for the side to move, the result 0 draw / 1 second
     player wins / 2 first player wins.
 
-    >>> book_values(np.array([14, -15, 0]), 12, exact=True).tolist()
+    >>> book_values(np.array([14, -15, 0]), 12, exact=True, board=BoardSize(7, 6)).tolist()
     [97, -98, 0]
-    >>> book_values(np.array([1, -1, 0]), 12, exact=False).tolist()
+    >>> book_values(np.array([1, -1, 0]), 12, exact=False, board=BoardSize(7, 6)).tolist()
     [2, 1, 0]
     """
     raw = np.asarray(raw)
     if exact:
-        return distance_bytes_from_scores(raw, stones, cells)
+        return distance_bytes_from_scores(raw, stones, board)
     return pruned_values(raw if stones % 2 == 0 else -raw)
 
 
 # ------------------------------------------------------------------ lookup tables
-def score_tables() -> tuple[np.ndarray, np.ndarray]:
-    """``SCORE_OF[stones, plies]`` for a decided game and ``PLIES_OF[stones, score + 21]``."""
-    score_of = np.full((CELLS + 1, CELLS + 1), UNKNOWN, dtype=np.int16)
-    plies_of = np.full((CELLS + 1, CELLS + 1), UNKNOWN, dtype=np.int16)
-    for stones in range(CELLS + 1):
-        for plies in range(1, CELLS - stones + 1):
-            score_of[stones, plies] = score_from_plies(plies, stones)
-        for score in range(-(CELLS // 2), CELLS // 2 + 1):
-            plies_of[stones, score + CELLS // 2] = plies_from_score(score, stones)
+@functools.cache
+def score_tables(board: BoardSize) -> tuple[np.ndarray, np.ndarray]:
+    """``SCORE_OF[stones, plies]`` of a decided game and ``PLIES_OF[stones, score + cells // 2]``
+    on ``board`` (:data:`UNKNOWN` where impossible; read-only arrays).
+
+    >>> score_of, plies_of = score_tables(BoardSize(6, 6))
+    >>> int(score_of[12, 3]), int(plies_of[12, 11 + 18])
+    (11, 3)
+    """
+    cells = board.cells
+    half = cells // 2
+    score_of = np.full((cells + 1, cells + 1), UNKNOWN, dtype=np.int16)
+    plies_of = np.full((cells + 1, 2 * half + 2), UNKNOWN, dtype=np.int16)
+    for stones in range(cells + 1):
+        for plies in range(1, cells - stones + 1):
+            score_of[stones, plies] = score_from_plies(plies, stones, *board)
+        low, high = score_bounds(stones, *board)
+        for score in range(low, high + 1):
+            plies_of[stones, score + half] = plies_from_score(score, stones, *board)
+    score_of.flags.writeable = plies_of.flags.writeable = False
     return score_of, plies_of
 
 
-def value_tables(
-    stones: int, distances: bool, cells: int = CELLS
+#: The value kinds of :func:`answer_tables`: Thill's pruned 0/1/2 and distance bytes,
+#: win/draw/loss codes (+1/0/-1, first player's view) and Pons scores (side to move).
+VALUE_KINDS = ("pruned", "distance", "wdl", "score")
+_PRUNED_CODES = {VALUE_DRAW: 0, VALUE_SECOND: -1, VALUE_FIRST: 1}
+
+
+def answer_tables(
+    kind: str, stones: int, values: np.ndarray, board: BoardSize
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Winner code, plies, score and validity for each raw value byte (as uint8) of a
-    book of ``stones``-stone positions on a board of ``cells`` cells (:data:`UNKNOWN`
-    where not known)."""
-    winner = np.full(256, UNKNOWN, dtype=np.int16)
-    plies = np.full(256, UNKNOWN, dtype=np.int16)
-    score = np.full(256, UNKNOWN, dtype=np.int16)
-    valid = np.zeros(256, dtype=bool)
-    n = stones
-    if not distances:
-        for v, w in ((VALUE_DRAW, 0), (VALUE_SECOND, -1), (VALUE_FIRST, 1)):
-            winner[v] = w
-            valid[v] = True
-        score[VALUE_DRAW] = 0
-        return winner, plies, score, valid
-    winner[0], plies[0], score[0], valid[0] = 0, cells - n, 0, True
-    for d in range(1, cells - n + 1):
-        # the player who places stone n + d wins: the first player on odd stone numbers
-        first_places_last = (n + d) % 2 == 1
-        for first_wins in (True, False):
-            b = (100 - d) if first_wins else (256 - (100 - d))
-            winner[b] = 1 if first_wins else -1
-            plies[b] = d
-            valid[b] = True
-            if first_wins == first_places_last:
-                score[b] = score_from_plies(d, n, *_board(cells))
-            # else: a faulty distance (the winner cannot play the last stone): the
-            # stored winner and distance are answered, the score stays unknown
+    """Winner code, plies, score and validity of each of ``values`` (of ``kind``, at
+    ``stones`` stones on ``board``); int16 arrays with :data:`UNKNOWN` where not known.
+
+    A faulty distance (the winner cannot place the last stone) keeps its winner and
+    distance, its score stays unknown; a value the board cannot have is not valid.
+
+    >>> w, p, s, ok = answer_tables("score", 12, np.array([14, 0, 40]), BoardSize(7, 6))
+    >>> w.tolist(), p.tolist(), s.tolist(), ok.tolist()
+    ([1, 0, -128], [3, 30, -128], [14, 0, -128], [True, True, False])
+    """
+    if kind not in VALUE_KINDS:
+        raise InvalidArgument(
+            f"unknown value kind {kind!r}: choose one of {', '.join(VALUE_KINDS)}"
+        )
+    cells, n = board.cells, stones
+    first_to_move = n % 2 == 0
+    values = np.asarray(values).astype(np.int64).tolist()
+    size = len(values)
+    winner = np.full(size, UNKNOWN, dtype=np.int16)
+    plies = np.full(size, UNKNOWN, dtype=np.int16)
+    score = np.full(size, UNKNOWN, dtype=np.int16)
+    valid = np.zeros(size, dtype=bool)
+    low, high = score_bounds(n, *board) if n <= cells else (1, 0)
+    for i, v in enumerate(values):
+        if kind in ("pruned", "wdl"):
+            code = _PRUNED_CODES.get(v) if kind == "pruned" else (v if v in (-1, 0, 1) else None)
+            if code is not None:
+                winner[i], valid[i] = code, True
+                if code == 0:
+                    score[i] = 0
+        elif kind == "score":
+            if low <= v <= high:
+                winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
+                plies[i], score[i], valid[i] = plies_from_score(v, n, *board), v, True
+        elif v == 0:
+            winner[i], plies[i], score[i], valid[i] = 0, cells - n, 0, n <= cells
+        else:
+            d = 100 - abs(v)
+            if 1 <= d <= cells - n:
+                winner[i], plies[i], valid[i] = (1 if v > 0 else -1), d, True
+                # the player who places stone n + d wins: the side to move on odd d
+                if (d % 2 == 1) == ((v > 0) == first_to_move):
+                    score[i] = score_from_plies(d, n, *board)
     return winner, plies, score, valid
+
+
+@functools.cache
+def value_tables(
+    stones: int, distances: bool, board: BoardSize
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`answer_tables` of every raw value byte (indexed by the byte as uint8) of a
+    Thill-layout book of ``stones``-stone positions on ``board``: pruned or distance."""
+    every_byte = np.arange(256, dtype=np.uint8).view(np.int8)
+    tables = answer_tables("distance" if distances else "pruned", stones, every_byte, board)
+    for table in tables:
+        table.flags.writeable = False
+    return tables
+
+
+# ------------------------------------------------------------------ one answer
+def book_value(winner: int, plies: int, score: int) -> BookValue | None:
+    """The :class:`BookValue` of a winner code, plies and score (:data:`UNKNOWN` for
+    None); None when the winner is unknown.
+
+    >>> book_value(1, UNKNOWN, UNKNOWN)
+    BookValue(winner=<Winner.FIRST: 'first'>, plies=None, score=None)
+    """
+    if winner == UNKNOWN:
+        return None
+    return BookValue(
+        WINNERS[int(winner)],
+        None if plies == UNKNOWN else int(plies),
+        None if score == UNKNOWN else int(score),
+    )
+
+
+def value_from_plies(winner: int, plies: int | None, stones: int, board: BoardSize) -> BookValue:
+    """A :class:`BookValue` from a first-player result code and plies to the result.
+
+    Raises ``ValueError`` when the plies cannot lead to that winner on ``board`` (a
+    win of the side to move is an odd number of plies away, within the board).
+
+    >>> value_from_plies(1, 3, 12, BoardSize(7, 6))
+    BookValue(winner=<Winner.FIRST: 'first'>, plies=3, score=14)
+    """
+    result = WINNERS[winner]
+    if plies is None:
+        return BookValue(result, None, None)
+    if winner == 0:
+        return BookValue(result, plies, 0)
+    mover_wins = (winner > 0) == (stones % 2 == 0)
+    if plies < 1 or stones + plies > board.cells or (plies % 2 == 1) != mover_wins:
+        raise InvalidArgument(
+            f"{result.value} player cannot win {plies} plies after {stones} stones"
+        )
+    return BookValue(result, plies, score_from_plies(plies, stones, *board))
+
+
+def value_from_score(score: int, stones: int, board: BoardSize) -> BookValue:
+    """A :class:`BookValue` from a Pons score of the side to move on ``board``.
+
+    >>> value_from_score(-2, 12, BoardSize(7, 6))
+    BookValue(winner=<Winner.SECOND: 'second'>, plies=28, score=-2)
+    """
+    first = stones % 2 == 0
+    code = 0 if score == 0 else (1 if (score > 0) == first else -1)
+    return BookValue(WINNERS[code], plies_from_score(score, stones, *board), score)
 
 
 # ------------------------------------------------------------------ missing positions
@@ -227,8 +348,7 @@ def missing_answers(
     first: np.ndarray,
     mask: np.ndarray,
     first_wins_when_absent: bool | np.ndarray,
-    width: int = 7,
-    height: int = 6,
+    board: BoardSize,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The answer for positions a book does not store: ``(winner, plies)`` arrays.
 
@@ -237,14 +357,15 @@ def missing_answers(
     known complete scope), the first player wins, plies unknown; else
     :data:`UNKNOWN` for both.
 
-    >>> p = Position.from_moves("4455")
+    >>> p = Position.from_moves("4455", 7, 6)
     >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
-    >>> missing_answers(f, m, False)[0].tolist(), missing_answers(f, m, True)[0].tolist()
+    >>> b = BoardSize(7, 6)
+    >>> missing_answers(f, m, False, b)[0].tolist(), missing_answers(f, m, True, b)[0].tolist()
     ([-128], [1])
     """
     first = np.asarray(first, dtype=np.uint64)
     mask = np.asarray(mask, dtype=np.uint64)
-    win_now = can_win_next_bits(first, mask, width, height)
+    win_now = can_win_next_bits(first, mask, *board)
     mover = np.where(stone_counts(mask) % 2 == 0, 1, -1)
     implied = np.broadcast_to(np.asarray(first_wins_when_absent, dtype=bool), win_now.shape)
     winner = np.where(win_now, mover, np.where(implied, 1, UNKNOWN)).astype(np.int8)
@@ -253,10 +374,76 @@ def missing_answers(
 
 
 def missing_answer(pos: Position, first_wins_when_absent: bool) -> tuple[int, int] | None:
-    """:func:`missing_answers` for one position: ``(winner code, plies or UNKNOWN)``, or
-    None when the book does not know."""
+    """:func:`missing_answers` for one position (on its own board): ``(winner code,
+    plies or UNKNOWN)``, or None when the book does not know."""
     if pos.can_win_next():
         return (1 if pos.stone_count % 2 == 0 else -1), 1
     if first_wins_when_absent:
         return 1, UNKNOWN
     return None
+
+
+def missing_value(pos: Position, book: str) -> BookValue:
+    """The answer of a book of exact values for a position it does not store: a win in
+    1 ply when the side to move completes four at once, else :class:`PositionNotInBook`
+    (``book`` names the book in the message)."""
+    answer = missing_answer(pos, first_wins_when_absent=False)
+    if answer is None:
+        raise PositionNotInBook(f"position not in {book}")
+    winner, plies = answer
+    board = BoardSize(pos.width, pos.height)
+    return BookValue(WINNERS[winner], plies, score_from_plies(plies, pos.stone_count, *board))
+
+
+def bulk_values(
+    first: np.ndarray,
+    mask: np.ndarray,
+    index: np.ndarray,
+    winner: np.ndarray,
+    plies: np.ndarray,
+    book: str,
+    strict: bool,
+    board: BoardSize,
+    scores: np.ndarray | None = None,
+) -> BulkValues:
+    """:class:`BulkValues` from stored exact results on ``board`` (``index`` -1 where
+    not stored).
+
+    ``winner`` (+1/-1/0) and ``plies`` (``UNKNOWN`` when not known) are read
+    where ``index >= 0``; scores follow from them unless given. Missing
+    positions get the immediate-win rule, else an error (``strict``) or
+    ``UNKNOWN``. A stored result that no game can have raises ``ValueError``.
+    """
+    score_of = score_tables(board)[0]
+    cells = board.cells
+    stones = stone_counts(mask).astype(np.int64)
+    found = index >= 0
+    winner = np.where(found, winner, UNKNOWN).astype(np.int8)
+    plies = np.where(found, plies, UNKNOWN).astype(np.int16)
+    known = found & (plies != UNKNOWN)
+    safe_plies = np.clip(plies, 0, cells).astype(np.int64)
+    safe_stones = np.clip(stones, 0, cells)
+    if scores is None:
+        score = np.where(winner == 0, 0, score_of[safe_stones, safe_plies])
+    else:
+        score = np.asarray(scores)
+    score = np.where(known, score, UNKNOWN).astype(np.int16)
+    decided = known & (winner != 0) & (plies != 0)
+    mover_wins = (winner > 0) == (stones % 2 == 0)
+    off_board = (plies < 1) | (stones + plies > cells)
+    bad = decided & ((((plies % 2) == 1) != mover_wins) | off_board)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
+    missing = np.flatnonzero(~found)
+    if missing.size:
+        m_winner, m_plies = missing_answers(first[missing], mask[missing], False, board)
+        wins_now = m_winner != UNKNOWN
+        if strict and not wins_now.all():
+            i = int(missing[np.argmax(~wins_now)])
+            raise PositionNotInBook(f"position {i} is not in {book}")
+        hit = missing[wins_now]
+        winner[hit] = m_winner[wins_now]
+        plies[hit] = m_plies[wins_now]
+        score[hit] = score_of[safe_stones[hit], 1]
+    return BulkValues(index.astype(np.int64), winner, plies, score)

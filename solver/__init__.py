@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from solver.bitboards import (
         can_win_next_bits,
         canonical_bits,
+        canonical_keys,
         current_bits,
         has_four_bits,
         mirror_bits,
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "can_win_next_bits": "solver.bitboards",
     "canonical_bits": "solver.bitboards",
+    "canonical_keys": "solver.bitboards",
     "current_bits": "solver.bitboards",
     "stone_counts": "solver.bitboards",
     "has_four_bits": "solver.bitboards",
@@ -134,6 +136,7 @@ __all__ = [
     "book_position_status",
     "can_win_next_bits",
     "canonical_bits",
+    "canonical_keys",
     "check_board_size",
     "check_part",
     "count_positions",

@@ -17,9 +17,9 @@ solves or enumerates), numpy otherwise. Both give the same answers (tested).
 >>> from solver import Position
 >>> p = Position.from_moves("112233")  # A threatens 4 on the bottom row
 >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
->>> can_win_next_bits(first, mask).tolist()
+>>> can_win_next_bits(first, mask, 7, 6).tolist()
 [True]
->>> int(mirror_bits(mask)[0]) == p.mirror().mask
+>>> int(mirror_bits(mask, 7, 6)[0]) == p.mirror().mask
 True
 """
 
@@ -31,11 +31,12 @@ from types import ModuleType
 import numpy as np
 
 from solver.errors import InvalidArgument
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, board_mask, bottom_mask
+from solver.position import board_mask, bottom_mask
 
 __all__ = [
     "can_win_next_bits",
     "canonical_bits",
+    "canonical_keys",
     "current_bits",
     "has_four_bits",
     "mirror_bits",
@@ -89,13 +90,13 @@ def current_bits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(stone_counts(mask) % 2 == 0, first, first ^ mask)
 
 
-def has_four_bits(bits: np.ndarray, height: int = DEFAULT_HEIGHT) -> np.ndarray:
+def has_four_bits(bits: np.ndarray, height: int) -> np.ndarray:
     """For each bitboard of one player's stones: does it hold four in a row?
 
     Same test as :func:`solver.position.has_four`: ``m = s & (s >> d)`` marks
     pairs in direction ``d``, ``m & (m >> 2d)`` finds four in a line.
 
-    >>> has_four_bits(np.array([0b1111, 0b0111], np.uint64)).tolist()
+    >>> has_four_bits(np.array([0b1111, 0b0111], np.uint64), 6).tolist()
     [True, False]
     """
     s = _as_u64(bits)
@@ -112,14 +113,14 @@ def has_four_bits(bits: np.ndarray, height: int = DEFAULT_HEIGHT) -> np.ndarray:
 def winning_cells_bits(
     stones: np.ndarray,
     mask: np.ndarray,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """Empty cells (playable or not) completing four for the owner of ``stones``.
 
     Element-wise :func:`solver.position.winning_cells`.
 
-    >>> int(winning_cells_bits(np.array([0b111], np.uint64), np.array([0b111], np.uint64))[0])
+    >>> int(winning_cells_bits(np.array([0b111], np.uint64), np.array([0b111], np.uint64), 7, 6)[0])
     8
     """
     s = _as_u64(stones)
@@ -139,8 +140,8 @@ def winning_cells_bits(
 def can_win_next_bits(
     first: np.ndarray,
     mask: np.ndarray,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """For each position: can the side to move complete four with its next stone?
 
@@ -152,7 +153,7 @@ def can_win_next_bits(
     False
     >>> q = p.play(0).play(1)  # "121212": A has three in column 1
     >>> can_win_next_bits(np.array([q.first_stones], np.uint64),
-    ...                   np.array([q.mask], np.uint64)).tolist()
+    ...                   np.array([q.mask], np.uint64), 7, 6).tolist()
     [True]
     """
     first = _as_u64(first)
@@ -168,15 +169,13 @@ def can_win_next_bits(
     return (wins & playable) != 0
 
 
-def mirror_bits(
-    bits: np.ndarray, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
-) -> np.ndarray:
+def mirror_bits(bits: np.ndarray, width: int, height: int) -> np.ndarray:
     """Reverse the columns of each bitboard (column ``c`` goes to ``width - 1 - c``).
 
     Works on ``first``, ``mask`` and on :func:`position_keys` alike, because all
     of them keep each column's bits inside that column's ``height + 1`` bits.
 
-    >>> mirror_bits(np.array([0b1], np.uint64)).tolist() == [1 << 42]
+    >>> mirror_bits(np.array([0b1], np.uint64), 7, 6).tolist() == [1 << 42]
     True
     """
     bits = _as_u64(bits)
@@ -194,8 +193,8 @@ def mirror_bits(
 def position_keys(
     first: np.ndarray,
     mask: np.ndarray,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """Pons' unique key ``current + mask + bottom`` of each position (never 0).
 
@@ -206,11 +205,27 @@ def position_keys(
     return current_bits(first, mask) + mask + _U64(bottom_mask(width, height))
 
 
+def canonical_keys(first: np.ndarray, mask: np.ndarray, width: int, height: int) -> np.ndarray:
+    """One key per mirror pair: the smaller :func:`position_keys` key of the position and
+    its mirror image, which is the key of the variant :func:`canonical_bits` picks (a
+    key keeps each column's bits in the column, so mirroring the key mirrors the
+    position). What books merge mirror pairs by and compact books store values under.
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("7", 7, 6)
+    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> int(canonical_keys(f, m, 7, 6)[0]) == p.canonical().key()
+    True
+    """
+    keys = position_keys(first, mask, width, height)
+    return np.minimum(keys, mirror_bits(keys, width, height))
+
+
 def canonical_bits(
     first: np.ndarray,
     mask: np.ndarray,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The variant of each mirror pair with the smaller :func:`position_keys` key.
 
@@ -219,7 +234,8 @@ def canonical_bits(
 
     >>> from solver import Position
     >>> p = Position.from_moves("7")
-    >>> f, m = canonical_bits(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))
+    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> f, m = canonical_bits(f, m, 7, 6)
     >>> Position.from_bitboards(int(f[0]), int(m[0])) == p.canonical()
     True
     """

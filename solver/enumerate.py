@@ -23,14 +23,14 @@ mirror-closed and every layer is reduced to one variant per pair, halving the
 work; otherwise the layers are kept whole and merged at the end, so that a pair
 is included when either of its variants is reachable from ``under``.
 
->>> first, mask = enumerate_positions(2)
+>>> first, mask = enumerate_positions(2, None, 7, 6)
 >>> len(first)  # 49 two-stone positions: 24 mirror pairs and one symmetric
 25
->>> count_positions(2, merge_mirrors=False)
+>>> count_positions(2, None, 7, 6, merge_mirrors=False)
 49
->>> count_positions(8)
+>>> count_positions(8, None, 7, 6)
 77715
->>> count_positions(4, under="44")
+>>> count_positions(4, under="44", width=7, height=6)
 25
 """
 
@@ -46,7 +46,7 @@ from solver.bitboards import can_win_next_bits
 from solver.bitboards import mirror_bits as _mirror_bits
 from solver.bitboards import position_keys as _position_keys
 from solver.errors import InvalidArgument
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+from solver.position import Position
 
 __all__ = [
     "AUTO_PARTS",
@@ -103,16 +103,16 @@ def part_of(
     first: np.ndarray,
     mask: np.ndarray,
     parts: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """The part (1..``parts``, int32) of each position, the same for both variants of
     a mirror pair: the high 32 bits of ``canonical key x 0x9E3779B97F4A7C15``
     (mod 2**64) times ``parts``, shifted right by 32, plus 1. The canonical key is
     the Pons key of the smaller-key variant (:func:`solver.canonical_bits`).
 
-    >>> first, mask = enumerate_positions(4)
-    >>> sizes = np.bincount(part_of(first, mask, 4))[1:]
+    >>> first, mask = enumerate_positions(4, None, 7, 6)
+    >>> sizes = np.bincount(part_of(first, mask, 4, 7, 6))[1:]
     >>> sizes.tolist(), int(sizes.sum()) == len(first)
     ([139, 151, 126, 152], True)
     """
@@ -313,9 +313,9 @@ def _finish(
 
 def enumerate_positions(
     plies: int,
-    under: str | None = None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    under: str | None,
+    width: int,
+    height: int,
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
@@ -342,10 +342,10 @@ def enumerate_positions(
     ply outside 0..width*height, or a layer needing more than ``max_candidates``
     children (the memory guard, see :data:`DEFAULT_MAX_CANDIDATES`).
 
-    >>> first, mask = enumerate_positions(4, under="4444")
+    >>> first, mask = enumerate_positions(4, under="4444", width=7, height=6)
     >>> Position.from_bitboards(int(first[0]), int(mask[0])).to_diagram().splitlines()[-4:]
     ['...O...', '...X...', '...O...', '...X...']
-    >>> len(enumerate_positions(8, merge_mirrors=False, drop_immediate_wins=False)[0])
+    >>> len(enumerate_positions(8, None, 7, 6, merge_mirrors=False, drop_immediate_wins=False)[0])
     182383
     """
     try:
@@ -367,9 +367,9 @@ def enumerate_positions(
 
 def positions_with_moves(
     plies: int,
-    under: str | None = None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    under: str | None,
+    width: int,
+    height: int,
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
@@ -384,7 +384,7 @@ def positions_with_moves(
     it is the mirror of such a line (the pair is stored as its smaller-key
     variant). Boards wider than 9 columns have no move strings.
 
-    >>> first, mask, moves = positions_with_moves(2, under="4")
+    >>> first, mask, moves = positions_with_moves(2, under="4", width=7, height=6)
     >>> moves.astype(str).tolist()
     ['41', '42', '43', '44']
     """
@@ -403,9 +403,9 @@ def positions_with_moves(
 
 def count_positions(
     plies: int,
-    under: str | None = None,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    under: str | None,
+    width: int,
+    height: int,
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
@@ -414,7 +414,7 @@ def count_positions(
 ) -> int:
     """Number of positions :func:`enumerate_positions` returns.
 
-    >>> count_positions(8, merge_mirrors=False, drop_immediate_wins=False)
+    >>> count_positions(8, None, 7, 6, merge_mirrors=False, drop_immediate_wins=False)
     182383
     """
     first, _ = enumerate_positions(
@@ -433,8 +433,8 @@ def count_positions(
 def iter_parts(
     plies: int,
     parts: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
@@ -448,8 +448,8 @@ def iter_parts(
     ``finished``: each part's :func:`finished_games` instead (the other options
     do not apply to them).
 
-    >>> sizes = [len(f) for _, f, _ in iter_parts(4, 3)]
-    >>> sizes == [count_positions(4, part=(i, 3)) for i in (1, 2, 3)], sum(sizes)
+    >>> sizes = [len(f) for _, f, _ in iter_parts(4, 3, 7, 6)]
+    >>> sizes == [count_positions(4, None, 7, 6, part=(i, 3)) for i in (1, 2, 3)], sum(sizes)
     (True, 568)
     """
     plies = _check_plies(plies)
@@ -478,8 +478,8 @@ def iter_parts(
 
 def finished_games(
     plies: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
     *,
     part: tuple[int, int] | None = None,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
@@ -488,7 +488,7 @@ def finished_games(
     one variant per mirror pair (the smaller key), each distinct position once, in
     the order of their first parent; with ``part``, those of one part.
 
-    >>> len(finished_games(7)[0])  # the first player's four with its fourth stone
+    >>> len(finished_games(7, 7, 6)[0])  # the first player's four with its fourth stone
     364
     """
     i, n = check_part(part) if part is not None else (1, 1)

@@ -25,10 +25,10 @@ numba-compiled code.
 >>> from solver import Position
 >>> p = Position.from_moves("4453")
 >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
->>> book_position_status(f, m, 4).tolist()
+>>> book_position_status(f, m, 4, 7, 6).tolist()
 [0]
 >>> aabb = np.array([0b0011], np.uint64), np.array([0b1111], np.uint64)  # column 1: A A B B
->>> book_position_status(*aabb, 4).tolist()  # STATUS_UNREACHABLE
+>>> book_position_status(*aabb, 4, 7, 6).tolist()  # STATUS_UNREACHABLE
 [6]
 """
 
@@ -40,7 +40,6 @@ from solver._jit import njit
 from solver._kernels import _nb_has_four, _nb_mirror, _nb_part_of, _nb_winning_cells
 from solver.bitops import popcount
 from solver.errors import InvalidArgument
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
 __all__ = [
     "STATUS_BLOCK",
@@ -226,8 +225,8 @@ def under_line(
     first: np.ndarray,
     mask: np.ndarray,
     line: str,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """For legal positions: is the position or its mirror image reached from ``line``
     (1-based moves)? Exactly the positions ``enumerate_positions(plies, under=line)``
@@ -374,8 +373,8 @@ def book_position_status(
     first: np.ndarray,
     mask: np.ndarray,
     plies: int,
-    width: int = DEFAULT_WIDTH,
-    height: int = DEFAULT_HEIGHT,
+    width: int,
+    height: int,
 ) -> np.ndarray:
     """``STATUS_*`` code (int8) of each position for a ply-``plies`` book.
 

@@ -39,12 +39,12 @@ class Winner(StrEnum):
     DRAW = "draw"
 
 
-def plies_from_score(score: int, stones: int, width: int = 7, height: int = 6) -> int:
+def plies_from_score(score: int, stones: int, width: int, height: int) -> int:
     """Plies from a position with ``stones`` stones to the end of the game.
 
-    >>> plies_from_score(14, 12)  # the side to move wins with its 8th stone (it has 6)
+    >>> plies_from_score(14, 12, 7, 6)  # the side to move wins with its 8th stone (it has 6)
     3
-    >>> plies_from_score(0, 12)
+    >>> plies_from_score(0, 12, 7, 6)
     30
     >>> plies_from_score(1, 0, 5, 5)  # 5x5: the first player wins with the 25th stone
     25
@@ -61,13 +61,13 @@ def plies_from_score(score: int, stones: int, width: int = 7, height: int = 6) -
     return p - stones
 
 
-def score_from_plies(plies: int, stones: int, width: int = 7, height: int = 6) -> int:
+def score_from_plies(plies: int, stones: int, width: int, height: int) -> int:
     """Inverse of :func:`plies_from_score` for a decided game (odd = win, even = loss).
 
     A draw has no unique ply count here; pass ``plies == cells - stones`` with
     an explicit draw check instead. Raises ``ValueError`` on impossible input.
 
-    >>> score_from_plies(3, 12), score_from_plies(25, 0, 5, 5)
+    >>> score_from_plies(3, 12, 7, 6), score_from_plies(25, 0, 5, 5)
     (14, 1)
     """
     cells = width * height
@@ -77,12 +77,12 @@ def score_from_plies(plies: int, stones: int, width: int = 7, height: int = 6) -
     return magnitude if plies % 2 == 1 else -magnitude
 
 
-def score_bounds(stones: int, width: int = 7, height: int = 6) -> tuple[int, int]:
+def score_bounds(stones: int, width: int, height: int) -> tuple[int, int]:
     """(lowest, highest) score a position with ``stones`` stones can have.
 
     A loss to the opponent's next stone and a win with one's own next stone.
 
-    >>> score_bounds(0), score_bounds(0, 5, 5)
+    >>> score_bounds(0, 7, 6), score_bounds(0, 5, 5)
     ((-21, 21), (-12, 13))
     """
     cells = width * height
@@ -97,12 +97,12 @@ def winner_from_score(score: int, stones: int) -> Winner:
     return Winner.FIRST if (score > 0) == first_to_move else Winner.SECOND
 
 
-def describe_score(score: int, stones: int, width: int = 7, height: int = 6) -> str:
+def describe_score(score: int, stones: int, width: int, height: int) -> str:
     """The result in words.
 
-    >>> describe_score(-2, 4)
+    >>> describe_score(-2, 4, 7, 6)
     'second player wins in 36 plies'
-    >>> describe_score(21, 1)  # the side to move wins with its first stone
+    >>> describe_score(21, 1, 7, 6)  # the side to move wins with its first stone
     'second player wins in 1 ply'
     """
     winner = winner_from_score(score, stones)

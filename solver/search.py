@@ -91,8 +91,8 @@ _ZERO = np.uint64(0)
 _RANKS = 64  # more than any board width that fits 64 bits
 _TT_MOVE_BONUS = 1 << 20  # sorts the table's move before every other
 #: Enhanced transposition cut-offs at nodes with fewer stones than this (7x6: all).
-DEFAULT_ETC_STONES = 42  # the table's cut-off move sorts before every other move
 _CELLS_7X6 = DEFAULT_WIDTH * DEFAULT_HEIGHT
+DEFAULT_ETC_STONES = _CELLS_7X6  # the table's cut-off move sorts before every other move
 #: The settings of a 7x6 solver with every default but the big table's size, as the
 #: kernel reads them (``geo[:8]``, then ``tparams[1:]``): the copy of the search with
 #: these as constants serves exactly such solvers (see :func:`_default_settings`).
@@ -1311,11 +1311,11 @@ class Solver:
         self.height = height
         self.cells = width * height
         if deep_stones is None:
-            deep_stones = DEFAULT_DEEP_STONES + self.cells - 42
+            deep_stones = DEFAULT_DEEP_STONES + self.cells - _CELLS_7X6
         self.deep_stones = deep_stones
         self.table = TranspositionTable(table_log2, small_log2, width * (height + 1))
         if etc_stones is None:
-            etc_stones = DEFAULT_ETC_STONES + self.cells - 42
+            etc_stones = DEFAULT_ETC_STONES + self.cells - _CELLS_7X6
         self._geo = np.array(
             [
                 width,

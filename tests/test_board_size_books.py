@@ -38,6 +38,7 @@ from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.published import BOARD_RESULTS
 from openingbook.validate import diff_books
 from solver import (
+    DEFAULT_BOARD,
     BoardSize,
     Position,
     Solver,
@@ -231,7 +232,9 @@ def test_a_key_decodes_only_on_its_own_board():
     key = position_key_pair(pos, 24)[0]
     first, mask = decode_keys(np.array([key], np.uint64), 24, 4, 6, 5)
     assert (int(first[0]), int(mask[0])) == (pos.first_stones, pos.mask)
-    seven = decode_keys(np.array([key], np.uint64), 24, 4)  # read as 7x6: another position
+    seven = decode_keys(
+        np.array([key], np.uint64), 24, 4, *DEFAULT_BOARD
+    )  # read as 7x6: another position
     assert Position.from_bitboards(int(seven[0][0]), int(seven[1][0])).to_moves() != "3344"
 
 
@@ -412,23 +415,28 @@ def test_thill_layout_is_refused_for_other_sizes(small_books, tmp_path):
 
 
 def test_manifest_carries_the_board(tmp_path):
-    """The build's intermediate Thill-layout file of a 5x4 book: its manifest says 5x4,
-    and the reader decodes it on that board (a given 7x6 format is refused)."""
+    """A Thill-layout file of a 5x4 book (as earlier builds wrote on the way to a compact
+    book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
+    format is refused)."""
     from openingbook.bookfile import BookFormat
-    from openingbook.build import BuildOptions, build_book
-    from openingbook.manifest import identify, read_manifest
+    from openingbook.build import BuildOptions, _book_data, build_book
+    from openingbook.compact import compact_thill_values
+    from openingbook.manifest import identify, read_manifest, write_book_and_manifest
 
     out = tmp_path / "b.dat"
     options = BuildOptions(plies=4, distances=True, board=BoardSize(5, 4))
     with pytest.raises(InvalidArgument, match="7x6 boards only"):
         build_book(out, options, jobs=1, progress=False)
-    build_book(out, options, jobs=1, progress=False, staging=True)
+    build_book(tmp_path / "b.c4b", options, jobs=1, progress=False)
+    fmt, first, mask, values, _ = compact_thill_values(tmp_path / "b.c4b")
+    data, records = _book_data(out, fmt, first, mask, values)
+    write_book_and_manifest(out, fmt, data, records, {"selection": options.selection()})
     fmt = read_manifest(out)["format"]
     assert (fmt["width"], fmt["height"], fmt["name"]) == (5, 4, "5x4-4-ply-dist")
     identity = identify(out)
     assert identity.fmt.board == (5, 4) and identity.records == count_positions(4, None, 5, 4)
     with pytest.raises(BookFileError, match="5x4-4-ply-dist"):
-        identify(out, BookFormat.for_plies(4, True))
+        identify(out, BookFormat.for_plies(4, True, *DEFAULT_BOARD))
 
 
 def test_build_refuses_boards_the_solver_does_not_take(tmp_path):
@@ -474,6 +482,52 @@ def test_pons_export_of_another_size_answers_the_solvers_scores(small_books, tmp
             assert book.get(pos).score == solver.solve(pos)
     result = run("export", str(small_books["5x4-8"]), "--format", "jsonl", "--out", "x.jsonl")
     assert result.exit_code == 2 and "7x6 books only" in result.stderr
+
+
+# Every export that takes a board size, read back on 5x4, 6x5, 6x6 and 7x6: small books built
+# above, the shipped 6x6 12-ply book (the board of the reported wrong plies: a Pons book of
+# 6x6 once answered 6 plies too many, converted with 42 cells) and Thill's 8-ply book.
+READ_BACK = [
+    ("5x4-8", "pons"),
+    ("6x5-4", "pons"),
+    ("12-dist-6x6", "pons"),
+    ("8-dist", "pons"),
+    ("8-dist", "cadot"),
+]
+
+
+@pytest.mark.parametrize(("source", "fmt"), READ_BACK)
+def test_every_export_reads_back_the_sources_answers_on_every_position(
+    small_books, tmp_path, source, fmt
+):
+    from openingbook import open_book
+    from openingbook.export import export_book
+    from openingbook.registry import resolve_book
+    from openingbook.values import UNKNOWN
+
+    path = small_books.get(source) or resolve_book(source)
+    out = tmp_path / f"export.{fmt}"
+    summary = export_book(path, fmt, out)
+    with open_book(path) as book, open_book(out) as back:
+        board = book.board if hasattr(book, "board") else book.format.board
+        assert (back.width, back.height) == board if fmt == "pons" else board == (7, 6)
+        plies = book.plies if hasattr(book, "plies") else book.format.plies
+        first, mask = enumerate_positions(plies, None, *board)
+        want = book.lookup_many(first, mask)
+        got = back.lookup_many(first, mask, strict=False)
+        kept = got.index >= 0  # Pons keeps one position per table slot
+        assert int((~kept).sum()) == summary.details.get("lost_to_slot_clashes", 0)
+        assert (~kept).sum() < len(first) // 20
+        for field in ("winner", "plies", "score"):
+            assert np.array_equal(getattr(got, field)[kept], getattr(want, field)[kept]), field
+        # a left-out position is not known, never answered wrongly
+        assert (got.winner[~kept] == UNKNOWN).all()
+        assert (want.plies != UNKNOWN).all() and (want.score != UNKNOWN).all()
+        # one position at a time (the path of the reported wrong plies), on a spread sample
+        rng = np.random.default_rng(7)
+        for i in rng.choice(np.flatnonzero(kept), size=min(300, int(kept.sum())), replace=False):
+            pos = Position.from_bitboards(int(first[i]), int(mask[i]), *board)
+            assert back.get(pos) == book.get(pos), pos.some_moves()
 
 
 # ------------------------------------------------------------------ shipped books

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from openingbook.published import BOARD_RESULTS
 from solver import (
+    DEFAULT_BOARD,
     STATUS_BOOK,
     STATUS_WINS_AT_ONCE,
     Position,
@@ -325,8 +326,10 @@ def test_scores_and_plies_convert_both_ways(width, height, data):
 def test_pons_convention_on_7x6():
     """7x6 keeps Pons' 22 - k (a win with the winner's k-th stone)."""
     for k in range(4, 22):
-        assert score_from_plies(2 * k - 1, 0) == 22 - k  # first player, stone 2k - 1
-        assert score_from_plies(2 * k, 0) == -(22 - k)  # second player, stone 2k
+        assert (
+            score_from_plies(2 * k - 1, 0, *DEFAULT_BOARD) == 22 - k
+        )  # first player, stone 2k - 1
+        assert score_from_plies(2 * k, 0, *DEFAULT_BOARD) == -(22 - k)  # second player, stone 2k
 
 
 @pytest.mark.parametrize(

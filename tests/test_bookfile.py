@@ -30,7 +30,7 @@ from openingbook.bookfile import (
 from openingbook.codec import decode_keys, encode_keys, position_key
 from openingbook.manifest import detect_format
 from openingbook.reader import describe_book, read_book
-from solver import Position
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from tests.conftest import REFERENCE
 from tests.manifests import write_manifest
 from tests.strategies import random_game
@@ -65,7 +65,7 @@ def make_records(fmt: BookFormat, positions: list[Position], seed: int = 0) -> R
     rng = random.Random(seed)
     first = np.array([p.first_stones for p in positions], dtype=np.uint64)
     mask = np.array([p.mask for p in positions], dtype=np.uint64)
-    keys = encode_keys(first, mask, fmt.key_bits)
+    keys = encode_keys(first, mask, fmt.key_bits, *DEFAULT_BOARD)
     if fmt.distances:
         values = [valid_distance_byte(fmt.plies, rng) for _ in positions]
     else:
@@ -97,8 +97,8 @@ def test_thill_layouts():
     [(2, 3, 5), (4, 3, 5), (6, 3, 5), (8, 3, 5), (10, 4, 5), (12, 4, 5), (14, 5, 6), (16, 5, 6)],
 )
 def test_general_layouts(plies, pruned_bytes, dist_bytes):
-    pruned = BookFormat.for_plies(plies)
-    dist = BookFormat.for_plies(plies, distances=True)
+    pruned = BookFormat.for_plies(plies, False, *DEFAULT_BOARD)
+    dist = BookFormat.for_plies(plies, distances=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     assert pruned.record_bytes == pruned_bytes
     assert dist.record_bytes == dist_bytes
     # the code plus two value bits fit the pruned record; the code fits the key
@@ -115,7 +115,7 @@ def test_parse_format_names():
     with pytest.raises(ValueError, match="unknown book format"):
         BookFormat.parse("twelve")
     with pytest.raises(ValueError, match="plies must be"):
-        BookFormat.for_plies(0)
+        BookFormat.for_plies(0, False, *DEFAULT_BOARD)
 
 
 # ------------------------------------------------------------- the real file
@@ -130,7 +130,7 @@ def test_reads_original_8ply_file():
         assert int(records.values[i]) == field & 3
     # pruned: only draws and second-player wins are stored
     assert set(np.unique(records.values).tolist()) == {0, 1}
-    first, mask = decode_keys(records.keys, 24, 8)
+    first, mask = decode_keys(records.keys, 24, 8, *DEFAULT_BOARD)
     pos0 = Position.from_bitboards(int(first[0]), int(mask[0]))
     assert pos0.to_array()[5] == [1, 1, 1, 2, 1, 0] and pos0.to_array()[6] == [2, 2, 2, 0, 0, 0]
 
@@ -156,7 +156,7 @@ def test_byte_exact_round_trip_of_original(tmp_path):
 # ----------------------------------------------------------- synthetic books
 @pytest.mark.parametrize("distances", [False, True])
 def test_signed_order_of_wide_keys(tmp_path, distances):
-    fmt = BookFormat.for_plies(12, distances)
+    fmt = BookFormat.for_plies(12, distances, *DEFAULT_BOARD)
     positions = random_positions(12, 300, seed=5)
     positions.append(Position.from_moves("111222333444"))  # first column non-empty
     positions.append(Position.from_moves("777666555444"))  # first column empty
@@ -175,7 +175,7 @@ def test_signed_order_of_wide_keys(tmp_path, distances):
 
 
 def test_signed_order_of_40_bit_keys(tmp_path):
-    fmt = BookFormat.for_plies(14)
+    fmt = BookFormat.for_plies(14, False, *DEFAULT_BOARD)
     assert fmt.key_bits == 40
     positions = random_positions(14, 200, seed=9)
     out = tmp_path / "b14.dat"
@@ -195,7 +195,7 @@ def test_signed_order_of_40_bit_keys(tmp_path):
     seed=st.integers(0, 10_000),
 )
 def test_round_trip_any_ply(tmp_path_factory, plies, distances, count, seed):
-    fmt = BookFormat.for_plies(plies, distances)
+    fmt = BookFormat.for_plies(plies, distances, *DEFAULT_BOARD)
     positions = random_positions(plies, count, seed)
     records = make_records(fmt, positions, seed)
     out = tmp_path_factory.mktemp("rt") / "book.bin"
@@ -220,21 +220,25 @@ def test_round_trip_any_ply(tmp_path_factory, plies, distances, count, seed):
 
 def test_ambiguous_content_is_refused_until_the_format_is_given(tmp_path):
     # one 15-ply pruned record that also reads as a 13-ply distance record (5 bytes each)
-    fmt = BookFormat.for_plies(15)
+    fmt = BookFormat.for_plies(15, False, *DEFAULT_BOARD)
     out = tmp_path / "book.bin"
     write_book(out, fmt, make_records(fmt, random_positions(15, 1, 33), 33))
     with pytest.raises(BookFileError, match=r"ambiguous \(15-ply, 13-ply-dist all fit\): give"):
         detect_format(out)
     assert read_book(out, fmt)[0] == fmt  # the format given decides
-    assert read_book(out, BookFormat.for_plies(13, True))[0].distances  # it fits that too
+    assert read_book(out, BookFormat.for_plies(13, True, *DEFAULT_BOARD))[
+        0
+    ].distances  # it fits that too
     with pytest.raises(BookFileError, match=r"record 0 .*format 14-ply from the argument"):
-        read_book(out, BookFormat.for_plies(14))  # does not fit: refused, not obeyed
+        read_book(
+            out, BookFormat.for_plies(14, False, *DEFAULT_BOARD)
+        )  # does not fit: refused, not obeyed
     write_manifest(out, fmt)
     assert detect_format(out) == fmt
     with pytest.raises(
         BookFileError, match=r"13-ply-dist was given, its manifest book\.bin\.json says 15-ply"
     ):
-        read_book(out, BookFormat.for_plies(13, True))
+        read_book(out, BookFormat.for_plies(13, True, *DEFAULT_BOARD))
 
 
 # ---------------------------------------------------------------- detection
@@ -317,7 +321,7 @@ def test_record_not_a_position_of_the_ply(tmp_path):
     four = position_key(Position.from_array(cells, check=False), 24)
     path = bad_copy(tmp_path, four.to_bytes(3, "big"))
     with pytest.raises(BookFileError, match=r"bad.dat: record 0 .*illegal.*four in a row"):
-        read_book(path, BookFormat.for_plies(7))
+        read_book(path, BookFormat.for_plies(7, False, *DEFAULT_BOARD))
     garbage = bytearray(reference_bytes()[: 3 * 4])
     garbage[9:12] = b"\xff\xff\xfc"  # all ones: a column overflows, no column code
     with pytest.raises(BookFileError, match=r"record 3 .* not a column code"):

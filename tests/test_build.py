@@ -36,6 +36,9 @@ from openingbook.manifest import check_output, detect_format, manifest_path, rea
 from openingbook.reader import read_book
 from openingbook.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
 from solver import (
+    DEFAULT_BOARD,
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
     Position,
     Solver,
     Winner,
@@ -209,15 +212,18 @@ def test_parse_shard():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (BuildOptions(plies=9), "even number of plies from 2 to 16"),
-        (BuildOptions(plies=18), "even number of plies"),
-        (BuildOptions(plies=0), "even number of plies"),
-        (BuildOptions(plies=4, under="44444"), "5 moves, more than the 4 plies"),
-        (BuildOptions(plies=8, under="48"), "outside 1-7"),
-        (BuildOptions(plies=10, under="4444444"), "full"),
-        (BuildOptions(plies=8, under="4x"), "not a column digit"),
-        (BuildOptions(plies=8, sample=0), "at least 1"),
-        (BuildOptions(plies=8, chunk_size=0), "at least 1"),
+        (BuildOptions(plies=9, board=DEFAULT_BOARD), "even number of plies from 2 to 16"),
+        (BuildOptions(plies=18, board=DEFAULT_BOARD), "even number of plies"),
+        (BuildOptions(plies=0, board=DEFAULT_BOARD), "even number of plies"),
+        (
+            BuildOptions(plies=4, under="44444", board=DEFAULT_BOARD),
+            "5 moves, more than the 4 plies",
+        ),
+        (BuildOptions(plies=8, under="48", board=DEFAULT_BOARD), "outside 1-7"),
+        (BuildOptions(plies=10, under="4444444", board=DEFAULT_BOARD), "full"),
+        (BuildOptions(plies=8, under="4x", board=DEFAULT_BOARD), "not a column digit"),
+        (BuildOptions(plies=8, sample=0, board=DEFAULT_BOARD), "at least 1"),
+        (BuildOptions(plies=8, chunk_size=0, board=DEFAULT_BOARD), "at least 1"),
     ],
 )
 def test_bad_options_are_refused(options, message):
@@ -226,8 +232,10 @@ def test_bad_options_are_refused(options, message):
 
 
 def test_plan_partitions_the_enumeration():
-    plan = plan_build(BuildOptions(plies=10, under="444444", chunk_size=20))
-    first, mask = enumerate_positions(10, under="444444")
+    plan = plan_build(BuildOptions(plies=10, under="444444", chunk_size=20, board=DEFAULT_BOARD))
+    first, mask = enumerate_positions(
+        10, under="444444", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
     assert plan.total_positions == plan.selected_positions == len(first)
     assert [c.chunk_id for c in plan.chunks] == list(range(plan.chunk_count))
     assert plan.chunks[0].start == 0 and plan.chunks[-1].stop == len(first)
@@ -238,7 +246,7 @@ def test_plan_partitions_the_enumeration():
 
 @pytest.mark.parametrize("shards", [1, 2, 3, 5])
 def test_shards_partition_the_chunks(shards):
-    options = BuildOptions(plies=10, under="444444", chunk_size=16)
+    options = BuildOptions(plies=10, under="444444", chunk_size=16, board=DEFAULT_BOARD)
     whole = plan_build(options)
     ids: list[int] = []
     for i in range(1, shards + 1):
@@ -253,14 +261,14 @@ def test_shards_partition_the_chunks(shards):
 
 def test_empty_shard_is_refused():
     with pytest.raises(ValueError, match="only 1 chunks"):
-        plan_build(BuildOptions(plies=10, under="44444433", shard=(1, 2)))
+        plan_build(BuildOptions(plies=10, under="44444433", shard=(1, 2), board=DEFAULT_BOARD))
 
 
 def test_sample_is_deterministic_and_a_subset():
-    full = plan_build(BuildOptions(plies=10, under="44444"))
-    a = plan_build(BuildOptions(plies=10, under="44444", sample=50, seed=7))
-    b = plan_build(BuildOptions(plies=10, under="44444", sample=50, seed=7))
-    c = plan_build(BuildOptions(plies=10, under="44444", sample=50, seed=8))
+    full = plan_build(BuildOptions(plies=10, under="44444", board=DEFAULT_BOARD))
+    a = plan_build(BuildOptions(plies=10, under="44444", sample=50, seed=7, board=DEFAULT_BOARD))
+    b = plan_build(BuildOptions(plies=10, under="44444", sample=50, seed=7, board=DEFAULT_BOARD))
+    c = plan_build(BuildOptions(plies=10, under="44444", sample=50, seed=8, board=DEFAULT_BOARD))
     assert np.array_equal(a.first, b.first) and np.array_equal(a.mask, b.mask)
     assert not (np.array_equal(a.first, c.first) and np.array_equal(a.mask, c.mask))
     index = {
@@ -269,7 +277,11 @@ def test_sample_is_deterministic_and_a_subset():
     picked = [index[pair] for pair in zip(a.first.tolist(), a.mask.tolist(), strict=True)]
     assert len(set(picked)) == 50 and picked == sorted(picked)  # enumeration order kept
     with pytest.raises(ValueError, match="only"):
-        plan_build(BuildOptions(plies=10, under="44444", sample=full.total_positions + 1))
+        plan_build(
+            BuildOptions(
+                plies=10, under="44444", sample=full.total_positions + 1, board=DEFAULT_BOARD
+            )
+        )
 
 
 def test_under_a_line_with_no_book_position():
@@ -277,7 +289,7 @@ def test_under_a_line_with_no_book_position():
     line = "12131253"
     assert Position.from_moves(line).can_win_next()
     with pytest.raises(ValueError, match="no 8-ply book positions under"):
-        plan_build(BuildOptions(plies=8, under=line))
+        plan_build(BuildOptions(plies=8, under=line, board=DEFAULT_BOARD))
 
 
 def test_auto_chunk_size_bounds():
@@ -287,9 +299,11 @@ def test_auto_chunk_size_bounds():
 
 
 def test_default_names():
-    assert default_output_name(BuildOptions(plies=8)) == "book8.dat"
+    assert default_output_name(BuildOptions(plies=8, board=DEFAULT_BOARD)) == "book8.dat"
     assert (
-        default_output_name(BuildOptions(plies=12, distances=True, under="44", shard=(2, 4)))
+        default_output_name(
+            BuildOptions(plies=12, distances=True, under="44", shard=(2, 4), board=DEFAULT_BOARD)
+        )
         == "book12-dist-under44-shard2of4.dat"
     )
     assert manifest_path("x/book8.dat").name == "book8.dat.json"
@@ -321,7 +335,9 @@ TABLE = 18  # small solver tables: tests must not need much memory
 
 def _build(out, plies=12, under=SMALL, distances=True, **kwargs):
     opts = {k: kwargs.pop(k) for k in ("shard", "sample", "seed", "chunk_size") if k in kwargs}
-    options = BuildOptions(plies=plies, distances=distances, under=under, **opts)
+    options = BuildOptions(
+        plies=plies, distances=distances, under=under, board=DEFAULT_BOARD, **opts
+    )
     kwargs.setdefault("jobs", 1)
     kwargs.setdefault("progress", False)
     kwargs.setdefault("table_log2", TABLE)
@@ -330,12 +346,12 @@ def _build(out, plies=12, under=SMALL, distances=True, **kwargs):
 
 def _book_positions(path, plies, distances):
     """(first, mask, values) decoded from the written file, independently of the build."""
-    fmt = BookFormat.for_plies(plies, distances)
+    fmt = BookFormat.for_plies(plies, distances, *DEFAULT_BOARD)
     if path.stat().st_size == 0:
         empty = np.zeros(0, np.uint64)
         return empty, empty, np.zeros(0, np.int8)
     _, records = read_book(path, fmt)
-    first, mask = decode_keys(records.keys, fmt.key_bits, plies)
+    first, mask = decode_keys(records.keys, fmt.key_bits, plies, *DEFAULT_BOARD)
     return first, mask, records.values
 
 
@@ -350,7 +366,7 @@ def _expected(pos: Position, distances: bool, solver) -> int:
     winner = winner_from_score(score, pos.stone_count)
     if not distances:
         return {Winner.FIRST: 2, Winner.SECOND: 1, Winner.DRAW: 0}[winner]
-    d = plies_from_score(score, pos.stone_count)
+    d = plies_from_score(score, pos.stone_count, *DEFAULT_BOARD)
     return {Winner.FIRST: 100 - d, Winner.SECOND: d - 100, Winner.DRAW: 0}[winner]
 
 
@@ -373,7 +389,7 @@ def small_book(tmp_path_factory):
 @pytest.mark.slow
 def test_complete_subtree_books_match_the_solver(big_books):
     dist_path, pruned_path, dist, pruned = big_books
-    first, mask = enumerate_positions(12, under=BIG)
+    first, mask = enumerate_positions(12, under=BIG, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     assert dist.positions == pruned.positions == len(first) == 202
 
     # the distance book holds every position of the subtree once
@@ -433,7 +449,7 @@ def test_manifest_describes_the_book(big_books):
     assert manifest["time"]["solve_cpu_seconds"] > 0
     assert manifest["version"] and manifest["command"]
     # the book file format detection of openingbook.bookfile reads this manifest
-    assert detect_format(dist_path) == BookFormat.for_plies(12, True)
+    assert detect_format(dist_path) == BookFormat.for_plies(12, True, *DEFAULT_BOARD)
 
 
 # 7-move lines whose 8-ply positions have all three outcomes, and one (2113254)
@@ -443,7 +459,7 @@ def test_eight_ply_subtree_agrees_with_thills_file(tmp_path, line, reference_dir
     """Independent source: the published 8-ply book (with its documented faults)."""
     out = tmp_path / "b8.dat"
     summary = _build(out, plies=8, under=line, distances=False)
-    first, _ = enumerate_positions(8, under=line)
+    first, _ = enumerate_positions(8, under=line, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     assert summary.positions == len(first) > 0
     assert summary.records == out.stat().st_size // 3
     assert _compare_with_thill(out, line, reference_dir) == len(first)
@@ -457,7 +473,7 @@ def _compare_with_thill(book, line: str, reference_dir: Path) -> int:
     player does not win, all with an immediate threat of the second player.
     Returns the number of positions compared.
     """
-    first, mask = enumerate_positions(8, under=line)
+    first, mask = enumerate_positions(8, under=line, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     ours = dict.fromkeys(zip(first.tolist(), mask.tolist(), strict=True), 2)  # pruned = A wins
     ours.update(_as_dict(*_book_positions(book, 8, False)))
     assert len(ours) == len(first)  # the book holds only positions under the line
@@ -466,8 +482,8 @@ def _compare_with_thill(book, line: str, reference_dir: Path) -> int:
     stored = dict(zip(thill.keys.tolist(), thill.values.tolist(), strict=True))
     f = np.array([k[0] for k in ours], np.uint64)
     m = np.array([k[1] for k in ours], np.uint64)
-    keys = encode_keys(f, m, 24).tolist()
-    mirrored = mirror_keys(encode_keys(f, m, 24), 24).tolist()
+    keys = encode_keys(f, m, 24, *DEFAULT_BOARD).tolist()
+    mirrored = mirror_keys(encode_keys(f, m, 24, *DEFAULT_BOARD), 24, *DEFAULT_BOARD).tolist()
     for (fi, mi), key, mkey in zip(ours, keys, mirrored, strict=True):
         value = ours[(fi, mi)]
         theirs = stored.get(key, stored.get(mkey, 2))  # absent = "first player wins"
@@ -670,7 +686,7 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
     # every position in exactly one chunk file
     chunks = [wd.load_chunk(i) for i in wd.chunk_ids()]
     seen = [p for c in chunks for p in zip(c.first.tolist(), c.mask.tolist(), strict=True)]
-    first, mask = enumerate_positions(12, under=BIG)
+    first, mask = enumerate_positions(12, under=BIG, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     assert len(seen) == len(set(seen)) == 202
     assert set(seen) == set(zip(first.tolist(), mask.tolist(), strict=True))
 
@@ -764,7 +780,9 @@ def test_sample_solves_the_chosen_positions(tmp_path, big_books):
     assert summary.records == summary.positions == 12
     reference = _as_dict(*_book_positions(dist_path, 12, True))
     sf, sm, sv = _book_positions(out, 12, True)
-    picked = plan_build(BuildOptions(12, distances=True, under=BIG, sample=12, seed=5))
+    picked = plan_build(
+        BuildOptions(12, distances=True, under=BIG, sample=12, seed=5, board=DEFAULT_BOARD)
+    )
     assert set(zip(sf.tolist(), sm.tolist(), strict=True)) == set(
         zip(picked.first.tolist(), picked.mask.tolist(), strict=True)
     )
@@ -889,13 +907,15 @@ def test_wider_record_layouts_match_the_solver(tmp_path, plies, line, distances)
     """14 and 16 plies: 40-bit keys (5-byte pruned, 6-byte distance records)."""
     out = tmp_path / "w.dat"
     summary = _build(out, plies=plies, under=line, distances=distances)
-    fmt = BookFormat.for_plies(plies, distances)
+    fmt = BookFormat.for_plies(plies, distances, *DEFAULT_BOARD)
     assert out.stat().st_size == summary.records * fmt.record_bytes
     first, mask, values = _book_positions(out, plies, distances)
     solver = Solver(table_log2=TABLE)
     for f, m, v in zip(first.tolist(), mask.tolist(), values.tolist(), strict=True):
         assert v == _expected(Position.from_bitboards(f, m), distances, solver)
-    assert summary.positions == len(enumerate_positions(plies, under=line)[0])
+    assert summary.positions == len(
+        enumerate_positions(plies, under=line, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)[0]
+    )
     if distances:
         assert summary.records == summary.positions
 
@@ -911,7 +931,9 @@ def test_committed_book_matches_its_manifest():
     assert manifest["book"]["sha256"] == hashlib.sha256(data).hexdigest()
     assert manifest["selection"]["under"] == "44444" and manifest["format"]["name"] == "12-ply-dist"
     first, mask, values = _book_positions(COMMITTED, 12, True)
-    expected_first, expected_mask = enumerate_positions(12, under="44444")
+    expected_first, expected_mask = enumerate_positions(
+        12, under="44444", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
     assert manifest["book"]["records"] == len(values) == len(expected_first)
     assert set(zip(first.tolist(), mask.tolist(), strict=True)) == set(
         zip(expected_first.tolist(), expected_mask.tolist(), strict=True)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.cli import main
 from openingbook.codec import encode_keys
-from solver import Position
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from tests.conftest import REFERENCE
 from tests.manifests import write_manifest
 
@@ -113,13 +113,17 @@ def test_lookup_check_flag(tmp_path):
 
 
 def test_lookup_distance_book(tmp_path):
-    fmt = BookFormat.for_plies(12, distances=True)
+    fmt = BookFormat.for_plies(12, distances=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     pos = Position.from_moves("444444333333")
     path = tmp_path / "dist.dat"
     first = np.array([pos.first_stones], np.uint64)
     mask = np.array([pos.mask], np.uint64)
     # second player wins with the stone 12 + 8 = 20 (its 10th): score -(22 - 10)
-    write_book(path, fmt, Records(encode_keys(first, mask, 32), np.array([8 - 100], np.int8)))
+    write_book(
+        path,
+        fmt,
+        Records(encode_keys(first, mask, 32, *DEFAULT_BOARD), np.array([8 - 100], np.int8)),
+    )
     out = lookup_json(str(path), "444444333333")
     assert (out["winner"], out["plies"], out["score"]) == ("second", 8, -12)
     win_now = lookup_json(str(path), "121212445566")
@@ -171,7 +175,7 @@ def test_info_bad_files(tmp_path):
 def _copy_with_manifest(tmp_path: Path, selection: dict) -> str:
     book = tmp_path / "scoped.dat"
     book.write_bytes(Path(BOOK8_FILE).read_bytes())
-    write_manifest(book, BookFormat.for_plies(8), **selection)
+    write_manifest(book, BookFormat.for_plies(8, False, *DEFAULT_BOARD), **selection)
     return str(book)
 
 

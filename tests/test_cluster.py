@@ -19,6 +19,7 @@ import pytest
 
 from openingbook.build import BuildOptions, build_book
 from openingbook.manifest import manifest_path
+from solver import DEFAULT_BOARD
 from tests.test_build import SMALL, TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +102,7 @@ def cluster(tmp_path):
 
 
 def test_a_real_cluster_writes_the_local_executors_bytes(tmp_path, cluster):
-    options = BuildOptions(plies=12, distances=True, under=SMALL, chunk_size=4)
+    options = BuildOptions(plies=12, distances=True, under=SMALL, chunk_size=4, board=DEFAULT_BOARD)
     local = build_book(tmp_path / "local.dat", options, jobs=1, table_log2=TABLE, progress=False)
     remote_out = tmp_path / "cluster.dat"
     remote = build_book(

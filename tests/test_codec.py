@@ -26,7 +26,7 @@ from openingbook.codec import (
     position_key,
     position_key_pair,
 )
-from solver import Position
+from solver import DEFAULT_BOARD, DEFAULT_WIDTH, Position
 from tests.strategies import positions
 
 
@@ -62,7 +62,7 @@ def test_first_record_of_original_book(reference_dir):
     record = (reference_dir / "thill-original-book8.dat").read_bytes()[:3]
     key = int.from_bytes(record, "big") & ~0b11
     bits = bitarray(format(key, "024b"))
-    pos = decode_column_code(bits)
+    pos = decode_column_code(bits, *DEFAULT_BOARD)
     assert [[int(c) for c in col] for col in pos.to_array()] == [
         [0] * 6,
         [0] * 6,
@@ -81,10 +81,10 @@ def test_first_record_of_original_book(reference_dir):
 def test_bitarray_round_trip_and_length(pos):
     bits = encode_column_code(pos)
     assert bits.to01() == hand_code(pos)
-    assert len(bits) == code_length(pos.stone_count) == 6 + 2 * pos.stone_count
-    assert decode_column_code(bits) == pos
+    assert len(bits) == code_length(pos.stone_count, DEFAULT_WIDTH) == 6 + 2 * pos.stone_count
+    assert decode_column_code(bits, *DEFAULT_BOARD) == pos
     padded = bits + bitarray("0" * (64 - len(bits)))
-    assert decode_column_code(padded) == pos
+    assert decode_column_code(padded, *DEFAULT_BOARD) == pos
 
 
 @settings(max_examples=100, deadline=None)
@@ -108,7 +108,7 @@ def test_thirty_bits_for_twelve_stones(pos):
 )
 def test_bitarray_decode_errors(bits, problem):
     with pytest.raises(ValueError, match=problem):
-        decode_column_code(bits)
+        decode_column_code(bits, *DEFAULT_BOARD)
 
 
 # --------------------------------------------------------------- numpy path
@@ -116,12 +116,12 @@ def test_bitarray_decode_errors(bits, problem):
 @given(st.lists(positions(max_stones=29), min_size=1, max_size=40))
 def test_numpy_matches_reference(pos_list):
     first, mask = arrays(pos_list)
-    keys = encode_keys(first, mask, 64)
+    keys = encode_keys(first, mask, 64, *DEFAULT_BOARD)
     for key, pos in zip(keys, pos_list, strict=True):
         bits = encode_column_code(pos)
         assert int(key) == ba2int(bits) << (64 - len(bits))
         assert int(key) == position_key(pos, 64)
-    f2, m2 = decode_keys(keys, 64, None)
+    f2, m2 = decode_keys(keys, 64, None, *DEFAULT_BOARD)
     assert np.array_equal(f2, first) and np.array_equal(m2, mask)
 
 
@@ -129,31 +129,31 @@ def test_numpy_matches_reference(pos_list):
 @given(st.lists(positions(min_stones=8, max_stones=8), min_size=1, max_size=40))
 def test_numpy_round_trip_fixed_ply(pos_list):
     first, mask = arrays(pos_list)
-    keys = encode_keys(first, mask, 24)
+    keys = encode_keys(first, mask, 24, *DEFAULT_BOARD)
     assert not (keys & np.uint64(0b11)).any()  # room for the value bits
-    f2, m2 = decode_keys(keys, 24, 8)
+    f2, m2 = decode_keys(keys, 24, 8, *DEFAULT_BOARD)
     assert np.array_equal(f2, first) and np.array_equal(m2, mask)
-    assert [key_position(int(k), 24, 8) for k in keys] == pos_list
+    assert [key_position(int(k), 24, 8, *DEFAULT_BOARD) for k in keys] == pos_list
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(positions(max_stones=13), min_size=1, max_size=40))
 def test_mirror_keys(pos_list):
     first, mask = arrays(pos_list)
-    keys = encode_keys(first, mask, 32)
-    mirrored = mirror_keys(keys, 32)
-    assert np.array_equal(mirror_keys(mirrored, 32), keys)
+    keys = encode_keys(first, mask, 32, *DEFAULT_BOARD)
+    mirrored = mirror_keys(keys, 32, *DEFAULT_BOARD)
+    assert np.array_equal(mirror_keys(mirrored, 32, *DEFAULT_BOARD), keys)
     assert [int(k) for k in mirrored] == [position_key(p.mirror(), 32) for p in pos_list]
-    pair_keys, pair_mirrored = encode_key_pairs(first, mask, 32)
+    pair_keys, pair_mirrored = encode_key_pairs(first, mask, 32, *DEFAULT_BOARD)
     mf, mm = arrays([p.mirror() for p in pos_list])
     assert np.array_equal(pair_keys, keys)
-    assert np.array_equal(pair_mirrored, encode_keys(mf, mm, 32))
+    assert np.array_equal(pair_mirrored, encode_keys(mf, mm, 32, *DEFAULT_BOARD))
     assert [position_key_pair(p, 32) for p in pos_list] == list(
         zip(keys.tolist(), mirrored.tolist(), strict=True)
     )
     # the mirrored code lists the same column codes in reverse order
     for key, mkey, pos in zip(keys, mirrored, pos_list, strict=True):
-        n = code_length(pos.stone_count)
+        n = code_length(pos.stone_count, DEFAULT_WIDTH)
         cols = format(int(key) >> (32 - n), f"0{n}b")
         mcols = format(int(mkey) >> (32 - n), f"0{n}b")
         assert _split_columns(mcols) == _split_columns(cols)[::-1]
@@ -177,9 +177,11 @@ def test_real_book_keys_round_trip(reference_dir):
     data = (reference_dir / "thill-original-book8.dat").read_bytes()
     raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, 3).astype(np.uint64)
     keys = ((raw[:, 0] << np.uint64(16)) | (raw[:, 1] << np.uint64(8)) | raw[:, 2]) & ~np.uint64(3)
-    first, mask = decode_keys(keys, 24, 8)
-    assert np.array_equal(encode_keys(first, mask, 24), keys)
-    assert np.array_equal(mirror_keys(mirror_keys(keys, 24), 24), keys)
+    first, mask = decode_keys(keys, 24, 8, *DEFAULT_BOARD)
+    assert np.array_equal(encode_keys(first, mask, 24, *DEFAULT_BOARD), keys)
+    assert np.array_equal(
+        mirror_keys(mirror_keys(keys, 24, *DEFAULT_BOARD), 24, *DEFAULT_BOARD), keys
+    )
     assert (np.bitwise_count(mask) == 8).all()
 
 
@@ -188,24 +190,26 @@ def test_decode_keys_names_first_bad_index():
     good = position_key(Position.from_moves("44444455"), 24)
     nine = position_key(Position.from_moves("444444553"), 24)
     with pytest.raises(ValueError, match=r"key 2 .* has 9 stones, expected 8"):
-        decode_keys(np.array([good, good, nine, nine]), 24, 8)
+        decode_keys(np.array([good, good, nine, nine]), 24, 8, *DEFAULT_BOARD)
     with pytest.raises(ValueError, match=r"key 1 .* is not a column code"):
-        decode_keys(np.array([good, good | 1, good]), 24, 8)  # garbage in the value bits
+        decode_keys(
+            np.array([good, good | 1, good]), 24, 8, *DEFAULT_BOARD
+        )  # garbage in the value bits
     with pytest.raises(ValueError, match=r"key 0 .* is not a column code"):
-        decode_keys(np.array([int("0" + "10" * 7 + "00000", 2) << 4]), 24, None)
+        decode_keys(np.array([int("0" + "10" * 7 + "00000", 2) << 4]), 24, None, *DEFAULT_BOARD)
     cells = [[1, 1, 1, 1, 0, 0], [2, 2, 2, 0, 0, 0]] + [[0] * 6] * 5  # A has four
     four = position_key(Position.from_array(cells, check=False), 24)
     with pytest.raises(ValueError, match=r"key 0 .* illegal"):
-        decode_keys(np.array([four]), 24, None)
+        decode_keys(np.array([four]), 24, None, *DEFAULT_BOARD)
 
 
 def test_encode_errors():
     p = Position.from_moves("4444445555")
     with pytest.raises(ValueError, match="26-bit column code does not fit a 24-bit key"):
-        encode_keys(np.array([p.first_stones]), np.array([p.mask]), 24)
+        encode_keys(np.array([p.first_stones]), np.array([p.mask]), 24, *DEFAULT_BOARD)
     with pytest.raises(ValueError, match="does not fit"):
         position_key(p, 24)
     with pytest.raises(ValueError, match="position 1: not a position"):
-        encode_keys(np.array([0, 0b10]), np.array([0, 0b10]), 24)  # floating stone
+        encode_keys(np.array([0, 0b10]), np.array([0, 0b10]), 24, *DEFAULT_BOARD)  # floating stone
     with pytest.raises(ValueError, match="integer array"):
-        encode_keys(np.array([0.5]), np.array([1.0]), 24)
+        encode_keys(np.array([0.5]), np.array([1.0]), 24, *DEFAULT_BOARD)

@@ -22,7 +22,6 @@ from openingbook.compact import (
     STATUS_OUT_OF_SCOPE,
     CompactBook,
     CompactFileError,
-    canonical_keys,
     describe_compact,
     file_crc32,
     write_compact,
@@ -32,10 +31,14 @@ from openingbook.reader import Book, PositionNotInBook
 from openingbook.registry import resolve_book, shipped_books
 from openingbook.retrieval import build_retrieval, mix, pack_fields, query_many, unpack_fields
 from solver import (
+    DEFAULT_BOARD,
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
     STATUS_BOOK,
     STATUS_WINS_AT_ONCE,
     Position,
     book_position_status,
+    canonical_keys,
     enumerate_positions,
     mirror_bits,
     nb_book_position_status,
@@ -70,23 +73,23 @@ def _all_boards(stones: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("stones", range(7))
 def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None:
     first, mask = _all_boards(stones)
-    status = book_position_status(first, mask, stones)
+    status = book_position_status(first, mask, stones, *DEFAULT_BOARD)
     accepted = np.isin(status, (STATUS_BOOK, STATUS_WINS_AT_ONCE))
     ef, em = enumerate_positions(
-        stones, merge_mirrors=False, drop_immediate_wins=False
+        stones, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
     )  # every reachable variant
-    assert set(canonical_keys(first[accepted], mask[accepted]).tolist()) == set(
-        canonical_keys(ef, em).tolist()
+    assert set(canonical_keys(first[accepted], mask[accepted], *DEFAULT_BOARD).tolist()) == set(
+        canonical_keys(ef, em, *DEFAULT_BOARD).tolist()
     )
-    kept_f, kept_m = enumerate_positions(stones)
-    assert (book_position_status(kept_f, kept_m, stones) == STATUS_BOOK).all()
+    kept_f, kept_m = enumerate_positions(stones, None, *DEFAULT_BOARD)
+    assert (book_position_status(kept_f, kept_m, stones, *DEFAULT_BOARD) == STATUS_BOOK).all()
     if stones >= 2:  # boards with legal counts that no game reaches exist from 2 stones
         assert (status == STATUS_UNREACHABLE).any()
 
 
 def test_an_unreachable_board_is_refused() -> None:
     aabb = np.array([0b0011], np.uint64), np.array([0b1111], np.uint64)  # column 1: A A B B
-    assert book_position_status(*aabb, 4).tolist() == [STATUS_UNREACHABLE]
+    assert book_position_status(*aabb, 4, *DEFAULT_BOARD).tolist() == [STATUS_UNREACHABLE]
 
 
 def test_the_block_check_answers_like_the_one_position_check() -> None:
@@ -95,37 +98,48 @@ def test_the_block_check_answers_like_the_one_position_check() -> None:
     for blocks that are not full and for boards of every kind (legal, unreachable,
     floating, wrong counts, fours, wrong ply)."""
     rng = np.random.default_rng(7)
-    first, mask = enumerate_positions(10, merge_mirrors=False, drop_immediate_wins=False)
+    first, mask = enumerate_positions(
+        10, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
+    )
     pick = rng.choice(first.size, 3000, replace=False)
     legal_f, legal_m = first[pick], mask[pick]
     scrambled_f = rng.integers(0, 1 << 49, 3000, dtype=np.uint64) & legal_m  # any colours
     noise_f = rng.integers(0, 1 << 49, 300, dtype=np.uint64)
     noise_m = noise_f | rng.integers(0, 1 << 49, 300, dtype=np.uint64)
-    f = np.concatenate([legal_f, scrambled_f, noise_f, mirror_bits(legal_f[:77])])
-    m = np.concatenate([legal_m, legal_m, noise_m, mirror_bits(legal_m[:77])])
+    f = np.concatenate([legal_f, scrambled_f, noise_f, mirror_bits(legal_f[:77], *DEFAULT_BOARD)])
+    m = np.concatenate([legal_m, legal_m, noise_m, mirror_bits(legal_m[:77], *DEFAULT_BOARD)])
     for plies in (9, 10):
-        block = book_position_status(f, m, plies)
+        block = book_position_status(f, m, plies, *DEFAULT_BOARD)
         one = [nb_book_position_status(fi, mi, plies, 7, 6) for fi, mi in zip(f, m, strict=True)]
         assert block.tolist() == one
-    assert len(set(book_position_status(f, m, 10).tolist())) >= 5  # the kinds occur
+    assert len(set(book_position_status(f, m, 10, *DEFAULT_BOARD).tolist())) >= 5  # the kinds occur
 
 
 @pytest.mark.parametrize("plies", [6, 8])
 def test_the_scope_check_keeps_exactly_the_positions_under_a_line(plies: int) -> None:
-    first, mask = enumerate_positions(plies)
-    keys = canonical_keys(first, mask)
+    first, mask = enumerate_positions(plies, None, *DEFAULT_BOARD)
+    keys = canonical_keys(first, mask, *DEFAULT_BOARD)
     for line in ["4", "44", "1", "7", "12", "4453", "1234", "7777", "3456", "11", "44444"]:
-        under_first, under_mask = enumerate_positions(plies, under=line)
-        expected = set(canonical_keys(under_first, under_mask).tolist())
-        assert set(keys[under_line(first, mask, line)].tolist()) == expected, line
+        under_first, under_mask = enumerate_positions(
+            plies, under=line, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+        )
+        expected = set(canonical_keys(under_first, under_mask, *DEFAULT_BOARD).tolist())
+        assert set(keys[under_line(first, mask, line, *DEFAULT_BOARD)].tolist()) == expected, line
         # either variant of a pair
-        assert under_line(mirror_bits(under_first), mirror_bits(under_mask), line).all()
+        assert under_line(
+            mirror_bits(under_first, *DEFAULT_BOARD),
+            mirror_bits(under_mask, *DEFAULT_BOARD),
+            line,
+            *DEFAULT_BOARD,
+        ).all()
 
 
 @pytest.mark.slow
 def test_every_reachable_12_stone_position_passes_the_check() -> None:
-    first, mask = enumerate_positions(12, merge_mirrors=False, drop_immediate_wins=False)
-    status = book_position_status(first, mask, 12)
+    first, mask = enumerate_positions(
+        12, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
+    )
+    status = book_position_status(first, mask, 12, *DEFAULT_BOARD)
     assert np.isin(status, (STATUS_BOOK, STATUS_WINS_AT_ONCE)).all()
 
 
@@ -166,11 +180,11 @@ def test_hash_matches_the_documented_formula() -> None:
 def small_books(tmp_path_factory) -> dict[str, Path]:
     """A complete 6-ply distance-like book and a scoped one, with made-up values."""
     tmp = tmp_path_factory.mktemp("compact")
-    first, mask = enumerate_positions(6)
-    values = (canonical_keys(first, mask) % np.uint64(3)).astype(np.int8) - 1
+    first, mask = enumerate_positions(6, None, *DEFAULT_BOARD)
+    values = (canonical_keys(first, mask, *DEFAULT_BOARD) % np.uint64(3)).astype(np.int8) - 1
     whole = tmp / "b6.c4b"
-    write_compact(whole, 6, "wdl", first, mask, values)
-    sf, sm = enumerate_positions(6, under="44")
+    write_compact(whole, 6, "wdl", first, mask, values, board=DEFAULT_BOARD)
+    sf, sm = enumerate_positions(6, under="44", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     scoped = tmp / "b6-under44.c4b"
     write_compact(
         scoped,
@@ -178,18 +192,24 @@ def small_books(tmp_path_factory) -> dict[str, Path]:
         "wdl",
         sf,
         sm,
-        (canonical_keys(sf, sm) % np.uint64(3)).astype(np.int8) - 1,
+        (canonical_keys(sf, sm, *DEFAULT_BOARD) % np.uint64(3)).astype(np.int8) - 1,
         under="44",
+        board=DEFAULT_BOARD,
     )
     return {"whole": whole, "scoped": scoped}
 
 
 def test_every_position_answers_in_both_variants(small_books: dict[str, Path]) -> None:
     for name, under in (("whole", None), ("scoped", "44")):
-        first, mask = enumerate_positions(6, under=under)
-        expected = (canonical_keys(first, mask) % np.uint64(3)).astype(np.int8) - 1
+        first, mask = enumerate_positions(
+            6, under=under, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+        )
+        expected = (canonical_keys(first, mask, *DEFAULT_BOARD) % np.uint64(3)).astype(np.int8) - 1
         with CompactBook(small_books[name]) as book:
-            for f, m in ((first, mask), (mirror_bits(first), mirror_bits(mask))):
+            for f, m in (
+                (first, mask),
+                (mirror_bits(first, *DEFAULT_BOARD), mirror_bits(mask, *DEFAULT_BOARD)),
+            ):
                 bulk = book.lookup_many(f, m)
                 assert np.array_equal(bulk.winner, expected)
             i = len(first) // 2
@@ -225,19 +245,21 @@ def test_refused_positions_are_never_answered(small_books: dict[str, Path]) -> N
 
 
 def test_the_writer_refuses_what_it_cannot_answer(tmp_path: Path) -> None:
-    first, mask = enumerate_positions(6)
+    first, mask = enumerate_positions(6, None, *DEFAULT_BOARD)
     zeros = np.zeros(len(first), np.int8)
     with pytest.raises(ValueError, match="a complete 6-ply book has"):
-        write_compact(tmp_path / "x.c4b", 6, "wdl", first[1:], mask[1:], zeros[1:])
+        write_compact(
+            tmp_path / "x.c4b", 6, "wdl", first[1:], mask[1:], zeros[1:], board=DEFAULT_BOARD
+        )
     with pytest.raises(ValueError, match="not a 6-ply book position"):
         bad = first.copy()
         bad[0] = 0
-        write_compact(tmp_path / "x.c4b", 6, "wdl", bad, mask, zeros)
+        write_compact(tmp_path / "x.c4b", 6, "wdl", bad, mask, zeros, board=DEFAULT_BOARD)
     with pytest.raises(ValueError, match="not a wdl value"):
-        write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros + 5)
-    write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros)
+        write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros + 5, board=DEFAULT_BOARD)
+    write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros, board=DEFAULT_BOARD)
     with pytest.raises(ValueError, match="exists"):
-        write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros)
+        write_compact(tmp_path / "x.c4b", 6, "wdl", first, mask, zeros, board=DEFAULT_BOARD)
 
 
 def test_damaged_files_are_refused_in_one_line(small_books: dict[str, Path], tmp_path: Path):
@@ -275,7 +297,10 @@ def _round_trip(name: str, tmp_path: Path) -> None:
     # the compact book answers like the Thill book, in both variants
     with CompactBook(compact) as c, Book(source) as t:
         first, mask = c.positions()
-        for f, m in ((first, mask), (mirror_bits(first), mirror_bits(mask))):
+        for f, m in (
+            (first, mask),
+            (mirror_bits(first, *DEFAULT_BOARD), mirror_bits(mask, *DEFAULT_BOARD)),
+        ):
             a, b = c.lookup_many(f, m), t.lookup_many(f, m)
             assert np.array_equal(a.winner, b.winner)
             assert np.array_equal(a.plies, b.plies) and np.array_equal(a.score, b.score)
@@ -309,7 +334,7 @@ def test_shards_and_samples_are_refused(tmp_path: Path) -> None:
     from openingbook.build import BuildOptions, build_book
 
     shard = tmp_path / "shard.dat"
-    options = BuildOptions(10, under="44444433", shard=(1, 2), chunk_size=7)
+    options = BuildOptions(10, under="44444433", shard=(1, 2), chunk_size=7, board=DEFAULT_BOARD)
     build_book(shard, options, jobs=1, progress=False)
     with pytest.raises(ValueError, match="shard 1/2"):
         convert_book(shard, tmp_path / "s.c4b")
@@ -444,16 +469,22 @@ def _probe_set(first: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
     low_a, low_b = first & (np.uint64(0) - first), second & (np.uint64(0) - second)
     swapped = first ^ low_a ^ low_b
     return (
-        np.concatenate([first, mirror_bits(first), recoloured, swapped, first]),
+        np.concatenate([first, mirror_bits(first, *DEFAULT_BOARD), recoloured, swapped, first]),
         np.concatenate(
-            [mask, mirror_bits(mask), mask, mask, mask ^ (mask & (mask >> np.uint64(1)))]
+            [
+                mask,
+                mirror_bits(mask, *DEFAULT_BOARD),
+                mask,
+                mask,
+                mask ^ (mask & (mask >> np.uint64(1))),
+            ]
         ),
     )
 
 
 def test_c_reader_agrees_on_every_8_ply_position(c_reader: Path) -> None:
     rng = np.random.default_rng(8)
-    first, mask = enumerate_positions(8)
+    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
     for name in ("book8.c4b", "book8-under44444.c4b"):
         f, m = _probe_set(first, mask, rng)
         c, py = _c_answers(c_reader, BOOKS / name, f, m), _python_answers(BOOKS / name, f, m)
@@ -464,9 +495,13 @@ def test_c_reader_agrees_on_every_8_ply_position(c_reader: Path) -> None:
 def test_c_reader_agrees_on_a_sample_of_12_ply_positions(c_reader: Path) -> None:
     rng = np.random.default_rng(12)
     # both variants, and positions whose side to move wins at once
-    first, mask = enumerate_positions(12, merge_mirrors=False, drop_immediate_wins=False)
+    first, mask = enumerate_positions(
+        12, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
+    )
     pick = rng.choice(len(first), 40_000, replace=False)
-    under_first, under_mask = enumerate_positions(12, under="44444")
+    under_first, under_mask = enumerate_positions(
+        12, under="44444", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
     first = np.concatenate([first[pick], under_first])
     mask = np.concatenate([mask[pick], under_mask])
     for name, statuses in (("book12.c4b", {0, 1, 2, 4, 5, 6}), ("book12-dist-under44444.c4b", {7})):
@@ -552,9 +587,20 @@ def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(
 ) -> None:
     import subprocess
 
-    first, mask = enumerate_positions(8, under="1212123")
+    first, mask = enumerate_positions(
+        8, under="1212123", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
     good = tmp_path / "good.c4b"
-    write_compact(good, 8, "wdl", first, mask, np.zeros(len(first), np.int8), under="1212123")
+    write_compact(
+        good,
+        8,
+        "wdl",
+        first,
+        mask,
+        np.zeros(len(first), np.int8),
+        under="1212123",
+        board=DEFAULT_BOARD,
+    )
     data = good.read_bytes()
     at = data.index(b"1212123", 64)
     bad = tmp_path / "bad.c4b"
@@ -581,7 +627,7 @@ def test_a_closed_book_refuses_lookups() -> None:
     with pytest.raises(ValueError, match="closed"):
         book.get(Position.from_moves("67464334"))
     with pytest.raises(ValueError, match="closed"):
-        book.lookup_many(*enumerate_positions(8))
+        book.lookup_many(*enumerate_positions(8, None, *DEFAULT_BOARD))
 
 
 def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_path: Path):
@@ -593,7 +639,7 @@ def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_p
     struct.pack_into("<I", data, 40, file_crc32(bytes(data[:start]), payload))
     bad = tmp_path / "cells.c4b"
     bad.write_bytes(bytes(data))
-    first, mask = enumerate_positions(8)
+    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
     with CompactBook(bad) as book, pytest.raises(CompactFileError, match="holds no value"):
         book.get(Position.from_bitboards(int(first[0]), int(mask[0])))
     answers = _c_answers(c_reader, bad, first[:50], mask[:50])
@@ -619,9 +665,18 @@ def test_deeply_nested_metadata_is_refused_in_one_line(tmp_path: Path) -> None:
 )
 def test_metadata_of_another_shape_is_skipped(metadata: dict, tmp_path: Path) -> None:
     """FORMATS.md: readers may skip the metadata; info and convert must not trip on it."""
-    first, mask = enumerate_positions(4)
+    first, mask = enumerate_positions(4, None, *DEFAULT_BOARD)
     book = tmp_path / "m.c4b"
-    write_compact(book, 4, "wdl", first, mask, np.zeros(len(first), np.int8), metadata=metadata)
+    write_compact(
+        book,
+        4,
+        "wdl",
+        first,
+        mask,
+        np.zeros(len(first), np.int8),
+        metadata=metadata,
+        board=DEFAULT_BOARD,
+    )
     assert describe_compact(book)["ok"]
     convert_book(book, tmp_path / "m.dat")
     with Book(tmp_path / "m.dat") as thill, CompactBook(book) as compact:
@@ -648,13 +703,13 @@ def test_a_table_too_long_for_the_hash_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_writer_refuses_scores_beyond_the_ply(tmp_path: Path) -> None:
-    first, mask = enumerate_positions(6)
+    first, mask = enumerate_positions(6, None, *DEFAULT_BOARD)
     scores = np.zeros(len(first), np.int8)
     scores[0] = 19  # the side to move (3 stones) wins with its 4th stone at best: 18
     with pytest.raises(ValueError, match="not a score value"):
-        write_compact(tmp_path / "s.c4b", 6, "score", first, mask, scores)
+        write_compact(tmp_path / "s.c4b", 6, "score", first, mask, scores, board=DEFAULT_BOARD)
     scores[0] = 18
-    write_compact(tmp_path / "s.c4b", 6, "score", first, mask, scores)
+    write_compact(tmp_path / "s.c4b", 6, "score", first, mask, scores, board=DEFAULT_BOARD)
 
 
 def test_formats_page_worked_example() -> None:
@@ -668,7 +723,9 @@ def test_formats_page_worked_example() -> None:
     assert documented == header
     p = Position.from_moves("616157435612")
     key = int(
-        canonical_keys(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))[0]
+        canonical_keys(
+            np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), *DEFAULT_BOARD
+        )[0]
     )
     assert f"key\nis `{key:#x}`" in section or f"key is `{key:#x}`" in section.replace("\n", " ")
     with CompactBook(BOOKS / "book12.c4b") as book:

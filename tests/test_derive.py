@@ -28,7 +28,7 @@ from openingbook.values import (
     scores_from_distance_bytes,
     wdl_from_pruned_values,
 )
-from solver import Position, plies_from_score, score_from_plies
+from solver import DEFAULT_BOARD, Position, plies_from_score, score_from_plies
 from solver.bitboards import mirror_bits
 from solver.search import Solver
 from tests.strategies import random_game
@@ -74,11 +74,15 @@ def test_negamax_matches_solver_scores(solver, stones, depth, seed):
     roots = random_roots(stones, 12, seed)
     first, mask = arrays(roots)
     expected = solver.solve_many(first, mask)
-    derived = negamax_layers(first, mask, stones + depth, solver_leaves(solver, False), True)
+    derived = negamax_layers(
+        first, mask, stones + depth, solver_leaves(solver, False), True, *DEFAULT_BOARD
+    )
     assert derived.known.all()
     assert derived.values.tolist() == expected.tolist()
     assert derived.layer_sizes[0] == len(roots) and len(derived.layer_sizes) == depth + 1
-    wdl = negamax_layers(first, mask, stones + depth, solver_leaves(solver, True), False)
+    wdl = negamax_layers(
+        first, mask, stones + depth, solver_leaves(solver, True), False, *DEFAULT_BOARD
+    )
     assert wdl.values.tolist() == np.sign(expected).tolist()
 
 
@@ -86,8 +90,15 @@ def test_negamax_is_mirror_symmetric(solver):
     roots = random_roots(28, 10, 4)
     first, mask = arrays(roots)
     leaves = solver_leaves(solver, False)
-    plain = negamax_layers(first, mask, 32, leaves, True)
-    mirrored = negamax_layers(mirror_bits(first), mirror_bits(mask), 32, leaves, True)
+    plain = negamax_layers(first, mask, 32, leaves, True, *DEFAULT_BOARD)
+    mirrored = negamax_layers(
+        mirror_bits(first, *DEFAULT_BOARD),
+        mirror_bits(mask, *DEFAULT_BOARD),
+        32,
+        leaves,
+        True,
+        *DEFAULT_BOARD,
+    )
     assert plain.values.tolist() == mirrored.values.tolist()
 
 
@@ -122,7 +133,7 @@ def test_unknown_leaves_make_their_ancestors_unknown(solver):
         f, m = arrays([pos])
         return bool(is_known(f, m)[0]), solver.solve(pos)
 
-    derived = negamax_layers(first, mask, 33, partly_known, True)
+    derived = negamax_layers(first, mask, 33, partly_known, True, *DEFAULT_BOARD)
     expected = [reference_value(p, 33, scalar_leaf) for p in roots]
     assert derived.known.tolist() == [k for k, _ in expected]
     assert 0 < derived.known.sum() < len(roots)
@@ -140,22 +151,22 @@ def test_immediate_wins_on_the_way_are_scored_without_the_book():
     def never(f, m):
         raise AssertionError("looked up a position that a win on the way decides")
 
-    derived = negamax_layers(first, mask, 7, never, True)
+    derived = negamax_layers(first, mask, 7, never, True, *DEFAULT_BOARD)
     assert derived.values.tolist() == [-18] and derived.looked_up == 0
-    assert negamax_layers(first, mask, 7, never, False).values.tolist() == [-1]
+    assert negamax_layers(first, mask, 7, never, False, *DEFAULT_BOARD).values.tolist() == [-1]
 
 
 @given(st.integers(1, 41), st.data())
 def test_distance_bytes_round_trip(stones, data):
     # every legal result of a position with `stones` stones
     plies = data.draw(st.integers(0, 42 - stones))
-    score = 0 if plies == 0 else score_from_plies(plies, stones)
-    byte = distance_bytes_from_scores(np.array([score]), stones)
-    back, ok = scores_from_distance_bytes(byte, stones)
+    score = 0 if plies == 0 else score_from_plies(plies, stones, *DEFAULT_BOARD)
+    byte = distance_bytes_from_scores(np.array([score]), stones, DEFAULT_BOARD)
+    back, ok = scores_from_distance_bytes(byte, stones, DEFAULT_BOARD)
     assert ok.all() and back.tolist() == [score]
     if score:
         d = 100 - abs(int(byte[0]))
-        assert d == plies_from_score(score, stones)
+        assert d == plies_from_score(score, stones, *DEFAULT_BOARD)
         first_wins = (score > 0) == (stones % 2 == 0)
         assert (byte[0] > 0) == first_wins
 
@@ -163,7 +174,9 @@ def test_distance_bytes_round_trip(stones, data):
 def test_impossible_distance_bytes_are_flagged():
     # at 12 stones the first player is to move: a first-player win is an odd number
     # of plies away, and nothing is more than 30 plies away
-    _, ok = scores_from_distance_bytes(np.array([98, -97, 97, -98, 69, 0], np.int8), 12)
+    _, ok = scores_from_distance_bytes(
+        np.array([98, -97, 97, -98, 69, 0], np.int8), 12, DEFAULT_BOARD
+    )
     assert ok.tolist() == [False, False, True, True, False, True]
 
 
@@ -185,7 +198,7 @@ def line_books(tmp_path_factory) -> dict:
         tmp = tmp_path_factory.mktemp("line-books")
         for plies, dist in ((12, True), (12, False), (10, True), (10, False)):
             path = tmp / f"b{plies}{'d' if dist else ''}.dat"
-            options = BuildOptions(plies, distances=dist, under=LINE)
+            options = BuildOptions(plies, distances=dist, under=LINE, board=DEFAULT_BOARD)
             build_book(path, options, jobs=2, progress=False)
             _LINE_BOOKS[(plies, dist)] = path
     return _LINE_BOOKS
@@ -323,10 +336,13 @@ def test_loaded_book_finds_what_the_reader_finds(thill_book8):
     from openingbook.reader import Book
     from solver.enumerate import enumerate_positions
 
-    first, mask = enumerate_positions(8)
+    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
     book = LoadedBook.load(thill_book8)
     with Book(thill_book8) as reader:
-        for f, m in ((first, mask), (mirror_bits(first), mirror_bits(mask))):
+        for f, m in (
+            (first, mask),
+            (mirror_bits(first, *DEFAULT_BOARD), mirror_bits(mask, *DEFAULT_BOARD)),
+        ):
             ours = book.find(f, m) >= 0
             theirs = reader.find_many(f, m) >= 0
             assert ours.tolist() == theirs.tolist()

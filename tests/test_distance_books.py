@@ -20,7 +20,7 @@ from openingbook.derive import derive_book
 from openingbook.manifest import file_sha256, read_manifest
 from openingbook.published import WDL_PER_PLY
 from openingbook.validate import book_stats
-from solver import Position, Solver, enumerate_positions, mirror_bits, position_keys
+from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions, mirror_bits, position_keys
 from tests.test_build import BOOKS, TABLE, _book_positions, _expected
 
 BOOK12_DIST = BOOKS / "book12-dist.dat"
@@ -35,8 +35,8 @@ CELLS = 42
 
 
 def _canonical(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    keys = position_keys(first, mask)
-    return np.minimum(keys, mirror_bits(keys))
+    keys = position_keys(first, mask, *DEFAULT_BOARD)
+    return np.minimum(keys, mirror_bits(keys, *DEFAULT_BOARD))
 
 
 def _winners(values: np.ndarray, distances: bool) -> np.ndarray:
@@ -73,7 +73,7 @@ def test_distance_book_holds_every_12_ply_position_once(distance_book):
     first, mask, _ = distance_book
     got = np.sort(_canonical(first, mask))
     assert len(np.unique(got)) == len(got) == 4_200_899
-    want = np.sort(_canonical(*enumerate_positions(12)))
+    want = np.sort(_canonical(*enumerate_positions(12, None, *DEFAULT_BOARD)))
     assert np.array_equal(got, want)
 
 
@@ -145,7 +145,7 @@ def test_derived_book_is_reproduced_and_matches_the_published_counts(name, tmp_p
 def test_derived_distance_book_agrees_with_its_ply_and_the_solver(name, same_ply):
     plies, _ = DERIVED[name]
     first, mask, values = _book_positions(BOOKS / name, plies, True)
-    assert len(values) == len(enumerate_positions(plies)[0])
+    assert len(values) == len(enumerate_positions(plies, None, *DEFAULT_BOARD)[0])
     with open_book(same_ply) as wdl:
         assert np.array_equal(_winners(values, True), wdl.lookup_many(first, mask).winner)
     solver = Solver(table_log2=TABLE)

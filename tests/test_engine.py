@@ -4,7 +4,11 @@
   :mod:`solver.scores`) on random positions of plies 0..20 of 7x6 (the engine answers
   them from books, by negamax from a deeper book, or by search), of 6x5 with its shipped
   14-ply book, and on 5x4 with the solver alone;
-* brute force: a plain negamax over the whole game tree on 4x4 (no solver code);
+* brute force: a plain negamax over the whole game tree on 4x4 (no solver code), and
+  the winner and the plies to the end by minimax over the game's outcomes, without
+  scores, on 5x3, 3x5 (odd cell counts) and 4x4;
+* the game itself: best play on both sides from a position ends it after exactly the
+  position's plies with its winner (7x6 through the books, 7x5 and 5x5);
 * the published value of the empty board (``-2 -1 0 1 0 -1 -2``, Pons), and the rules
   of the answer itself (a win at once is a win in 1, a full column is None, the best
   moves' plies are the position's, fastest win and slowest loss first).
@@ -12,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -20,9 +25,10 @@ from pathlib import Path
 import pytest
 
 from openingbook.compact import CompactBook
-from openingbook.engine import Engine, MoveValue
+from openingbook.engine import SHIPPED, Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
+from tests.bruteforce import four_through
 from tests.strategies import random_game
 from tests.test_board_sizes import brute_force_move_scores, random_board, to_position
 
@@ -257,3 +263,130 @@ def test_books_of_another_board_or_without_distances_are_refused():
         Engine(books=["14-dist-6x5"])
     with pytest.raises(InvalidArgument, match="distances"):
         Engine(books=["8"])
+
+
+# ------------------------------------------- winner and plies from the rules alone
+def brute_force_outcomes(board: tuple[str, ...], height: int) -> list[tuple[str, int] | None]:
+    """(winner, the number of the game's last stone) after each column, by plain minimax
+    over outcomes, without scores: the side to move prefers a win, the sooner the better,
+    then a draw, then a loss, the later the better (None: a full column). ``board``: one
+    string per column, bottom first, ``"a"`` the first player's stones, ``"b"`` the
+    second's."""
+    width = len(board)
+    placed = sum(map(len, board))
+    me = "a" if placed % 2 == 0 else "b"
+    out: list[tuple[str, int] | None] = []
+    for col in range(width):
+        if len(board[col]) == height:
+            out.append(None)
+            continue
+        child = (*board[:col], board[col] + me, *board[col + 1 :])
+        if four_through(child, col, len(board[col])):
+            out.append((me, placed + 1))
+        elif placed + 1 == width * height:
+            out.append(("draw", placed + 1))
+        else:
+            out.append(_brute_force_outcome(child, height))
+    return out
+
+
+@functools.cache
+def _brute_force_outcome(board: tuple[str, ...], height: int) -> tuple[str, int]:
+    """The outcome of ``board`` with best play from both sides (see above)."""
+    me = "a" if sum(map(len, board)) % 2 == 0 else "b"
+
+    def preference(outcome: tuple[str, int]) -> tuple[int, int]:
+        winner, last = outcome
+        if winner == me:
+            return (2, -last)
+        return (1, 0) if winner == "draw" else (0, last)
+
+    return max((o for o in brute_force_outcomes(board, height) if o), key=preference)
+
+
+@pytest.mark.parametrize(("width", "height"), [(5, 3), (3, 5), (4, 4)])
+def test_winner_and_plies_equal_the_game_played_out(width, height):
+    """Odd and even cell counts: who wins after each move and on which stone the game
+    ends, by minimax over the game's outcomes (no scores, no solver code), equal the
+    engine's winner and plies; the sample holds positions whose side to move wins at
+    once and positions one stone before the full board."""
+    engine = Engine(board=BoardSize(width, height), books=None, table_log2=14)
+    names = {"a": "first", "b": "second", "draw": "draw"}
+    rng = random.Random(width * 10 + height)
+    cells = width * height
+    wins_at_once = last_stone = 0
+    for stones in range(cells):
+        for _ in range(4):
+            board = random_board(rng, width, height, stones)
+            if board is None:
+                continue
+            pos = to_position(board, height)
+            want = [
+                None if o is None else (names[o[0]], o[1] - stones)
+                for o in brute_force_outcomes(board, height)
+            ]
+            analysis = engine.analyze(pos)
+            got = [None if m is None else (m.winner.value, m.plies) for m in analysis.moves]
+            assert got == want, board
+            wins_at_once += any(m and m.plies == 1 for m in analysis.moves)
+            last_stone += stones == cells - 1
+    assert wins_at_once and last_stone
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "moves", "books"),
+    [
+        (7, 6, "4453", SHIPPED),  # the loser to move: through the books, then the solver
+        (7, 6, "44444433333", SHIPPED),  # from the 12-ply book on
+        (7, 5, "5473332766563112", None),  # 35 cells: a win
+        (7, 5, "4444", None),  # 35 cells: a draw fills the board with the first's stone
+        (5, 5, "533", None),  # 25 cells: the winner not to move
+        (5, 5, "324", None),  # 25 cells: the winner to move
+    ],
+)
+def test_best_play_ends_the_game_as_the_value_says(width, height, moves, books):
+    """Playing the engine's best move on both sides from a position ends the game (four
+    in a row, or the full board) after exactly the position's plies, won by its
+    winner; after every move the value is the same winner with one ply less."""
+    engine = Engine(board=BoardSize(width, height), books=books, table_log2=TABLE)
+    pos = Position.from_moves(moves, width, height)
+    value = engine.analyze(pos).value
+    assert value.plies > 15
+    played = 0
+    while True:
+        col = engine.best(pos) - 1
+        played += 1
+        if pos.is_winning_move(col):
+            ended = "first" if pos.stone_count % 2 == 0 else "second"
+            break
+        pos = pos.play(col)
+        if pos.is_full():
+            ended = "draw"
+            break
+        assert engine.analyze(pos).value[:2] == (value.winner, value.plies - played)
+    assert (ended, played) == (value.winner.value, value.plies)
+
+
+def test_the_text_says_one_ply():
+    lines = Engine().analyze("121212").lines()
+    assert lines[0].endswith("first player wins in 1 ply (score +18)")
+    assert " 1 ply    score +18" in lines[1] and "32 plies  score  -3" in lines[2]
+
+
+@pytest.mark.parametrize(
+    ("board", "plies"), [(BoardSize(7, 6), tuple(range(1, 13))), (BoardSize(6, 6), (12,))]
+)
+def test_shipped_books_are_the_complete_distance_books_of_the_board(board, plies):
+    """Only the board's complete distance books (not its win/draw/loss books, books
+    under a line, or another board's), one per ply."""
+    engine = Engine(board=board)
+    assert engine.book_plies == plies
+    for ply, books in engine._books.items():
+        assert len(books) == 1
+        with CompactBook(books[0].path) as book:
+            assert (book.board, book.plies, book.has_distances, book.under) == (
+                board,
+                ply,
+                True,
+                None,
+            )

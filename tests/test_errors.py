@@ -25,7 +25,7 @@ from openingbook.codec import decode_keys
 from openingbook.engine import Engine
 from openingbook.memory import check_table_size
 from openingbook.workdir import WorkDir
-from solver import Position, parse_board_size
+from solver import DEFAULT_BOARD, Position, parse_board_size
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"
@@ -100,7 +100,7 @@ FAILURES = {
     "shard": (lambda tmp: parse_shard("0/4"), errors.InvalidArgument),
     "table size": (lambda tmp: check_table_size(9), errors.InvalidArgument),
     "column code": (
-        lambda tmp: decode_keys(np.array([0xFFFFFF], np.uint64), 24, 8),
+        lambda tmp: decode_keys(np.array([0xFFFFFF], np.uint64), 24, 8, *DEFAULT_BOARD),
         errors.InvalidArgument,
     ),
     "missing book": (lambda tmp: open_book(tmp / "none.dat"), errors.BookFileMissing),

@@ -16,7 +16,7 @@ from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.export import CadotBook, PonsBook, export_book
 from openingbook.reader import Book, PositionNotInBook
-from solver import Position
+from solver import DEFAULT_BOARD, Position
 from tests.manifests import write_manifest
 from tests.test_export_books import REFERENCE_BOOK8, built_book
 
@@ -177,7 +177,9 @@ def test_cli_existing_output_needs_force(tmp_path: Path) -> None:
 def test_cli_damaged_manifest_is_one_line(tmp_path: Path) -> None:
     book = tmp_path / "b.dat"
     shutil.copy(REFERENCE_BOOK8, book)
-    manifest = json.loads(write_manifest(book, BookFormat.for_plies(8)).read_text())
+    manifest = json.loads(
+        write_manifest(book, BookFormat.for_plies(8, False, *DEFAULT_BOARD)).read_text()
+    )
     for selection, message in ((5, "'under' is 5"), ([1], "'selection' is not an object")):
         manifest["selection"] = {"under": selection} if selection == 5 else selection
         Path(str(book) + ".json").write_text(json.dumps(manifest))

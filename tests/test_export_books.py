@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.reader import Book
-from solver import Position, enumerate_positions
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
 from solver.search import Solver
 from tests.conftest import REFERENCE
 
@@ -34,7 +34,7 @@ def built_book(plies: int = 12, under: str = LINE, distances: bool = True) -> Pa
     from openingbook.build import BuildOptions, build_book
 
     out = _DIR / f"book{plies}{'-dist' if distances else ''}-under{under}.dat"
-    options = BuildOptions(plies=plies, distances=distances, under=under)
+    options = BuildOptions(plies=plies, distances=distances, under=under, board=DEFAULT_BOARD)
     build_book(out, options, jobs=1, table_log2=20, progress=False)
     return out
 
@@ -42,7 +42,9 @@ def built_book(plies: int = 12, under: str = LINE, distances: bool = True) -> Pa
 @functools.cache
 def exact_scores(plies: int = 12, under: str = LINE) -> dict[Position, int]:
     """Solver scores of the book positions under ``under``, keyed by canonical position."""
-    first, mask = enumerate_positions(plies, under=under)
+    first, mask = enumerate_positions(
+        plies, under=under, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
     scores = Solver(table_log2=20).solve_many(first, mask)
     return {
         Position.from_bitboards(int(f), int(m)).canonical(): int(s)

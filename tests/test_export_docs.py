@@ -13,7 +13,7 @@ from openingbook.export.cadot import cadot_columns, cadot_key, encode_outcomes
 from openingbook.export.pons import key3, next_prime
 from openingbook.export.tabular import tabular_lines
 from openingbook.export.uci import tromp_order, uci_lines
-from solver import Position
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from solver.search import Solver
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "FORMATS.md"
@@ -50,8 +50,13 @@ def test_thill_record_example(doc: str, example: Position) -> None:
     assert f"**`{record.hex(' ')}`**" in doc
     assert str(key - (1 << 32)) in doc
     for plies, pruned, dist in ((10, 4, 5), (12, 4, 5), (14, 5, 6), (16, 5, 6)):
-        assert BookFormat.for_plies(plies).record_bytes == pruned
-        assert BookFormat.for_plies(plies, distances=True).record_bytes == dist
+        assert BookFormat.for_plies(plies, False, *DEFAULT_BOARD).record_bytes == pruned
+        assert (
+            BookFormat.for_plies(
+                plies, distances=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+            ).record_bytes
+            == dist
+        )
 
 
 def test_cadot_example(doc: str, example: Position) -> None:

@@ -22,7 +22,14 @@ from openingbook.export.pons import (
     write_pons,
 )
 from openingbook.reader import Book, PositionNotInBook
-from solver import Position, Winner, enumerate_positions
+from solver import (
+    DEFAULT_BOARD,
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    Position,
+    Winner,
+    enumerate_positions,
+)
 from tests.strategies import positions
 from tests.test_export_books import built_book
 
@@ -50,7 +57,7 @@ def test_key3_of_known_boards() -> None:
 @settings(max_examples=200, deadline=None)
 @given(positions(max_stones=30))
 def test_vectorized_key3_follows_the_definition(pos: Position) -> None:
-    keys = key3_many(*_arrays([pos, pos.mirror()]))
+    keys = key3_many(*_arrays([pos, pos.mirror()]), pos.width, pos.height)
     assert int(keys[0]) == int(keys[1]) == key3(pos) == _key3_one(pos)
 
 
@@ -64,7 +71,7 @@ def test_next_prime(n: int) -> None:
 @given(st.integers(0, 3**18 - 1))
 def test_slot_and_partial_key_give_the_key_back(key: int) -> None:
     size = next_prime(1 << 21)
-    assert partial_key_bytes(12, size) == 1
+    assert partial_key_bytes(12, size, DEFAULT_WIDTH) == 1
     slot = np.array([key % size], np.uint64)
     partial = np.array([key & 0xFF], np.uint64)
     assert int(_crt(slot, partial, size, 8)[0]) == key
@@ -97,11 +104,13 @@ def test_pruned_book_is_refused(tmp_path: Path) -> None:
 
 
 def test_slot_clashes_keep_the_first_position_and_are_counted(tmp_path: Path) -> None:
-    first, mask = enumerate_positions(10)  # 634,338 keys in 2,097,169 slots
+    first, mask = enumerate_positions(10, None, *DEFAULT_BOARD)  # 634,338 keys in 2,097,169 slots
     scores = (np.arange(first.size) % 33 - 16).astype(np.int8)  # all possible at 10 stones
     out = tmp_path / "ten.book"
-    result = write_pons(out, first, mask, scores, log_size=21)
-    keys = key3_many(first, mask)
+    result = write_pons(
+        out, first, mask, scores, log_size=21, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
+    keys = key3_many(first, mask, *DEFAULT_BOARD)
     slots = keys % np.uint64(result.size)
     assert result.lost == first.size - np.unique(slots).size > 0
     with PonsBook(out) as pons:
@@ -115,13 +124,15 @@ def test_slot_clashes_keep_the_first_position_and_are_counted(tmp_path: Path) ->
         listed_first, listed_mask, listed_scores = pons.arrays()
         assert sorted(listed_scores.tolist()) == sorted(scores[stored].tolist())
         assert listed_first.size == result.stored
-        assert (np.sort(key3_many(listed_first, listed_mask)) == np.sort(keys[stored])).all()
+        assert (
+            np.sort(key3_many(listed_first, listed_mask, *DEFAULT_BOARD)) == np.sort(keys[stored])
+        ).all()
 
 
 def test_reader_answers_like_pons_solver_for_missing_and_deeper_positions(tmp_path: Path) -> None:
     p = Position.from_moves("4444")
     out = tmp_path / "t.book"
-    write_pons(out, *_arrays([p]), np.array([0]))
+    write_pons(out, *_arrays([p]), np.array([0]), width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     with PonsBook(out) as pons:
         assert pons.get(p) == (Winner.DRAW, 38, 0)
         assert pons.depth == 4
@@ -143,4 +154,11 @@ def test_bad_files_are_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a Pons book"):
         PonsBook(bad)
     with pytest.raises(ValueError, match="cannot be loaded by Pons"):
-        write_pons(bad, *_arrays([Position()]), np.array([0]), log_size=20)
+        write_pons(
+            bad,
+            *_arrays([Position()]),
+            np.array([0]),
+            log_size=20,
+            width=DEFAULT_WIDTH,
+            height=DEFAULT_HEIGHT,
+        )

@@ -12,7 +12,13 @@ from openingbook.codec import legal_mask
 from openingbook.export import export_book
 from openingbook.export.uci import opponent_threat, tromp_order, uci_fields, uci_lines
 from openingbook.reader import Book
-from solver import Position, can_win_next_bits, canonical_bits, position_keys
+from solver import (
+    DEFAULT_BOARD,
+    DEFAULT_HEIGHT,
+    Position,
+    can_win_next_bits,
+    canonical_keys,
+)
 from solver.position import bottom_mask, winning_cells
 from solver.search import Solver
 from tests.strategies import positions
@@ -115,9 +121,9 @@ def test_every_line_is_a_distinct_book_position_with_its_value(tromp_lines: list
     first, mask, result = _parse_many(tromp_lines)
     with Book(REFERENCE_BOOK8) as book:
         assert (book.lookup_many(first, mask).winner == result).all()
-    assert legal_mask(first, mask).all() and (np.bitwise_count(mask) == 8).all()
-    assert np.unique(position_keys(*canonical_bits(first, mask))).size == len(tromp_lines)
-    assert not can_win_next_bits(first, mask).any()
+    assert legal_mask(first, mask, DEFAULT_HEIGHT).all() and (np.bitwise_count(mask) == 8).all()
+    assert np.unique(canonical_keys(first, mask, *DEFAULT_BOARD)).size == len(tromp_lines)
+    assert not can_win_next_bits(first, mask, *DEFAULT_BOARD).any()
     assert not opponent_threat(first, mask).any()
     for line in tromp_lines[::5000]:  # the vectorized parse agrees with a literal one
         pos, _ = _parse(line)

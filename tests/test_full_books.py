@@ -16,7 +16,7 @@ import pytest
 from openingbook.derive import derive_book
 from openingbook.manifest import file_sha256, read_manifest
 from openingbook.validate import validate_books
-from solver import Position, Solver, enumerate_positions
+from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
 from solver.bitboards import position_keys
 from tests.test_build import (
     BOOKS,
@@ -64,7 +64,7 @@ def test_book12_holds_every_position_not_won_by_the_first_player():
     first, mask, values = _book_positions(BOOK12, 12, False)
     assert len(values) == manifest["book"]["records"]
     assert set(np.unique(values).tolist()) <= {0, 1}  # draw, second player wins
-    all_first, all_mask = enumerate_positions(12)
+    all_first, all_mask = enumerate_positions(12, None, *DEFAULT_BOARD)
     assert len(all_first) == FULL_12_PLY
     book_keys = position_keys(first, mask, 7, 6)
     all_keys = position_keys(all_first, all_mask, 7, 6)

@@ -31,7 +31,7 @@ from openingbook.manifest import (
     write_book_and_manifest,
 )
 from openingbook.reader import UNKNOWN, Book, PositionNotInBook, describe_book, read_book
-from solver import Position, enumerate_positions
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
 
 REFERENCE = Path(
     os.environ.get(
@@ -69,7 +69,7 @@ def under_book(tmp_path_factory) -> Path:
 
 def positions_of(book: Path) -> tuple[list[str], list[str]]:
     """Move strings of the 6-ply positions under 4444 that ``book`` stores / leaves out."""
-    first, mask = enumerate_positions(6, under="4444")
+    first, mask = enumerate_positions(6, under="4444", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     stored, absent = [], []
     with Book(book) as b:
         for f, m in zip(first.tolist(), mask.tolist(), strict=True):
@@ -139,7 +139,9 @@ def test_manifest_lying_about_the_format_is_refused(tmp_path):
     book = tmp_path / "b.dat"
     shutil.copyfile(BOOK8_FILE, book)
     manifest = {
-        **json.loads(json.dumps(_manifest_for(book, BookFormat.for_plies(7)))),
+        **json.loads(
+            json.dumps(_manifest_for(book, BookFormat.for_plies(7, False, *DEFAULT_BOARD)))
+        ),
     }
     manifest_path(book).write_text(json.dumps(manifest))  # 3-byte records, but 7 plies
     with pytest.raises(BookFileError, match=r"record 0 .*format 7-ply from the manifest"):
@@ -150,7 +152,7 @@ def test_manifest_lying_about_the_format_is_refused(tmp_path):
 
 def test_a_format_argument_that_does_not_fit_is_refused(tmp_path):
     with pytest.raises(BookFileError, match=r"format 7-ply from the argument"):
-        Book(BOOK8_FILE, BookFormat.for_plies(7))
+        Book(BOOK8_FILE, BookFormat.for_plies(7, False, *DEFAULT_BOARD))
     with pytest.raises(BookFileError, match=r"format 4-ply from the argument"):
         openingbook.open_book(BOOK8_FILE, fmt="4")
     one_line_error(
@@ -204,21 +206,21 @@ def test_bad_manifest_numbers_and_types_are_one_line_errors(tmp_path, edit, frag
 
 # ------------------------------------------------------------------ scope
 def test_scope_contains_is_exact():
-    scope = Scope("4444")
-    first, mask = enumerate_positions(6, under="4444")
+    scope = Scope("4444", board=DEFAULT_BOARD)
+    first, mask = enumerate_positions(6, under="4444", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     assert scope.contains_many(first, mask, 6).all()
-    everything = enumerate_positions(6)
+    everything = enumerate_positions(6, None, *DEFAULT_BOARD)
     inside = scope.contains_many(*everything, 6)
     for f, m, want in zip(everything[0][:400], everything[1][:400], inside[:400], strict=True):
         assert scope.contains(Position.from_bitboards(int(f), int(m))) == bool(want)
-    assert not Scope("4444").contains(Position.from_moves(OUTSIDE))
+    assert not Scope("4444", board=DEFAULT_BOARD).contains(Position.from_moves(OUTSIDE))
 
 
 def test_under_book_with_manifest_refuses_outside_its_scope(under_book):
     stored, absent = positions_of(under_book)
     assert stored and absent
     with openingbook.open_book(under_book) as book:
-        assert book.scope == Scope("4444")
+        assert book.scope == Scope("4444", board=DEFAULT_BOARD)
         assert book.get(Position.from_moves(absent[0])).winner.value == "first"
         with pytest.raises(PositionNotInBook, match=r"outside .*b6\.dat, which holds only"):
             book.get(Position.from_moves(OUTSIDE))
@@ -321,7 +323,7 @@ def test_crash_between_the_renames_is_refused_then_recovered(tmp_path, monkeypat
     assert check_output(out, force=False) == out
     derive_book(BOOK8_FILE, 6, out, under="44444")
     with Book(out, verify=True) as b:
-        assert b.scope == Scope("44444")
+        assert b.scope == Scope("44444", board=DEFAULT_BOARD)
     # a manifest that is not ours still needs --force
     out2 = tmp_path / "c.dat"
     manifest_path(out2).write_text("{}")

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import Position, Solver, _native
+from solver import DEFAULT_BOARD, Position, Solver, _native
 from solver._jit import NATIVE_KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,7 +132,7 @@ def test_native_compact_lookup_is_numbas(book):
     with CompactBook(ROOT / "books" / book) as compact:
         args = (np.uint64(0), np.uint64(0), *compact._params())
         _ensure_library(LOOKUP_ONE, args)
-        first, mask = enumerate_positions(8)
+        first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
         picks = rng.choice(len(first), 300, replace=False)
         cases = [(int(first[i]), int(mask[i])) for i in picks]
         cases += [(int(rng.integers(0, 1 << 48)), int(rng.integers(0, 1 << 48))) for _ in range(50)]

@@ -25,6 +25,7 @@ from openingbook.compact import CompactBook
 from openingbook.errors import MissingExtra
 from openingbook.manifest import clean_command
 from openingbook.registry import shipped_books
+from solver import DEFAULT_BOARD
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -61,7 +62,9 @@ def without_dask(monkeypatch):
 def test_a_missing_dask_names_the_extra_before_any_work(without_dask, tmp_path):
     out = tmp_path / "b.dat"
     with pytest.raises(MissingExtra, match=r'pip install "openingbook\[dask\]"') as caught:
-        build_book(out, BuildOptions(8, under="4444"), executor="dask", progress=False)
+        build_book(
+            out, BuildOptions(8, under="4444", board=DEFAULT_BOARD), executor="dask", progress=False
+        )
     assert isinstance(caught.value, ImportError) and caught.value.extra == "dask"
     assert list(tmp_path.iterdir()) == []  # no book, manifest or work directory
 

@@ -19,9 +19,14 @@ from openingbook.errors import BookFileError
 from openingbook.published import POSITIONS_PER_PLY
 from solver import (
     AUTO_PARTS,
+    DEFAULT_BOARD,
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    BoardSize,
     LayerTooLarge,
     Position,
     canonical_bits,
+    canonical_keys,
     check_part,
     count_positions,
     enumerate_positions,
@@ -43,18 +48,28 @@ def plain_part(key: int, parts: int) -> int:
 
 # ------------------------------------------------------------------ the partition
 def test_part_of_is_the_documented_hash_and_ignores_the_mirror():
-    first, mask = enumerate_positions(6, merge_mirrors=False, drop_immediate_wins=False)
-    keys = position_keys(*canonical_bits(first, mask))
+    first, mask = enumerate_positions(
+        6, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
+    )
+    keys = canonical_keys(first, mask, *DEFAULT_BOARD)
     for parts in (1, 2, 7, 32, 65536):
-        got = part_of(first, mask, parts)
+        got = part_of(first, mask, parts, *DEFAULT_BOARD)
         assert got.tolist() == [plain_part(int(k), parts) for k in keys]
-        assert np.array_equal(got, part_of(mirror_bits(first), mirror_bits(mask), parts))
+        assert np.array_equal(
+            got,
+            part_of(
+                mirror_bits(first, *DEFAULT_BOARD),
+                mirror_bits(mask, *DEFAULT_BOARD),
+                parts,
+                *DEFAULT_BOARD,
+            ),
+        )
         assert got.min() >= 1 and got.max() <= parts
 
 
 def test_parts_are_balanced():
-    first, mask = enumerate_positions(9)
-    sizes = np.bincount(part_of(first, mask, 16), minlength=17)[1:]
+    first, mask = enumerate_positions(9, None, *DEFAULT_BOARD)
+    sizes = np.bincount(part_of(first, mask, 16, *DEFAULT_BOARD), minlength=17)[1:]
     assert abs(sizes / sizes.mean() - 1).max() < 0.02
 
 
@@ -63,12 +78,12 @@ def test_bad_parts_are_refused(bad):
     with pytest.raises(ValueError, match="part"):
         check_part(bad)
     with pytest.raises(ValueError, match="part"):
-        enumerate_positions(3, part=bad)
+        enumerate_positions(3, None, *DEFAULT_BOARD, part=bad)
 
 
 def test_a_part_and_a_line_are_refused_together():
     with pytest.raises(ValueError, match="not both"):
-        enumerate_positions(5, under="4", part=(1, 2))
+        enumerate_positions(5, under="4", part=(1, 2), width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
 
 
 # ------------------------------------------------------------------ enumeration
@@ -82,6 +97,7 @@ def test_parts_match_brute_force(width, height, plies):
             got = as_pairs(
                 *enumerate_positions(
                     plies,
+                    None,
                     width=width,
                     height=height,
                     merge_mirrors=merge,
@@ -97,27 +113,30 @@ def test_parts_match_brute_force(width, height, plies):
 
 @pytest.mark.parametrize("plies", [0, 1, 2, 7, 10])
 def test_parts_are_the_whole_enumeration_filtered_in_order(plies):
-    first, mask = enumerate_positions(plies)
-    which = part_of(first, mask, 5)
-    streamed = dict((i, (f, m)) for i, f, m in iter_parts(plies, 5))
+    first, mask = enumerate_positions(plies, None, *DEFAULT_BOARD)
+    which = part_of(first, mask, 5, *DEFAULT_BOARD)
+    streamed = dict((i, (f, m)) for i, f, m in iter_parts(plies, 5, *DEFAULT_BOARD))
     for i in range(1, 6):
-        f, m = enumerate_positions(plies, part=(i, 5))
+        f, m = enumerate_positions(plies, None, *DEFAULT_BOARD, part=(i, 5))
         assert np.array_equal(f, first[which == i]) and np.array_equal(m, mask[which == i])
         assert np.array_equal(streamed[i][0], f) and np.array_equal(streamed[i][1], m)
-        assert count_positions(plies, part=(i, 5)) == len(f)
+        assert count_positions(plies, None, *DEFAULT_BOARD, part=(i, 5)) == len(f)
 
 
 def test_iter_parts_takes_a_selection_of_parts():
-    got = [(i, len(f)) for i, f, _ in iter_parts(6, 8, which=[8, 3])]
-    assert got == [(8, count_positions(6, part=(8, 8))), (3, count_positions(6, part=(3, 8)))]
+    got = [(i, len(f)) for i, f, _ in iter_parts(6, 8, *DEFAULT_BOARD, which=[8, 3])]
+    assert got == [
+        (8, count_positions(6, None, *DEFAULT_BOARD, part=(8, 8))),
+        (3, count_positions(6, None, *DEFAULT_BOARD, part=(3, 8))),
+    ]
 
 
 def test_move_strings_of_a_part_reach_its_positions():
-    first, mask, moves = positions_with_moves(8, part=(2, 3))
-    assert np.array_equal(first, enumerate_positions(8, part=(2, 3))[0])
+    first, mask, moves = positions_with_moves(8, None, *DEFAULT_BOARD, part=(2, 3))
+    assert np.array_equal(first, enumerate_positions(8, None, *DEFAULT_BOARD, part=(2, 3))[0])
     f, m = replay(moves)
-    assert np.array_equal(canonical_bits(f, m)[0], first)
-    assert np.array_equal(canonical_bits(f, m)[1], mask)
+    assert np.array_equal(canonical_bits(f, m, *DEFAULT_BOARD)[0], first)
+    assert np.array_equal(canonical_bits(f, m, *DEFAULT_BOARD)[1], mask)
 
 
 @pytest.mark.parametrize("plies", range(0, 10))
@@ -126,32 +145,41 @@ def test_parts_add_up_to_tromps_counts(plies):
     games, counted part by part: Tromp's published count."""
     total = 0
     for i in (1, 2, 3):
-        total += count_positions(plies, merge_mirrors=False, drop_immediate_wins=False, part=(i, 3))
-        f, m = finished_games(plies, part=(i, 3))
-        keys = position_keys(f, m)
-        total += 2 * len(f) - int((mirror_bits(keys) == keys).sum())
+        total += count_positions(
+            plies, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False, part=(i, 3)
+        )
+        f, m = finished_games(plies, *DEFAULT_BOARD, part=(i, 3))
+        keys = position_keys(f, m, *DEFAULT_BOARD)
+        total += 2 * len(f) - int((mirror_bits(keys, *DEFAULT_BOARD) == keys).sum())
     assert total == POSITIONS_PER_PLY[plies]
 
 
 def test_finished_games_parts_cover_the_whole():
-    f, m = finished_games(9)
+    f, m = finished_games(9, *DEFAULT_BOARD)
     assert len(f) == len(set(as_pairs(f, m)))
-    pieces = [as_pairs(*finished_games(9, part=(i, 4))) for i in range(1, 5)]
+    pieces = [as_pairs(*finished_games(9, *DEFAULT_BOARD, part=(i, 4))) for i in range(1, 5)]
     assert sorted(itertools.chain(*pieces)) == sorted(as_pairs(f, m))
 
 
 def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
     small = {"max_candidates": 250_000}
     with pytest.raises(LayerTooLarge, match="more than the"):
-        positions_with_moves(9, **small)
-    first, mask = enumerate_positions(9, **small)
-    pieces = [enumerate_positions(9, part=(i, AUTO_PARTS)) for i in range(1, AUTO_PARTS + 1)]
+        positions_with_moves(9, None, *DEFAULT_BOARD, **small)
+    first, mask = enumerate_positions(9, None, *DEFAULT_BOARD, **small)
+    pieces = [
+        enumerate_positions(9, None, *DEFAULT_BOARD, part=(i, AUTO_PARTS))
+        for i in range(1, AUTO_PARTS + 1)
+    ]
     assert np.array_equal(first, np.concatenate([f for f, _ in pieces]))
     assert np.array_equal(mask, np.concatenate([m for _, m in pieces]))
-    assert sorted(as_pairs(first, mask)) == sorted(as_pairs(*enumerate_positions(9)))
-    assert count_positions(9, **small) == len(first)
+    assert sorted(as_pairs(first, mask)) == sorted(
+        as_pairs(*enumerate_positions(9, None, *DEFAULT_BOARD))
+    )
+    assert count_positions(9, None, *DEFAULT_BOARD, **small) == len(first)
     with pytest.raises(LayerTooLarge):  # a line is never split into parts
-        enumerate_positions(9, under="4", max_candidates=10_000)
+        enumerate_positions(
+            9, under="4", max_candidates=10_000, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+        )
 
 
 def test_enumerate_command_counts_a_part_and_everything(tmp_path):
@@ -161,7 +189,7 @@ def test_enumerate_command_counts_a_part_and_everything(tmp_path):
 
     run = CliRunner().invoke(main, ["enumerate", "--plies", "8", "--part", "2/3", "--json"])
     assert run.exit_code == 0, run.output
-    assert json.loads(run.output)["count"] == count_positions(8, part=(2, 3))
+    assert json.loads(run.output)["count"] == count_positions(8, None, *DEFAULT_BOARD, part=(2, 3))
     run = CliRunner().invoke(main, ["enumerate", "--plies", "8", "--count-all", "--parts", "3"])
     assert run.exit_code == 0, run.output
     assert run.output.splitlines()[0] == "77715"
@@ -170,7 +198,10 @@ def test_enumerate_command_counts_a_part_and_everything(tmp_path):
     run = CliRunner().invoke(main, ["enumerate", "--plies", "6", "--parts", "4", "--out", str(out)])
     assert run.exit_code == 0, run.output
     lines = out.read_text().split()
-    expected = [positions_with_moves(6, part=(i, 4))[2].astype(str) for i in range(1, 5)]
+    expected = [
+        positions_with_moves(6, None, *DEFAULT_BOARD, part=(i, 4))[2].astype(str)
+        for i in range(1, 5)
+    ]
     assert lines == list(np.concatenate(expected))
     run = CliRunner().invoke(main, ["enumerate", "--plies", "6", "--part", "0/4"])
     assert run.exit_code == 2 and "--part 0/4" in run.output
@@ -180,11 +211,11 @@ def test_enumerate_command_counts_a_part_and_everything(tmp_path):
 def _part_book(tmp_path, plies, part, width=5, height=4):
     from solver import Solver
 
-    first, mask = enumerate_positions(plies, width=width, height=height, part=part)
+    first, mask = enumerate_positions(plies, None, width=width, height=height, part=part)
     solver = Solver(width=width, height=height, table_log2=16)
     from openingbook.values import book_values
 
-    values = book_values(solver.solve_many(first, mask), plies, True, width * height)
+    values = book_values(solver.solve_many(first, mask), plies, True, BoardSize(width, height))
     path = tmp_path / f"part{part[0]}.c4b"
     write_compact(path, plies, "distance", first, mask, values, board=(width, height), part=part)
     return path, first, mask, values
@@ -203,7 +234,7 @@ def test_a_compact_part_answers_its_part_and_nothing_else(tmp_path):
         assert np.array_equal(got.winner, book.lookup_many(first, mask).winner)
         positions = book.positions()
         assert np.array_equal(positions[0], first) and np.array_equal(positions[1], mask)
-        other, other_mask = enumerate_positions(6, width=5, height=4, part=(1, 3))
+        other, other_mask = enumerate_positions(6, None, width=5, height=4, part=(1, 3))
         pos = Position.from_bitboards(int(other[0]), int(other_mask[0]), 5, 4)
         assert pos not in book
         with pytest.raises(PositionNotInBook, match="part 2/3"):
@@ -215,7 +246,7 @@ def test_a_compact_part_answers_its_part_and_nothing_else(tmp_path):
 
 
 def test_write_compact_refuses_a_wrong_part(tmp_path):
-    first, mask = enumerate_positions(6, width=5, height=4, part=(1, 3))
+    first, mask = enumerate_positions(6, None, width=5, height=4, part=(1, 3))
     values = np.zeros(len(first), np.int8)
     with pytest.raises(ValueError, match="part 1/3 of the 6-ply book has"):
         write_compact(
@@ -272,7 +303,6 @@ def _build_parts(tmp_path, plies, parts, size="5x4"):
 
 def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
     from openingbook.build import BuildOptions, build_book, merge_books
-    from openingbook.convert import write_compact_via_thill
     from solver import parse_board_size
 
     board = parse_board_size("5x4")
@@ -286,11 +316,7 @@ def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
     summary = merge_books(merged, paths[::-1])
     assert summary.shards == 3 and summary.positions == count_positions(8, None, *board)
     whole = tmp_path / "whole.c4b"
-    write_compact_via_thill(
-        whole,
-        lambda out: build_book(out, BuildOptions(8, distances=True, board=board), jobs=1,
-                               progress=False, staging=True),
-    )  # fmt: skip
+    build_book(whole, BuildOptions(8, distances=True, board=board), jobs=1, progress=False)
     with CompactBook(merged) as a, CompactBook(whole) as b:
         assert a.part is None and a.header.complete
         first, mask = b.positions()
@@ -309,7 +335,7 @@ def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
     with pytest.raises(ValueError, match="overlap: part 1/3 given twice"):
         merge_books(tmp_path / "m.c4b", [paths[0], paths[0], *paths[1:]])
     stranger = tmp_path / "s.c4b"
-    first, mask = enumerate_positions(4, width=5, height=4, part=(3, 3))
+    first, mask = enumerate_positions(4, None, width=5, height=4, part=(3, 3))
     write_compact(
         stranger, 4, "distance", first, mask, np.zeros(len(first), np.int8),
         board=(5, 4), part=(3, 3),
@@ -322,7 +348,6 @@ def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
 def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
     """Exact minimax over one ply: the derived 13-ply values are the solver's."""
     from openingbook.build import BuildOptions, build_book
-    from openingbook.convert import write_compact_via_thill
     from openingbook.derive import derive_book
     from openingbook.values import book_values
     from solver import Solver, parse_board_size
@@ -330,14 +355,12 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
     for board, under in ((parse_board_size("5x4"), None), (parse_board_size("7x6"), "4444443322")):
         deep, shallow = tmp_path / f"d14-{board}.c4b", tmp_path / f"d13-{board}.c4b"
         options = BuildOptions(14, distances=True, board=board, under=under)
-        write_compact_via_thill(
-            deep, lambda out, o=options: build_book(out, o, jobs=1, progress=False, staging=True)
-        )
-        write_compact_via_thill(shallow, lambda out, d=deep: derive_book(d, 13, out, staging=True))
+        build_book(deep, options, jobs=1, progress=False)
+        derive_book(deep, 13, shallow)
         first, mask = enumerate_positions(13, under, *board)
         pick = np.random.default_rng(3).permutation(len(first))[:300]
         solver = Solver(width=board.width, height=board.height, table_log2=18)
-        expected = book_values(solver.solve_many(first[pick], mask[pick]), 13, True, board.cells)
+        expected = book_values(solver.solve_many(first[pick], mask[pick]), 13, True, board)
         with CompactBook(shallow) as book:
             assert len(book) == len(first) and book.plies == 13
             assert np.array_equal(book.values_of(first[pick], mask[pick]), expected)
@@ -354,10 +377,10 @@ def book8_parts(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("book8parts")
     paths = []
     for i in (1, 2, 3):
-        first, mask = enumerate_positions(8, part=(i, 3))
+        first, mask = enumerate_positions(8, None, *DEFAULT_BOARD, part=(i, 3))
         values = whole.records.values[whole.find(first, mask)]
         path = tmp / f"book8-dist-part{i}of3.c4b"
-        write_compact(path, 8, "distance", first, mask, values, part=(i, 3))
+        write_compact(path, 8, "distance", first, mask, values, part=(i, 3), board=DEFAULT_BOARD)
         paths.append(path)
     return paths
 
@@ -382,3 +405,54 @@ def test_check_resolves_a_sample_of_a_part(book8_parts):
 
     report = check_book(book8_parts[1], sample=40, seed=2, jobs=1)
     assert report.ok and report.solved == 40 and report.scope == "part 2/3"
+
+
+def test_validate_12_from_14_under_a_line(tmp_path):
+    """The verification of the whole book, in small: the 12-ply values derived from a
+    14-ply book equal the 12-ply book's on every position (here under a 7x6 line)."""
+    from openingbook.build import BuildOptions, build_book
+    from openingbook.validate import validate_books
+    from tests.test_build import SMALL, TABLE
+
+    shallow = tmp_path / "b12.dat"
+    build_book(shallow, BuildOptions(12, distances=True, under=SMALL, board=DEFAULT_BOARD), jobs=1,
+               table_log2=TABLE, progress=False)  # fmt: skip
+    deep = tmp_path / "b14.c4b"
+    options = BuildOptions(14, distances=True, under=SMALL, board=DEFAULT_BOARD)
+    build_book(deep, options, jobs=1, table_log2=TABLE, progress=False)
+    report = validate_books(shallow, deep)
+    assert (
+        report.ok
+        and report.compared == report.positions == count_positions(12, SMALL, *DEFAULT_BOARD) > 0
+    )
+
+
+def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, book8_parts):
+    import shutil
+
+    from openingbook import registry
+
+    shutil.copy(book8_parts[0], tmp_path / "book8-dist-part1of3.c4b")
+    first, mask = enumerate_positions(4, None, *DEFAULT_BOARD)
+    write_compact(
+        tmp_path / "book4.c4b",
+        4,
+        "wdl",
+        first,
+        mask,
+        np.zeros(len(first), np.int8),
+        board=DEFAULT_BOARD,
+    )
+    monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
+    assert [b.name for b in registry.shipped_books()] == ["4"]
+
+
+def test_derive_from_a_single_part_is_refused(tmp_path):
+    """The children of a 13-ply position fall in several parts: a part alone derives
+    nothing (never a guess); the complete (merged) book does."""
+    from openingbook.derive import derive_book
+
+    path, *_ = _part_book(tmp_path, 10, (1, 3))
+    with pytest.raises(ValueError, match="does not cover"):
+        derive_book(path, 9, tmp_path / "d9.c4b")
+    assert not (tmp_path / "d9.c4b").exists()

@@ -25,7 +25,11 @@ from openingbook.manifest import file_sha256
 from openingbook.plycounts import per_ply_counts_from_values
 from openingbook.published import WDL_PER_PLY
 from openingbook.values import UNKNOWN
-from solver import Position, Solver, enumerate_positions
+from solver import (
+    Position,
+    Solver,
+    enumerate_positions,
+)
 from tests.test_build import BOOKS, TABLE
 
 PLIES = range(1, 13)

@@ -19,6 +19,7 @@ from openingbook.plycounts import finished_games, per_ply_counts_from_values
 from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from openingbook.reader import read_book
 from openingbook.validate import book_stats
+from solver import DEFAULT_BOARD
 from tests.test_build import BOOKS
 
 WIDTH, HEIGHT = 7, 6
@@ -65,15 +66,15 @@ def test_published_tables_agree_with_each_other():
 def test_expansion_counts_every_position_as_the_game_tree_walk_and_tromp():
     walked = _brute_force_levels(7)
     for ply in range(8):
-        counts = per_ply_counts_from_values(ply, _everything_draws)
+        counts = per_ply_counts_from_values(ply, _everything_draws, *DEFAULT_BOARD)
         assert (counts.total, counts.finished) == walked[ply]
         assert counts.total == POSITIONS_PER_PLY[ply]
-    assert walked[7][1] == len(finished_games(7)[0]) > 0
+    assert walked[7][1] == len(finished_games(7, *DEFAULT_BOARD)[0]) > 0
 
 
 @pytest.mark.parametrize("ply", [8, 9, 10])
 def test_expansion_totals_match_tromp(ply):
-    counts = per_ply_counts_from_values(ply, _everything_draws)
+    counts = per_ply_counts_from_values(ply, _everything_draws, *DEFAULT_BOARD)
     assert counts.total == POSITIONS_PER_PLY[ply]
     # calling every book position a draw gives the right total but the wrong won/drawn/lost
     assert counts.matches_published is False

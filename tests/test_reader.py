@@ -18,7 +18,7 @@ import pytest
 from openingbook.bookfile import BOOK8, BookFormat, Records, write_book
 from openingbook.codec import encode_keys, key_position, position_key
 from openingbook.reader import UNKNOWN, Book, BookValue, PositionNotInBook, search_steps
-from solver import Position, Winner
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, Winner
 from tests.conftest import REFERENCE
 from tests.test_bookfile import random_positions
 
@@ -66,7 +66,7 @@ def test_records_0_1000_3000(book8):
     assert book8.get(pos0.mirror()) == BookValue(Winner.DRAW, None, 0)
     for i in (1000, 3000):
         key, value = records[i]
-        pos = key_position(key, 24, 8)
+        pos = key_position(key, 24, 8, *DEFAULT_BOARD)
         assert book8.find(pos) == i
         # either variant may answer: 5,593 positions are stored in both variants
         j = book8.find(pos.mirror())
@@ -84,7 +84,7 @@ def test_every_record_and_its_mirror(book8):
     positions = [key_position(k, 24, 8) for k, _ in records]
     assert len(positions) == len(records)
     first, mask = arrays(positions)
-    assert np.array_equal(encode_keys(first, mask, 24), keys)
+    assert np.array_equal(encode_keys(first, mask, 24, *DEFAULT_BOARD), keys)
     bulk = book8.lookup_many(first, mask)
     assert np.array_equal(bulk.index, np.arange(len(records)))
     want = np.array([{0: 0, 1: -1, 2: 1}[v] for _, v in records])
@@ -143,7 +143,7 @@ def test_records_against_solver(book8):
     records = raw_records()
     for i in (0, 1000, 3000):
         key, value = records[i]
-        pos = key_position(key, 24, 8)
+        pos = key_position(key, 24, 8, *DEFAULT_BOARD)
         wdl = solve_wdl(pos)  # side to move = first player at 8 stones
         assert pruned_answer(value) is {1: Winner.FIRST, 0: Winner.DRAW, -1: Winner.SECOND}[wdl]
 
@@ -156,7 +156,9 @@ def test_dual_search_finds_every_record(tmp_path, size):
     assert len(positions) == size
     first, mask = arrays(positions)
     path = tmp_path / "b.dat"
-    write_book(path, BOOK8, Records(encode_keys(first, mask, 24), np.ones(size, np.int8)))
+    write_book(
+        path, BOOK8, Records(encode_keys(first, mask, 24, *DEFAULT_BOARD), np.ones(size, np.int8))
+    )
     with Book(path) as book:
         found = {book.find(p) for p in positions} | {book.find(p.mirror()) for p in positions}
         assert found == set(range(size))
@@ -198,7 +200,9 @@ def test_distance_books_answer_reference_scores(tmp_path):
     for stones, entries in sorted(groups.items()):
         if stones > 28:
             continue
-        fmt = BookFormat.for_plies(stones, distances=True)
+        fmt = BookFormat.for_plies(
+            stones, distances=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+        )
         unique = {}
         for pos, score in entries:
             unique[pos.canonical()] = (pos, score)
@@ -206,7 +210,9 @@ def test_distance_books_answer_reference_scores(tmp_path):
         first, mask = arrays(positions)
         values = np.array([distance_byte(s, stones) for _, s in unique.values()], np.int8)
         path = tmp_path / f"d{stones}.dat"
-        write_book(path, fmt, Records(encode_keys(first, mask, fmt.key_bits), values))
+        write_book(
+            path, fmt, Records(encode_keys(first, mask, fmt.key_bits, *DEFAULT_BOARD), values)
+        )
         with Book(path, fmt) as book:
             bulk = book.lookup_many(*arrays([pos for pos, _ in unique.values()]))
             for j, (pos, score) in enumerate(unique.values()):
@@ -223,12 +229,16 @@ def test_distance_books_answer_reference_scores(tmp_path):
 
 
 def test_distance_book_missing_positions(tmp_path):
-    fmt = BookFormat.for_plies(12, distances=True)
+    fmt = BookFormat.for_plies(12, distances=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     stored = [p.canonical() for p in random_positions(12, 40, seed=2) if not p.can_win_next()]
     stored = list(dict.fromkeys(stored))
     first, mask = arrays(stored)
     path = tmp_path / "d12.dat"
-    write_book(path, fmt, Records(encode_keys(first, mask, 32), np.zeros(len(stored), np.int8)))
+    write_book(
+        path,
+        fmt,
+        Records(encode_keys(first, mask, 32, *DEFAULT_BOARD), np.zeros(len(stored), np.int8)),
+    )
     wins_now = Position.from_moves("121212445566")  # A to move, column 1 completes four
     assert wins_now.can_win_next()
     elsewhere = Position.from_moves("444444333333")
@@ -249,13 +259,17 @@ def test_distance_book_missing_positions(tmp_path):
 
 
 def test_pruned_odd_ply_immediate_win_is_the_movers(tmp_path):
-    fmt = BookFormat.for_plies(7)
+    fmt = BookFormat.for_plies(7, False, *DEFAULT_BOARD)
     stored = list(
         dict.fromkeys(p.canonical() for p in random_positions(7, 30, 4) if not p.can_win_next())
     )
     first, mask = arrays(stored)
     path = tmp_path / "b7.dat"
-    write_book(path, fmt, Records(encode_keys(first, mask, 24), np.zeros(len(stored), np.int8)))
+    write_book(
+        path,
+        fmt,
+        Records(encode_keys(first, mask, 24, *DEFAULT_BOARD), np.zeros(len(stored), np.int8)),
+    )
     b_wins_now = Position.from_moves("1212125")  # B to move, column 2 completes four
     assert b_wins_now.can_win_next() and b_wins_now.stone_count == 7
     with Book(path) as book:
@@ -299,7 +313,7 @@ def test_pruned_book_accepts_stored_first_player_wins(tmp_path):
     first, mask = arrays(positions)
     values = np.array([2, 1, 0] * 7, np.int8)[: len(positions)]
     path = tmp_path / "with2.dat"
-    write_book(path, BOOK8, Records(encode_keys(first, mask, 24), values))
+    write_book(path, BOOK8, Records(encode_keys(first, mask, 24, *DEFAULT_BOARD), values))
     with Book(path, check=True) as book:
         for pos, v in zip(positions, values.tolist(), strict=True):
             value, index = book.lookup(pos)
@@ -310,12 +324,14 @@ def test_pruned_book_accepts_stored_first_player_wins(tmp_path):
 
 
 def test_faulty_distance_parity_is_answered_without_score(tmp_path):
-    fmt = BookFormat.for_plies(12, distances=True)
+    fmt = BookFormat.for_plies(12, distances=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     pos = Position.from_moves("444444333333")
     first, mask = arrays([pos])
     path = tmp_path / "faulty.dat"
     # "first player wins in 4 plies": stone 16 would be the second player's
-    write_book(path, fmt, Records(encode_keys(first, mask, 32), np.array([96], np.int8)))
+    write_book(
+        path, fmt, Records(encode_keys(first, mask, 32, *DEFAULT_BOARD), np.array([96], np.int8))
+    )
     with Book(path) as book:
         assert book.get(pos) == BookValue(Winner.FIRST, 4, None)
         bulk = book.lookup_many(first, mask)
@@ -371,4 +387,4 @@ def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
     bare = tmp_path / "bare.dat"
     bare.write_bytes(b"")
     with pytest.raises(BookFileError, match="empty file"):
-        read_book(bare, BookFormat.for_plies(12, False))
+        read_book(bare, BookFormat.for_plies(12, False, *DEFAULT_BOARD))

@@ -24,7 +24,7 @@ import pytest
 
 from openingbook import BookClosed, PositionNotInBook, open_book
 from openingbook.compact import write_compact
-from openingbook.formats import FORMATS, KINDS, detect, load_book
+from openingbook.formats import FORMATS, load_book
 from openingbook.formats.model import BookModel
 from openingbook.values import UNKNOWN
 from solver import BoardSize, Position, Solver, enumerate_positions
@@ -76,20 +76,6 @@ LABELS = [
     "5x4 score compact",
     "5x4 score pons",
 ]
-#: the Pons reader converts scores to plies with 42 cells on every board (issue 23); the
-#: fix is on its way: strict, so that these cases fail the day they pass
-PONS_PLIES_ON_OTHER_BOARDS = pytest.mark.xfail(
-    strict=True, reason="the Pons reader's plies assume 7x6 (issue 23, board part)"
-)
-
-
-def _answer_cases() -> list:
-    return [
-        pytest.param(label, marks=PONS_PLIES_ON_OTHER_BOARDS)
-        if label.endswith("pons") and not label.startswith("7x6")
-        else label
-        for label in LABELS
-    ]
 
 
 def _unanswered(model: BookModel) -> Position:
@@ -130,7 +116,7 @@ def test_detected_and_described(library, label):
         assert len(book) == len(model)  # the positions answered, in every format
 
 
-@pytest.mark.parametrize("label", _answer_cases())
+@pytest.mark.parametrize("label", LABELS)
 def test_answers_equal_the_source_on_every_position(library, label):
     _, path, model = library[label]
     with open_book(path) as book:

@@ -24,6 +24,7 @@ from openingbook.build import BuildOptions, build_book, manifest_path
 from openingbook.cli import main
 from openingbook.errors import InvalidArgument, WorkDirError
 from openingbook.workdir import LOCK_NAME, MARKER_NAME, WorkDir, is_own_file_name
+from solver import DEFAULT_BOARD
 from tests.test_build import _start_build
 
 #: 12-ply positions under this line: 29 of them, a build of a second or so
@@ -116,7 +117,7 @@ def test_files_added_to_the_work_dir_during_the_build_are_kept(tmp_path):
 
     build_book(
         tmp_path / "b.dat",
-        BuildOptions(PLIES, under=LINE, chunk_size=8),
+        BuildOptions(PLIES, under=LINE, chunk_size=8, board=DEFAULT_BOARD),
         work_dir=work,
         jobs=1,
         table_log2=16,

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from openingbook.cli import main
-from solver import Position, Solver, analyze, plies_from_score, solve, solve_wdl
+from solver import DEFAULT_BOARD, Position, Solver, analyze, plies_from_score, solve, solve_wdl
 from solver.position import has_four
 from tests.strategies import positions, random_game
 
@@ -382,7 +382,7 @@ def test_cli_solve_json():
     obj = json.loads(res.output)
     # 37 stones, second player to move, score -1: the first player wins with its 21st stone
     assert obj["moves"] == DEEP_MOVES and obj["score"] == -1 and obj["winner"] == "first"
-    assert obj["plies"] == plies_from_score(-1, 37) == 4
+    assert obj["plies"] == plies_from_score(-1, 37, *DEFAULT_BOARD) == 4
     assert obj["columns"] == analyze(DEEP_MOVES)
 
 

@@ -30,7 +30,7 @@ from openingbook.validate import (
     tromp_subset,
     validate_books,
 )
-from solver import Position
+from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from solver.bitboards import mirror_bits
 from solver.enumerate import positions_with_moves
 from solver.position import has_four
@@ -52,7 +52,12 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def build(path: Path, plies: int, under: str, distances: bool = False) -> Path:
-    build_book(path, BuildOptions(plies, distances=distances, under=under), jobs=2, progress=False)
+    build_book(
+        path,
+        BuildOptions(plies, distances=distances, under=under, board=DEFAULT_BOARD),
+        jobs=2,
+        progress=False,
+    )
     return path
 
 
@@ -61,7 +66,9 @@ def rewrite(src: Path, dst: Path, change) -> Path:
     return new arrays."""
     book = LoadedBook.load(src)
     first, mask, values = change(book.first.copy(), book.mask.copy(), book.records.values.copy())
-    write_book(dst, book.fmt, Records(encode_keys(first, mask, book.fmt.key_bits), values))
+    write_book(
+        dst, book.fmt, Records(encode_keys(first, mask, book.fmt.key_bits, *DEFAULT_BOARD), values)
+    )
     manifest = src.with_name(src.name + ".json")
     selection = json.loads(manifest.read_text())["selection"] if manifest.is_file() else {}
     write_manifest(dst, book.fmt, **selection)  # Thill's file: complete, as the source
@@ -153,7 +160,9 @@ def test_validate_reference_reports_exactly_its_missing_positions(reference_subt
     assert not report.ok
     # independently: the 8-ply positions under the line the reference does not
     # store (looked up with the reader) that the solver says are not first-player wins
-    first, mask, moves = positions_with_moves(8, under=line)
+    first, mask, moves = positions_with_moves(
+        8, under=line, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
     with Book(REFERENCE_BOOK8) as book:
         absent = book.find_many(first, mask) < 0
     wdl = Solver().solve_many(first[absent], mask[absent], wdl=True)  # first player to move
@@ -203,7 +212,9 @@ def test_tromp_counts_under_a_line_match_the_solver(book8_553535):
     t = report.tromp
     assert t["matches_published"] is None and "complete 8-ply" in t["why_not_compared"]
     # independently: Position-level threat test, solver values
-    _, _, moves = positions_with_moves(8, under="553535")
+    _, _, moves = positions_with_moves(
+        8, under="553535", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
+    )
     subset = []
     for m in moves.astype(str):
         pos = Position.from_moves(m)
@@ -353,7 +364,11 @@ def test_check_file_warnings_and_errors(tmp_path):
     first, mask = arrays(plist)
     values = np.array([2, 0, 0, 1], np.int8)
     path = tmp_path / "odd.dat"
-    write_book(path, read_book(REFERENCE_BOOK8)[0], Records(encode_keys(first, mask, 24), values))
+    write_book(
+        path,
+        read_book(REFERENCE_BOOK8)[0],
+        Records(encode_keys(first, mask, 24, *DEFAULT_BOARD), values),
+    )
     report = check_book(path)
     kinds = {i.kind: (i.severity, i.count) for i in report.issues}
     assert kinds == {
@@ -368,7 +383,7 @@ def test_check_file_warnings_and_errors(tmp_path):
 
 def test_check_refuses_records_that_are_not_positions_of_the_ply(tmp_path):
     seven = Position.from_moves("4444333")  # 7 stones in an 8-ply book
-    key = int(encode_keys(*arrays([seven]), 24)[0])
+    key = int(encode_keys(*arrays([seven]), 24, *DEFAULT_BOARD)[0])
     path = tmp_path / "book8.dat"
     path.write_bytes(key.to_bytes(3, "big"))
     # without a format, the content says "7-ply book": a valid (tiny) book
@@ -406,17 +421,21 @@ def test_diff_and_answers_ignore_which_mirror_variant_is_stored(seed, tmp_path_f
         keep[once] = True  # one record per pair, so that flipping never collides
         first, mask, values = first[keep], mask[keep], values[keep]
         flip = rng.random(len(values)) < 0.5
-        first = np.where(flip, mirror_bits(first), first)
-        mask = np.where(flip, mirror_bits(mask), mask)
+        first = np.where(flip, mirror_bits(first, *DEFAULT_BOARD), first)
+        mask = np.where(flip, mirror_bits(mask, *DEFAULT_BOARD), mask)
         return first, mask, values
 
     path = tmp_path_factory.mktemp("flip") / "flipped.dat"
     flipped = rewrite(REFERENCE_BOOK8, path, flip_some)
     report = diff_books(REFERENCE_BOOK8, flipped)
     assert report.ok and report.common == 34286 - 5593
-    first, mask = positions_with_moves(8, under="44")[:2]
+    first, mask = positions_with_moves(8, under="44", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)[
+        :2
+    ]
     a = LoadedBook.load(REFERENCE_BOOK8).answers(first, mask)
-    b = LoadedBook.load(flipped).answers(mirror_bits(first), mirror_bits(mask))
+    b = LoadedBook.load(flipped).answers(
+        mirror_bits(first, *DEFAULT_BOARD), mirror_bits(mask, *DEFAULT_BOARD)
+    )
     assert a.winner.tolist() == b.winner.tolist() and a.stored.tolist() == b.stored.tolist()
 
 

@@ -100,7 +100,8 @@ def _command_line() -> list[str]:
     type=int,
     required=True,
     help="Stones on the board: an even number from 2 to 16. Whole books up to 12 plies; "
-    "at 14 and 16 the positions do not fit in memory: build those --under a line.",
+    "at 14 and 16 the positions do not fit in memory at once: build --part I/N (then "
+    "merge) or --under a line.",
 )
 @click.option(
     "--distances",
@@ -188,9 +189,7 @@ def build_command(
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
-    from openingbook.build import BuildOptions, BuildSummary, build_book, default_output_name
-    from openingbook.compact import COMPACT_SUFFIX
-    from openingbook.convert import write_compact_via_thill
+    from openingbook.build import BuildOptions, build_book, default_output_name
     from solver import DEFAULT_BOARD
 
     if part is not None and book_format == "thill":
@@ -208,9 +207,17 @@ def build_command(
         part=part,
     )
 
-    def build(out: Path | None) -> BuildSummary:
-        return build_book(
-            out,
+    if book_format == "compact":
+        options.validate()  # other board sizes: no shards, whatever the format
+        if shard is not None or sample is not None:
+            raise click.UsageError(
+                "--format compact needs a whole book (or --under): build the shards "
+                "in Thill's layout, merge them, then 'openingbook convert'"
+            )
+        output = output or Path(default_output_name(options, compact=True))
+    with _sigterm_interrupts():
+        summary = build_book(
+            output,
             options,
             work_dir=work_dir,
             jobs=jobs,
@@ -221,24 +228,8 @@ def build_command(
             keep_work=keep_work,
             progress=not quiet and not as_json,
             command=_command_line(),
-            staging=book_format == "compact" and part is None,
+            book_format=book_format,
         )
-
-    with _sigterm_interrupts():
-        if book_format == "thill" or part is not None:  # a part is written compact directly
-            summary = build(output)
-        else:
-            options.validate()  # other board sizes: no shards, whatever the format
-            if shard is not None or sample is not None:
-                raise click.UsageError(
-                    "--format compact needs a whole book (or --under): build the shards "
-                    "in Thill's layout, merge them, then 'openingbook convert'"
-                )
-            output = output or Path(default_output_name(options)).with_suffix(COMPACT_SUFFIX)
-            # the work directory belongs to the compact output, so that a rerun resumes
-            work_dir = work_dir or output.with_name(output.name + ".work")
-            summary, converted = write_compact_via_thill(output, build, force=force)
-            summary.output, summary.manifest = converted.output, ""
     if as_json:
         emit_json(summary.as_dict())
     elif not quiet:

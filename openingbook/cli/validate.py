@@ -26,7 +26,6 @@ from openingbook.cli._common import (
 
 if TYPE_CHECKING:
     from openingbook.bookfile import BookFormat
-    from openingbook.derive import DeriveSummary
 
 _BOOK = BOOK
 
@@ -126,30 +125,22 @@ def derive_command(
     Example: openingbook derive --from bookDeepDist.dat --plies 8 --out book8.dat --pruned
     """
     from openingbook.cli._common import output_book_format
-    from openingbook.convert import write_compact_via_thill  # the command modules import only click
-    from openingbook.derive import derive_book
+    from openingbook.derive import derive_book  # the command modules import only click
 
     _check_line(under, source)
     # Thill's layout on 7x6 (or when the source cannot tell: derive_book names the problem)
     book_format = output_book_format(book_format, _board_of(source))
 
-    def derive(out: Path) -> DeriveSummary:
-        return derive_book(
-            source,
-            plies,
-            out,
-            under=under,
-            distances=distances,
-            force=force,
-            command=["openingbook", *sys.argv[1:]],
-            staging=book_format == "compact",
-        )
-
-    if book_format == "thill":
-        summary = derive(output)
-    else:
-        summary, converted = write_compact_via_thill(output, derive, force=force)
-        summary.output, summary.manifest = converted.output, ""
+    summary = derive_book(
+        source,
+        plies,
+        output,
+        under=under,
+        distances=distances,
+        force=force,
+        command=["openingbook", *sys.argv[1:]],
+        book_format=book_format,
+    )
     if as_json:
         emit_json(summary.as_dict())
         return

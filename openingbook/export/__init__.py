@@ -31,7 +31,6 @@ import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import BookFormat
-from openingbook.compact import canonical_keys
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.export.cadot import CadotBook
 from openingbook.export.pons import PonsBook
@@ -39,7 +38,7 @@ from openingbook.export.uci import tromp_order
 from openingbook.formats import FORMATS, load_book
 from openingbook.formats.model import BookModel, require_complete_model
 from openingbook.manifest import manifest_path
-from solver import DEFAULT_BOARD
+from solver import DEFAULT_BOARD, canonical_keys
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -172,8 +171,8 @@ def _layout_name(model: BookModel) -> str:
 def _uci_selection(model: BookModel, tromp_subset: bool) -> BookModel:
     """The book's positions in Tromp's order and variants, with their results."""
     first, mask = tromp_order(model.plies, tromp_subset)
-    wanted = canonical_keys(first, mask)
-    have = canonical_keys(model.first, model.mask)
+    wanted = canonical_keys(first, mask, *model.board)
+    have = canonical_keys(model.first, model.mask, *model.board)
     sorter = np.argsort(have)
     at = sorter[np.clip(np.searchsorted(have, wanted, sorter=sorter), 0, have.size - 1)]
     present = have[at] == wanted  # all of them, unless the book covers one subtree

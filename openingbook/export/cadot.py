@@ -41,11 +41,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from openingbook.answers import BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.export._values import WINNERS, bulk_values, missing_value, value_from_plies
 from openingbook.formats.base import BookReader
-from openingbook.reader import UNKNOWN, BookValue, BulkValues
+from openingbook.values import (
+    UNKNOWN,
+    WINNERS,
+    bulk_values,
+    missing_value,
+    value_from_plies,
+)
 from solver import DEFAULT_BOARD, BoardSize, Position, has_four_bits
 
 if TYPE_CHECKING:
@@ -63,8 +69,12 @@ __all__ = [
     "write_cadot",
 ]
 
-WIDTH, HEIGHT = 7, 6
+#: Cadot's keys are of the 7x6 board: the format's own board, not a default.
+CADOT_BOARD = BoardSize(7, 6)
+WIDTH, HEIGHT = CADOT_BOARD
 CADOT_RECORD_BYTES = 7
+#: File name endings that mark a Cadot table.
+CADOT_SUFFIXES = (".cadot", ".c4db")
 KEY_BYTES = 6
 BASE = 111
 OUTCOME_DRAW, OUTCOME_FIRST, OUTCOME_SECOND = 0x00, 0x40, 0x80
@@ -401,9 +411,9 @@ class CadotBook(BookReader):
         mask = np.asarray(mask, dtype=np.uint64)
         index, outcome = self._search(cadot_keys(first, mask))
         winner, half = decode_outcomes(outcome)
-        over = has_four_bits(first) | has_four_bits(first ^ mask) | (mask == _FULL)
+        over = has_four_bits(first, HEIGHT) | has_four_bits(first ^ mask, HEIGHT) | (mask == _FULL)
         plies = np.where((half == 0) & ~over, UNKNOWN, half)
-        return bulk_values(first, mask, index, winner, plies, self.path.name, strict)
+        return bulk_values(first, mask, index, winner, plies, self.path.name, strict, CADOT_BOARD)
 
     def iter_records(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The file in order, as ``(keys, outcome bytes)`` arrays of up to ``chunk`` records."""
@@ -490,4 +500,4 @@ def _book_value(pos: Position, outcome: int) -> BookValue:
     over = pos.is_full() or pos.winner() is not None
     if over:
         return BookValue(WINNERS[winner], half, None)
-    return value_from_plies(winner, half if half else None, pos.stone_count)
+    return value_from_plies(winner, half if half else None, pos.stone_count, CADOT_BOARD)

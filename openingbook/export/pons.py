@@ -51,17 +51,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from openingbook.answers import BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.export._values import (
-    CELLS,
-    PLIES_OF,
+from openingbook.formats.base import BookReader
+from openingbook.values import (
+    UNKNOWN,
     bulk_values,
     missing_value,
+    score_tables,
     value_from_score,
 )
-from openingbook.formats.base import BookReader
-from openingbook.reader import BookValue, BulkValues
 from solver import BoardSize, Position, current_bits, score_bounds, stone_counts
 
 if TYPE_CHECKING:
@@ -85,12 +85,14 @@ HEADER_BYTES = 6
 PONS_LOG_SIZES = range(21, 28)
 _KEY_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
 _U64 = np.uint64
+#: The file name ending of Pons books.
+PONS_SUFFIXES = (".book",)
 
 
-def min_score(width: int = 7, height: int = 6) -> int:
+def min_score(width: int, height: int) -> int:
     """Pons' ``MIN_SCORE``: the worst score a side to move can have (-18 on 7x6).
 
-    >>> min_score()
+    >>> min_score(7, 6)
     -18
     """
     return -(width * height) // 2 + 3
@@ -150,7 +152,7 @@ def _column_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
     return value, scale
 
 
-def key3_many(first: np.ndarray, mask: np.ndarray, width: int = 7, height: int = 6) -> np.ndarray:
+def key3_many(first: np.ndarray, mask: np.ndarray, width: int, height: int) -> np.ndarray:
     """:func:`key3` of every position of ``first``/``mask`` arrays (uint64).
 
     Each column's digits come from a table indexed by its occupied and
@@ -158,7 +160,8 @@ def key3_many(first: np.ndarray, mask: np.ndarray, width: int = 7, height: int =
     its digits, then appends the column's 0.
 
     >>> p = Position.from_moves("4453")
-    >>> key3_many(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)).tolist()
+    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> key3_many(f, m, 7, 6).tolist()
     [2610]
     >>> key3(p)
     2610
@@ -214,14 +217,14 @@ def _key3_one(pos: Position) -> int:
     return min(forward, backward) // 3
 
 
-def partial_key_bytes(depth: int, size: int, width: int = 7) -> int:
+def partial_key_bytes(depth: int, size: int, width: int) -> int:
     """The narrowest key width (1, 2 or 4 bytes) making (slot, partial key) unique.
 
     Every ``key3`` of a position with at most ``depth`` stones is below
     ``3**(depth + width - 1)``; the pair determines it when that bound is at
     most ``size * 256**bytes``.
 
-    >>> partial_key_bytes(12, next_prime(2**21)), partial_key_bytes(14, next_prime(2**23))
+    >>> partial_key_bytes(12, next_prime(2**21), 7), partial_key_bytes(14, next_prime(2**23), 7)
     (1, 2)
     """
     bound = 3 ** (depth + width - 1)
@@ -266,8 +269,8 @@ def write_pons(
     *,
     log_size: int | None = None,
     depth: int | None = None,
-    width: int = 7,
-    height: int = 6,
+    width: int,
+    height: int,
 ) -> PonsExport:
     """Write positions and their exact Pons scores as a Pons book (atomically).
 
@@ -280,7 +283,7 @@ def write_pons(
     >>> p = Position.from_moves("4444")
     >>> out = os.path.join(tempfile.mkdtemp(), "t.book")
     >>> write_pons(out, np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
-    ...            np.array([1])).stored
+    ...            np.array([1]), width=7, height=6).stored
     1
     >>> PonsBook(out).get(p).score
     1
@@ -341,7 +344,7 @@ class PonsBook(BookReader):
     >>> p = Position.from_moves("44")
     >>> out = os.path.join(tempfile.mkdtemp(), "t.book")
     >>> _ = write_pons(out, np.array([p.first_stones], np.uint64),
-    ...                np.array([p.mask], np.uint64), np.array([-2]))
+    ...                np.array([p.mask], np.uint64), np.array([-2]), width=7, height=6)
     >>> with PonsBook(out) as book:
     ...     book.depth, len(book), [(q.to_moves() or q.some_moves(), v) for q, v in book]
     (2, 1, [('44', BookValue(winner=<Winner.SECOND: 'second'>, plies=38, score=-2))])
@@ -377,6 +380,7 @@ class PonsBook(BookReader):
                 f"{nbytes}-byte keys has {expected}"
             )
         self.width, self.height, self.depth = width, height, depth
+        self.board = BoardSize(width, height)
         self.key_bytes, self.log_size, self.size = nbytes, log_size, size
         self._keys = np.memmap(
             self.path, dtype=_KEY_DTYPES[nbytes], mode="r", offset=HEADER_BYTES, shape=(size,)
@@ -433,7 +437,7 @@ class PonsBook(BookReader):
         score = self._score_of(pos)
         if score is None:
             return missing_value(pos, self.path.name)
-        return value_from_score(score, pos.stone_count)
+        return value_from_score(score, pos.stone_count, self.board)
 
     def _score_of(self, pos: Position) -> int | None:
         """One lookup on plain integers, as Pons' solver does it: the score or None."""
@@ -462,8 +466,16 @@ class PonsBook(BookReader):
         stones = stone_counts(mask).astype(np.int64)
         a_to_move = stones % 2 == 0
         winner = np.where(scores == 0, 0, np.where((scores > 0) == a_to_move, 1, -1))
-        plies = PLIES_OF[stones, scores.astype(np.int64) + CELLS // 2]
-        return bulk_values(first, mask, slots, winner, plies, self.path.name, strict, scores)
+        plies_of = score_tables(self.board)[1]
+        column = np.clip(scores.astype(np.int64) + self.board.cells // 2, 0, plies_of.shape[1] - 1)
+        plies = plies_of[np.minimum(stones, self.board.cells), column]
+        impossible = (slots >= 0) & (plies == UNKNOWN)
+        if impossible.any():
+            slot = int(slots[np.argmax(impossible)])
+            raise BookFileError(f"{self.path}: slot {slot} holds an impossible score")
+        return bulk_values(
+            first, mask, slots, winner, plies, self.path.name, strict, self.board, scores
+        )
 
     def _find(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Look up as Pons' solver does: ``(slot or -1, score or 0)`` per position."""

@@ -39,12 +39,15 @@ import numpy as np
 from openingbook.atomicio import atomic_output
 from openingbook.codec import encode_keys
 from openingbook.errors import InvalidArgument
+from openingbook.values import WINNERS
+from solver import BoardSize
 
 __all__ = ["FIELDS", "diagrams", "hex_codes", "tabular_lines", "write_tabular"]
 
-WIDTH, HEIGHT = 7, 6
+#: The exported diagrams (and codes) are of the 7x6 board: the format's own board.
+DIAGRAM_BOARD = BoardSize(7, 6)
+WIDTH, HEIGHT = DIAGRAM_BOARD
 FIELDS = ("code", "diagram", "stones", "winner", "plies", "score")
-WINNER_NAMES = {1: "first", -1: "second", 0: "draw"}
 _U64 = np.uint64
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
@@ -93,7 +96,7 @@ def hex_codes(first: np.ndarray, mask: np.ndarray, key_bits: int) -> list[str]:
     >>> hex_codes(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 24)
     ['35a000']
     """
-    keys = encode_keys(first, mask, key_bits)
+    keys = encode_keys(first, mask, key_bits, WIDTH, HEIGHT)
     digits = key_bits // 4
     out = np.empty((keys.size, digits), dtype=np.uint8)
     for i in range(digits):
@@ -126,7 +129,7 @@ def tabular_lines(
     codes = hex_codes(first, mask, key_bits)
     pictures = diagrams(first, mask)
     stones = np.bitwise_count(np.asarray(mask, dtype=np.uint64)).tolist()
-    names = [WINNER_NAMES[int(w)] for w in np.asarray(winner).tolist()]
+    names = [WINNERS[int(w)].value for w in np.asarray(winner).tolist()]
     if kind == "jsonl":
         plies_text = ["null"] * len(codes) if plies is None else [str(p) for p in plies.tolist()]
         score_text = ["null"] * len(codes) if scores is None else [str(s) for s in scores.tolist()]

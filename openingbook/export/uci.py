@@ -30,12 +30,12 @@ import numpy as np
 
 from openingbook.atomicio import atomic_output
 from openingbook.errors import InvalidArgument
+from openingbook.published import TROMP_BOARD
 from solver import (
     Position,
     can_win_next_bits,
-    canonical_bits,
+    canonical_keys,
     has_four_bits,
-    position_keys,
 )
 
 __all__ = [
@@ -48,7 +48,7 @@ __all__ = [
     "write_uci",
 ]
 
-WIDTH, HEIGHT = 7, 6
+WIDTH, HEIGHT = TROMP_BOARD  # Tromp's data set is of the 7x6 board
 #: Columns (0-based) in the order Tromp's walk tries them: d, c, e, b, f, a, g.
 TROMP_COLUMN_ORDER = (3, 2, 4, 1, 5, 0, 6)
 #: Deepest ply :func:`tromp_order` handles in memory (its last layer is ~7x the ply's size).
@@ -79,7 +79,7 @@ def opponent_threat(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """
     first = np.asarray(first, dtype=np.uint64)
     mask = np.asarray(mask, dtype=np.uint64)
-    return can_win_next_bits(first ^ mask, mask)
+    return can_win_next_bits(first ^ mask, mask, WIDTH, HEIGHT)
 
 
 def tromp_order(plies: int, tromp_subset: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -126,11 +126,11 @@ def tromp_order(plies: int, tromp_subset: bool = False) -> tuple[np.ndarray, np.
             kids_mask[:, rank] = new_mask
             ok[:, rank] = ((mask & top) == 0) & ~has_four_bits(mover, HEIGHT)
         kids_first, kids_mask = kids_first[ok], kids_mask[ok]  # row-major: visiting order
-        keys = position_keys(*canonical_bits(kids_first, kids_mask))
+        keys = canonical_keys(kids_first, kids_mask, WIDTH, HEIGHT)
         _, firsts = np.unique(keys, return_index=True)
         firsts.sort()
         first, mask = kids_first[firsts], kids_mask[firsts]
-    keep = ~can_win_next_bits(first, mask)
+    keep = ~can_win_next_bits(first, mask, WIDTH, HEIGHT)
     if tromp_subset:
         keep &= ~opponent_threat(first, mask)
     return first[keep], mask[keep]
