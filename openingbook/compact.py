@@ -50,11 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues, PositionNotInBook
+from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument
-from openingbook.formats.base import BookReader
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,

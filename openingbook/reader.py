@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues, PositionNotInBook
+from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
 from openingbook.bookfile import (
     BookFormat,
     Records,
@@ -68,7 +68,6 @@ from openingbook.bookfile import (
 )
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.formats.base import BookReader
 from openingbook.manifest import COMPLETE_RECORDS, BookIdentity, Scope, identify, read_manifest
 from openingbook.memory import require_memory
 from openingbook.values import (

@@ -501,7 +501,7 @@ def test_every_export_reads_back_the_sources_answers_on_every_position(
     small_books, tmp_path, source, fmt
 ):
     from openingbook import open_book
-    from openingbook.export import export_book
+    from openingbook.formats.exporting import export_book
     from openingbook.registry import resolve_book
     from openingbook.values import UNKNOWN
 

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.export import export_book
 from openingbook.export.pons import (
     HEADER_BYTES,
     PonsBook,
@@ -21,6 +20,7 @@ from openingbook.export.pons import (
     partial_key_bytes,
     write_pons,
 )
+from openingbook.formats.exporting import export_book
 from openingbook.reader import Book, PositionNotInBook
 from solver import (
     DEFAULT_BOARD,

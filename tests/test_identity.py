@@ -21,7 +21,7 @@ import openingbook.memory
 from openingbook.bookfile import BOOK8, BookFileError, BookFormat
 from openingbook.cli import main
 from openingbook.derive import derive_book
-from openingbook.export import export_book
+from openingbook.formats.exporting import export_book
 from openingbook.manifest import (
     Scope,
     check_output,

@@ -24,7 +24,7 @@ import pytest
 
 from openingbook import BookClosed, PositionNotInBook, open_book
 from openingbook.compact import write_compact
-from openingbook.formats import FORMATS, load_book
+from openingbook.formats import FORMATS, KINDS, detect, load_book
 from openingbook.formats.model import BookModel
 from openingbook.values import UNKNOWN
 from solver import BoardSize, Position, Solver, enumerate_positions

@@ -28,7 +28,7 @@ def _log_size(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 
 
 def _format_help() -> str:
-    from openingbook.export import EXPORT_FORMATS
+    from openingbook.formats.exporting import EXPORT_FORMATS
 
     return "; ".join(f"{name}: {text}" for name, text in EXPORT_FORMATS.items())
 
@@ -39,7 +39,7 @@ def _format_help() -> str:
     "-f",
     "--format",
     "fmt",
-    type=LazyChoice("openingbook.export", "EXPORT_FORMATS"),
+    type=LazyChoice("openingbook.formats.exporting", "EXPORT_FORMATS"),
     required=True,
     cls=LazyHelpOption,
     help_from=_format_help,
@@ -87,7 +87,7 @@ def export_command(
     enumeration, so every export is complete for the book's ply.
     """
     refuse_existing(out, force)
-    from openingbook.export import export_book
+    from openingbook.formats.exporting import export_book
 
     summary = export_book(
         book, fmt, out, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size

@@ -41,10 +41,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues
+from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.formats.base import BookReader
 from openingbook.values import (
     UNKNOWN,
     WINNERS,
