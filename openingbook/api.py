@@ -1,6 +1,6 @@
 """One entry point for engines: :func:`open_book` reads a book whatever its format.
 
-Every reader keeps one contract (:class:`openingbook.formats.base.BookReader`,
+Every reader keeps one contract (:class:`openingbook.answers.BookReader`,
 written down in ``docs/BOOKS.md``):
 
 * ``book.get(position) -> BookValue(winner, plies, score)``, or

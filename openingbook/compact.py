@@ -702,7 +702,7 @@ def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool
 
 class CompactBook(BookReader):
     """A memory-mapped compact book: the reader contract of
-    :class:`openingbook.formats.base.BookReader` (``get``, ``in``, iteration, bulk lookups).
+    :class:`openingbook.answers.BookReader` (``get``, ``in``, iteration, bulk lookups).
 
     Opening reads and checks the header and the file's CRC-32 (over header and
     payload; a few milliseconds for a 3 MB book). Lookups raise

@@ -118,7 +118,7 @@ def search_steps(size: int) -> list[int]:
 
 class Book(BookReader):
     """A memory-mapped book file in Thill's layout: the reader contract of
-    :class:`openingbook.formats.base.BookReader` (``get``, ``in``, iteration, bulk
+    :class:`openingbook.answers.BookReader` (``get``, ``in``, iteration, bulk
     lookups), plus record access (``record``, ``records``, ``find``, ``lookup``).
 
     ``fmt`` forces a layout (else :func:`openingbook.manifest.detect_format`);

@@ -1,6 +1,6 @@
 """One reader behaviour: the same checks over every readable format and several boards.
 
-``docs/BOOKS.md`` writes the contract down; :class:`openingbook.formats.base.BookReader`
+``docs/BOOKS.md`` writes the contract down; :class:`openingbook.answers.BookReader`
 implements it once. Every book below is opened through ``open_book`` and must keep
 it: ``get`` (answer or ``PositionNotInBook``, a ``KeyError``), ``get(pos, default)``,
 ``in`` (True exactly when ``get`` answers, never raising), ``len`` (the positions

@@ -2,7 +2,7 @@
 
 Each entry is a :class:`~openingbook.formats.base.Format`: a name, ``sniff``
 (does a file look like this format?), ``open`` (a reader keeping the one
-reader contract of :class:`~openingbook.formats.base.BookReader`) and
+reader contract of :class:`~openingbook.answers.BookReader`) and
 ``write`` (a :class:`~openingbook.formats.model.BookModel` to a file).
 
 ============  ====  =====  ==========================================================
