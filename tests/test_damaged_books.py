@@ -61,7 +61,7 @@ def test_damaged_pons_values_are_refused_not_answered(tmp_path):
     moves = ["4444", "4455", "1234"]
     first, mask = _positions(moves)
     path = tmp_path / "b.book"
-    write_pons(path, first, mask, np.array([0, 1, -1]))
+    write_pons(path, first, mask, np.array([0, 1, -1]), width=7, height=6)
     with open_book(path) as book:  # sound: answered
         assert [book.get(Position.from_moves(m)).score for m in moves] == [0, 1, -1]
     data = bytearray(path.read_bytes())
@@ -147,4 +147,4 @@ def test_a_shipped_book_copied_under_another_name_still_opens(tmp_path):
         if source.endswith(".dat"):
             shutil.copy(manifest_path(BOOKS / source), manifest_path(target))
         with open_book(target) as book:
-            assert len(book) == len(enumerate_positions(8)[0])
+            assert len(book) == len(enumerate_positions(8, None, 7, 6)[0])

@@ -368,7 +368,9 @@ class CadotBook(BookReader):
     def scope(self) -> Scope:
         from openingbook.manifest import Scope
 
-        return Scope(known=False, unknown_why="a Cadot table does not record its scope")
+        return Scope(
+            known=False, unknown_why="a Cadot table does not record its scope", board=self.board
+        )
 
     def __repr__(self) -> str:
         return f"CadotBook({str(self.path)!r})"

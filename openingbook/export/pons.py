@@ -379,7 +379,6 @@ class PonsBook(BookReader):
                 f"{nbytes}-byte keys has {expected}"
             )
         self.width, self.height, self.depth = width, height, depth
-        self.board = BoardSize(width, height)
         self.key_bytes, self.log_size, self.size = nbytes, log_size, size
         self._keys = np.memmap(
             self.path, dtype=_KEY_DTYPES[nbytes], mode="r", offset=HEADER_BYTES, shape=(size,)

@@ -100,7 +100,7 @@ def thill_values(model: BookModel) -> tuple[BookFormat, np.ndarray]:
     distances = model.has_distances
     fmt = BookFormat.for_plies(model.plies, distances, *model.board)
     if distances:
-        return fmt, distance_bytes_from_scores(model.score, model.plies, model.board.cells)
+        return fmt, distance_bytes_from_scores(model.score, model.plies, model.board)
     return fmt, pruned_values(model.winner)
 
 
