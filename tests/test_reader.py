@@ -81,7 +81,7 @@ def test_every_record_and_its_mirror(book8):
     assert book8.records == len(records)
     assert len(book8) == 77_715  # the positions it answers: every 8-ply book position
     keys = np.array([k for k, _ in records], dtype=np.uint64)
-    positions = [key_position(k, 24, 8) for k, _ in records]
+    positions = [key_position(k, 24, 8, *DEFAULT_BOARD) for k, _ in records]
     assert len(positions) == len(records)
     first, mask = arrays(positions)
     assert np.array_equal(encode_keys(first, mask, 24, *DEFAULT_BOARD), keys)
