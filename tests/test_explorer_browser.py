@@ -263,6 +263,17 @@ def test_game_over_is_shown(page, server) -> None:
     assert (win["kind"], win["plies"], win["best"]) == ("win", "1", True)
 
 
+def test_a_win_at_once_and_a_full_column(page, server, engine: Engine) -> None:
+    """Red to move can win at once in column 1 and column 4 is full: the page shows
+    the engine's values, a win in 1 ply, and column 4 full."""
+    page.get(server.url + "?moves=121212444444")
+    wait_for(page, "121212444444")
+    check_page_matches_engine(page, engine, "121212444444")
+    assert "wins with perfect play in 1 ply (score +15)" in page.find_element("id", "verdict").text
+    full = next(c for c in shown_columns(page) if c["column"] == 4)
+    assert full["kind"] == "full" and full["disabled"]
+
+
 def test_columns_not_solved_in_time_are_marked(driver, engine: Engine) -> None:
     """With the smallest time limit, a position beyond the books: the searched columns
     show ?, the verdict says which, and asking again asks the server again."""

@@ -32,13 +32,8 @@ from openingbook.manifest import (
 )
 from openingbook.reader import UNKNOWN, Book, PositionNotInBook, describe_book, read_book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
+from tests.conftest import REFERENCE
 
-REFERENCE = Path(
-    os.environ.get(
-        "OPENINGBOOK_REFERENCE",
-        Path(__file__).resolve().parents[1].parent / "shared" / "reference",
-    )
-)
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 #: Inside the line 4444 (stored / not stored), outside it, and a side-to-move win at once.
 INSIDE_STORED = None  # found by the fixture

@@ -34,7 +34,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 def test_the_licence_file_is_the_declared_mit_licence():
     text = (ROOT / "LICENSE").read_text()
     assert text.startswith("MIT License") and "openingbook contributors" in text
-    assert PYPROJECT["project"]["license"] == {"text": "MIT"}
+    assert PYPROJECT["project"]["license"] == "MIT"  # an SPDX expression
+    assert PYPROJECT["project"]["license-files"] == ["LICENSE"]
 
 
 def test_the_version_is_written_in_one_place():

@@ -36,3 +36,15 @@ def test_the_reference_files_hold_what_the_readme_says() -> None:
     lines = [line.split() for line in (DATA / "solver-scores.txt").read_text().splitlines()]
     assert len(lines) == 180
     assert min(len(m) for m, _ in lines) == 10 and max(len(m) for m, _ in lines) == 38
+
+
+def test_no_test_reads_reference_data_from_outside_the_repository():
+    """A clone with nothing beside it runs the suite: no test looks beside the checkout."""
+    outside = re.compile(r"""parents\[1\]\.parent|["']\.\./shared|["']shared["']""")
+    found = [
+        f"{path.name}:{number}"
+        for path in sorted(DATA.parent.glob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if outside.search(line) and path.name != "test_reference_data.py"
+    ]
+    assert found == []
