@@ -4,6 +4,15 @@ Output goes to a temporary file ``.<name>.<random>.tmp`` in the destination's
 directory, is flushed to disk and then renamed over the destination, so that a
 reader sees either the old file or the complete new one, never a half-written
 one. The file gets an ordinary mode (0666 less the umask), not mkstemp's 0600.
+On any exception, Ctrl-C and (on the command line) SIGTERM/SIGHUP included,
+the temporary file is removed.
+
+What may be written is decided here and only here: a new path, or (with
+``force``) an existing **regular file** the user may write
+(:func:`check_replaceable`). A device (``/dev/null``), a named pipe, a socket, a
+directory, a link to one of those, or a read-only file is never replaced,
+``force`` or not. The path ``-`` (:data:`STDOUT`) is standard output, written as
+it comes (the command line's convention for text outputs).
 """
 
 from __future__ import annotations
@@ -11,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -21,7 +32,11 @@ from openingbook.errors import (
     OutputDirectoryMissing,
     OutputError,
     OutputExists,
+    OutputNotReplaceable,
 )
+
+#: the output path that means standard output (text outputs; nothing is renamed)
+STDOUT = "-"
 
 
 @contextlib.contextmanager
@@ -37,12 +52,16 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
     >>> open(os.path.join(d, "x.txt")).read()
     'hello'
     """
+    if os.fspath(path) == STDOUT:
+        yield from _standard_output(text)
+        return
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
     if path.is_dir():
         raise OutputError(f"{path}: the output path is a directory")
+    check_replaceable(path)  # whatever the caller checked: never a device, a FIFO, ...
     fd, tmp = _temporary_beside(path)
     try:
         mode = "w" if text else "wb"
@@ -56,6 +75,56 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _standard_output(text: bool) -> Iterator[IO]:
+    """Standard output as the stream of :func:`atomic_output` (``-``), flushed at the end."""
+    stream = sys.stdout
+    if stream is None:
+        raise OSError("cannot write standard output: it is closed")
+    stream.flush()
+    out = stream if text else stream.buffer
+    yield out
+    out.flush()
+
+
+def check_replaceable(path: str | os.PathLike[str]) -> None:
+    """:class:`~openingbook.errors.OutputNotReplaceable` unless ``path`` is new or an
+    existing regular file (or a link to one) that this user may write.
+
+    >>> check_replaceable("/dev/null")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    openingbook.errors.OutputNotReplaceable: /dev/null is a character device, not a regular...
+    """
+    if os.fspath(path) == STDOUT or not os.path.lexists(path):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # a link to nothing, a loop: replacing it would hide that
+        raise OutputNotReplaceable(
+            f"{path} is a symbolic link that leads nowhere: only new paths and regular "
+            "files are written"
+        ) from None
+    if not stat.S_ISREG(mode):
+        raise OutputNotReplaceable(
+            f"{path} is {_kind(mode)}, not a regular file: only new paths and regular "
+            "files are written"
+        )
+    if not os.access(path, os.W_OK):
+        raise OutputNotReplaceable(f"{path} is read-only: only files you may write are replaced")
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def _temporary_beside(path: Path) -> tuple[int, str]:
@@ -93,6 +162,8 @@ def write_together(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> Non
     ['b', 'b.json']
     """
     targets = [Path(path) for path, _ in files]
+    for target in targets:  # never a device, a FIFO, ..., whatever the caller checked
+        check_replaceable(target)
     staged: list[str] = []
     try:
         for target, (_, data) in zip(targets, files, strict=True):
@@ -141,12 +212,17 @@ def _umask() -> int:
 
 def refuse_existing(path: str | os.PathLike[str], force: bool) -> None:
     """:class:`~openingbook.errors.OutputExists` when ``path`` exists (even as a
-    dangling link) and ``force`` is off.
+    dangling link) and ``force`` is off; with ``force``, what
+    :func:`check_replaceable` refuses (a device, a FIFO, a read-only file, ...).
 
     Every command that writes a file refuses to replace one unless told to.
+    Standard output (``-``) is never refused.
     """
+    if os.fspath(path) == STDOUT:
+        return
     if not force and os.path.lexists(path):
         raise OutputExists(path)
+    check_replaceable(path)
 
 
 def refuse_input_as_output(
@@ -173,6 +249,8 @@ def refuse_input_as_output(
     if isinstance(outputs, (str, os.PathLike)):
         outputs = [outputs]
     for output in outputs:
+        if os.fspath(output) == STDOUT:
+            continue
         for source in inputs:
             if _same_path(Path(output), Path(source)):
                 also = "" if Path(output) == Path(source) else f" (as {source})"

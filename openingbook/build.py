@@ -40,7 +40,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,8 +57,14 @@ from openingbook.bookfile import (
     value_histogram,
 )
 from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
-from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.executors import EXECUTOR_NAMES, default_jobs, make_executor, require_dask
+from openingbook.errors import BookFileError, InvalidArgument, WorkerLost
+from openingbook.executors import (
+    EXECUTOR_NAMES,
+    Executor,
+    default_jobs,
+    make_executor,
+    require_dask,
+)
 from openingbook.manifest import (
     check_output,
     identify,
@@ -67,7 +73,7 @@ from openingbook.manifest import (
     read_manifest,
     write_book_and_manifest,
 )
-from openingbook.memory import check_table_size
+from openingbook.memory import check_table_size, worker_count
 from openingbook.reader import read_book
 from openingbook.values import VALUE_FIRST, book_values
 from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
@@ -526,6 +532,8 @@ def build_book(
     else:
         check_book_output(out, force, compact)
     plan = plan_build(options)
+    if not scheduler:  # local workers: no more than the chunks or the memory, checked
+        jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
     with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
         results: dict[int, ChunkResult] = {}
         todo: list[ChunkTask] = []
@@ -556,6 +564,8 @@ def build_book(
             # the executor first: a cluster that cannot be reached fails before any output
             ex = None
             if todo:
+                if jobs is not None:  # and no more than the chunks left after resuming
+                    jobs = min(jobs, len(todo))
                 ex = stack.enter_context(
                     make_executor(
                         executor,
@@ -570,10 +580,12 @@ def build_book(
                 plan.positions, resumed_positions, resumed, len(plan.chunks), progress
             )
             stack.callback(bar.close)
-            for result in ex.map_unordered(solve_chunk, todo) if ex is not None else ():
+            for result in _results(ex, todo, wd.path):
                 wd.save_chunk(result)
                 results[result.chunk_id] = result
                 solve_cpu += result.cpu_seconds
+                if len(results) == resumed + 1:
+                    _solving(bar)
                 bar.update(len(result))
                 bar.set_postfix_str(
                     f"chunks {len(results)}/{len(plan.chunks)}, resumed {resumed}", refresh=False
@@ -641,6 +653,22 @@ def build_book(
         )
 
 
+def _results(ex: Executor | None, todo: list[ChunkTask], work_dir: Path) -> Iterator[ChunkResult]:
+    """The executor's results; a lost worker becomes one line naming it, its chunk and
+    how to resume (the chunks finished so far are saved)."""
+    if ex is None:
+        return
+    try:
+        yield from ex.map_unordered(solve_chunk, todo)
+    except WorkerLost as exc:
+        chunk = f" while solving chunk {exc.task.chunk_id}" if exc.task is not None else ""
+        detail = (
+            f"{chunk}; the finished chunks are saved in {work_dir}: run the same command "
+            "again to resume (with fewer jobs or a smaller table if memory ran out)"
+        )
+        raise WorkerLost(exc.worker, exc.exitcode, exc.task, detail) from None
+
+
 def _check_compact_output(out: Path, force: bool, what: str) -> None:
     """A part, or parts merged, make a compact book: its name ends in ``.c4b``; an existing
     file needs force. ``what``: the start of the message (``"a part is written"``)."""
@@ -674,21 +702,43 @@ def _same_positions(saved: ChunkResult, first: np.ndarray, mask: np.ndarray) -> 
     return np.array_equal(saved.first, first) and np.array_equal(saved.mask, mask)
 
 
+#: the bar until the first chunk lands: the workers load (or compile) the solver, and
+#: a rate or an ETA from that time would be wrong (it showed "ETA 46:15" at 0%)
+_STARTING_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
+
+
 def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: bool) -> Any:
+    """The build's progress bar on stderr: "compiling" without rate or ETA until the
+    first chunk lands (:func:`_solving`), then "solving" with both."""
     from tqdm import tqdm
 
     bar = tqdm(
         total=total,
         initial=done,
         unit="pos",
-        desc="solving",
+        desc="compiling",
         file=sys.stderr,
         disable=not enabled,
         dynamic_ncols=True,
         smoothing=0.05,
+        bar_format=_STARTING_FORMAT,
     )
     bar.set_postfix_str(f"chunks {resumed}/{chunks}, resumed {resumed}", refresh=False)
     return bar
+
+
+def _solving(bar: Any) -> None:
+    """The first chunk landed: from now on the bar says "solving" and estimates the rate
+    and the time left from the chunks solved since (the start-up left out)."""
+    if bar.disable:
+        return
+    from tqdm.std import EMA
+
+    bar.set_description_str("solving", refresh=False)
+    bar.bar_format = None  # tqdm's default: rate and ETA
+    # the moving averages of the rate restart here (tqdm's reset() does the same)
+    bar.last_print_t, bar.last_print_n = bar._time(), bar.n
+    bar._ema_dn, bar._ema_dt, bar._ema_miniters = (EMA(bar.smoothing) for _ in range(3))
 
 
 def writes_compact(

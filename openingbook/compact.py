@@ -54,6 +54,7 @@ from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotIn
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument
+from openingbook.inputs import require_regular_file
 from openingbook.retrieval import (
     build_retrieval,
     nb_cells,
@@ -713,7 +714,7 @@ class CompactBook(BookReader):
     """
 
     def __init__(self, path: str | os.PathLike[str], verify: bool = True) -> None:
-        self.path = Path(path)
+        self.path = require_regular_file(path)
         size = self.path.stat().st_size
         self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         try:

@@ -17,8 +17,14 @@ COMPACT_SUFFIX = ".c4b"
 
 
 def is_compact(path: str | os.PathLike[str]) -> bool:
-    """Does the file start with the compact format's magic?"""
+    """Does the file start with the compact format's magic? (A FIFO or a device is
+    refused unopened: :func:`openingbook.inputs.require_regular_file`.)"""
+    from openingbook.inputs import require_regular_file
+
+    if os.path.isdir(path):
+        return False
     try:
+        require_regular_file(path)
         with open(path, "rb") as fh:
             return fh.read(len(MAGIC)) == MAGIC
     except (IsADirectoryError, FileNotFoundError):

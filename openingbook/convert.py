@@ -28,7 +28,13 @@ from openingbook.compact import (
     CompactBook,
     is_compact,
 )
-from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
+from openingbook.errors import (
+    BookFileError,
+    BookFileMissing,
+    InvalidArgument,
+    OutputExists,
+    OutputNotReplaceable,
+)
 
 __all__ = [
     "CONVERT_FORMATS",
@@ -149,6 +155,8 @@ def _thill_to_compact(
     }
     try:
         FORMATS["compact"].write(book, out, metadata=metadata, force=force)
+    except (OutputExists, OutputNotReplaceable):
+        raise  # about the output, not the source: as every command says it
     except ValueError as exc:
         raise BookFileError(f"{src}: {exc}") from None
     return len(book), None

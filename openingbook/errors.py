@@ -56,9 +56,11 @@ __all__ = [
     "OutputDirectoryMissing",
     "OutputError",
     "OutputExists",
+    "OutputNotReplaceable",
     "PositionNotInBook",
     "SearchTimeout",
     "WorkDirError",
+    "WorkerLost",
 ]
 
 
@@ -79,6 +81,11 @@ class OutputExists(OutputError):
     def __init__(self, path: object) -> None:
         self.path = path
         super().__init__(f"{path} exists; pass force=True to overwrite it")
+
+
+class OutputNotReplaceable(OutputError):
+    """An existing output that is not a regular file this user may write (a device, a
+    named pipe, a directory, a read-only file): never replaced, ``force`` or not."""
 
 
 class BookFileError(Error, ValueError):
@@ -117,6 +124,39 @@ class BookClosed(Error, ValueError):
 
 class WorkDirError(Error, ValueError):
     """The work directory cannot be used (not ours, other settings, in use, ...)."""
+
+
+class WorkerLost(Error, OSError):
+    """A worker process of a build ended without an answer: killed by the kernel (the
+    out-of-memory killer sends SIGKILL), by a user, or crashed.
+
+    ``worker`` is its number (1-based), ``exitcode`` the process's (negative: the
+    signal), ``task`` what it was working on, ``detail`` the rest of the message
+    (the build names the chunk and how to resume).
+
+    >>> str(WorkerLost(2, -9))
+    "worker 2 was killed by SIGKILL (out of memory? the kernel's killer sends it)"
+    """
+
+    def __init__(
+        self, worker: int, exitcode: int | None, task: object = None, detail: str = ""
+    ) -> None:
+        self.worker, self.exitcode, self.task = worker, exitcode, task
+        OSError.__init__(self, f"worker {worker} {self.how()}{detail}")
+
+    def how(self) -> str:
+        """How the worker ended, in words: "was killed by SIGKILL (...)", "exited with 1"."""
+        import signal
+
+        code = self.exitcode
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            why = " (out of memory? the kernel's killer sends it)" if name == "SIGKILL" else ""
+            return f"was killed by {name}{why}"
+        return f"exited with status {code}"
 
 
 class NotEnoughMemory(Error, ValueError):

@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from openingbook.errors import InvalidArgument, MissingExtra
+from openingbook.errors import InvalidArgument, MissingExtra, WorkerLost
 
 __all__ = [
     "EXECUTOR_NAMES",
@@ -162,26 +162,36 @@ class PoolExecutor(Executor):
             ranges[w][0] += 1
             return ranges[w][0] - 1
 
+        handed: list[list[int]] = [[] for _ in range(k)]  # each worker's tasks, in its order
+
         def hand_out(w: int) -> bool:
             i = next_index(w)
             if i is None:
                 return False
             self._queues[w].put((func, todo[i]))
+            handed[w].append(i)
             return True
 
         pending = sum(hand_out(w) for w in range(k) for _ in range(2))
+
+        def check_alive() -> None:
+            for w, proc in enumerate(self._procs):
+                # killed (out of memory, kill -9) or crashed; a worker whose set-up failed
+                # ends with 0 after putting its error in the queue, which says it better
+                if not proc.is_alive() and proc.exitcode != 0:
+                    task = todo[handed[w][0]] if handed[w] else None
+                    raise WorkerLost(w + 1, proc.exitcode, task)
+
         while pending:
             try:
                 w, ok, value = self._results.get(timeout=1.0)
             except queue.Empty:
-                dead = [p for p in self._procs if not p.is_alive()]
-                if dead:
-                    raise RuntimeError(
-                        f"a worker process died (exit code {dead[0].exitcode})"
-                    ) from None
+                check_alive()
                 continue
+            check_alive()  # at once, not after the others ran out of work
             if not ok:
                 raise value
+            handed[w].pop(0)
             pending -= 1
             pending += hand_out(w)
             yield value

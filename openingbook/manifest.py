@@ -62,6 +62,7 @@ from openingbook.bookfile import (
     max_plies,
 )
 from openingbook.errors import BookFileError, InvalidArgument, OutputError
+from openingbook.inputs import MAX_MANIFEST_BYTES, read_bounded, require_regular_file
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -280,8 +281,10 @@ def _finite_float(text: str) -> float:
 
 
 def _load_json(path: Path) -> Any:
+    require_regular_file(path, "manifest")  # a FIFO would block the read forever
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = read_bounded(fh, str(path), MAX_MANIFEST_BYTES, "a book manifest")
     except OSError as exc:
         raise BookFileError(f"{path}: cannot read the manifest ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
@@ -528,6 +531,8 @@ def identify(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> Boo
     than the manifest's, a size that is not a whole number of records.
     """
     p = Path(path)
+    if p.exists():  # a FIFO or a device is refused before anything opens it
+        require_regular_file(p)
     manifest = load_manifest(p)
     if fmt is not None:
         if manifest is not None and manifest.fmt != fmt:

@@ -24,13 +24,18 @@ from solver import table_bytes
 __all__ = [
     "MAX_TABLE_LOG2",
     "MIN_TABLE_LOG2",
+    "WORKER_PROCESS_BYTES",
     "available_memory",
     "check_table_size",
     "require_memory",
+    "worker_count",
 ]
 
 MIN_TABLE_LOG2 = 10
 MAX_TABLE_LOG2 = 32
+#: a worker process besides its table: Python, numpy and the compiled solver (48
+#: workers of a tiny build, their tables barely touched, peaked at 9.5 GB: ~200 MB each)
+WORKER_PROCESS_BYTES = 200 << 20
 
 
 def available_memory() -> int | None:
@@ -77,6 +82,55 @@ def check_table_size(
             argument="table_log2",
             value=table_log2,
         )
+
+
+def worker_count(
+    jobs: int | None,
+    table_log2: int | None,
+    tasks: int,
+    available: int | None = None,
+    cores: int | None = None,
+) -> int:
+    """How many local worker processes to start for ``tasks`` pieces of work.
+
+    Never more than ``tasks`` (a worker without work only costs memory), nor than
+    the memory holds: each worker needs its solver table (``table_log2``, None =
+    the solver's default) plus :data:`WORKER_PROCESS_BYTES`. ``jobs`` asked for
+    more than fits is an :class:`~openingbook.errors.InvalidArgument` (naming how
+    many fit); the default (``jobs=None``: ``cores``, else every usable core)
+    shrinks to what fits, at least one.
+
+    >>> worker_count(48, 20, tasks=3, available=64 << 30)  # 3 chunks: 3 workers
+    3
+    >>> worker_count(None, 25, tasks=100, available=2 << 30, cores=8)  # 456 MiB each
+    4
+    >>> worker_count(8, 25, tasks=100, available=2 << 30)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    solver.errors.InvalidArgument: jobs 8: 8 workers need about 3.6 GiB (456.5 MiB each...
+    """
+    from solver import default_table_log2
+
+    if cores is None:
+        from openingbook.executors import default_jobs
+
+        cores = default_jobs()
+    wanted = max(1, min(jobs or cores, tasks))
+    if available is None:
+        available = available_memory()
+    log2 = default_table_log2() if table_log2 is None else table_log2
+    each = table_bytes(log2) + WORKER_PROCESS_BYTES
+    if available is None or wanted * each <= available:
+        return wanted
+    fit = max(1, available // each)
+    if jobs is None:
+        return fit
+    raise InvalidArgument(
+        f"{wanted} workers need about {_gib(wanted * each)} ({_size(each)} each: a table of "
+        f"2^{log2} entries and the process); this machine has {_gib(available)} available, "
+        f"enough for {fit}",
+        argument="jobs",
+        value=jobs,
+    )
 
 
 def require_memory(need: int, what: str) -> None:

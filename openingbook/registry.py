@@ -26,8 +26,16 @@ from typing import Any
 
 from openingbook.compact_magic import COMPACT_SUFFIX
 from openingbook.errors import BookFileMissing
+from openingbook.inputs import require_regular_file
 
-__all__ = ["ShippedBook", "book_name", "books_dir", "resolve_book", "shipped_books"]
+__all__ = [
+    "ShippedBook",
+    "book_name",
+    "books_dir",
+    "resolve_book",
+    "shipped_books",
+    "shipped_twin",
+]
 
 
 def books_dir() -> Path | None:
@@ -61,13 +69,19 @@ class ShippedBook:
     provenance: dict[str, Any]
     #: the board size, ``"7x6"`` or another (``book12-dist-6x5.c4b``: ``12-dist-6x5``)
     board: str = "7x6"
+    #: why the file cannot be read as a compact book (then the other fields are empty)
+    damaged: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def shipped_books() -> list[ShippedBook]:
-    """Every shipped book (header read, payload not verified), by ply, kind and name."""
+    """Every shipped book (header read, payload not verified), by ply, kind and name.
+
+    A file that cannot be read as a compact book is listed with the reason in
+    ``damaged`` (and no contents): one bad file hides none of the others.
+    """
     from openingbook.compact import CompactBook, provenance
 
     directory = books_dir()
@@ -75,7 +89,15 @@ def shipped_books() -> list[ShippedBook]:
         return []
     out = []
     for path in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")):
-        with CompactBook(path, verify=False) as book:
+        try:
+            book = CompactBook(path, verify=False)
+        except (ValueError, OSError) as exc:
+            reason = " ".join(str(exc).removeprefix(f"{path}: ").split())
+            out.append(
+                ShippedBook(book_name(path), str(path), _size(path), 0, "", None, 0, {}, "", reason)
+            )
+            continue
+        with book:
             h = book.header
             if book.part is not None:  # a part answers only some positions: not a book to list
                 continue
@@ -92,14 +114,37 @@ def shipped_books() -> list[ShippedBook]:
                     str(h.board),
                 )
             )
-    # 7x6 first, then the other boards, each by ply, kind and name
+    # 7x6 first, then the other boards, each by ply, kind and name; damaged files last
     return sorted(
-        out, key=lambda b: (b.board != "7x6", b.board, b.plies, b.kind, b.under or "", b.name)
+        out,
+        key=lambda b: (
+            b.damaged is not None,
+            b.board != "7x6",
+            b.board,
+            b.plies,
+            b.kind,
+            b.under or "",
+            b.name,
+        ),
     )
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def resolve_book(book: str | os.PathLike[str]) -> Path:
-    """The file of ``book``: a path as it is, else a shipped book's name.
+    """The file of ``book``: a path as it is when it exists, else a shipped book's name.
+
+    The rule, for every command and :func:`openingbook.open_book`: an existing
+    file wins; a name (no ``/`` nor ``.``) that is no file here is a shipped
+    book. When both exist (a file ``12`` in the current directory and the
+    shipped book ``12``) the file is used and :func:`shipped_twin` names the
+    other (the command line says so). A path that exists must be a regular
+    file (:func:`openingbook.inputs.require_regular_file`).
 
     Raises :class:`~openingbook.errors.BookFileMissing` (a ``FileNotFoundError``)
     naming the shipped books for a bare name (no ``/`` or ``.``) that is neither a
@@ -107,15 +152,41 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
     """
     path = Path(book)
     if path.exists():
-        return path
+        return require_regular_file(path)  # a FIFO, a device or a directory is no book
     name = str(book)
-    if any(c in name for c in ("/", os.sep, ".")):
+    if not _is_name(name):
         return path  # a path, not a name: the reader names what is missing
     directory = books_dir()
     if directory is None:
         raise BookFileMissing(name)
-    candidate = directory / f"book{name.removeprefix('book')}{COMPACT_SUFFIX}"
+    candidate = _shipped_file(directory, name)
     if candidate.is_file():
         return candidate
     names = ", ".join(book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")))
     raise BookFileMissing(name, f"no such book file, nor a shipped book (shipped books: {names})")
+
+
+def shipped_twin(book: str | os.PathLike[str]) -> Path | None:
+    """The shipped book that ``book`` would name if no file of that name existed here:
+    the other side of a name clash (:func:`resolve_book` took the file), else None.
+
+    >>> shipped_twin("books/book8.c4b") is None  # a path, never a name
+    True
+    """
+    name = str(book)
+    directory = books_dir()
+    if not _is_name(name) or directory is None or not Path(book).exists():
+        return None
+    candidate = _shipped_file(directory, name)
+    if not candidate.is_file() or os.path.samefile(candidate, book):
+        return None
+    return candidate
+
+
+def _is_name(text: str) -> bool:
+    """A shipped book's name has no directory part and no suffix (``12-dist``)."""
+    return not any(c in text for c in ("/", os.sep, "."))
+
+
+def _shipped_file(directory: Path, name: str) -> Path:
+    return directory / f"book{name.removeprefix('book')}{COMPACT_SUFFIX}"

@@ -660,11 +660,12 @@ def solve_book_values(
     positions' board size.
     """
     from openingbook.build import ChunkTask, init_worker, solve_chunk
-    from openingbook.executors import default_jobs, make_executor
+    from openingbook.executors import make_executor
+    from openingbook.memory import worker_count
 
     n = len(first)
-    if jobs is None:
-        jobs = min(default_jobs(), max(1, -(-n // chunk)))
+    if not scheduler:  # local workers: no more than the chunks or the memory
+        jobs = worker_count(jobs, table_log2, max(1, -(-n // chunk)))
     tasks = [
         ChunkTask(i, first[s : s + chunk], mask[s : s + chunk], plies, distances, table_log2, board)
         for i, s in enumerate(range(0, n, chunk))

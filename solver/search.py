@@ -1551,7 +1551,10 @@ class Solver:
         finally:
             self._geo[_STOP] = 1
             for helper in helpers:
-                helper.join()
+                # Ctrl-C may come before every helper started: join() of a thread not
+                # started raises, which would replace the KeyboardInterrupt
+                if helper.is_alive():
+                    helper.join()
             self._geo[_STOP] = 1 if self._timed_out else 0
             for worker in self._workers:
                 worker.stats[1] = 0  # a stopped flag left set would stop the next search

@@ -692,6 +692,44 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
 
 
 @pytest.mark.slow
+def test_a_worker_killed_by_the_kernel_is_one_line_and_the_build_resumes(tmp_path, big_books):
+    """``kill -9`` of one worker (what the out-of-memory killer does) used to end the
+    build with a traceback: now one line names the worker, its chunk and how to resume,
+    the other worker is stopped, and the same command finishes the same book."""
+    dist_path = big_books[0]
+    out = tmp_path / "w.dat"
+    work = tmp_path / "w.dat.work"
+    args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
+    args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE)]
+    proc = _start_build(args)
+    try:
+        workers = _wait_for_chunks(proc, work, 2)
+        assert len(workers) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _gone(workers)
+    message = err.decode().splitlines()
+    assert proc.returncode == 1, message
+    assert len(message) == 1 and "Traceback" not in err.decode(), message
+    line = message[0]
+    assert line.startswith("Error: worker ") and "was killed by SIGKILL" in line, line
+    assert " while solving chunk " in line and f"saved in {work}" in line, line
+    assert "run the same command again to resume" in line
+    assert not out.exists()
+    done = len(WorkDir(work, {}).chunk_ids())
+    assert done >= 2
+
+    result = CliRunner().invoke(main, ["build", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["chunks_resumed"] == done
+    assert out.read_bytes() == dist_path.read_bytes()
+
+
+@pytest.mark.slow
 def test_ctrl_c_stops_the_workers_and_keeps_whole_chunks(tmp_path):
     out = tmp_path / "c.dat"
     work = tmp_path / "c.dat.work"

@@ -338,6 +338,33 @@ def test_parallel_analyze_and_thread_counts():
             Solver(table_log2=12, threads=bad)
 
 
+def test_ctrl_c_while_the_helper_threads_start_is_a_keyboard_interrupt(monkeypatch):
+    """Ctrl-C arriving while the helpers start (a busy machine makes that window long):
+    the search stops with the KeyboardInterrupt itself, not with "cannot join thread
+    before it is started" from joining a helper that never started; the solver still
+    answers afterwards."""
+    import threading
+
+    import solver.search
+
+    starts = []
+
+    class InterruptedOnSecondStart(threading.Thread):
+        def start(self) -> None:
+            starts.append(self)
+            if len(starts) == 2:
+                raise KeyboardInterrupt
+            super().start()
+
+    solver_3 = Solver(table_log2=18, threads=3)
+    monkeypatch.setattr(solver.search.threading, "Thread", InterruptedOnSecondStart)
+    with pytest.raises(KeyboardInterrupt):
+        solver_3.solve(DEEP_MOVES)
+    assert len(starts) == 2
+    monkeypatch.undo()
+    assert solver_3.solve(DEEP_MOVES) == -1
+
+
 # ------------------------------------------------------------- the table
 def test_table_kept_and_reset():
     p = Position.from_moves("4444455121")

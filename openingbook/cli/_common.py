@@ -113,6 +113,13 @@ def resolve_board_size(size: Any, width: int | None, height: int | None) -> Any:
     return BoardSize(width, height)
 
 
+def seed_option(help_text: str) -> Callable[[F], F]:
+    """``--seed N`` (default 0): a random seed, never negative (the error names it)."""
+    return click.option(
+        "--seed", type=click.IntRange(min=0), default=0, show_default=True, help=help_text
+    )
+
+
 def parallel_options(func: F) -> F:
     """``--jobs``, ``--executor``, ``--scheduler``, ``--table-log2``: how solving is spread out."""
     from openingbook.executors import EXECUTOR_NAMES
@@ -206,9 +213,10 @@ class LazyHelpOption(click.Option):
         return super().get_help_record(ctx)
 
 
-def emit_json(obj: Any) -> None:
-    """Print one JSON document (one line) on stdout."""
-    click.echo(json.dumps(obj, sort_keys=False, default=_json_default))
+def emit_json(obj: Any, err: bool = False) -> None:
+    """Print one JSON document (one line) on stdout (``err``: on stderr, when stdout
+    carries the command's output, ``-o -``)."""
+    click.echo(json.dumps(obj, sort_keys=False, default=_json_default), err=err)
 
 
 def _json_default(obj: Any) -> Any:
@@ -286,11 +294,18 @@ def stdin_text_stream() -> TextIO:
     return stream
 
 
-def read_stdin() -> str:
-    """All of standard input as text (see :func:`stdin_text_stream`)."""
+#: the most a diagram read from standard input may hold (64 cells and a little layout)
+MAX_DIAGRAM_CHARS = 1 << 16
+
+
+def read_stdin(limit: int = MAX_DIAGRAM_CHARS) -> str:
+    """Standard input as text (see :func:`stdin_text_stream`), at most ``limit``
+    characters: more is an error, not a read without end (``< /dev/zero``)."""
+    from openingbook.inputs import read_bounded
+
     stream = stdin_text_stream()
     try:
-        return stream.read()
+        return read_bounded(stream, "standard input", limit)
     except OSError as exc:
         raise OSError(f"cannot read standard input: {exc.strerror or exc}") from None
 
@@ -316,6 +331,26 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
+def resolve_book_argument(book: str) -> Any:
+    """The file of a book argument (:func:`openingbook.registry.resolve_book`: an
+    existing file wins, else a shipped book's name); on a name clash a note on stderr
+    says which was used. A missing or unreadable book exits with 1, like any file
+    problem."""
+    from openingbook.registry import resolve_book, shipped_twin
+
+    try:
+        path = resolve_book(book)
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(_one_line(exc)) from None
+    twin = shipped_twin(book)
+    if twin is not None:
+        click.echo(
+            f"note: {book} is the file {path.resolve()} here, not the shipped book {book} ({twin})",
+            err=True,
+        )
+    return path
+
+
 class BookParam(click.ParamType):
     """A book argument: an existing file, or a shipped book's name (``12-dist``)."""
 
@@ -324,20 +359,56 @@ class BookParam(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from pathlib import Path
 
-        from openingbook.registry import resolve_book
-
         if isinstance(value, Path):
             return value
-        try:
-            path = resolve_book(value)
-        except FileNotFoundError as exc:
-            self.fail(_one_line(exc), param, ctx)
-        if not path.exists():  # a path, not a name: as click.Path says it
-            self.fail(f"File {str(value)!r} does not exist.", param, ctx)
-        if path.is_dir():
-            self.fail(f"{value}: is a directory, not a book", param, ctx)
+        path = resolve_book_argument(value)
+        if not path.exists():  # a path, not a name: exit 1 as a missing file
+            raise click.ClickException(f"{value}: No such file or directory")
         return path
 
 
 #: Use as ``type=`` of every argument that names a book to read.
 BOOK = BookParam()
+
+
+class OutputOption(click.Option):
+    """``-o/--output``, the one output option of every command that writes; the
+    older spelling ``--out`` is still accepted but not shown in the help."""
+
+    _HIDDEN = ("--out",)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        shown = [o for o in self.opts if o not in self._HIDDEN]
+        saved, self.opts = self.opts, shown
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = saved
+
+
+#: the output path meaning standard output (text outputs only)
+STDOUT = "-"
+
+
+def output_option(help_text: str, *, required: bool = False, text: bool = False) -> Any:
+    """``-o/--output PATH`` (the command receives ``output``); ``text``: ``-`` writes to
+    standard output."""
+    if text:
+        help_text += " '-' writes to standard output."
+    return click.option(
+        "-o",
+        "--output",
+        "--out",
+        "output",
+        cls=OutputOption,
+        metavar="PATH",
+        required=required,
+        # a directory is refused by the library, as a file problem (exit 1)
+        type=click.Path(allow_dash=text),
+        help=help_text,
+    )
+
+
+def to_stdout(output: Any) -> bool:
+    """Does the command write its output to standard output (``-o -``)?"""
+    return output is not None and str(output) == STDOUT

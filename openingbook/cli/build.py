@@ -6,9 +6,6 @@ The work is done by :func:`openingbook.build.build_book` and
 
 from __future__ import annotations
 
-import contextlib
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,9 @@ from openingbook.cli._common import (
     json_option,
     output_book_format,
     output_format_option,
+    output_option,
     parallel_options,
+    seed_option,
     size_option,
     user_errors,
 )
@@ -46,28 +45,6 @@ def _part(ctx: click.Context, param: click.Parameter, value: str | None) -> tupl
         return parse_part(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Treat SIGTERM (``kill``, batch schedulers) like Ctrl-C while a command runs.
-
-    The build then stops its workers and exits with "interrupted"; finished
-    chunks are already saved, so rerunning resumes.
-    """
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _command_line() -> list[str]:
@@ -109,14 +86,9 @@ def _command_line() -> list[str]:
     help="Exact distances to the end for every position (5-byte records at 12 plies, "
     "nothing pruned); default is the win/draw/loss book with first-player wins pruned.",
 )
-@click.option(
-    "-o",
-    "--output",
-    "--out",
-    "output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Book file to write (default: book<plies>[-dist][-under...].dat here). "
-    "The manifest goes to <output>.json.",
+@output_option(
+    "Book file to write (default: book<plies>[-dist][-under...].dat here). "
+    "The manifest goes to <output>.json."
 )
 @click.option("--under", metavar="MOVES", help="Only positions reached from this 1-based line.")
 @size_option(
@@ -135,7 +107,7 @@ def _command_line() -> list[str]:
     "only its part; 'openingbook merge' combines all N.",
 )
 @click.option("--sample", type=int, metavar="K", help="Solve K positions picked at random.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed of --sample.")
+@seed_option("Random seed of --sample.")
 @parallel_options
 @click.option(
     "--work-dir",
@@ -148,13 +120,13 @@ def _command_line() -> list[str]:
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
 @output_format_option
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar (the summary is still printed).")
 @json_option
 @user_errors
 def build_command(
     plies: int,
     distances: bool,
-    output: Path | None,
+    output: str | None,
     under: str | None,
     size: Any,
     shard: tuple[int, int] | None,
@@ -215,24 +187,23 @@ def build_command(
                 "in Thill's layout, merge them, then 'openingbook convert'"
             )
         output = output or Path(default_output_name(options, compact=True))
-    with _sigterm_interrupts():
-        summary = build_book(
-            output,
-            options,
-            work_dir=work_dir,
-            jobs=jobs,
-            executor=executor,
-            scheduler=scheduler,
-            table_log2=table_log2,
-            force=force,
-            keep_work=keep_work,
-            progress=not quiet and not as_json,
-            command=_command_line(),
-            book_format=book_format,
-        )
+    summary = build_book(
+        output,
+        options,
+        work_dir=work_dir,
+        jobs=jobs,
+        executor=executor,
+        scheduler=scheduler,
+        table_log2=table_log2,
+        force=force,
+        keep_work=keep_work,
+        progress=not quiet and not as_json,
+        command=_command_line(),
+        book_format=book_format,
+    )
     if as_json:
         emit_json(summary.as_dict())
-    elif not quiet:
+    else:  # -q silences the progress bar only: the summary is the command's result
         v = summary.values
         click.echo(
             f"{summary.output}: {summary.records} records ({summary.format}); "
@@ -244,18 +215,12 @@ def build_command(
 
 
 @main.command("merge")
-@click.argument("shards", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Book file to write (manifest: <output>.json).",
-)
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@output_option("Book file to write (manifest: <output>.json).", required=True)
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
 @json_option
 @user_errors
-def merge_command(shards: tuple[Path, ...], output: Path, force: bool, as_json: bool) -> None:
+def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: bool) -> None:
     """Combine the shard books of one build (all of 1/N .. N/N) into the full book,
     or the compact parts of a ply ('build --part', all of 1/N .. N/N) into the
     complete compact book.

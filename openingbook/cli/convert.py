@@ -7,12 +7,20 @@ from pathlib import Path
 import click
 
 from openingbook.cli import main
-from openingbook.cli._common import BOOK, LazyChoice, emit_json, json_option, user_errors
+from openingbook.cli._common import (
+    BOOK,
+    LazyChoice,
+    emit_json,
+    json_option,
+    output_option,
+    user_errors,
+)
 
 
 @main.command("convert")
 @click.argument("source", type=BOOK)
-@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("target", metavar="[OUTPUT]", required=False, type=click.Path(dir_okay=False))
+@output_option("Book file to write (or give it as OUTPUT).")
 @click.option(
     "-f",
     "--format",
@@ -25,9 +33,15 @@ from openingbook.cli._common import BOOK, LazyChoice, emit_json, json_option, us
 @json_option
 @user_errors
 def convert_command(
-    source: Path, output: Path, fmt: str | None, force: bool, as_json: bool
+    source: Path,
+    target: str | None,
+    output: str | None,
+    fmt: str | None,
+    force: bool,
+    as_json: bool,
 ) -> None:
-    """Convert SOURCE between Thill's layout and the compact format, into OUTPUT.
+    """Convert SOURCE between Thill's layout and the compact format, into OUTPUT
+    (or -o PATH).
 
     Thill -> compact keeps every answer (a pruned book's left-out first-player
     wins are recovered by enumeration); compact -> Thill gives back the book
@@ -36,11 +50,13 @@ def convert_command(
     \b
     Examples:
       openingbook convert books/book12.dat books/book12.c4b
-      openingbook convert books/book12.c4b book12.dat
+      openingbook convert books/book12.c4b -o book12.dat
     """
+    if (target is None) == (output is None):
+        raise click.UsageError("give the output once: as OUTPUT or with -o/--output")
     from openingbook.convert import convert_book  # the command modules import only click
 
-    summary = convert_book(source, output, fmt, force=force)
+    summary = convert_book(source, Path(target or output or ""), fmt, force=force)
     if as_json:
         emit_json(summary.as_dict())
         return

@@ -6,9 +6,16 @@ from typing import Any
 
 import click
 
-from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
-from openingbook.cli._common import LazyChoice, emit_json, json_option, size_option, user_errors
+from openingbook.cli._common import (
+    LazyChoice,
+    emit_json,
+    json_option,
+    output_option,
+    size_option,
+    to_stdout,
+    user_errors,
+)
 
 
 @main.command("enumerate")
@@ -20,21 +27,15 @@ from openingbook.cli._common import LazyChoice, emit_json, json_option, size_opt
     default=None,
     help="Only positions reached by continuing this 1-based move line (e.g. 44).",
 )
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write the positions to this file, one per line.",
-)
+@output_option("Write the positions to this file, one per line.", text=True)
 @click.option(
     "--as",
     "output_format",
     type=LazyChoice("openingbook.enumeration", "OUTPUT_FORMATS"),
     default=None,
-    help="Line format for --out: 1-based move strings (default) or column codes as 0/1 digits.",
+    help="Line format for --output: 1-based move strings (default) or column codes as 0/1 digits.",
 )
-@click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
+@click.option("--force", is_flag=True, help="Overwrite an existing --output file.")
 @click.option(
     "--both-mirrors",
     is_flag=True,
@@ -70,7 +71,7 @@ def enumerate_command(
     plies: int,
     size: Any,
     under: str | None,
-    out: str | None,
+    output: str | None,
     output_format: str | None,
     force: bool,
     both_mirrors: bool,
@@ -86,16 +87,19 @@ def enumerate_command(
     \b
     Examples:
       openingbook enumerate --plies 8                      # 77715
-      openingbook enumerate --plies 12 --under 44 --out 44.txt --as moves
+      openingbook enumerate --plies 12 --under 44 -o 44.txt --as moves
+      openingbook enumerate --plies 6 -o - | head -3
       openingbook enumerate --plies 8 --both-mirrors --keep-immediate-wins --json
       openingbook enumerate --plies 10 --size 6x5
       openingbook enumerate --plies 14 --count-all        # 23192137; all: 75,437,595
       openingbook enumerate --plies 14 --part 3/32
     """
-    if output_format is not None and out is None:
-        raise click.UsageError("--as needs --out FILE")
-    if out is not None:
-        refuse_existing(out, force)
+    if output_format is not None and output is None:
+        raise click.UsageError("--as needs --output PATH")
+    from openingbook.atomicio import refuse_existing
+
+    if output is not None:
+        refuse_existing(output, force)
     from openingbook.enumeration import enumerate_to_file
     from solver import AUTO_PARTS, DEFAULT_BOARD
 
@@ -108,7 +112,7 @@ def enumerate_command(
     result = enumerate_to_file(
         plies,
         under,
-        out,
+        output,
         output_format or "moves",
         merge_mirrors=not both_mirrors,
         drop_immediate_wins=not keep_immediate_wins,
@@ -116,6 +120,7 @@ def enumerate_command(
         parts=parts,
         part=which,
     )
+    piped = to_stdout(output)  # the positions on stdout: the count and summary on stderr
     counts = None
     if count_all:
         from openingbook.plycounts import count_all_positions
@@ -135,14 +140,16 @@ def enumerate_command(
                 "parts": result.parts,
                 "part": part,
                 **({} if counts is None else {"all_positions": counts.as_dict()}),
-            }
+            },
+            err=piped,
         )
         return
-    click.echo(result.count)
+    click.echo(result.count, err=piped)
     for line in counts.lines() if counts is not None else ():
-        click.echo(line)
+        click.echo(line, err=piped)
     if result.path is not None:
         click.echo(
-            f"wrote {result.count:,} positions ({result.output_format}) to {result.path}",
+            f"wrote {result.count:,} positions ({result.output_format}) to "
+            f"{'standard output' if piped else result.path}",
             err=True,
         )

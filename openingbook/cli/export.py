@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from openingbook.atomicio import refuse_existing
 from openingbook.cli import main
 from openingbook.cli._common import (
     BOOK,
+    BadArgument,
     LazyChoice,
     LazyHelpOption,
     emit_json,
     json_option,
+    output_option,
+    to_stdout,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: the formats written as text, which can go to standard output (``-o -``)
+TEXT_FORMATS = ("jsonl", "csv", "uci")
 
 
 def _log_size(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
@@ -44,13 +52,7 @@ def _format_help() -> str:
     cls=LazyHelpOption,
     help_from=_format_help,
 )
-@click.option(
-    "-o",
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="File to write (replaced atomically).",
-)
+@output_option("File to write (replaced atomically; jsonl, csv and uci:", required=True, text=True)
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option(
     "--no-distance",
@@ -74,7 +76,7 @@ def _format_help() -> str:
 def export_command(
     book: Path,
     fmt: str,
-    out: Path,
+    output: str,
     force: bool,
     no_distance: bool,
     tromp_subset: bool,
@@ -85,20 +87,36 @@ def export_command(
 
     Pruned (win/draw/loss) books get their left-out first-player wins back by
     enumeration, so every export is complete for the book's ply.
+
+    \b
+    Examples:
+      openingbook export 8 -f csv -o book8.csv
+      openingbook export 12-dist -f jsonl -o - | head -3
+      openingbook export 12-dist -f cadot -o book12.cadot
     """
-    refuse_existing(out, force)
+    from openingbook.atomicio import refuse_existing
+
+    piped = to_stdout(output)
+    if piped and fmt not in TEXT_FORMATS:
+        raise BadArgument(
+            f"--output -: {fmt} is a binary format; standard output takes "
+            f"{', '.join(TEXT_FORMATS)}: give a file"
+        )
+    refuse_existing(output, force)
     from openingbook.formats.exporting import export_book
 
     summary = export_book(
-        book, fmt, out, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
+        book, fmt, output, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
     )
     if as_json:
-        emit_json(summary.as_dict())
+        emit_json(summary.as_dict(), err=piped)
         return
-    line = f"wrote {summary.positions:,} positions to {summary.output} ({fmt})"
+    # with the rows on standard output, the summary goes to stderr
+    where = "standard output" if piped else summary.output
+    line = f"wrote {summary.positions:,} positions to {where} ({fmt})"
     if summary.recovered_first_wins:
         line += f"; {summary.recovered_first_wins:,} first-player wins recovered by enumeration"
-    click.echo(line)
+    click.echo(line, err=piped)
     lost = summary.details.get("lost_to_slot_clashes")
     if lost:
         click.echo(
@@ -107,4 +125,4 @@ def export_command(
         )
     if fmt == "uci":
         d = summary.details
-        click.echo(f"win {d['win']:,}, loss {d['loss']:,}, draw {d['draw']:,}")
+        click.echo(f"win {d['win']:,}, loss {d['loss']:,}, draw {d['draw']:,}", err=piped)

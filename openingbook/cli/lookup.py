@@ -14,6 +14,7 @@ from openingbook.cli._common import (
     json_option,
     parse_moves,
     read_stdin,
+    resolve_book_argument,
     size_option,
     user_errors,
 )
@@ -32,7 +33,7 @@ def _read_board(board: str) -> Position:
 
 
 @main.command("lookup")
-@click.argument("book", type=click.Path(dir_okay=False))
+@click.argument("book", type=click.Path())
 @click.argument("moves", required=False)
 @click.option(
     "--board",
@@ -92,9 +93,8 @@ def lookup_command(
         raise click.UsageError("give the position either as MOVES or with --board")
     # the command modules import only click; the registry loads the reader of the book's format
     from openingbook.formats import detect, open_book
-    from openingbook.registry import resolve_book
 
-    path = resolve_book(book)
+    path = resolve_book_argument(book)
     kind = detect(path).name
     if fmt is not None and kind != "thill":
         raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
@@ -167,7 +167,7 @@ def lookup_command(
 
 
 @main.command("info")
-@click.argument("book", type=click.Path(dir_okay=False))
+@click.argument("book", type=click.Path())
 @format_option
 @json_option
 @user_errors
@@ -185,9 +185,8 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info mybook.dat --format 12-dist --json
     """
     from openingbook.formats import describe, detect
-    from openingbook.registry import resolve_book
 
-    path = resolve_book(book)
+    path = resolve_book_argument(book)
     kind = detect(path).name
     if fmt is not None and kind != "thill":
         raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
@@ -252,6 +251,9 @@ def books_command(as_json: bool) -> None:
         click.echo("no shipped books found")
         return
     for b in books:
+        if b.damaged is not None:  # listed, and the others still are
+            click.echo(f"{b.name:<18} {b.bytes:>10,} bytes  DAMAGED: {b.damaged}")
+            continue
         scope = f"under {b.under}" if b.under else "complete"
         what = {"wdl": "win/draw/loss", "distance": "distances", "score": "scores"}[b.kind]
         board = "" if b.board == "7x6" else f"{b.board} board, "

@@ -72,11 +72,13 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
     A source without any move string is an error: nothing would be solved, and
     an empty standard input is usually a pipe that went wrong.
     """
+    from openingbook.inputs import bounded_lines  # a line of /dev/zero never ends
+
     name = "standard input" if source == "-" else source
     stream = stdin_text_stream() if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
     found = False
     try:
-        for number, line in enumerate(stream, 1):
+        for number, line in enumerate(bounded_lines(stream, name), 1):
             fields = line.split()
             if fields and not fields[0].startswith("#"):
                 found = True

@@ -20,7 +20,9 @@ from openingbook.cli._common import (
     format_option,
     json_option,
     output_format_option,
+    output_option,
     parallel_options,
+    seed_option,
     user_errors,
 )
 
@@ -82,15 +84,7 @@ def _check_line(under: str | None, book: Path) -> None:
     help="The deeper book (pruned or with distances).",
 )
 @click.option("--plies", type=int, required=True, help="Stones of the book to derive.")
-@click.option(
-    "-o",
-    "--out",
-    "--output",
-    "output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Book file to write; the manifest goes to <out>.json.",
-)
+@output_option("Book file to write; the manifest goes to <output>.json.", required=True)
 @click.option(
     "--under",
     metavar="MOVES",
@@ -109,7 +103,7 @@ def _check_line(under: str | None, book: Path) -> None:
 def derive_command(
     source: Path,
     plies: int,
-    output: Path,
+    output: str,
     under: str | None,
     distances: bool | None,
     force: bool,
@@ -122,7 +116,7 @@ def derive_command(
     deeper book is read with its rule "not stored = first player wins";
     distances carry through from a distance book.
 
-    Example: openingbook derive --from bookDeepDist.dat --plies 8 --out book8.dat --pruned
+    Example: openingbook derive --from 12-dist --plies 8 -o book8.dat --pruned
     """
     from openingbook.cli._common import output_book_format
     from openingbook.derive import derive_book  # the command modules import only click
@@ -223,7 +217,7 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
     help="Pruned books: also solve K random positions the book does not store "
     "(each must be a first-player win).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed of the samples.")
+@seed_option("Random seed of the samples.")
 @parallel_options
 @click.option("--strict", is_flag=True, help="Exit with status 1 on warnings too.")
 @format_option

@@ -1,0 +1,423 @@
+"""One command-line grammar: exit statuses, the output option, names and paths.
+
+The walk: every command that reads a book gets every kind of unusable book
+(missing, a directory, a named pipe, a device, a damaged file) in both formats
+where it takes both; every command that writes gets every kind of unusable
+output; every command gets an unknown option. Each mistake must give the status
+of the rule in ``docs/CLI.md`` (2: a bad argument; 1: a file problem), one line
+on stderr starting with ``Error:`` and naming the culprit, no traceback, nothing
+written. Then the output option (``-o/--output`` everywhere, ``-`` for standard
+output where the output is text), the rule for a book's name against a file of
+that name, bare ``openingbook``, ``-q`` and the progress bar, ``--seed -1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from openingbook.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPACT8 = ROOT / "books" / "book8.c4b"
+
+
+@pytest.fixture
+def books(tmp_path, reference_dir) -> dict[str, Path]:
+    """A Thill 8-ply book and a compact one, as files of the test's own directory."""
+    d = tmp_path / "in"
+    d.mkdir()
+    thill = d / "thill8.dat"
+    shutil.copy(reference_dir / "thill-original-book8.dat", thill)
+    compact = d / "compact8.c4b"
+    shutil.copy(COMPACT8, compact)
+    return {"thill": thill, "compact": compact}
+
+
+class _FifoGuard:
+    """A named pipe that nothing writes into; if a command opens it for reading (which
+    blocks), a writer opens it after a minute so that the test fails instead of hanging."""
+
+    def __init__(self, path: Path) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self.fired = False
+        self._timer = threading.Timer(60, self._unblock)
+        self._timer.start()
+
+    def _unblock(self) -> None:
+        self.fired = True
+        with open(self.path, "w"):
+            pass
+
+    def close(self) -> None:
+        self._timer.cancel()
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    guard = _FifoGuard(tmp_path / "in" / "pipe.dat")
+    yield guard
+    guard.close()
+    assert not guard.fired, "a command opened the named pipe for reading"
+
+
+def _unusable_books(kind: str, tmp: Path, books: dict[str, Path]) -> Path:
+    """The book argument of each kind of mistake (the FIFO comes from its fixture)."""
+    d = tmp / "in"
+    if kind == "missing":
+        return d / "none.dat"
+    if kind == "directory":
+        (d / "dir.dat").mkdir(exist_ok=True)
+        return d / "dir.dat"
+    if kind == "device":
+        return Path("/dev/zero")
+    if kind == "damaged-thill":
+        bad = d / "cut.dat"
+        bad.write_bytes(books["thill"].read_bytes()[:1000] + b"\x01")  # not whole records
+        return bad
+    if kind == "damaged-compact":
+        bad = d / "cut.c4b"
+        bad.write_bytes(books["compact"].read_bytes()[:-100])  # truncated payload
+        return bad
+    raise AssertionError(kind)
+
+
+#: every command reading a book, as its arguments with the book as {book}; a second
+#: book where a command compares two is Thill's 8-ply book
+READERS = {
+    "lookup": ["lookup", "{book}", "44444455"],
+    "info": ["info", "{book}"],
+    "stats": ["stats", "{book}"],
+    "check": ["check", "{book}"],
+    "export": ["export", "{book}", "-f", "csv", "-o", "{out}/x.csv"],
+    "convert": ["convert", "{book}", "-o", "{out}/x{other_suffix}"],
+    "derive": ["derive", "--from", "{book}", "--plies", "6", "-o", "{out}/d.dat"],
+    "validate": ["validate", "{book}", "{other}"],
+    "diff": ["diff", "{book}", "{other}"],
+    "merge": ["merge", "{book}", "-o", "{out}/m{same_suffix}"],
+}
+BOOK_MISTAKES = ["missing", "directory", "fifo", "device", "damaged-thill", "damaged-compact"]
+
+
+def _run(args: list[str]):
+    result = CliRunner().invoke(main, args)
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+def _one_line_error(result, code: int, *fragments: str) -> str:
+    assert result.exit_code == code, (result.exit_code, result.output)
+    lines = result.stderr.splitlines()
+    notes = [line for line in lines if line.startswith("note: ")]
+    errors = [line for line in lines if not line.startswith("note: ")]
+    assert len(errors) == 1 and errors[0].startswith("Error: "), result.stderr
+    assert not notes, notes
+    for fragment in fragments:
+        assert fragment in errors[0], (fragment, errors[0])
+    return errors[0]
+
+
+@pytest.mark.parametrize("mistake", BOOK_MISTAKES)
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_every_reader_refuses_every_unusable_book_with_status_1(
+    command, mistake, books, fifo, tmp_path
+):
+    book = fifo.path if mistake == "fifo" else _unusable_books(mistake, tmp_path, books)
+    out = tmp_path / "out"
+    out.mkdir()
+    other_suffix = ".dat" if book.suffix == ".c4b" else ".c4b"  # convert: the other format
+    args = [
+        a.format(
+            book=book,
+            other=books["thill"],
+            out=out,
+            other_suffix=other_suffix,
+            same_suffix=".c4b" if book.suffix == ".c4b" else ".dat",  # merge: compact parts
+        )
+        for a in READERS[command]
+    ]
+    line = _one_line_error(_run(args), 1, book.name)
+    assert "Traceback" not in line
+    assert list(out.iterdir()) == []  # nothing written, no temporary file left
+    as_json = _run([*args, "--json"])
+    assert as_json.exit_code == 1
+    assert json.loads(as_json.stderr.splitlines()[-1])["exit_code"] == 1
+
+
+#: a mistake in the position asked for, the same status in a Thill and a compact book
+POSITION_MISTAKES = [
+    (["44x"], 2, "MOVES 44x"),
+    (["4444"], 2, "stones"),  # a wrong stone count for the book
+    (["44444455", "--size", "6x5"], 2, "6x5"),  # a board size the book is not of
+    (["--board", "XQ"], 2, "--board"),
+    ([], 2, "give the position either as MOVES or with --board"),
+]
+
+
+@pytest.mark.parametrize("kind", ["thill", "compact"])
+@pytest.mark.parametrize(("args", "code", "fragment"), POSITION_MISTAKES)
+def test_lookup_mistakes_have_one_status_whatever_the_book_format(
+    kind, args, code, fragment, books
+):
+    _one_line_error(_run(["lookup", str(books[kind]), *args]), code, fragment)
+
+
+#: every command that writes, as arguments with its output as {output}
+WRITERS = {
+    "build": ["build", "--plies", "4", "--jobs", "1", "-o", "{output}"],
+    "derive": ["derive", "--from", "{thill}", "--plies", "6", "-o", "{output}"],
+    "convert": ["convert", "{thill}", "-o", "{output}"],
+    "export": ["export", "{thill}", "-f", "csv", "-o", "{output}"],
+    "enumerate": ["enumerate", "--plies", "4", "-o", "{output}"],
+}
+OUTPUT_MISTAKES = {
+    # mistake: (how to make the output, needs --force, status, message fragment)
+    "exists": ("file", False, 1, "exists; use --force to overwrite it"),
+    "no-directory": ("nodir", False, 1, "director"),
+    "directory": ("dir", True, 1, "directory"),
+    "fifo": ("fifo", True, 1, "named pipe"),
+    "link-to-device": ("devlink", True, 1, "character device"),
+    "read-only": ("readonly", True, 1, "read-only"),
+}
+
+
+def _output(how: str, d: Path) -> Path:
+    out = d / ("x.c4b" if how else "x")
+    if how == "file":
+        out.write_text("mine\n")
+    elif how == "nodir":
+        out = d / "no" / "x.c4b"
+    elif how == "dir":
+        out.mkdir()
+    elif how == "fifo":
+        os.mkfifo(out)
+    elif how == "devlink":
+        out.symlink_to("/dev/null")
+    elif how == "readonly":
+        out.write_text("mine\n")
+        out.chmod(0o444)
+    return out
+
+
+@pytest.mark.parametrize("mistake", sorted(OUTPUT_MISTAKES))
+@pytest.mark.parametrize("command", sorted(WRITERS))
+def test_every_writer_refuses_every_unusable_output_with_status_1(
+    command, mistake, books, tmp_path
+):
+    if mistake == "read-only" and os.geteuid() == 0:
+        # root writes read-only files anyway: the rule is then os.access's, which says yes
+        mistake = "exists"
+    how, force, code, fragment = OUTPUT_MISTAKES[mistake]
+    d = tmp_path / "out"
+    d.mkdir()
+    output = _output(how, d)
+    before = {p.name: (p.lstat().st_mode, p.is_file() and p.read_bytes()) for p in d.iterdir()}
+    args = [a.format(output=output, thill=books["thill"]) for a in WRITERS[command]]
+    _one_line_error(_run([*args, *(["--force"] if force else [])]), code, fragment)
+    after = {p.name: (p.lstat().st_mode, p.is_file() and p.read_bytes()) for p in d.iterdir()}
+    assert after == before  # untouched: no temporary file, no replaced device or pipe
+
+
+def test_force_onto_a_device_node_leaves_it_a_device(tmp_path, books):
+    """The issue's case: ``mknod null c 1 3; export ... -o null --force`` replaced the
+    device with a regular file. Needs the right to make device nodes (root in a
+    container); the same rule is walked above with a link to /dev/null."""
+    import stat
+
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        node.symlink_to("/dev/null")  # the same rule: what it leads to is a device
+    args = ["export", str(books["thill"]), "-f", "csv", "-o", str(node), "--force"]
+    _one_line_error(_run(args), 1, "character device", "only new paths and regular files")
+    assert stat.S_ISCHR(os.stat(node).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "null"]
+
+
+UNKNOWN_OPTION_CASES = [
+    ["solve", "44"],
+    ["analyze", "44"],
+    ["best", "44"],
+    ["explore"],
+    ["lookup", "8", "44444455"],
+    ["info", "8"],
+    ["books"],
+    ["enumerate", "--plies", "2"],
+    ["build", "--plies", "2"],
+    ["export", "8", "-f", "csv", "-o", "x"],
+    ["convert", "8", "x.dat"],
+    ["derive", "--from", "8", "--plies", "6", "-o", "x"],
+    ["merge", "8", "-o", "x"],
+    ["validate", "8", "8"],
+    ["diff", "8", "8"],
+    ["check", "8"],
+    ["stats", "8"],
+]
+
+
+@pytest.mark.parametrize("args", UNKNOWN_OPTION_CASES)
+def test_unknown_option_is_status_2_for_every_command(args, tmp_path, monkeypatch):
+    """(The list is checked against ``openingbook --help`` below.)"""
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(_run([*args, "--frobnicate"]), 2, "No such option '--frobnicate'")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_command_is_walked():
+    ctx = main.make_context("openingbook", ["--help"], resilient_parsing=True)
+    walked = {args[0] for args in UNKNOWN_OPTION_CASES}
+    assert walked == set(main.list_commands(ctx))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["build", "--plies", "8", "--sample", "3", "--seed", "-1"],
+        ["check", "8", "--sample", "3", "--seed", "-1"],
+    ],
+)
+def test_a_negative_seed_names_the_option(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(_run(args), 2, "--seed", "-1")
+
+
+# ------------------------------------------------------------------ the output option
+WRITING_COMMANDS = ["build", "merge", "derive", "convert", "export", "enumerate"]
+
+
+@pytest.mark.parametrize("command", WRITING_COMMANDS)
+def test_every_writing_command_documents_one_output_option(command):
+    help_text = _run([command, "--help"]).stdout
+    assert "-o, --output PATH" in help_text
+    assert "--out " not in help_text and "--out," not in help_text
+
+
+@pytest.mark.parametrize("spelling", ["-o", "--output", "--out"])
+def test_the_old_spelling_still_works(spelling, tmp_path):
+    out = tmp_path / "e.txt"
+    result = _run(["enumerate", "--plies", "4", spelling, str(out)])
+    assert result.exit_code == 0 and out.read_text().count("\n") == 568
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "{book}", "-f", "csv"],
+        ["export", "{book}", "-f", "jsonl"],
+        ["export", "{book}", "-f", "uci"],
+        ["enumerate", "--plies", "8"],
+    ],
+)
+def test_dash_writes_text_to_standard_output(args, books, tmp_path, monkeypatch):
+    """``-o -``: the same bytes as the file ``-o FILE`` gets, on stdout; no file named
+    ``-``; the summary on stderr."""
+    tmp_path = tmp_path / "run"
+    tmp_path.mkdir()
+    monkeypatch.chdir(tmp_path)
+    args = [a.format(book=books["thill"]) for a in args]
+    to_file = _run([*args, "-o", "file.txt"])
+    assert to_file.exit_code == 0, to_file.output
+    expected = (tmp_path / "file.txt").read_text()
+    (tmp_path / "file.txt").unlink()
+    piped = _run([*args, "-o", "-"])
+    assert piped.exit_code == 0, piped.output
+    assert list(tmp_path.iterdir()) == []  # no file named "-"
+    assert piped.stdout == expected and expected.count("\n") >= 67557
+    assert "standard output" in piped.stderr  # the summary goes to stderr
+
+
+@pytest.mark.parametrize("fmt", ["cadot", "pons"])
+def test_dash_refuses_a_binary_format(fmt, books, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(
+        _run(["export", str(books["compact"]), "-f", fmt, "-o", "-"]), 2, "--output -", fmt
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["in"]
+
+
+def test_convert_takes_the_output_once(books, tmp_path):
+    out = tmp_path / "c.c4b"
+    _one_line_error(_run(["convert", str(books["thill"])]), 2, "give the output once")
+    _one_line_error(
+        _run(["convert", str(books["thill"]), str(out), "-o", str(out)]), 2, "output once"
+    )
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------ names and paths
+def test_a_file_named_like_a_shipped_book_wins_and_the_clash_is_said(books, tmp_path, monkeypatch):
+    """``12`` in the current directory is used (an existing path wins), and a note on
+    stderr says so and where the shipped book ``12`` is; no note without a clash."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(books["compact"], tmp_path / "12")  # an 8-ply book named 12
+    result = _run(["lookup", "12", "44444455"])
+    assert result.exit_code == 0, result.output
+    [note] = result.stderr.splitlines()
+    assert note.startswith(f"note: 12 is the file {tmp_path / '12'} here, not the shipped book 12")
+    assert "book12.c4b" in note
+    assert "8-ply" in result.stdout
+    # the shipped book by its path, and another name without a clash: no note
+    shipped = note.rsplit("(", 1)[1].rstrip(")")
+    assert "12-ply" in _run(["info", shipped]).stdout
+    quiet = _run(["lookup", "8", "44444455"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_a_missing_path_is_not_taken_for_a_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(_run(["lookup", "./8", "44444455"]), 1, "8: No such file or directory")
+    _one_line_error(_run(["info", "nosuchbook"]), 1, "nor a shipped book (shipped books: ")
+
+
+# ------------------------------------------------------------------ summary and progress
+def test_quiet_silences_the_progress_bar_not_the_summary(tmp_path):
+    """In a process of its own (as users run it): the bar on stderr, the summary on
+    stdout; with ``-q`` the same summary and nothing on stderr."""
+    import subprocess
+    import sys
+
+    def build(*extra: str) -> subprocess.CompletedProcess:
+        args = ["build", "--plies", "4", "--jobs", "1", "-o", str(tmp_path / "b.dat"), *extra]
+        return subprocess.run(
+            [sys.executable, "-c", "from openingbook.cli import main; main()", *args],
+            capture_output=True, text=True, timeout=900,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+
+    loud = build()
+    assert loud.returncode == 0, loud.stderr
+    assert "compiling" in loud.stderr and "solving" in loud.stderr  # the bar, on stderr
+    assert loud.stdout.startswith(f"{tmp_path / 'b.dat'}: ")
+    quiet = build("--force", "-q")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert quiet.stdout.split(";")[:2] == loud.stdout.split(";")[:2]
+
+
+def test_the_progress_bar_says_compiling_until_the_first_chunk(monkeypatch):
+    """No rate and no ETA before the first chunk (the workers are still loading or
+    compiling the solver), then "solving" with both."""
+    import io
+
+    from openingbook import build
+
+    stream = io.StringIO()
+    monkeypatch.setattr(build.sys, "stderr", stream)
+    bar = build._progress_bar(100, 0, 0, 4, True)
+    bar.refresh()
+    starting = stream.getvalue().split("\r")[-1]
+    assert starting.startswith("compiling:") and "ETA" not in starting and "<" not in starting
+    assert "pos/s" not in starting and "?" not in starting
+    build._solving(bar)
+    bar.update(25)
+    bar.refresh()
+    solving = stream.getvalue().split("\r")[-1]
+    assert solving.startswith("solving:") and "25/100" in solving and "<" in solving
+    bar.close()
