@@ -420,7 +420,8 @@ def test_manifest_carries_the_board(tmp_path):
     format is refused)."""
     from openingbook.bookfile import BookFormat
     from openingbook.build import BuildOptions, _book_data, build_book
-    from openingbook.compact import compact_thill_values
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
     from openingbook.manifest import identify, read_manifest, write_book_and_manifest
 
     out = tmp_path / "b.dat"
@@ -428,8 +429,9 @@ def test_manifest_carries_the_board(tmp_path):
     with pytest.raises(InvalidArgument, match="7x6 boards only"):
         build_book(out, options, jobs=1, progress=False)
     build_book(tmp_path / "b.c4b", options, jobs=1, progress=False)
-    fmt, first, mask, values, _ = compact_thill_values(tmp_path / "b.c4b")
-    data, records = _book_data(out, fmt, first, mask, values)
+    model = load_book(tmp_path / "b.c4b")
+    fmt, values = thill_values(model)
+    data, records = _book_data(out, fmt, model.first, model.mask, values)
     write_book_and_manifest(out, fmt, data, records, {"selection": options.selection()})
     fmt = read_manifest(out)["format"]
     assert (fmt["width"], fmt["height"], fmt["name"]) == (5, 4, "5x4-4-ply-dist")
