@@ -700,7 +700,7 @@ def test_a_worker_killed_by_the_kernel_is_one_line_and_the_build_resumes(tmp_pat
     out = tmp_path / "w.dat"
     work = tmp_path / "w.dat.work"
     args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
-    args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE)]
+    args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE), "-q"]
     proc = _start_build(args)
     try:
         workers = _wait_for_chunks(proc, work, 2)
