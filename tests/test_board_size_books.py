@@ -34,7 +34,7 @@ from openingbook.codec import (
 )
 from openingbook.compact import CompactBook
 from openingbook.derive import LoadedBook, derive_values
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.published import BOARD_RESULTS
 from openingbook.validate import diff_books
 from solver import (
@@ -386,7 +386,7 @@ def test_a_book_of_one_size_is_never_read_as_another(small_books, tmp_path):
     result = run("lookup", book, "--board", "......./......./......./......./.....X./....OX.")
     assert result.exit_code == 2 and "for 5x4 boards, not 7x6" in result.stderr
     with CompactBook(small_books["5x4-8"]) as compact:
-        with pytest.raises(InvalidArgument, match="5x4 boards, not 7x6"):
+        with pytest.raises(PositionNotInBook, match=r"a 7x6 position is not in 5x4-8\.c4b"):
             compact.get(Position.from_moves("12345123"))
         assert Position.from_moves("12345123") not in compact
     # two books of different sizes are not compared
@@ -501,7 +501,7 @@ def test_every_export_reads_back_the_sources_answers_on_every_position(
     small_books, tmp_path, source, fmt
 ):
     from openingbook import open_book
-    from openingbook.export import export_book
+    from openingbook.formats.exporting import export_book
     from openingbook.registry import resolve_book
     from openingbook.values import UNKNOWN
 
