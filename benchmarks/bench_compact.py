@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from openingbook.compact import CompactBook  # noqa: E402
-from openingbook.export import load_positions  # noqa: E402
 from openingbook.export.pons import choose_log_size, next_prime, partial_key_bytes  # noqa: E402
+from openingbook.formats import load_book  # noqa: E402
 from openingbook.reader import Book  # noqa: E402
 from openingbook.retrieval import build_retrieval  # noqa: E402
 from solver import DEFAULT_BOARD, Position, canonical_keys, mirror_bits  # noqa: E402
@@ -71,8 +71,8 @@ def time_best(func, repeat: int, clock=time.perf_counter) -> float:
 
 def measure(name: str, repeat: int, singles: int) -> dict:
     thill_path, compact_path = BOOKS / f"{name}.dat", BOOKS / f"{name}.c4b"
-    positions = load_positions(thill_path)
-    values = positions.distance if positions.distance is not None else positions.winner
+    positions = load_book(thill_path)
+    values = positions.score if positions.has_distances else positions.winner
     n = len(positions)
     rng = np.random.default_rng(1)
     order = rng.permutation(n)
@@ -85,7 +85,7 @@ def measure(name: str, repeat: int, singles: int) -> dict:
         "positions": n,
         "thill_bytes": thill_path.stat().st_size,
         "compact_bytes": compact_path.stat().st_size,
-        "pons_bytes": pons_bytes(n, positions.stones),
+        "pons_bytes": pons_bytes(n, positions.plies),
         "compact_bits_per_position": round(8 * compact_path.stat().st_size / n, 3),
         "entropy_bits_per_position": round(entropy_bits(values), 3),
     }

@@ -15,7 +15,7 @@
 #   CODE   checkout whose code runs; it must not change while the build runs
 #          [the checkout holding this script]
 #   BOOKS  directory of committed parts [$CODE/books/book14-dist]
-#   WORK   work directories, outputs and the log [/work/build14-work]
+#   WORK   work directories, outputs and the log [build14-work beside the checkout]
 #   PARTS  number of parts [32]; JOBS worker processes per part [1]
 #   SCHEDULER  a dask scheduler's address (tcp://host:8786): its workers solve the
 #          chunks, this machine enumerates, saves chunks and writes parts
@@ -24,7 +24,7 @@
 set -eu
 CODE=${CODE:-$(cd "$(dirname "$0")/.." && pwd)}
 BOOKS=${BOOKS:-$CODE/books/book14-dist}
-WORK=${WORK:-/work/build14-work}
+WORK=${WORK:-$(cd "$(dirname "$0")/../.." && pwd)/build14-work}
 PARTS=${PARTS:-32}
 JOBS=${JOBS:-1}
 PYTHON=${PYTHON:-python3}

@@ -10,7 +10,7 @@
 # A part that fails is left where it is and reported (exit status 1).
 set -eu
 REPO=$(git rev-parse --show-toplevel)
-WORK=${WORK:-/work/build14-work}
+WORK=${WORK:-$(cd "$(dirname "$0")/../.." && pwd)/build14-work}
 SAMPLE=${SAMPLE:-200}
 PYTHON=${PYTHON:-python3}
 BOOKS=$REPO/books/book14-dist

@@ -44,14 +44,13 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues, PositionNotInBook
+from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument
@@ -86,6 +85,9 @@ from solver import (
     score_from_plies,
 )
 
+if TYPE_CHECKING:
+    from openingbook.manifest import Scope
+
 __all__ = [
     "COMPACT_SUFFIX",
     "KINDS",
@@ -94,8 +96,7 @@ __all__ = [
     "CompactBook",
     "CompactFileError",
     "CompactHeader",
-    "compact_as_thill",
-    "compact_thill_values",
+    "canonical_keys",
     "describe_compact",
     "file_crc32",
     "is_compact",
@@ -700,14 +701,14 @@ def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool
         return file_crc32(head, payload) == header.crc32
 
 
-class CompactBook:
-    """A memory-mapped compact book: ``get``, ``in``, iteration, bulk lookups.
+class CompactBook(BookReader):
+    """A memory-mapped compact book: the reader contract of
+    :class:`openingbook.answers.BookReader` (``get``, ``in``, iteration, bulk lookups).
 
     Opening reads and checks the header and the file's CRC-32 (over header and
-    payload; a few milliseconds for a 3 MB book). The same interface as
-    :class:`openingbook.reader.Book`; lookups refuse (``ValueError``) a
-    position that is not of the book's ply or cannot occur in a game, and
-    raise :class:`PositionNotInBook` for a position outside a scoped book.
+    payload; a few milliseconds for a 3 MB book). Lookups raise
+    :class:`PositionNotInBook` for a position of another ply or outside a scoped
+    book, :class:`InvalidArgument` for one that cannot occur in a game.
     A position whose side to move can complete four at once is not stored;
     it is answered as a win in 1 ply for the side to move, as Thill's readers do.
     """
@@ -739,22 +740,29 @@ class CompactBook:
         self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
         self._table = np.array(h.values, dtype=np.int16)
 
+    format_name = "compact"
+
     # ------------------------------------------------------------- lifecycle
-    def close(self) -> None:
+    def _release(self) -> None:
         self._cells = None  # type: ignore[assignment]
         if not self._mm.closed:
             with contextlib.suppress(BufferError):  # arrays handed out still view the map
                 self._mm.close()
         self._fh.close()
 
-    def __enter__(self) -> CompactBook:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __len__(self) -> int:
+    def _count(self) -> int:
         return self.header.positions
+
+    @property
+    def scope(self) -> Scope:
+        from openingbook.manifest import Scope  # not loaded by a lookup
+
+        part = None if self.part is None else f"part {self.part[0]}/{self.part[1]}"
+        return Scope(self.under, part, board=self.board)
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return provenance(self.header.metadata)
 
     def __repr__(self) -> str:
         return f"CompactBook({str(self.path)!r}, {self.describe()})"
@@ -833,7 +841,7 @@ class CompactBook:
         status, index = self._bulk(first, mask)[:2]
         return status, np.where(index >= 0, self._table[np.maximum(index, 0)], 0)
 
-    def _refusal(self, status: int, which: str) -> ValueError:
+    def _refusal(self, status: int, which: str) -> Exception:
         if status == STATUS_OUT_OF_SCOPE and self.part is not None:
             return PositionNotInBook(
                 f"{which} is outside {self.path.name}, which holds only part "
@@ -845,13 +853,13 @@ class CompactBook:
                 f"under {self.under}"
             )
         if status == 2:
-            return InvalidArgument(
+            return PositionNotInBook(
                 f"{which} has the wrong number of stones; {self.path.name} holds "
                 f"{self.plies}-stone positions"
             )
         return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
 
-    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """Bulk :meth:`get`: ``BulkValues(index, winner, plies, score)``.
 
         ``index`` is the value table entry that answered (-1 for a win at once
@@ -871,7 +879,7 @@ class CompactBook:
 
     def _check_board(self, pos: Position) -> None:
         if (pos.width, pos.height) != self.board:
-            raise InvalidArgument(
+            raise PositionNotInBook(
                 f"the book is for {self.board} boards, not {pos.width}x{pos.height}"
             )
 
@@ -882,13 +890,7 @@ class CompactBook:
             _lookup_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params())[0]
         )
 
-    def get(self, pos: Position) -> BookValue:
-        """The book's answer for ``pos`` (either mirror variant).
-
-        Raises ``ValueError`` for a position that is not of the book's ply or
-        cannot occur in a game, :class:`PositionNotInBook` outside the scope.
-        """
-        self._check_board(pos)
+    def _answer(self, pos: Position) -> BookValue:
         status, index = _lookup_one(
             np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params()
         )
@@ -904,13 +906,8 @@ class CompactBook:
         """:meth:`get` plus None (a compact book has no record numbers)."""
         return self.get(pos), None
 
-    def __contains__(self, pos: object) -> bool:
-        if not isinstance(pos, Position) or (pos.width, pos.height) != self.board:
-            return False
-        return self.status(pos) == STATUS_BOOK
-
     # -------------------------------------------------------------- positions
-    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+    def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every stored position, in the enumeration's variant and
         order (:func:`solver.enumerate_positions` of the ply and scope)."""
         return enumerate_positions(self.plies, self.under, *self.board, part=self.part)
@@ -923,35 +920,21 @@ class CompactBook:
             raise self._refusal(int(status[i]), f"position {i}")
         return values.astype(np.int8)
 
-    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
-        """``(Position, BookValue)`` for every stored position."""
-        first, mask = self.positions()
-        chunk = 1 << 16
-        for start in range(0, len(first), chunk):
-            f, m = first[start : start + chunk], mask[start : start + chunk]
-            bulk = self.lookup_many(f, m)
-            for i in range(len(f)):
-                yield (
-                    Position.from_bitboards(int(f[i]), int(m[i]), *self.board, check=False),
-                    book_value(int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])),
-                )
-
 
 def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
     """What ``openingbook info`` prints for a compact book, as a JSON-ready dict.
 
-    Raises :class:`CompactFileError` for a file whose header is not a compact
-    book's; the checksum (header and payload) and a full decode of every position's value
+    Raises :class:`CompactFileError` (one line) for a file whose header is not a
+    compact book's or whose checksum (over header and payload) fails: a damaged
+    file, whatever byte changed, is reported as damaged and nothing of it is
+    described. The count of positions and a full decode of every position's value
     are reported as checks (``"ok"`` or the problem).
     """
     path = Path(path)
     checks: dict[str, str] = {}
-    with CompactBook(path, verify=False) as book:
+    with CompactBook(path, verify=True) as book:  # the checksum first: damage is refused
         h = book.header
-        words = np.frombuffer(book._mm, dtype="<u8", offset=h.header_bytes)
-        crc_ok = _crc_ok(book._mm, h, words)
-        del words
-        checks["checksum"] = "ok" if crc_ok else "checksum mismatch (damaged file)"
+        checks["checksum"] = "ok"
         values: dict[str, Any] = {}
         try:
             first, mask = book.positions()
@@ -1036,52 +1019,3 @@ def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> d
                 for k, c in zip(*np.unique(plies_of, return_counts=True), strict=True)
             }
     return out
-
-
-def compact_thill_values(
-    path: str | os.PathLike[str], allow_part: bool = False
-) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, str | None]:
-    """A compact book's positions with Thill's values: ``(fmt, first, mask, values, under)``.
-
-    ``fmt`` is the Thill layout of the same ply and kind; ``values`` are Thill's
-    value codes (pruned books: 0 draw, 1 second player wins, 2 first player
-    wins, nothing pruned yet; distance books: the signed distance byte), for
-    every position of the book in the enumeration's order and variant. A part
-    (:attr:`CompactBook.part`) is refused unless ``allow_part``: its positions
-    alone would read as a complete book.
-    """
-    from openingbook.bookfile import BookFormat
-    from openingbook.values import distance_bytes_from_scores
-
-    with CompactBook(path) as book:
-        if book.part is not None and not allow_part:
-            raise CompactFileError(
-                f"{path}: part {book.part[0]}/{book.part[1]} of a book: merge the parts "
-                "first ('openingbook merge')"
-            )
-        first, mask = book.positions()
-        values = book.values_of(first, mask)
-        kind, plies, under, board = book.kind, book.plies, book.under, book.board
-    fmt = BookFormat.for_plies(plies, kind != "wdl", *board)
-    if kind == "wdl":
-        values = np.select([values == 1, values == -1], [2, 1], 0).astype(np.int8)
-    elif kind == "score":
-        values = distance_bytes_from_scores(values, plies, board)
-    return fmt, first, mask, values, under
-
-
-def compact_as_thill(
-    path: str | os.PathLike[str], allow_part: bool = False
-) -> tuple[Any, Any, str | None]:
-    """The Thill records a compact book converts to (pruned, sorted): ``(fmt, records, under)``.
-
-    ``allow_part``: as :func:`compact_thill_values`."""
-    from openingbook.bookfile import Records, sort_records
-    from openingbook.codec import encode_keys
-
-    fmt, first, mask, values, under = compact_thill_values(path, allow_part)
-    if not fmt.distances:
-        keep = values != 2
-        first, mask, values = first[keep], mask[keep], values[keep]
-    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
-    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8))), under

@@ -1,9 +1,9 @@
 """Conversion between Thill's book layout and the compact format, both ways.
 
 Thill -> compact: every position the book answers for, with its value
-(:func:`openingbook.export.load_positions`: a pruned book gets its left-out
+(:func:`openingbook.formats.load_book`: a pruned book gets its left-out
 first-player wins back by enumeration, within the scope its manifest records),
-written by :func:`openingbook.compact.write_compact`. Samples and shards of a
+written by the registry's compact writer. Samples and shards of a
 book cannot be completed and are refused. The source's identity (file name,
 size, sha256, format) and its manifest travel in the compact file's metadata.
 
@@ -26,9 +26,7 @@ from openingbook.atomicio import refuse_input_as_output
 from openingbook.compact import (
     COMPACT_SUFFIX,
     CompactBook,
-    compact_thill_values,
     is_compact,
-    write_compact,
 )
 from openingbook.errors import (
     BookFileError,
@@ -133,7 +131,8 @@ def convert_book(
 def _thill_to_compact(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, None]:
-    from openingbook.export import load_positions
+    from openingbook.formats import FORMATS, load_book
+    from openingbook.formats.model import require_complete_model
     from openingbook.manifest import file_sha256, identify, manifest_provenance, read_manifest
 
     identity = identify(src)
@@ -142,32 +141,20 @@ def _thill_to_compact(
             f"{src}: the book is {identity.scope.partial}, not complete for its ply or line: "
             "a compact book must answer every position of its scope (merge the shards first)"
         )
-    book = load_positions(src)
-    kind = "distance" if book.has_distances else "wdl"
-    values = book.distance if book.distance is not None else book.winner
+    book = load_book(src, "thill")
+    require_complete_model(book)
     metadata: dict[str, Any] = {
         "source": {
             "file": src.name,
             "bytes": src.stat().st_size,
             "sha256": file_sha256(src),
-            "format": book.fmt.name,
+            "format": identity.fmt.name,
         },
         "source_manifest": read_manifest(src) if identity.manifest is not None else None,
         "converted": manifest_provenance(command),
     }
     try:
-        write_compact(
-            out,
-            book.stones,
-            kind,
-            book.first,
-            book.mask,
-            values,
-            under=book.under,
-            metadata=metadata,
-            force=force,
-            board=book.fmt.board,
-        )
+        FORMATS["compact"].write(book, out, metadata=metadata, force=force)
     except (OutputExists, OutputNotReplaceable):
         raise  # about the output, not the source: as every command says it
     except ValueError as exc:
@@ -196,7 +183,16 @@ def _compact_to_thill(
     with CompactBook(src, verify=False) as book:
         refuse_thill_layout(book.board)
     out = check_output(out, force)
-    fmt, first, mask, values, under = compact_thill_values(src)
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
+
+    model = load_book(src, "compact")
+    if model.scope.partial:  # its positions alone would read as a complete book
+        raise BookFileError(
+            f"{src}: {model.scope.partial} of a book: merge the parts first ('openingbook merge')"
+        )
+    fmt, values = thill_values(model)
+    first, mask, under = model.first, model.mask, model.scope.under
     with CompactBook(src, verify=False) as book:
         metadata = book.header.metadata
     data, records = _book_data(out, fmt, first, mask, values)

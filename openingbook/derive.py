@@ -311,21 +311,20 @@ class LoadedBook:
     ) -> LoadedBook:
         """Read, check (values, order, legal positions of the ply, sha256 against the
         manifest) and index a book. ``scope`` overrides the book's own
-        (:attr:`openingbook.manifest.BookIdentity.scope`). A compact book
-        (:mod:`openingbook.compact`) is read as the Thill book it converts to,
-        with the scope of its header.
+        (:attr:`openingbook.manifest.BookIdentity.scope`). A book of any other
+        readable format (compact, Cadot, Pons) is loaded through
+        :func:`openingbook.formats.load_book` and indexed as the Thill records it
+        converts to (:func:`openingbook.formats.model.thill_records`), with its
+        reader's scope.
         """
-        from openingbook.compact import is_compact
+        from openingbook.formats import detect, load_book
 
-        if is_compact(path):
-            from openingbook.compact import CompactBook, compact_as_thill
+        if fmt is None and detect(path).name != "thill":
+            from openingbook.formats.model import thill_records
 
-            with CompactBook(path, verify=False) as compact:
-                part = compact.part
-            fmt, records, under = compact_as_thill(path, allow_part=True)
-            # a part holds some positions of its ply: the others are unknown, never implied
-            partial = None if part is None else f"part {part[0]}/{part[1]}"
-            own_scope = Scope(under, partial, board=fmt.board)
+            model = load_book(path)
+            fmt, records = thill_records(model)
+            own_scope = model.scope
         else:
             identity = identify(path, fmt)
             fmt, records = read_book(path, identity.fmt)

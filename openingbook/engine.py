@@ -285,18 +285,13 @@ class _PlyBook:
 
 def _describe_reader(reader: Any) -> tuple[BoardSize, int, bool]:
     """(board, plies, has distances) of a reader returned by ``open_book``."""
-    from openingbook.compact import CompactBook
-
-    if isinstance(reader, CompactBook):
-        return reader.board, reader.plies, reader.has_distances
-    fmt = getattr(reader, "format", None)
-    if fmt is None:  # Cadot tables and Pons books: no single ply
+    if reader.format_name not in ("compact", "thill"):  # Cadot, Pons: not one ply each
         raise InvalidArgument(
             f"{reader.path.name}: the engine reads distance books of one ply "
             "(compact or Thill layout), not this kind",
             argument="books",
         )
-    return fmt.board, fmt.plies, fmt.distances
+    return reader.board, reader.plies, reader.kind != "wdl"
 
 
 class Engine:

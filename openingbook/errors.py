@@ -41,6 +41,7 @@ Everything but :class:`InvalidArgument` exits with status 1 on the command line
 from __future__ import annotations
 
 import errno
+import os
 
 from solver import Error, InvalidArgument, SearchTimeout
 
@@ -96,10 +97,10 @@ class BookFileMissing(BookFileError, FileNotFoundError):
     """There is no book file at the path (also ``FileNotFoundError``).
 
     >>> str(BookFileMissing("b.dat")), BookFileMissing("b.dat").filename
-    ('b.dat: no such book file', 'b.dat')
+    ('b.dat: No such file or directory', 'b.dat')
     """
 
-    def __init__(self, path: object, reason: str = "no such book file") -> None:
+    def __init__(self, path: object, reason: str = os.strerror(errno.ENOENT)) -> None:
         ValueError.__init__(self, f"{path}: {reason}")
         self.path = path
         self.errno, self.strerror, self.filename = errno.ENOENT, reason, str(path)

@@ -74,6 +74,7 @@ from solver import (
 )
 
 __all__ = [
+    "COMPLETE_AT_LEAST",
     "COMPLETE_RECORDS",
     "LAYOUT_VERSION",
     "MANIFEST_MARK",
@@ -111,6 +112,12 @@ COMPLETE_RECORDS = {
     (8, True): 77_715,
     (12, True): 4_200_899,
 }
+
+#: The fewest records a book whose manifest says it is complete may hold, by (plies,
+#: distances): :data:`COMPLETE_RECORDS`, except that Thill's published 8-ply file read
+#: without its 5,593 duplicate mirror pairs holds 28,693 (229 positions are missing from
+#: it, a known fault its readers answer as first-player wins; docs/FORMATS.md).
+COMPLETE_AT_LEAST = {**COMPLETE_RECORDS, (8, False): 28_693}
 
 
 # ------------------------------------------------------------------ paths, hashes
@@ -553,6 +560,15 @@ def identify(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> Boo
         )
     check_sample(p, fmt, size, f"format {fmt.name} from the {source}")
     scope = manifest.scope if manifest is not None else scope_without_manifest(p, fmt, records)
+    need = COMPLETE_AT_LEAST.get((fmt.plies, fmt.distances)) if fmt.board == DEFAULT_BOARD else None
+    if manifest is not None and scope.complete and need is not None and records < need:
+        # a pruned book answers every absent position as a first-player win: a partial
+        # book taken for a complete one would answer wrongly, never refuse
+        raise BookFileError(
+            f"{p.name}: its manifest {manifest.path.name} says the book is complete, but it "
+            f"holds {records:,} records and a complete {fmt.name} book at least {need:,} "
+            "(an edited manifest, or a partial book)"
+        )
     return BookIdentity(p, fmt, size, records, manifest, scope, source)
 
 

@@ -40,8 +40,8 @@ file's sha256 compared with its manifest.
 
 >>> from solver import Position
 >>> with Book(REFERENCE / "thill-original-book8.dat") as book:
-...     book.format.name, len(book), book.get(Position.from_moves("44444455")).winner
-('8-ply', 34286, <Winner.FIRST: 'first'>)
+...     book.format.name, book.records, len(book), book.get(Position.from_moves("44444455")).winner
+('8-ply', 34286, 77715, <Winner.FIRST: 'first'>)
 """
 
 from __future__ import annotations
@@ -50,11 +50,11 @@ import hashlib
 import mmap
 import os
 import struct
-from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues, PositionNotInBook
+from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
 from openingbook.bookfile import (
     BookFormat,
     Records,
@@ -68,7 +68,7 @@ from openingbook.bookfile import (
 )
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.manifest import BookIdentity, identify
+from openingbook.manifest import COMPLETE_RECORDS, BookIdentity, Scope, identify, read_manifest
 from openingbook.memory import require_memory
 from openingbook.values import (
     UNKNOWN,
@@ -80,6 +80,8 @@ from openingbook.values import (
     value_tables,
 )
 from solver import (
+    DEFAULT_BOARD,
+    BoardSize,
     Position,
     can_win_next_bits,
     score_from_plies,
@@ -114,8 +116,10 @@ def search_steps(size: int) -> list[int]:
     return steps
 
 
-class Book:
-    """A memory-mapped book file: ``get``, ``in``, iteration, bulk lookups.
+class Book(BookReader):
+    """A memory-mapped book file in Thill's layout: the reader contract of
+    :class:`openingbook.answers.BookReader` (``get``, ``in``, iteration, bulk
+    lookups), plus record access (``record``, ``records``, ``find``, ``lookup``).
 
     ``fmt`` forces a layout (else :func:`openingbook.manifest.detect_format`);
     either way :func:`openingbook.manifest.identify` checks the file against it
@@ -135,7 +139,7 @@ class Book:
         self.identity: BookIdentity = identify(path, fmt)
         self.path = self.identity.path
         self.format = self.identity.fmt
-        self.scope = self.identity.scope
+        self._scope = self.identity.scope
         size = self.identity.size
         self._size = self.identity.records
         self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
@@ -153,21 +157,80 @@ class Book:
         if check or verify:
             self.verify()
 
+    format_name = "thill"
+
     # ------------------------------------------------------------- lifecycle
-    def close(self) -> None:
+    def _release(self) -> None:
         self._order = self._values = None
         if self._mm is not None and not self._mm.closed:
             self._mm.close()
         self._fh.close()
 
-    def __enter__(self) -> Book:
-        return self
+    # ------------------------------------------------------- what it is
+    @property
+    def board(self) -> BoardSize:
+        return self.format.board
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    @property
+    def plies(self) -> int:
+        return self.format.plies
 
-    def __len__(self) -> int:
+    @property
+    def kind(self) -> str:
+        return "distance" if self.format.distances else "wdl"
+
+    @property
+    def scope(self) -> Scope:
+        return self._scope
+
+    @property
+    def records(self) -> int:  # type: ignore[override]
         return self._size
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        if self.identity.manifest is None:
+            return {}
+        data = read_manifest(self.path)
+        out = {
+            "built_by": data.get("command"),
+            "built": data.get("created"),
+            "version": data.get("version"),
+        }
+        out.update({k: data[k] for k in ("derived_from", "merged_from") if k in data})
+        return out
+
+    def _count(self) -> int:
+        """Positions answered: the manifest's value counts where every solved position is
+        answered, a complete book's count, else the distinct stored positions."""
+        answers_all = self.format.distances or self._scope.answers_absent
+        manifest = self.identity.manifest
+        if answers_all and manifest is not None:
+            values = read_manifest(self.path).get("values")
+            if isinstance(values, dict) and all(isinstance(v, int) for v in values.values()):
+                return sum(values.values())
+        if answers_all and self._scope.complete:
+            known = COMPLETE_RECORDS.get((self.format.plies, True))
+            if known is not None and self.format.board == DEFAULT_BOARD:
+                return known  # a complete distance book stores every position
+        return len(self._answered_positions()[0])
+
+    def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        fmt = self.format
+        if not fmt.distances and self._scope.answers_absent:
+            # a pruned book answers every position of its scope: enumerate them
+            from solver import enumerate_positions
+
+            return enumerate_positions(fmt.plies, self._scope.under, *fmt.board)
+        from openingbook.compact import canonical_keys
+
+        recs = self.records_array()
+        first, mask = decode_keys(
+            recs.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
+        )
+        _, once = np.unique(canonical_keys(first, mask, *fmt.board), return_index=True)
+        once.sort()  # file order; a mirror pair stored twice once
+        return first[once], mask[once]
 
     def __repr__(self) -> str:
         return f"Book({str(self.path)!r}, {self.format.name}, {self._size} records)"
@@ -192,7 +255,7 @@ class Book:
         if problems:
             raise BookFileError(f"{self.path}: {problems['order']}")
 
-    def records(self) -> Records:
+    def records_array(self) -> Records:
         """All records as arrays (no Python object per record); the whole file is read, so
         it is verified first (:meth:`verify`)."""
         self.verify()
@@ -278,19 +341,11 @@ class Book:
         self._check_position(pos)
         return self.dual_search(*position_key_pair(pos, self.format.key_bits))[0]
 
-    def __contains__(self, pos: object) -> bool:
-        if not isinstance(pos, Position):
-            return False
-        if pos.stone_count != self.format.plies:
-            return False
+    def stores(self, pos: Position) -> bool:
+        """Is ``pos`` (or its mirror image) one of the file's records?"""
         return self.find(pos) is not None
 
-    def get(self, pos: Position) -> BookValue:
-        """The book's answer for ``pos`` (see the module docstring for missing positions).
-
-        Raises ``ValueError`` for a position with the wrong stone count and
-        :class:`PositionNotInBook` for a missing one in a distance book.
-        """
+    def _answer(self, pos: Position) -> BookValue:
         return self.lookup(pos)[0]
 
     def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
@@ -328,12 +383,12 @@ class Book:
 
     def _check_position(self, pos: Position) -> None:
         if (pos.width, pos.height) != self.format.board:
-            raise InvalidArgument(
+            raise PositionNotInBook(
                 f"the book is for {self.format.board} boards, not {pos.width}x{pos.height}"
             )
         n = pos.stone_count
         if n != self.format.plies:
-            raise InvalidArgument(
+            raise PositionNotInBook(
                 f"the position has {n} stones; {self.path.name} holds "
                 f"{self.format.plies}-stone positions"
             )
@@ -361,28 +416,10 @@ class Book:
             return BookValue(WINNERS[winner], plies, score)
         return BookValue(WINNERS[winner], None, None)  # pruned books report no distances
 
-    # ------------------------------------------------------------ iteration
-    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
-        """``(Position, BookValue)`` for every record, in file order (the whole file is
-        verified first: :meth:`verify`)."""
-        self.verify()
-        fmt = self.format
-        chunk = 1 << 16
-        data = self._file_bytes()
-        for start in range(0, self._size, chunk):
-            stop = min(self._size, start + chunk)
-            recs = parse_records(data[start * fmt.record_bytes : stop * fmt.record_bytes], fmt)
-            first, mask = decode_keys(
-                recs.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
-            )
-            for i in range(len(recs)):
-                pos = Position.from_bitboards(int(first[i]), int(mask[i]), *fmt.board, check=False)
-                yield pos, self._value(int(recs.values[i]), start + i)
-
     # ---------------------------------------------------------- bulk lookup
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._order is None or self._values is None:
-            recs = self.records()  # the whole file is read anyway: verified
+            recs = self.records_array()  # the whole file is read anyway: verified
             self._order = self.format.order_keys(recs.keys)
             self._values = recs.values
         return self._order, self._values
@@ -417,21 +454,42 @@ class Book:
             index[missing] = _search_sorted(order, fmt.order_keys(mirrored[missing]))
         return index
 
-    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """Bulk :meth:`get` over ``first``/``mask`` uint64 arrays.
 
         Missing positions follow the same rules as :meth:`get`: one without an
-        answer (or outside the book's scope) raises :class:`PositionNotInBook`
-        (naming the first one), or with ``strict=False`` gets :data:`UNKNOWN` in
-        all three value arrays.
+        answer (outside the book's scope, of another ply) raises
+        :class:`PositionNotInBook` (naming the first one), or with ``strict=False``
+        gets :data:`UNKNOWN` in all three value arrays.
         """
         first = np.asarray(first, dtype=np.uint64)
         mask = np.asarray(mask, dtype=np.uint64)
+        counts = np.bitwise_count(mask)
+        wrong = counts != self.format.plies
+        if wrong.any():
+            i = int(np.argmax(wrong))
+            if strict:
+                raise PositionNotInBook(
+                    f"position {i} has {int(counts.flat[i])} stones; {self.path.name} holds "
+                    f"{self.format.plies}-stone positions"
+                )
+            right = np.flatnonzero(~wrong.reshape(-1))
+            part = self._lookup_many(first.reshape(-1)[right], mask.reshape(-1)[right], False)
+            out = [
+                np.full(first.size, fill, dtype=a.dtype)
+                for a, fill in zip(part, (-1, UNKNOWN, UNKNOWN, UNKNOWN), strict=True)
+            ]
+            for whole, a in zip(out, part, strict=True):
+                whole[right] = a
+            return BulkValues(*(a.reshape(first.shape) for a in out))
         index = self.find_many(first, mask)
         _, values = self._arrays()
         winner_lut, plies_lut, score_lut, valid_lut = self._luts
         # value bytes as intp indices into the per-byte tables (fast gathers)
-        raw = values.take(np.maximum(index, 0)).view(np.uint8).astype(np.intp)
+        if values.size:
+            raw = values.take(np.maximum(index, 0)).view(np.uint8).astype(np.intp)
+        else:  # an empty book: nothing stored, every index -1
+            raw = np.zeros(index.shape, np.intp)
         found = index >= 0
         valid = valid_lut.take(raw)
         if not valid[found].all():

@@ -15,6 +15,15 @@ import signal
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests judge values, never time: a loaded machine (CI shares its two cores
+# with compilation and subprocesses) must not fail them on hypothesis' deadline or its
+# too-slow health check. Tests that set their own settings still override these.
+settings.register_profile(
+    "openingbook", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("openingbook")
 
 #: The reference data kept in the repository (``tests/data/README.md``).
 DATA = Path(__file__).resolve().parent / "data"

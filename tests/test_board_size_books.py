@@ -34,7 +34,7 @@ from openingbook.codec import (
 )
 from openingbook.compact import CompactBook
 from openingbook.derive import LoadedBook, derive_values
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.published import BOARD_RESULTS
 from openingbook.validate import diff_books
 from solver import (
@@ -386,7 +386,7 @@ def test_a_book_of_one_size_is_never_read_as_another(small_books, tmp_path):
     result = run("lookup", book, "--board", "......./......./......./......./.....X./....OX.")
     assert result.exit_code == 2 and "for 5x4 boards, not 7x6" in result.stderr
     with CompactBook(small_books["5x4-8"]) as compact:
-        with pytest.raises(InvalidArgument, match="5x4 boards, not 7x6"):
+        with pytest.raises(PositionNotInBook, match=r"a 7x6 position is not in 5x4-8\.c4b"):
             compact.get(Position.from_moves("12345123"))
         assert Position.from_moves("12345123") not in compact
     # two books of different sizes are not compared
@@ -420,7 +420,8 @@ def test_manifest_carries_the_board(tmp_path):
     format is refused)."""
     from openingbook.bookfile import BookFormat
     from openingbook.build import BuildOptions, _book_data, build_book
-    from openingbook.compact import compact_thill_values
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
     from openingbook.manifest import identify, read_manifest, write_book_and_manifest
 
     out = tmp_path / "b.dat"
@@ -428,8 +429,9 @@ def test_manifest_carries_the_board(tmp_path):
     with pytest.raises(InvalidArgument, match="7x6 boards only"):
         build_book(out, options, jobs=1, progress=False)
     build_book(tmp_path / "b.c4b", options, jobs=1, progress=False)
-    fmt, first, mask, values, _ = compact_thill_values(tmp_path / "b.c4b")
-    data, records = _book_data(out, fmt, first, mask, values)
+    model = load_book(tmp_path / "b.c4b")
+    fmt, values = thill_values(model)
+    data, records = _book_data(out, fmt, model.first, model.mask, values)
     write_book_and_manifest(out, fmt, data, records, {"selection": options.selection()})
     fmt = read_manifest(out)["format"]
     assert (fmt["width"], fmt["height"], fmt["name"]) == (5, 4, "5x4-4-ply-dist")
@@ -501,7 +503,7 @@ def test_every_export_reads_back_the_sources_answers_on_every_position(
     small_books, tmp_path, source, fmt
 ):
     from openingbook import open_book
-    from openingbook.export import export_book
+    from openingbook.formats.exporting import export_book
     from openingbook.registry import resolve_book
     from openingbook.values import UNKNOWN
 

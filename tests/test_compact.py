@@ -220,7 +220,7 @@ def test_every_position_answers_in_both_variants(small_books: dict[str, Path]) -
 
 def test_refused_positions_are_never_answered(small_books: dict[str, Path]) -> None:
     with CompactBook(small_books["whole"]) as book:
-        with pytest.raises(ValueError, match="wrong number of stones"):
+        with pytest.raises(PositionNotInBook, match="wrong number of stones"):
             book.get(Position.from_moves("4444"))
         # column 1: A, A, B, B; column 2: A, B: legal counts, but no game reaches it
         unreachable = Position.from_bitboards(0b0011 | 1 << 7, 0b1111 | 0b11 << 7, check=False)
@@ -228,7 +228,9 @@ def test_refused_positions_are_never_answered(small_books: dict[str, Path]) -> N
             book.get(unreachable)
         wins = Position.from_moves("121212")  # A has three in column 1 and moves
         assert book.get(wins).winner.value == "first"
-        assert wins not in book
+        assert wins in book  # answered (by the rule): in the book, though not stored
+        assert book.status(wins) != STATUS_BOOK
+        assert unreachable not in book
         bulk = book.lookup_many(
             np.array([unreachable.first_stones], np.uint64),
             np.array([unreachable.mask], np.uint64),
@@ -611,11 +613,11 @@ def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(
 
 def test_info_checks_the_position_count_of_the_header(tmp_path: Path) -> None:
     data = bytearray((BOOKS / "book8.c4b").read_bytes())
-    data[16] ^= 1  # n, which no checksum covers
+    data[16] ^= 1  # n
     bad = tmp_path / "n.c4b"
     bad.write_bytes(bytes(data))
-    info = describe_compact(bad)
-    assert not info["ok"] and "77714" in info["checks"]["positions"], info["checks"]
+    with pytest.raises(CompactFileError, match="damaged"):
+        describe_compact(bad)
     assert describe_compact(BOOKS / "book8.c4b")["checks"]["positions"] == "ok"
 
 

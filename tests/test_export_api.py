@@ -14,7 +14,8 @@ import openingbook
 from openingbook.api import BookReader, detect_kind
 from openingbook.bookfile import BookFormat
 from openingbook.cli import main
-from openingbook.export import CadotBook, PonsBook, export_book
+from openingbook.export import CadotBook, PonsBook
+from openingbook.formats.exporting import export_book
 from openingbook.reader import Book, PositionNotInBook
 from solver import DEFAULT_BOARD, Position
 from tests.manifests import write_manifest
@@ -71,8 +72,9 @@ def test_every_reader_answers_alike(exports: dict[str, Path]) -> None:
 def test_context_manager_and_forced_kind(exports: dict[str, Path]) -> None:
     with openingbook.open_book(exports["cadot"], kind="cadot") as book:
         assert len(book) > 0
-    assert len(book) == 0  # closed
-    with pytest.raises(ValueError, match="unknown book kind"):
+    with pytest.raises(openingbook.BookClosed):
+        len(book)
+    with pytest.raises(ValueError, match="kind tromp: choose one of"):
         openingbook.open_book(exports["cadot"], kind="tromp")
 
 
@@ -121,10 +123,16 @@ def test_cli_errors_are_one_line(tmp_path: Path, args: list[str], code: int, mes
     assert not out.exists()
 
 
-def test_only_our_books_are_exported(exports: dict[str, Path], tmp_path: Path) -> None:
+def test_every_readable_format_is_exported(exports: dict[str, Path], tmp_path: Path) -> None:
+    """Export reads through the registry: a Cadot or Pons file exports the positions
+    and answers of the book it was exported from."""
+    whole = export_book(exports["thill"], "jsonl", tmp_path / "thill.jsonl")
+    want = sorted(json.loads(line)["winner"] for line in (tmp_path / "thill.jsonl").open())
     for kind in ("cadot", "pons"):
-        with pytest.raises(ValueError, match=f"this is a {kind} file"):
-            export_book(exports[kind], "jsonl", tmp_path / "x.jsonl")
+        out = tmp_path / f"{kind}.jsonl"
+        again = export_book(exports[kind], "jsonl", out)
+        assert again.positions == whole.positions
+        assert sorted(json.loads(line)["winner"] for line in out.open()) == want
     with pytest.raises(FileNotFoundError, match="output directory does not exist"):
         export_book(exports["thill"], "jsonl", tmp_path / "no" / "x.jsonl")
 

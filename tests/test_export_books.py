@@ -64,7 +64,8 @@ def test_pruned_book_leaves_out_first_player_wins() -> None:
     with Book(built_book(distances=False)) as book, Book(built_book()) as full:
         wins = sum(1 for _, v in full if v.winner.value == "first")
         assert 0 < wins < len(full)
-        assert len(book) == len(full) - wins
+        assert book.records == len(full) - wins  # stored: all but the first player's wins
+        assert len(book) == len(full)  # answered: every position
         first = np.array([p.first_stones for p, _ in full], np.uint64)
         mask = np.array([p.mask for p, _ in full], np.uint64)
         assert (book.lookup_many(first, mask).winner == full.lookup_many(first, mask).winner).all()

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.export import export_book
 from openingbook.export.cadot import (
     BASE,
     CadotBook,
@@ -24,6 +23,7 @@ from openingbook.export.cadot import (
     encode_outcomes,
     write_cadot,
 )
+from openingbook.formats.exporting import export_book
 from openingbook.reader import Book, PositionNotInBook
 from solver import Position, Winner
 from tests.conftest import DATA

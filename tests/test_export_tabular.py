@@ -10,8 +10,8 @@ import numpy as np
 from hypothesis import given, settings
 
 from openingbook.codec import position_key
-from openingbook.export import export_book
 from openingbook.export.tabular import FIELDS, diagrams, hex_codes
+from openingbook.formats.exporting import export_book
 from openingbook.reader import Book
 from solver import Position
 from tests.strategies import positions

@@ -21,7 +21,7 @@ import openingbook.memory
 from openingbook.bookfile import BOOK8, BookFileError, BookFormat
 from openingbook.cli import main
 from openingbook.derive import derive_book
-from openingbook.export import export_book
+from openingbook.formats.exporting import export_book
 from openingbook.manifest import (
     Scope,
     check_output,
@@ -329,11 +329,12 @@ def test_crash_between_the_renames_is_refused_then_recovered(tmp_path, monkeypat
 def test_write_book_and_manifest_agree(tmp_path):
     data = BOOK8_FILE.read_bytes()[: 3 * 100]
     out = tmp_path / "w.dat"
-    manifest = write_book_and_manifest(out, BOOK8, data, 100, {"selection": {"under": None}})
+    selection = {"selection": {"under": None, "sample": 100}}
+    manifest = write_book_and_manifest(out, BOOK8, data, 100, selection)
     assert out.read_bytes() == data
     assert json.loads(manifest_path(out).read_text()) == manifest
     assert load_manifest(out).records == 100
-    assert identify(out).scope.complete
+    assert identify(out).scope.partial == "a sample of 100 positions"
 
 
 @pytest.mark.parametrize("chunk", [1, 16, 17, 1 << 20])

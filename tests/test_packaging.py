@@ -47,6 +47,18 @@ def test_the_version_is_written_in_one_place():
     assert importlib.metadata.version("openingbook") == openingbook.__version__
 
 
+def test_every_package_of_the_source_is_in_the_wheel():
+    # setuptools installs exactly the listed packages: a subpackage left out of the list
+    # imports from a checkout but is missing from a wheel install
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for top in ("openingbook", "solver")
+        for init in (ROOT / top).rglob("__init__.py")
+    }
+    assert found <= listed, f"not in pyproject's packages: {sorted(found - listed)}"
+
+
 def test_dask_is_an_extra_not_a_dependency():
     assert not any(d.startswith("dask") for d in PYPROJECT["project"]["dependencies"])
     extras = PYPROJECT["project"]["optional-dependencies"]

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from openingbook.compact import CompactBook, CompactFileError, write_compact
+from openingbook.errors import BookFileError
 from openingbook.published import POSITIONS_PER_PLY
 from solver import (
     AUTO_PARTS,
@@ -269,12 +270,16 @@ def test_a_damaged_part_field_is_refused(tmp_path):
 
 
 def test_a_part_is_not_read_as_a_whole_book(tmp_path):
-    from openingbook.compact import compact_thill_values
+    from openingbook.convert import convert_book
     from openingbook.derive import LoadedBook
+    from openingbook.formats import load_book
 
     path, first, *_ = _part_book(tmp_path, 4, (1, 2))
-    with pytest.raises(CompactFileError, match="merge the parts"):
-        compact_thill_values(path)
+    (tmp_path / "7x6").mkdir()
+    seven, *_ = _part_book(tmp_path / "7x6", 4, (1, 2), 7, 6)
+    with pytest.raises(BookFileError, match="merge the parts"):
+        convert_book(seven, tmp_path / "whole.dat")
+    assert load_book(path).scope.partial == "part 1/2"
     loaded = LoadedBook.load(path)
     assert loaded.scope.partial == "part 1/2" and not loaded.scope.answers_absent
     assert len(loaded) == len(first)

@@ -78,9 +78,10 @@ def test_records_0_1000_3000(book8):
 
 def test_every_record_and_its_mirror(book8):
     records = raw_records()
-    assert len(book8) == len(records)
+    assert book8.records == len(records)
+    assert len(book8) == 77_715  # the positions it answers: every 8-ply book position
     keys = np.array([k for k, _ in records], dtype=np.uint64)
-    positions = [pos for pos, _ in book8]
+    positions = [key_position(k, 24, 8, *DEFAULT_BOARD) for k, _ in records]
     assert len(positions) == len(records)
     first, mask = arrays(positions)
     assert np.array_equal(encode_keys(first, mask, 24, *DEFAULT_BOARD), keys)
@@ -106,14 +107,14 @@ def test_missing_position_is_a_first_player_win(book8):
     assert pos.stone_count == 8 and not pos.can_win_next()
     assert position_key(pos, 24) not in keys and position_key(pos.mirror(), 24) not in keys
     assert book8.lookup(pos) == (BookValue(Winner.FIRST, None, None), None)
-    assert pos not in book8
-    assert Position.from_moves("67676667") in book8
+    assert pos in book8 and not book8.stores(pos)  # answered, not stored
+    assert book8.stores(Position.from_moves("67676667"))
     bulk = book8.lookup_many(*arrays([pos]))
     assert bulk.index.tolist() == [-1] and bulk.winner.tolist() == [1]
 
 
 def test_probe_counts(book8):
-    n = len(book8)
+    n = book8.records
     steps = search_steps(n)
     assert steps[-1] == 0 and all(a >= b for a, b in itertools.pairwise(steps))
     assert len(steps) <= math.ceil(math.log2(n)) + 1
@@ -128,9 +129,9 @@ def test_probe_counts(book8):
 
 
 def test_wrong_stone_count(book8):
-    with pytest.raises(ValueError, match=r"has 9 stones; .* holds 8-stone positions"):
+    with pytest.raises(PositionNotInBook, match=r"has 9 stones; .* holds 8-stone positions"):
         book8.get(Position.from_moves("444444555"))
-    with pytest.raises(ValueError, match="position 1 has 4 stones"):
+    with pytest.raises(PositionNotInBook, match="position 1 has 4 stones"):
         book8.lookup_many(*arrays([Position.from_moves("67676667"), Position.from_moves("4444")]))
     assert Position.from_moves("4444") not in book8
 
@@ -377,7 +378,8 @@ def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
     assert result.exit_code == 0, result.output
     assert out.stat().st_size == 0
     with Book(out) as book:
-        assert len(book) == 0 and list(book) == []
+        assert book.records == 0 and len(book) == 1  # its one position, answered
+        assert [value.winner for _, value in book] == [Winner.FIRST]
         assert book.get(Position.from_moves(line)).winner is Winner.FIRST
     fmt, records = read_book(out)
     assert fmt.plies == 12 and len(records) == 0

@@ -91,47 +91,49 @@ def lookup_command(
     """
     if (moves is None) == (board is None):
         raise click.UsageError("give the position either as MOVES or with --board")
-    # the command modules import only click; each kind of book loads its own reader
-    from openingbook.compact_magic import is_compact
+    # the command modules import only click; the registry loads the reader of the book's format
+    from openingbook.formats import detect, open_book
 
     path = resolve_book_argument(book)
-
-    def position(book_board: Any) -> Position:
-        """The position, read on the book's board (a --size of another board refused)."""
+    kind = detect(path).name
+    if fmt is not None and kind != "thill":
+        raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
+    options = {"check": check, "verify": verify} if kind == "thill" else {}
+    # opening verifies what the format allows (a compact book's checksum, a Thill book's
+    # manifest and sampled records); every answer is checked possible for the book
+    with open_book(path, kind, fmt, **options) as opened:
         if size is not None:
             from openingbook.manifest import require_board
 
-            require_board(path, book_board, size, argument="size")
+            require_board(path, opened.board, size, argument="size")
         if moves is not None:
-            return parse_moves(moves, "moves", book_board)
-        return _read_board(board or "")  # the reader refuses a diagram of another size
-
-    if is_compact(path):
-        if fmt is not None:
-            raise BadArgument("--format applies to Thill-layout books, not compact ones")
-        from openingbook.compact import CompactBook
-
-        # opening verifies the header and the checksum over header and payload; the position model
-        # refuses what the book does not hold
-        with CompactBook(path) as compact:
-            pos = position(compact.board)
-            value, record = compact.get(pos), None
-            fmt_name = f"compact {compact.plies}-ply"
-            if compact.board != (7, 6):
-                fmt_name = f"compact {compact.board} {compact.plies}-ply"
-    else:
-        from openingbook.reader import Book
-
-        with Book(path, fmt, check=check, verify=verify) as opened:
-            pos = position(opened.format.board)
+            pos = parse_moves(moves, "moves", opened.board)
+        else:
+            pos = _read_board(board or "")
+        if (pos.width, pos.height) != opened.board:
+            raise BadArgument(
+                f"the book is for {opened.board} boards, not {pos.width}x{pos.height}"
+            )
+        single_ply = kind in ("thill", "compact")
+        if single_ply and pos.stone_count != opened.plies:
+            raise BadArgument(
+                f"the position has {pos.stone_count} stones; {path.name} holds "
+                f"{opened.plies}-stone positions"
+            )
+        record = None
+        if kind == "thill":
             fmt = opened.format
-            record = opened.find(pos)  # refuses a wrong stone count or board size
+            record = opened.find(pos)
             if record is None and not pos.can_win_next() and not (check or verify):
                 # "not stored" comes from a binary search, which is only right in a
                 # sorted file: verify the order (streamed; about 0.2 s for a 12-ply book)
                 opened.check_order()
             value, record = opened.lookup(pos)
             fmt_name = fmt.name
+        else:
+            value = opened.get(pos)
+            board_name = "" if opened.board == (7, 6) else f" {opened.board}"
+            fmt_name = f"{kind}{board_name} {opened.plies}-ply"
     to_move = "first" if pos.side_to_move is Player.FIRST else "second"
     if as_json:
         emit_json(
@@ -157,7 +159,7 @@ def lookup_command(
     if value.score is not None:
         score = f"{value.score:+d}" if value.score else "0"
         text += f" (score {score} for the {to_move} player to move)"
-    if fmt_name.startswith("compact"):
+    if not fmt_name[0].isdigit():  # not a Thill layout: no record numbers
         where = "not stored (wins at once) in" if pos.can_win_next() else "in"
     else:
         where = f"record {record} in" if record is not None else "not stored in"
@@ -182,19 +184,13 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
       openingbook info book.dat
       openingbook info mybook.dat --format 12-dist --json
     """
-    from openingbook.compact_magic import is_compact
+    from openingbook.formats import describe, detect
 
     path = resolve_book_argument(book)
-    if is_compact(path):
-        if fmt is not None:
-            raise BadArgument("--format applies to Thill-layout books, not compact ones")
-        from openingbook.compact import describe_compact
-
-        info = describe_compact(path)
-    else:
-        from openingbook.reader import describe_book
-
-        info = describe_book(path, fmt)
+    kind = detect(path).name
+    if fmt is not None and kind != "thill":
+        raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
+    info = describe(path, kind, fmt)
     if as_json:
         emit_json(info)
     else:
@@ -218,10 +214,11 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
             click.echo(f"records: {info['records']} ({info['bytes']} bytes)")
             manifest = info["manifest"] or "none"
             click.echo(f"manifest: {manifest}; scope: {info['scope']}")
-        click.echo(
-            f"values: draw {values['draw']}, first player wins {values['first']}, "
-            f"second player wins {values['second']}"
-        )
+        if values:  # none when the values could not be read (see the checks)
+            click.echo(
+                f"values: draw {values['draw']}, first player wins {values['first']}, "
+                f"second player wins {values['second']}"
+            )
         for side in ("first", "second"):
             by_plies = values.get(f"{side}_by_plies")
             if by_plies:

@@ -33,15 +33,15 @@ only on request; see :mod:`openingbook.export`.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import mmap
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues
+from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import (
@@ -51,7 +51,10 @@ from openingbook.values import (
     missing_value,
     value_from_plies,
 )
-from solver import BoardSize, Position, has_four_bits
+from solver import DEFAULT_BOARD, BoardSize, Position, has_four_bits
+
+if TYPE_CHECKING:
+    from openingbook.manifest import Scope
 
 __all__ = [
     "CADOT_RECORD_BYTES",
@@ -62,7 +65,6 @@ __all__ = [
     "decode_cadot_keys",
     "decode_outcomes",
     "encode_outcomes",
-    "looks_like_cadot",
     "write_cadot",
 ]
 
@@ -297,35 +299,7 @@ def write_cadot(
     return int(records.shape[0])
 
 
-def looks_like_cadot(path: Path, size: int) -> bool:
-    """Does the file at ``path`` (``size`` bytes) read as a Cadot table: whole 7-byte
-    records whose sampled keys are valid, ascending, and the smaller reading?"""
-    if size == 0 or size % CADOT_RECORD_BYTES:
-        return False
-    n = size // CADOT_RECORD_BYTES
-    picks = sorted(set(np.linspace(0, n - 1, min(n, 64)).astype(int).tolist()))
-    rows = []
-    with open(path, "rb") as fh:
-        for i in picks:
-            fh.seek(i * CADOT_RECORD_BYTES)
-            rows.append(fh.read(CADOT_RECORD_BYTES))
-    keys = [int.from_bytes(r[:KEY_BYTES], "big") for r in rows]
-    outcomes = [r[KEY_BYTES] for r in rows]
-    if any(o & 0xC0 == 0xC0 or o & _HALF_MOVES > CADOT_BOARD.cells for o in outcomes):
-        return False
-    if any(b <= a for a, b in itertools.pairwise(keys)):
-        return False
-    for key in keys:
-        if key >= BASE**WIDTH:
-            return False
-        digits = [(key // BASE**k) % BASE for k in range(WIDTH)]
-        mirrored = sum(BASE**k * digits[WIDTH - 1 - k] for k in range(WIDTH))
-        if mirrored < key:
-            return False
-    return True
-
-
-class CadotBook:
+class CadotBook(BookReader):
     """Read a Cadot-format file by memory-mapped binary search (works beyond RAM size).
 
     The file is never loaded: a lookup reads about ``log2(n)`` records, so
@@ -367,19 +341,41 @@ class CadotBook:
             )
 
     # ------------------------------------------------------------ container
-    def __len__(self) -> int:
+    def _count(self) -> int:
         return self._n
+
+    @property
+    def records(self) -> int:  # type: ignore[override]
+        return self._n
+
+    @property
+    def board(self) -> BoardSize:
+        return DEFAULT_BOARD  # Cadot's keys are of the 7x6 board
+
+    @property
+    def plies(self) -> int | None:
+        """The stones of the first record's position (None for an empty table)."""
+        if not self._n:
+            return None
+        _, mask = decode_cadot_keys(self._keys_at(np.array([0])))
+        return int(np.bitwise_count(mask)[0])
+
+    @property
+    def kind(self) -> str:
+        return "distance"  # half-moves to the result (0: unknown, per record)
+
+    @property
+    def scope(self) -> Scope:
+        from openingbook.manifest import Scope
+
+        return Scope(
+            known=False, unknown_why="a Cadot table does not record its scope", board=self.board
+        )
 
     def __repr__(self) -> str:
         return f"CadotBook({str(self.path)!r})"
 
-    def __enter__(self) -> CadotBook:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
+    def _release(self) -> None:
         """Drop the memory map (the object is unusable afterwards)."""
         self._data = _EMPTY
         self._n = 0
@@ -388,24 +384,28 @@ class CadotBook:
                 self._map.close()
             self._map = None
 
-    def __contains__(self, pos: object) -> bool:
-        if not isinstance(pos, Position):
-            return False
-        return self._find_one(_key_of(pos)) >= 0
-
-    def get(self, pos: Position) -> BookValue:
+    def _answer(self, pos: Position) -> BookValue:
         """The value of ``pos``.
 
         Not stored: a win in 1 ply when the side to move can complete four at
-        once, else :class:`openingbook.reader.PositionNotInBook`.
+        once, else :class:`openingbook.errors.PositionNotInBook`.
         """
         index = self._find_one(_key_of(pos))
         if index < 0:
             return missing_value(pos, self.path.name)
         assert self._map is not None
-        return _book_value(pos, self._map[index * CADOT_RECORD_BYTES + KEY_BYTES])
+        try:
+            return _book_value(pos, self._map[index * CADOT_RECORD_BYTES + KEY_BYTES])
+        except InvalidArgument as exc:  # a result no game can have: damage
+            raise BookFileError(f"{self.path}: record {index}: {exc}") from None
 
-    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+    def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        parts = [decode_cadot_keys(keys) for keys, _ in self.iter_records()]
+        if not parts:
+            return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (record index, winner,
         plies, score; ``UNKNOWN`` where not known, ``index`` -1 where not stored)."""
         first = np.asarray(first, dtype=np.uint64)
@@ -415,13 +415,6 @@ class CadotBook:
         over = has_four_bits(first, HEIGHT) | has_four_bits(first ^ mask, HEIGHT) | (mask == _FULL)
         plies = np.where((half == 0) & ~over, UNKNOWN, half)
         return bulk_values(first, mask, index, winner, plies, self.path.name, strict, CADOT_BOARD)
-
-    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
-        for keys, outcomes in self.iter_records():
-            first, mask = decode_cadot_keys(keys)
-            for f, m, o in zip(first.tolist(), mask.tolist(), outcomes.tolist(), strict=True):
-                pos = Position.from_bitboards(f, m, WIDTH, HEIGHT, check=False)
-                yield pos, _book_value(pos, o)
 
     def iter_records(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The file in order, as ``(keys, outcome bytes)`` arrays of up to ``chunk`` records."""

@@ -45,13 +45,13 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues
+from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import (
@@ -61,7 +61,10 @@ from openingbook.values import (
     score_tables,
     value_from_score,
 )
-from solver import BoardSize, Position, current_bits, stone_counts
+from solver import BoardSize, Position, current_bits, score_bounds, stone_counts
+
+if TYPE_CHECKING:
+    from openingbook.manifest import Scope
 
 __all__ = [
     "HEADER_BYTES",
@@ -71,7 +74,6 @@ __all__ = [
     "choose_log_size",
     "key3",
     "key3_many",
-    "looks_like_pons",
     "next_prime",
     "partial_key_bytes",
     "write_pons",
@@ -329,21 +331,7 @@ def write_pons(
     )
 
 
-def looks_like_pons(path: Path, size: int) -> bool:
-    """Is the file at ``path`` (``size`` bytes) a Pons book: header fields in range and
-    the file exactly as long as the header announces?"""
-    if size < HEADER_BYTES:
-        return False
-    with open(path, "rb") as fh:
-        width, height, depth, nbytes, value_bytes, log_size = fh.read(HEADER_BYTES)
-    if not (4 <= width <= 9 and 4 <= height <= 9 and depth <= width * height):
-        return False
-    if nbytes not in (1, 2, 4, 8) or value_bytes != 1 or not 1 <= log_size <= 32:
-        return False
-    return size == HEADER_BYTES + next_prime(1 << log_size) * (nbytes + 1)
-
-
-class PonsBook:
+class PonsBook(BookReader):
     """Load a Pons book and answer queries like :class:`openingbook.reader.Book`.
 
     The tables are memory-mapped. ``get`` raises ``KeyError`` for a position the
@@ -391,7 +379,6 @@ class PonsBook:
                 f"{nbytes}-byte keys has {expected}"
             )
         self.width, self.height, self.depth = width, height, depth
-        self.board = BoardSize(width, height)
         self.key_bytes, self.log_size, self.size = nbytes, log_size, size
         self._keys = np.memmap(
             self.path, dtype=_KEY_DTYPES[nbytes], mode="r", offset=HEADER_BYTES, shape=(size,)
@@ -400,38 +387,51 @@ class PonsBook:
             self.path, dtype=np.uint8, mode="r", offset=HEADER_BYTES + size * nbytes, shape=(size,)
         )
         self._min = min_score(width, height)
-        self._count: int | None = None
 
     # ------------------------------------------------------------ container
-    def __enter__(self) -> PonsBook:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
+    def _release(self) -> None:
         """Drop the memory maps (the object is unusable afterwards)."""
         self._keys = np.zeros(0, dtype=self._keys.dtype)
         self._values = np.zeros(0, dtype=np.uint8)
 
-    def __len__(self) -> int:
-        if self._count is None:
-            self._count = int(np.count_nonzero(self._values))
-        return self._count
+    def _count(self) -> int:
+        return int(np.count_nonzero(self._values))
 
-    def __contains__(self, pos: object) -> bool:
-        if not isinstance(pos, Position) or (pos.width, pos.height) != (self.width, self.height):
-            return False
-        return self._score_of(pos) is not None
+    @property
+    def records(self) -> int:  # type: ignore[override]
+        return len(self)
 
-    def get(self, pos: Position) -> BookValue:
+    @property
+    def board(self) -> BoardSize:
+        return BoardSize(self.width, self.height)
+
+    @property
+    def plies(self) -> int:
+        """The depth: the book holds positions of at most this many stones."""
+        return self.depth
+
+    @property
+    def kind(self) -> str:
+        return "score"
+
+    @property
+    def scope(self) -> Scope:
+        from openingbook.manifest import Scope
+
+        return Scope(
+            known=False, unknown_why="a Pons book does not record its scope", board=self.board
+        )
+
+    def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        first, mask, _ = self.arrays()
+        return first, mask
+
+    def _answer(self, pos: Position) -> BookValue:
         """The stored value of ``pos``.
 
         Not stored: a win in 1 ply when the side to move can complete four at
-        once, else :class:`openingbook.reader.PositionNotInBook`.
+        once, else :class:`openingbook.errors.PositionNotInBook`.
         """
-        if (pos.width, pos.height) != (self.width, self.height):
-            raise InvalidArgument(f"the book is for {self.width}x{self.height} boards")
         score = self._score_of(pos)
         if score is None:
             return missing_value(pos, self.path.name)
@@ -446,9 +446,16 @@ class PonsBook:
         value = int(self._values[slot])
         if value == 0 or int(self._keys[slot]) != key & ((1 << (8 * self.key_bytes)) - 1):
             return None
-        return value + self._min - 1
+        score = value + self._min - 1
+        low, high = score_bounds(pos.stone_count, self.width, self.height)
+        if not low <= score <= high:  # a value byte no game can have: damage
+            raise BookFileError(
+                f"{self.path}: slot {slot} holds score {score}, impossible for a position "
+                f"of {pos.stone_count} stones on {self.width}x{self.height} (damaged file)"
+            )
+        return score
 
-    def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
+    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (``index`` is the
         table slot, -1 where not stored; ``UNKNOWN`` where not known)."""
         first = np.asarray(first, dtype=np.uint64)
@@ -479,14 +486,19 @@ class PonsBook:
             & (values != 0)
             & (stone_counts(mask) <= self.depth)
         )
-        scores = np.where(found, values.astype(np.int16) + self._min - 1, 0).astype(np.int8)
-        return np.where(found, slots, -1), scores
-
-    def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
-        first, mask, scores = self.arrays()
-        for f, m, s in zip(first.tolist(), mask.tolist(), scores.tolist(), strict=True):
-            pos = Position.from_bitboards(f, m, self.width, self.height, check=False)
-            yield pos, value_from_score(s, pos.stone_count, self.board)
+        scores = np.where(found, values.astype(np.int16) + self._min - 1, 0)
+        cells = self.width * self.height
+        stones = stone_counts(mask).astype(np.int16)
+        impossible = found & (
+            (scores < -((cells - stones) // 2)) | (scores > (cells + 1 - stones) // 2)
+        )
+        if impossible.any():  # score_bounds, element-wise: a value byte no game can have
+            i = int(np.argmax(impossible))
+            raise BookFileError(
+                f"{self.path}: slot {int(slots[i])} holds score {int(scores[i])}, impossible "
+                f"for a position of {int(stones[i])} stones (damaged file)"
+            )
+        return np.where(found, slots, -1), scores.astype(np.int8)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every stored position (one variant per pair) as ``(first, mask, scores)``.

@@ -1,0 +1,524 @@
+"""The format registry: every book format, its detection, reader and writer.
+
+Each entry is a :class:`~openingbook.formats.base.Format`: a name, ``sniff``
+(does a file look like this format?), ``open`` (a reader keeping the one
+reader contract of :class:`~openingbook.answers.BookReader`) and
+``write`` (a :class:`~openingbook.formats.model.BookModel` to a file).
+
+============  ====  =====  ==========================================================
+format        read  write  boards
+============  ====  =====  ==========================================================
+``compact``   yes   yes    any (``.c4b``: magic bytes, header with the board)
+``pons``      yes   yes    any (header with the board; the file exactly as announced)
+``thill``     yes   yes    7x6 (manifest, Thill's file names, or the records' content)
+``cadot``     yes   yes    7x6 (7-byte records; sampled keys valid and ascending)
+``uci``       no    yes    7x6 (Tromp's CSV lines: no ply, no scope to read back)
+``jsonl``     no    yes    7x6
+``csv``       no    yes    7x6
+============  ====  =====  ==========================================================
+
+Detection lives here and only here (:func:`detect`): the formats whose usual
+file name ending the file has are asked first, then the others in the order
+above; a file that no format recognises is refused (:class:`BookFileError`
+naming what was tried), never opened as the format that sniffs weakest. A
+suffix alone never decides: the content must fit.
+
+>>> from openingbook.registry import resolve_book
+>>> detect(resolve_book("8")).name, sorted(n for n, f in FORMATS.items() if f.readable)
+('compact', ['cadot', 'compact', 'pons', 'thill'])
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
+from openingbook.formats.base import KINDS, BookReader, Format
+from solver import DEFAULT_BOARD
+
+if TYPE_CHECKING:
+    from openingbook.bookfile import BookFormat
+    from openingbook.formats.model import BookModel
+
+__all__ = [
+    "FORMATS",
+    "KINDS",
+    "BookReader",
+    "Format",
+    "describe",
+    "detect",
+    "format_named",
+    "load_book",
+    "open_book",
+    "readable_formats",
+]
+
+#: bytes read for sniffing (the longest header any format needs)
+_HEAD_BYTES = 64
+
+
+class CompactFormat(Format):
+    name = "compact"
+    description = "our compact format (.c4b): a retrieval table with a self-describing header"
+    suffixes = (COMPACT_SUFFIX,)
+    any_board = True
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        return head.startswith(MAGIC)
+
+    def open(self, path: Path, **options: Any) -> BookReader:
+        from openingbook.compact import CompactBook
+
+        return CompactBook(path, verify=options.get("verify", True))
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        from openingbook.compact import write_compact
+        from openingbook.formats.model import thill_values
+
+        if model.kind == "wdl":
+            values = model.winner
+        else:
+            _require_distances(model, self.name)
+            # a distance book: Thill's distance bytes; a score book: the scores
+            values = thill_values(model)[1] if model.kind == "distance" else model.score
+        _require_known_scope(model, self.name)
+        return write_compact(
+            out,
+            model.plies,
+            model.kind,
+            model.first,
+            model.mask,
+            values,
+            under=model.scope.under,
+            metadata=options.get("metadata"),
+            force=options.get("force", False),
+            board=model.board,
+        )
+
+
+class PonsFormat(Format):
+    name = "pons"
+    description = "Pascal Pons' solver opening book (prime-sized table, key3, score + 19)"
+    suffixes = (".book",)
+    any_board = True
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        if size < 6:
+            return False
+        width, height, depth, nbytes, value_bytes, log_size = head[:6]
+        if not (4 <= width <= 9 and 4 <= height <= 9 and depth <= width * height):
+            return False
+        if nbytes not in (1, 2, 4, 8) or value_bytes != 1 or not 1 <= log_size <= 32:
+            return False
+        from openingbook.export.pons import HEADER_BYTES, next_prime
+
+        return size == HEADER_BYTES + next_prime(1 << log_size) * (nbytes + 1)
+
+    def open(self, path: Path, **options: Any) -> BookReader:
+        from openingbook.export.pons import PonsBook
+
+        return PonsBook(path)
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        from openingbook.export.pons import write_pons
+
+        _require_distances(model, self.name)
+        return write_pons(
+            out,
+            model.first,
+            model.mask,
+            model.score,
+            log_size=options.get("log_size"),
+            width=model.board.width,
+            height=model.board.height,
+        )
+
+
+class ThillFormat(Format):
+    name = "thill"
+    description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
+    suffixes = (".dat",)
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        from openingbook.manifest import detect_format
+
+        try:
+            detect_format(path)
+        except BookFileError:
+            return False
+        return True
+
+    def why_not(self, path: Path) -> str:
+        from openingbook.manifest import detect_format
+
+        try:
+            detect_format(path)
+        except BookFileError as exc:
+            return "Thill: " + str(exc).split(": ", 1)[-1]
+        return "Thill: fits"
+
+    def open(self, path: Path, **options: Any) -> BookReader:
+        from openingbook.reader import Book
+
+        fmt = options.get("fmt")
+        return Book(
+            path, fmt, check=options.get("check", False), verify=options.get("verify", False)
+        )
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        from openingbook.bookfile import refuse_thill_layout, value_histogram
+        from openingbook.build import _book_data  # the build's encoder: byte-identical books
+        from openingbook.formats.model import thill_values
+        from openingbook.manifest import check_output, manifest_provenance, write_book_and_manifest
+
+        refuse_thill_layout(model.board)
+        distances = model.kind != "wdl"
+        if distances:
+            _require_distances(model, self.name)
+        _require_known_scope(model, self.name)
+        fmt, values = thill_values(model)  # distance bytes, or pruned codes
+        path = check_output(out, options.get("force", False))
+        data, records = _book_data(path, fmt, model.first, model.mask, values)
+        content = {
+            "selection": {
+                "plies": fmt.plies,
+                "distances": distances,
+                "under": model.scope.under,
+                "sample": None,
+                "seed": None,
+                "shard": None,
+            },
+            "values": value_histogram(fmt, values),
+            "converted_from": {"file": Path(model.source).name, "format": model.source_format},
+            **manifest_provenance(options.get("command")),
+        }
+        return write_book_and_manifest(path, fmt, data, records, content)
+
+
+class CadotFormat(Format):
+    name = "cadot"
+    description = "Sidney Cadot's 7-byte records (base-111 column key, outcome byte)"
+    suffixes = (".cadot", ".c4db")
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        """Whole 7-byte records; a spread sample of up to 64 of them strictly ascending,
+        each key a position (legal columns, the smaller of its two readings) and each
+        outcome byte possible for it (one winner bit at most, half-moves that fit)."""
+        import numpy as np
+
+        from openingbook.export.cadot import (
+            BASE,
+            CADOT_RECORD_BYTES,
+            KEY_BYTES,
+            WIDTH,
+            decode_cadot_keys,
+        )
+
+        if size == 0 or size % CADOT_RECORD_BYTES:
+            return False
+        n = size // CADOT_RECORD_BYTES
+        picks = sorted(set(np.linspace(0, n - 1, min(n, 64)).astype(int).tolist()))
+        rows = []
+        with open(path, "rb") as fh:
+            for i in picks:
+                fh.seek(i * CADOT_RECORD_BYTES)
+                rows.append(fh.read(CADOT_RECORD_BYTES))
+        keys = [int.from_bytes(r[:KEY_BYTES], "big") for r in rows]
+        if any(b <= a for a, b in itertools.pairwise(keys)) or keys[-1] >= BASE**WIDTH:
+            return False
+        for key in keys:
+            digits = [(key // BASE**k) % BASE for k in range(WIDTH)]
+            if sum(BASE**k * digits[WIDTH - 1 - k] for k in range(WIDTH)) < key:
+                return False  # not the smaller reading of the position
+        try:
+            first, mask = decode_cadot_keys(np.array(keys, dtype=np.uint64))
+        except InvalidArgument:
+            return False
+        first_stones = np.bitwise_count(first).astype(int)
+        stones = np.bitwise_count(mask).astype(int)
+        if not np.isin(2 * first_stones - stones, (0, 1)).all():
+            return False  # the players' stone counts differ by more than a move
+        room = DEFAULT_BOARD.cells - stones
+        outcome = np.array([r[KEY_BYTES] for r in rows])
+        return bool(((outcome & 0xC0) != 0xC0).all() and ((outcome & 0x3F) <= room).all())
+
+    def open(self, path: Path, **options: Any) -> BookReader:
+        from openingbook.export.cadot import CadotBook
+
+        if not self.sniff(path, b"", path.stat().st_size):
+            raise BookFileError(
+                f"{path}: not a Cadot table (7-byte records with valid, ascending keys "
+                "and outcome bytes)"
+            )
+        return CadotBook(path)
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        import numpy as np
+
+        from openingbook.export.cadot import write_cadot
+
+        _require_7x6(model, self.name)
+        if options.get("no_distance"):
+            half = np.zeros(len(model), np.int8)
+        else:
+            _require_distances(model, self.name)
+            half = model.plies_to_end
+        return write_cadot(out, model.first, model.mask, model.winner, half)
+
+
+class UciFormat(Format):
+    name = "uci"
+    description = "UCI / Tromp CSV: 42 x/o/b cells a1..g6, then win/loss/draw for the first player"
+    suffixes = (".data",)
+    readable = False
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        from openingbook.export.uci import write_uci
+
+        _require_7x6(model, self.name)
+        return write_uci(out, model.first, model.mask, model.winner)
+
+
+class TabularFormat(Format):
+    readable = False
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        from openingbook.bookfile import BookFormat
+        from openingbook.export.tabular import write_tabular
+
+        _require_7x6(model, self.name)
+        known = model.has_distances
+        key_bits = BookFormat.for_plies(model.plies, known, *model.board).key_bits
+        return write_tabular(
+            out,
+            self.name,
+            model.first,
+            model.mask,
+            model.winner,
+            model.plies_to_end if known else None,
+            model.score if known else None,
+            key_bits,
+        )
+
+
+class JsonlFormat(TabularFormat):
+    name = "jsonl"
+    description = "JSON Lines: code, diagram, stones, winner, plies, score"
+    suffixes = (".jsonl",)
+
+
+class CsvFormat(TabularFormat):
+    name = "csv"
+    description = "CSV with a header: code, diagram, stones, winner, plies, score"
+    suffixes = (".csv",)
+
+
+#: every format, in the order detection asks them
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        CompactFormat(),
+        PonsFormat(),
+        ThillFormat(),
+        CadotFormat(),
+        UciFormat(),
+        JsonlFormat(),
+        CsvFormat(),
+    )
+}
+
+
+def format_named(name: str) -> Format:
+    """The registry entry called ``name``; :class:`InvalidArgument` naming the choices."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise InvalidArgument(
+            f"choose one of {', '.join(FORMATS)}", argument="kind", value=name
+        ) from None
+
+
+def readable_formats() -> tuple[str, ...]:
+    """The names of the formats that can be read (``open_book``'s ``kind``)."""
+    return tuple(name for name, f in FORMATS.items() if f.readable)
+
+
+def detect(path: str | os.PathLike[str]) -> Format:
+    """The format of the file at ``path`` (see the module docstring).
+
+    :class:`BookFileMissing` when there is no file, :class:`BookFileError` for a
+    directory or a file no format recognises.
+    """
+    p = Path(path)
+    if not p.exists():
+        from openingbook.manifest import manifest_path
+
+        if manifest_path(p).exists():  # an interrupted write: the Thill reader says so
+            return FORMATS["thill"]
+        raise BookFileMissing(p)
+    if p.is_dir():
+        raise BookFileError(f"{p}: is a directory, not a book")
+    size = p.stat().st_size
+    with open(p, "rb") as fh:
+        head = fh.read(_HEAD_BYTES)
+    readable = [f for f in FORMATS.values() if f.readable]
+    suffix = p.suffix.lower()
+    by_name = [f for f in readable if suffix in f.suffixes]
+    for fmt in itertools.chain(by_name, (f for f in readable if f not in by_name)):
+        if fmt.sniff(p, head, size):
+            return fmt
+    if size == 0:
+        raise BookFileError(f"{p}: empty file")
+    reasons = "; ".join(f.why_not(p) for f in readable)
+    raise BookFileError(f"{p}: not a book in a known format ({reasons})")
+
+
+def open_book(
+    path: str | os.PathLike[str],
+    kind: str | None = None,
+    fmt: BookFormat | str | None = None,
+    **options: Any,
+) -> BookReader:
+    """Open a book file (or a shipped book by name, e.g. ``"12-dist"``), whatever its format.
+
+    ``kind`` forces a format of the registry (default: :func:`detect`); ``fmt``
+    forces a Thill layout (a :class:`openingbook.bookfile.BookFormat` or a name
+    such as ``"12-dist"``). ``options``: ``check``/``verify`` (Thill: read and
+    check the whole file first), ``verify`` (compact: the checksum, default on).
+    Every reader keeps the contract of :class:`BookReader`.
+
+    >>> from solver import Position
+    >>> with open_book("8") as book:
+    ...     book.format_name, book.get(Position.from_moves("44444455")).winner.value
+    ('compact', 'first')
+    """
+    from openingbook.registry import resolve_book
+
+    p = resolve_book(path)
+    if isinstance(fmt, str):
+        from openingbook.bookfile import BookFormat
+
+        fmt = BookFormat.parse(fmt)
+    if fmt is not None:
+        if kind not in (None, "thill"):
+            raise InvalidArgument(f"a Thill layout was given, but kind is {kind!r}")
+        kind = "thill"
+    if kind is None:
+        entry = detect(p)
+    else:
+        entry = format_named(kind)
+        if not entry.readable:
+            raise InvalidArgument(
+                f"the {kind} format is written, never read back; read one of "
+                f"{', '.join(readable_formats())}",
+                argument="kind",
+                value=kind,
+            )
+        if not p.exists():
+            detect(p)  # no file: BookFileMissing, or the Thill reader names an interrupted write
+    return entry.open(p, fmt=fmt, **options)
+
+
+def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: Any) -> BookModel:
+    """Every position the book at ``path`` answers, with its answer (see the module
+    docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`."""
+    from openingbook.formats.model import BookModel
+
+    with open_book(path, kind, **options) as book:
+        first, mask = book.positions()
+        first = np.ascontiguousarray(first, dtype=np.uint64)
+        mask = np.ascontiguousarray(mask, dtype=np.uint64)
+        bulk = book.lookup_many(first, mask)
+        return BookModel(
+            board=book.board,
+            plies=int(book.plies if book.plies is not None else 0),
+            kind=book.kind,
+            first=first,
+            mask=mask,
+            winner=bulk.winner.astype(np.int8),
+            plies_to_end=bulk.plies.astype(np.int16),
+            score=bulk.score.astype(np.int16),
+            scope=book.scope,
+            pruned=book.format_name == "thill" and book.kind == "wdl",
+            provenance=book.provenance,
+            source=str(Path(book.path)),
+            source_format=book.format_name,
+            records=book.records,
+        )
+
+
+def describe(
+    path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
+) -> dict[str, Any]:
+    """What ``openingbook info`` prints for the book at ``path``, as a JSON-ready dict.
+
+    Compact and Thill books have their own full reports
+    (:func:`openingbook.compact.describe_compact`, :func:`openingbook.reader.describe_book`);
+    any other format is read whole through its reader: every answer is checked
+    possible for its position (a damaged file is refused), and the report gives the
+    board, ply, kind, records, the positions answered and their values.
+    """
+    p = Path(path)
+    kind = kind or detect(p).name
+    if kind == "compact":
+        from openingbook.compact import describe_compact
+
+        return describe_compact(p)
+    if kind == "thill":
+        from openingbook.reader import describe_book
+
+        return describe_book(p, fmt)
+    model = load_book(p, kind)
+    values = {
+        "draw": int((model.winner == 0).sum()),
+        "first": int((model.winner == 1).sum()),
+        "second": int((model.winner == -1).sum()),
+    }
+    board = "" if model.board == DEFAULT_BOARD else f"{model.board} "
+    return {
+        "path": str(path),
+        "format": kind,
+        "description": f"{board}{FORMATS[kind].description}",
+        "board": str(model.board),
+        "plies": model.plies,
+        "kind": model.kind,
+        "scope": model.scope.describe(),
+        "manifest": None,
+        "records": model.records,
+        "positions": len(model),
+        "bytes": p.stat().st_size,
+        "values": values,
+        "checks": {"values": "ok"},  # load_book refuses a value no game can have
+        "ok": True,
+    }
+
+
+def _require_distances(model: BookModel, name: str) -> None:
+    if not model.has_distances:
+        raise BookFileError(
+            f"{model.source}: the {name} format stores the plies to the result, and this "
+            "book has no distances: use a book built with --distances"
+        )
+
+
+def _require_known_scope(model: BookModel, name: str) -> None:
+    if not model.scope.known or model.scope.partial:
+        raise BookFileError(
+            f"{model.source}: the book is {model.scope.describe()}; the {name} format holds "
+            "complete books and books under a line only"
+        )
+
+
+def _require_7x6(model: BookModel, name: str) -> None:
+    if model.board != DEFAULT_BOARD:
+        raise InvalidArgument(
+            f"the {name} format is of the 7x6 board; {model.source} is a {model.board} book",
+            argument="fmt",
+            value=name,
+        )

@@ -1,0 +1,138 @@
+"""One model of a book: what every format reads into and writes from.
+
+:class:`BookModel` is a whole book in memory, whatever file it came from:
+its board and ply, the kind of its values (``"wdl"``, ``"distance"``,
+``"score"``), whether its file leaves the first player's wins out (pruning),
+its scope and provenance, and every position it answers (one variant per
+mirror pair) with the answer as arrays: ``winner`` (+1 first player, -1
+second, 0 draw), ``plies`` (to the end of the game) and ``score`` (Pons score of
+the side to move), ``UNKNOWN`` where the book does not tell.
+
+:func:`openingbook.formats.load_book` is the one way to load a whole book: it opens the file
+through the registry (:func:`openingbook.formats.open_book`), asks the reader
+for every position it answers (a pruned book's left-out first-player wins
+included, recovered by enumerating its scope) and answers them in one bulk
+lookup, so that a model holds exactly what ``book.get`` answers.
+
+>>> from openingbook.formats import load_book
+>>> model = load_book("8")
+>>> model.board, model.plies, model.kind, len(model), model.scope.describe()
+(BoardSize(width=7, height=6), 8, 'wdl', 77715, 'complete')
+>>> int((model.winner == 1).sum()), int((model.winner == 0).sum())
+(48793, 7344)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from openingbook.errors import BookFileError
+from solver import BoardSize
+
+if TYPE_CHECKING:
+    from openingbook.bookfile import BookFormat, Records
+    from openingbook.manifest import Scope
+
+__all__ = ["BookModel", "require_complete_model", "thill_records", "thill_values"]
+
+#: ``UNKNOWN`` of :mod:`openingbook.values`
+_UNKNOWN = -128
+
+
+@dataclass(frozen=True)
+class BookModel:
+    """A whole book as arrays (see the module docstring)."""
+
+    board: BoardSize
+    plies: int
+    kind: str
+    first: np.ndarray
+    mask: np.ndarray
+    winner: np.ndarray
+    plies_to_end: np.ndarray
+    score: np.ndarray
+    scope: Scope
+    #: the source file leaves positions the first player wins out (a pruned book)
+    pruned: bool = False
+    provenance: dict[str, Any] = field(default_factory=dict)
+    #: the file and format the model was read from
+    source: str = ""
+    source_format: str = ""
+    #: records of the source file (None: the format has none)
+    records: int | None = None
+
+    def __len__(self) -> int:
+        return int(self.first.size)
+
+    @property
+    def has_distances(self) -> bool:
+        """Are the plies to the end (and so the scores) known for every position?"""
+        return self.kind != "wdl" and not bool((self.plies_to_end == _UNKNOWN).any())
+
+    @property
+    def stones(self) -> np.ndarray:
+        return np.bitwise_count(self.mask).astype(np.int64)
+
+    def select(self, index: np.ndarray) -> BookModel:
+        """The same book restricted to the positions at ``index`` (indices or booleans)."""
+        from dataclasses import replace
+
+        return replace(
+            self,
+            first=self.first[index],
+            mask=self.mask[index],
+            winner=self.winner[index],
+            plies_to_end=self.plies_to_end[index],
+            score=self.score[index],
+        )
+
+
+def thill_values(model: BookModel) -> tuple[BookFormat, np.ndarray]:
+    """The model's values in Thill's layout of its ply and board: ``(fmt, values)``, one
+    value per position of the model (nothing pruned yet): distance bytes where the
+    plies are known, else the pruned codes (2 first player wins, 1 second, 0 draw)."""
+    from openingbook.bookfile import BookFormat
+    from openingbook.values import distance_bytes_from_scores, pruned_values
+
+    distances = model.has_distances
+    fmt = BookFormat.for_plies(model.plies, distances, *model.board)
+    if distances:
+        return fmt, distance_bytes_from_scores(model.score, model.plies, model.board)
+    return fmt, pruned_values(model.winner)
+
+
+def thill_records(model: BookModel) -> tuple[BookFormat, Records]:
+    """The model as the records of a Thill-layout book (sorted; a book without distances
+    leaves its first-player wins out where its scope answers them by the pruning rule)."""
+    from openingbook.bookfile import Records, sort_records
+    from openingbook.codec import encode_keys
+
+    fmt, values = thill_values(model)
+    first, mask = model.first, model.mask
+    if not fmt.distances and model.scope.answers_absent:
+        keep = values != 2
+        first, mask, values = first[keep], mask[keep], values[keep]
+    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
+    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8)))
+
+
+def require_complete_model(model: BookModel) -> None:
+    """Refuse a model of a pruned book that could not be completed: its file leaves the
+    first player's wins out, and its scope is unknown or partial (a sample, a shard), so
+    the model holds only what is stored (:class:`BookFileError`)."""
+    scope = model.scope
+    if not model.pruned:
+        return
+    if not scope.known:
+        raise BookFileError(
+            f"{model.source}: scope unknown: {scope.unknown_why}, so the first-player wins "
+            "it leaves out cannot be recovered; keep the manifest beside the book"
+        )
+    if scope.partial:
+        raise BookFileError(
+            f"{model.source}: the book is {scope.partial}, so the first-player wins it leaves "
+            "out cannot be recovered; export a complete book"
+        )

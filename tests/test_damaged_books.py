@@ -1,0 +1,150 @@
+"""Damaged or foreign files are refused with one line, never answered.
+
+* a compact book with one changed byte of its header (width, height, ply, seed) or of
+  its payload: ``info`` and ``open_book`` say it is damaged (the checksum);
+* a Pons book whose value bytes are damaged: ``get`` and ``lookup_many`` refuse
+  (a score outside what the position's stones allow), never ``plies=-437``;
+* a Cadot table with an impossible outcome byte: refused the same way;
+* a manifest edited to call a partial book complete: refused on open, so a missing
+  position is never answered "first player wins" by the pruning rule;
+* junk files of any name: no format recognises them, whatever their suffix.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from openingbook import BookFileError, open_book
+from openingbook.cli import main
+from openingbook.export.cadot import write_cadot
+from openingbook.export.pons import HEADER_BYTES, write_pons
+from openingbook.manifest import file_sha256, manifest_path
+from solver import Position, enumerate_positions
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOKS = ROOT / "books"
+#: byte offsets in a compact book's fixed header (docs/FORMATS.md)
+HEADER_FIELDS = {"width": 10, "height": 11, "ply": 12, "seed": 24}
+
+
+@pytest.mark.parametrize("where", [*HEADER_FIELDS, "payload", "last payload byte"])
+def test_a_damaged_compact_book_is_reported_damaged_in_one_line(where, tmp_path):
+    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    offset = {"payload": 2000, "last payload byte": len(data) - 1}.get(where)
+    data[HEADER_FIELDS.get(where, offset)] ^= 0x01
+    path = tmp_path / "damaged.c4b"
+    path.write_bytes(bytes(data))
+    result = CliRunner().invoke(main, ["info", str(path)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "damaged" in lines[0], result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    with pytest.raises(BookFileError, match="damaged"):
+        open_book(path)
+
+
+def _positions(moves: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    pos = [Position.from_moves(m) for m in moves]
+    return (
+        np.array([p.first_stones for p in pos], np.uint64),
+        np.array([p.mask for p in pos], np.uint64),
+    )
+
+
+def test_damaged_pons_values_are_refused_not_answered(tmp_path):
+    moves = ["4444", "4455", "1234"]
+    first, mask = _positions(moves)
+    path = tmp_path / "b.book"
+    write_pons(path, first, mask, np.array([0, 1, -1]), width=7, height=6)
+    with open_book(path) as book:  # sound: answered
+        assert [book.get(Position.from_moves(m)).score for m in moves] == [0, 1, -1]
+    data = bytearray(path.read_bytes())
+    size = (len(data) - HEADER_BYTES) // (data[3] + 1)
+    values = np.frombuffer(data, np.uint8, size, HEADER_BYTES + size * data[3]).copy()
+    values[values != 0] = 255  # score 255 - 22 = 233: no position has it
+    data[HEADER_BYTES + size * data[3] :] = values.tobytes()
+    path.write_bytes(bytes(data))
+    with open_book(path) as book:
+        for m in moves:
+            with pytest.raises(BookFileError, match="impossible"):
+                book.get(Position.from_moves(m))
+            with pytest.raises(BookFileError, match="impossible"):  # not a quiet False either
+                _ = Position.from_moves(m) in book
+        with pytest.raises(BookFileError, match="impossible"):
+            book.lookup_many(first, mask)
+        with pytest.raises(BookFileError, match="impossible"):
+            book.lookup_many(first, mask, strict=False)
+
+
+def test_an_impossible_cadot_outcome_is_refused(tmp_path):
+    first, mask = _positions(["4444"])
+    path = tmp_path / "b.cadot"
+    write_cadot(path, first, mask, np.array([1]), np.array([5]))  # first wins in 5: sound
+    with open_book(path) as book:
+        assert book.get(Position.from_moves("4444")).plies == 5
+    data = bytearray(path.read_bytes())
+    data[6] = 0x40 | 4  # first player wins 4 plies on: the second player places that stone
+    path.write_bytes(bytes(data))
+    with open_book(path) as book:
+        with pytest.raises(BookFileError, match="record 0"):
+            book.get(Position.from_moves("4444"))
+        with pytest.raises(BookFileError, match="impossible"):
+            book.lookup_many(first, mask)
+
+
+def test_a_manifest_edited_to_complete_does_not_make_a_partial_book_complete(tmp_path):
+    """The first 28 records of the complete 8-ply book, with a manifest that matches
+    the file (size, records, sha256) but claims the complete scope."""
+    book = tmp_path / "part.dat"
+    book.write_bytes((BOOKS / "book8.dat").read_bytes()[: 28 * 3])
+    manifest = json.loads(manifest_path(BOOKS / "book8.dat").read_text())
+    manifest["book"].update(file=book.name, records=28, bytes=28 * 3, sha256=file_sha256(book))
+    manifest_path(book).write_text(json.dumps(manifest))
+    with pytest.raises(BookFileError, match=r"says the book is complete, but it holds 28 records"):
+        open_book(book)
+    result = CliRunner().invoke(main, ["lookup", str(book), "67464334"])
+    assert result.exit_code == 1 and "complete" in result.output and "wins" not in result.output
+    # the same records declared a sample are read, and the absent position is unknown
+    manifest["selection"]["sample"] = 28
+    manifest_path(book).write_text(json.dumps(manifest))
+    with open_book(book) as partial:
+        assert len(partial) == 28 and Position.from_moves("67464334") not in partial
+
+
+JUNK = {
+    "seeded random": np.random.default_rng(700).integers(0, 256, 700, dtype=np.uint8).tobytes(),
+    "zeros": bytes(700),
+    "counting": bytes(i % 256 for i in range(700)),
+    "ascending records": b"".join(
+        (i * 10**9).to_bytes(6, "big") + bytes([0x3F]) for i in range(100)
+    ),
+}
+
+
+@pytest.mark.parametrize("suffix", [".bin", ".cadot", ".c4db", ".book", ".dat", ".c4b"])
+@pytest.mark.parametrize("junk", sorted(JUNK))
+def test_junk_is_refused_whatever_its_name(junk, suffix, tmp_path):
+    path = tmp_path / f"junk{suffix}"
+    path.write_bytes(JUNK[junk])
+    with pytest.raises(BookFileError) as info:
+        open_book(path)
+    assert "\n" not in str(info.value)
+    with pytest.raises(BookFileError):
+        open_book(path, kind="cadot")
+
+
+def test_a_shipped_book_copied_under_another_name_still_opens(tmp_path):
+    """Detection is by content: the suffix only orders the candidates."""
+    for source, name in (("book8-dist.c4b", "b.dat"), ("book8-dist.dat", "b.c4b")):
+        target = tmp_path / name
+        shutil.copy(BOOKS / source, target)
+        if source.endswith(".dat"):
+            shutil.copy(manifest_path(BOOKS / source), manifest_path(target))
+        with open_book(target) as book:
+            assert len(book) == len(enumerate_positions(8, None, 7, 6)[0])
