@@ -61,7 +61,9 @@ def _stop_when_ready(args: list[str], signum: int, cwd: Path) -> tuple[int, str]
         deadline = time.monotonic() + 600
         for line in proc.stderr:  # the child blocks after READY: this loop ends there
             seen.append(line)
-            if line == "READY\n":
+            # a progress bar redraws with carriage returns and no newline, so READY can
+            # end a line that began with the bar
+            if line.endswith("READY\n"):
                 proc.send_signal(signum)
                 break
             assert time.monotonic() < deadline, "the command never reached its write"
@@ -73,7 +75,11 @@ def _stop_when_ready(args: list[str], signum: int, cwd: Path) -> tuple[int, str]
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    lines = [line for line in "".join(seen).splitlines() + rest.splitlines() if line != "READY"]
+    lines = [
+        line
+        for line in "".join(seen).splitlines() + rest.splitlines()
+        if not line.endswith("READY")
+    ]
     return proc.returncode, "\n".join(lines)
 
 
