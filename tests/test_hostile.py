@@ -48,12 +48,20 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
 
 
+def _default_stop_signals() -> None:
+    """``preexec_fn``: a test run started under ``nohup`` (or ``&``) ignores SIGHUP, and
+    the command keeps an inherited ignored SIGHUP ignored, by design; the child under
+    test must start with the default actions, as from a terminal."""
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _stop_when_ready(args: list[str], signum: int, cwd: Path) -> tuple[int, str]:
     """Run the CLI with ``args``, send ``signum`` once it stalls in its first fsync."""
     proc = subprocess.Popen(
         [sys.executable, "-c", _STALL_AT_FSYNC, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        text=True, env=_env(), cwd=cwd,
+        text=True, env=_env(), cwd=cwd, preexec_fn=_default_stop_signals,
     )  # fmt: skip
     assert proc.stderr is not None
     try:
