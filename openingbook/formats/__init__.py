@@ -160,7 +160,8 @@ class ThillFormat(Format):
         try:
             detect_format(path)
         except BookFileError as exc:
-            return "Thill: " + str(exc).split(": ", 1)[-1]
+            # the book's own path is the refusal's subject; another path (its manifest) stays
+            return "Thill: " + str(exc).removeprefix(f"{path}: ")
         return "Thill: fits"
 
     def open(self, path: Path, **options: Any) -> BookReader:
