@@ -41,7 +41,13 @@ from openingbook.bookfile import (
 )
 from openingbook.build import check_book_output, write_built_book, writes_compact
 from openingbook.codec import decode_keys
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import (
+    BookFileError,
+    BookFileUnreadable,
+    InvalidArgument,
+    os_failures,
+    reads_book,
+)
 from openingbook.manifest import (
     Scope,
     file_sha256,
@@ -316,6 +322,14 @@ class LoadedBook:
     def load(
         cls, path: str | os.PathLike[str], fmt: BookFormat | None = None, scope: Scope | None = None
     ) -> LoadedBook:
+        """:meth:`_load`; what the OS refuses is :class:`BookFileUnreadable`."""
+        with os_failures(path, BookFileUnreadable):
+            return cls._load(path, fmt, scope)
+
+    @classmethod
+    def _load(
+        cls, path: str | os.PathLike[str], fmt: BookFormat | None, scope: Scope | None
+    ) -> LoadedBook:
         """Read, check (values, order, legal positions of the ply, sha256 against the
         manifest) and index a book. ``scope`` overrides the book's own
         (:attr:`openingbook.manifest.BookIdentity.scope`). A book of any other
@@ -587,6 +601,7 @@ class DeriveSummary:
         return dict(self.__dict__)
 
 
+@reads_book
 def derive_book(
     source: str | os.PathLike[str],
     plies: int,

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
-from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument, reads_book
 from openingbook.formats.base import KINDS, BookReader, Format
 from solver import DEFAULT_BOARD
 
@@ -350,6 +350,7 @@ def readable_formats() -> tuple[str, ...]:
     return tuple(name for name, f in FORMATS.items() if f.readable)
 
 
+@reads_book
 def detect(path: str | os.PathLike[str]) -> Format:
     """The format of the file at ``path`` (see the module docstring).
 
@@ -380,6 +381,7 @@ def detect(path: str | os.PathLike[str]) -> Format:
     raise BookFileError(f"{p}: not a book in a known format ({reasons})")
 
 
+@reads_book
 def open_book(
     path: str | os.PathLike[str],
     kind: str | None = None,
@@ -426,6 +428,7 @@ def open_book(
     return entry.open(p, fmt=fmt, **options)
 
 
+@reads_book
 def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: Any) -> BookModel:
     """Every position the book at ``path`` answers, with its answer (see the module
     docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`."""
@@ -454,6 +457,7 @@ def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: 
         )
 
 
+@reads_book
 def describe(
     path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
 ) -> dict[str, Any]:
