@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -71,6 +72,9 @@ from solver import (
     score_from_plies,
     stone_counts,
 )
+
+if TYPE_CHECKING:
+    from openingbook.formats.model import BookModel
 
 __all__ = [
     "Answers",
@@ -302,6 +306,9 @@ class LoadedBook:
     canonical: np.ndarray
     scope: Scope
     _order: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    #: the whole book as read, for a book of another format than Thill's (whose records
+    #: here are its conversion: a win/draw/loss book's first-player wins left out)
+    model: BookModel | None = field(repr=False, default=None)
 
     @classmethod
     def load(
@@ -337,6 +344,7 @@ class LoadedBook:
             canonical,
             model.scope if scope is None else scope,
             order,
+            None if model.stored is not None else model,
         )
 
     @property
