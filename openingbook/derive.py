@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -73,6 +74,9 @@ from solver import (
     score_from_plies,
     stone_counts,
 )
+
+if TYPE_CHECKING:
+    from openingbook.formats.model import BookModel
 
 __all__ = [
     "Answers",
@@ -304,6 +308,9 @@ class LoadedBook:
     canonical: np.ndarray
     scope: Scope
     _order: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    #: the whole book as read, for a book of another format than Thill's (whose records
+    #: here are its conversion: a win/draw/loss book's first-player wins left out)
+    model: BookModel | None = field(repr=False, default=None)
 
     @classmethod
     def load(
@@ -326,6 +333,7 @@ class LoadedBook:
             fmt, records = thill_records(model)
             own_scope = model.scope
         else:
+            model = None
             identity = identify(path, fmt)
             fmt, records = read_book(path, identity.fmt)
             own_scope = identity.scope
@@ -344,6 +352,7 @@ class LoadedBook:
             canonical,
             own_scope if scope is None else scope,
             order,
+            model,
         )
 
     @property
