@@ -25,7 +25,9 @@ Where the values come from (:attr:`MoveValue.source`):
 * ``"derived"``: backed up by exact negamax from a distance book at most
   :data:`MAX_BOOK_GAP` plies deeper, fewer on wide boards
   (:func:`openingbook.derive.negamax_layers`);
-* ``"solver"``: searched by :class:`solver.Solver`.
+* ``"solver"``: searched by :class:`solver.Solver`; when the engine has a book
+  deeper than the move's position, the search probes the shallowest such book
+  (:func:`book_probe`): every node of that ply takes its exact score from there.
 
 By default an engine uses the distance books shipped for its board
 (:mod:`openingbook.registry`: on 7x6 one for every ply 1..12, so every
@@ -69,7 +71,8 @@ from solver import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from solver import Solver
+    from openingbook.answers import BookReader
+    from solver import BookProbe, Solver
 
 __all__ = [
     "MAX_BOOK_GAP",
@@ -81,6 +84,7 @@ __all__ = [
     "Value",
     "best_column",
     "book_gap",
+    "book_probe",
     "value_of_score",
 ]
 
@@ -134,6 +138,50 @@ class MoveValue(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         return {"column": self.column, **self.value.to_dict(), "source": self.source}
+
+
+def book_probe(books: Sequence[BookReader]) -> BookProbe:
+    """The exact scores of every position ``books`` (of one ply and board) answer, for
+    the solver's search to probe (:class:`solver.BookProbe`, ``Solver(book=...)``).
+
+    Only exact scores go in: a position a book answers without a score (a
+    first-player win a pruned Thill-layout book leaves out, whose distance is not
+    known) is left out, and the search solves it. A position several books answer
+    takes the first book's score, as :meth:`Engine.analyze` looks them up. Costs
+    9 bytes per position (the 12-ply 7x6 distance book: 37.8 MB) and, for the
+    12-ply 7x6 book, several seconds to read.
+
+    >>> from openingbook.api import open_book
+    >>> with open_book("8-dist") as book:
+    ...     probe = book_probe([book])
+    >>> probe.plies, len(probe)
+    (8, 77715)
+    """
+    import numpy as np
+
+    from openingbook.values import UNKNOWN
+    from solver import BookProbe, canonical_keys
+
+    if not books:
+        raise InvalidArgument("no book to probe", argument="books")
+    board, plies = books[0].board, books[0].plies
+    keys, scores = [], []
+    for book in books:
+        if (book.board, book.plies) != (board, plies):
+            raise InvalidArgument(
+                f"{book.path.name}: a {book.board} book of {book.plies} plies among "
+                f"{board} books of {plies}",
+                argument="books",
+            )
+        first, mask = book.positions()
+        score = book.lookup_many(first, mask, strict=False).score
+        exact = score != UNKNOWN
+        keys.append(canonical_keys(first[exact], mask[exact], *board))
+        scores.append(score[exact])
+    all_keys = np.concatenate(keys)
+    # the first book's score of a position several books answer (np.unique: first index)
+    unique, first_index = np.unique(all_keys, return_index=True)
+    return BookProbe(unique, np.concatenate(scores)[first_index], plies, *board)
 
 
 def value_of_score(score: int, stones: int, board: BoardSize) -> Value:
@@ -320,6 +368,8 @@ class Engine:
         self._table_log2 = table_log2
         self._solver: Solver | None = None
         self._books: dict[int, list[_PlyBook]] = {}
+        #: the solver's book probes, by ply, read on first use (:meth:`_probe_for`)
+        self._probes: dict[int, BookProbe] = {}
         if books is None:
             pass
         elif isinstance(books, str) and books == SHIPPED:
@@ -497,6 +547,7 @@ class Engine:
     ) -> None:
         """Search the ``children``, centre first, until the ``deadline``; the columns
         left unanswered go to ``unknown``."""
+        self._probe_for(next(iter(children.values())).stone_count)
         for col in _centre_order(self.board.width):
             if col not in children:
                 continue
@@ -508,6 +559,21 @@ class Engine:
                 scores[col] = (-self.solver.solve(children[col], time_limit=remaining), "solver")
             except SearchTimeout:
                 unknown.append(col)
+
+    def _probe_for(self, stones: int) -> None:
+        """Let the solver's search of ``stones``-stone positions probe the shallowest
+        book deeper than them (the search stops there: the fewer plies above the
+        book, the fewer nodes), if the engine has one the search can probe. A
+        search of deeper positions never meets the book's ply: the solver keeps the
+        book it has."""
+        solver = self.solver
+        deeper = [p for p in self._books if stones < p <= solver.max_book_plies]
+        if not deeper:
+            return
+        ply = min(deeper)
+        if ply not in self._probes:
+            self._probes[ply] = book_probe([book.reader for book in self._books[ply]])
+        solver.book = self._probes[ply]
 
     # ------------------------------------------------------- book lookups
     def _book_values(
