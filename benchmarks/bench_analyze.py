@@ -21,8 +21,9 @@ Usage: ``python benchmarks/bench_analyze.py [--positions 10000] [--deep 20] [--p
    on 7x6 ``Solver.analyze`` probing the 12-ply distance book against the solver
    without a book at 6, 8 and 10 stones; on 6x5 the engine with its shipped 14-ply book
    (which probes it for positions of 0..4 stones, more than eight plies above it, and
-   backs the rest up by negamax) against ``Solver.analyze`` without a book at 0, 2, 4,
-   6 and 8 stones; the time and memory of reading each probe.
+   backs the rest up by negamax) against ``Solver.analyze`` without a book at 2, 3, 4,
+   6 and 8 stones, and at 6 and 8 stones also ``Solver.analyze`` probing the 14-ply
+   book; the time and memory of reading each probe.
 4. ``openingbook analyze ""`` as whole processes, start to exit, interleaved with
    ``python -c pass`` (the floor) over ``--runs`` rounds, with the bytecode cache on
    (see ``bench_startup.py``). Goal: 0.2 s.
@@ -204,20 +205,33 @@ def bench_probe(per_ply: int, seed: int, table_log2: int) -> dict[str, object]:
         seven[str(plies)] = row
         print(f"7x6 {plies} stones: {row}")
     board = BoardSize(6, 5)
-    _, loaded14 = load_probe("14-dist-6x5")  # timed alone: the engine reads its own
+    probe14, loaded14 = load_probe("14-dist-6x5")  # timed alone: the engine reads its own
     engine = Engine(board=board, table_log2=table_log2)
     plain65 = Solver(table_log2=table_log2, width=6, height=5)
     engine.analyze("")  # reads the probe (timed above)
     six: dict[str, object] = {}
-    for plies in (0, 2, 4, 6, 8):
+    probing65 = Solver(table_log2=table_log2, width=6, height=5, book=probe14)
+    for plies in (2, 3, 4, 6, 8):
+        positions = random_board_positions(per_ply, plies, seed, board)
         row = compare(
             "engine",
             engine_scores(engine),
             engine.solver,
             plain65.analyze,
             plain65,
-            random_board_positions(per_ply, plies, seed, board),
+            positions,
         )
+        if plies > 4:  # the engine backs these up by negamax: the probing search instead
+            probing_row = compare(
+                "solver_analyze_probing",
+                probing65.analyze,
+                probing65,
+                plain65.analyze,
+                plain65,
+                positions,
+            )
+            del probing_row["solver_analyze_without_book"]  # the same solver again
+            row |= probing_row
         six[str(plies)] = row
         print(f"6x5 {plies} stones: {row}")
     return {

@@ -149,6 +149,31 @@ def test_the_engine_probes_its_book_below_the_reach_of_negamax(probe_6x5):
     assert engine.analyze(pos).moves == alone.analyze(pos).moves
     assert engine.solver.book_hits > 0 and alone.solver.book_hits == 0
     assert engine.solver.nodes * 5 < alone.solver.nodes
+    # with the probe read, positions within reach of negamax are searched with it too
+    pos = random_line(rng, "", 7, 6, 5)
+    engine.solver.reset_stats()
+    check_against(engine, solver, pos)
+    assert {m.source for m in engine.analyze(pos).moves if m} <= {"solver", "four"}
+    assert engine.solver.book_hits > 0
+
+
+@pytest.mark.slow
+def test_under_a_time_limit_the_engine_reads_the_probe_in_the_background():
+    """Reading a probe takes seconds: within a time limit the search goes without it
+    (the same answers) while a thread reads it for the analyses after."""
+    board = BoardSize(6, 5)
+    engine = Engine(board=board, table_log2=TABLE)
+    alone = Engine(board=board, books=None, table_log2=TABLE)
+    rng = random.Random(63)
+    pos = random_line(rng, "", 4, 6, 5)
+    first = engine.analyze(pos, time_limit=120)
+    assert first.complete and first.moves == alone.analyze(pos).moves
+    engine._reading[14].join()  # the background reading
+    engine.solver.reset_stats()
+    pos = random_line(rng, "", 4, 6, 5)
+    later = engine.analyze(pos, time_limit=120)
+    assert later.complete and later.moves == alone.analyze(pos).moves
+    assert engine.solver.book is not None and engine.solver.book_hits > 0
 
 
 def test_the_engine_without_books_probes_nothing():
