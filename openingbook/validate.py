@@ -376,7 +376,9 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
         )
     notes = []
     for bk in (book_a, book_b):
-        if not bk.scope.complete:
+        if not bk.scope.known:
+            notes.append(f"{bk.path.name}: scope {bk.scope.describe()}")
+        elif not bk.scope.complete:
             notes.append(f"{bk.path.name} holds {bk.scope.describe()}")
         dup = len(bk.canonical) - len(np.unique(bk.canonical))
         if dup:
@@ -488,6 +490,50 @@ class CheckReport:
         return out
 
 
+@dataclass(frozen=True)
+class _Stored:
+    """What ``stats`` and ``check`` count and re-solve: a Thill book's records, or every
+    position a book of another format holds (its model, first-player wins included),
+    with their values as Thill's codes (pruned codes or distance bytes)."""
+
+    format: str
+    records: int
+    positions: int
+    first: np.ndarray
+    mask: np.ndarray
+    values: np.ndarray
+    distances: bool
+
+    @classmethod
+    def of(cls, book: LoadedBook) -> _Stored:
+        model = book.model
+        if model is None:
+            positions = len(np.unique(book.canonical))
+            return cls(
+                book.fmt.describe(),
+                len(book),
+                positions,
+                book.first,
+                book.mask,
+                book.records.values,
+                book.fmt.distances,
+            )
+        from openingbook.formats.model import thill_values
+
+        fmt, values = thill_values(model)
+        kind = {"wdl": "win/draw/loss", "distance": "with distances", "score": "with scores"}
+        board = "" if model.board == DEFAULT_BOARD else f" ({model.board} board)"
+        return cls(
+            f"{model.plies}-ply{board}, {kind[model.kind]}, {model.source_format} format",
+            len(model) if model.records is None else model.records,
+            len(model),
+            model.first,
+            model.mask,
+            values,
+            fmt.distances,
+        )
+
+
 def check_book(
     path: str | os.PathLike[str],
     sample: int | None = None,
@@ -519,19 +565,22 @@ def check_book(
     # before reading the book; a scheduler's workers are on other machines
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     book = LoadedBook.load(path, fmt)
+    stored_book = _Stored.of(book)
     issues: list[Issue] = []
-    _file_issues(book, issues)
+    if book.model is None:  # another format's reader has checked its file already
+        _file_issues(book, issues)
     rng = np.random.default_rng(seed)
     picks = np.empty(0, np.int64)
+    count = stored_book.records if book.model is None else stored_book.positions
     if all_records:
-        picks = np.arange(len(book))
+        picks = np.arange(count)
     elif sample:
         if sample < 0:
             raise InvalidArgument("must be at least 0", argument="sample", value=sample)
-        picks = np.sort(rng.choice(len(book), size=min(sample, len(book)), replace=False))
+        picks = np.sort(rng.choice(count, size=min(sample, count), replace=False))
     absent_first = absent_mask = np.empty(0, np.uint64)
     if absent:
-        if book.fmt.distances or book.scope.partial:
+        if book.fmt.distances or book.scope.partial or book.model is not None:
             raise InvalidArgument(
                 "needs a pruned book that holds every position of its scope", argument="absent"
             )
@@ -539,9 +588,11 @@ def check_book(
         missing = np.flatnonzero(book.find(f, m) < 0)
         chosen = rng.choice(missing, size=min(absent, len(missing)), replace=False)
         absent_first, absent_mask = f[np.sort(chosen)], m[np.sort(chosen)]
-    first = np.concatenate([book.first[picks], absent_first])
-    mask = np.concatenate([book.mask[picks], absent_mask])
-    expected = np.concatenate([book.records.values[picks], np.full(len(absent_first), 2, np.int8)])
+    first = np.concatenate([stored_book.first[picks], absent_first])
+    mask = np.concatenate([stored_book.mask[picks], absent_mask])
+    expected = np.concatenate(
+        [stored_book.values[picks], np.full(len(absent_first), VALUE_FIRST, np.int8)]
+    )
     stored = np.concatenate([np.ones(len(picks), bool), np.zeros(len(absent_first), bool)])
     disagreements: list[PositionReport] = []
     if len(first):
@@ -562,9 +613,9 @@ def check_book(
             disagreements.append(_position_report(first[i], mask[i], None, a, b, book.board))
     return CheckReport(
         book=str(book.path),
-        format=book.fmt.describe(),
-        records=len(book),
-        positions=len(np.unique(book.canonical)),
+        format=stored_book.format,
+        records=stored_book.records,
+        positions=stored_book.positions,
         scope=book.scope.describe(),
         solved=len(picks),
         solved_absent=len(absent_first),
@@ -779,19 +830,21 @@ def book_stats(
             f"the published counts are of the 7x6 board; {book.path.name} is a {book.board} book",
             argument="tromp" if tromp else "per_ply",
         )
-    histogram = value_histogram(book.fmt, book.records.values)
+    stored_book = _Stored.of(book)
+    histogram = value_histogram(book.fmt, stored_book.values)
     stored = {k: int(histogram[k]) for k in ("first", "second", "draw")}
     hist = None
     if book.fmt.distances:
         hist = {f"first wins in {d}": c for d, c in histogram["first_by_plies"].items()}
         hist.update({f"second wins in {d}": c for d, c in histogram["second_by_plies"].items()})
-    positions = len(np.unique(book.canonical))
     report = StatsReport(
         book=str(book.path),
-        format=book.fmt.describe(),
-        records=len(book),
-        positions=positions,
-        duplicate_mirror_pairs=len(book) - positions,
+        format=stored_book.format,
+        records=stored_book.records,
+        positions=stored_book.positions,
+        duplicate_mirror_pairs=(
+            0 if book.model is not None else stored_book.records - stored_book.positions
+        ),
         scope=book.scope.describe(),
         stored_values=stored,
         distance_histogram=hist,

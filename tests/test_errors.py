@@ -9,6 +9,9 @@ family that is also the built-in class callers caught before.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +75,32 @@ def test_the_family_tree():
     assert issubclass(errors.BookFileMissing, errors.BookFileError)
     assert issubclass(errors.OutputExists, errors.OutputError)
     assert not issubclass(errors.PositionNotInBook, ValueError)  # a mapping's miss
+
+
+def test_the_package_exports_the_whole_family():
+    """``openingbook`` exports exactly ``errors.__all__`` (one list, no copy to forget)."""
+    assert openingbook.__all__ == ["__version__", "open_book", *errors.__all__]
+    for name in errors.__all__:
+        assert getattr(openingbook, name) is getattr(errors, name), name
+        assert name in dir(openingbook)
+    with pytest.raises(AttributeError):
+        _ = openingbook.NoSuchError
+
+
+def test_importing_the_package_loads_no_error_module():
+    """The errors (and the solver they come from) load on first use, not on import."""
+    code = (
+        "import sys, openingbook; "
+        "print('openingbook.errors' in sys.modules, 'solver' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "False"]
 
 
 def test_position_not_in_book_reads_as_a_sentence():

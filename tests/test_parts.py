@@ -283,8 +283,14 @@ def test_a_part_is_not_read_as_a_whole_book(tmp_path):
     from openingbook.formats import load_book
 
     path, first, *_ = _part_book(tmp_path, 4, (1, 2))
-    (tmp_path / "7x6").mkdir()
-    seven, *_ = _part_book(tmp_path / "7x6", 4, (1, 2), 7, 6)
+    # a 7x6 part (convert writes Thill's 7x6 layout): only its part field matters here,
+    # so its values are draws, not solved (a 4-ply 7x6 position takes seconds to solve)
+    seven_first, seven_mask = enumerate_positions(4, None, width=7, height=6, part=(1, 2))
+    seven = tmp_path / "seven.c4b"
+    write_compact(
+        seven, 4, "distance", seven_first, seven_mask, np.zeros(len(seven_first), np.int8),
+        board=(7, 6), part=(1, 2),
+    )  # fmt: skip
     with pytest.raises(BookFileError, match="merge the parts"):
         convert_book(seven, tmp_path / "whole.dat")
     assert load_book(path).scope.partial == "part 1/2"

@@ -353,22 +353,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse_method
 
-    def _respond(self, send_body: bool) -> None:
-        explorer = self.server.explorer
+    def _refusal(self) -> tuple[HTTPStatus, str] | None:
+        """Why the request is refused before its target is read (a foreign Host: DNS
+        rebinding; a target over the limit), or None."""
         host = self.headers.get("Host")
         if host is not None and not self.server.host_allowed(host):
-            self._send_json(
+            return (
                 HTTPStatus.FORBIDDEN,
-                {"error": f"this server answers {self.server.url} only, not Host {host[:80]!r}"},
-                send_body,
+                f"this server answers {self.server.url} only, not Host {host[:80]!r}",
             )
-            return
-        if len(self.path) > explorer.limits.max_target:
-            self._send_json(
-                HTTPStatus.REQUEST_URI_TOO_LONG,
-                {"error": f"request longer than {explorer.limits.max_target} characters"},
-                send_body,
-            )
+        limit = self.server.explorer.limits.max_target
+        if len(self.path) > limit:
+            return HTTPStatus.REQUEST_URI_TOO_LONG, f"request longer than {limit} characters"
+        return None
+
+    def _respond(self, send_body: bool) -> None:
+        explorer = self.server.explorer
+        refused = self._refusal()
+        if refused is not None:
+            status, why = refused
+            self._send_json(status, {"error": why}, send_body)
             return
         target = urlsplit(self.path)
         if target.path == API_PATH:

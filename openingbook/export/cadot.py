@@ -331,6 +331,8 @@ class CadotBook(BookReader):
                 f"{self.path}: {size} bytes is not a whole number of 7-byte Cadot records"
             )
         self._n = size // CADOT_RECORD_BYTES
+        self._plies: int | None = None
+        self._plies_read = False
         self._data = _EMPTY
         self._map: mmap.mmap | None = None
         if self._n:
@@ -354,11 +356,34 @@ class CadotBook(BookReader):
 
     @property
     def plies(self) -> int | None:
-        """The stones of the first record's position (None for an empty table)."""
-        if not self._n:
-            return None
-        _, mask = decode_cadot_keys(self._keys_at(np.array([0])))
-        return int(np.bitwise_count(mask)[0])
+        """The stones of the table's positions (None for an empty table), read from every
+        record on first use: a table whose records differ in stones (Cadot's own table of
+        every ply) is refused here, with one line, for what needs a book's one ply
+        (``info``, iteration into another format); ``get`` answers any stone count."""
+        if not self._plies_read:
+            self._require_open()
+            self._plies, self._plies_read = self._common_stones(), True
+        return self._plies
+
+    def _common_stones(self) -> int | None:
+        """The one stone count of every record's key (streamed over the file)."""
+        plies, start = None, 0
+        for keys, _ in self.iter_records():
+            try:
+                stones = np.bitwise_count(decode_cadot_keys(keys)[1])
+            except InvalidArgument as exc:
+                raise BookFileError(f"{self.path}: {exc} (damaged file)") from None
+            if plies is None:
+                plies = int(stones[0])
+            other = np.flatnonzero(stones != plies)
+            if other.size:
+                i = int(other[0])
+                raise BookFileError(
+                    f"{self.path}: record {start + i} holds a {int(stones[i])}-stone position, "
+                    f"record 0 a {plies}-stone one: a book holds positions of one ply"
+                )
+            start += keys.size
+        return plies
 
     @property
     def kind(self) -> str:
