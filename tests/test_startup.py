@@ -5,9 +5,10 @@ alone costs about 0.2 s (plus the scipy it pulls in), loading its cached kernels
 0.3 s more. ``--help`` (of any command) needs click alone, not even numpy;
 ``lookup`` and ``info`` of a Thill book load no solver, and a lookup in a
 compact book none of the Thill reader's modules (``info`` of a compact book
-decodes every position, with the compiled enumeration: it loads numba);
-``solve`` and a compact lookup run their kernels from the native cache
-(:mod:`solver._native`) and never load numba once the cache is warm. Checked in
+decodes every position, with the compiled enumeration: it loads numba); an
+analysis the books answer loads no search; ``solve`` and a compact lookup run
+their kernels from the native cache (:mod:`solver._native`) and never load numba
+once the cache is warm. Checked in
 a fresh interpreter per command (the test process itself has loaded
 everything), by the modules loaded, never by time: the timings are in
 ``benchmarks/bench_startup.py``.
@@ -125,6 +126,23 @@ def test_compact_lookups_load_no_solver_nor_thill_reader(warm_native_cache, args
 )
 def test_solve_with_a_warm_cache_loads_no_numba(warm_native_cache, args):
     assert _top_level(_loaded_modules(args), SOLVER_MODULES) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["analyze", ""],  # the 1-ply book
+        ["analyze", "444333"],  # a 6-ply position: the 7-ply book
+        ["analyze", "4453", "--json"],
+        ["best", "44444433333"],  # 11 stones: the 12-ply book
+    ],
+    ids=" ".join,
+)
+def test_analysis_the_books_answer_loads_no_search(warm_native_cache, args):
+    """A position whose moves the books hold needs no search: neither the solver's
+    search module (nor the table it allocates) nor the negamax bridge is loaded."""
+    loaded = _loaded_modules(args)
+    assert _top_level(loaded, ("solver.search", "openingbook.derive", *SOLVER_MODULES)) == []
 
 
 def test_solve_without_the_native_cache_loads_numba():
