@@ -39,7 +39,7 @@ from solver import DEFAULT_BOARD, Solver, enumerate_positions, search
 ROOT = Path(__file__).resolve().parent
 _SIGNATURE = (
     "void(u8[::1], u8[::1], i1[::1], b1, u8[::1], u8[::1], i8[::1], i8[::1], i8[::1],"
-    " u8[::1], u8[::1], i8[::1])"
+    " u8[::1], u8[::1], i8[::1], u8[::1])"
 )
 # run under valgrind: numpy and the compiled module only
 _DRIVER = """
@@ -54,7 +54,7 @@ stats = np.zeros(3, np.int64)  # nodes, stopped, nodes of the mirror-free kernel
 kernel_aot.solve_batch(
     d["first"][:n].copy(), d["mask"][:n].copy(), out, False,
     np.zeros(int(d["big"]), np.uint64), np.zeros(int(d["small"]), np.uint64),
-    d["tparams"], d["geo"], d["order"], d["col_masks"], d["stack"], stats,
+    d["tparams"], d["geo"], d["order"], d["col_masks"], d["stack"], stats, d["book"],
 )
 print("nodes", int(stats[0]), "scores", ",".join(map(str, out.tolist())))
 """
@@ -111,7 +111,7 @@ def main() -> None:
     start = len(first) // 8
     first, mask = first[start : start + args.positions], mask[start : start + args.positions]
     solver = Solver()
-    big, small, tparams, geo, order, col_masks, stack, _ = solver._kernel_args()
+    big, small, tparams, geo, order, col_masks, stack, _, book = solver._kernel_args()
     with tempfile.TemporaryDirectory(prefix="count-instructions-") as tmp:
         directory = Path(tmp)
         np.savez(
@@ -125,6 +125,7 @@ def main() -> None:
             order=order,
             col_masks=col_masks,
             stack=stack,
+            book=book,
         )
         (directory / "driver.py").write_text(_DRIVER)
         began = time.perf_counter()

@@ -61,7 +61,7 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import UNKNOWN, answer_tables, book_value, first_player_winner
+from openingbook.values import UNKNOWN, answer_tables, book_value
 from solver import (
     DEFAULT_BOARD,
     STATUS_BLOCK,
@@ -102,7 +102,6 @@ __all__ = [
     "is_compact",
     "provenance",
     "write_compact",
-    "write_compact_values",
 ]
 
 #: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
@@ -477,42 +476,6 @@ def write_compact(
         fh.write(header.pack())
         fh.write(payload)
     return header
-
-
-def write_compact_values(
-    path: str | os.PathLike[str],
-    plies: int,
-    distances: bool,
-    first: np.ndarray,
-    mask: np.ndarray,
-    values: np.ndarray,
-    *,
-    board: BoardSize,
-    under: str | None = None,
-    metadata: dict[str, Any] | None = None,
-    force: bool = False,
-    part: tuple[int, int] | None = None,
-) -> CompactHeader:
-    """:func:`write_compact` from book values as ``build`` and ``derive`` solve them: Thill's
-    value codes of every position (first-player wins included), distance bytes
-    (``distances``) or pruned 0 draw / 1 second wins / 2 first wins. Written straight
-    from the values: the same table as converting the Thill book of those values.
-    """
-    values = np.asarray(values)
-    kind = "distance" if distances else "wdl"
-    return write_compact(
-        path,
-        plies,
-        kind,
-        first,
-        mask,
-        values if distances else first_player_winner(values),
-        under=under,
-        metadata=metadata,
-        force=force,
-        board=board,
-        part=part,
-    )
 
 
 # ------------------------------------------------------------------ lookups

@@ -35,7 +35,7 @@ error too, stored or not (:func:`openingbook.values.missing_answers` is the rule
 Opening a book goes through :func:`openingbook.manifest.identify` (format,
 size, record count and a sample of records against the manifest); whenever a
 reader reads the whole file (``check``, ``verify``, bulk lookups,
-:func:`read_book`, :func:`describe_book`) every record is checked and the
+:func:`openingbook.formats.load_book`, :func:`describe_book`) every record is checked and the
 file's sha256 compared with its manifest.
 
 >>> from solver import Position
@@ -61,7 +61,6 @@ from openingbook.bookfile import (
     check_distances,
     check_order,
     check_positions,
-    check_records,
     check_values,
     parse_records,
     value_histogram,
@@ -95,7 +94,6 @@ __all__ = [
     "BulkValues",
     "PositionNotInBook",
     "describe_book",
-    "read_book",
     "search_steps",
 ]
 
@@ -257,7 +255,11 @@ class Book(BookReader):
 
     def records_array(self) -> Records:
         """All records as arrays (no Python object per record); the whole file is read, so
-        it is verified first (:meth:`verify`)."""
+        it is verified first (:meth:`verify`). Refused before reading when the arrays
+        would not fit in the memory available (:func:`openingbook.memory.require_memory`)."""
+        require_memory(
+            self._size * _BYTES_PER_RECORD, f"{self.path}: reading its {self._size:,} records"
+        )
         self.verify()
         data = self._file_bytes()
         try:
@@ -597,31 +599,6 @@ def scan_book(
     finally:
         del data
     return problems, counts, digest.hexdigest()
-
-
-def read_book(
-    path: str | os.PathLike[str], fmt: BookFormat | None = None, check: bool = True
-) -> tuple[BookFormat, Records]:
-    """Read a whole book into arrays: ``(format, records)``.
-
-    Goes through :func:`openingbook.manifest.identify` and, since the whole file
-    is read, compares its sha256 with the manifest's. With ``check`` every record
-    is verified (:func:`openingbook.bookfile.check_records`). Errors are one-line
-    :class:`openingbook.bookfile.BookFileError` naming the file.
-    """
-    identity = identify(path, fmt)
-    require_memory(
-        identity.records * _BYTES_PER_RECORD,
-        f"{identity.path}: reading its {identity.records:,} records",
-    )
-    data = identity.path.read_bytes()
-    if len(data) != identity.size:
-        raise BookFileError(f"{path}: the file changed while it was read")
-    identity.verify_sha256(hashlib.sha256(data).hexdigest())
-    records = parse_records(data, identity.fmt)
-    if check:
-        check_records(identity.fmt, records, str(path))
-    return identity.fmt, records
 
 
 def describe_book(

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         nb_under_line,
         under_line,
     )
+    from solver.probe import BookProbe
     from solver.search import Solver, analyze, solve, solve_wdl
 
 #: the module of each name loaded on first use
@@ -107,6 +108,7 @@ _LAZY = {
     "nb_part_of": "solver.membership",
     "nb_under_line": "solver.membership",
     "under_line": "solver.membership",
+    "BookProbe": "solver.probe",
     "Solver": "solver.search",
     "analyze": "solver.search",
     "solve": "solver.search",
@@ -123,6 +125,7 @@ __all__ = [
     "STATUS_MESSAGES",
     "STATUS_WINS_AT_ONCE",
     "BoardSize",
+    "BookProbe",
     "Error",
     "InvalidArgument",
     "LayerTooLarge",

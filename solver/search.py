@@ -66,6 +66,7 @@ from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trail
 from solver.errors import InvalidArgument, SearchTimeout
 from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
+from solver.probe import BookProbe, no_probe
 from solver.table import (
     _BOUND_OFFSET,
     _MIX,
@@ -499,6 +500,30 @@ def _zugzwang_bound(
     return -((popcount(board) + 2 - popcount(mask) - last) // 2)
 
 
+@njit(cache=True)
+def _book_score(book: np.ndarray, key: np.uint64, width: int, h1: int) -> int:
+    """The exact score :mod:`solver.probe`'s array ``book`` holds for the position of
+    Pons key ``key`` (either mirror variant), or ``_NO_BOUND``: a binary search of
+    its canonical key among the sorted keys (a node of the book's ply only, a few
+    per thousand nodes: not inlined into the loop)."""
+    mirrored = _mirror(key, width, h1, (_ONE << np.uint64(h1)) - _ONE)
+    if mirrored < key:
+        key = mirrored
+    count = book[1]
+    lo = _ZERO
+    hi = count
+    while lo < hi:
+        mid = (lo + hi) >> _ONE
+        if book[np.uint64(2) + mid] < key:
+            lo = mid + _ONE
+        else:
+            hi = mid
+    if lo == count or book[np.uint64(2) + lo] != key:
+        return _NO_BOUND
+    word = book[np.uint64(2) + count + (lo >> np.uint64(3))]
+    return int((word >> ((lo & np.uint64(7)) << np.uint64(3))) & np.uint64(0xFF)) - 128
+
+
 # ------------------------------------------------------------- the kernel
 @njit(cache=True, nogil=True)
 def _negamax(
@@ -515,6 +540,7 @@ def _negamax(
     col_masks: np.ndarray,
     stack: np.ndarray,
     stats: np.ndarray,
+    book: np.ndarray,
 ) -> int:
     """Alpha-beta value of a position whose side to move cannot win at once.
 
@@ -525,7 +551,10 @@ def _negamax(
     (log2, small_log2, key_bits);
     ``stack`` is the search's stack (a flat uint64 array, one row per depth, see
     :func:`_stack_row`); ``stats`` =
-    (nodes, stopped, nodes searched by :func:`_negamax_deep`). When another thread
+    (nodes, stopped, nodes searched by :func:`_negamax_deep`, nodes answered by
+    the book); ``book``: the
+    exact scores of one ply (:mod:`solver.probe`), looked up by the nodes of that
+    many stones (:func:`_book_score`). When another thread
     sets ``geo[_STOP]``, returns soon (at the next store into the big table) with
     ``stats[1]`` set and a meaningless result.
 
@@ -560,6 +589,24 @@ def _negamax(
         return _negamax_deep(
             root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break
         )
+    if book[1] != _ZERO:  # a book with positions: the copy that probes it
+        return _search(
+            root,
+            n0,
+            big,
+            small,
+            tparams,
+            geo,
+            col_masks,
+            stack,
+            stats,
+            col_of_bit,
+            tie_break,
+            book,
+            True,
+            False,
+            True,
+        )
     return _search(
         root,
         n0,
@@ -572,7 +619,9 @@ def _negamax(
         stats,
         col_of_bit,
         tie_break,
+        book,
         True,
+        False,
         False,
     )
 
@@ -619,8 +668,10 @@ def _negamax_deep(
             stats,
             col_of_bit,
             tie_break,
+            small,  # no book: the copies without the mirror code never read it
             None,
             True,
+            False,
         )
     return _search(
         d0,
@@ -634,7 +685,9 @@ def _negamax_deep(
         stats,
         col_of_bit,
         tie_break,
+        small,  # no book (as above)
         None,
+        False,
         False,
     )
 
@@ -676,8 +729,10 @@ def _search(
     stats: np.ndarray,
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
+    book: np.ndarray,
     mirror: bool | None,
     default_size: bool,
+    probing: bool,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack
     (``stack``'s row d0: current, mask, the opponent's winning cells, alpha,
@@ -699,8 +754,18 @@ def _search(
     function to another).
     ``default_size``: the board is 7x6 and every setting but the big table's size
     is the default, all of them constants (``_DEFAULT_GEO``; 599 -> 560 instructions
-    per node on the build's positions)."""
+    per node on the build's positions).
+    ``probing`` (a constant too): the copy with the mirror code that probes
+    ``book``, the exact scores of one ply (:mod:`solver.probe`), at every node of
+    that ply; a book's ply is below ``_SYMMETRY_STONES`` (:class:`Solver` checks), so
+    the copies without the mirror code never probe, and a search without a book runs
+    a copy without the probe's test, the loop it ran before the probe existed (a
+    test of a run-time ply in that one copy instead measured 1-5% more CPU time on
+    30 random 8-ply positions, about the machine's noise; the extra copy adds about
+    a third to the cold compile). The copies that do not probe get any uint64 array
+    as ``book``."""
     symmetry = mirror is not None
+    book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
     if default_size:
         # every setting but the big table's size at its default (see _negamax_deep)
@@ -837,6 +902,15 @@ def _search(
             # the position is its own mirror image, and so are its threats and
             # its set of moves: one move of each mirror pair is enough
             nxt &= ~right_cols
+        if probing and not done and n == book_ply:
+            # a position of the book's ply: its exact score, if the book holds it,
+            # is the node's value whatever the window (an exact score is a bound
+            # on either side); the bounds above are kept when they already cut
+            known = _book_score(book, cur + mask + bottom, width, h1)
+            if known != _NO_BOUND:
+                v = known
+                done = True
+                stats[3] += 1
         tt_cells = _ZERO  # the cells of the table move's column
         if not done and use_prefetch and n + 1 < deep and n < etc_stones:
             # the children's slots in the big table are probed below (enhanced
@@ -1133,6 +1207,7 @@ def _solve_one(
     col_masks: np.ndarray,
     stack: np.ndarray,
     stats: np.ndarray,
+    book: np.ndarray,
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
 
@@ -1156,14 +1231,18 @@ def _solve_one(
         stats[0] += 1
         return 1 if wdl else (cells + 1 - n) // 2
     if wdl:
-        r = _negamax(cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, stack, stats)
+        r = _negamax(
+            cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, stack, stats, book
+        )
         if stats[1] != 0:
             return 0  # stopped
         if r > 0:
             return 1
         if r < 0:
             return -1
-        r = _negamax(cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, stack, stats)
+        r = _negamax(
+            cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, stack, stats, book
+        )
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
@@ -1200,7 +1279,20 @@ def _solve_one(
                 if lo <= g < hi:
                     med = g
         r = _negamax(
-            cur, mask, n, med, med + 1, big, small, tparams, geo, order, col_masks, stack, stats
+            cur,
+            mask,
+            n,
+            med,
+            med + 1,
+            big,
+            small,
+            tparams,
+            geo,
+            order,
+            col_masks,
+            stack,
+            stats,
+            book,
         )
         if stats[1] != 0:
             return 0  # stopped
@@ -1225,6 +1317,7 @@ def _solve_batch(
     col_masks: np.ndarray,
     stack: np.ndarray,
     stats: np.ndarray,
+    book: np.ndarray,
 ) -> None:
     # no guess: the previous score (the neighbours of a build are related) made a
     # worse first guess than walking from 0 (measured: 5% more nodes on the
@@ -1233,7 +1326,21 @@ def _solve_batch(
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
         out[i] = _solve_one(
-            cur, mask, wdl, False, 0, 0, big, small, tparams, geo, order, col_masks, stack, stats
+            cur,
+            mask,
+            wdl,
+            False,
+            0,
+            0,
+            big,
+            small,
+            tparams,
+            geo,
+            order,
+            col_masks,
+            stack,
+            stats,
+            book,
         )
 
 
@@ -1282,6 +1389,15 @@ class Solver:
     positions, one process per core does better. A solver is not thread-safe:
     call it from one thread at a time.
 
+    ``book``: a :class:`solver.probe.BookProbe` of the solver's board (or None):
+    the exact scores of the positions of one ply, fewer than ``_SYMMETRY_STONES``
+    (18) stones. Every node of the search with that many stones that the book holds
+    takes its score from there instead of being searched below (as Pons' solver
+    probes its opening book), so a position with fewer stones than the book's ply
+    is solved in a fraction of the nodes; a position with as many or more stones
+    never meets one (the search only adds stones), and the answers are the same with
+    or without a book. Settable later (:attr:`book`); the table stays valid.
+
     >>> s = Solver(table_log2=16)
     >>> p = Position.from_moves("4455")
     >>> s.solve(p), s.solve_wdl(p)
@@ -1290,6 +1406,9 @@ class Solver:
     >>> s.solve_many(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))
     array([18], dtype=int8)
     """
+
+    #: the deepest ply of a book the search probes (see ``book``)
+    max_book_plies = _SYMMETRY_STONES - 1
 
     def __init__(
         self,
@@ -1304,6 +1423,7 @@ class Solver:
         prefetch: bool = True,
         tt_stones: int | None = None,
         threads: int | None = 1,
+        book: BookProbe | None = None,
     ) -> None:
         _check_board_size(width, height)
         self.threads = _thread_count(threads)
@@ -1341,6 +1461,37 @@ class Solver:
         self._seconds = 0.0
         #: set by the timer of a search with a time limit (see :meth:`solve`)
         self._timed_out = False
+        self._book: BookProbe | None = None
+        self._book_array = no_probe()
+        self.book = book
+
+    @property
+    def book(self) -> BookProbe | None:
+        """The book the search probes (:class:`solver.probe.BookProbe`), or None.
+
+        Raises :class:`~solver.errors.InvalidArgument` when set to a book of another
+        board or of ``_SYMMETRY_STONES`` or more stones."""
+        return self._book
+
+    @book.setter
+    def book(self, book: BookProbe | None) -> None:
+        if book is None:
+            self._book, self._book_array = None, no_probe()
+            return
+        if not isinstance(book, BookProbe):
+            raise InvalidArgument(f"book must be a BookProbe or None, got {type(book).__name__}")
+        if (book.width, book.height) != (self.width, self.height):
+            raise InvalidArgument(
+                f"a {book.width}x{book.height} book, "
+                f"the solver's board is {self.width}x{self.height}"
+            )
+        if book.plies > self.max_book_plies:
+            # only the copy of the search with the mirror code (the nodes below
+            # _SYMMETRY_STONES stones) probes: a deeper book would never be read
+            raise InvalidArgument(
+                f"the search probes books of fewer than {_SYMMETRY_STONES} stones, not {book.plies}"
+            )
+        self._book, self._book_array = book, book.array
 
     # ------------------------------------------------------------ queries
     def solve(
@@ -1450,6 +1601,11 @@ class Solver:
         return sum(int(worker.stats[0]) for worker in self._workers)
 
     @property
+    def book_hits(self) -> int:
+        """Nodes answered by the :attr:`book` since creation or :meth:`reset_stats`."""
+        return sum(int(worker.stats[3]) for worker in self._workers)
+
+    @property
     def stats(self) -> SearchStats:
         return SearchStats(self.nodes, self._positions, self._seconds)
 
@@ -1471,6 +1627,7 @@ class Solver:
             self._col_masks,
             w.stack,
             w.stats,
+            self._book_array,
         )
 
     def _run(
@@ -1621,7 +1778,8 @@ def _thread_count(threads: int | None) -> int:
 class _Worker:
     """What one searching thread owns: its column order (the helpers' differ, so
     that they search other parts of the tree first), its stack, its statistics
-    (nodes, stopped, nodes of the mirror-free kernel) and its small table. The
+    (nodes, stopped, nodes of the mirror-free kernel, nodes answered by the book)
+    and its small table. The
     small table is per thread: it holds the deepest positions, probed at nearly
     every node, and sharing it would bounce its cache lines between the cores
     for results that are cheap to recompute; the big table is shared."""
@@ -1652,7 +1810,7 @@ class _Worker:
             order=np.array(order, dtype=np.int64),
             small=small,
             stack=np.zeros(depth * _stack_row(solver.width), dtype=np.uint64),
-            stats=np.zeros(3, dtype=np.int64),
+            stats=np.zeros(4, dtype=np.int64),
         )
 
 

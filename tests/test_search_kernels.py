@@ -33,7 +33,7 @@ def _general(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
 def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     """``_negamax_deep`` on ``pos`` as the root, whatever its stone count (the
     mirror code only saves work: without it the search is as exact)."""
-    big, small, tparams, geo, order, col_masks, stack, stats = solver._kernel_args()
+    big, small, tparams, geo, order, col_masks, stack, stats, _book = solver._kernel_args()
     width, height = solver.width, solver.height
     stack[search._CUR] = pos.current  # row 0 of the flat stack
     stack[search._MASK] = pos.mask

@@ -35,23 +35,11 @@ output_format_option = click.option(
     "book_format",
     type=click.Choice(("thill", "compact")),
     default=None,
-    help="Thill's layout (.dat plus a manifest; the default on 7x6) or the compact format "
-    "(.c4b, self-describing; complete books and books under a line only; the only "
-    "format of other board sizes).",
+    help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
+    "self-describing; complete books and books under a line only; the only format of "
+    "other board sizes). Default: from the output's name (.c4b compact, .dat Thill), "
+    "else Thill's layout on 7x6; a name of another format is refused.",
 )
-
-
-def output_book_format(book_format: str | None, board: Any) -> str:
-    """The ``--format`` a command writes: as given, else Thill's layout on 7x6 and the
-    compact format on other boards (a Thill layout asked for another board is refused)."""
-    from openingbook.bookfile import refuse_thill_layout
-    from solver import DEFAULT_BOARD
-
-    if book_format == "thill" or (book_format is None and board in (None, DEFAULT_BOARD)):
-        if board is not None:
-            refuse_thill_layout(board)
-        return "thill"
-    return "compact"
 
 
 def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
