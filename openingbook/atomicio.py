@@ -59,11 +59,12 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         return
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
-    if path.is_dir():
-        raise OutputError(f"{path}: the output path is a directory")
-    check_replaceable(path)  # whatever the caller checked: never a device, a FIFO, ...
+    with os_failures(path, OutputUnwritable):  # a name too long, a directory we may not search
+        if not directory.is_dir():
+            raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
+        if path.is_dir():
+            raise OutputError(f"{path}: the output path is a directory")
+        check_replaceable(path)  # whatever the caller checked: never a device, a FIFO, ...
     fd, tmp = _temporary_beside(path)
     try:
         mode = "w" if text else "wb"

@@ -172,6 +172,10 @@ FAILURES = {
         lambda tmp: open_book(_junk(tmp) / "b.dat"),
         errors.BookFileMissing,
     ),
+    "output name too long for the OS": (
+        lambda tmp: atomic_write_bytes(tmp / ("x" * 300), b""),
+        errors.OutputUnwritable,
+    ),
     "work directory through a file": (
         lambda tmp: WorkDir.open(_junk(tmp) / "work", {"plies": 8}),
         errors.WorkDirUnusable,
