@@ -26,7 +26,7 @@ from openingbook import errors
 from openingbook.api import open_book
 from openingbook.atomicio import atomic_write_bytes, refuse_existing
 from openingbook.bookfile import BookFormat
-from openingbook.build import parse_shard
+from openingbook.build import merge_books, parse_shard
 from openingbook.codec import decode_keys
 from openingbook.engine import Engine
 from openingbook.memory import check_table_size
@@ -175,6 +175,10 @@ FAILURES = {
     "output name too long for the OS": (
         lambda tmp: atomic_write_bytes(tmp / ("x" * 300), b""),
         errors.OutputUnwritable,
+    ),
+    "shard name too long for the OS": (
+        lambda tmp: merge_books(tmp / "merged.dat", [tmp / ("x" * 300)]),
+        errors.BookFileUnreadable,
     ),
     "work directory through a file": (
         lambda tmp: WorkDir.open(_junk(tmp) / "work", {"plies": 8}),
