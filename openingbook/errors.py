@@ -26,6 +26,14 @@ same class here). Beneath it:
   before allocating): all also ``ValueError``, as they were before the family.
 * :class:`MissingExtra` (also ``ImportError``): an optional dependency is not
   installed; the message names the extra that brings it.
+* What the operating system refuses, at the library's boundaries (opening and loading
+  books, atomic writes, work directories: :func:`os_failures`, :func:`reads_book`):
+  :class:`BookFileUnreadable` (a :class:`BookFileError`), :class:`OutputUnwritable` (an
+  :class:`OutputError`: a read-only directory, a full disk), :class:`WorkDirUnusable` (a
+  :class:`WorkDirError`). Each is also the ``OSError`` it was: ``except OSError`` still
+  catches it, ``errno``/``strerror``/``filename`` are the failure's and ``__cause__`` is
+  the original error; its message is one line (``cannot write out.c4b: No space left on
+  device``).
 
 Everything but :class:`InvalidArgument` exits with status 1 on the command line
 (``openingbook.cli._common.user_errors``).
