@@ -74,6 +74,7 @@ __all__ = [
     "OutputNotReplaceable",
     "OutputUnwritable",
     "PositionNotInBook",
+    "SchedulerUnreachable",
     "SearchTimeout",
     "WorkDirError",
     "WorkDirUnusable",
@@ -215,6 +216,11 @@ class WorkerLost(Error, OSError):
             why = " (out of memory? the kernel's killer sends it)" if name == "SIGKILL" else ""
             return f"was killed by {name}{why}"
         return f"exited with status {code}"
+
+
+class SchedulerUnreachable(Error, OSError):
+    """The dask scheduler a build was pointed at cannot be reached (also ``OSError``;
+    the connection's error is ``__cause__``)."""
 
 
 class NotEnoughMemory(Error, ValueError):

@@ -302,3 +302,21 @@ def test_a_read_only_output_directory_is_one_family_error(tmp_path):
     )
     assert (cli.returncode, cli.stdout) == (1, "")
     assert cli.stderr == f"Error: cannot write {ro}/x.csv: {denied}\n"
+
+
+def test_an_unreachable_scheduler_is_one_family_error(monkeypatch):
+    """The dask client's connection error (made here: no network in a test) becomes
+    ``SchedulerUnreachable``, still an ``OSError``."""
+    distributed = pytest.importorskip("distributed")
+    from openingbook.executors import DaskExecutor
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.ECONNREFUSED, "Connection refused")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    with pytest.raises(errors.SchedulerUnreachable) as info:
+        DaskExecutor("tcp://127.0.0.1:9")
+    assert isinstance(info.value, OSError) and isinstance(info.value.__cause__, OSError)
+    assert str(info.value) == (
+        "cannot reach the dask scheduler at tcp://127.0.0.1:9: [Errno 111] Connection refused"
+    )
