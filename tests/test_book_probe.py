@@ -80,6 +80,22 @@ def test_probing_equals_the_plain_solver_under_the_line(probe_44444):
     assert probing_nodes * 5 < plain_nodes  # the book answered most of the search
 
 
+def test_many_positions_and_several_threads_probe_alike(probe_44444):
+    """``solve_many`` (one kernel call for many positions) and a parallel search (each
+    thread its own column order) probe the book as the single search does."""
+    rng = random.Random(27)
+    positions = [random_line(rng, LINE, stones, 7, 6) for stones in (9, 10, 10, 11, 11)]
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    plain = Solver(table_log2=TABLE)
+    want = plain.solve_many(first, mask)
+    batch = Solver(table_log2=TABLE, book=probe_44444)
+    assert batch.solve_many(first, mask).tolist() == want.tolist() and batch.book_hits > 0
+    parallel = Solver(table_log2=TABLE, book=probe_44444, threads=2)
+    assert [parallel.solve(p) for p in positions] == want.tolist()
+    assert parallel.book_hits > 0
+
+
 def test_a_wrong_table_gives_wrong_answers(probe_44444):
     """The comparison above can fail: every score one off (in range) changes answers."""
     stored = probe_44444.scores.astype(np.int64)
