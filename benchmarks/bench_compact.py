@@ -121,12 +121,12 @@ def distance_quarters() -> dict | None:
     parts = sorted(BOOKS.glob("book12-dist-shard*of4.dat"))
     if not parts:
         return None
-    from openingbook.bookfile import read_book
     from openingbook.codec import decode_keys
+    from openingbook.formats import read_records
 
     keys, values = [], []
     for part in parts:
-        fmt, records = read_book(part)
+        fmt, records = read_records(part)
         first, mask = decode_keys(records.keys, fmt.key_bits, fmt.plies, *DEFAULT_BOARD)
         keys.append(canonical_keys(first, mask, *DEFAULT_BOARD))
         values.append(records.values)

@@ -15,9 +15,11 @@
    scores for distance books, win/draw/loss otherwise. Each finished chunk is
    saved atomically with a checksum; a rerun skips whole chunks and recomputes
    damaged ones.
-3. **Write**: first-player wins pruned (non-distance books), keys encoded,
-   records sorted, and the book written with its manifest ``<output>.json`` as one
-   unit (:func:`openingbook.manifest.write_book_and_manifest`).
+3. **Write**: the solved values as a book model, written by the registry's writer
+   of the output's format (:func:`write_solved_book`): Thill's layout (first-player
+   wins pruned in non-distance books, keys encoded, records sorted) with its
+   manifest ``<output>.json`` as one unit, or the compact format with the manifest's
+   content in its metadata.
 
 Shard outputs are books of their own; :func:`merge_books` combines all ``n`` of
 them into the book a single run writes, byte for byte.
@@ -47,17 +49,16 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.atomicio import check_writable, refuse_existing, refuse_input_as_output
-from openingbook.bookfile import (
-    THILL_BOARD,
-    BookFormat,
-    Records,
-    book_bytes,
-    refuse_thill_layout,
-    value_histogram,
+from openingbook.atomicio import refuse_existing, refuse_input_as_output
+from openingbook.bookfile import THILL_BOARD, BookFormat, value_histogram
+from openingbook.codec import MAX_ARRAY_HEIGHT
+from openingbook.errors import (
+    BookFileError,
+    BookFileUnreadable,
+    InvalidArgument,
+    WorkerLost,
+    os_failures,
 )
-from openingbook.codec import MAX_ARRAY_HEIGHT, encode_keys
-from openingbook.errors import BookFileError, InvalidArgument, WorkerLost
 from openingbook.executors import (
     EXECUTOR_NAMES,
     Executor,
@@ -65,17 +66,17 @@ from openingbook.executors import (
     make_executor,
     require_dask,
 )
+from openingbook.formats.base import WrittenBook
 from openingbook.manifest import (
+    Scope,
     check_output,
     identify,
     manifest_path,
     manifest_provenance,
     read_manifest,
-    write_book_and_manifest,
 )
 from openingbook.memory import check_table_size, worker_count
-from openingbook.reader import read_book
-from openingbook.values import VALUE_FIRST, book_values
+from openingbook.values import book_values
 from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
@@ -97,6 +98,7 @@ __all__ = [
     "parse_shard",
     "plan_build",
     "solve_chunk",
+    "write_solved_book",
     "writes_compact",
 ]
 
@@ -234,6 +236,17 @@ class BuildOptions:
             raise InvalidArgument(
                 "must be at least 1", argument="chunk_size", value=self.chunk_size
             )
+
+    def scope(self) -> Scope:
+        """Which positions of the ply the build's book holds (:class:`Scope`)."""
+        partial = None
+        if self.sample is not None:
+            partial = f"a sample of {self.sample} positions"
+        elif self.shard is not None:
+            partial = f"shard {self.shard[0]}/{self.shard[1]}"
+        elif self.part is not None:
+            partial = f"part {self.part[0]}/{self.part[1]}"
+        return Scope(self.under or None, partial, board=self.board)
 
     @property
     def exact(self) -> bool:
@@ -632,16 +645,25 @@ def build_book(
             },
             **manifest_provenance(command),
         }
-        records, mpath = write_built_book(
-            out, fmt, first, mask, values, content, compact, options.under, force, options.part
+        written = write_solved_book(
+            out,
+            fmt,
+            first,
+            mask,
+            values,
+            scope=options.scope(),
+            record=content,
+            compact=compact,
+            force=force,
+            part=options.part,
         )
         if not keep_work:
             wd.remove()  # our own files only, and the directory if we made it
         return BuildSummary(
             output=str(out),
-            manifest=mpath,
+            manifest=str(written.manifest or ""),
             format=fmt.name if options.part is None else "compact",
-            records=records,
+            records=written.records,
             positions=plan.positions,
             positions_solved=solved,
             chunks=len(plan.chunks),
@@ -672,7 +694,6 @@ def _results(ex: Executor | None, todo: list[ChunkTask], work_dir: Path) -> Iter
 def _check_compact_output(out: Path, force: bool, what: str) -> None:
     """A part, or parts merged, make a compact book: its name ends in ``.c4b``; an existing
     file needs force. ``what``: the start of the message (``"a part is written"``)."""
-    from openingbook.atomicio import refuse_existing
     from openingbook.compact import COMPACT_SUFFIX
 
     if out.suffix.lower() != COMPACT_SUFFIX:
@@ -746,89 +767,55 @@ def writes_compact(
 ) -> bool:
     """Does a build or derivation write the compact format (else Thill's layout)?
 
-    ``book_format`` ``"compact"``/``"thill"`` as given (Thill's layout refused on other
-    boards than 7x6: it does not record its board); None: compact for an output ending
-    in ``.c4b``, Thill's layout for another output name, and without a name compact on
-    boards other than 7x6. A compact output must end in ``.c4b``.
+    :func:`openingbook.formats.output_format` decides: ``book_format``
+    ``"compact"``/``"thill"`` as given (refused when the output's name is another
+    format's, and Thill's layout on boards other than 7x6: it does not record its
+    board), else by the output's name (``.c4b`` compact, ``.dat`` Thill), else Thill's
+    layout on 7x6 and compact on other boards. A compact output must end in ``.c4b``.
     """
-    from openingbook.compact_magic import COMPACT_SUFFIX
+    from openingbook.formats import output_format
 
-    if book_format not in (None, "thill", "compact"):
-        raise InvalidArgument(
-            "choose thill or compact", argument="book_format", value=str(book_format)
-        )
-    named_compact = output is not None and Path(output).suffix.lower() == COMPACT_SUFFIX
-    if book_format is None and output is not None:
-        book_format = "compact" if named_compact else "thill"
-    elif book_format is None:
-        book_format = "thill" if board == DEFAULT_BOARD else "compact"
-    if book_format == "thill":
-        refuse_thill_layout(board)
-        return False
-    if output is not None and not named_compact:
-        raise InvalidArgument(f"{output}: a compact book's name ends in {COMPACT_SUFFIX}")
-    return True
+    default = "thill" if board == DEFAULT_BOARD else "compact"
+    chosen = output_format(
+        output, book_format, writes=("thill", "compact"), default=default, board=board
+    )
+    return chosen == "compact"
 
 
 def check_book_output(out: Path, force: bool, compact: bool) -> None:
     """Refuse, before any work, an output that exists (without ``force``) or cannot be
-    written: a Thill-layout book with its manifest, a compact book alone."""
-    if compact:
-        refuse_existing(out, force)
-        check_writable(out)
-    else:
-        check_output(out, force)
+    written: a Thill-layout book with its manifest, a compact book alone
+    (:meth:`openingbook.formats.Format.check_output`)."""
+    from openingbook.formats import FORMATS
+
+    FORMATS["compact" if compact else "thill"].check_output(out, force)
 
 
-def write_built_book(
+def write_solved_book(
     out: Path,
     fmt: BookFormat,
     first: np.ndarray,
     mask: np.ndarray,
     values: np.ndarray,
-    content: dict[str, Any],
+    *,
+    scope: Scope,
+    record: dict[str, Any],
     compact: bool,
-    under: str | None,
     force: bool,
     part: tuple[int, int] | None = None,
-) -> tuple[int, str]:
-    """Write the solved ``values`` (Thill's codes, of every position) of a build or
-    derivation: in the compact format with ``content`` (what a manifest would record)
-    in its metadata (``source_manifest``; ``part``: part i of n of the ply), or in Thill's
-    layout with its manifest. ``(records, manifest path or "")``."""
-    if compact:
-        from openingbook.compact import write_compact_values
+) -> WrittenBook:
+    """Write the solved ``values`` (Thill's codes of every position: distance bytes, or
+    2 first player wins / 1 second / 0 draw) of a build or derivation as a book model
+    through the registry's writer: Thill's layout with ``record`` as its manifest, or
+    the compact format with ``record`` in its metadata (``source_manifest``; ``part``:
+    part i of n of the ply)."""
+    from openingbook.formats import FORMATS
+    from openingbook.formats.model import model_from_values
 
-        header = write_compact_values(
-            out,
-            fmt.plies,
-            fmt.distances,
-            first,
-            mask,
-            values,
-            board=fmt.board,
-            under=under,
-            metadata={"source_manifest": content},
-            force=force,
-            part=part,
-        )
-        return header.positions, ""
-    data, records = _book_data(out, fmt, first, mask, values)
-    write_book_and_manifest(out, fmt, data, records, content)
-    return records, str(manifest_path(out))
-
-
-def _book_data(
-    out: Path, fmt: BookFormat, first: np.ndarray, mask: np.ndarray, values: np.ndarray
-) -> tuple[bytes, int]:
-    """Prune (pruned books), encode, sort and check: ``(file bytes, record count)``."""
-    if not fmt.distances:
-        keep = values != VALUE_FIRST
-        first, mask, values = first[keep], mask[keep], values[keep]
-    if len(first) == 0:  # every position a pruned first-player win: an empty book
-        return b"", 0
-    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
-    return book_bytes(fmt, Records(keys, values.astype(np.int8)), str(out)), len(keys)
+    kind = "distance" if fmt.distances else "pruned"
+    model = model_from_values(kind, fmt.plies, first, mask, values, board=fmt.board, scope=scope)
+    writer = FORMATS["compact" if compact else "thill"]
+    return writer.write(model, out, force=force, record=record, part=part)
 
 
 # ---------------------------------------------------------------- merge
@@ -896,8 +883,13 @@ def merge_books(
         raise InvalidArgument("no shard books to merge")
     from openingbook.compact import is_compact
 
-    if any(is_compact(book) for book in shard_books):
+    with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
+        parts = any(is_compact(book) for book in shard_books)
+    if parts:
         return merge_parts(output, shard_books, force=force, command=command)
+    from openingbook.formats import output_format
+
+    output_format(output, None, writes=("thill",), default="thill")  # shards: Thill's layout
     refuse_input_as_output(
         [output, manifest_path(output)],
         [*shard_books, *(manifest_path(book) for book in shard_books)],
@@ -905,8 +897,9 @@ def merge_books(
     out = check_output(output, force)
     manifests = []
     for book in shard_books:
-        m = read_manifest(book)
-        identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
+        with os_failures(book, BookFileUnreadable):  # what the OS refuses names the shard
+            m = read_manifest(book)
+            identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
         if not m["selection"].get("shard"):
             raise BookFileError(f"{book}: not a shard output (built without --shard)")
         try:
@@ -946,16 +939,14 @@ def merge_books(
         )
 
     fmt = BookFormat.for_plies(reference["plies"], reference["distances"], *THILL_BOARD)
-    keys, values = [], []
-    for book in shard_books:
-        _, rec = read_book(book, fmt)  # checks size, records and sha256 against the manifest
-        keys.append(rec.keys)
-        values.append(rec.values)
-    all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
-    all_values = np.concatenate(values) if values else np.zeros(0, np.int8)
+    from openingbook.formats import load_book
+
+    # each shard whole, as stored (size, records, sha256 checked against its manifest)
+    shards = [load_book(book, fmt=fmt, complete=False) for book in shard_books]
+    all_keys = np.concatenate([m.stored[1].keys for m in shards])
+    all_values = np.concatenate([m.stored[1].values for m in shards])
     if len(np.unique(all_keys)) != len(all_keys):
         raise BookFileError("overlap: the same position is stored in more than one shard")
-    data = book_bytes(fmt, Records(all_keys, all_values.astype(np.int8)), str(out))
     histogram = value_histogram(fmt, all_values)
     if not fmt.distances:  # pruned first-player wins are only counted in the manifests
         histogram["first"] = sum(int(m["values"]["first"]) for m in manifests)
@@ -991,13 +982,22 @@ def merge_books(
         ],
         **manifest_provenance(command),
     }
-    write_book_and_manifest(out, fmt, data, len(all_keys), content)
-    mpath = manifest_path(out)
+    written = write_solved_book(
+        out,
+        fmt,
+        np.concatenate([m.first for m in shards]),
+        np.concatenate([m.mask for m in shards]),
+        all_values,
+        scope=Scope(sel["under"] or None, board=fmt.board),
+        record=content,
+        compact=False,
+        force=force,
+    )
     return MergeSummary(
         output=str(out),
-        manifest=str(mpath),
+        manifest=str(written.manifest),
         format=fmt.name,
-        records=len(all_keys),
+        records=written.records,
         shards=n,
         positions=positions,
         values=_outcomes(histogram),
@@ -1018,12 +1018,12 @@ def merge_parts(
     a book that is not a part, parts of different plies, kinds, boards or part
     counts, a part given twice (overlap) or missing (gap). The positions of each
     part are enumerated (the previous layer once for all parts), their values
-    read, and the whole written by :func:`openingbook.compact.write_compact`,
+    read, and the whole written as one book model by the registry's compact writer,
     which checks that they are exactly the ply's positions. The metadata lists
     the parts (file, part, CRC-32, the command that built each) and the sum of
     their solving CPU time.
     """
-    from openingbook.compact import CompactBook, write_compact
+    from openingbook.compact import CompactBook
     from solver import iter_parts
 
     out = Path(output)
@@ -1079,22 +1079,25 @@ def merge_parts(
             for i in range(1, n + 1)
         ],
     }
-    write_compact(out, plies, kind, first, mask, value, metadata=metadata, force=force, board=board)
-    # first-player view: wdl and distance values are, scores are the side to move's
-    winner = np.sign(value.astype(np.int16))
-    if kind == "score" and plies % 2:
-        winner = -winner
+    from openingbook.formats import FORMATS
+    from openingbook.formats.model import model_from_values
+
+    model = model_from_values(
+        kind, plies, first, mask, value, board=board, scope=Scope(board=board)
+    )
+    del first, mask, value
+    FORMATS["compact"].write(model, out, metadata=metadata, force=force)
     return MergeSummary(
         output=str(out),
         manifest="",
         format="compact",
-        records=len(first),
+        records=len(model),
         shards=n,
-        positions=len(first),
+        positions=len(model),
         values={
-            "first": int((winner > 0).sum()),
-            "second": int((winner < 0).sum()),
-            "draw": int((winner == 0).sum()),
+            "first": int((model.winner > 0).sum()),
+            "second": int((model.winner < 0).sum()),
+            "draw": int((model.winner == 0).sum()),
         },
     )
 

@@ -52,6 +52,7 @@ import numpy as np
 
 from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
+from openingbook.booksizes import complete_positions
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument
 from openingbook.inputs import require_regular_file
@@ -61,7 +62,7 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import UNKNOWN, answer_tables, book_value, first_player_winner
+from openingbook.values import UNKNOWN, answer_tables, book_value
 from solver import (
     DEFAULT_BOARD,
     STATUS_BLOCK,
@@ -102,7 +103,6 @@ __all__ = [
     "is_compact",
     "provenance",
     "write_compact",
-    "write_compact_values",
 ]
 
 #: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
@@ -265,6 +265,14 @@ class CompactHeader:
                 problems.append("payload length does not match the table size")
             if (structure != STRUCTURE_COMPLETE) != (nscope > 0):
                 problems.append("a scope belongs to a scoped book or a part, and only there")
+            # a complete book's table answers every position of its ply: it must have
+            # been built over all of them, or it answers positions it never held
+            need = complete_positions(board, plies) if structure == STRUCTURE_COMPLETE else None
+            if need is not None and positions != need:
+                problems.append(
+                    f"a complete {plies}-ply book of {positions:,} positions, where a "
+                    f"complete {board} {plies}-ply book has {need:,} (damaged, or a partial book)"
+                )
         if problems:
             raise CompactFileError(f"{name}: bad compact book header: {'; '.join(problems)}")
         at = FIXED_HEADER_BYTES
@@ -477,42 +485,6 @@ def write_compact(
         fh.write(header.pack())
         fh.write(payload)
     return header
-
-
-def write_compact_values(
-    path: str | os.PathLike[str],
-    plies: int,
-    distances: bool,
-    first: np.ndarray,
-    mask: np.ndarray,
-    values: np.ndarray,
-    *,
-    board: BoardSize,
-    under: str | None = None,
-    metadata: dict[str, Any] | None = None,
-    force: bool = False,
-    part: tuple[int, int] | None = None,
-) -> CompactHeader:
-    """:func:`write_compact` from book values as ``build`` and ``derive`` solve them: Thill's
-    value codes of every position (first-player wins included), distance bytes
-    (``distances``) or pruned 0 draw / 1 second wins / 2 first wins. Written straight
-    from the values: the same table as converting the Thill book of those values.
-    """
-    values = np.asarray(values)
-    kind = "distance" if distances else "wdl"
-    return write_compact(
-        path,
-        plies,
-        kind,
-        first,
-        mask,
-        values if distances else first_player_winner(values),
-        under=under,
-        metadata=metadata,
-        force=force,
-        board=board,
-        part=part,
-    )
 
 
 # ------------------------------------------------------------------ lookups

@@ -7,11 +7,10 @@ written by the registry's compact writer. Samples and shards of a
 book cannot be completed and are refused. The source's identity (file name,
 size, sha256, format) and its manifest travel in the compact file's metadata.
 
-Compact -> Thill: the positions are enumerated, the first-player wins of a
-win/draw/loss book pruned, and the records encoded, sorted and written by the
-build's own writer, so a book this project built comes back byte for byte; its
-manifest is restored from the metadata when the book's sha256 matches, else a
-new one is written.
+Compact -> Thill: the book model (:func:`openingbook.formats.load_book`) written by
+the registry's Thill writer, the one every Thill-layout book goes through, so a book
+this project built comes back byte for byte; its manifest is restored from the
+metadata when the book's sha256 matches, else a new one is written.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from typing import Any
 
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.compact import (
-    COMPACT_SUFFIX,
     CompactBook,
     is_compact,
 )
@@ -32,8 +30,8 @@ from openingbook.errors import (
     BookFileError,
     BookFileMissing,
     InvalidArgument,
-    OutputExists,
-    OutputNotReplaceable,
+    OutputError,
+    reads_book,
 )
 
 __all__ = [
@@ -65,24 +63,15 @@ class ConvertSummary:
 
 
 def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
-    """``"compact"`` or ``"thill"`` from ``fmt`` or the output's extension."""
-    if fmt is not None:
-        if fmt not in CONVERT_FORMATS:
-            raise InvalidArgument(
-                f"unknown format {fmt!r}: choose one of {', '.join(CONVERT_FORMATS)}"
-            )
-        return fmt
-    suffix = Path(output).suffix.lower()
-    if suffix == COMPACT_SUFFIX:
-        return "compact"
-    if suffix == ".dat":
-        return "thill"
-    raise InvalidArgument(
-        f"{output}: cannot tell the output format from the extension "
-        f"({COMPACT_SUFFIX} compact, .dat Thill): give --format"
-    )
+    """``"compact"`` or ``"thill"``: ``fmt``, else the output's name (``.c4b`` compact,
+    ``.dat`` Thill); a name of another format refused
+    (:func:`openingbook.formats.output_format`)."""
+    from openingbook.formats import output_format
+
+    return output_format(output, fmt, writes=CONVERT_FORMATS, default=None, argument="fmt")
 
 
+@reads_book
 def convert_book(
     source: str | os.PathLike[str],
     output: str | os.PathLike[str],
@@ -94,8 +83,9 @@ def convert_book(
     """Convert ``source`` (Thill or compact) into ``output`` in the other format.
 
     ``fmt`` (``"compact"``/``"thill"``) defaults to the output's extension.
-    Raises ``ValueError`` for a conversion that cannot be exact (a sample or a
-    shard, a distance book missing positions) and ``OSError`` for files.
+    Raises :class:`BookFileError` for a conversion that cannot be exact (a sample or
+    a shard, a distance book missing positions); what the OS refuses is
+    ``BookFileUnreadable`` or ``OutputUnwritable`` (both also ``OSError``).
     """
     import time
 
@@ -107,10 +97,12 @@ def convert_book(
     source_format = "compact" if is_compact(src) else "thill"
     if source_format == target:
         raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
+    from openingbook.formats import FORMATS
     from openingbook.manifest import manifest_path
 
     # nothing is ever written over what is read: the book, nor its manifest
     refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
+    FORMATS[target].check_output(out, force)  # before the book is read
     if target == "compact":
         positions, manifest = _thill_to_compact(src, out, force, command)
     else:
@@ -155,7 +147,7 @@ def _thill_to_compact(
     }
     try:
         FORMATS["compact"].write(book, out, metadata=metadata, force=force)
-    except (OutputExists, OutputNotReplaceable):
+    except OutputError:
         raise  # about the output, not the source: as every command says it
     except ValueError as exc:
         raise BookFileError(f"{src}: {exc}") from None
@@ -169,54 +161,38 @@ _ENTRY_KEYS = ("manifest", "layout", "format", "book")
 def _compact_to_thill(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, str]:
-    from openingbook.bookfile import refuse_thill_layout
-    from openingbook.build import _book_data  # the build's encoder: byte-identical books
-    from openingbook.manifest import (
-        check_output,
-        file_sha256,
-        manifest_book_entry,
-        manifest_path,
-        manifest_provenance,
-        write_book_and_manifest,
-    )
-
-    with CompactBook(src, verify=False) as book:
-        refuse_thill_layout(book.board)
-    out = check_output(out, force)
-    from openingbook.formats import load_book
-    from openingbook.formats.model import thill_values
+    from openingbook.formats import FORMATS, load_book
+    from openingbook.manifest import file_sha256, manifest_provenance
 
     model = load_book(src, "compact")
     if model.scope.partial:  # its positions alone would read as a complete book
         raise BookFileError(
             f"{src}: {model.scope.partial} of a book: merge the parts first ('openingbook merge')"
         )
-    fmt, values = thill_values(model)
-    first, mask, under = model.first, model.mask, model.scope.under
     with CompactBook(src, verify=False) as book:
-        metadata = book.header.metadata
-    data, records = _book_data(out, fmt, first, mask, values)
-    entry = manifest_book_entry(out, fmt, records, data)
-    saved = metadata.get("source_manifest")
-    saved_book = saved.get("book") if isinstance(saved, dict) else None
-    # written straight by build or derive: the record of the build, no Thill file behind it
-    made = (
-        isinstance(saved, dict)
-        and saved_book is None
-        and isinstance(saved.get("selection"), dict)
-        and "distances" in saved["selection"]
-        and "part" not in saved["selection"]
-    )
-    if made or (
-        isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]
-    ):
-        content = {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
-    else:
-        content = {
+        saved = book.header.metadata.get("source_manifest")
+
+    def record(entry: dict[str, Any]) -> dict[str, Any]:
+        """The manifest's content: the one saved in the metadata when it is of these bytes
+        (or of a book written straight by build or derive), else a new one."""
+        saved_book = saved.get("book") if isinstance(saved, dict) else None
+        # written straight by build or derive: the record of the build, no Thill file behind it
+        made = (
+            isinstance(saved, dict)
+            and saved_book is None
+            and isinstance(saved.get("selection"), dict)
+            and "distances" in saved["selection"]
+            and "part" not in saved["selection"]
+        )
+        if made or (
+            isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]
+        ):
+            return {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
+        return {
             "selection": {
-                "plies": fmt.plies,
-                "distances": fmt.distances,
-                "under": under,
+                "plies": entry["format"]["plies"],
+                "distances": entry["format"]["distances"],
+                "under": model.scope.under,
                 "sample": None,
                 "seed": None,
                 "shard": None,
@@ -224,5 +200,6 @@ def _compact_to_thill(
             "converted_from": {"file": src.name, "sha256": file_sha256(src), "format": "compact"},
             **manifest_provenance(command),
         }
-    write_book_and_manifest(out, fmt, data, records, content)
-    return len(first), str(manifest_path(out))
+
+    written = FORMATS["thill"].write(model, out, force=force, record=record)
+    return len(model), str(written.manifest)

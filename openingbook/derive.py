@@ -39,17 +39,15 @@ from openingbook.bookfile import (
     Records,
     value_histogram,
 )
-from openingbook.build import check_book_output, write_built_book, writes_compact
+from openingbook.build import check_book_output, write_solved_book, writes_compact
 from openingbook.codec import decode_keys
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.manifest import (
     Scope,
     file_sha256,
-    identify,
     manifest_path,
     manifest_provenance,
 )
-from openingbook.reader import read_book
 from openingbook.values import (
     UNKNOWN as UNKNOWN_WINNER,
 )
@@ -317,30 +315,24 @@ class LoadedBook:
         cls, path: str | os.PathLike[str], fmt: BookFormat | None = None, scope: Scope | None = None
     ) -> LoadedBook:
         """Read, check (values, order, legal positions of the ply, sha256 against the
-        manifest) and index a book. ``scope`` overrides the book's own
-        (:attr:`openingbook.manifest.BookIdentity.scope`). A book of any other
-        readable format (compact, Cadot, Pons) is loaded through
-        :func:`openingbook.formats.load_book` and indexed as the Thill records it
-        converts to (:func:`openingbook.formats.model.thill_records`), with its
-        reader's scope.
+        manifest) and index a book, through the one loader
+        (:func:`openingbook.formats.load_book`, ``complete=False``): a Thill-layout book
+        as its records are stored (``fmt`` forces the layout), a book of any other
+        readable format (compact, Cadot, Pons) as the Thill records it converts to
+        (:func:`openingbook.formats.model.thill_records`). ``scope`` overrides the
+        book's own (its reader's).
         """
-        from openingbook.formats import detect, load_book
+        from openingbook.formats import load_book
+        from openingbook.formats.model import thill_records
 
-        if fmt is None and detect(path).name != "thill":
-            from openingbook.formats.model import thill_records
-
-            model = load_book(path)
-            fmt, records = thill_records(model)
-            own_scope = model.scope
-        else:
-            model = None
-            identity = identify(path, fmt)
-            fmt, records = read_book(path, identity.fmt)
-            own_scope = identity.scope
-        # read_book has checked every key (a legal position of the ply) already
-        first, mask = decode_keys(
-            records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
-        )
+        model = load_book(path, fmt=fmt, complete=False)
+        fmt, records = thill_records(model)
+        if model.stored is not None:  # the records' positions, in file order
+            first, mask = model.first, model.mask
+        else:  # every key was made from a position of the ply: decoded without checks
+            first, mask = decode_keys(
+                records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
+            )
         canonical = canonical_keys(first, mask, fmt.width, fmt.height)
         order = np.argsort(canonical, kind="stable")
         return cls(
@@ -350,9 +342,9 @@ class LoadedBook:
             first,
             mask,
             canonical,
-            own_scope if scope is None else scope,
+            model.scope if scope is None else scope,
             order,
-            model,
+            None if model.stored is not None else model,
         )
 
     @property
@@ -587,6 +579,7 @@ class DeriveSummary:
         return dict(self.__dict__)
 
 
+@reads_book
 def derive_book(
     source: str | os.PathLike[str],
     plies: int,
@@ -618,9 +611,12 @@ def derive_book(
     """
     refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
     out = Path(output)
-    deep = LoadedBook.load(source)
-    compact = writes_compact(out, book_format, deep.board)
+    from openingbook.formats import open_book
+
+    with open_book(source) as book:  # the output is decided before the book is loaded
+        compact = writes_compact(out, book_format, book.board)
     check_book_output(out, force, compact)
+    deep = LoadedBook.load(source)
     if distances is None:
         distances = deep.fmt.distances
     if distances and not deep.fmt.distances:
@@ -640,26 +636,26 @@ def derive_book(
         )
     values = derivation.book_values(distances)
     histogram = value_histogram(fmt, values)  # of every position, pruned ones included
-    records, mpath = write_built_book(
+    written = write_solved_book(
         out,
         fmt,
         derivation.first,
         derivation.mask,
         values,
-        _manifest_content(fmt, derivation, histogram, command),
-        compact,
-        derivation.under,
-        force,
+        scope=Scope(derivation.under, board=deep.board),
+        record=_manifest_content(fmt, derivation, histogram, command),
+        compact=compact,
+        force=force,
     )
     return DeriveSummary(
         output=str(out),
-        manifest=mpath,
+        manifest=str(written.manifest or ""),
         source=str(deep.path),
         format=fmt.name,
         plies=plies,
         under=derivation.under,
         positions=len(derivation.first),
-        records=records,
+        records=written.records,
         deeper_positions_looked_up=derivation.result.looked_up,
         layer_sizes=derivation.result.layer_sizes,
         values=histogram,

@@ -35,7 +35,7 @@ error too, stored or not (:func:`openingbook.values.missing_answers` is the rule
 Opening a book goes through :func:`openingbook.manifest.identify` (format,
 size, record count and a sample of records against the manifest); whenever a
 reader reads the whole file (``check``, ``verify``, bulk lookups,
-:func:`read_book`, :func:`describe_book`) every record is checked and the
+:func:`openingbook.formats.load_book`, :func:`describe_book`) every record is checked and the
 file's sha256 compared with its manifest.
 
 >>> from solver import Position
@@ -61,14 +61,14 @@ from openingbook.bookfile import (
     check_distances,
     check_order,
     check_positions,
-    check_records,
     check_values,
     parse_records,
     value_histogram,
 )
+from openingbook.booksizes import complete_positions
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.manifest import COMPLETE_RECORDS, BookIdentity, Scope, identify, read_manifest
+from openingbook.manifest import BookIdentity, Scope, identify, read_manifest
 from openingbook.memory import require_memory
 from openingbook.values import (
     UNKNOWN,
@@ -80,7 +80,6 @@ from openingbook.values import (
     value_tables,
 )
 from solver import (
-    DEFAULT_BOARD,
     BoardSize,
     Position,
     can_win_next_bits,
@@ -95,7 +94,6 @@ __all__ = [
     "BulkValues",
     "PositionNotInBook",
     "describe_book",
-    "read_book",
     "search_steps",
 ]
 
@@ -210,9 +208,9 @@ class Book(BookReader):
             if isinstance(values, dict) and all(isinstance(v, int) for v in values.values()):
                 return sum(values.values())
         if answers_all and self._scope.complete:
-            known = COMPLETE_RECORDS.get((self.format.plies, True))
-            if known is not None and self.format.board == DEFAULT_BOARD:
-                return known  # a complete distance book stores every position
+            known = complete_positions(self.format.board, self.format.plies)
+            if known is not None:
+                return known  # every position of the ply
         return len(self._answered_positions()[0])
 
     def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
@@ -257,7 +255,11 @@ class Book(BookReader):
 
     def records_array(self) -> Records:
         """All records as arrays (no Python object per record); the whole file is read, so
-        it is verified first (:meth:`verify`)."""
+        it is verified first (:meth:`verify`). Refused before reading when the arrays
+        would not fit in the memory available (:func:`openingbook.memory.require_memory`)."""
+        require_memory(
+            self._size * _BYTES_PER_RECORD, f"{self.path}: reading its {self._size:,} records"
+        )
         self.verify()
         data = self._file_bytes()
         try:
@@ -597,31 +599,6 @@ def scan_book(
     finally:
         del data
     return problems, counts, digest.hexdigest()
-
-
-def read_book(
-    path: str | os.PathLike[str], fmt: BookFormat | None = None, check: bool = True
-) -> tuple[BookFormat, Records]:
-    """Read a whole book into arrays: ``(format, records)``.
-
-    Goes through :func:`openingbook.manifest.identify` and, since the whole file
-    is read, compares its sha256 with the manifest's. With ``check`` every record
-    is verified (:func:`openingbook.bookfile.check_records`). Errors are one-line
-    :class:`openingbook.bookfile.BookFileError` naming the file.
-    """
-    identity = identify(path, fmt)
-    require_memory(
-        identity.records * _BYTES_PER_RECORD,
-        f"{identity.path}: reading its {identity.records:,} records",
-    )
-    data = identity.path.read_bytes()
-    if len(data) != identity.size:
-        raise BookFileError(f"{path}: the file changed while it was read")
-    identity.verify_sha256(hashlib.sha256(data).hexdigest())
-    records = parse_records(data, identity.fmt)
-    if check:
-        check_records(identity.fmt, records, str(path))
-    return identity.fmt, records
 
 
 def describe_book(

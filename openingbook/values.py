@@ -61,6 +61,7 @@ __all__ = [
     "book_value",
     "book_values",
     "bulk_values",
+    "byte_tables",
     "distance_bytes_from_scores",
     "distance_plies",
     "first_player_winner",
@@ -281,16 +282,25 @@ def answer_tables(
 
 
 @functools.cache
-def value_tables(
-    stones: int, distances: bool, board: BoardSize
+def byte_tables(
+    kind: str, stones: int, board: BoardSize
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`answer_tables` of every raw value byte (indexed by the byte as uint8) of a
-    Thill-layout book of ``stones``-stone positions on ``board``: pruned or distance."""
+    """:func:`answer_tables` of every value byte (indexed by the byte as uint8) of ``kind``
+    at ``stones`` stones on ``board``: a whole array of values is answered by indexing,
+    ``table[values.view(np.uint8)]``, at numpy speed (read-only, cached)."""
     every_byte = np.arange(256, dtype=np.uint8).view(np.int8)
-    tables = answer_tables("distance" if distances else "pruned", stones, every_byte, board)
+    tables = answer_tables(kind, stones, every_byte, board)
     for table in tables:
         table.flags.writeable = False
     return tables
+
+
+def value_tables(
+    stones: int, distances: bool, board: BoardSize
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`byte_tables` of a Thill-layout book of ``stones``-stone positions on
+    ``board``: distance bytes, or pruned codes."""
+    return byte_tables("distance" if distances else "pruned", stones, board)
 
 
 # ------------------------------------------------------------------ one answer

@@ -418,10 +418,10 @@ def test_manifest_carries_the_board(tmp_path):
     """A Thill-layout file of a 5x4 book (as earlier builds wrote on the way to a compact
     book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
     format is refused)."""
-    from openingbook.bookfile import BookFormat
-    from openingbook.build import BuildOptions, _book_data, build_book
+    from openingbook.bookfile import BookFormat, book_bytes
+    from openingbook.build import BuildOptions, build_book
     from openingbook.formats import load_book
-    from openingbook.formats.model import thill_values
+    from openingbook.formats.model import thill_records
     from openingbook.manifest import identify, read_manifest, write_book_and_manifest
 
     out = tmp_path / "b.dat"
@@ -430,9 +430,9 @@ def test_manifest_carries_the_board(tmp_path):
         build_book(out, options, jobs=1, progress=False)
     build_book(tmp_path / "b.c4b", options, jobs=1, progress=False)
     model = load_book(tmp_path / "b.c4b")
-    fmt, values = thill_values(model)
-    data, records = _book_data(out, fmt, model.first, model.mask, values)
-    write_book_and_manifest(out, fmt, data, records, {"selection": options.selection()})
+    fmt, records = thill_records(model)  # the registry's Thill writer refuses 5x4
+    data = book_bytes(fmt, records)
+    write_book_and_manifest(out, fmt, data, len(records), {"selection": options.selection()})
     fmt = read_manifest(out)["format"]
     assert (fmt["width"], fmt["height"], fmt["name"]) == (5, 4, "5x4-4-ply-dist")
     identity = identify(out)

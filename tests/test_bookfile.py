@@ -28,8 +28,9 @@ from openingbook.bookfile import (
     write_book,
 )
 from openingbook.codec import decode_keys, encode_keys, position_key
+from openingbook.formats import read_records
 from openingbook.manifest import detect_format
-from openingbook.reader import describe_book, read_book
+from openingbook.reader import describe_book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from tests.conftest import REFERENCE
 from tests.manifests import write_manifest
@@ -120,7 +121,7 @@ def test_parse_format_names():
 
 # ------------------------------------------------------------- the real file
 def test_reads_original_8ply_file():
-    fmt, records = read_book(BOOK8_FILE)
+    fmt, records = read_records(BOOK8_FILE)
     assert fmt == BOOK8
     assert len(records) == len(reference_bytes()) // 3 == 34_286
     raw = np.frombuffer(reference_bytes(), dtype=np.uint8).reshape(-1, 3)
@@ -141,7 +142,7 @@ def test_original_file_is_unsigned_sorted():
 
 
 def test_byte_exact_round_trip_of_original(tmp_path):
-    fmt, records = read_book(BOOK8_FILE)
+    fmt, records = read_records(BOOK8_FILE)
     out = tmp_path / "copy.dat"
     assert write_book(out, fmt, records) == 34_286
     assert out.read_bytes() == reference_bytes()
@@ -169,7 +170,7 @@ def test_signed_order_of_wide_keys(tmp_path, distances):
     top_bit = (ints[:, 0] >> 7).astype(bool)
     assert top_bit.any() and not top_bit.all()
     assert top_bit[: top_bit.sum()].all()  # codes starting with 1 sort first
-    fmt2, back = read_book(out, fmt)
+    fmt2, back = read_records(out, fmt)
     assert fmt2 == fmt
     assert records_to_bytes(fmt, back) == data
 
@@ -202,7 +203,7 @@ def test_round_trip_any_ply(tmp_path_factory, plies, distances, count, seed):
     write_book(out, fmt, records)
     data = out.read_bytes()
     assert len(data) == len(positions) * fmt.record_bytes
-    _, back = read_book(out, fmt)
+    _, back = read_records(out, fmt)
     want = sort_records(fmt, records)
     assert np.array_equal(back.keys, want.keys)
     assert np.array_equal(back.values, want.values)
@@ -225,12 +226,12 @@ def test_ambiguous_content_is_refused_until_the_format_is_given(tmp_path):
     write_book(out, fmt, make_records(fmt, random_positions(15, 1, 33), 33))
     with pytest.raises(BookFileError, match=r"ambiguous \(15-ply, 13-ply-dist all fit\): give"):
         detect_format(out)
-    assert read_book(out, fmt)[0] == fmt  # the format given decides
-    assert read_book(out, BookFormat.for_plies(13, True, *DEFAULT_BOARD))[
+    assert read_records(out, fmt)[0] == fmt  # the format given decides
+    assert read_records(out, BookFormat.for_plies(13, True, *DEFAULT_BOARD))[
         0
     ].distances  # it fits that too
     with pytest.raises(BookFileError, match=r"record 0 .*format 14-ply from the argument"):
-        read_book(
+        read_records(
             out, BookFormat.for_plies(14, False, *DEFAULT_BOARD)
         )  # does not fit: refused, not obeyed
     write_manifest(out, fmt)
@@ -238,7 +239,7 @@ def test_ambiguous_content_is_refused_until_the_format_is_given(tmp_path):
     with pytest.raises(
         BookFileError, match=r"13-ply-dist was given, its manifest book\.bin\.json says 15-ply"
     ):
-        read_book(out, BookFormat.for_plies(13, True, *DEFAULT_BOARD))
+        read_records(out, BookFormat.for_plies(13, True, *DEFAULT_BOARD))
 
 
 # ---------------------------------------------------------------- detection
@@ -276,9 +277,9 @@ def bad_copy(tmp_path: Path, data: bytes, name: str = "bad.dat") -> Path:
 def test_empty_file(tmp_path):
     path = bad_copy(tmp_path, b"", "empty.dat")
     with pytest.raises(BookFileError, match=r"^.*empty.dat: empty file$"):
-        read_book(path, BOOK8)
+        read_records(path, BOOK8)
     with pytest.raises(BookFileError, match=r"empty\.dat: empty file"):
-        read_book(path)
+        read_records(path)
 
 
 def test_size_not_a_multiple(tmp_path):
@@ -286,7 +287,7 @@ def test_size_not_a_multiple(tmp_path):
     with pytest.raises(
         BookFileError, match=r"book\.dat: size 3001 bytes is not a multiple of the 3"
     ):
-        read_book(path)
+        read_records(path)
 
 
 def test_unsorted_records(tmp_path):
@@ -296,15 +297,15 @@ def test_unsorted_records(tmp_path):
     with pytest.raises(
         BookFileError, match=r"bad\.dat: records not sorted \(record 17 < record 16\)"
     ):
-        read_book(path, BOOK8)
+        read_records(path, BOOK8)
 
 
 def test_duplicate_records(tmp_path):
     data = reference_bytes()[: 3 * 10]
     path = bad_copy(tmp_path, data[:15] + data[12:15] + data[15:])
     with pytest.raises(BookFileError, match=r"record 5 repeats the position of record 4"):
-        read_book(path, BOOK8)
-    fmt, records = read_book(BOOK8_FILE)
+        read_records(path, BOOK8)
+    fmt, records = read_records(BOOK8_FILE)
     dup = Records(np.append(records.keys, records.keys[0]), np.append(records.values, 1))
     with pytest.raises(BookFileError, match="repeats the position"):
         write_book(tmp_path / "never.dat", fmt, dup)
@@ -316,23 +317,23 @@ def test_record_not_a_position_of_the_ply(tmp_path):
     nine = position_key(Position.from_moves("111111222"), 24)  # 9 stones, sorts last
     path = bad_copy(tmp_path, data + nine.to_bytes(3, "big"))
     with pytest.raises(BookFileError, match=r"bad.dat: record 10 .* has 9 stones, expected 8"):
-        read_book(path, BOOK8)
+        read_records(path, BOOK8)
     cells = [[1, 1, 1, 1, 0, 0], [2, 2, 2, 0, 0, 0]] + [[0] * 6] * 5  # A has four
     four = position_key(Position.from_array(cells, check=False), 24)
     path = bad_copy(tmp_path, four.to_bytes(3, "big"))
     with pytest.raises(BookFileError, match=r"bad.dat: record 0 .*illegal.*four in a row"):
-        read_book(path, BookFormat.for_plies(7, False, *DEFAULT_BOARD))
+        read_records(path, BookFormat.for_plies(7, False, *DEFAULT_BOARD))
     garbage = bytearray(reference_bytes()[: 3 * 4])
     garbage[9:12] = b"\xff\xff\xfc"  # all ones: a column overflows, no column code
     with pytest.raises(BookFileError, match=r"record 3 .* not a column code"):
-        read_book(bad_copy(tmp_path, bytes(garbage)), BOOK8)
+        read_records(bad_copy(tmp_path, bytes(garbage)), BOOK8)
 
 
 def test_bad_values(tmp_path):
     data = bytearray(reference_bytes()[: 3 * 10])
     data[3 * 2 + 2] |= 3
     with pytest.raises(BookFileError, match=r"bad.dat: record 2 has value 3"):
-        read_book(bad_copy(tmp_path, bytes(data)), BOOK8)
+        read_records(bad_copy(tmp_path, bytes(data)), BOOK8)
     fmt = BOOK12_DIST
     records = make_records(fmt, random_positions(12, 10, 1))
     records.values[3] = 100 - 31  # 12 + 31 stones do not fit the board
@@ -341,7 +342,7 @@ def test_bad_values(tmp_path):
     records.values[3] = 100 - 4  # first player "wins" with stone 16: the second's stone
     write_book(tmp_path / "d.dat", fmt, records)  # the format holds it
     info = describe_book(tmp_path / "d.dat", fmt)
-    i = int(np.flatnonzero(read_book(tmp_path / "d.dat", fmt)[1].values == 96)[0])
+    i = int(np.flatnonzero(read_records(tmp_path / "d.dat", fmt)[1].values == 96)[0])
     assert info["checks"]["distances"] == (
         f"record {i} says the first player wins in 4 plies, but stone 16 is the second player's"
     )

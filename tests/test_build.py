@@ -32,8 +32,8 @@ from openingbook.cli import main
 from openingbook.codec import decode_keys, encode_keys, mirror_keys
 from openingbook.errors import InvalidArgument, OutputExists
 from openingbook.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
+from openingbook.formats import read_records
 from openingbook.manifest import check_output, detect_format, manifest_path, read_manifest
-from openingbook.reader import read_book
 from openingbook.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
 from solver import (
     DEFAULT_BOARD,
@@ -350,7 +350,7 @@ def _book_positions(path, plies, distances):
     if path.stat().st_size == 0:
         empty = np.zeros(0, np.uint64)
         return empty, empty, np.zeros(0, np.int8)
-    _, records = read_book(path, fmt)
+    _, records = read_records(path, fmt)
     first, mask = decode_keys(records.keys, fmt.key_bits, plies, *DEFAULT_BOARD)
     return first, mask, records.values
 
@@ -478,7 +478,7 @@ def _compare_with_thill(book, line: str, reference_dir: Path) -> int:
     ours.update(_as_dict(*_book_positions(book, 8, False)))
     assert len(ours) == len(first)  # the book holds only positions under the line
 
-    _, thill = read_book(reference_dir / "thill-original-book8.dat", BOOK8, check=False)
+    _, thill = read_records(reference_dir / "thill-original-book8.dat", BOOK8)
     stored = dict(zip(thill.keys.tolist(), thill.values.tolist(), strict=True))
     f = np.array([k[0] for k in ours], np.uint64)
     m = np.array([k[1] for k in ours], np.uint64)

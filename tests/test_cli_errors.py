@@ -110,7 +110,7 @@ CASES = [
     (["explore", "--size", "6x5", "--book", "12-dist", "--no-browser"], 2, "a 7x6 book"),
     (["explore", "--time-limit", "0", "--no-browser"], 2, "--time-limit"),
     # the group itself
-    (["convert", "{book8}", "{tmp}/b.txt"], 2, "cannot tell the output format"),
+    (["convert", "{book8}", "{tmp}/b.txt"], 2, "--format is needed: cannot tell the output format"),
     (["convert", "{book8}", "{tmp}/b.dat"], 2, "is already a thill book"),
     (["convert", "{tmp}/none.dat", "{tmp}/b.c4b"], 1, "none.dat: No such file or directory"),
     (["convert", "{book8}", "{tmp}/b.c4b", "--format", "zip"], 2, "'zip' is not one of"),

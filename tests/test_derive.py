@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from openingbook.build import BuildOptions, build_book
 from openingbook.cli import main
 from openingbook.derive import LoadedBook, derive_book, derive_values, negamax_layers
+from openingbook.formats import read_records
 from openingbook.manifest import file_sha256
-from openingbook.reader import read_book
 from openingbook.validate import diff_books
 from openingbook.values import (
     distance_bytes_from_scores,
@@ -217,7 +217,7 @@ def test_derived_book_equals_built_book(built, distances):
     out = tmp / f"derived10{'d' if distances else ''}.dat"
     summary = derive_book(books[(12, distances)], 10, out, force=True)
     assert summary.under == LINE  # taken from the deeper book's manifest
-    fmt, records = read_book(out)
+    fmt, records = read_records(out)
     assert fmt.plies == 10 and fmt.distances == distances
     report = diff_books(out, books[(10, distances)])
     assert report.ok, report.lines()

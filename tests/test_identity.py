@@ -21,6 +21,7 @@ import openingbook.memory
 from openingbook.bookfile import BOOK8, BookFileError, BookFormat
 from openingbook.cli import main
 from openingbook.derive import derive_book
+from openingbook.formats import read_records
 from openingbook.formats.exporting import export_book
 from openingbook.manifest import (
     Scope,
@@ -30,7 +31,7 @@ from openingbook.manifest import (
     manifest_path,
     write_book_and_manifest,
 )
-from openingbook.reader import UNKNOWN, Book, PositionNotInBook, describe_book, read_book
+from openingbook.reader import UNKNOWN, Book, PositionNotInBook, describe_book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
 from tests.conftest import REFERENCE
 
@@ -118,7 +119,7 @@ def test_one_flipped_value_bit_is_refused_by_every_full_read(under_book, tmp_pat
     with pytest.raises(BookFileError, match=sha.replace("(", r"\(").replace(")", r"\)")):
         Book(book, verify=True)
     with pytest.raises(BookFileError, match="sha256"):
-        read_book(book)
+        read_records(book)
     with pytest.raises(BookFileError, match="sha256"):
         Book(book).lookup_many(np.zeros(0, np.uint64), np.zeros(0, np.uint64))
     info = describe_book(book)
@@ -356,5 +357,5 @@ def test_a_whole_file_read_larger_than_memory_is_refused_first(monkeypatch):
     with pytest.raises(
         ValueError, match=r"34,286 records needs about 2\.1 MiB of memory, only 1\.0 MiB"
     ):
-        read_book(BOOK8_FILE)
+        read_records(BOOK8_FILE)
     assert describe_book(BOOK8_FILE)["ok"]  # info streams: no whole-file allocation

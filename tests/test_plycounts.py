@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 from openingbook.bookfile import BOOK8, write_book
 from openingbook.cli import main
+from openingbook.formats import read_records
 from openingbook.plycounts import finished_games, per_ply_counts_from_values
 from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
-from openingbook.reader import read_book
 from openingbook.validate import book_stats
 from solver import DEFAULT_BOARD
 from tests.test_build import BOOKS
@@ -88,7 +88,7 @@ def test_book8_expands_to_the_published_counts():
 
 
 def test_a_wrong_value_breaks_the_match_and_the_exit_status(tmp_path):
-    _, records = read_book(BOOKS / "book8.dat")
+    _, records = read_records(BOOKS / "book8.dat")
     values = records.values.copy()
     values[np.flatnonzero(values == 0)[0]] = 1  # one draw made a second-player win
     bad = tmp_path / "book8.dat"

@@ -369,7 +369,7 @@ def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
 
     from openingbook.bookfile import BookFileError
     from openingbook.cli import main
-    from openingbook.reader import read_book
+    from openingbook.formats import read_records
 
     out = tmp_path / "e.dat"
     line = "444444555555"  # one 12-ply position: a first-player win
@@ -381,10 +381,10 @@ def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
         assert book.records == 0 and len(book) == 1  # its one position, answered
         assert [value.winner for _, value in book] == [Winner.FIRST]
         assert book.get(Position.from_moves(line)).winner is Winner.FIRST
-    fmt, records = read_book(out)
+    fmt, records = read_records(out)
     assert fmt.plies == 12 and len(records) == 0
     assert runner.invoke(main, ["info", str(out)]).exit_code == 0
     bare = tmp_path / "bare.dat"
     bare.write_bytes(b"")
     with pytest.raises(BookFileError, match="empty file"):
-        read_book(bare, BookFormat.for_plies(12, False, *DEFAULT_BOARD))
+        read_records(bare, BookFormat.for_plies(12, False, *DEFAULT_BOARD))

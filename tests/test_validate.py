@@ -21,7 +21,8 @@ from openingbook.build import BuildOptions, build_book
 from openingbook.cli import main
 from openingbook.codec import encode_keys
 from openingbook.derive import LoadedBook
-from openingbook.reader import Book, read_book
+from openingbook.formats import read_records
+from openingbook.reader import Book
 from openingbook.validate import (
     TROMP_COUNTS,
     book_stats,
@@ -240,7 +241,7 @@ def test_validate_distance_books_and_a_wrong_distance(distance_books, tmp_path):
     b10, b12 = distance_books[(10, True)], distance_books[(12, True)]
     report = validate_books(b10, b12)
     assert report.ok and report.compared_by == "win/draw/loss and distances"
-    assert report.compared == report.positions == len(read_book(b10)[1])
+    assert report.compared == report.positions == len(read_records(b10)[1])
 
     def lengthen(first, mask, values):
         i = int(np.flatnonzero(values != 0)[0])
@@ -268,7 +269,7 @@ def test_diff_reference_against_itself_and_deduplicated(tmp_path):
         return first[keep], mask[keep], values[keep]
 
     deduped = rewrite(REFERENCE_BOOK8, tmp_path / "dedup.dat", dedupe)
-    assert len(read_book(deduped)[1]) == 34286 - 5593
+    assert len(read_records(deduped)[1]) == 34286 - 5593
     code, out = run("diff", REFERENCE_BOOK8, deduped)
     assert code == 0 and "SAME" in out
 
@@ -305,7 +306,7 @@ def test_diff_across_formats(distance_books):
     pruned, dist = distance_books[(12, False)], distance_books[(12, True)]
     report = diff_books(pruned, dist)
     assert report.ok and report.compared_by == "win/draw/loss"
-    first_wins = int((read_book(dist)[1].values > 0).sum())
+    first_wins = int((read_records(dist)[1].values > 0).sum())
     assert report.implied_agreements == first_wins > 0
     code, _ = run("diff", distance_books[(10, True)], dist)
     assert code == 1
@@ -325,7 +326,7 @@ def test_diff_needs_one_ply(tmp_path):
 def test_check_resolves_records_and_absent_positions(distance_books, tmp_path):
     pruned = distance_books[(10, False)]
     report = check_book(pruned, all_records=True, absent=1000, jobs=2)
-    assert report.ok and report.solved == len(read_book(pruned)[1]) and report.solved_absent > 0
+    assert report.ok and report.solved == len(read_records(pruned)[1]) and report.solved_absent > 0
     dist = distance_books[(10, True)]
     code, out = run("check", dist, "--sample", "5", "--seed", "3", "-j", "2", "--json")
     assert code == 0 and json.loads(out)["solved"] == 5
@@ -366,7 +367,7 @@ def test_check_file_warnings_and_errors(tmp_path):
     path = tmp_path / "odd.dat"
     write_book(
         path,
-        read_book(REFERENCE_BOOK8)[0],
+        read_records(REFERENCE_BOOK8)[0],
         Records(encode_keys(first, mask, 24, *DEFAULT_BOARD), values),
     )
     report = check_book(path)
@@ -404,7 +405,7 @@ def test_diff_against_a_book_under_a_line(book8_553535):
     missing = Position.from_moves("55353533").canonical()
     assert [Position.from_moves(d.moves).canonical() for d in report.only_in_b] == [missing]
     assert report.only_in_b[0].a == "first player wins (not stored)"
-    stored_b = len(read_book(book8_553535)[1])
+    stored_b = len(read_records(book8_553535)[1])
     assert report.common + len(report.only_in_b) == stored_b
 
 

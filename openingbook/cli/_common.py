@@ -10,6 +10,7 @@ existing output), an ``OSError`` (a missing file, a full disk), a stray
 
 from __future__ import annotations
 
+import errno
 import functools
 import importlib
 import json
@@ -35,23 +36,11 @@ output_format_option = click.option(
     "book_format",
     type=click.Choice(("thill", "compact")),
     default=None,
-    help="Thill's layout (.dat plus a manifest; the default on 7x6) or the compact format "
-    "(.c4b, self-describing; complete books and books under a line only; the only "
-    "format of other board sizes).",
+    help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
+    "self-describing; complete books and books under a line only; the only format of "
+    "other board sizes). Default: from the output's name (.c4b compact, .dat Thill), "
+    "else Thill's layout on 7x6; a name of another format is refused.",
 )
-
-
-def output_book_format(book_format: str | None, board: Any) -> str:
-    """The ``--format`` a command writes: as given, else Thill's layout on 7x6 and the
-    compact format on other boards (a Thill layout asked for another board is refused)."""
-    from openingbook.bookfile import refuse_thill_layout
-    from solver import DEFAULT_BOARD
-
-    if book_format == "thill" or (book_format is None and board in (None, DEFAULT_BOARD)):
-        if board is not None:
-            refuse_thill_layout(board)
-        return "thill"
-    return "compact"
 
 
 def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
@@ -249,13 +238,14 @@ def user_errors(func: F) -> F:
             raise click.ClickException(f"{exc.path} exists; use --force to overwrite it") from None
         except InvalidArgument as exc:
             raise BadArgument(" ".join(exc.describe(_flag(exc.argument)).split())) from None
-        except BrokenPipeError:
-            # the reader went away (`openingbook info book.dat | head -1`): stop quietly,
-            # with stdout pointed at /dev/null so that the final flush does not fail too
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(141)
         except (Error, ValueError, OSError) as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                # the reader went away (`openingbook info book.dat | head -1`; the library
+                # says OutputUnwritable, click BrokenPipeError): stop quietly, with stdout
+                # pointed at /dev/null so that the final flush does not fail too
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                sys.exit(141)
             raise click.ClickException(_one_line(exc)) from None
         except MemoryError:
             raise click.ClickException(
@@ -326,7 +316,7 @@ def _flag(argument: str | None) -> str | None:
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
-    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+    if isinstance(exc, OSError) and not isinstance(exc, Error) and exc.filename and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}"  # not "[Errno 2] No such file ...: 'PATH'"
     return " ".join(text.split())
 

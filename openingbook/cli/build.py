@@ -15,7 +15,6 @@ from openingbook.cli import main
 from openingbook.cli._common import (
     emit_json,
     json_option,
-    output_book_format,
     output_format_option,
     output_option,
     parallel_options,
@@ -166,7 +165,9 @@ def build_command(
 
     if part is not None and book_format == "thill":
         raise click.UsageError("--part writes a compact book: leave out --format thill")
-    book_format = "compact" if part is not None else output_book_format(book_format, size)
+    if part is not None:
+        book_format = "compact"
+    # else as given: the library chooses by the output's name (.c4b compact, .dat Thill)
     options = BuildOptions(
         plies=plies,
         distances=distances,

@@ -118,12 +118,9 @@ def derive_command(
 
     Example: openingbook derive --from 12-dist --plies 8 -o book8.dat --pruned
     """
-    from openingbook.cli._common import output_book_format
     from openingbook.derive import derive_book  # the command modules import only click
 
     _check_line(under, source)
-    # Thill's layout on 7x6 (or when the source cannot tell: derive_book names the problem)
-    book_format = output_book_format(book_format, _board_of(source))
 
     summary = derive_book(
         source,

@@ -23,6 +23,12 @@ above; a file that no format recognises is refused (:class:`BookFileError`
 naming what was tried), never opened as the format that sniffs weakest. A
 suffix alone never decides: the content must fit.
 
+Writing lives here too: every book the project writes (``build``, ``derive``,
+``merge``, ``convert``, ``export``) is a :class:`~openingbook.formats.model.BookModel`
+written by its format's ``write`` (atomically), and :func:`output_format` is the one
+rule of which format an output is written in. :func:`load_book` is the one way to
+load a whole book.
+
 >>> from openingbook.registry import resolve_book
 >>> detect(resolve_book("8")).name, sorted(n for n, f in FORMATS.items() if f.readable)
 ('compact', ['cadot', 'compact', 'pons', 'thill'])
@@ -38,12 +44,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
-from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
-from openingbook.formats.base import KINDS, BookReader, Format
-from solver import DEFAULT_BOARD
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument, reads_book
+from openingbook.formats.base import KINDS, BookReader, Format, WrittenBook
+from solver import DEFAULT_BOARD, BoardSize
 
 if TYPE_CHECKING:
-    from openingbook.bookfile import BookFormat
+    from openingbook.bookfile import BookFormat, Records
     from openingbook.formats.model import BookModel
 
 __all__ = [
@@ -51,11 +57,14 @@ __all__ = [
     "KINDS",
     "BookReader",
     "Format",
+    "WrittenBook",
     "describe",
     "detect",
     "format_named",
     "load_book",
     "open_book",
+    "output_format",
+    "read_records",
     "readable_formats",
 ]
 
@@ -77,18 +86,24 @@ class CompactFormat(Format):
 
         return CompactBook(path, verify=options.get("verify", True))
 
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> WrittenBook:
+        """Options: ``force``; ``record`` (what a manifest records of how the book was
+        made: kept as the metadata's ``source_manifest``) and other ``metadata``;
+        ``part=(i, n)``: the model is part i of n of its ply (``build --part``)."""
         from openingbook.compact import write_compact
         from openingbook.formats.model import thill_values
 
-        if model.kind == "wdl":
-            values = model.winner
-        else:
-            _require_distances(model, self.name)
-            # a distance book: Thill's distance bytes; a score book: the scores
-            values = thill_values(model)[1] if model.kind == "distance" else model.score
-        _require_known_scope(model, self.name)
-        return write_compact(
+        part = options.get("part")
+        _require_writable(model, self.name, scope=part is None)
+        values = {
+            "wdl": lambda: model.winner,
+            "distance": lambda: thill_values(model)[1],  # Thill's distance bytes
+            "score": lambda: model.score,
+        }[model.kind]()
+        metadata = dict(options.get("metadata") or {})
+        if options.get("record") is not None:
+            metadata = {"source_manifest": options["record"], **metadata}
+        header = write_compact(
             out,
             model.plies,
             model.kind,
@@ -96,10 +111,12 @@ class CompactFormat(Format):
             model.mask,
             values,
             under=model.scope.under,
-            metadata=options.get("metadata"),
+            metadata=metadata,
             force=options.get("force", False),
             board=model.board,
+            part=part,
         )
+        return WrittenBook(Path(out), header.positions)
 
 
 class PonsFormat(Format):
@@ -164,6 +181,12 @@ class ThillFormat(Format):
             return "Thill: " + str(exc).removeprefix(f"{path}: ")
         return "Thill: fits"
 
+    def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
+        """The book and its manifest (:func:`openingbook.manifest.check_output`)."""
+        from openingbook.manifest import check_output
+
+        check_output(out, force)
+
     def open(self, path: Path, **options: Any) -> BookReader:
         from openingbook.reader import Book
 
@@ -172,34 +195,60 @@ class ThillFormat(Format):
             path, fmt, check=options.get("check", False), verify=options.get("verify", False)
         )
 
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        from openingbook.bookfile import refuse_thill_layout, value_histogram
-        from openingbook.build import _book_data  # the build's encoder: byte-identical books
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> WrittenBook:
+        """The book (first-player wins left out where it has no distances: Thill's pruned
+        layout) and its manifest, as one unit. Options: ``force``; ``record``: the
+        manifest's content after its ``format`` and ``book`` entries (a build's or a
+        derivation's; a sample or shard says so there), or a function of those entries
+        (with the book's sha256) that returns it, else one that records the model's
+        source and ``command``."""
+        from openingbook.bookfile import (
+            Records,
+            book_bytes,
+            refuse_thill_layout,
+            value_histogram,
+        )
+        from openingbook.codec import encode_keys
         from openingbook.formats.model import thill_values
-        from openingbook.manifest import check_output, manifest_provenance, write_book_and_manifest
+        from openingbook.manifest import (
+            check_output,
+            manifest_book_entry,
+            manifest_path,
+            manifest_provenance,
+            write_book_and_manifest,
+        )
+        from openingbook.values import VALUE_FIRST
 
         refuse_thill_layout(model.board)
-        distances = model.kind != "wdl"
-        if distances:
-            _require_distances(model, self.name)
-        _require_known_scope(model, self.name)
+        record = options.get("record")
+        _require_writable(model, self.name, scope=record is None)
         fmt, values = thill_values(model)  # distance bytes, or pruned codes
         path = check_output(out, options.get("force", False))
-        data, records = _book_data(path, fmt, model.first, model.mask, values)
-        content = {
-            "selection": {
-                "plies": fmt.plies,
-                "distances": distances,
-                "under": model.scope.under,
-                "sample": None,
-                "seed": None,
-                "shard": None,
-            },
-            "values": value_histogram(fmt, values),
-            "converted_from": {"file": Path(model.source).name, "format": model.source_format},
-            **manifest_provenance(options.get("command")),
-        }
-        return write_book_and_manifest(path, fmt, data, records, content)
+        if record is None:
+            record = {
+                "selection": {
+                    "plies": fmt.plies,
+                    "distances": fmt.distances,
+                    "under": model.scope.under,
+                    "sample": None,
+                    "seed": None,
+                    "shard": None,
+                },
+                "values": value_histogram(fmt, values),
+                "converted_from": {"file": Path(model.source).name, "format": model.source_format},
+                **manifest_provenance(options.get("command")),
+            }
+        first, mask = model.first, model.mask
+        if not fmt.distances:  # the pruned layout: absent = first player wins
+            keep = values != VALUE_FIRST
+            first, mask, values = first[keep], mask[keep], values[keep]
+        keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
+        records = Records(keys, values.astype(np.int8))
+        data = book_bytes(fmt, records, str(path)) if len(keys) else b""
+        if callable(record):
+            record = record(manifest_book_entry(path, fmt, len(keys), data))
+        write_book_and_manifest(path, fmt, data, len(keys), record)
+        return WrittenBook(path, len(keys), manifest_path(path))
 
 
 class CadotFormat(Format):
@@ -350,6 +399,67 @@ def readable_formats() -> tuple[str, ...]:
     return tuple(name for name, f in FORMATS.items() if f.readable)
 
 
+def output_format(
+    output: str | os.PathLike[str] | None,
+    fmt: str | None,
+    *,
+    writes: tuple[str, ...],
+    default: str | None,
+    board: BoardSize = DEFAULT_BOARD,
+    argument: str = "book_format",
+) -> str:
+    """The format a command writes ``output`` in, one of the registry names ``writes``:
+    ``fmt`` as given, else the format whose usual name ending ``output`` has (``.c4b``
+    compact, ``.dat`` Thill, ...), else ``default`` (None: the name must tell).
+
+    One rule for every command that writes books: a name that ends as another
+    format's books do is refused (:class:`InvalidArgument` naming ``argument``, the
+    option that chose the format), never written in a format its name belies; a
+    compact book's name ends in ``.c4b``; Thill's layout is of the 7x6 board only.
+
+    >>> output_format("b.c4b", None, writes=("thill", "compact"), default="thill")
+    'compact'
+    >>> output_format("b.c4b", "thill", writes=("thill", "compact"), default="thill")
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidArgument: book_format thill: b.c4b is named as a compact book (.c4b): \
+name a thill book *.dat, or leave the option out
+    """
+    if fmt is not None and fmt not in writes:
+        raise InvalidArgument(f"choose one of {', '.join(writes)}", argument=argument, value=fmt)
+    out = None if output is None else Path(output)
+    suffix = "" if out is None else out.suffix.lower()
+    named = next((f.name for f in FORMATS.values() if suffix and suffix in f.suffixes), None)
+    if fmt is not None and named not in (None, fmt):
+        raise InvalidArgument(
+            f"{out} is named as a {named} book ({suffix}): name a {fmt} book "
+            f"*{FORMATS[fmt].suffixes[0]}, or leave the option out",
+            argument=argument,
+            value=fmt,
+        )
+    if fmt is None and named is not None and named not in writes:
+        names = " or ".join(f"*{FORMATS[w].suffixes[0]}" for w in writes)
+        raise InvalidArgument(
+            f"{out} is named as a {named} book ({suffix}), and this command writes "
+            f"{' or '.join(writes)} books: name it {names}"
+        )
+    chosen = fmt or named or default
+    if chosen is None:
+        names = ", ".join(f"{FORMATS[w].suffixes[0]} {w}" for w in writes)
+        raise InvalidArgument(
+            f"is needed: cannot tell the output format from the name {out} ({names})",
+            argument=argument,
+        )
+    if chosen == "thill":
+        from openingbook.bookfile import refuse_thill_layout
+
+        refuse_thill_layout(board)
+    if chosen == "compact" and out is not None and suffix != COMPACT_SUFFIX:
+        raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
+    return chosen
+
+
+@reads_book
 def detect(path: str | os.PathLike[str]) -> Format:
     """The format of the file at ``path`` (see the module docstring).
 
@@ -380,6 +490,7 @@ def detect(path: str | os.PathLike[str]) -> Format:
     raise BookFileError(f"{p}: not a book in a known format ({reasons})")
 
 
+@reads_book
 def open_book(
     path: str | os.PathLike[str],
     kind: str | None = None,
@@ -426,12 +537,41 @@ def open_book(
     return entry.open(p, fmt=fmt, **options)
 
 
-def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: Any) -> BookModel:
+@reads_book
+def load_book(
+    path: str | os.PathLike[str],
+    kind: str | None = None,
+    *,
+    complete: bool = True,
+    **options: Any,
+) -> BookModel:
     """Every position the book at ``path`` answers, with its answer (see the module
-    docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`."""
+    docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`.
+
+    The one way to load a whole book. ``complete=False``: a Thill-layout file as it
+    is stored, for the commands that check or combine its records (``validate``,
+    ``diff``, ``check``, ``stats``, ``derive``, ``merge``): every record read and
+    checked (values, order, legal positions, sha256 against its manifest), the model's
+    positions those of the records in file order, ``model.stored`` the layout and
+    records, and a pruned book's left-out first-player wins not added (its reader's
+    rule answers them). Other formats store what they answer: the same either way.
+
+    >>> model = load_book("8", complete=False)
+    >>> len(model), model.stored is None
+    (77715, True)
+    """
     from openingbook.formats.model import BookModel
 
     with open_book(path, kind, **options) as book:
+        source = {
+            "provenance": book.provenance,
+            "source": str(Path(book.path)),
+            "source_format": book.format_name,
+            "records": book.records,
+        }
+        pruned = book.format_name == "thill" and book.kind == "wdl"
+        if not complete and book.format_name == "thill":
+            return _stored_model(book, pruned, source)
         first, mask = book.positions()
         first = np.ascontiguousarray(first, dtype=np.uint64)
         mask = np.ascontiguousarray(mask, dtype=np.uint64)
@@ -446,14 +586,53 @@ def load_book(path: str | os.PathLike[str], kind: str | None = None, **options: 
             plies_to_end=bulk.plies.astype(np.int16),
             score=bulk.score.astype(np.int16),
             scope=book.scope,
-            pruned=book.format_name == "thill" and book.kind == "wdl",
-            provenance=book.provenance,
-            source=str(Path(book.path)),
-            source_format=book.format_name,
-            records=book.records,
+            pruned=pruned,
+            **source,
         )
 
 
+def read_records(
+    path: str | os.PathLike[str], fmt: BookFormat | str | None = None
+) -> tuple[BookFormat, Records]:
+    """The layout and records of a Thill-layout book file as stored (file order), every
+    record checked: ``load_book(path, "thill", fmt=fmt, complete=False).stored``.
+
+    >>> from openingbook.registry import resolve_book
+    >>> fmt, records = read_records(resolve_book("8").with_suffix(".dat"))
+    >>> fmt.name, len(records)
+    ('8-ply', 28922)
+    """
+    stored = load_book(path, "thill", fmt=fmt, complete=False).stored
+    assert stored is not None  # a Thill book is always loaded with its records
+    return stored
+
+
+def _stored_model(book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
+    """The model of a Thill-layout file's records as stored (``load_book(complete=False)``)."""
+    from openingbook.codec import decode_keys
+    from openingbook.formats.model import model_from_values
+
+    fmt = book.format
+    records = book.records_array()  # the whole file: every record checked first
+    # every key was checked a legal position of the ply: decoded without checking again
+    first, mask = decode_keys(
+        records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
+    )
+    return model_from_values(
+        "distance" if fmt.distances else "pruned",
+        fmt.plies,
+        first,
+        mask,
+        records.values,
+        board=fmt.board,
+        scope=book.scope,
+        pruned=pruned,
+        stored=(fmt, records),
+        **source,
+    )
+
+
+@reads_book
 def describe(
     path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
 ) -> dict[str, Any]:
@@ -500,19 +679,24 @@ def describe(
     }
 
 
+def _require_writable(model: BookModel, name: str, scope: bool) -> None:
+    """Refuse a model the book format ``name`` cannot hold: a distance or score book
+    without every distance, and (``scope``) a book that is neither complete nor every
+    position under a line (a sample or shard needs its record to say so)."""
+    if model.kind != "wdl":
+        _require_distances(model, name)
+    if scope and (not model.scope.known or model.scope.partial):
+        raise BookFileError(
+            f"{model.source}: the book is {model.scope.describe()}; the {name} format holds "
+            "complete books and books under a line only"
+        )
+
+
 def _require_distances(model: BookModel, name: str) -> None:
     if not model.has_distances:
         raise BookFileError(
             f"{model.source}: the {name} format stores the plies to the result, and this "
             "book has no distances: use a book built with --distances"
-        )
-
-
-def _require_known_scope(model: BookModel, name: str) -> None:
-    if not model.scope.known or model.scope.partial:
-        raise BookFileError(
-            f"{model.source}: the book is {model.scope.describe()}; the {name} format holds "
-            "complete books and books under a line only"
         )
 
 

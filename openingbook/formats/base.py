@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,7 +21,18 @@ from openingbook.errors import BookFileError, InvalidArgument
 if TYPE_CHECKING:
     from openingbook.formats.model import BookModel
 
-__all__ = ["KINDS", "BookReader", "Format", "value_from_arrays"]
+__all__ = ["KINDS", "BookReader", "Format", "WrittenBook", "value_from_arrays"]
+
+
+@dataclass(frozen=True)
+class WrittenBook:
+    """What the writer of a book format (Thill's layout, compact) wrote: the book, its
+    records (a compact book: its positions) and its manifest (None: the format keeps
+    the record of how the book was made inside the file)."""
+
+    path: Path
+    records: int
+    manifest: Path | None = None
 
 
 class Format(ABC):
@@ -51,6 +63,14 @@ class Format(ABC):
     def open(self, path: Path, **options: Any) -> BookReader:
         """A reader of the file; :class:`BookFileError` when it is not of this format."""
         raise BookFileError(f"{path}: the {self.name} format is written, never read back")
+
+    def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
+        """Refuse, before any work, an output this format cannot write: one that exists
+        (without ``force``) or cannot be written (:mod:`openingbook.atomicio`)."""
+        from openingbook.atomicio import check_writable, refuse_existing
+
+        refuse_existing(out, force)
+        check_writable(out)
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
         """Write ``model`` as this format at ``out`` (atomically); the format's summary."""

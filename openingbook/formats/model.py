@@ -29,14 +29,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openingbook.errors import BookFileError
+from openingbook.errors import BookFileError, InvalidArgument
 from solver import BoardSize
 
 if TYPE_CHECKING:
     from openingbook.bookfile import BookFormat, Records
     from openingbook.manifest import Scope
 
-__all__ = ["BookModel", "require_complete_model", "thill_records", "thill_values"]
+__all__ = [
+    "BookModel",
+    "model_from_values",
+    "require_complete_model",
+    "thill_records",
+    "thill_values",
+]
 
 #: ``UNKNOWN`` of :mod:`openingbook.values`
 _UNKNOWN = -128
@@ -63,6 +69,10 @@ class BookModel:
     source_format: str = ""
     #: records of the source file (None: the format has none)
     records: int | None = None
+    #: a Thill-layout file loaded as stored (``load_book(..., complete=False)``): its
+    #: layout and records in file order, one per position of the model (each mirror
+    #: variant as the file stores it), for record-level checks; None otherwise
+    stored: tuple[BookFormat, Records] | None = None
 
     def __len__(self) -> int:
         return int(self.first.size)
@@ -87,28 +97,104 @@ class BookModel:
             winner=self.winner[index],
             plies_to_end=self.plies_to_end[index],
             score=self.score[index],
+            stored=None,  # the file's records are of every position
         )
+
+
+#: the model's kind of each kind of stored values (:data:`openingbook.values.VALUE_KINDS`)
+_MODEL_KINDS = {"pruned": "wdl", "wdl": "wdl", "distance": "distance", "score": "score"}
+
+
+def model_from_values(
+    kind: str,
+    plies: int,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    *,
+    board: BoardSize,
+    scope: Scope,
+    pruned: bool = False,
+    provenance: dict[str, Any] | None = None,
+    source: str = "",
+    source_format: str = "",
+    records: int | None = None,
+    stored: tuple[BookFormat, Records] | None = None,
+) -> BookModel:
+    """The model of ``plies``-stone positions with stored values of ``kind``: Thill's
+    pruned codes (``"pruned"``: 2 first player wins, 1 second, 0 draw) or distance
+    bytes (``"distance"``), -1/0/+1 (``"wdl"``, first player's view) or Pons scores
+    (``"score"``): what ``build`` and ``derive`` solve and ``merge`` reads. Every value
+    is answered by table (:func:`openingbook.values.byte_tables`); a value no game can
+    have is refused (:class:`InvalidArgument`). ``pruned``: the positions leave the
+    first player's wins out (records of a pruned Thill book).
+
+    >>> from openingbook.manifest import Scope
+    >>> from solver import Position
+    >>> board = BoardSize(7, 6)
+    >>> p = Position.from_moves("4444")
+    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> model = model_from_values("distance", 4, f, m, np.array([63]), board=board,
+    ...                           scope=Scope(board=board))
+    >>> model.kind, int(model.winner[0]), int(model.plies_to_end[0]), int(model.score[0])
+    ('distance', 1, 37, 1)
+    >>> thill_values(model)[1].tolist()
+    [63]
+    """
+    from openingbook.values import byte_tables
+
+    values = np.ascontiguousarray(values).astype(np.int8)
+    winner, plies_to_end, score, valid = (
+        table[values.view(np.uint8)] for table in byte_tables(kind, plies, board)
+    )
+    if not valid.all():
+        raise InvalidArgument(
+            f"value {int(values[np.argmin(valid)])} is not a {kind} value at {plies} plies"
+        )
+    return BookModel(
+        board=board,
+        plies=plies,
+        kind=_MODEL_KINDS[kind],
+        first=np.ascontiguousarray(first, dtype=np.uint64),
+        mask=np.ascontiguousarray(mask, dtype=np.uint64),
+        winner=winner.astype(np.int8),
+        plies_to_end=plies_to_end,
+        score=score,
+        scope=scope,
+        pruned=pruned,
+        provenance=provenance or {},
+        source=source,
+        source_format=source_format,
+        records=records,
+        stored=stored,
+    )
 
 
 def thill_values(model: BookModel) -> tuple[BookFormat, np.ndarray]:
     """The model's values in Thill's layout of its ply and board: ``(fmt, values)``, one
     value per position of the model (nothing pruned yet): distance bytes where the
-    plies are known, else the pruned codes (2 first player wins, 1 second, 0 draw)."""
+    plies are known (``100 - plies`` signed by the winner, 0 for a draw), else the pruned
+    codes (2 first player wins, 1 second, 0 draw)."""
     from openingbook.bookfile import BookFormat
-    from openingbook.values import distance_bytes_from_scores, pruned_values
+    from openingbook.values import pruned_values
 
     distances = model.has_distances
     fmt = BookFormat.for_plies(model.plies, distances, *model.board)
     if distances:
-        return fmt, distance_bytes_from_scores(model.score, model.plies, model.board)
+        signed = model.winner.astype(np.int16) * (100 - model.plies_to_end)
+        return fmt, signed.astype(np.int8)
     return fmt, pruned_values(model.winner)
 
 
 def thill_records(model: BookModel) -> tuple[BookFormat, Records]:
-    """The model as the records of a Thill-layout book (sorted; a book without distances
-    leaves its first-player wins out where its scope answers them by the pruning rule)."""
+    """The model as the records of a Thill-layout book: the file's own where the model
+    was loaded as stored, else sorted, a book without distances leaving its first-player
+    wins out where its scope answers them by the pruning rule."""
     from openingbook.bookfile import Records, sort_records
     from openingbook.codec import encode_keys
+
+    if model.stored is not None:
+        return model.stored
 
     fmt, values = thill_values(model)
     first, mask = model.first, model.mask
