@@ -64,6 +64,7 @@ __all__ = [
     "load_book",
     "open_book",
     "output_format",
+    "read_model",
     "read_records",
     "readable_formats",
 ]
@@ -557,35 +558,42 @@ def load_book(
     >>> len(model), model.stored is None
     (77715, True)
     """
+    with open_book(path, kind, **options) as book:
+        return read_model(book, complete)
+
+
+def read_model(book: BookReader, complete: bool = True) -> BookModel:
+    """The :class:`BookModel` of an open reader (what :func:`load_book` returns for its
+    file): every position it answers, asked in one bulk lookup, or with ``complete=False``
+    a Thill-layout file's records as stored."""
     from openingbook.formats.model import BookModel
 
-    with open_book(path, kind, **options) as book:
-        source = {
-            "provenance": book.provenance,
-            "source": str(Path(book.path)),
-            "source_format": book.format_name,
-            "records": book.records,
-        }
-        pruned = book.format_name == "thill" and book.kind == "wdl"
-        if not complete and book.format_name == "thill":
-            return _stored_model(book, pruned, source)
-        first, mask = book.positions()
-        first = np.ascontiguousarray(first, dtype=np.uint64)
-        mask = np.ascontiguousarray(mask, dtype=np.uint64)
-        bulk = book.lookup_many(first, mask)
-        return BookModel(
-            board=book.board,
-            plies=int(book.plies if book.plies is not None else 0),
-            kind=book.kind,
-            first=first,
-            mask=mask,
-            winner=bulk.winner.astype(np.int8),
-            plies_to_end=bulk.plies.astype(np.int16),
-            score=bulk.score.astype(np.int16),
-            scope=book.scope,
-            pruned=pruned,
-            **source,
-        )
+    source = {
+        "provenance": book.provenance,
+        "source": str(Path(book.path)),
+        "source_format": book.format_name,
+        "records": book.records,
+    }
+    pruned = book.format_name == "thill" and book.kind == "wdl"
+    if not complete and book.format_name == "thill":
+        return _stored_model(book, pruned, source)
+    first, mask = book.positions()
+    first = np.ascontiguousarray(first, dtype=np.uint64)
+    mask = np.ascontiguousarray(mask, dtype=np.uint64)
+    bulk = book.lookup_many(first, mask)
+    return BookModel(
+        board=book.board,
+        plies=int(book.plies if book.plies is not None else 0),
+        kind=book.kind,
+        first=first,
+        mask=mask,
+        winner=bulk.winner.astype(np.int8),
+        plies_to_end=bulk.plies.astype(np.int16),
+        score=bulk.score.astype(np.int16),
+        scope=book.scope,
+        pruned=pruned,
+        **source,
+    )
 
 
 def read_records(
