@@ -380,12 +380,14 @@ def test_a_missing_path_is_not_taken_for_a_name(tmp_path, monkeypatch):
 # ------------------------------------------------------------------ summary and progress
 def test_quiet_silences_the_progress_bar_not_the_summary(tmp_path):
     """In a process of its own (as users run it): the bar on stderr, the summary on
-    stdout; with ``-q`` the same summary and nothing on stderr."""
+    stdout; with ``-q`` the same summary and nothing on stderr. A book under a line (14
+    positions, a second) shows the same bar and summary as a whole ply (minutes)."""
     import subprocess
     import sys
 
     def build(*extra: str) -> subprocess.CompletedProcess:
-        args = ["build", "--plies", "4", "--jobs", "1", "-o", str(tmp_path / "b.dat"), *extra]
+        args = ["build", "--plies", "10", "--under", "44444455", "--jobs", "1"]
+        args += ["-o", str(tmp_path / "b.dat"), *extra]
         return subprocess.run(
             [sys.executable, "-c", "from openingbook.cli import main; main()", *args],
             capture_output=True, text=True, timeout=900,
