@@ -261,11 +261,7 @@ class Book(BookReader):
 
     def records_array(self) -> Records:
         """All records as arrays (no Python object per record); the whole file is read, so
-        it is verified first (:meth:`verify`). Refused before reading when the arrays
-        would not fit in the memory available (:func:`openingbook.memory.require_memory`)."""
-        require_memory(
-            self._size * _BYTES_PER_RECORD, f"{self.path}: reading its {self._size:,} records"
-        )
+        it is verified first (:meth:`verify`)."""
         if not self._verified:  # verified and parsed in one pass over the file
             chunks: list[Records] = []
             self._verify(keep=chunks)
@@ -281,6 +277,13 @@ class Book(BookReader):
             return parse_records(data, self.format)
         finally:
             del data
+
+    def require_memory(self) -> None:
+        """Refuse, before reading, a book whose records and their decoded positions would
+        not fit in the memory available (:func:`openingbook.memory.require_memory`)."""
+        require_memory(
+            self._size * _BYTES_PER_RECORD, f"{self.path}: reading its {self._size:,} records"
+        )
 
     def _file_bytes(self) -> np.ndarray:
         """The file as a read-only byte array (memory-mapped; empty for an empty book)."""

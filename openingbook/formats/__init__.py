@@ -406,7 +406,7 @@ def output_format(
     *,
     writes: tuple[str, ...],
     default: str | None,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize | None,
     argument: str = "book_format",
 ) -> str:
     """The format a command writes ``output`` in, one of the registry names ``writes``:
@@ -416,11 +416,13 @@ def output_format(
     One rule for every command that writes books: a name that ends as another
     format's books do is refused (:class:`InvalidArgument` naming ``argument``, the
     option that chose the format), never written in a format its name belies; a
-    compact book's name ends in ``.c4b``; Thill's layout is of the 7x6 board only.
+    compact book's name ends in ``.c4b``; Thill's layout is of the 7x6 board only
+    (``board``: the book's, None when not known yet: the Thill writer refuses it then).
 
-    >>> output_format("b.c4b", None, writes=("thill", "compact"), default="thill")
+    >>> both = ("thill", "compact")
+    >>> output_format("b.c4b", None, writes=both, default="thill", board=BoardSize(7, 6))
     'compact'
-    >>> output_format("b.c4b", "thill", writes=("thill", "compact"), default="thill")
+    >>> output_format("b.c4b", "thill", writes=both, default="thill", board=BoardSize(7, 6))
     Traceback (most recent call last):
     ...
     solver.errors.InvalidArgument: book_format thill: b.c4b is named as a compact book (.c4b): \
@@ -451,7 +453,7 @@ name a thill book *.dat, or leave the option out
             f"is needed: cannot tell the output format from the name {out} ({names})",
             argument=argument,
         )
-    if chosen == "thill":
+    if chosen == "thill" and board is not None:
         from openingbook.bookfile import refuse_thill_layout
 
         refuse_thill_layout(board)
@@ -618,6 +620,7 @@ def _stored_model(book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
     from openingbook.formats.model import model_from_values
 
     fmt = book.format
+    book.require_memory()  # records, positions and the model's arrays
     records = book.records_array()  # the whole file: every record checked first
     # every key was checked a legal position of the ply: decoded without checking again
     first, mask = decode_keys(
