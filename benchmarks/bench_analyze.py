@@ -208,7 +208,8 @@ def bench_probe(per_ply: int, seed: int, table_log2: int) -> dict[str, object]:
     probe14, loaded14 = load_probe("14-dist-6x5")  # timed alone: the engine reads its own
     engine = Engine(board=board, table_log2=table_log2)
     plain65 = Solver(table_log2=table_log2, width=6, height=5)
-    engine.analyze("")  # reads the probe (timed above)
+    engine.analyze("")  # starts reading the probe (timed above)
+    engine.wait_for_probes()
     six: dict[str, object] = {}
     probing65 = Solver(table_log2=table_log2, width=6, height=5, book=probe14)
     for plies in (2, 3, 4, 6, 8):

@@ -33,6 +33,8 @@ from openingbook.errors import (
     OutputError,
     OutputExists,
     OutputNotReplaceable,
+    OutputUnwritable,
+    os_failures,
 )
 
 #: the output path that means standard output (text outputs; nothing is renamed)
@@ -57,20 +59,22 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         return
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
-    if path.is_dir():
-        raise OutputError(f"{path}: the output path is a directory")
-    check_replaceable(path)  # whatever the caller checked: never a device, a FIFO, ...
+    with os_failures(path, OutputUnwritable):  # a name too long, a directory we may not search
+        if not directory.is_dir():
+            raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
+        if path.is_dir():
+            raise OutputError(f"{path}: the output path is a directory")
+        check_replaceable(path)  # whatever the caller checked: never a device, a FIFO, ...
     fd, tmp = _temporary_beside(path)
     try:
         mode = "w" if text else "wb"
         kwargs = {"encoding": "utf-8", "newline": "\n"} if text else {}
-        with os.fdopen(fd, mode, **kwargs) as fh:
+        with _writes_to(path, tmp), os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+            fh.close()
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -81,11 +85,27 @@ def _standard_output(text: bool) -> Iterator[IO]:
     """Standard output as the stream of :func:`atomic_output` (``-``), flushed at the end."""
     stream = sys.stdout
     if stream is None:
-        raise OSError("cannot write standard output: it is closed")
-    stream.flush()
-    out = stream if text else stream.buffer
-    yield out
-    out.flush()
+        raise OutputError("cannot write standard output: it is closed")
+    with _writes_to("standard output"):  # a full disk, a closed pipe (EPIPE): OutputUnwritable
+        stream.flush()
+        out = stream if text else stream.buffer
+        yield out
+        out.flush()
+
+
+@contextlib.contextmanager
+def _writes_to(path: object, *files: object) -> Iterator[None]:
+    """An ``OSError`` of writing the output (without a file name: a write, a flush,
+    ``fsync``; or naming the output or its temporary ``files``: the rename) as
+    :class:`OutputUnwritable` naming ``path`` (a full disk, an I/O error); an error
+    naming another file (an input the caller reads while writing) passes as it is."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None and str(exc.filename) not in map(str, (path, *files)):
+            raise
+        with os_failures(path, OutputUnwritable):
+            raise
 
 
 def check_replaceable(path: str | os.PathLike[str]) -> None:
@@ -134,7 +154,7 @@ def _temporary_beside(path: Path) -> tuple[int, str]:
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:  # /proc/x, a read-only directory: name the output, not the temp file
-        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputUnwritable(path, exc) from exc
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give a normal file's mode
     except BaseException:
@@ -169,14 +189,16 @@ def write_together(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> Non
         for target, (_, data) in zip(targets, files, strict=True):
             fd, tmp = _temporary_beside(target)
             staged.append(tmp)
-            with os.fdopen(fd, "wb") as fh:
+            with _writes_to(target, tmp), os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-        if os.path.lexists(targets[-1]):
-            os.unlink(targets[-1])  # from here until the last rename: the others without it
+        with os_failures(targets[-1], OutputUnwritable):
+            if os.path.lexists(targets[-1]):
+                os.unlink(targets[-1])  # from here until the last rename: the others without it
         for tmp, target in zip(staged, targets, strict=True):
-            os.replace(tmp, target)
+            with _writes_to(target, tmp):
+                os.replace(tmp, target)
     except BaseException:
         for tmp in staged:
             with contextlib.suppress(OSError):
@@ -187,8 +209,9 @@ def write_together(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> Non
 
 
 def check_writable(path: str | os.PathLike[str]) -> None:
-    """``OSError`` naming ``path`` when a file cannot be created in its directory (a
-    probe file is created and removed), before any long work that would write it."""
+    """:class:`OutputUnwritable` (an ``OSError``) naming ``path`` when a file cannot be
+    created in its directory (a probe file is created and removed), before any long
+    work that would write it."""
     fd, probe = _temporary_beside(Path(path))
     os.close(fd)
     os.unlink(probe)

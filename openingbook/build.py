@@ -52,7 +52,13 @@ import numpy as np
 from openingbook.atomicio import refuse_existing, refuse_input_as_output
 from openingbook.bookfile import THILL_BOARD, BookFormat, value_histogram
 from openingbook.codec import MAX_ARRAY_HEIGHT
-from openingbook.errors import BookFileError, InvalidArgument, WorkerLost
+from openingbook.errors import (
+    BookFileError,
+    BookFileUnreadable,
+    InvalidArgument,
+    WorkerLost,
+    os_failures,
+)
 from openingbook.executors import (
     EXECUTOR_NAMES,
     Executor,
@@ -877,7 +883,9 @@ def merge_books(
         raise InvalidArgument("no shard books to merge")
     from openingbook.compact import is_compact
 
-    if any(is_compact(book) for book in shard_books):
+    with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
+        parts = any(is_compact(book) for book in shard_books)
+    if parts:
         return merge_parts(output, shard_books, force=force, command=command)
     from openingbook.formats import output_format
 
@@ -889,8 +897,9 @@ def merge_books(
     out = check_output(output, force)
     manifests = []
     for book in shard_books:
-        m = read_manifest(book)
-        identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
+        with os_failures(book, BookFileUnreadable):  # what the OS refuses names the shard
+            m = read_manifest(book)
+            identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
         if not m["selection"].get("shard"):
             raise BookFileError(f"{book}: not a shard output (built without --shard)")
         try:

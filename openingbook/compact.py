@@ -52,6 +52,7 @@ import numpy as np
 
 from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
+from openingbook.booksizes import complete_positions
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument
 from openingbook.inputs import require_regular_file
@@ -264,6 +265,14 @@ class CompactHeader:
                 problems.append("payload length does not match the table size")
             if (structure != STRUCTURE_COMPLETE) != (nscope > 0):
                 problems.append("a scope belongs to a scoped book or a part, and only there")
+            # a complete book's table answers every position of its ply: it must have
+            # been built over all of them, or it answers positions it never held
+            need = complete_positions(board, plies) if structure == STRUCTURE_COMPLETE else None
+            if need is not None and positions != need:
+                problems.append(
+                    f"a complete {plies}-ply book of {positions:,} positions, where a "
+                    f"complete {board} {plies}-ply book has {need:,} (damaged, or a partial book)"
+                )
         if problems:
             raise CompactFileError(f"{name}: bad compact book header: {'; '.join(problems)}")
         at = FIXED_HEADER_BYTES

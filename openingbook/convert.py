@@ -30,8 +30,8 @@ from openingbook.errors import (
     BookFileError,
     BookFileMissing,
     InvalidArgument,
-    OutputExists,
-    OutputNotReplaceable,
+    OutputError,
+    reads_book,
 )
 
 __all__ = [
@@ -73,6 +73,7 @@ def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
     )
 
 
+@reads_book
 def convert_book(
     source: str | os.PathLike[str],
     output: str | os.PathLike[str],
@@ -84,8 +85,9 @@ def convert_book(
     """Convert ``source`` (Thill or compact) into ``output`` in the other format.
 
     ``fmt`` (``"compact"``/``"thill"``) defaults to the output's extension.
-    Raises ``ValueError`` for a conversion that cannot be exact (a sample or a
-    shard, a distance book missing positions) and ``OSError`` for files.
+    Raises :class:`BookFileError` for a conversion that cannot be exact (a sample or
+    a shard, a distance book missing positions); what the OS refuses is
+    ``BookFileUnreadable`` or ``OutputUnwritable`` (both also ``OSError``).
     """
     import time
 
@@ -147,7 +149,7 @@ def _thill_to_compact(
     }
     try:
         FORMATS["compact"].write(book, out, metadata=metadata, force=force)
-    except (OutputExists, OutputNotReplaceable):
+    except OutputError:
         raise  # about the output, not the source: as every command says it
     except ValueError as exc:
         raise BookFileError(f"{src}: {exc}") from None

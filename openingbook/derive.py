@@ -41,7 +41,7 @@ from openingbook.bookfile import (
 )
 from openingbook.build import check_book_output, write_solved_book, writes_compact
 from openingbook.codec import decode_keys
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.manifest import (
     Scope,
     file_sha256,
@@ -579,6 +579,7 @@ class DeriveSummary:
         return dict(self.__dict__)
 
 
+@reads_book
 def derive_book(
     source: str | os.PathLike[str],
     plies: int,

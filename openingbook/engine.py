@@ -29,9 +29,9 @@ Where the values come from (:attr:`MoveValue.source`):
 * ``"solver"``: searched by :class:`solver.Solver`; when the engine has a book
   deeper than the move's position, the search probes the shallowest such book
   (:func:`book_probe`): every node of that ply takes its exact score from there.
-  The engine reads a probe when a search needs it (more than :func:`book_gap`
-  plies above every book) and, from then on, searches with it instead of backing
-  positions up by negamax.
+  The engine reads a probe in the background when a search could use it (more
+  than :func:`book_gap` plies above every book; :meth:`Engine.wait_for_probes`)
+  and, once read, searches with it instead of backing positions up by negamax.
 
 By default an engine uses the distance books shipped for its board
 (:mod:`openingbook.registry`: on 7x6 one for every ply 1..12, so every
@@ -375,8 +375,9 @@ class Engine:
         self._books: dict[int, list[_PlyBook]] = {}
         #: the solver's book probes, by ply, read on first use (:meth:`_probe_for`)
         self._probes: dict[int, BookProbe] = {}
-        #: probes being read in the background (for analyses with a time limit)
+        #: probes being read in the background (:meth:`wait_for_probes`), by ply
         self._reading: dict[int, threading.Thread] = {}
+        self._probe_errors: dict[int, Exception] = {}
         if books is None:
             pass
         elif isinstance(books, str) and books == SHIPPED:
@@ -557,7 +558,7 @@ class Engine:
     ) -> None:
         """Search the ``children``, centre first, until the ``deadline``; the columns
         left unanswered go to ``unknown``."""
-        self._probe_for(next(iter(children.values())).stone_count, deadline)
+        self._probe_for(next(iter(children.values())).stone_count)
         for col in _centre_order(self.board.width):
             if col not in children:
                 continue
@@ -570,32 +571,40 @@ class Engine:
             except SearchTimeout:
                 unknown.append(col)
 
-    def _probe_for(self, stones: int, deadline: float | None = None) -> None:
+    def wait_for_probes(self, timeout: float | None = None) -> bool:
+        """Wait for the book probes being read in the background (``timeout`` seconds
+        at most; None: until read). True when none is still being read. Raises the
+        error of a reading that failed (the searches went on without that probe).
+
+        An engine starts reading a book's probe (:func:`book_probe`: seconds; the
+        14-ply 6x5 book's 3.6 million positions) the first time it searches a
+        position more than :func:`book_gap` plies above every book, and searches
+        without it until it is read: no analysis waits for it. Call this to have the
+        probes in use from the next analysis on (a benchmark, a server at start).
+        """
+        end = None if timeout is None else time.monotonic() + timeout
+        for thread in list(self._reading.values()):
+            thread.join(None if end is None else max(0.0, end - time.monotonic()))
+        for ply, error in list(self._probe_errors.items()):
+            del self._probe_errors[ply], self._reading[ply]  # read again when needed
+            raise error
+        return not any(thread.is_alive() for thread in self._reading.values())
+
+    def _probe_for(self, stones: int) -> None:
         """Let the solver's search of ``stones``-stone positions probe the shallowest
         book deeper than them (the search stops there: the fewer plies above the
-        book, the fewer nodes), if the engine has one the search can probe. A
-        search of deeper positions never meets the book's ply: the solver keeps the
-        book it has.
-
-        Reading a probe takes seconds (the 12-ply 7x6 book: its 4.2 million
-        positions). Under a time limit (``deadline``) it is read in the background
-        instead, and this search goes without it (exact all the same); a later
-        analysis finds it read. Without a time limit it is read now (after the
-        background reading, if one is under way)."""
+        book, the fewer nodes), if the engine has one the search can probe and has
+        read its probe; else start reading it in the background (seconds: a search
+        without it is exact all the same, and for one analysis mostly faster than
+        the reading). A search of deeper positions never meets the book's ply: the
+        solver keeps the book it has."""
         ply = self._probe_ply(stones)
         if ply is None:
             return
-        solver = self.solver
-        if ply not in self._probes:
-            if deadline is not None:
-                self._read_probe_later(ply)
-                return
-            reading = self._reading.get(ply)
-            if reading is not None:
-                reading.join()
-            if ply not in self._probes:  # none read, or the background reading failed
-                self._probes[ply] = book_probe([book.reader for book in self._books[ply]])
-        solver.book = self._probes[ply]
+        if ply in self._probes:
+            self.solver.book = self._probes[ply]
+        else:
+            self._read_probe_later(ply)
 
     def _probe_ply(self, stones: int) -> int | None:
         """The ply of the book a search of ``stones``-stone positions probes: the
@@ -607,8 +616,8 @@ class Engine:
 
     def _read_probe_later(self, ply: int) -> None:
         """Read the probe of ``ply`` in a thread of its own, from readers of its own (the
-        engine's are not shared between threads). A failure leaves no probe: the next
-        analysis without a time limit reads it again, and raises the error."""
+        engine's are not shared between threads). A failure leaves no probe, and its
+        error for :meth:`wait_for_probes`."""
         if ply in self._reading:
             return
         paths = [book.path for book in self._books[ply]]
@@ -620,10 +629,8 @@ class Engine:
             try:
                 readers = [open_book(path) for path in paths]
                 self._probes[ply] = book_probe(readers)
-            except Exception:
-                # no probe: the next analysis without a time limit reads it again,
-                # and raises the error there
-                return
+            except Exception as exc:  # raised by wait_for_probes
+                self._probe_errors[ply] = exc
             finally:
                 for reader in readers:
                     reader.close()

@@ -182,6 +182,8 @@ def enumerate_to_file(
                     plies, count, under, out, output_format if out else None, board, 1, part
                 )
         count = _by_parts(plies, parts, board, options, out, one)
+    except OutputError:
+        raise  # the output (a full disk, say), not an argument
     except ValueError as exc:
         raise InvalidArgument(str(exc)) from None
     return EnumerationResult(

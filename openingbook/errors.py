@@ -26,6 +26,14 @@ same class here). Beneath it:
   before allocating): all also ``ValueError``, as they were before the family.
 * :class:`MissingExtra` (also ``ImportError``): an optional dependency is not
   installed; the message names the extra that brings it.
+* What the operating system refuses, at the library's boundaries (opening and loading
+  books, atomic writes, work directories: :func:`os_failures`, :func:`reads_book`):
+  :class:`BookFileUnreadable` (a :class:`BookFileError`), :class:`OutputUnwritable` (an
+  :class:`OutputError`: a read-only directory, a full disk), :class:`WorkDirUnusable` (a
+  :class:`WorkDirError`). Each is also the ``OSError`` it was: ``except OSError`` still
+  catches it, ``errno``/``strerror``/``filename`` are the failure's and ``__cause__`` is
+  the original error; its message is one line (``cannot write out.c4b: No space left on
+  device``).
 
 Everything but :class:`InvalidArgument` exits with status 1 on the command line
 (``openingbook.cli._common.user_errors``).
@@ -40,15 +48,22 @@ Everything but :class:`InvalidArgument` exits with status 1 on the command line
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import functools
 import os
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from solver import Error, InvalidArgument, SearchTimeout
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "BookClosed",
     "BookFileError",
     "BookFileMissing",
+    "BookFileUnreadable",
     "Error",
     "InvalidArgument",
     "MissingExtra",
@@ -57,9 +72,12 @@ __all__ = [
     "OutputError",
     "OutputExists",
     "OutputNotReplaceable",
+    "OutputUnwritable",
     "PositionNotInBook",
+    "SchedulerUnreachable",
     "SearchTimeout",
     "WorkDirError",
+    "WorkDirUnusable",
     "WorkerLost",
 ]
 
@@ -109,6 +127,41 @@ class BookFileMissing(BookFileError, FileNotFoundError):
         return f"{self.path}: {self.strerror}"
 
 
+class _OSFailure(OSError):
+    """The OS refused a file operation: the family member keeps ``OSError``'s semantics
+    (``except OSError`` still catches it; ``errno``, ``strerror``, ``filename`` are the
+    failure's; ``__cause__`` is the original error). One line: ``cannot read PATH:
+    reason``."""
+
+    #: what could not be done to the path
+    doing = "cannot use"
+
+    def __init__(self, path: object, cause: OSError, doing: str | None = None) -> None:
+        if doing is not None:
+            self.doing = doing
+        reason = cause.strerror or str(cause) or type(cause).__name__
+        ValueError.__init__(self, f"{self.doing} {path}: {reason}")  # the family's message
+        self.path = path
+        self.errno, self.strerror, self.filename = cause.errno, reason, str(path)
+
+    def __str__(self) -> str:
+        return f"{self.doing} {self.path}: {self.strerror}"
+
+
+class BookFileUnreadable(_OSFailure, BookFileError):
+    """The OS would not let a book be read: permission denied, an input/output error, a
+    path through a file (also ``OSError``, with the failure's ``errno``)."""
+
+    doing = "cannot read"
+
+
+class OutputUnwritable(_OSFailure, OutputError):
+    """The OS would not let an output be written: a read-only directory, a full disk
+    (``ENOSPC``), an input/output error (also ``OSError``, with the failure's ``errno``)."""
+
+    doing = "cannot write"
+
+
 class PositionNotInBook(Error, KeyError):
     """A position of the book's ply the book does not answer: not stored and not
     provable, outside the book's scope, or of another board or ply (also ``KeyError``,
@@ -124,6 +177,12 @@ class BookClosed(Error, ValueError):
 
 class WorkDirError(Error, ValueError):
     """The work directory cannot be used (not ours, other settings, in use, ...)."""
+
+
+class WorkDirUnusable(_OSFailure, WorkDirError):
+    """The OS would not let a work directory be made, read or written (also ``OSError``)."""
+
+    doing = "cannot use work directory"
 
 
 class WorkerLost(Error, OSError):
@@ -159,6 +218,11 @@ class WorkerLost(Error, OSError):
         return f"exited with status {code}"
 
 
+class SchedulerUnreachable(Error, OSError):
+    """The dask scheduler a build was pointed at cannot be reached (also ``OSError``;
+    the connection's error is ``__cause__``)."""
+
+
 class NotEnoughMemory(Error, ValueError):
     """Work refused before allocating: it needs more memory than is available."""
 
@@ -173,3 +237,43 @@ class MissingExtra(Error, ImportError):
     def __init__(self, extra: str, feature: str) -> None:
         self.extra = extra
         super().__init__(f'{feature} needs the {extra} extra: pip install "openingbook[{extra}]"')
+
+
+@contextlib.contextmanager
+def os_failures(path: object, as_error: type[_OSFailure]) -> Iterator[None]:
+    """Raise an ``OSError`` of the block that is not already a family member as
+    ``as_error`` (:class:`BookFileUnreadable`, :class:`OutputUnwritable`,
+    :class:`WorkDirUnusable`) naming ``path``, the original as its ``__cause__``; a
+    missing book file as :class:`BookFileMissing`. The library's boundaries (opening
+    and loading books, atomic writes, work directories) use it, so that ``except
+    openingbook.Error`` catches what the OS refuses too.
+
+    >>> try:
+    ...     with os_failures("b.dat", BookFileUnreadable):
+    ...         raise PermissionError(errno.EACCES, "Permission denied")
+    ... except BookFileUnreadable as exc:
+    ...     str(exc), exc.errno == errno.EACCES, isinstance(exc, OSError)
+    ('cannot read b.dat: Permission denied', True, True)
+    """
+    try:
+        yield
+    except OSError as exc:
+        if isinstance(exc, Error):
+            raise
+        if isinstance(exc, FileNotFoundError) and as_error is BookFileUnreadable:
+            raise BookFileMissing(exc.filename or path) from exc
+        raise as_error(exc.filename or path, exc) from exc
+
+
+def reads_book(func: _F) -> _F:
+    """Decorate a function whose first argument is a book's path: what the OS refuses
+    while it runs (permission denied, an I/O error, a path through a file) is raised as
+    :class:`BookFileUnreadable` naming the file, a missing file as
+    :class:`BookFileMissing` (:func:`os_failures`)."""
+
+    @functools.wraps(func)
+    def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+        with os_failures(path, BookFileUnreadable):
+            return func(path, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

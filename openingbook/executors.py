@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from openingbook.errors import InvalidArgument, MissingExtra, WorkerLost
+from openingbook.errors import InvalidArgument, MissingExtra, SchedulerUnreachable, WorkerLost
 
 __all__ = [
     "EXECUTOR_NAMES",
@@ -322,7 +322,9 @@ class DaskExecutor(Executor):
             try:
                 self._client = Client(scheduler, timeout="20s")
             except (OSError, TimeoutError) as exc:
-                raise OSError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
+                raise SchedulerUnreachable(
+                    f"cannot reach the dask scheduler at {scheduler}: {exc}"
+                ) from exc
         else:
             n = jobs or default_jobs()
             self._cluster = LocalCluster(

@@ -61,6 +61,7 @@ from openingbook.bookfile import (
     content_formats,
     max_plies,
 )
+from openingbook.booksizes import complete_positions
 from openingbook.errors import BookFileError, InvalidArgument, OutputError
 from openingbook.inputs import MAX_MANIFEST_BYTES, read_bounded, require_regular_file
 from solver import (
@@ -105,12 +106,11 @@ LAYOUT_VERSION = 1
 #: file with at least this many records is complete for its ply. Pruned: our
 #: complete 8- and 12-ply books (one record per mirror pair); Thill's ``book.dat``
 #: (34,286 records, 102,858 bytes) and ``bookDeep.dat`` (1,735,945) reach them.
-#: Distance books: every position of the ply.
+#: Distance books: every position of the ply (:mod:`openingbook.booksizes`).
 COMPLETE_RECORDS = {
     (8, False): 28_922,
     (12, False): 1_735_945,
-    (8, True): 77_715,
-    (12, True): 4_200_899,
+    **{(plies, True): complete_positions(DEFAULT_BOARD, plies) for plies in (8, 12)},
 }
 
 #: The fewest records a book whose manifest says it is complete may hold, by (plies,
@@ -560,16 +560,51 @@ def identify(path: str | os.PathLike[str], fmt: BookFormat | None = None) -> Boo
         )
     check_sample(p, fmt, size, f"format {fmt.name} from the {source}")
     scope = manifest.scope if manifest is not None else scope_without_manifest(p, fmt, records)
-    need = COMPLETE_AT_LEAST.get((fmt.plies, fmt.distances)) if fmt.board == DEFAULT_BOARD else None
-    if manifest is not None and scope.complete and need is not None and records < need:
-        # a pruned book answers every absent position as a first-player win: a partial
-        # book taken for a complete one would answer wrongly, never refuse
+    if manifest is not None and scope.complete:
+        _refuse_short_complete_book(p, fmt, records, manifest)
+    return BookIdentity(p, fmt, size, records, manifest, scope, source)
+
+
+def _refuse_short_complete_book(p: Path, fmt: BookFormat, records: int, manifest: Manifest) -> None:
+    """Refuse a book whose manifest says it is complete when it holds fewer records than
+    a complete book of its ply and board (an edited manifest, or a partial book): a pruned
+    book answers every absent position as a first-player win, so a partial book taken
+    for a complete one would answer wrongly, never refuse.
+
+    The floor: every position of the ply for a distance book
+    (:func:`openingbook.booksizes.complete_positions`); for a pruned book those its
+    manifest does not count as first-player wins (its ``values``, which must then count
+    every position of the ply), and on 7x6 at 8 and 12 plies at least
+    :data:`COMPLETE_AT_LEAST` (the published books' records) whatever it says."""
+    positions = complete_positions(fmt.board, fmt.plies)
+    values = manifest.data.get("values")
+    counts = None
+    if isinstance(values, dict):
+        counts = {k: values.get(k) for k in ("first", "second", "draw")}
+        if not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts.values()
+        ):
+            counts = None
+    if positions is not None and counts is not None and sum(counts.values()) != positions:
+        raise BookFileError(
+            f"{p.name}: its manifest {manifest.path.name} says the book is complete and "
+            f"counts {sum(counts.values()):,} positions; a complete {fmt.name} book has "
+            f"{positions:,} (an edited manifest, or a partial book)"
+        )
+    floors = []
+    if fmt.board == DEFAULT_BOARD and (fmt.plies, fmt.distances) in COMPLETE_AT_LEAST:
+        floors.append(COMPLETE_AT_LEAST[(fmt.plies, fmt.distances)])
+    if positions is not None and fmt.distances:
+        floors.append(positions)
+    elif positions is not None and counts is not None:
+        floors.append(positions - counts["first"])  # the first-player wins are left out
+    need = max(floors, default=0)
+    if records < need:
         raise BookFileError(
             f"{p.name}: its manifest {manifest.path.name} says the book is complete, but it "
             f"holds {records:,} records and a complete {fmt.name} book at least {need:,} "
             "(an edited manifest, or a partial book)"
         )
-    return BookIdentity(p, fmt, size, records, manifest, scope, source)
 
 
 # ------------------------------------------------------------------ writing

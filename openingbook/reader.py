@@ -65,9 +65,10 @@ from openingbook.bookfile import (
     parse_records,
     value_histogram,
 )
+from openingbook.booksizes import complete_positions
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.manifest import COMPLETE_RECORDS, BookIdentity, Scope, identify, read_manifest
+from openingbook.manifest import BookIdentity, Scope, identify, read_manifest
 from openingbook.memory import require_memory
 from openingbook.values import (
     UNKNOWN,
@@ -79,7 +80,6 @@ from openingbook.values import (
     value_tables,
 )
 from solver import (
-    DEFAULT_BOARD,
     BoardSize,
     Position,
     can_win_next_bits,
@@ -208,9 +208,9 @@ class Book(BookReader):
             if isinstance(values, dict) and all(isinstance(v, int) for v in values.values()):
                 return sum(values.values())
         if answers_all and self._scope.complete:
-            known = COMPLETE_RECORDS.get((self.format.plies, True))
-            if known is not None and self.format.board == DEFAULT_BOARD:
-                return known  # a complete distance book stores every position
+            known = complete_positions(self.format.board, self.format.plies)
+            if known is not None:
+                return known  # every position of the ply
         return len(self._answered_positions()[0])
 
     def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:

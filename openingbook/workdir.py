@@ -54,7 +54,7 @@ from typing import IO, Any
 import numpy as np
 
 from openingbook.atomicio import atomic_write_bytes
-from openingbook.errors import InvalidArgument, WorkDirError
+from openingbook.errors import InvalidArgument, WorkDirError, WorkDirUnusable, os_failures
 
 __all__ = [
     "LOCK_NAME",
@@ -145,34 +145,34 @@ class WorkDir:
 
         Raises :class:`WorkDirError` when ``path`` is not a directory, holds
         files a build did not make, is marked for other settings, or is locked
-        by another process; ``OSError`` when it cannot be created or written.
+        by another process; :class:`WorkDirUnusable` (also ``OSError``) when the OS
+        refuses to create, read or write it.
         """
         path = Path(path)
         wanted = json.loads(json.dumps(settings))  # normalise tuples etc. as JSON does
-        if path.exists() and not path.is_dir():
-            raise WorkDirError(f"work directory {path} exists and is not a directory")
-        created = False
-        if not path.exists():
+        with os_failures(path, WorkDirUnusable):  # what the OS refuses: one family member
+            if path.exists() and not path.is_dir():
+                raise WorkDirError(f"work directory {path} exists and is not a directory")
+            created = False
+            if not path.exists():
+                try:
+                    path.mkdir(parents=True)
+                    created = True
+                except FileExistsError:  # made a moment ago (another build): check it below
+                    pass
+                except OSError as exc:
+                    raise WorkDirUnusable(path, exc, "cannot create work directory") from exc
+            if not created:  # before the lock: nothing is created in a stranger's directory
+                _refuse_foreign(path)
+            wd = cls(path, wanted, created)
+            wd._take_lock()
             try:
-                path.mkdir(parents=True)
-                created = True
-            except FileExistsError:  # made a moment ago (another build): check it below
-                pass
-            except OSError as exc:
-                raise OSError(
-                    f"cannot create work directory {path}: {exc.strerror or exc}"
-                ) from None
-        if not created:
-            _refuse_foreign(path)  # before the lock: nothing is created in a stranger's directory
-        wd = cls(path, wanted, created)
-        wd._take_lock()
-        try:
-            wd._check_or_write_marker()
-            wd._remove_temporaries()
-        except BaseException:
-            wd.close()
-            raise
-        return wd
+                wd._check_or_write_marker()
+                wd._remove_temporaries()
+            except BaseException:
+                wd.close()
+                raise
+            return wd
 
     def _take_lock(self) -> None:
         """Lock ``openingbook-work.lock`` for this process, or fail naming its holder."""
@@ -180,9 +180,7 @@ class WorkDir:
         try:
             fh = open(lock_path, "a+b")  # noqa: SIM115 - held open until close()
         except OSError as exc:
-            raise OSError(
-                f"cannot write work directory {self.path}: {exc.strerror or exc}"
-            ) from None
+            raise WorkDirUnusable(self.path, exc, "cannot write work directory") from exc
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

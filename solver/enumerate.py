@@ -159,7 +159,6 @@ class _Layers:
         # per layer added: (parent index, column, mirrored) arrays
         self.steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         stones = start.stone_count
-        kernels = _kernels()
         if part is not None and stones == plies:  # no step: the start alone, if in the part
             keep = part_of(self.first, self.mask, part[1], self.width, self.height) == part[0]
             self.first, self.mask = self.first[keep], self.mask[keep]
@@ -168,30 +167,36 @@ class _Layers:
                 # the last layer of one part: its children only, never the whole layer
                 self.add_part_layer(stones, part)
                 break
-            cap = self.first.size * self.width
-            if cap > max_candidates:
-                raise LayerTooLarge(
-                    f"the {stones + 1}-stone layer means examining {cap:,} children, more "
-                    f"than the {max_candidates:,} allowed in memory (start from a longer line)"
-                )
-            keys = kernels.child_keys(
-                self.first, self.mask, stones, self.width, self.height, canonical
-            )
-            flags = kernels.first_flags(keys, _bucket_bits(keys.size))
-            del keys
-            f, m, parent, col, flip = kernels.gather_children(
-                self.first,
-                self.mask,
-                stones,
-                self.width,
-                self.height,
-                canonical,
-                flags,
-                int(np.count_nonzero(flags)),
-            )
-            self.first, self.mask = f, m
-            self.steps.append((parent, col, flip))
+            self.add_layer(stones, max_candidates)
             stones += 1
+
+    def add_layer(self, stones: int, max_candidates: int) -> None:
+        """Replace the last layer (``stones`` stones) by the next one: every child,
+        once (one variant per mirror pair when the layers are canonical)."""
+        kernels = _kernels()
+        cap = self.first.size * self.width
+        if cap > max_candidates:
+            raise LayerTooLarge(
+                f"the {stones + 1}-stone layer means examining {cap:,} children, more "
+                f"than the {max_candidates:,} allowed in memory (start from a longer line)"
+            )
+        keys = kernels.child_keys(
+            self.first, self.mask, stones, self.width, self.height, self.canonical
+        )
+        flags = kernels.first_flags(keys, _bucket_bits(keys.size))
+        del keys
+        f, m, parent, col, flip = kernels.gather_children(
+            self.first,
+            self.mask,
+            stones,
+            self.width,
+            self.height,
+            self.canonical,
+            flags,
+            int(np.count_nonzero(flags)),
+        )
+        self.first, self.mask = f, m
+        self.steps.append((parent, col, flip))
 
     def add_part_layer(self, stones: int, part: tuple[int, int], finished: bool = False) -> None:
         """Replace the last layer (``stones`` stones, canonical) by the children of part
@@ -428,6 +433,26 @@ def count_positions(
         part=part,
     )
     return int(first.size)
+
+
+def counts_per_ply(width: int, height: int, cap: int) -> list[int]:
+    """``count_positions(p, None, width, height)`` for ``p`` = 0, 1, 2, ... up to the
+    last ply before the first count over ``cap`` (or the full board), from one
+    enumeration grown layer by layer.
+
+    >>> counts_per_ply(7, 6, 1000)
+    [1, 4, 25, 121, 568]
+    """
+    layers = _Layers(_start_position(None, width, height), 0, True, DEFAULT_MAX_CANDIDATES)
+    counts: list[int] = []
+    for stones in range(width * height + 1):
+        if stones:
+            layers.add_layer(stones - 1, DEFAULT_MAX_CANDIDATES)
+        first, _, _, _ = _finish(layers, width, height, True, True)
+        if first.size > cap:
+            break
+        counts.append(int(first.size))
+    return counts
 
 
 def iter_parts(

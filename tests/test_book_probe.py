@@ -13,6 +13,8 @@ can fail.
 from __future__ import annotations
 
 import random
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +26,7 @@ from solver import BoardSize, BookProbe, InvalidArgument, Position, Solver, scor
 from tests.test_engine import check_against
 
 TABLE = 20
+BOOKS = Path(__file__).resolve().parents[1] / "books"
 LINE = "44444"  # the shipped 12-ply book under this line: every descendant of it is there
 
 
@@ -75,6 +78,22 @@ def test_probing_equals_the_plain_solver_under_the_line(probe_44444):
         plain_nodes += plain.nodes
         probing_nodes += probing.nodes
     assert probing_nodes * 5 < plain_nodes  # the book answered most of the search
+
+
+def test_many_positions_and_several_threads_probe_alike(probe_44444):
+    """``solve_many`` (one kernel call for many positions) and a parallel search (each
+    thread its own column order) probe the book as the single search does."""
+    rng = random.Random(27)
+    positions = [random_line(rng, LINE, stones, 7, 6) for stones in (9, 10, 10, 11, 11)]
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    plain = Solver(table_log2=TABLE)
+    want = plain.solve_many(first, mask)
+    batch = Solver(table_log2=TABLE, book=probe_44444)
+    assert batch.solve_many(first, mask).tolist() == want.tolist() and batch.book_hits > 0
+    parallel = Solver(table_log2=TABLE, book=probe_44444, threads=2)
+    assert [parallel.solve(p) for p in positions] == want.tolist()
+    assert parallel.book_hits > 0
 
 
 def test_a_wrong_table_gives_wrong_answers(probe_44444):
@@ -130,9 +149,11 @@ def test_probing_equals_the_plain_solver_on_6x5(probe_6x5):
 
 
 @pytest.mark.slow
-def test_the_engine_probes_its_book_below_the_reach_of_negamax(probe_6x5):
+def test_the_engine_probes_its_book_below_the_reach_of_negamax():
     """6x5, 0..4 stones: the children lie more than eight plies above the 14-ply book, so
-    the engine searches them, probing the book: the solver's answers, far fewer nodes."""
+    the engine searches them and reads the book's probe in the background meanwhile;
+    once read, its searches probe it: the solver's answers, far fewer nodes, and the
+    positions within the reach of negamax are searched with it too."""
     board = BoardSize(6, 5)
     engine = Engine(board=board, table_log2=TABLE)
     alone = Engine(board=board, books=None, table_log2=TABLE)
@@ -142,14 +163,15 @@ def test_the_engine_probes_its_book_below_the_reach_of_negamax(probe_6x5):
         pos = random_line(rng, "", stones, 6, 5)
         check_against(engine, solver, pos)
         assert {m.source for m in engine.analyze(pos).moves if m} <= {"solver", "four"}
-    assert engine.solver.book is not None and engine.solver.book.plies == 14
+    assert engine.solver.book is None  # no analysis waits for the reading
+    assert engine.wait_for_probes()
     engine.solver.reset_stats()
     alone.solver.reset_stats()
     pos = random_line(rng, "", 3, 6, 5)
     assert engine.analyze(pos).moves == alone.analyze(pos).moves
+    assert engine.solver.book is not None and engine.solver.book.plies == 14
     assert engine.solver.book_hits > 0 and alone.solver.book_hits == 0
     assert engine.solver.nodes * 5 < alone.solver.nodes
-    # with the probe read, positions within reach of negamax are searched with it too
     pos = random_line(rng, "", 7, 6, 5)
     engine.solver.reset_stats()
     check_against(engine, solver, pos)
@@ -157,23 +179,16 @@ def test_the_engine_probes_its_book_below_the_reach_of_negamax(probe_6x5):
     assert engine.solver.book_hits > 0
 
 
-@pytest.mark.slow
-def test_under_a_time_limit_the_engine_reads_the_probe_in_the_background():
-    """Reading a probe takes seconds: within a time limit the search goes without it
-    (the same answers) while a thread reads it for the analyses after."""
-    board = BoardSize(6, 5)
-    engine = Engine(board=board, table_log2=TABLE)
-    alone = Engine(board=board, books=None, table_log2=TABLE)
-    rng = random.Random(63)
-    pos = random_line(rng, "", 4, 6, 5)
-    first = engine.analyze(pos, time_limit=120)
-    assert first.complete and first.moves == alone.analyze(pos).moves
-    engine._reading[14].join()  # the background reading
-    engine.solver.reset_stats()
-    pos = random_line(rng, "", 4, 6, 5)
-    later = engine.analyze(pos, time_limit=120)
-    assert later.complete and later.moves == alone.analyze(pos).moves
-    assert engine.solver.book is not None and engine.solver.book_hits > 0
+def test_a_probe_that_cannot_be_read_leaves_the_answers_and_reports_its_error(tmp_path):
+    book = tmp_path / "book14-6x5.c4b"
+    shutil.copyfile(BOOKS / "book14-dist-6x5.c4b", book)
+    engine = Engine(board=BoardSize(6, 5), books=[book], table_log2=TABLE)
+    book.unlink()  # the engine's reader has it open; the background reading cannot
+    a = engine.analyze("34")  # 14 - 3 > 8 plies above the book: searched
+    assert a.complete and {m.source for m in a.moves if m} <= {"solver", "four"}
+    with pytest.raises(Exception, match="book14-6x5"):
+        engine.wait_for_probes()
+    assert engine.wait_for_probes()  # reported once
 
 
 def test_the_engine_without_books_probes_nothing():

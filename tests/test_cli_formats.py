@@ -127,6 +127,13 @@ def test_diff_and_validate_agree_with_the_source(books, name):
     assert report["ok"] and report["agree"] == report["positions"] == 77_715
 
 
+def test_diff_of_a_5x4_pons_book_and_its_source(books):
+    code, output = _run("diff", books["5x4 pons"], books["5x4 compact"], "--json")
+    assert code == 0, output
+    diff = json.loads(output)
+    assert diff["ok"] and diff["common"] == diff["positions_a"] == diff["positions_b"] > 0
+
+
 def test_diff_finds_a_changed_cadot_record(books, tmp_path):
     """One outcome byte changed to another possible value: diff names that position."""
     data = bytearray(books["cadot"].read_bytes())

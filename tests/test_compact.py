@@ -270,9 +270,10 @@ def test_damaged_files_are_refused_in_one_line(small_books: dict[str, Path], tmp
         "magic": (lambda d: d.__setitem__(0, 0), "not a compact book"),
         "version": (lambda d: d.__setitem__(8, 3), "version 3"),
         "version 1": (lambda d: d.__setitem__(8, 1), "version 1, whose header has no checksum"),
-        # header fields whose every value is valid: only the checksum catches them
+        # a header field whose every value is valid: only the checksum catches it
         "seed": (lambda d: d.__setitem__(27, d[27] ^ 16), "checksum"),
-        "positions": (lambda d: d.__setitem__(16, d[16] ^ 1), "checksum"),
+        # a complete book's count is its ply's (openingbook.booksizes), checked first
+        "positions": (lambda d: d.__setitem__(16, d[16] ^ 1), r"6-ply book has 7,638 \(damaged"),
     }
     for name, (damage, message) in cases.items():
         copy = bytearray(data)

@@ -9,6 +9,9 @@ family that is also the built-in class callers caught before.
 from __future__ import annotations
 
 import ast
+import contextlib
+import errno
+import json
 import os
 import subprocess
 import sys
@@ -23,12 +26,13 @@ from openingbook import errors
 from openingbook.api import open_book
 from openingbook.atomicio import atomic_write_bytes, refuse_existing
 from openingbook.bookfile import BookFormat
-from openingbook.build import parse_shard
+from openingbook.build import merge_books, parse_shard
 from openingbook.codec import decode_keys
 from openingbook.engine import Engine
 from openingbook.memory import check_table_size
 from openingbook.workdir import WorkDir
 from solver import DEFAULT_BOARD, Position, parse_board_size
+from tests.test_readonly_install import _unprivileged  # nobody, who may read and not write
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"
@@ -160,6 +164,26 @@ FAILURES = {
         lambda tmp: Engine(books=None).analyze("1212121"),
         errors.InvalidArgument,
     ),
+    "book path too long for the OS": (
+        lambda tmp: open_book(tmp / ("x" * 300)),
+        errors.BookFileUnreadable,
+    ),
+    "book through a file": (
+        lambda tmp: open_book(_junk(tmp) / "b.dat"),
+        errors.BookFileMissing,
+    ),
+    "output name too long for the OS": (
+        lambda tmp: atomic_write_bytes(tmp / ("x" * 300), b""),
+        errors.OutputUnwritable,
+    ),
+    "shard name too long for the OS": (
+        lambda tmp: merge_books(tmp / "merged.dat", [tmp / ("x" * 300)]),
+        errors.BookFileUnreadable,
+    ),
+    "work directory through a file": (
+        lambda tmp: WorkDir.open(_junk(tmp) / "work", {"plies": 8}),
+        errors.WorkDirUnusable,
+    ),
     "position of another ply": (
         lambda tmp: open_book(BOOKS / "book8.dat").get(Position.from_moves("44")),
         errors.Error,
@@ -175,3 +199,124 @@ def test_every_public_failure_is_an_openingbook_error(case, tmp_path):
     assert isinstance(info.value, expected), type(info.value)
     text = str(info.value)
     assert text and "\n" not in text and not text.startswith("'"), text
+
+
+def test_os_failures_keep_their_os_error(tmp_path):
+    """A family member for what the OS refuses is still the ``OSError`` it was: errno,
+    file name, the original as ``__cause__``."""
+    with pytest.raises(OSError) as info:
+        open_book(tmp_path / ("x" * 300))
+    exc = info.value
+    assert isinstance(exc, errors.BookFileUnreadable) and isinstance(exc, openingbook.Error)
+    assert exc.errno == errno.ENAMETOOLONG and isinstance(exc.__cause__, OSError)
+    assert str(exc).startswith("cannot read ") and str(exc).endswith(": File name too long")
+
+
+def test_a_full_disk_is_an_output_error(monkeypatch):
+    """Standard output on ``/dev/full``: every write fails with ENOSPC."""
+    from openingbook.formats.exporting import export_book
+
+    with open("/dev/full", "w") as full:
+        monkeypatch.setattr(sys, "stdout", full)
+        with pytest.raises(errors.OutputUnwritable) as info:
+            export_book(BOOKS / "book8-dist.c4b", "csv", "-")
+        assert info.value.errno == errno.ENOSPC
+        assert str(info.value) == "cannot write standard output: No space left on device"
+        with contextlib.suppress(OSError):  # what is left in its buffer cannot go anywhere
+            full.close()
+
+
+#: run as a user who may read everything and write nothing of root's (see below)
+_UNPRIVILEGED_WRITES = """
+import json, sys
+import openingbook
+from openingbook.atomicio import atomic_write_bytes, write_together
+from openingbook.workdir import WorkDir
+ro = sys.argv[1]
+calls = {
+    "atomic": lambda: atomic_write_bytes(ro + "/a.bin", b"x"),
+    "together": lambda: write_together([(ro + "/b.json", b"{}"), (ro + "/b", b"x")]),
+    "new work directory": lambda: WorkDir.open(ro + "/work", {"plies": 8}),
+    "work directory": lambda: WorkDir.open(ro, {"plies": 8}),
+}
+out = {}
+for name, call in calls.items():
+    try:
+        call()
+        out[name] = None
+    except openingbook.Error as exc:
+        out[name] = [type(exc).__name__, str(exc), exc.errno, type(exc.__cause__).__name__]
+print(json.dumps(out))
+"""
+
+
+def test_a_read_only_output_directory_is_one_family_error(tmp_path):
+    tmp_path.chmod(0o755)
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o555)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HOME="/nonexistent")
+    done = subprocess.run(
+        [*_unprivileged(), sys.executable, "-c", _UNPRIVILEGED_WRITES, str(ro)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    denied = os.strerror(errno.EACCES)
+    assert got == {
+        "atomic": ["OutputUnwritable", f"cannot write {ro}/a.bin: {denied}", 13, "PermissionError"],
+        "together": [
+            "OutputUnwritable",
+            f"cannot write {ro}/b.json: {denied}",
+            13,
+            "PermissionError",
+        ],
+        "new work directory": [
+            "WorkDirUnusable",
+            f"cannot create work directory {ro}/work: {denied}",
+            13,
+            "PermissionError",
+        ],
+        "work directory": [
+            "WorkDirUnusable",
+            f"cannot write work directory {ro}: {denied}",
+            13,
+            "PermissionError",
+        ],
+    }
+    export = ["export", str(BOOKS / "book8-dist.c4b"), "--format", "csv", "-o", str(ro / "x.csv")]
+    cli = subprocess.run(
+        [
+            *_unprivileged(),
+            sys.executable,
+            "-c",
+            "from openingbook.cli import main; main()",
+            *export,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert (cli.returncode, cli.stdout) == (1, "")
+    assert cli.stderr == f"Error: cannot write {ro}/x.csv: {denied}\n"
+
+
+def test_an_unreachable_scheduler_is_one_family_error(monkeypatch):
+    """The dask client's connection error (made here: no network in a test) becomes
+    ``SchedulerUnreachable``, still an ``OSError``."""
+    distributed = pytest.importorskip("distributed")
+    from openingbook.executors import DaskExecutor
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.ECONNREFUSED, "Connection refused")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    with pytest.raises(errors.SchedulerUnreachable) as info:
+        DaskExecutor("tcp://127.0.0.1:9")
+    assert isinstance(info.value, OSError) and isinstance(info.value.__cause__, OSError)
+    assert str(info.value) == (
+        "cannot reach the dask scheduler at tcp://127.0.0.1:9: [Errno 111] Connection refused"
+    )

@@ -36,7 +36,11 @@ def engine() -> Engine:
 
 @pytest.fixture(scope="module")
 def server(engine: Engine):
-    with running_explorer(Explorer(engine)) as running:
+    """The page's server; its searches may take as long as the page is waited for, so
+    that a busy machine (CI's two cores run the suite in two processes) never turns a
+    value the engine knows into "not solved within the time limit"."""
+    limits = ExplorerLimits(time_limit=WAIT / 2)
+    with running_explorer(Explorer(engine, limits=limits)) as running:
         yield running
 
 

@@ -145,6 +145,22 @@ def test_reader_answers_like_pons_solver_for_missing_and_deeper_positions(tmp_pa
         assert pons.get(Position.from_moves("112233")) == (Winner.FIRST, 1, 18)
 
 
+def test_a_book_of_one_ply_never_answers_a_shallower_position(tmp_path: Path) -> None:
+    """Pons' solver probes every position of at most the book's depth stones, so the
+    8-ply book's file is also asked for every position of 0..7 stones: all must miss
+    (slot and partial key identify any key3 up to the depth, not only the ply's)."""
+    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
+    out = tmp_path / "eight.book"
+    scores = np.zeros(first.size, np.int8)
+    write_pons(out, first, mask, scores, log_size=21, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
+    with PonsBook(out) as pons:
+        assert (pons.depth, pons.key_bytes) == (8, 1)
+        assert (pons.lookup_many(first, mask, strict=False).index >= 0).sum() == len(pons)
+        for plies in range(8):
+            shallower = enumerate_positions(plies, None, *DEFAULT_BOARD)
+            assert (pons.lookup_many(*shallower, strict=False).index == -1).all(), plies
+
+
 def test_bad_files_are_one_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.book"
     bad.write_bytes(bytes([7, 6, 12, 1, 1, 21]) + b"\0" * 10)

@@ -108,12 +108,12 @@ WRITERS = {
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory) -> tuple[Path, Path]:
-    """The two shards of a small build, for merge."""
+    """The two shards of a small build, for merge (111 positions: seconds to solve)."""
     d = tmp_path_factory.mktemp("shards")
     for i in (1, 2):
         result = CliRunner().invoke(
             main,
-            ["build", "--plies", "6", "--under", "44", "--shard", f"{i}/2", "--jobs", "1", "-q",
+            ["build", "--plies", "8", "--under", "44444", "--shard", f"{i}/2", "--jobs", "1", "-q",
              "-o", str(d / f"s{i}.dat")],
         )  # fmt: skip
         assert result.exit_code == 0, result.output

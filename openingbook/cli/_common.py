@@ -10,6 +10,7 @@ existing output), an ``OSError`` (a missing file, a full disk), a stray
 
 from __future__ import annotations
 
+import errno
 import functools
 import importlib
 import json
@@ -237,13 +238,14 @@ def user_errors(func: F) -> F:
             raise click.ClickException(f"{exc.path} exists; use --force to overwrite it") from None
         except InvalidArgument as exc:
             raise BadArgument(" ".join(exc.describe(_flag(exc.argument)).split())) from None
-        except BrokenPipeError:
-            # the reader went away (`openingbook info book.dat | head -1`): stop quietly,
-            # with stdout pointed at /dev/null so that the final flush does not fail too
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(141)
         except (Error, ValueError, OSError) as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                # the reader went away (`openingbook info book.dat | head -1`; the library
+                # says OutputUnwritable, click BrokenPipeError): stop quietly, with stdout
+                # pointed at /dev/null so that the final flush does not fail too
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                sys.exit(141)
             raise click.ClickException(_one_line(exc)) from None
         except MemoryError:
             raise click.ClickException(
@@ -314,7 +316,7 @@ def _flag(argument: str | None) -> str | None:
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
-    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+    if isinstance(exc, OSError) and not isinstance(exc, Error) and exc.filename and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}"  # not "[Errno 2] No such file ...: 'PATH'"
     return " ".join(text.split())
 

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
-from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument
+from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument, reads_book
 from openingbook.formats.base import KINDS, BookReader, Format, WrittenBook
 from solver import DEFAULT_BOARD, BoardSize
 
@@ -462,6 +462,7 @@ name a thill book *.dat, or leave the option out
     return chosen
 
 
+@reads_book
 def detect(path: str | os.PathLike[str]) -> Format:
     """The format of the file at ``path`` (see the module docstring).
 
@@ -492,6 +493,7 @@ def detect(path: str | os.PathLike[str]) -> Format:
     raise BookFileError(f"{p}: not a book in a known format ({reasons})")
 
 
+@reads_book
 def open_book(
     path: str | os.PathLike[str],
     kind: str | None = None,
@@ -538,6 +540,7 @@ def open_book(
     return entry.open(p, fmt=fmt, **options)
 
 
+@reads_book
 def load_book(
     path: str | os.PathLike[str],
     kind: str | None = None,
@@ -640,6 +643,7 @@ def _stored_model(book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
     )
 
 
+@reads_book
 def describe(
     path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
 ) -> dict[str, Any]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import BookFormat
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.export.uci import tromp_order
 from openingbook.formats import FORMATS, load_book
 from openingbook.formats.model import BookModel, require_complete_model
@@ -67,6 +67,7 @@ class ExportSummary:
         return asdict(self)
 
 
+@reads_book
 def export_book(
     book: str | os.PathLike[str],
     fmt: str,
