@@ -96,11 +96,10 @@ class CompactFormat(Format):
 
         part = options.get("part")
         _require_writable(model, self.name, scope=part is None)
-        values = {
-            "wdl": lambda: model.winner,
-            "distance": lambda: thill_values(model)[1],  # Thill's distance bytes
-            "score": lambda: model.score,
-        }[model.kind]()
+        if model.kind == "distance":
+            values = thill_values(model)[1]  # Thill's distance bytes
+        else:
+            values = model.score if model.kind == "score" else model.winner
         metadata = dict(options.get("metadata") or {})
         if options.get("record") is not None:
             metadata = {"source_manifest": options["record"], **metadata}
