@@ -889,7 +889,7 @@ def merge_books(
         return merge_parts(output, shard_books, force=force, command=command)
     from openingbook.formats import output_format
 
-    output_format(output, None, writes=("thill",), default="thill")  # shards: Thill's layout
+    output_format(output, None, writes=("thill",), default="thill", board=THILL_BOARD)
     refuse_input_as_output(
         [output, manifest_path(output)],
         [*shard_books, *(manifest_path(book) for book in shard_books)],

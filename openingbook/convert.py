@@ -68,7 +68,9 @@ def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
     (:func:`openingbook.formats.output_format`)."""
     from openingbook.formats import output_format
 
-    return output_format(output, fmt, writes=CONVERT_FORMATS, default=None, argument="fmt")
+    return output_format(
+        output, fmt, writes=CONVERT_FORMATS, default=None, board=None, argument="fmt"
+    )
 
 
 @reads_book

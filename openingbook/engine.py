@@ -164,6 +164,7 @@ def book_probe(books: Sequence[BookReader]) -> BookProbe:
     """
     import numpy as np
 
+    from openingbook.formats import read_model
     from openingbook.values import UNKNOWN
     from solver import BookProbe, canonical_keys
 
@@ -178,11 +179,10 @@ def book_probe(books: Sequence[BookReader]) -> BookProbe:
                 f"{board} books of {plies}",
                 argument="books",
             )
-        first, mask = book.positions()
-        score = book.lookup_many(first, mask, strict=False).score
-        exact = score != UNKNOWN
-        keys.append(canonical_keys(first[exact], mask[exact], *board))
-        scores.append(score[exact])
+        model = read_model(book)  # every position the book answers, with its answer
+        exact = model.score != UNKNOWN
+        keys.append(canonical_keys(model.first[exact], model.mask[exact], *board))
+        scores.append(model.score[exact])
     all_keys = np.concatenate(keys)
     # the first book's score of a position several books answer (np.unique: first index)
     unique, first_index = np.unique(all_keys, return_index=True)

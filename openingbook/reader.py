@@ -237,11 +237,17 @@ class Book(BookReader):
     def verify(self) -> None:
         """Check every record (values, order, legal positions of the ply) and compare the
         file's sha256 with its manifest's; :class:`BookFileError` on the first problem."""
+        self._verify()
+
+    def _verify(self, keep: list[Records] | None = None) -> None:
+        """:meth:`verify`; ``keep`` collects the records of the file, parsed on the way."""
         if self._verified:
             return
-        problems, _, digest = scan_book(self.identity, list(_CHECKS))
-        for label in _CHECKS:
-            if label in problems and label != "distances":  # a parity fault is answerable
+        # a parity fault is answerable (describe_book reports it): not checked here
+        labels = ["values", "order", "positions"]
+        problems, _, digest = scan_book(self.identity, labels, keep=keep)
+        for label in labels:
+            if label in problems:
                 raise BookFileError(f"{self.path}: {problems[label]}")
         self.identity.verify_sha256(digest)
         self._verified = True
@@ -255,17 +261,29 @@ class Book(BookReader):
 
     def records_array(self) -> Records:
         """All records as arrays (no Python object per record); the whole file is read, so
-        it is verified first (:meth:`verify`). Refused before reading when the arrays
-        would not fit in the memory available (:func:`openingbook.memory.require_memory`)."""
-        require_memory(
-            self._size * _BYTES_PER_RECORD, f"{self.path}: reading its {self._size:,} records"
-        )
-        self.verify()
+        it is verified first (:meth:`verify`)."""
+        if not self._verified:  # verified and parsed in one pass over the file
+            chunks: list[Records] = []
+            self._verify(keep=chunks)
+            if len(chunks) == 1:
+                return chunks[0]
+            if chunks:
+                return Records(
+                    np.concatenate([c.keys for c in chunks]),
+                    np.concatenate([c.values for c in chunks]),
+                )
         data = self._file_bytes()
         try:
             return parse_records(data, self.format)
         finally:
             del data
+
+    def require_memory(self) -> None:
+        """Refuse, before reading, a book whose records and their decoded positions would
+        not fit in the memory available (:func:`openingbook.memory.require_memory`)."""
+        require_memory(
+            self._size * _BYTES_PER_RECORD, f"{self.path}: reading its {self._size:,} records"
+        )
 
     def _file_bytes(self) -> np.ndarray:
         """The file as a read-only byte array (memory-mapped; empty for an empty book)."""
@@ -563,14 +581,18 @@ _CHECKS = {
 
 
 def scan_book(
-    identity: BookIdentity, labels: list[str], chunk_records: int = 1 << 20
+    identity: BookIdentity,
+    labels: list[str],
+    chunk_records: int = 1 << 20,
+    keep: list[Records] | None = None,
 ) -> tuple[dict[str, str], np.ndarray, str]:
     """Stream a whole book file (memory-mapped, ``chunk_records`` at a time) through the
     checks named in ``labels`` (``values``, ``order``, ``positions``, ``distances``).
 
     Returns ``(problems, counts, sha256)``: the first problem of each failing check
     (message without the file name), the count of each raw value byte, and the
-    file's sha256. Memory stays small whatever the file size.
+    file's sha256. Memory stays small whatever the file size, unless ``keep`` (a list)
+    collects the parsed records of every chunk.
     """
     fmt, rb, name = identity.fmt, identity.fmt.record_bytes, str(identity.path)
     problems: dict[str, str] = {}
@@ -587,6 +609,8 @@ def scan_book(
             lo = max(0, start - 1)
             records = parse_records(data[lo * rb : stop * rb], fmt)
             own = Records(records.keys[start - lo :], records.values[start - lo :])
+            if keep is not None:
+                keep.append(own)
             counts += np.bincount(own.values.view(np.uint8), minlength=256)
             for label in labels:
                 if label in problems or (label == "distances" and not fmt.distances):

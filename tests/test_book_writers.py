@@ -191,3 +191,12 @@ def test_whole_books_are_loaded_by_the_one_loader(monkeypatch):
     assert np.array_equal(loaded.first, model.first) and np.array_equal(loaded.mask, model.mask)
     # complete: the first-player wins the pruned file leaves out recovered
     assert len(real(thill)) == 111 == len(load_book(BOOKS / "book8-under44444.c4b"))
+
+
+def test_a_whole_book_larger_than_the_memory_is_refused_before_reading(monkeypatch):
+    import openingbook.memory
+    from openingbook.errors import NotEnoughMemory
+
+    monkeypatch.setattr(openingbook.memory, "available_memory", lambda: 1000)
+    with pytest.raises(NotEnoughMemory, match=r"book8-under44444\.dat: reading its 28 records"):
+        LoadedBook.load(BOOKS / "book8-under44444.dat")

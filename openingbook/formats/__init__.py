@@ -64,6 +64,7 @@ __all__ = [
     "load_book",
     "open_book",
     "output_format",
+    "read_model",
     "read_records",
     "readable_formats",
 ]
@@ -95,11 +96,10 @@ class CompactFormat(Format):
 
         part = options.get("part")
         _require_writable(model, self.name, scope=part is None)
-        values = {
-            "wdl": lambda: model.winner,
-            "distance": lambda: thill_values(model)[1],  # Thill's distance bytes
-            "score": lambda: model.score,
-        }[model.kind]()
+        if model.kind == "distance":
+            values = thill_values(model)[1]  # Thill's distance bytes
+        else:
+            values = model.score if model.kind == "score" else model.winner
         metadata = dict(options.get("metadata") or {})
         if options.get("record") is not None:
             metadata = {"source_manifest": options["record"], **metadata}
@@ -405,7 +405,7 @@ def output_format(
     *,
     writes: tuple[str, ...],
     default: str | None,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize | None,
     argument: str = "book_format",
 ) -> str:
     """The format a command writes ``output`` in, one of the registry names ``writes``:
@@ -415,11 +415,13 @@ def output_format(
     One rule for every command that writes books: a name that ends as another
     format's books do is refused (:class:`InvalidArgument` naming ``argument``, the
     option that chose the format), never written in a format its name belies; a
-    compact book's name ends in ``.c4b``; Thill's layout is of the 7x6 board only.
+    compact book's name ends in ``.c4b``; Thill's layout is of the 7x6 board only
+    (``board``: the book's, None when not known yet: the Thill writer refuses it then).
 
-    >>> output_format("b.c4b", None, writes=("thill", "compact"), default="thill")
+    >>> both = ("thill", "compact")
+    >>> output_format("b.c4b", None, writes=both, default="thill", board=BoardSize(7, 6))
     'compact'
-    >>> output_format("b.c4b", "thill", writes=("thill", "compact"), default="thill")
+    >>> output_format("b.c4b", "thill", writes=both, default="thill", board=BoardSize(7, 6))
     Traceback (most recent call last):
     ...
     solver.errors.InvalidArgument: book_format thill: b.c4b is named as a compact book (.c4b): \
@@ -450,7 +452,7 @@ name a thill book *.dat, or leave the option out
             f"is needed: cannot tell the output format from the name {out} ({names})",
             argument=argument,
         )
-    if chosen == "thill":
+    if chosen == "thill" and board is not None:
         from openingbook.bookfile import refuse_thill_layout
 
         refuse_thill_layout(board)
@@ -560,35 +562,42 @@ def load_book(
     >>> len(model), model.stored is None
     (77715, True)
     """
+    with open_book(path, kind, **options) as book:
+        return read_model(book, complete)
+
+
+def read_model(book: BookReader, complete: bool = True) -> BookModel:
+    """The :class:`BookModel` of an open reader (what :func:`load_book` returns for its
+    file): every position it answers, asked in one bulk lookup, or with ``complete=False``
+    a Thill-layout file's records as stored."""
     from openingbook.formats.model import BookModel
 
-    with open_book(path, kind, **options) as book:
-        source = {
-            "provenance": book.provenance,
-            "source": str(Path(book.path)),
-            "source_format": book.format_name,
-            "records": book.records,
-        }
-        pruned = book.format_name == "thill" and book.kind == "wdl"
-        if not complete and book.format_name == "thill":
-            return _stored_model(book, pruned, source)
-        first, mask = book.positions()
-        first = np.ascontiguousarray(first, dtype=np.uint64)
-        mask = np.ascontiguousarray(mask, dtype=np.uint64)
-        bulk = book.lookup_many(first, mask)
-        return BookModel(
-            board=book.board,
-            plies=int(book.plies if book.plies is not None else 0),
-            kind=book.kind,
-            first=first,
-            mask=mask,
-            winner=bulk.winner.astype(np.int8),
-            plies_to_end=bulk.plies.astype(np.int16),
-            score=bulk.score.astype(np.int16),
-            scope=book.scope,
-            pruned=pruned,
-            **source,
-        )
+    source = {
+        "provenance": book.provenance,
+        "source": str(Path(book.path)),
+        "source_format": book.format_name,
+        "records": book.records,
+    }
+    pruned = book.format_name == "thill" and book.kind == "wdl"
+    if not complete and book.format_name == "thill":
+        return _stored_model(book, pruned, source)
+    first, mask = book.positions()
+    first = np.ascontiguousarray(first, dtype=np.uint64)
+    mask = np.ascontiguousarray(mask, dtype=np.uint64)
+    bulk = book.lookup_many(first, mask)
+    return BookModel(
+        board=book.board,
+        plies=int(book.plies if book.plies is not None else 0),
+        kind=book.kind,
+        first=first,
+        mask=mask,
+        winner=bulk.winner.astype(np.int8),
+        plies_to_end=bulk.plies.astype(np.int16),
+        score=bulk.score.astype(np.int16),
+        scope=book.scope,
+        pruned=pruned,
+        **source,
+    )
 
 
 def read_records(
@@ -613,6 +622,7 @@ def _stored_model(book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
     from openingbook.formats.model import model_from_values
 
     fmt = book.format
+    book.require_memory()  # records, positions and the model's arrays
     records = book.records_array()  # the whole file: every record checked first
     # every key was checked a legal position of the ply: decoded without checking again
     first, mask = decode_keys(
