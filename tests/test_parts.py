@@ -37,7 +37,6 @@ from solver import (
     position_keys,
     positions_with_moves,
 )
-from tests.test_build import BOOKS
 from tests.test_enumerate import as_pairs, book_set, brute_reachable, replay
 
 
@@ -210,20 +209,13 @@ def test_enumerate_command_counts_a_part_and_everything(tmp_path):
 
 # ------------------------------------------------------------------ compact parts
 def _part_book(tmp_path, plies, part, width=5, height=4):
-    """A compact distance book of one part: solved on small boards; on 7x6, where exact
-    distances take minutes to solve, the values of the shipped complete book of that ply
-    (checked against the solver in test_ply_books)."""
-    first, mask = enumerate_positions(plies, None, width=width, height=height, part=part)
-    if (width, height) == (DEFAULT_WIDTH, DEFAULT_HEIGHT):
-        with CompactBook(BOOKS / f"book{plies}-dist.c4b") as shipped:
-            values = shipped.values_of(first, mask)
-    else:
-        from openingbook.values import book_values
-        from solver import Solver
+    from solver import Solver
 
-        solver = Solver(width=width, height=height, table_log2=16)
-        raw = solver.solve_many(first, mask)
-        values = book_values(raw, plies, True, BoardSize(width, height))
+    first, mask = enumerate_positions(plies, None, width=width, height=height, part=part)
+    solver = Solver(width=width, height=height, table_log2=16)
+    from openingbook.values import book_values
+
+    values = book_values(solver.solve_many(first, mask), plies, True, BoardSize(width, height))
     path = tmp_path / f"part{part[0]}.c4b"
     write_compact(path, plies, "distance", first, mask, values, board=(width, height), part=part)
     return path, first, mask, values
