@@ -949,10 +949,13 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
 def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
     """Where a compact book came from: its source file and the commands that made it
     (``source_manifest``: the manifest of the Thill book a conversion read, or what
-    ``build``/``derive`` record of a book they write directly)."""
+    ``build``/``derive`` record of a book they write directly; a derivation's source
+    is the deeper book it was derived from, a build's is None)."""
     source, manifest, converted = (
         _object(metadata, key) for key in ("source", "source_manifest", "converted")
     )
+    # a book derived straight into the compact format names its source in its record
+    source = source or _object(manifest, "derived_from")
     return {
         "source": source.get("file"),
         "source_format": source.get("format"),
