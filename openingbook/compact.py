@@ -54,7 +54,7 @@ from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotIn
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.booksizes import complete_positions
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
-from openingbook.errors import BookClosed, BookFileError, InvalidArgument
+from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
 from openingbook.inputs import require_regular_file
 from openingbook.retrieval import (
     build_retrieval,
@@ -685,6 +685,7 @@ class CompactBook(BookReader):
     it is answered as a win in 1 ply for the side to move, as Thill's readers do.
     """
 
+    @reads_book
     def __init__(self, path: str | os.PathLike[str], verify: bool = True) -> None:
         self.path = require_regular_file(path)
         size = self.path.stat().st_size

@@ -266,14 +266,17 @@ def os_failures(path: object, as_error: type[_OSFailure]) -> Iterator[None]:
 
 
 def reads_book(func: _F) -> _F:
-    """Decorate a function whose first argument is a book's path: what the OS refuses
-    while it runs (permission denied, an I/O error, a path through a file) is raised as
+    """Decorate a function whose first argument is a book's path (or a reader's
+    ``__init__``, whose first argument after ``self`` is): what the OS refuses while it
+    runs (permission denied, an I/O error, a path through a file) is raised as
     :class:`BookFileUnreadable` naming the file, a missing file as
     :class:`BookFileMissing` (:func:`os_failures`)."""
+    at = 1 if func.__name__ == "__init__" else 0  # a reader's constructor: after self
 
     @functools.wraps(func)
-    def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        path = args[at] if len(args) > at else kwargs.get("path")
         with os_failures(path, BookFileUnreadable):
-            return func(path, *args, **kwargs)
+            return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
