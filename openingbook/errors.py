@@ -16,6 +16,8 @@ same class here). Beneath it:
   :class:`openingbook.compact.CompactFileError` is one of these.
 * :class:`PositionNotInBook` (also ``KeyError``): a position the book does not
   answer; its ``str`` is the readable message, not a key's ``repr``.
+* :class:`InternalError` (also ``RuntimeError``): a check of the library's own
+  invariants failed, a bug to report (:mod:`solver.errors`).
 * :class:`SearchTimeout` (also ``TimeoutError``): a search, or an analysis
   (:mod:`openingbook.engine`), that its time limit stopped.
 * :class:`BookClosed` (also ``ValueError``, like a closed file): a book used after
@@ -55,7 +57,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from solver import Error, InvalidArgument, SearchTimeout
+from solver import Error, InternalError, InvalidArgument, SearchTimeout
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -65,6 +67,7 @@ __all__ = [
     "BookFileMissing",
     "BookFileUnreadable",
     "Error",
+    "InternalError",
     "InvalidArgument",
     "MissingExtra",
     "NotEnoughMemory",

@@ -73,6 +73,7 @@ def test_the_family_tree():
         ("WorkDirError", ValueError),
         ("NotEnoughMemory", ValueError),
         ("SearchTimeout", TimeoutError),
+        ("InternalError", RuntimeError),
     ]:
         cls = getattr(openingbook, name)
         assert issubclass(cls, openingbook.Error) and issubclass(cls, builtin), name
