@@ -150,8 +150,8 @@ class BookFormat:
         '6x5-8-ply'
         """
         most = max_plies(width, height)
-        if not 1 <= plies <= most:
-            raise InvalidArgument(f"book plies must be 1..{most}, got {plies}")
+        if not 0 <= plies <= most:
+            raise InvalidArgument(f"book plies must be 0..{most}, got {plies}")
         bits = code_length(plies, width)
         board = "" if (width, height) == THILL_BOARD else f"{width}x{height}-"
         if distances:
@@ -241,12 +241,15 @@ class BookFormat:
         return f"{self.plies}-ply{board}, {kind}, {self.record_bytes}-byte records"
 
 
-def refuse_thill_layout(board: BoardSize | tuple[int, int]) -> None:
-    """Thill's book layout is 7x6 only: :class:`InvalidArgument` for any other board.
+def refuse_thill_layout(board: BoardSize | tuple[int, int], plies: int | None = None) -> None:
+    """Thill's book layout is 7x6 only, of 1 or more plies: :class:`InvalidArgument`
+    for any other board, or for ``plies`` 0.
 
     A file of this record layout does not say its board; without its manifest a
     book of another size would read as a 7x6 book. So books of other sizes are
-    written in the compact format, whose header holds the board.
+    written in the compact format, whose header holds the board. A 0-ply book (the
+    empty board alone) has no Thill form either: its one record would be the empty
+    code, which no reader of the layout expects; it too is a compact book.
 
     >>> refuse_thill_layout(BoardSize(6, 5))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -257,6 +260,11 @@ def refuse_thill_layout(board: BoardSize | tuple[int, int]) -> None:
     if board != THILL_BOARD:
         raise InvalidArgument(
             f"Thill's book layout is for 7x6 boards only: write the {board} book in the "
+            "compact format (--format compact, a .c4b file)"
+        )
+    if plies == 0:
+        raise InvalidArgument(
+            "Thill's book layout has no 0-ply book: write the empty board's book in the "
             "compact format (--format compact, a .c4b file)"
         )
 

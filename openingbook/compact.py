@@ -54,7 +54,7 @@ from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotIn
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.booksizes import complete_positions
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
-from openingbook.errors import BookClosed, BookFileError, InvalidArgument
+from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
 from openingbook.inputs import require_regular_file
 from openingbook.retrieval import (
     build_retrieval,
@@ -685,6 +685,7 @@ class CompactBook(BookReader):
     it is answered as a win in 1 ply for the side to move, as Thill's readers do.
     """
 
+    @reads_book
     def __init__(self, path: str | os.PathLike[str], verify: bool = True) -> None:
         self.path = require_regular_file(path)
         size = self.path.stat().st_size
@@ -949,10 +950,13 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
 def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
     """Where a compact book came from: its source file and the commands that made it
     (``source_manifest``: the manifest of the Thill book a conversion read, or what
-    ``build``/``derive`` record of a book they write directly)."""
+    ``build``/``derive`` record of a book they write directly; a derivation's source
+    is the deeper book it was derived from, a build's is None)."""
     source, manifest, converted = (
         _object(metadata, key) for key in ("source", "source_manifest", "converted")
     )
+    # a book derived straight into the compact format names its source in its record
+    source = source or _object(manifest, "derived_from")
     return {
         "source": source.get("file"),
         "source_format": source.get("format"),

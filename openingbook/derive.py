@@ -37,6 +37,7 @@ from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import (
     BookFormat,
     Records,
+    refuse_thill_layout,
     value_histogram,
 )
 from openingbook.build import check_book_output, write_solved_book, writes_compact
@@ -615,6 +616,8 @@ def derive_book(
 
     with open_book(source) as book:  # the output is decided before the book is loaded
         compact = writes_compact(out, book_format, book.board)
+        if not compact:
+            refuse_thill_layout(book.board, plies)
     check_book_output(out, force, compact)
     deep = LoadedBook.load(source)
     if distances is None:

@@ -16,6 +16,8 @@ same class here). Beneath it:
   :class:`openingbook.compact.CompactFileError` is one of these.
 * :class:`PositionNotInBook` (also ``KeyError``): a position the book does not
   answer; its ``str`` is the readable message, not a key's ``repr``.
+* :class:`InternalError` (also ``RuntimeError``): a check of the library's own
+  invariants failed, a bug to report (:mod:`solver.errors`).
 * :class:`SearchTimeout` (also ``TimeoutError``): a search, or an analysis
   (:mod:`openingbook.engine`), that its time limit stopped.
 * :class:`BookClosed` (also ``ValueError``, like a closed file): a book used after
@@ -55,7 +57,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from solver import Error, InvalidArgument, SearchTimeout
+from solver import Error, InternalError, InvalidArgument, SearchTimeout
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -65,6 +67,7 @@ __all__ = [
     "BookFileMissing",
     "BookFileUnreadable",
     "Error",
+    "InternalError",
     "InvalidArgument",
     "MissingExtra",
     "NotEnoughMemory",
@@ -266,14 +269,17 @@ def os_failures(path: object, as_error: type[_OSFailure]) -> Iterator[None]:
 
 
 def reads_book(func: _F) -> _F:
-    """Decorate a function whose first argument is a book's path: what the OS refuses
-    while it runs (permission denied, an I/O error, a path through a file) is raised as
+    """Decorate a function whose first argument is a book's path (or a reader's
+    ``__init__``, whose first argument after ``self`` is): what the OS refuses while it
+    runs (permission denied, an I/O error, a path through a file) is raised as
     :class:`BookFileUnreadable` naming the file, a missing file as
     :class:`BookFileMissing` (:func:`os_failures`)."""
+    at = 1 if func.__name__ == "__init__" else 0  # a reader's constructor: after self
 
     @functools.wraps(func)
-    def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        path = args[at] if len(args) > at else kwargs.get("path")
         with os_failures(path, BookFileUnreadable):
-            return func(path, *args, **kwargs)
+            return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]

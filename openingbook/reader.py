@@ -67,7 +67,7 @@ from openingbook.bookfile import (
 )
 from openingbook.booksizes import complete_positions
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.manifest import BookIdentity, Scope, identify, read_manifest
 from openingbook.memory import require_memory
 from openingbook.values import (
@@ -127,6 +127,7 @@ class Book(BookReader):
     lookup never parses more than the probed records.
     """
 
+    @reads_book
     def __init__(
         self,
         path: str | os.PathLike[str],

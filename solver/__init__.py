@@ -18,7 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from solver._jit import njit
-from solver.errors import Error, InvalidArgument, SearchTimeout
+from solver.errors import Error, InternalError, InvalidArgument, SearchTimeout
 from solver.geometry import (
     DEFAULT_BOARD,
     BoardSize,
@@ -129,6 +129,7 @@ __all__ = [
     "BoardSize",
     "BookProbe",
     "Error",
+    "InternalError",
     "InvalidArgument",
     "LayerTooLarge",
     "Player",

@@ -54,6 +54,7 @@ from types import ModuleType
 from typing import Any
 
 from solver._cachedir import first_writable, user_cache_dir
+from solver.errors import InternalError
 
 __all__ = [
     "UNAVAILABLE",
@@ -203,7 +204,7 @@ class _Library:
         else:
             value = _convert(self.result, self.fn(*cargs))
         if self.errors() != before:
-            raise RuntimeError("a native solver kernel failed (run with OPENINGBOOK_NATIVE=0)")
+            raise InternalError("a native solver kernel failed (run with OPENINGBOOK_NATIVE=0)")
         return value
 
 

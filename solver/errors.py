@@ -6,6 +6,9 @@ family as the book library's: ``except openingbook.Error`` (the same class as
 failure of either package, and a caller never needs to know which layer refused.
 
 * :class:`Error`: the root; never raised itself.
+* :class:`InternalError` (also a ``RuntimeError``): a check of the library's own
+  invariants failed (parallel search threads that disagree, a native kernel that
+  reports a fault): a bug to report, never a consequence of the caller's input.
 * :class:`SearchTimeout` (also a ``TimeoutError``): a search stopped by its time
   limit (``Solver.solve(..., time_limit=...)``).
 * :class:`InvalidArgument` (also a ``ValueError``): an argument value that can
@@ -28,7 +31,7 @@ failure of either package, and a caller never needs to know which layer refused.
 
 from __future__ import annotations
 
-__all__ = ["Error", "InvalidArgument", "SearchTimeout"]
+__all__ = ["Error", "InternalError", "InvalidArgument", "SearchTimeout"]
 
 _NO_VALUE = object()
 
@@ -69,3 +72,7 @@ class InvalidArgument(Error, ValueError):
 
 class SearchTimeout(Error, TimeoutError):
     """A search stopped by its time limit (:meth:`solver.Solver.solve`'s ``time_limit``)."""
+
+
+class InternalError(Error, RuntimeError):
+    """A check of the library's own invariants failed: a bug, never the caller's input."""

@@ -63,7 +63,7 @@ import numpy as np
 from solver import _native
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
-from solver.errors import InvalidArgument, SearchTimeout
+from solver.errors import InternalError, InvalidArgument, SearchTimeout
 from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.probe import BookProbe, no_probe
@@ -1719,7 +1719,7 @@ class Solver:
         if not answers and self._timed_out:
             return None
         if len(answers) != 1:  # never: every finished search is exact
-            raise RuntimeError(f"parallel search threads disagree: {sorted(answers)}")
+            raise InternalError(f"parallel search threads disagree: {sorted(answers)}")
         return answers.pop()
 
     def _position(self, pos: Position | str) -> Position:

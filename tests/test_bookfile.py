@@ -115,8 +115,9 @@ def test_parse_format_names():
     assert BookFormat.parse("12-dist") == BookFormat.parse("12-ply-dist") == BOOK12_DIST
     with pytest.raises(ValueError, match="unknown book format"):
         BookFormat.parse("twelve")
-    with pytest.raises(ValueError, match="plies must be"):
-        BookFormat.for_plies(0, False, *DEFAULT_BOARD)
+    for plies in (-1, 43):
+        with pytest.raises(ValueError, match=r"plies must be 0\.\.28,"):
+            BookFormat.for_plies(plies, False, *DEFAULT_BOARD)
 
 
 # ------------------------------------------------------------- the real file

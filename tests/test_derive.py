@@ -349,3 +349,24 @@ def test_loaded_book_finds_what_the_reader_finds(thill_book8):
     assert ours.sum() == 34286 - 5593  # one per stored pair
     answers = book.answers(first, mask)
     assert answers.known.all() and (answers.winner[~ours] == 1).all()
+
+
+def test_the_0_ply_book_is_compact_only(tmp_path):
+    """``derive --plies 0``: the empty board's book, read back with its value; a Thill
+    layout output (no 0-ply form: unreadable) is refused before anything is written."""
+    source = Path(__file__).resolve().parents[1] / "books" / "book1-dist.c4b"
+    refused = CliRunner().invoke(
+        main, ["derive", "--from", str(source), "--plies", "0", "-o", str(tmp_path / "b0.dat")]
+    )
+    assert refused.exit_code == 2, refused.output
+    assert "no 0-ply book" in refused.stderr and "compact" in refused.stderr
+    assert list(tmp_path.iterdir()) == []
+    out = tmp_path / "b0.c4b"
+    run = CliRunner().invoke(
+        main, ["derive", "--from", str(source), "--plies", "0", "-o", str(out)]
+    )
+    assert run.exit_code == 0, run.output
+    looked = CliRunner().invoke(main, ["lookup", str(out), "", "--json"])
+    assert looked.exit_code == 0, looked.output
+    answer = json.loads(looked.stdout)
+    assert (answer["winner"], answer["plies"], answer["score"]) == ("first", 41, 1)

@@ -376,7 +376,7 @@ def test_the_text_says_one_ply():
 
 
 @pytest.mark.parametrize(
-    ("board", "plies"), [(BoardSize(7, 6), tuple(range(1, 13))), (BoardSize(6, 6), (12,))]
+    ("board", "plies"), [(BoardSize(7, 6), tuple(range(0, 13))), (BoardSize(6, 6), (12,))]
 )
 def test_shipped_books_are_the_complete_distance_books_of_the_board(board, plies):
     """Only the board's complete distance books (not its win/draw/loss books, books

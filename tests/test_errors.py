@@ -73,6 +73,7 @@ def test_the_family_tree():
         ("WorkDirError", ValueError),
         ("NotEnoughMemory", ValueError),
         ("SearchTimeout", TimeoutError),
+        ("InternalError", RuntimeError),
     ]:
         cls = getattr(openingbook, name)
         assert issubclass(cls, openingbook.Error) and issubclass(cls, builtin), name
@@ -210,6 +211,31 @@ def test_os_failures_keep_their_os_error(tmp_path):
     assert isinstance(exc, errors.BookFileUnreadable) and isinstance(exc, openingbook.Error)
     assert exc.errno == errno.ENAMETOOLONG and isinstance(exc.__cause__, OSError)
     assert str(exc).startswith("cannot read ") and str(exc).endswith(": File name too long")
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [
+        "openingbook.compact:CompactBook",
+        "openingbook.reader:Book",
+        "openingbook.export.cadot:CadotBook",
+        "openingbook.export.pons:PonsBook",
+    ],
+)
+def test_a_reader_made_directly_raises_the_family_too(reader, tmp_path):
+    """Each format's reader, made without ``open_book``: a path the OS refuses (a name
+    too long, a path through a file) and a missing file are family members too."""
+    import importlib
+
+    module, name = reader.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    with pytest.raises(errors.BookFileUnreadable) as info:
+        cls(tmp_path / ("x" * 300))
+    assert info.value.errno == errno.ENAMETOOLONG and isinstance(info.value, OSError)
+    with pytest.raises(errors.BookFileError):
+        cls(_junk(tmp_path) / "b.dat")
+    with pytest.raises(errors.BookFileMissing):
+        cls(path=tmp_path / "none.dat")
 
 
 def test_a_full_disk_is_an_output_error(monkeypatch):

@@ -228,8 +228,14 @@ def test_shared_link_restores_the_position(page, server, engine: Engine) -> None
     link = page.find_element("id", "share-link").get_attribute("href")
     assert link == f"{server.url}?moves=4453"
     assert page.current_url == link  # the address bar follows the position
+    from selenium.webdriver.support.ui import WebDriverWait
+
     page.find_element("id", "copy-link").click()
-    note = page.find_element("id", "copy-link").get_attribute("data-note")
+    # the clipboard answers asynchronously (a promise): the note comes when it settles
+    button = page.find_element("id", "copy-link")
+    note = WebDriverWait(page, WAIT).until(
+        lambda d: button.get_attribute("data-note"), "the copy button never said what it did"
+    )
     if note != "Link copied.":  # no clipboard in this browser: the link is selected instead
         assert note.startswith("Link selected")
         assert page.execute_script("return getSelection().toString()") == link

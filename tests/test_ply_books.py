@@ -1,4 +1,4 @@
-"""The shipped 7x6 distance books of every ply 1..12 (``books/book<N>-dist.c4b``).
+"""The shipped 7x6 distance books of every ply 0..12 (``books/book<N>-dist.c4b``).
 
 Plies 8, 10 and 12 are the compact copies of the Thill-layout books checked in
 ``test_distance_books.py``; the others come from ``openingbook derive --from
@@ -9,7 +9,7 @@ sources:
   induction from the 12-ply book, the derivation from it), over all its positions;
 * the published per-ply won/drawn/lost counts (Böck's strong solution,
   :data:`openingbook.published.WDL_PER_PLY`) of every ply 0..12, by expanding each
-  book to every position of its ply (ply 0: the empty board, from the 1-ply book);
+  book to every position of its ply (ply 0: the empty board alone);
 * the solver, on random positions of each book of plies 4..11, and Pons' published
   scores of the seven first moves.
 """
@@ -32,8 +32,8 @@ from solver import (
 )
 from tests.test_build import BOOKS, TABLE
 
-PLIES = range(1, 13)
-DERIVED_HERE = (1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of Thill books
+PLIES = range(0, 13)
+DERIVED_HERE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of Thill books
 
 
 def book_path(plies: int):
@@ -68,7 +68,7 @@ def test_derived_books_say_how_they_were_made(plies):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("plies", range(1, 12))
+@pytest.mark.parametrize("plies", range(0, 12))
 def test_each_book_is_one_ply_of_negamax_over_the_next(plies):
     """The book of ``plies`` derived again, exactly, from the shipped book one ply deeper."""
     first, mask = enumerate_positions(plies, None, 7, 6)
@@ -93,7 +93,7 @@ def _book_counts(plies: int):
         return per_ply_counts_from_values(plies, lookup, 7, 6)
 
 
-@pytest.mark.parametrize("plies", range(1, 8))
+@pytest.mark.parametrize("plies", range(0, 8))
 def test_books_of_plies_up_to_7_expand_to_the_published_counts(plies):
     counts = _book_counts(plies)
     assert counts.matches_published and counts.unknown == 0
@@ -108,9 +108,10 @@ def test_deeper_books_expand_to_the_published_counts(plies):
     assert (counts.won, counts.drawn, counts.lost) == WDL_PER_PLY[plies]
 
 
-def test_the_empty_board_from_the_1_ply_book():
-    """Ply 0 (no file: one position): the first player, to move, wins (Böck: 1 won);
-    the seven first moves score -2 -1 0 1 0 -1 -2 for it (Pons)."""
+def test_the_empty_board_and_its_seven_moves():
+    """Ply 0 (one position): the first player, to move, wins (Böck: 1 won) with its
+    21st stone, the 41st of the game (score +1); the seven first moves score
+    -2 -1 0 1 0 -1 -2 for it (Pons), read from the 1-ply book."""
     empty = Position()
     with CompactBook(book_path(1)) as book:
         children = [empty.play(c) for c in range(7)]
@@ -119,6 +120,10 @@ def test_the_empty_board_from_the_1_ply_book():
         scores = (-scores_of(book, first, mask)).tolist()
     assert scores == [-2, -1, 0, 1, 0, -1, -2]
     assert WDL_PER_PLY[0] == (1 if max(scores) > 0 else 0, 0, 0)
+    with CompactBook(book_path(0)) as book:
+        assert len(book) == 1
+        value = book.get(empty)
+    assert (value.winner.value, value.plies, value.score) == ("first", 41, max(scores))
 
 
 @pytest.mark.slow

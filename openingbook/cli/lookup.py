@@ -263,4 +263,5 @@ def books_command(as_json: bool) -> None:
         )
         origin = b.provenance.get("built_by") or b.provenance.get("converted_by")
         if origin:
-            click.echo(f"{'':<18} from {b.provenance.get('source')}: {origin}")
+            source = b.provenance.get("source")
+            click.echo(f"{'':<18} {f'from {source}: ' if source else ''}{origin}")

@@ -43,7 +43,7 @@ import numpy as np
 
 from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.values import (
     UNKNOWN,
     WINNERS,
@@ -323,6 +323,7 @@ class CadotBook(BookReader):
 
     format_name = "cadot"
 
+    @reads_book
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         size = self.path.stat().st_size

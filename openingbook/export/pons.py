@@ -53,7 +53,7 @@ import numpy as np
 
 from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.values import (
     UNKNOWN,
     bulk_values,
@@ -351,6 +351,7 @@ class PonsBook(BookReader):
 
     format_name = "pons"
 
+    @reads_book
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         with open(self.path, "rb") as fh:

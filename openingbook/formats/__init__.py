@@ -219,7 +219,7 @@ class ThillFormat(Format):
         )
         from openingbook.values import VALUE_FIRST
 
-        refuse_thill_layout(model.board)
+        refuse_thill_layout(model.board, model.plies)
         record = options.get("record")
         _require_writable(model, self.name, scope=record is None)
         fmt, values = thill_values(model)  # distance bytes, or pruned codes
