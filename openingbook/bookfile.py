@@ -205,6 +205,7 @@ class BookFormat:
             raise InvalidArgument(
                 f"unknown book format {text!r}: use e.g. 8, 12, 12-dist, 12-ply-dist or book.dat"
             )
+        refuse_thill_layout(THILL_BOARD, int(core))  # a named layout is Thill's: 1 ply or more
         return cls.for_plies(int(core), distances, *THILL_BOARD)
 
     @property
