@@ -5,8 +5,9 @@ Run from the repository root after ``pip install -e ".[test]"`` and Debian's
 
     python docs/explorer_screenshot.py [--moves 4343] [--output docs/explorer.png]
 
-The page is served by the library's own server from the shipped books (the same
-helper as the browser tests, ``tests/browser.py``) and saved at its full height.
+The page is served by the library's own server from the shipped books, driven
+through ``tests/browser.py`` (the browser tests' Chromium driver), and saved at its
+full height.
 """
 
 from __future__ import annotations
