@@ -1,4 +1,5 @@
-"""Check parts of the 14-ply distance book (or any ply's parts) before they are committed.
+"""Check parts of the 14-ply distance book (or any ply's parts) before they are committed,
+and the complete books merged and derived from them.
 
 Usage: ``python benchmarks/check14.py PART.c4b [...] [--sample 200] [--jobs 1]
 [--results benchmarks/results/book14] [--published]``
@@ -15,6 +16,10 @@ to a part on its own:
 * parity: every distance's winner places the last stone (``bookfile.parity_faults``);
 * the per-ply counts of the part (``openingbook stats --per-ply-counts``): both mirror
   variants of its positions, its immediate wins and finished games, won/drawn/lost.
+
+A complete compact book (the merged 14-ply book, the 13-ply one derived from it) gets
+the same checks as one part of one (its sample's seed is 1), and its per-ply counts
+must equal the published ones.
 
 The result of each part goes to ``<results>/<part name>.json``. With ``--published``,
 the counts of every part found in ``<results>`` are added up; once all ``n`` parts are
@@ -43,13 +48,13 @@ ROOT = Path(__file__).resolve().parent
 
 
 def check_part(path: Path, sample: int, jobs: int) -> dict:
-    """Every check of one part (see the module docstring)."""
+    """Every check of one part, or of a complete book (see the module docstring)."""
     start = time.perf_counter()
     info = describe_compact(path)
     with CompactBook(path) as book:
-        if book.part is None:
-            raise SystemExit(f"{path}: not a part (built without --part)")
-        i, n = book.part
+        # a complete book is checked as its own only part; its sample's seed is 1
+        is_part = book.part is not None
+        i, n = book.part or (1, 1)
         first, mask = book.positions()
         fmt = BookFormat.for_plies(book.plies, book.kind != "wdl", *book.board)
         parity = (
@@ -69,7 +74,7 @@ def check_part(path: Path, sample: int, jobs: int) -> dict:
     report = check_book(path, sample=sample, seed=i, jobs=jobs)
     counts = book_stats(path, per_ply=True).per_ply
     result = {
-        "part": f"{i}/{n}",
+        "part": f"{i}/{n}" if is_part else None,
         "file": path.name,
         "bytes": path.stat().st_size,
         "positions": info["positions"],
@@ -85,14 +90,17 @@ def check_part(path: Path, sample: int, jobs: int) -> dict:
         "built_by": info["provenance"]["built_by"],
         "seconds": round(time.perf_counter() - start, 1),
     }
-    result["ok"] = bool(info["ok"] and report.ok and mirror_ok and not parity)
+    ok = info["ok"] and report.ok and mirror_ok and not parity
+    if not is_part:  # a complete book's counts must be the published ones where known
+        ok = ok and counts.matches_published is not False
+    result["ok"] = bool(ok)
     return result
 
 
 def add_up(results: Path) -> dict | None:
     """The per-ply counts of every part checked so far, added up when all are there."""
     found = [json.loads(p.read_text()) for p in sorted(results.glob("*.json"))]
-    found = [r for r in found if "per_ply_counts" in r]
+    found = [r for r in found if "per_ply_counts" in r and r["part"]]
     if not found:
         return None
     n = int(found[0]["part"].split("/")[1])

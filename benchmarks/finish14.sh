@@ -1,0 +1,85 @@
+#!/bin/sh
+# Merge the committed parts of the 14-ply distance book, derive the 13-ply book, and run
+# every check of the complete books (docs/BOOK14.md, "Checks").
+#
+# Usage: benchmarks/finish14.sh   (run from the checkout holding the parts)
+#
+# Steps, each one skipped when its output exists, so a rerun continues where an
+# interrupted run stopped; the first failing step stops the script (exit status 1):
+#   1. the per-ply counts of all parts added up: Tromp's positions, Böck's won/drawn/lost
+#      (benchmarks/check14.py --published; every part must be checked and committed)
+#   2. openingbook merge of the parts into $OUT/bookP-dist.c4b
+#   3. the merged book checked whole by check14.py: file, $SAMPLE positions re-solved,
+#      mirror answers, parity, its per-ply counts against the published ones
+#   4. openingbook validate $SHALLOW against the merged book: the values two plies up
+#      derived from it equal the shallower book's on every position
+#   5. openingbook derive of the (P-1)-ply book ($OUT/book(P-1)-dist.c4b), compact
+#   6. the derived book checked whole like step 3
+# Results (JSON, one file per step) go to $RESULTS. Nothing is committed.
+#
+# Environment (defaults in brackets):
+#   PLIES [14]; PARTS [32]; PARTS_DIR [books/bookP-dist]; OUT [books]
+#   SHALLOW  the book two plies shallower [books/book(P-2)-dist.dat]
+#   SAMPLE   positions re-solved in each complete book [2000]; JOBS [1]
+#   RESULTS  [benchmarks/results/bookP-final]; PARTS_RESULTS  the parts' check results
+#            [benchmarks/results/bookP]; PYTHON [python3]
+set -eu
+REPO=$(git rev-parse --show-toplevel)
+PLIES=${PLIES:-14}
+PARTS=${PARTS:-32}
+PARTS_DIR=${PARTS_DIR:-$REPO/books/book$PLIES-dist}
+OUT=${OUT:-$REPO/books}
+SHALLOW=${SHALLOW:-$REPO/books/book$((PLIES - 2))-dist.dat}
+SAMPLE=${SAMPLE:-2000}
+JOBS=${JOBS:-1}
+RESULTS=${RESULTS:-$REPO/benchmarks/results/book$PLIES-final}
+PARTS_RESULTS=${PARTS_RESULTS:-$REPO/benchmarks/results/book$PLIES}
+PYTHON=${PYTHON:-python3}
+deep=$OUT/book$PLIES-dist.c4b
+derived=$OUT/book$((PLIES - 1))-dist.c4b
+mkdir -p "$RESULTS"
+
+say() { echo "$(date -u +%FT%TZ) $*"; }
+openingbook() { PYTHONPATH="$REPO" "$PYTHON" -c "from openingbook.cli import main; main()" "$@"; }
+# check14.py writes its result (with "ok") whether or not the book passes
+check_whole() {
+    result=$RESULTS/$(basename "$1" .c4b).json
+    if grep -qs '"ok": true' "$result"; then
+        say "$(basename "$result"): passed before, skipped"
+        return
+    fi
+    say "$(basename "$result"): checking $1"
+    PYTHONPATH="$REPO" "$PYTHON" "$REPO/benchmarks/check14.py" "$1" --sample "$SAMPLE" \
+        --jobs "$JOBS" --results "$RESULTS" > /dev/null || { say "$1: a check failed (see $result)"; exit 1; }
+}
+# a step's JSON is written beside, then renamed: a result file exists only when complete
+step() {
+    result=$RESULTS/$1.json
+    shift
+    if [ -e "$result" ]; then
+        say "$(basename "$result"): done before, skipped"
+        return
+    fi
+    say "$(basename "$result"): $*"
+    "$@" > "$result.tmp" || { say "$(basename "$result"): failed (see $result.tmp)"; exit 1; }
+    mv "$result.tmp" "$result"
+}
+
+step parts-published env PYTHONPATH="$REPO" "$PYTHON" "$REPO/benchmarks/check14.py" \
+    --published --results "$PARTS_RESULTS"
+grep -q '"matches_published": true' "$RESULTS/parts-published.json" || {
+    say "the parts do not add up to the published counts: $RESULTS/parts-published.json"
+    rm "$RESULTS/parts-published.json"
+    exit 1
+}
+if [ ! -e "$deep" ]; then
+    step merge openingbook merge "$PARTS_DIR"/book"$PLIES"-dist-part*of"$PARTS".c4b -o "$deep" --json
+fi
+check_whole "$deep"
+step validate openingbook validate "$SHALLOW" "$deep" --json
+if [ ! -e "$derived" ]; then
+    step derive openingbook derive --from "$deep" --plies $((PLIES - 1)) --format compact \
+        -o "$derived" --json
+fi
+check_whole "$derived"
+say "all checks passed: $deep, $derived (results in $RESULTS)"

@@ -1,0 +1,117 @@
+"""The 14-ply book's finishing script (benchmarks/finish14.sh), run in small.
+
+The 8-ply distance book (books/) cut into three parts stands in for the 14-ply parts:
+check14.py checks each part, finish14.sh merges them, checks the whole against the
+published counts and a re-solved sample, validates the 6-ply book against it and
+derives the 7-ply book, which must equal the 7-ply book built on its own (books/). A
+part with one wrong value must stop the script before anything is merged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openingbook.compact import CompactBook, write_compact
+from solver import DEFAULT_BOARD, enumerate_positions
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOKS = ROOT / "books"
+
+
+def write_parts(where: Path, damage: bool = False) -> Path:
+    """book8-dist.dat as three compact parts; ``damage`` changes one value of part 2."""
+    from openingbook.derive import LoadedBook
+
+    whole = LoadedBook.load(BOOKS / "book8-dist.dat")
+    parts = where / "parts"
+    parts.mkdir()
+    for i in (1, 2, 3):
+        first, mask = enumerate_positions(8, None, *DEFAULT_BOARD, part=(i, 3))
+        values = whole.records.values[whole.find(first, mask)].copy()
+        if damage and i == 2:  # a draw made a first-player win (of the right parity)
+            values[np.flatnonzero(values == 0)[0]] = values.max()
+        write_compact(
+            parts / f"book8-dist-part{i}of3.c4b",
+            8,
+            "distance",
+            first,
+            mask,
+            values,
+            part=(i, 3),
+            board=DEFAULT_BOARD,
+        )
+    return parts
+
+
+def run(script: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*script.split(), *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        capture_output=True,
+        text=True,
+    )
+
+
+def finish(tmp: Path, parts: Path) -> tuple[subprocess.CompletedProcess, ...]:
+    """check14.py on every part, then finish14.sh on them: both runs."""
+    check = run(
+        f"{sys.executable} benchmarks/check14.py",
+        *map(str, sorted(parts.glob("*.c4b"))),
+        "--sample", "10", "--results", str(tmp / "parts-results"),
+    )  # fmt: skip
+    settings = {
+        "PLIES": "8",
+        "PARTS": "3",
+        "PARTS_DIR": str(parts),
+        "OUT": str(tmp),
+        "SHALLOW": str(BOOKS / "book6-dist.c4b"),
+        "SAMPLE": "20",
+        "RESULTS": str(tmp / "final"),
+        "PARTS_RESULTS": str(tmp / "parts-results"),
+        "PYTHON": sys.executable,
+    }
+    return check, run("sh benchmarks/finish14.sh", env=settings)
+
+
+@pytest.mark.slow
+def test_finish_merges_checks_validates_and_derives(tmp_path):
+    check, done = finish(tmp_path, write_parts(tmp_path))
+    assert check.returncode == 0, check.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    final = tmp_path / "final"
+    whole = json.loads((final / "book8-dist.json").read_text())
+    assert whole["ok"] and whole["part"] is None and whole["resolved_sample"] == 20
+    assert whole["per_ply_counts"]["matches_published"] is True
+    assert json.loads((final / "validate.json").read_text())["ok"]
+    assert json.loads((final / "book7-dist.json").read_text())["ok"]
+    with (
+        CompactBook(tmp_path / "book7-dist.c4b") as got,
+        CompactBook(BOOKS / "book7-dist.c4b") as built,
+    ):
+        first, mask = built.positions()
+        assert np.array_equal(got.values_of(first, mask), built.values_of(first, mask))
+        assert len(got) == len(built)
+    again = run(
+        "sh benchmarks/finish14.sh",
+        env={"PLIES": "8", "PARTS": "3", "PARTS_DIR": str(tmp_path / "parts"),
+             "OUT": str(tmp_path), "SHALLOW": str(BOOKS / "book6-dist.c4b"),
+             "RESULTS": str(final), "PARTS_RESULTS": str(tmp_path / "parts-results"),
+             "PYTHON": sys.executable},
+    )  # fmt: skip
+    assert again.returncode == 0 and again.stdout.count("skipped") == 4, again.stdout
+
+
+def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
+    _, done = finish(tmp_path, write_parts(tmp_path, damage=True))
+    assert done.returncode == 1 and "parts-published.json: failed" in done.stdout
+    summary = json.loads((tmp_path / "final" / "parts-published.json.tmp").read_text())
+    assert summary["matches_published"] is False
+    assert not (tmp_path / "book8-dist.c4b").exists()
