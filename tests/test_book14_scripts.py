@@ -60,14 +60,9 @@ def run(script: str, *args: str, env: dict[str, str] | None = None) -> subproces
     )
 
 
-def finish(tmp: Path, parts: Path) -> tuple[subprocess.CompletedProcess, ...]:
-    """check14.py on every part, then finish14.sh on them: both runs."""
-    check = run(
-        f"{sys.executable} benchmarks/check14.py",
-        *map(str, sorted(parts.glob("*.c4b"))),
-        "--sample", "10", "--results", str(tmp / "parts-results"),
-    )  # fmt: skip
-    settings = {
+def settings(tmp: Path, parts: Path) -> dict[str, str]:
+    """finish14.sh's environment for the 8-ply parts in ``parts``, results under ``tmp``."""
+    return {
         "PLIES": "8",
         "PARTS": "3",
         "PARTS_DIR": str(parts),
@@ -78,7 +73,16 @@ def finish(tmp: Path, parts: Path) -> tuple[subprocess.CompletedProcess, ...]:
         "PARTS_RESULTS": str(tmp / "parts-results"),
         "PYTHON": sys.executable,
     }
-    return check, run("sh benchmarks/finish14.sh", env=settings)
+
+
+def finish(tmp: Path, parts: Path) -> tuple[subprocess.CompletedProcess, ...]:
+    """check14.py on every part, then finish14.sh on them: both runs."""
+    check = run(
+        f"{sys.executable} benchmarks/check14.py",
+        *map(str, sorted(parts.glob("*.c4b"))),
+        "--sample", "10", "--results", str(tmp / "parts-results"),
+    )  # fmt: skip
+    return check, run("sh benchmarks/finish14.sh", env=settings(tmp, parts))
 
 
 @pytest.mark.slow
@@ -99,13 +103,7 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
         first, mask = built.positions()
         assert np.array_equal(got.values_of(first, mask), built.values_of(first, mask))
         assert len(got) == len(built)
-    again = run(
-        "sh benchmarks/finish14.sh",
-        env={"PLIES": "8", "PARTS": "3", "PARTS_DIR": str(tmp_path / "parts"),
-             "OUT": str(tmp_path), "SHALLOW": str(BOOKS / "book6-dist.c4b"),
-             "RESULTS": str(final), "PARTS_RESULTS": str(tmp_path / "parts-results"),
-             "PYTHON": sys.executable},
-    )  # fmt: skip
+    again = run("sh benchmarks/finish14.sh", env=settings(tmp_path, tmp_path / "parts"))
     assert again.returncode == 0 and again.stdout.count("skipped") == 4, again.stdout
 
 
