@@ -25,15 +25,17 @@
 #            [benchmarks/results/bookP]; PYTHON [python3]
 set -eu
 REPO=$(git rev-parse --show-toplevel)
+# from the checkout, with relative paths: the books record their sources' paths as given
+cd "$REPO"
 PLIES=${PLIES:-14}
 PARTS=${PARTS:-32}
-PARTS_DIR=${PARTS_DIR:-$REPO/books/book$PLIES-dist}
-OUT=${OUT:-$REPO/books}
-SHALLOW=${SHALLOW:-$REPO/books/book$((PLIES - 2))-dist.dat}
+PARTS_DIR=${PARTS_DIR:-books/book$PLIES-dist}
+OUT=${OUT:-books}
+SHALLOW=${SHALLOW:-books/book$((PLIES - 2))-dist.dat}
 SAMPLE=${SAMPLE:-2000}
 JOBS=${JOBS:-1}
-RESULTS=${RESULTS:-$REPO/benchmarks/results/book$PLIES-final}
-PARTS_RESULTS=${PARTS_RESULTS:-$REPO/benchmarks/results/book$PLIES}
+RESULTS=${RESULTS:-benchmarks/results/book$PLIES-final}
+PARTS_RESULTS=${PARTS_RESULTS:-benchmarks/results/book$PLIES}
 PYTHON=${PYTHON:-python3}
 deep=$OUT/book$PLIES-dist.c4b
 derived=$OUT/book$((PLIES - 1))-dist.c4b
@@ -49,7 +51,7 @@ check_whole() {
         return
     fi
     say "$(basename "$result"): checking $1"
-    PYTHONPATH="$REPO" "$PYTHON" "$REPO/benchmarks/check14.py" "$1" --sample "$SAMPLE" \
+    PYTHONPATH="$REPO" "$PYTHON" benchmarks/check14.py "$1" --sample "$SAMPLE" \
         --jobs "$JOBS" --results "$RESULTS" > /dev/null || { say "$1: a check failed (see $result)"; exit 1; }
 }
 # a step's JSON is written beside, then renamed: a result file exists only when complete
@@ -65,7 +67,7 @@ step() {
     mv "$result.tmp" "$result"
 }
 
-step parts-published env PYTHONPATH="$REPO" "$PYTHON" "$REPO/benchmarks/check14.py" \
+step parts-published env PYTHONPATH="$REPO" "$PYTHON" benchmarks/check14.py \
     --published --results "$PARTS_RESULTS"
 grep -q '"matches_published": true' "$RESULTS/parts-published.json" || {
     say "the parts do not add up to the published counts: $RESULTS/parts-published.json"

@@ -134,6 +134,27 @@ def test_shipped_books_record_clean_commands():
             assert clean_command(shlex.split(command)) == command, (name, command)
 
 
+def _strings(obj: object) -> list[str]:
+    """Every string in a manifest or in compact metadata, however nested."""
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in _strings(v)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _strings(v)]
+    return [obj] if isinstance(obj, str) else []
+
+
+def test_shipped_books_name_no_path_of_the_build_machine():
+    """Source files (``derived_from``, ``merged_from``) are named as from the checkout."""
+    found = {p.name: json.loads(p.read_text()) for p in ROOT.glob("books/*.json")}
+    for book in shipped_books():
+        with CompactBook(book.path, verify=False) as compact:
+            found[Path(book.path).name] = compact.header.metadata
+    assert len(found) >= 10
+    for name, metadata in found.items():
+        for text in _strings(metadata):
+            assert not os.path.isabs(text) and str(ROOT) not in text, (name, text)
+
+
 def test_new_manifests_record_clean_commands(tmp_path):
     out = tmp_path / "b.dat"
     args = ["build", "--plies", "8", "--under", "4444333", "--jobs", "1", "-o", str(out)]
