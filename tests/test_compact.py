@@ -363,7 +363,7 @@ def test_shipped_books_open_by_name_from_anywhere(tmp_path: Path, monkeypatch) -
         assert book.get(Position.from_moves("67464334")).winner.value == "second"
     assert resolve_book("12-dist-under44444").name == "book12-dist-under44444.c4b"
     with pytest.raises(FileNotFoundError, match=r"shipped books: .*12"):
-        resolve_book("13-dist")
+        resolve_book("16-dist")
 
 
 def test_cli_on_compact_books(tmp_path: Path, monkeypatch) -> None:
