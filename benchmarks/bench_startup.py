@@ -91,6 +91,14 @@ def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, fl
     return wall, cpu
 
 
+def commit_of(repo: Path) -> str:
+    """The commit a checkout stands at (a result names code, not the machine's paths)."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() or "unknown"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="timed rounds (median)")
@@ -146,7 +154,7 @@ def main() -> None:
             "max_wall_s": round(max(walls[name]), 3),
             "median_cpu_s": round(statistics.median(cpus[name]), 3),
             "argv": [os.path.basename(todo[name][0][0]), *todo[name][0][1:]],
-            "checkout": str(todo[name][2]),
+            "checkout": commit_of(todo[name][2]),
         }
         goal = GOALS.get(name.removesuffix(" [baseline]"))
         if goal is not None:
@@ -166,7 +174,7 @@ def main() -> None:
         "load_average_before": load_before,
         "load_average_after": [round(x, 2) for x in load],
         "runs": args.runs,
-        "book": str(args.book),
+        "book": args.book.name,
         "baseline": str(args.baseline) if args.baseline else None,
         "cases": rows,
     }
