@@ -2,7 +2,9 @@
 and the complete books merged and derived from them.
 
 Usage: ``python benchmarks/check14.py PART.c4b [...] [--sample 200] [--jobs 1]
-[--results benchmarks/results/book14] [--published]``
+[--results benchmarks/results/book14] [--published]``, or
+``python benchmarks/check14.py --cost PART.c4b [...]``: the CPU time the parts' manifests
+record, per position and for all parts at that rate.
 
 For each part (``openingbook build --part``; docs/BOOK14.md), every check that applies
 to a part on its own:
@@ -121,6 +123,28 @@ def add_up(results: Path) -> dict | None:
     return summary
 
 
+def cost(parts: list[Path]) -> dict:
+    """The build's CPU time recorded in the parts' manifests, and what all parts cost at
+    that rate (``time.solve_cpu_seconds``: the workers' solving, resumed chunks included)."""
+    positions = cpu = 0.0
+    n = 0
+    for path in parts:
+        with CompactBook(path, verify=False) as book:
+            manifest = book.header.metadata["source_manifest"]
+            n = book.part[1] if book.part else 1
+        positions += manifest["positions"]["in_output"]
+        cpu += manifest["time"]["solve_cpu_seconds"]
+    per_position = cpu / positions if positions else 0.0
+    return {
+        "parts": len(parts),
+        "of": n,
+        "positions": int(positions),
+        "solve_cpu_seconds": round(cpu, 1),
+        "ms_per_position": round(1000 * per_position, 3),
+        "core_hours_all_parts": round(cpu / len(parts) * n / 3600, 2) if parts else None,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("parts", nargs="*", type=Path)
@@ -128,7 +152,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--results", type=Path, default=ROOT / "results" / "book14")
     parser.add_argument("--published", action="store_true", help="add up all parts' counts")
+    parser.add_argument(
+        "--cost", action="store_true", help="the parts' recorded CPU time, no checks"
+    )
     args = parser.parse_args()
+    if args.cost:
+        print(json.dumps(cost(args.parts), indent=1))
+        return
     args.results.mkdir(parents=True, exist_ok=True)
     ok = True
     for path in args.parts:

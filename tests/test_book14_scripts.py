@@ -113,3 +113,31 @@ def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
     summary = json.loads((tmp_path / "final" / "parts-published.json.tmp").read_text())
     assert summary["matches_published"] is False
     assert not (tmp_path / "book8-dist.c4b").exists()
+
+
+def test_cost_adds_up_the_parts_manifests(tmp_path):
+    """check14.py --cost: positions and CPU seconds of the parts' own manifests, summed."""
+    from openingbook.build import BuildOptions, build_book
+    from solver import BoardSize
+
+    board = BoardSize(5, 4)
+    paths, recorded = [], []
+    for i in (1, 2):  # two parts of three
+        path = tmp_path / f"book8-dist-5x4-part{i}of3.c4b"
+        options = BuildOptions(8, distances=True, board=board, part=(i, 3))
+        build_book(path, options, jobs=1, progress=False)
+        with CompactBook(path, verify=False) as book:
+            manifest = book.header.metadata["source_manifest"]
+        recorded.append((manifest["positions"]["in_output"], manifest["time"]["solve_cpu_seconds"]))
+        paths.append(path)
+    done = run(f"{sys.executable} benchmarks/check14.py --cost", *map(str, paths))
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    positions = recorded[0][0] + recorded[1][0]
+    cpu = recorded[0][1] + recorded[1][1]
+    assert (got["parts"], got["of"], got["positions"]) == (2, 3, positions)
+    assert got["positions"] == len(enumerate_positions(8, None, 5, 4, part=(1, 3))[0]) + len(
+        enumerate_positions(8, None, 5, 4, part=(2, 3))[0]
+    )
+    assert got["solve_cpu_seconds"] == round(cpu, 1)
+    assert got["core_hours_all_parts"] == round(cpu / 2 * 3 / 3600, 2)
