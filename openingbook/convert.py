@@ -22,10 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.compact import (
-    CompactBook,
-    is_compact,
-)
+from openingbook.compact import CompactBook
 from openingbook.errors import (
     BookFileError,
     BookFileMissing,
@@ -96,7 +93,14 @@ def convert_book(
     if not src.is_file():
         raise BookFileMissing(src)
     target = target_format(out, fmt)
-    source_format = "compact" if is_compact(src) else "thill"
+    from openingbook.formats import detect
+
+    source_format = detect(src).name
+    if source_format not in ("compact", "thill"):
+        raise BookFileError(
+            f"{src}: a {source_format} book; convert reads Thill and compact books "
+            "(other engines' formats are written by 'openingbook export')"
+        )
     if source_format == target:
         raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
     from openingbook.formats import FORMATS

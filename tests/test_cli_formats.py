@@ -180,3 +180,14 @@ def test_a_cadot_table_of_two_plies_is_refused_in_one_line(tmp_path):
     for args in (("info", path), ("stats", path), ("lookup", path, "4444")):
         line = _one_line_error(*_run(*args))
         assert "4-stone" in line and "5-stone" in line, line
+
+
+@pytest.mark.parametrize("name", ["cadot", "pons"])
+@pytest.mark.parametrize("suffix", [".c4b", ".dat"])
+def test_convert_names_another_engines_format_and_refuses_it(books, tmp_path, name, suffix):
+    """convert reads Thill and compact books; another engine's file is named for what
+    it is (never "already a thill book") and nothing is written."""
+    out = tmp_path / f"out{suffix}"
+    line = _one_line_error(*_run("convert", books[name], out))
+    assert f"a {name} book; convert reads Thill and compact books" in line, line
+    assert not out.exists()
