@@ -881,11 +881,22 @@ def merge_books(
     """
     if not shard_books:
         raise InvalidArgument("no shard books to merge")
-    from openingbook.compact import is_compact
+    from openingbook.formats import detect
 
+    kinds = set()
     with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
-        parts = any(is_compact(book) for book in shard_books)
-    if parts:
+        for book in shard_books:
+            try:
+                kind = detect(book).name
+            except BookFileError:  # missing, empty, unknown: the shard checks say which
+                continue
+            if kind not in ("thill", "compact"):
+                raise BookFileError(
+                    f"{book}: a {kind} book; merge takes the Thill shards of a build "
+                    "or the compact parts of a ply"
+                )
+            kinds.add(kind)
+    if "compact" in kinds:
         return merge_parts(output, shard_books, force=force, command=command)
     from openingbook.formats import output_format
 

@@ -191,3 +191,11 @@ def test_convert_names_another_engines_format_and_refuses_it(books, tmp_path, na
     line = _one_line_error(*_run("convert", books[name], out))
     assert f"a {name} book; convert reads Thill and compact books" in line, line
     assert not out.exists()
+
+
+@pytest.mark.parametrize("name", ["cadot", "pons"])
+def test_merge_names_another_engines_format_and_refuses_it(books, tmp_path, name):
+    out = tmp_path / "merged.dat"
+    line = _one_line_error(*_run("merge", books[name], books[name], "-o", out))
+    assert f"a {name} book; merge takes the Thill shards" in line, line
+    assert not out.exists()
