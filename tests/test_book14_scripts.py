@@ -141,3 +141,42 @@ def test_cost_adds_up_the_parts_manifests(tmp_path):
     )
     assert got["solve_cpu_seconds"] == round(cpu, 1)
     assert got["core_hours_all_parts"] == round(cpu / 2 * 3 / 3600, 2)
+
+
+FAKE_PONS = """#!{python}
+# Stands in for Pons' c4solver on 5x4: "moves score" per input line, from our solver;
+# with LIE set, the third answer is one off.
+import os, sys
+from solver import Solver
+solver = Solver(width=5, height=4, table_log2=16)
+for n, line in enumerate(sys.stdin):
+    moves = line.strip()
+    score = solver.solve(moves) + (n == 2 and bool(os.environ.get("LIE")))
+    print(moves, score, 0, 0)
+"""
+
+
+def test_cross_check_compares_every_sampled_score(tmp_path):
+    """cross14.py feeds the sample's move strings to the solver and compares its scores
+    with the book's (the stand-in solver is ours; the real one is Pons')."""
+    from openingbook.build import BuildOptions, build_book
+    from solver import BoardSize
+
+    part = tmp_path / "book8-dist-5x4-part2of3.c4b"
+    options = BuildOptions(8, distances=True, board=BoardSize(5, 4), part=(2, 3))
+    build_book(part, options, jobs=1, progress=False)
+    fake = tmp_path / "c4solver"
+    fake.write_text(FAKE_PONS.format(python=sys.executable))
+    fake.chmod(0o755)
+    out = tmp_path / "cross.json"
+    args = (str(part), "--pons", str(fake), "--sample", "25", "--out", str(out))
+    done = run(f"{sys.executable} benchmarks/cross14.py", *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(out.read_text())
+    assert (result["positions"], result["disagree"]) == (25, 0)
+    assert result["books"][0]["scope"] == "part 2/3"
+    done = run(f"{sys.executable} benchmarks/cross14.py", *args, env={"LIE": "1"})
+    result = json.loads(out.read_text())
+    assert done.returncode == 1 and result["disagree"] == 1
+    (wrong,) = result["books"][0]["disagreements"]
+    assert wrong["pons"] == wrong["book"] + 1
