@@ -15,6 +15,8 @@
 #      derived from it equal the shallower book's on every position
 #   5. openingbook derive of the (P-1)-ply book ($OUT/book(P-1)-dist.c4b), compact
 #   6. the derived book checked whole like step 3
+#   7. with PONS set (the path of Pascal Pons' c4solver): $SAMPLE positions of each book
+#      re-solved by his solver (benchmarks/cross14.py)
 # Results (JSON, one file per step) go to $RESULTS. Nothing is committed.
 #
 # Environment (defaults in brackets):
@@ -84,4 +86,15 @@ if [ ! -e "$derived" ]; then
         -o "$derived" --json
 fi
 check_whole "$derived"
+if [ -n "${PONS:-}" ]; then
+    if [ -e "$RESULTS/pons.json" ]; then
+        say "pons.json: done before, skipped"
+    else
+        say "pons.json: $SAMPLE positions of each book re-solved by $PONS"
+        PYTHONPATH="$REPO" "$PYTHON" benchmarks/cross14.py "$deep" "$derived" --pons "$PONS" \
+            --sample "$SAMPLE" --out "$RESULTS/pons.json.tmp" > /dev/null \
+            || { say "pons.json: a score differs (see $RESULTS/pons.json.tmp)"; exit 1; }
+        mv "$RESULTS/pons.json.tmp" "$RESULTS/pons.json"
+    fi
+fi
 say "all checks passed: $deep, $derived (results in $RESULTS)"

@@ -60,6 +60,25 @@ def run(script: str, *args: str, env: dict[str, str] | None = None) -> subproces
     )
 
 
+BOOK_PONS = """#!{python}
+# Stands in for Pons' c4solver on 7x6 positions of a shipped distance book's ply.
+import sys
+import openingbook
+from solver import Position
+for line in sys.stdin:
+    moves = line.strip()
+    with openingbook.open_book(f"{{len(moves)}}-dist") as book:
+        print(moves, book.get(Position.from_moves(moves)).score, 0, 0)
+"""
+
+
+def stand_in(path: Path, script: str) -> Path:
+    """An executable stand-in for Pons' solver at ``path``."""
+    path.write_text(script.format(python=sys.executable))
+    path.chmod(0o755)
+    return path
+
+
 def settings(tmp: Path, parts: Path) -> dict[str, str]:
     """finish14.sh's environment for the 8-ply parts in ``parts``, results under ``tmp``."""
     return {
@@ -72,6 +91,7 @@ def settings(tmp: Path, parts: Path) -> dict[str, str]:
         "RESULTS": str(tmp / "final"),
         "PARTS_RESULTS": str(tmp / "parts-results"),
         "PYTHON": sys.executable,
+        "PONS": str(stand_in(tmp / "c4solver", BOOK_PONS)),
     }
 
 
@@ -96,6 +116,8 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
     assert whole["per_ply_counts"]["matches_published"] is True
     assert json.loads((final / "validate.json").read_text())["ok"]
     assert json.loads((final / "book7-dist.json").read_text())["ok"]
+    pons = json.loads((final / "pons.json").read_text())
+    assert (pons["positions"], pons["disagree"]) == (40, 0)
     with (
         CompactBook(tmp_path / "book7-dist.c4b") as got,
         CompactBook(BOOKS / "book7-dist.c4b") as built,
@@ -104,7 +126,7 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
         assert np.array_equal(got.values_of(first, mask), built.values_of(first, mask))
         assert len(got) == len(built)
     again = run("sh benchmarks/finish14.sh", env=settings(tmp_path, tmp_path / "parts"))
-    assert again.returncode == 0 and again.stdout.count("skipped") == 4, again.stdout
+    assert again.returncode == 0 and again.stdout.count("skipped") == 5, again.stdout
 
 
 def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
@@ -165,9 +187,7 @@ def test_cross_check_compares_every_sampled_score(tmp_path):
     part = tmp_path / "book8-dist-5x4-part2of3.c4b"
     options = BuildOptions(8, distances=True, board=BoardSize(5, 4), part=(2, 3))
     build_book(part, options, jobs=1, progress=False)
-    fake = tmp_path / "c4solver"
-    fake.write_text(FAKE_PONS.format(python=sys.executable))
-    fake.chmod(0o755)
+    fake = stand_in(tmp_path / "c4solver", FAKE_PONS)
     out = tmp_path / "cross.json"
     args = (str(part), "--pons", str(fake), "--sample", "25", "--out", str(out))
     done = run(f"{sys.executable} benchmarks/cross14.py", *args)
