@@ -118,6 +118,8 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
     assert json.loads((final / "book7-dist.json").read_text())["ok"]
     pons = json.loads((final / "pons.json").read_text())
     assert (pons["positions"], pons["disagree"]) == (40, 0)
+    pons = json.loads((tmp_path / "parts-results-pons.json").read_text())
+    assert (pons["positions"], pons["disagree"]) == (600, 0)
     with (
         CompactBook(tmp_path / "book7-dist.c4b") as got,
         CompactBook(BOOKS / "book7-dist.c4b") as built,
@@ -126,7 +128,7 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
         assert np.array_equal(got.values_of(first, mask), built.values_of(first, mask))
         assert len(got) == len(built)
     again = run("sh benchmarks/finish14.sh", env=settings(tmp_path, tmp_path / "parts"))
-    assert again.returncode == 0 and again.stdout.count("skipped") == 5, again.stdout
+    assert again.returncode == 0 and again.stdout.count("skipped") == 6, again.stdout
 
 
 def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
