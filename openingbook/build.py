@@ -886,9 +886,11 @@ def merge_books(
     kinds = set()
     with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
         for book in shard_books:
+            if not Path(book).is_file():  # missing, a pipe (never opened): the checks say so
+                continue
             try:
                 kind = detect(book).name
-            except BookFileError:  # missing, empty, unknown: the shard checks say which
+            except BookFileError:  # empty, unknown: the shard checks say which
                 continue
             if kind not in ("thill", "compact"):
                 raise BookFileError(
