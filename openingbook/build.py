@@ -55,6 +55,7 @@ from openingbook.codec import MAX_ARRAY_HEIGHT
 from openingbook.errors import (
     BookFileError,
     BookFileUnreadable,
+    ForeignBook,
     InvalidArgument,
     WorkerLost,
     os_failures,
@@ -881,7 +882,7 @@ def merge_books(
     """
     if not shard_books:
         raise InvalidArgument("no shard books to merge")
-    from openingbook.formats import detect
+    from openingbook.formats import detect_own
 
     kinds = set()
     with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
@@ -889,15 +890,15 @@ def merge_books(
             if not Path(book).is_file():  # missing, a pipe (never opened): the checks say so
                 continue
             try:
-                kind = detect(book).name
+                kinds.add(
+                    detect_own(
+                        book, "merge", "the Thill shards of a build or the compact parts of a ply"
+                    )
+                )
+            except ForeignBook:
+                raise
             except BookFileError:  # empty, unknown: the shard checks say which
                 continue
-            if kind not in ("thill", "compact"):
-                raise BookFileError(
-                    f"{book}: a {kind} book; merge takes the Thill shards of a build "
-                    "or the compact parts of a ply"
-                )
-            kinds.add(kind)
     if "compact" in kinds:
         return merge_parts(output, shard_books, force=force, command=command)
     from openingbook.formats import output_format

@@ -93,14 +93,13 @@ def convert_book(
     if not src.is_file():
         raise BookFileMissing(src)
     target = target_format(out, fmt)
-    from openingbook.formats import detect
+    from openingbook.formats import detect_own
 
-    source_format = detect(src).name
-    if source_format not in ("compact", "thill"):
-        raise BookFileError(
-            f"{src}: a {source_format} book; convert reads Thill and compact books "
-            "(other engines' formats are written by 'openingbook export')"
-        )
+    source_format = detect_own(
+        src,
+        "convert",
+        "Thill and compact books (other engines' formats are written by 'openingbook export')",
+    )
     if source_format == target:
         raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
     from openingbook.formats import FORMATS

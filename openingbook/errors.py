@@ -12,7 +12,9 @@ same class here). Beneath it:
 * :class:`BookFileError` (also ``ValueError``): a file that is not the book it
   should be (damaged, unknown format, a manifest that does not match), or a book
   that cannot serve the call (a partial book where a complete one is needed).
-  :class:`BookFileMissing` (also ``FileNotFoundError``) when there is no file.
+  :class:`BookFileMissing` (also ``FileNotFoundError``) when there is no file,
+  :class:`ForeignBook` for another engine's book where a command reads only
+  Thill and compact books.
   :class:`openingbook.compact.CompactFileError` is one of these.
 * :class:`PositionNotInBook` (also ``KeyError``): a position the book does not
   answer; its ``str`` is the readable message, not a key's ``repr``.
@@ -67,6 +69,7 @@ __all__ = [
     "BookFileMissing",
     "BookFileUnreadable",
     "Error",
+    "ForeignBook",
     "InternalError",
     "InvalidArgument",
     "MissingExtra",
@@ -128,6 +131,11 @@ class BookFileMissing(BookFileError, FileNotFoundError):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.strerror}"
+
+
+class ForeignBook(BookFileError):
+    """Another engine's book (Pons, Cadot) given to a command that reads only this
+    project's Thill and compact books; the message names its format."""
 
 
 class _OSFailure(OSError):

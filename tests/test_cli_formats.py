@@ -189,7 +189,7 @@ def test_convert_names_another_engines_format_and_refuses_it(books, tmp_path, na
     it is (never "already a thill book") and nothing is written."""
     out = tmp_path / f"out{suffix}"
     line = _one_line_error(*_run("convert", books[name], out))
-    assert f"a {name} book; convert reads Thill and compact books" in line, line
+    assert f"a {name} book; convert takes Thill and compact books" in line, line
     assert not out.exists()
 
 

@@ -44,7 +44,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
-from openingbook.errors import BookFileError, BookFileMissing, InvalidArgument, reads_book
+from openingbook.errors import (
+    BookFileError,
+    BookFileMissing,
+    ForeignBook,
+    InvalidArgument,
+    reads_book,
+)
 from openingbook.formats.base import KINDS, BookReader, Format, WrittenBook
 from solver import DEFAULT_BOARD, BoardSize
 
@@ -490,6 +496,20 @@ def detect(path: str | os.PathLike[str]) -> Format:
         raise BookFileError(f"{p}: empty file")
     reasons = "; ".join(f.why_not(p) for f in readable)
     raise BookFileError(f"{p}: not a book in a known format ({reasons})")
+
+
+def detect_own(path: str | os.PathLike[str], command: str, takes: str) -> str:
+    """The name of ``path``'s format when it is one of this project's own (Thill or compact).
+
+    Another engine's book (Pons, Cadot) is refused with :class:`ForeignBook`
+    naming its format and what ``command`` takes instead (``takes``), so that no
+    command mistakes it for a damaged book of its own. :func:`detect`'s errors
+    pass through.
+    """
+    name = detect(path).name
+    if name not in ("thill", "compact"):
+        raise ForeignBook(f"{path}: a {name} book; {command} takes {takes}")
+    return name
 
 
 @reads_book
