@@ -517,8 +517,8 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
         )
     if not deep.scope.answers_absent and not deep.fmt.distances:
         raise BookFileError(
-            f"{deep.path.name} is {deep.scope.describe()}: its missing positions are not "
-            "known to be first-player wins, so it cannot be read as a pruned book"
+            f"the scope of {deep.path.name} is {deep.scope.describe()}: its missing "
+            "positions are not known to be first-player wins, so it cannot be read as a pruned book"
             + ("" if not deep.scope.known else " (merge or rebuild it)")
         )
     line = under if under is not None else deep.scope.under

@@ -862,8 +862,8 @@ def _per_ply_counts(book: LoadedBook) -> PlyCounts:
     part = book_part(book.path)
     if not book.scope.complete and part is None:
         raise BookFileError(
-            f"{book.path.name} is {book.scope.describe()}: per-ply counts need a complete "
-            "book or a part"
+            f"the scope of {book.path.name} is {book.scope.describe()}: per-ply counts "
+            "need a complete book or a part"
         )
 
     def lookup(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
