@@ -370,3 +370,32 @@ def test_the_0_ply_book_is_compact_only(tmp_path):
     assert looked.exit_code == 0, looked.output
     answer = json.loads(looked.stdout)
     assert (answer["winner"], answer["plies"], answer["score"]) == ("first", 41, 1)
+
+
+@pytest.mark.parametrize("book", ["8-dist", "thill-8"])
+def test_a_derivation_larger_than_memory_is_refused_first(book, thill_book8, monkeypatch, tmp_path):
+    """The deeper ply's positions (the book's, or a pruned complete book's table size)
+    times the measured bytes per position, refused before the layers are allocated;
+    a narrower line than the book's walks to fewer positions and is not estimated."""
+    import openingbook.memory
+    from openingbook.derive import DERIVE_BYTES_PER_DEEP_POSITION
+    from openingbook.registry import resolve_book
+
+    path = thill_book8 if book == "thill-8" else resolve_book(book)
+    deep = LoadedBook.load(path)
+    need = 77_715 * DERIVE_BYTES_PER_DEEP_POSITION  # every 8-ply book position
+    monkeypatch.setattr(openingbook.memory, "available_memory", lambda: need - 1)
+    with pytest.raises(openingbook.NotEnoughMemory, match=r"\(77,715 positions at 8 plies\)"):
+        derive_values(deep, 6)
+    assert derive_values(deep, 6, under="4444").covered.all()
+    monkeypatch.setattr(openingbook.memory, "available_memory", lambda: need)
+    assert derive_values(deep, 7).covered.all()
+    # the command line: one line, exit status 1, nothing written
+    monkeypatch.setattr(openingbook.memory, "available_memory", lambda: need - 1)
+    out = tmp_path / "d7.c4b"
+    result = CliRunner().invoke(
+        main, ["derive", "--from", str(path), "--plies", "7", "-o", str(out)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "needs about" in result.output and len(result.output.strip().splitlines()) == 1
+    assert not out.exists()
