@@ -1,7 +1,7 @@
 """Benchmark: the cost of the 14-ply distance book, from strata of its parts.
 
 Usage: ``python benchmarks/bench_build14.py [--parts 32] [--strata 8] [--warmup 256]
-[--timed 1024] [--seed 1] [--out benchmarks/results/build14-strata.json]``
+[--timed 1024] [--seed 1] [--out benchmarks/results/build14-strata.json] [--pons PATH]``
 
 The 14-ply book is built in parts (``openingbook build --plies 14 --distances --part
 i/n``, see ``docs/BOOK14.md``): part ``i`` of ``n`` holds the positions whose canonical
@@ -13,29 +13,70 @@ scores, as the build), and only the last ``timed`` count. The book's estimate is
 mean CPU time per position over the strata times the book's positions (the strata's
 part sizes times ``n``, an estimate; ``openingbook enumerate --plies 14`` counts them),
 in core-hours, beside the 12-ply book's (``FULL_12_CORE_HOURS``, the ninth pass).
+With ``--pons PATH`` (Pascal Pons' ``c4solver``, built as ``benchmarks/NOTES.md``
+"Peers" says) every window is also solved by his solver, without an opening book, in
+one fresh process (its table kept from position to position, as ours): its CPU time for
+the timed positions (the run of the warm-up alone subtracted), its scores compared with
+ours, and its core-hours for the whole book, as a ratio to ours.
 Writes ``benchmarks/results/build14-strata.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import platform
+import resource
 import time
 from pathlib import Path
 
 import numpy as np
+from cross14 import pons_scores
 
 from openingbook.atomicio import write_json_atomic
-from solver import DEFAULT_BOARD, Solver, enumerate_positions
+from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
 
 ROOT = Path(__file__).resolve().parent
 #: The 12-ply distance book's measured cost (benchmarks/README, ninth pass, median).
 FULL_12_CORE_HOURS = 2.81
 
 
-def run_stratum(part: int, parts: int, warmup: int, timed: int, rng: np.random.Generator) -> dict:
-    """Solve ``warmup + timed`` consecutive positions of one part; time the last ``timed``."""
+def pons_cpu_seconds(binary: Path, moves: list[str]) -> tuple[float, list[int]]:
+    """CPU seconds (user + system) of one run of Pons' solver on ``moves``, and its scores."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    scores = pons_scores(binary, moves)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, scores
+
+
+def run_pons(binary: Path, first: np.ndarray, mask: np.ndarray, warmup: int) -> dict:
+    """The same window solved by Pons' solver, one fresh process (a fresh table, as our
+    fresh solver): the warm-up alone, then warm-up and timed, the difference timed."""
+    moves = [
+        Position.from_bitboards(int(f), int(m), *DEFAULT_BOARD).some_moves()
+        for f, m in zip(first, mask, strict=True)
+    ]
+    warm_cpu, _ = pons_cpu_seconds(binary, moves[:warmup])
+    cpu, scores = pons_cpu_seconds(binary, moves)
+    n = len(moves) - warmup
+    return {
+        "timed_cpu_seconds": round(cpu - warm_cpu, 3),
+        "cpu_ms_per_position": round(1000 * (cpu - warm_cpu) / n, 3),
+        "scores": scores[warmup:],
+    }
+
+
+def run_stratum(
+    part: int,
+    parts: int,
+    warmup: int,
+    timed: int,
+    rng: np.random.Generator,
+    pons: Path | None = None,
+) -> dict:
+    """Solve ``warmup + timed`` consecutive positions of one part; time the last ``timed``
+    (and with ``pons``, the same window by Pons' solver, its scores compared)."""
     start = time.perf_counter()
     first, mask = enumerate_positions(14, None, *DEFAULT_BOARD, part=(part, parts))
     enumerate_seconds = time.perf_counter() - start
@@ -45,10 +86,10 @@ def run_stratum(part: int, parts: int, warmup: int, timed: int, rng: np.random.G
     solver.warm_up()
     solver.solve_many(first[at : at + warmup], mask[at : at + warmup])
     cpu = time.thread_time()
-    solver.solve_many(first[at + warmup : at + length], mask[at + warmup : at + length])
+    scores = solver.solve_many(first[at + warmup : at + length], mask[at + warmup : at + length])
     cpu = time.thread_time() - cpu
     n = min(timed, len(first) - at - warmup)
-    return {
+    run = {
         "part": f"{part}/{parts}",
         "part_positions": len(first),
         "window_start": at,
@@ -57,6 +98,13 @@ def run_stratum(part: int, parts: int, warmup: int, timed: int, rng: np.random.G
         "cpu_ms_per_position": round(1000 * cpu / n, 3),
         "enumerate_seconds": round(enumerate_seconds, 2),
     }
+    if pons is not None:
+        peer = run_pons(pons, first[at : at + length], mask[at : at + length], warmup)
+        disagree = int(np.count_nonzero(np.asarray(peer.pop("scores")) != scores))
+        if disagree:
+            raise SystemExit(f"part {part}/{parts}: Pons' solver differs on {disagree} scores")
+        run["pons"] = peer
+    return run
 
 
 def main() -> None:
@@ -67,12 +115,13 @@ def main() -> None:
     parser.add_argument("--timed", type=int, default=1024, help="timed positions per stratum")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "build14-strata.json")
+    parser.add_argument("--pons", type=Path, help="Pons' c4solver: the same windows, side by side")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     runs = []
     for k in range(args.strata):
         part = 1 + k * args.parts // args.strata + int(rng.integers(args.parts // args.strata))
-        runs.append(run_stratum(part, args.parts, args.warmup, args.timed, rng))
+        runs.append(run_stratum(part, args.parts, args.warmup, args.timed, rng, args.pons))
         print(json.dumps(runs[-1]), flush=True)
     ms = sum(r["cpu_ms_per_position"] for r in runs) / len(runs)
     positions = round(args.parts * sum(r["part_positions"] for r in runs) / len(runs))
@@ -94,6 +143,17 @@ def main() -> None:
         "book12_core_hours": FULL_12_CORE_HOURS,
         "ratio_to_book12": round(core_hours / FULL_12_CORE_HOURS, 2),
     }
+    if args.pons:
+        result["command"] += f" --pons {args.pons.name}"
+        pons_ms = sum(r["pons"]["cpu_ms_per_position"] for r in runs) / len(runs)
+        result["pons"] = {
+            "solver": args.pons.name,
+            "sha256": hashlib.sha256(args.pons.read_bytes()).hexdigest(),
+            "cpu_ms_per_position": round(pons_ms, 3),
+            "full_book_core_hours": round(positions * pons_ms / 1000 / 3600, 2),
+            "ratio_pons_to_ours": round(pons_ms / ms, 2),
+            "scores_compared": sum(r["timed_positions"] for r in runs),
+        }
     write_json_atomic(args.out, result)
     print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=1))
 
