@@ -75,6 +75,7 @@ from openingbook.manifest import (
     manifest_path,
     manifest_provenance,
     read_manifest,
+    recorded_command,
 )
 from openingbook.memory import check_table_size, worker_count
 from openingbook.values import book_values
@@ -987,7 +988,7 @@ def merge_books(
                 "file": Path(b).name,
                 "shard": m["selection"]["shard"],
                 "sha256": m["book"]["sha256"],
-                "command": m.get("command"),
+                "command": recorded_command(m.get("command")),
             }
             for b, m in sorted(
                 zip(shard_books, manifests, strict=True),
@@ -1088,7 +1089,7 @@ def merge_parts(
                 "file": books[i][0].name,
                 "part": f"{i}/{n}",
                 "crc32": books[i][1].crc32,
-                "command": manifests[i - 1].get("command"),
+                "command": recorded_command(manifests[i - 1].get("command")),
             }
             for i in range(1, n + 1)
         ],

@@ -92,6 +92,7 @@ __all__ = [
     "manifest_path",
     "manifest_provenance",
     "read_manifest",
+    "recorded_command",
     "require_board",
     "scope_without_manifest",
     "write_book_and_manifest",
@@ -662,6 +663,20 @@ def clean_command(argv: Sequence[str]) -> str:
     """
     words = ["openingbook", *argv[1:]] if argv else ["openingbook"]
     return shlex.join(_machine_free(word) for word in words)
+
+
+def recorded_command(command: object) -> str | None:
+    """A source's recorded command (``"command"`` of its manifest) as
+    :func:`clean_command` records one today, for a book that lists its sources (a book
+    built by an older version may name paths of the machine that built it); None when
+    there is none.
+
+    >>> recorded_command("openingbook build --part 1/32 -o /data/work/out/p01.c4b")
+    'openingbook build --part 1/32 -o p01.c4b'
+    >>> recorded_command(None) is None
+    True
+    """
+    return clean_command(shlex.split(command)) if isinstance(command, str) else None
 
 
 def _machine_free(word: str) -> str:
