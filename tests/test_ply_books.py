@@ -1,4 +1,4 @@
-"""The shipped 7x6 distance books of every ply 0..12 (``books/book<N>-dist.c4b``).
+"""The shipped 7x6 distance books of every ply 0..14 (``books/book<N>-dist.c4b``).
 
 Plies 8, 10 and 12 are the compact copies of the Thill-layout books checked in
 ``test_distance_books.py``; the others come from ``openingbook derive --from
@@ -10,11 +10,20 @@ sources:
 * the published per-ply won/drawn/lost counts (Böck's strong solution,
   :data:`openingbook.published.WDL_PER_PLY`) of every ply 0..12, by expanding each
   book to every position of its ply (ply 0: the empty board alone);
-* the solver, on random positions of each book of plies 4..11, and Pons' published
+* the solver, on random positions of each book of plies 4..14, and Pons' published
   scores of the seven first moves.
+
+The 14-ply book was built in parts and the 13-ply book derived from it
+(``docs/BOOK14.md``); their whole-book checks (published counts, the 12-ply book
+derived again from the 14-ply one, 2,000 positions re-solved by this solver and by
+Pons') take minutes and 9 GB and are in ``benchmarks/finish14.sh``, its results in
+``benchmarks/results/book14-final/``. Here: the 12-ply book is one ply of negamax over
+the 13-ply book, and random games of 13 and 14 stones.
 """
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
@@ -30,9 +39,9 @@ from solver import (
     Solver,
     enumerate_positions,
 )
+from tests.strategies import random_game
 from tests.test_build import BOOKS, TABLE
 
-PLIES = range(0, 13)
 DERIVED_HERE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of Thill books
 
 
@@ -68,7 +77,7 @@ def test_derived_books_say_how_they_were_made(plies):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("plies", range(0, 12))
+@pytest.mark.parametrize("plies", range(0, 13))
 def test_each_book_is_one_ply_of_negamax_over_the_next(plies):
     """The book of ``plies`` derived again, exactly, from the shipped book one ply deeper."""
     first, mask = enumerate_positions(plies, None, 7, 6)
@@ -138,3 +147,37 @@ def test_random_book_positions_agree_with_the_solver(plies):
     for i, score in zip(picks.tolist(), stored.tolist(), strict=True):
         pos = Position.from_bitboards(int(first[i]), int(mask[i]))
         assert solver.solve(pos) == score, pos.some_moves()
+
+
+def test_the_13_ply_book_says_it_was_derived_from_the_14_ply_book():
+    with CompactBook(book_path(13)) as book:
+        assert (book.plies, book.kind, book.under, book.part, str(book.board)) == (
+            13,
+            "distance",
+            None,
+            None,
+            "7x6",
+        )
+        assert len(book) == 10_881_076  # openingbook enumerate --plies 13 (docs/BOOK14.md)
+        meta = book.header.metadata
+    source = meta["source_manifest"]["derived_from"]
+    assert source["sha256"] == file_sha256(book_path(14))
+    assert source["scope"] == "complete"
+    with CompactBook(book_path(14)) as book:
+        assert (book.plies, book.kind, book.part, len(book)) == (14, "distance", None, 23_192_137)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plies", [12, 13, 14])
+def test_random_games_agree_with_the_solver(plies):
+    """Positions of random games (nobody wins on the way), not the enumeration's."""
+    rng = random.Random(plies)
+    solver = Solver(table_log2=TABLE)
+    checked = 0
+    with CompactBook(book_path(plies)) as book:
+        while checked < 20:
+            pos = random_game(rng, 7, 6, plies)
+            if pos is None or pos.can_win_next():
+                continue
+            assert book.get(pos).score == solver.solve(pos), pos.some_moves()
+            checked += 1
