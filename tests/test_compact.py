@@ -382,6 +382,13 @@ def test_cli_on_compact_books(tmp_path: Path, monkeypatch) -> None:
     result = runner.invoke(main, ["books", "--json"])
     books = {b["name"]: b for b in json.loads(result.output)["books"]}
     assert books["12"]["positions"] == 4_200_899 and books["12"]["provenance"]["built_by"]
+    # the listing shortens the merge of the 14-ply book's 32 parts; --json has them all
+    merged = books["14-dist"]["provenance"]["built_by"]
+    assert merged.count("-part") == 32
+    listing = runner.invoke(main, ["books"]).output.splitlines()
+    (line,) = [listing[i + 1] for i, text in enumerate(listing) if text.startswith("14-dist ")]
+    assert line.split()[:3] == merged.split()[:3] and "... (29 more)" in line
+    assert line.count("-part") == 3 and line.endswith(merged.split("of32.c4b")[-1])
     result = runner.invoke(main, ["diff", str(BOOKS / "book8.dat"), "8"])
     assert result.exit_code == 0 and "SAME" in result.output
     out = tmp_path / "b8.dat"

@@ -264,4 +264,29 @@ def books_command(as_json: bool) -> None:
         origin = b.provenance.get("built_by") or b.provenance.get("converted_by")
         if origin:
             source = b.provenance.get("source")
-            click.echo(f"{'':<18} {f'from {source}: ' if source else ''}{origin}")
+            click.echo(f"{'':<18} {f'from {source}: ' if source else ''}{_shortened(origin)}")
+
+
+def _shortened(command: str, keep: int = 2) -> str:
+    """A recorded command for the listing: a long run of arguments (a merge's 32 parts)
+    shows its first ``keep`` and last one; ``--json`` gives the whole command.
+
+    >>> _shortened("openingbook merge p1.c4b p2.c4b p3.c4b p4.c4b p5.c4b -o b.c4b")
+    'openingbook merge p1.c4b p2.c4b ... (2 more) p5.c4b -o b.c4b'
+    >>> _shortened("openingbook derive --from b.dat --plies 8")
+    'openingbook derive --from b.dat --plies 8'
+    """
+    import shlex
+
+    words = shlex.split(command)
+    runs, start = [], 2  # after "openingbook COMMAND": runs of operands between options
+    for i in range(2, len(words) + 1):
+        if i == len(words) or words[i].startswith("-"):
+            runs.append((start, i))
+            start = i + 1
+    first, stop = max(runs, key=lambda run: run[1] - run[0], default=(0, 0))
+    if stop - first <= keep + 2:
+        return command
+    hidden = stop - first - keep - 1
+    quoted = [shlex.quote(w) for w in words]
+    return " ".join([*quoted[: first + keep], f"... ({hidden} more)", *quoted[stop - 1 :]])
