@@ -209,7 +209,7 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
                     f"sha256 {source['source_sha256']})"
                 )
             if source.get("built_by"):
-                click.echo(f"built by: {source['built_by']}")
+                click.echo(f"built by: {_shortened(source['built_by'])}")
         else:
             click.echo(f"records: {info['records']} ({info['bytes']} bytes)")
             manifest = info["manifest"] or "none"
@@ -268,8 +268,8 @@ def books_command(as_json: bool) -> None:
 
 
 def _shortened(command: str, keep: int = 2) -> str:
-    """A recorded command for the listing: a long run of arguments (a merge's 32 parts)
-    shows its first ``keep`` and last one; ``--json`` gives the whole command.
+    """A recorded command as ``books`` and ``info`` show it: a long run of operands (a
+    merge's 32 parts) shows its first ``keep`` and last one; ``--json`` gives it whole.
 
     >>> _shortened("openingbook merge p1.c4b p2.c4b p3.c4b p4.c4b p5.c4b -o b.c4b")
     'openingbook merge p1.c4b p2.c4b ... (2 more) p5.c4b -o b.c4b'
