@@ -18,7 +18,7 @@ The 14-ply book was built in parts and the 13-ply book derived from it
 derived again from the 14-ply one, 2,000 positions re-solved by this solver and by
 Pons') take minutes and 9 GB and are in ``benchmarks/finish14.sh``, its results in
 ``benchmarks/results/book14-final/``. Here: the 12-ply book is one ply of negamax over
-the 13-ply book, and random games of 13 and 14 stones.
+the 13-ply book, and random games of 12 to 14 stones.
 """
 
 from __future__ import annotations
