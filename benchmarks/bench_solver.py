@@ -314,9 +314,9 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from solver.table import DEFAULT_LOG2
+    from solver.settings import TABLE_LOG2
 
-    table_log2 = args.table_log2 or DEFAULT_LOG2
+    table_log2 = args.table_log2 or TABLE_LOG2
     repeat = args.repeat or (1 if args.quick else 2)
     names = [n.strip() for n in args.sets.split(",") if n.strip()]
     unknown = [n for n in names if n not in SETS]

@@ -67,14 +67,21 @@ from solver.errors import InternalError, InvalidArgument, SearchTimeout
 from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.probe import BookProbe, no_probe
-from solver.table import (
-    _BOUND_OFFSET,
-    _MIX,
-    DEFAULT_DEEP_STONES,
-    DEFAULT_LOG2,
-    DEFAULT_SMALL_LOG2,
-    TranspositionTable,
+from solver.settings import (
+    DEEP_STONES,
+    ETC_STONES,
+    LATER_THREAT_WEIGHT,
+    NEXT_THREAT_WEIGHT,
+    POTENTIAL,
+    PREFETCH,
+    SMALL_TABLE_LOG2,
+    SPLIT_START,
+    SYMMETRY_STONES,
+    TABLE_LOG2,
+    THREAT_WEIGHT,
+    TT_STONES,
 )
+from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable
 
 __all__ = [
     "SearchStats",
@@ -91,27 +98,13 @@ _ZERO = np.uint64(0)
 #: move scores are (winning cells created) * _RANKS + the column's centre rank
 _RANKS = 64  # more than any board width that fits 64 bits
 _TT_MOVE_BONUS = 1 << 20  # sorts the table's move before every other
-#: Enhanced transposition cut-offs at nodes with fewer stones than this (7x6: all).
+#: the cells of the board the stone counts of solver.settings are given for
 _CELLS_7X6 = DEFAULT_WIDTH * DEFAULT_HEIGHT
-DEFAULT_ETC_STONES = _CELLS_7X6  # the table's cut-off move sorts before every other move
-#: The settings of a 7x6 solver with every default but the big table's size, as the
-#: kernel reads them (``geo[:8]``, then ``tparams[1:]``): the copy of the search with
-#: these as constants serves exactly such solvers (see :func:`_default_settings`).
-_DEFAULT_GEO = (
-    DEFAULT_WIDTH,
-    DEFAULT_HEIGHT,
-    _CELLS_7X6,
-    DEFAULT_DEEP_STONES,
-    1,  # use_potential
-    DEFAULT_ETC_STONES,
-    1,  # use_prefetch
-    _CELLS_7X6 + 1,  # tt_stones: the table at every depth
-)
-_DEFAULT_TPARAMS = (DEFAULT_SMALL_LOG2, DEFAULT_WIDTH * (DEFAULT_HEIGHT + 1))
-#: Index in ``geo`` of the stop flag: set when one thread of a parallel search has the answer.
-_STOP = 8
-#: First window of the walk of odd-numbered helper threads (the main thread's is 0).
-_SPLIT_START = 1
+#: key bits of a 7x6 position (``width * (height + 1)``): a constant of the 7x6 copy
+_KEY_BITS_7X6 = DEFAULT_WIDTH * (DEFAULT_HEIGHT + 1)
+#: Index in ``geo`` (width, height, cells, stop) of the stop flag: set when one thread
+#: of a parallel search has the answer, or by a time limit or an interrupt.
+_STOP = 3
 
 # Layout of a stack frame (one row per depth): current, mask, the opponent's
 # winning cells (as the parent computed them), the window, the moves' count and
@@ -422,26 +415,16 @@ def _mirror(x: np.uint64, width: int, h1: int, col0: np.uint64) -> np.uint64:
     return r
 
 
-#: Positions with fewer stones are checked for being their own mirror image:
-#: the moves right of the centre are then left out (each has the score of its
-#: mirror move); symmetric positions are frequent only near the empty board.
-#: They also share one table entry with their mirror image. Measured (nodes;
-#: instructions per node unchanged): 12 -> 18 took 9% fewer nodes on 64
-#: positions of the build's order and 3.4% on 4,096; 22 another 0.2% / 1.5%
-#: for 0.6% more instructions per node.
-_SYMMETRY_STONES = 18
-
-
 @njit(cache=True, inline="always")
 def _table_key(
     key: np.uint64, n: int, width: int, h1: int, symmetry: bool
 ) -> tuple[np.uint64, bool]:
     """The table key of a position with ``n`` stones, and whether it is its
     mirror image's (the stored move then is the mirror column): below
-    ``_SYMMETRY_STONES`` stones, a position and its mirror image share the
+    ``SYMMETRY_STONES`` stones, a position and its mirror image share the
     smaller key of the two. ``symmetry`` is False in the kernel compiled for
-    positions of ``_SYMMETRY_STONES`` or more stones only (see :func:`_search`)."""
-    if symmetry and n < _SYMMETRY_STONES:
+    positions of ``SYMMETRY_STONES`` or more stones only (see :func:`_search`)."""
+    if symmetry and n < SYMMETRY_STONES:
         mirrored = _mirror(key, width, h1, (_ONE << np.uint64(h1)) - _ONE)
         if mirrored < key:
             return mirrored, True
@@ -546,8 +529,7 @@ def _negamax(
 
     Fail-soft: a result ``<= alpha0`` is an upper bound (the best of the
     children's bounds, often below ``alpha0``), ``>= beta0`` a lower bound,
-    anything between is exact. ``geo`` = (width, height, cells,
-    deep_stones, use_potential, etc_stones, use_prefetch, tt_stones, stop); ``tparams`` =
+    anything between is exact. ``geo`` = (width, height, cells, stop); ``tparams`` =
     (log2, small_log2, key_bits);
     ``stack`` is the search's stack (a flat uint64 array, one row per depth, see
     :func:`_stack_row`); ``stats`` =
@@ -559,7 +541,7 @@ def _negamax(
     ``stats[1]`` set and a meaningless result.
 
     The search itself is :func:`_search`, compiled with the mirror code for the
-    nodes below ``_SYMMETRY_STONES`` stones and without it (:func:`_negamax_deep`)
+    nodes below ``SYMMETRY_STONES`` stones and without it (:func:`_negamax_deep`)
     for every node from there on.
     """
     width = geo[0]
@@ -585,7 +567,7 @@ def _negamax(
             tie_break[b] = _RANKS - 1 - i
     # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
     root = np.int64(0)
-    if n0 >= _SYMMETRY_STONES:
+    if n0 >= SYMMETRY_STONES:
         return _negamax_deep(
             root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break
         )
@@ -627,14 +609,16 @@ def _negamax(
 
 
 @njit(cache=True, inline="always")
-def _default_settings(geo: np.ndarray, tparams: np.ndarray) -> bool:
-    """Whether a search runs on 7x6 with every setting at its default but the big
-    table's size: the copy of :func:`_search` with those settings as constants then
-    serves it (the compiler folds the tests on them: fewer instructions per node)."""
-    for i in range(len(_DEFAULT_GEO)):
-        if geo[i] != _DEFAULT_GEO[i]:
-            return False
-    return tparams[1] == _DEFAULT_TPARAMS[0] and tparams[2] == _DEFAULT_TPARAMS[1]
+def _is_7x6(geo: np.ndarray, tparams: np.ndarray) -> bool:
+    """Whether the 7x6 copy of :func:`_search` (board and small table as constants)
+    serves a search: a 7x6 board whose small table has the size that copy was compiled
+    with (always, but for a numba cache compiled before solver.settings changed)."""
+    return (
+        geo[0] == DEFAULT_WIDTH
+        and geo[1] == DEFAULT_HEIGHT
+        and tparams[1] == SMALL_TABLE_LOG2
+        and tparams[2] == _KEY_BITS_7X6
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -652,10 +636,10 @@ def _negamax_deep(
     tie_break: np.ndarray,
 ) -> int:
     """:func:`_search` without the mirror code, from a node of ``n0 + d0 >=
-    _SYMMETRY_STONES`` stones at row ``d0`` of the stack (set up as for
-    :func:`_search`): for a 7x6 solver with the default settings, the copy compiled
-    with those settings as constants (:func:`_default_settings`)."""
-    if _default_settings(geo, tparams):
+    SYMMETRY_STONES`` stones at row ``d0`` of the stack (set up as for
+    :func:`_search`): on 7x6, the copy compiled with the board as constants
+    (:func:`_is_7x6`)."""
+    if _is_7x6(geo, tparams):
         return _search(
             d0,
             n0,
@@ -743,7 +727,7 @@ def _search(
     constants: numba compiles one copy of this function per combination (as it
     does for arguments that are literals) with the other branches folded away.
     ``mirror=True``: the mirror code is compiled in, and every child of
-    ``_SYMMETRY_STONES`` stones is handed over with its subtree to a copy without
+    ``SYMMETRY_STONES`` stones is handed over with its subtree to a copy without
     it (the mirror code does nothing from there on: the same search). Most nodes
     have that many stones (75% of the build's have 28-36), and the loop compiles
     about 40 instructions per node cheaper without the mirror code, even where
@@ -752,12 +736,11 @@ def _search(
     :func:`_negamax_deep`, which calls them (a cycle of calls compiles, but
     crashes when loaded from numba's cache; so does a call from one copy of a
     function to another).
-    ``default_size``: the board is 7x6 and every setting but the big table's size
-    is the default, all of them constants (``_DEFAULT_GEO``; 599 -> 560 instructions
-    per node on the build's positions).
+    ``default_size``: the board is 7x6, its size a constant (:func:`_is_7x6`), and the
+    move ordering's bit work runs in vector registers (:func:`_winning_lanes`).
     ``probing`` (a constant too): the copy with the mirror code that probes
     ``book``, the exact scores of one ply (:mod:`solver.probe`), at every node of
-    that ply; a book's ply is below ``_SYMMETRY_STONES`` (:class:`Solver` checks), so
+    that ply; a book's ply is below ``SYMMETRY_STONES`` (:class:`Solver` checks), so
     the copies without the mirror code never probe, and a search without a book runs
     a copy without the probe's test, the loop it ran before the probe existed (a
     test of a run-time ply in that one copy instead measured 1-5% more CPU time on
@@ -768,28 +751,23 @@ def _search(
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
     if default_size:
-        # every setting but the big table's size at its default (see _negamax_deep)
-        width = _DEFAULT_GEO[0]
-        height = _DEFAULT_GEO[1]
-        cells = _DEFAULT_GEO[2]
-        deep = _DEFAULT_GEO[3]
-        use_potential = _DEFAULT_GEO[4] != 0
-        etc_stones = _DEFAULT_GEO[5]
-        use_prefetch = _DEFAULT_GEO[6] != 0
-        tt_stones = _DEFAULT_GEO[7]
-        small_log2 = _DEFAULT_TPARAMS[0]
-        key_bits = _DEFAULT_TPARAMS[1]
+        width = DEFAULT_WIDTH
+        height = DEFAULT_HEIGHT
+        cells = _CELLS_7X6
+        small_log2 = SMALL_TABLE_LOG2
+        key_bits = _KEY_BITS_7X6
     else:
         width = geo[0]
         height = geo[1]
         cells = geo[2]
-        deep = geo[3]
-        use_potential = geo[4] != 0
-        etc_stones = geo[5]
-        use_prefetch = geo[6] != 0
-        tt_stones = geo[7]
         small_log2 = tparams[1]
         key_bits = tparams[2]
+    # solver.settings' stone counts are the 7x6 board's: the same empty cells elsewhere
+    deep = DEEP_STONES + cells - _CELLS_7X6
+    etc_stones = ETC_STONES + cells - _CELLS_7X6
+    tt_stones = TT_STONES + cells - _CELLS_7X6
+    use_potential = POTENTIAL
+    use_prefetch = PREFETCH
     h1 = height + 1
     bottom = _ZERO
     for c in range(width):
@@ -895,7 +873,7 @@ def _search(
         if (
             symmetry
             and not done
-            and n < _SYMMETRY_STONES
+            and n < SYMMETRY_STONES
             and _mirror(mask, width, h1, col_masks[0]) == mask
             and _mirror(cur, width, h1, col_masks[0]) == cur
         ):
@@ -1036,7 +1014,9 @@ def _search(
                     nt = useful & up1
                     nnt = useful & ((up1 << _ONE) & board)
                     sc = (
-                        12 * popcount(nt) + 5 * popcount(nnt) + 3 * popcount(useful)
+                        NEXT_THREAT_WEIGHT * popcount(nt)
+                        + LATER_THREAT_WEIGHT * popcount(nnt)
+                        + THREAT_WEIGHT * popcount(useful)
                     ) * _RANKS + tie_break[_u(trailing_zeros(m))]
                     if (m & tt_cells) != _ZERO:
                         sc += _TT_MOVE_BONUS
@@ -1080,7 +1060,7 @@ def _search(
                 opp_win = stack[_u(d * row + wins)]
                 d += 1
                 _enter_row(stack, d * row, cur, mask, opp_win, alpha, beta, mirror is not None)
-                if mirror is None or n + 1 < _SYMMETRY_STONES:
+                if mirror is None or n + 1 < SYMMETRY_STONES:
                     continue
                 # the child and its subtree are past the mirror code: the kernel
                 # compiled without it searches them; its value returns below
@@ -1153,7 +1133,7 @@ def _search(
                 opp_win = stack[_u(d * row + wins + idx)]
                 d += 1
                 _enter_row(stack, d * row, cur, mask, opp_win, alpha, beta, mirror is not None)
-                if mirror is None or n + 1 < _SYMMETRY_STONES:
+                if mirror is None or n + 1 < SYMMETRY_STONES:
                     break
                 # past the mirror code, as above: return the child's value at once
                 v = _negamax_deep(
@@ -1373,12 +1353,8 @@ class Solver:
     """An exact solver with its own transposition table, kept between calls.
 
     ``table_log2``: entries of the main table as a power of two (8 bytes
-    each; the default 2**25 is 256 MiB, touched only as it fills).
-    ``small_log2``/``deep_stones``: the cache-sized table for positions with at
-    least ``deep_stones`` stones. Tuning switches (defaults are the tuned
-    ones): ``potential`` ("no four possible any more" bound), ``etc_stones``
-    (enhanced transposition cut-offs below this many stones), ``prefetch``,
-    ``tt_stones`` (no table use from this many stones on).
+    each; the default 2**25 is 256 MiB, touched only as it fills). The search's
+    tuning values are constants of :mod:`solver.settings`.
 
     ``threads``: how many threads search one position (:meth:`solve`,
     :meth:`solve_wdl`, :meth:`analyze`; ``None``: one per core). They share
@@ -1390,7 +1366,7 @@ class Solver:
     call it from one thread at a time.
 
     ``book``: a :class:`solver.probe.BookProbe` of the solver's board (or None):
-    the exact scores of the positions of one ply, fewer than ``_SYMMETRY_STONES``
+    the exact scores of the positions of one ply, fewer than ``SYMMETRY_STONES``
     (18) stones. Every node of the search with that many stones that the book holds
     takes its score from there instead of being searched below (as Pons' solver
     probes its opening book), so a position with fewer stones than the book's ply
@@ -1408,20 +1384,14 @@ class Solver:
     """
 
     #: the deepest ply of a book the search probes (see ``book``)
-    max_book_plies = _SYMMETRY_STONES - 1
+    max_book_plies = SYMMETRY_STONES - 1
 
     def __init__(
         self,
-        table_log2: int = DEFAULT_LOG2,
+        table_log2: int = TABLE_LOG2,
         *,
-        small_log2: int = DEFAULT_SMALL_LOG2,
-        deep_stones: int | None = None,
         width: int = DEFAULT_WIDTH,
         height: int = DEFAULT_HEIGHT,
-        potential: bool = True,
-        etc_stones: int | None = None,
-        prefetch: bool = True,
-        tt_stones: int | None = None,
         threads: int | None = 1,
         book: BookProbe | None = None,
     ) -> None:
@@ -1430,26 +1400,8 @@ class Solver:
         self.width = width
         self.height = height
         self.cells = width * height
-        if deep_stones is None:
-            deep_stones = DEFAULT_DEEP_STONES + self.cells - _CELLS_7X6
-        self.deep_stones = deep_stones
-        self.table = TranspositionTable(table_log2, small_log2, width * (height + 1))
-        if etc_stones is None:
-            etc_stones = DEFAULT_ETC_STONES + self.cells - _CELLS_7X6
-        self._geo = np.array(
-            [
-                width,
-                height,
-                self.cells,
-                deep_stones,
-                int(potential),
-                etc_stones,
-                int(prefetch),
-                self.cells + 1 if tt_stones is None else tt_stones,
-                0,  # _STOP
-            ],
-            dtype=np.int64,
-        )
+        self.table = TranspositionTable(table_log2, SMALL_TABLE_LOG2, width * (height + 1))
+        self._geo = np.array([width, height, self.cells, 0], dtype=np.int64)  # 0: _STOP
         self._col_masks = np.array(
             [((1 << height) - 1) << (c * (height + 1)) for c in range(width)], dtype=np.uint64
         )
@@ -1470,7 +1422,7 @@ class Solver:
         """The book the search probes (:class:`solver.probe.BookProbe`), or None.
 
         Raises :class:`~solver.errors.InvalidArgument` when set to a book of another
-        board or of ``_SYMMETRY_STONES`` or more stones."""
+        board or of ``SYMMETRY_STONES`` or more stones."""
         return self._book
 
     @book.setter
@@ -1487,9 +1439,9 @@ class Solver:
             )
         if book.plies > self.max_book_plies:
             # only the copy of the search with the mirror code (the nodes below
-            # _SYMMETRY_STONES stones) probes: a deeper book would never be read
+            # SYMMETRY_STONES stones) probes: a deeper book would never be read
             raise InvalidArgument(
-                f"the search probes books of fewer than {_SYMMETRY_STONES} stones, not {book.plies}"
+                f"the search probes books of fewer than {SYMMETRY_STONES} stones, not {book.plies}"
             )
         self._book, self._book_array = book, book.array
 
@@ -1578,7 +1530,7 @@ class Solver:
         start = time.perf_counter()
         # the kernels are compiled per argument type, not per board size: a
         # tiny board exercises every one of them in microseconds
-        tiny = Solver(table_log2=10, small_log2=10, width=4, height=4)
+        tiny = Solver(table_log2=10, width=4, height=4)
         empty = Position(width=4, height=4)
         tiny.solve(empty)
         tiny.solve_many(np.zeros(1, np.uint64), np.zeros(1, np.uint64), wdl=True)
@@ -1610,10 +1562,7 @@ class Solver:
         return SearchStats(self.nodes, self._positions, self._seconds)
 
     def __repr__(self) -> str:
-        return (
-            f"Solver(table_log2={self.table.log2}, small_log2={self.table.small_log2}, "
-            f"width={self.width}, height={self.height})"
-        )
+        return f"Solver(table_log2={self.table.log2}, width={self.width}, height={self.height})"
 
     # ----------------------------------------------------------- helpers
     def _kernel_args(self, worker: int = 0) -> tuple:
@@ -1693,7 +1642,7 @@ class Solver:
             worker.stats[1] = 0
             # the helpers start their walk one window above 0, the main thread at 0:
             # both windows are what a small win needs, searched at once
-            start = _SPLIT_START if i % 2 == 1 else 0
+            start = SPLIT_START if i % 2 == 1 else 0
             score = int(_solve_one(*args, start, *self._kernel_args(i)))  # releases the GIL
             if worker.stats[1] == 0:  # finished, not stopped
                 results[i] = score

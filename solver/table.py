@@ -15,10 +15,8 @@ and read by the search kernel, :mod:`solver.search`: numba compiles them into it
 * ``lower``: ``score + 32`` of a lower bound, or 0 (none);
 * ``upper``: ``32 - score`` of an upper bound, or 0 (none). Both fields read
   "none" as 0, so an empty slot (a zero entry), which looks like a position whose
-  tag is 0, holds no bound for it. (Before, "no upper bound" was 63 and an empty
-  slot read as an upper bound of -32 for a position of tag 0: a wrong bound, once
-  in 2**(key_bits - log2) new positions; on boards whose key fits the table, every
-  position has tag 0.) A stored entry always holds a bound, so it is never zero;
+  tag is 0 (on boards whose key fits the table, every position's), holds no bound
+  for it. A stored entry always holds a bound, so it is never zero;
 * ``move``: 1 + the column of the cut-off move, or 0 (4 bits: on boards of 16
   or more columns, the columns from 15 on store a hint that is only a move
   ordering, never wrong in result).
@@ -45,41 +43,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from solver.errors import InvalidArgument
+from solver.settings import SMALL_TABLE_LOG2, TABLE_LOG2
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
-    "DEFAULT_DEEP_STONES",
-    "DEFAULT_LOG2",
-    "DEFAULT_SMALL_LOG2",
     "TranspositionTable",
     "default_table_log2",
     "min_table_log2",
     "table_bytes",
 ]
-
-#: 2**25 entries = 256 MiB: a worker per core on a 2-core, 24 GiB machine
-#: leaves most of the memory to the build itself. 2**26 on huge pages: -0.17% nodes
-#: on the build's strata, no faster (build_nodes.py, paired): capacity is not the limit.
-DEFAULT_LOG2 = 25
-#: 2**16 entries = 512 KiB: half of one core's L2 cache (1 MiB on this machine's
-#: AMD EPYC), so it stays there while the other half serves the rest of the search.
-#: 2**18 (2 MiB, tuned on a machine with a bigger L2) lives in the L3 shared by
-#: both cores: with both cores solving, as in a build, 2**16 took 18-21% less CPU
-#: time for 6% more nodes (2**15 the same as 2**16, 2**17 in between; measured).
-#: Re-measured with the big table on huge pages (benchmarks/build_nodes.py, paired):
-#: 2**18 still loses (-7% nodes, much more time), and a 4 MiB middle tier for 25-26
-#: stones saves 4% of nodes for 17% more time. A probe costs what the cache level
-#: costs, not the TLB. The small table on a huge page was within noise (-1.3%).
-DEFAULT_SMALL_LOG2 = 16
-#: Positions with at least this many stones go to the small table (7x6). 22 was
-#: best before the zugzwang bounds thinned out the deep nodes; with them, 25 keeps
-#: more of the 22-24-stone positions between neighbouring book positions (measured:
-#: -7% nodes and -15% CPU time on 1,500 consecutive positions of the build's order).
-#: With huge pages (build_nodes.py, paired): 23 gives +8.6% nodes for -1% time (noise),
-#: and 27 gives -7.2% nodes for +5% time.
-DEFAULT_DEEP_STONES = 25
 
 _MIX = 0x9E3779B97F4A7C15  # odd: multiplication by it is a bijection mod 2**k
 #: the bound fields' offset. Every bound the search stores at a position with n
@@ -93,7 +67,7 @@ _MAX_LOG2 = 32
 
 def default_table_log2() -> int:
     """The default size of the big table, as a power of two (entries)."""
-    return DEFAULT_LOG2
+    return TABLE_LOG2
 
 
 def min_table_log2(key_bits: int) -> int:
@@ -107,7 +81,7 @@ def min_table_log2(key_bits: int) -> int:
     return max(1, key_bits - 48)
 
 
-def table_bytes(log2: int = DEFAULT_LOG2, small_log2: int = DEFAULT_SMALL_LOG2) -> int:
+def table_bytes(log2: int = TABLE_LOG2, small_log2: int = SMALL_TABLE_LOG2) -> int:
     """Bytes a :class:`TranspositionTable` of these sizes allocates (8 per entry).
 
     >>> table_bytes(25) // 2**20
@@ -159,8 +133,8 @@ class TranspositionTable:
 
     def __init__(
         self,
-        log2: int = DEFAULT_LOG2,
-        small_log2: int = DEFAULT_SMALL_LOG2,
+        log2: int = TABLE_LOG2,
+        small_log2: int = SMALL_TABLE_LOG2,
         key_bits: int = 49,
     ) -> None:
         for name, value in (("log2", log2), ("small_log2", small_log2)):
@@ -177,7 +151,7 @@ class TranspositionTable:
         self.log2 = min(log2, key_bits)
         self.small_log2 = min(small_log2, key_bits)
         self.key_bits = key_bits
-        import numpy as np  # here, not above: `openingbook --help` reads DEFAULT_LOG2
+        import numpy as np  # here, not above: `openingbook --help` reads TABLE_LOG2
 
         self.big = huge_page_zeros(1 << self.log2)
         self.small = huge_page_zeros(1 << self.small_log2)

@@ -108,7 +108,7 @@ def to_position(board: Board, height: int) -> Position:
 
 
 def solver_for(width: int, height: int, **kwargs) -> Solver:
-    return Solver(table_log2=16, small_log2=16, width=width, height=height, **kwargs)
+    return Solver(table_log2=16, width=width, height=height, **kwargs)
 
 
 # ------------------------------------------------------- the empty board

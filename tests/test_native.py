@@ -68,7 +68,7 @@ def _read_failure(path: Path) -> str:
 
 
 def _tiny_solver() -> Solver:
-    return Solver(table_log2=10, small_log2=10, width=4, height=4)
+    return Solver(table_log2=10, width=4, height=4)
 
 
 def test_signatures():

@@ -1,6 +1,6 @@
 """The search's two compiled kernels (solver/search.py): with and without the mirror code.
 
-``_negamax`` searches the nodes below ``_SYMMETRY_STONES`` stones with the mirror
+``_negamax`` searches the nodes below ``SYMMETRY_STONES`` stones with the mirror
 code and hands every node of that many stones, with its subtree, to
 ``_negamax_deep``, the same search compiled without it. Checked here: the
 mirror-free kernel alone gives the exact scores the general one gives (also from
@@ -16,11 +16,11 @@ import random
 import numpy as np
 import pytest
 
-from solver import Position, Solver, search
+from solver import Position, Solver, search, settings
 from solver.position import winning_cells
 from tests.strategies import random_game
 
-SYMMETRY = search._SYMMETRY_STONES
+SYMMETRY = settings.SYMMETRY_STONES
 
 
 def _general(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
@@ -99,7 +99,7 @@ def _stats(solver: Solver) -> tuple[int, int]:
     [(6, 5, 10), (6, 5, 14), (7, 5, 16), (7, 6, 17)],
 )
 def test_mirror_free_kernel_gives_the_general_kernels_scores(width, height, stones):
-    """From roots below ``_SYMMETRY_STONES`` stones the general kernel uses the mirror
+    """From roots below ``SYMMETRY_STONES`` stones the general kernel uses the mirror
     code (self-mirror roots included: every fourth position here is one); the
     mirror-free kernel searching everything gives the same exact scores, and both
     give the solver's."""
@@ -115,15 +115,15 @@ def test_mirror_free_kernel_gives_the_general_kernels_scores(width, height, ston
         if pos.mirror() == pos and pos.stone_count < SYMMETRY and not pos.can_win_next():
             positions.append(pos)
     for pos in positions:
-        general = Solver(table_log2=16, small_log2=12, width=width, height=height)
-        mirror_free = Solver(table_log2=16, small_log2=12, width=width, height=height)
+        general = Solver(table_log2=16, width=width, height=height)
+        mirror_free = Solver(table_log2=16, width=width, height=height)
         score = _exact(_general, general, pos)
         assert _exact(_mirror_free, mirror_free, pos) == score, pos.some_moves()
         assert Solver(table_log2=16, width=width, height=height).solve(pos) == score
 
 
 def test_same_search_where_the_mirror_code_cannot_act():
-    """A root of ``_SYMMETRY_STONES - 1`` stones that is not its own mirror image:
+    """A root of ``SYMMETRY_STONES - 1`` stones that is not its own mirror image:
     the mirror code changes only the root's own table key, so from empty tables the
     general kernel (root) plus the mirror-free one (everything below) make the very
     same search as the mirror-free kernel alone: same bound, same nodes, per window."""
@@ -132,8 +132,8 @@ def test_same_search_where_the_mirror_code_cannot_act():
         if pos.mirror() == pos:
             continue
         for alpha in (-2, -1, 0, 1):
-            general = Solver(table_log2=16, small_log2=12)
-            mirror_free = Solver(table_log2=16, small_log2=12)
+            general = Solver(table_log2=16)
+            mirror_free = Solver(table_log2=16)
             v = _general(general, pos, alpha, alpha + 1)
             assert _mirror_free(mirror_free, pos, alpha, alpha + 1) == v
             assert general.nodes == mirror_free.nodes
@@ -142,12 +142,12 @@ def test_same_search_where_the_mirror_code_cannot_act():
 
 
 def test_each_kernel_searches_the_nodes_meant_for_it():
-    """``stats[2]``: nodes of the mirror-free kernel. Below ``_SYMMETRY_STONES``
+    """``stats[2]``: nodes of the mirror-free kernel. Below ``SYMMETRY_STONES``
     stones the general kernel searches the node (a root one stone short: the root
     alone, when it gets past its entry tests), from there on the mirror-free one."""
     # a root one stone short of the threshold: the general kernel searches it alone
     for pos in _positions(7, 6, SYMMETRY - 1, 4, seed=7):
-        s = Solver(table_log2=16, small_log2=12)
+        s = Solver(table_log2=16)
         _general(s, pos, 0, 1)
         nodes, deep = _stats(s)
         assert nodes - deep == 1
@@ -161,49 +161,25 @@ def test_each_kernel_searches_the_nodes_meant_for_it():
     # roots at the threshold or past it: the mirror-free kernel only
     for stones in (SYMMETRY, SYMMETRY + 5):
         for pos in _positions(7, 6, stones, 3, seed=stones):
-            s = Solver(table_log2=16, small_log2=12)
+            s = Solver(table_log2=16)
             s.solve(pos)
             nodes, deep = _stats(s)
             assert nodes == deep > 0
     # the mirror-free kernel as the root counts every node of its search
     for pos in _positions(7, 6, SYMMETRY - 3, 2, seed=3):
-        s = Solver(table_log2=16, small_log2=12)
+        s = Solver(table_log2=16)
         _mirror_free(s, pos, 0, 1)
         nodes, deep = _stats(s)
         assert nodes == deep > 0
 
 
 @pytest.mark.parametrize(
-    ("settings", "copy_with_constants"),
-    [
-        ({}, True),
-        ({"table_log2": 16}, True),  # the big table's size is no constant of the copy
-        ({"small_log2": 12}, False),
-        ({"deep_stones": 24}, False),
-        ({"etc_stones": 30}, False),
-        ({"tt_stones": 40}, False),
-        ({"potential": False}, False),
-        ({"prefetch": False}, False),
-        ({"width": 6, "height": 5}, False),
-    ],
+    ("width", "height", "seven_by_six"),
+    [(7, 6, True), (6, 5, False), (6, 7, False), (8, 6, False), (7, 7, False)],
 )
-def test_the_copy_with_constant_settings_serves_exactly_the_default_settings(
-    settings, copy_with_constants
-):
-    """The 7x6 mirror-free copy has every setting but the big table's size compiled in
-    as a constant: it must serve a default solver, and no solver whose settings differ."""
-    s = Solver(**{"table_log2": 16, **settings})
-    assert bool(search._default_settings(s._geo, s.table.params)) is copy_with_constants
-
-
-def test_the_copy_with_constant_settings_makes_the_same_search():
-    """A default solver (the copy with constant settings) and one whose settings only
-    look different (``tt_stones`` 44 instead of 43: no position has 43 stones, so the
-    same search; the any-size copy then runs it): same scores, same nodes. Constants
-    that were not the defaults (say ``deep_stones``) would change the node counts."""
-    for pos in _positions(7, 6, 12, 6, seed=21) + _positions(7, 6, 20, 6, seed=22):
-        constant = Solver(table_log2=16)
-        general = Solver(table_log2=16, tt_stones=44)
-        assert not search._default_settings(general._geo, general.table.params)
-        assert constant.solve(pos) == general.solve(pos)
-        assert constant.nodes == general.nodes > 0
+def test_the_7x6_copy_serves_exactly_the_7x6_board(width, height, seven_by_six):
+    """The mirror-free copy with the 7x6 board compiled in serves every 7x6 solver,
+    whatever its big table's size, and no other board."""
+    for log2 in (16, 20):
+        s = Solver(table_log2=log2, width=width, height=height)
+        assert bool(search._is_7x6(s._geo, s.table.params)) is seven_by_six

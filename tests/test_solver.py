@@ -132,14 +132,14 @@ def test_reference_wdl_and_solve_many(reference_lines):
 @FAST
 @given(positions(min_stones=31, max_stones=41))
 def test_matches_brute_force_near_the_end(p):
-    s = Solver(table_log2=14, small_log2=10)
+    s = Solver(table_log2=14)
     assert s.solve(p) == brute_force_score(p)
     assert s.solve_wdl(p) == np.sign(brute_force_score(p))
 
 
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5), (6, 5)])
 def test_other_board_sizes_match_brute_force(width, height):
-    s = Solver(table_log2=14, small_log2=10, width=width, height=height)
+    s = Solver(table_log2=14, width=width, height=height)
 
     @FAST
     @given(small_board_positions(width, height, max_empty=11))
@@ -177,7 +177,7 @@ def zugzwang_positions(draw, width: int, height: int, max_empty: int, kind: str)
 @pytest.mark.parametrize("kind", ZUGZWANG_KINDS)
 @pytest.mark.parametrize(("width", "height"), [(7, 6), (5, 4), (4, 5), (6, 5)])
 def test_zugzwang_positions_match_brute_force(width, height, kind):
-    s = Solver(table_log2=14, small_log2=10, width=width, height=height)
+    s = Solver(table_log2=14, width=width, height=height)
 
     @FAST
     @given(zugzwang_positions(width, height, max_empty=11, kind=kind))
@@ -223,7 +223,7 @@ def test_symmetric_positions_match_brute_force(width, height, min_stones):
     """At a position that is its own mirror image (near the empty board) the
     search leaves out one move of each mirror pair: the scores stay exact, and
     nothing changes where only the shape is symmetric."""
-    s = Solver(table_log2=14, small_log2=10, width=width, height=height)
+    s = Solver(table_log2=14, width=width, height=height)
 
     @FAST
     @given(symmetric_positions(width, height, min_stones))

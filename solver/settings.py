@@ -1,0 +1,73 @@
+"""The search's tuning values, in one place (as Steininger's c4 keeps them in ``settings.h``).
+
+Each value is a constant that numba compiles into the search (:mod:`solver.search`),
+so the compiler folds every test on it. None of them changes an answer: they change
+how many nodes the search visits and how fast it visits them. The measurements behind
+them are in ``benchmarks/NOTES.md``.
+
+Values given in stones are those of the 7x6 board; on other boards the search uses
+the same number of *empty* cells (``stones + cells - 42``).
+
+numba's on-disk cache of :mod:`solver.search` is keyed on that file alone: after
+editing a value here, delete the ``__pycache__`` directories of ``solver`` (the
+native cache, :mod:`solver._native`, keys on every ``solver`` module and needs
+nothing). A stale copy stays correct: the search checks at run time that the table
+sizes it was compiled with are those of the solver's table.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEEP_STONES",
+    "ETC_STONES",
+    "LATER_THREAT_WEIGHT",
+    "NEXT_THREAT_WEIGHT",
+    "POTENTIAL",
+    "PREFETCH",
+    "SMALL_TABLE_LOG2",
+    "SPLIT_START",
+    "SYMMETRY_STONES",
+    "TABLE_LOG2",
+    "THREAT_WEIGHT",
+    "TT_STONES",
+]
+
+# ------------------------------------------------------------- the tables
+#: Default entries of the big table (log2): 2**25 = 256 MiB, a worker per core on a
+#: 2-core, 24 GiB machine; 2**26 saved 0.17% of nodes and no time.
+TABLE_LOG2 = 25
+#: Entries of the small table (log2): 2**16 = 512 KiB, half of one core's L2 cache, so
+#: the deep nodes' probes stay there (2**18 lives in the shared L3 and lost 18-21%).
+SMALL_TABLE_LOG2 = 16
+#: Positions with at least this many stones use the small table: 25 keeps the 22-24-stone
+#: positions between neighbouring build positions in the big one (-7% nodes, -15% time).
+DEEP_STONES = 25
+#: No table probe or store from this many stones on: 43, the table at every depth
+#: (34-38 took up to 1.2% more nodes and were no faster).
+TT_STONES = 43
+
+# ------------------------------------------------------ bounds and cut-offs
+#: The "no four possible any more" bound: one test per node where it can cut; switched
+#: off it measured within noise, and it is kept because it can only save nodes.
+POTENTIAL = True
+#: Enhanced transposition cut-offs below this many stones: 42, every node (only below 25
+#: or 32 stones took 7-8% more time; 18-30 before fail-soft 20-42% more nodes).
+ETC_STONES = 42
+#: Prefetch the children's big-table slots before the cut-off probes load them: the
+#: loads overlap (25% of the time on the measured positions).
+PREFETCH = True
+#: Positions with fewer stones are checked for being their own mirror image (and share
+#: one table entry with it): 18 took 3-9% fewer nodes than 12; 22 only 0.2-1.5% more.
+SYMMETRY_STONES = 18
+
+# ---------------------------------------------------------- move ordering
+#: c4's weights of a move's new winning cells: one move from playable (the opponent must
+#: block it at once or lose), two moves from playable, and any (useful) winning cell.
+NEXT_THREAT_WEIGHT = 12
+LATER_THREAT_WEIGHT = 5
+THREAT_WEIGHT = 3
+
+# -------------------------------------------------------- parallel search
+#: The first window of odd-numbered helper threads (the main thread's is 0): both
+#: windows a small win needs are then searched at once.
+SPLIT_START = 1
