@@ -31,12 +31,18 @@ the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook/native
 (``OPENINGBOOK_NATIVE_DIR`` chooses another directory); with neither writable
 there is no native cache (:mod:`solver._cachedir`).
 
-The compiled code needs a few runtime functions that numba normally provides
-from its own extension modules, which are not loadable without importing
-numba: memory for the kernels' small scratch arrays (numba's ``MemInfo``
-layout) and the entry points of its error path. :data:`_RUNTIME_C` implements
-them; an error inside a native kernel (which numba would raise as an
-exception) is counted there and raised as ``RuntimeError`` after the call.
+Everything of numba this module uses is its public interface (``cfunc``, ``carray``,
+``CFunc.inspect_llvm`` and ``native_name``, the dispatcher's ``nopython_signatures``,
+``numba.config``) and llvmlite's, but for one thing numba does not offer: the compiled
+code calls a few runtime functions that numba provides from its own extension modules,
+which are not loadable without importing numba (memory for the kernels' small scratch
+arrays, in numba's ``MemInfo`` layout, and the entry points of its error path).
+:data:`_RUNTIME_C` implements them, the one place that depends on numba's internals;
+an error inside a native kernel (which numba would raise as an exception) is counted
+there and raised as :class:`~solver.errors.InternalError` after the call. Because that
+layout is numba's own, libraries are built only under the numba versions the test
+suite ran on (:data:`TESTED_NUMBA`, the range ``pyproject.toml`` declares); under any
+other, as after any failure of the build, numba compiles and caches the kernels itself.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ from solver._cachedir import first_writable, user_cache_dir
 from solver.errors import InternalError
 
 __all__ = [
+    "TESTED_NUMBA",
     "UNAVAILABLE",
     "cache_dir",
     "call",
@@ -92,6 +99,11 @@ _SCALARS = {
     "b": ("int8", ctypes.c_int8),
     "d": ("float64", ctypes.c_double),
 }
+
+# ------------------------------------------------ numba's internals: only here
+#: numba versions (lowest, first one above) whose runtime ABI :data:`_RUNTIME_C` was
+#: tested with, as ``pyproject.toml`` declares them: no library is built under others
+TESTED_NUMBA = ((0, 60), (0, 69))
 
 _RUNTIME_C = r"""
 /* What numba-compiled code calls outside itself (see solver/_native.py). */
@@ -150,6 +162,20 @@ void *numba_unpickle(const char *data, int n, const char *hash) { count_error();
 int numba_do_raise(void *exc) { count_error(); return 0; }
 void *numba_runtime_build_excinfo_struct(void *a, void *b) { count_error(); return NULL; }
 """
+
+
+def numba_tested() -> bool:
+    """Is the installed numba one of :data:`TESTED_NUMBA` (read from its metadata,
+    without importing it)?"""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        parts = version("numba").split(".")
+        installed = (int(parts[0]), int(parts[1]))
+    except (PackageNotFoundError, ValueError, IndexError):
+        return False
+    low, high = TESTED_NUMBA
+    return low <= installed < high
 
 
 class _Library:
@@ -488,6 +514,8 @@ def _snapshot(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
         return None
     if _compiler() is None:  # not remembered as a failure: a compiler may come later
         return None
+    if not numba_tested():  # nor this: the numba in use may change
+        return None
     return tuple(a.copy() if id(a) in arrays else a for a in args)
 
 
@@ -522,13 +550,13 @@ def _result_kind(dispatcher: Any, args: tuple[Any, ...]) -> str | None:
     for these arguments: ``int`` (signed, or unsigned below 64 bits), ``bool``,
     ``float``, ``none``, ``tuple:int,bool,...``; None for anything else (arrays,
     unsigned 64-bit integers, floats in a tuple)."""
-    from numba import types
+    from numba import typeof, types
 
-    argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
-    compiled = dispatcher.overloads.get(argtypes)
-    if compiled is None:
+    argtypes = tuple(typeof(a) for a in args)
+    compiled = [s for s in dispatcher.nopython_signatures if tuple(s.args) == argtypes]
+    if not compiled:
         return None
-    rtype = compiled.signature.return_type
+    rtype = compiled[0].return_type
 
     def kind(t: Any, in_tuple: bool) -> str | None:
         if isinstance(t, types.Boolean):
@@ -588,6 +616,27 @@ def _wrapper_source(signature: str, result: str, nb: Any) -> tuple[str, list[Any
     return source, types
 
 
+def _target_cpu() -> tuple[str, str]:
+    """The CPU name and features numba compiles for: the host's (llvmlite), unless
+    ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` say otherwise, without AVX when
+    ``NUMBA_ENABLE_AVX`` is off (numba's documented settings)."""
+    import llvmlite.binding as ll
+    from numba import config
+
+    cpu = config.CPU_NAME or ll.get_host_cpu_name()
+    if config.CPU_FEATURES is not None:
+        return cpu, config.CPU_FEATURES
+    try:
+        host = ll.get_host_cpu_features()
+    except RuntimeError:
+        return cpu, ""
+    if not config.ENABLE_AVX:
+        for name in host:
+            if name.startswith("avx"):
+                host[name] = False
+    return cpu, host.flatten()
+
+
 def _compiler() -> str | None:
     """The C compiler (``$CC``, else ``cc``), None when there is none."""
     import shutil
@@ -626,17 +675,13 @@ def _build(
     else:
         restype = types.float64 if kind == "float" else types.int64
     compiled = cfunc(restype(*arg_types), nopython=True)(namespace["wrapper"])
-    library = compiled._library
-    module = ll.parse_bitcode(library._final_module.as_bitcode())
+    # the cfunc's whole module (the kernel and everything it calls, linked in)
+    module = ll.parse_assembly(compiled.inspect_llvm())
     entry = module.get_function(compiled.native_name)
     entry.name = _SYMBOL
-    codegen = library.codegen
+    cpu, features = _target_cpu()
     machine = ll.Target.from_default_triple().create_target_machine(
-        cpu=codegen._get_host_cpu_name(),
-        features=codegen._get_host_cpu_features(),
-        opt=3,
-        reloc="pic",
-        codemodel="default",
+        cpu=cpu, features=features, opt=3, reloc="pic", codemodel="default"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="native-", dir=path.parent) as tmp:

@@ -274,3 +274,47 @@ def test_a_damaged_library_is_not_used(reference_lines, tmp_path):
         library.write_bytes(library.read_bytes()[:100])
     run = _run(code, env)
     assert run["numba"] and run["scores"]["2"] == [s for _, s in lines]
+
+
+def test_a_failing_private_path_falls_back_to_numba(reference_lines, tmp_path):
+    """The build's one dependence on numba's internals (the runtime of _RUNTIME_C) or any
+    other step of it failing: numba compiles and serves, the answers are the same, and
+    the failure is written down beside the library's name."""
+    lines = reference_lines[:4]
+    code = (
+        "import solver._native as native\n"
+        "native._RUNTIME_C = '#error numba changed its runtime\\n'\n"
+        + _SOLVE_PROCESS.format(lines=lines)
+    )
+    env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path)}
+    expected = [s for _, s in lines]
+    for _ in range(2):
+        run = _run(code, env)
+        assert run["numba"] and run["scores"] == {"1": expected, "2": expected}
+    failed = list(tmp_path.glob("*.failed"))
+    assert failed and all("numba changed its runtime" in f.read_text() for f in failed)
+    assert not list(tmp_path.glob("*.so"))
+
+
+def test_an_untested_numba_builds_nothing(reference_lines, tmp_path):
+    """Under a numba outside the tested range numba's own compilation and cache serve,
+    with the same answers; nothing is built and no failure is remembered (the next
+    numba may be a tested one)."""
+    lines = reference_lines[:4]
+    code = "import solver._native as native\nnative.TESTED_NUMBA = ((0, 1), (0, 2))\n"
+    env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path)}
+    run = _run(code + _SOLVE_PROCESS.format(lines=lines), env)
+    assert run["numba"] and run["scores"]["1"] == run["scores"]["2"] == [s for _, s in lines]
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_declared_numba_range_is_the_tested_one():
+    """pyproject.toml declares the numba versions the native cache was tested with."""
+    import re
+    from importlib.metadata import version
+
+    text = (ROOT / "pyproject.toml").read_text()
+    low, high = _native.TESTED_NUMBA
+    assert f'"numba>={low[0]}.{low[1]},<{high[0]}.{high[1]}"' in text
+    assert _native.numba_tested(), version("numba")
+    assert re.search(r'"numba>=[^"]*<', text)
