@@ -362,6 +362,21 @@ def test_trickling_clients_neither_starve_requests_nor_outlive_their_deadline(
         assert not late, f"closed {max(late):.1f} s after connecting"
 
 
+@pytest.mark.parametrize(("method", "status"), [("GET", b"200"), ("POST", b"405")])
+def test_a_request_body_is_never_read(server, method: str, status: bytes) -> None:
+    """A request announcing a body is answered and its connection closed: the body,
+    never read, is not taken for the next request, nor waited for."""
+    host = server.url.split("/")[2].encode()
+    with socket.create_connection(server.server_address[:2], timeout=30) as connection:
+        connection.sendall(
+            b"%s /api/analyze?moves=4 HTTP/1.1\r\nHost: %s\r\nContent-Length: 100000\r\n\r\n"
+            % (method.encode(), host)
+        )
+        answer = _rest_until_closed(connection, 10)
+        assert answer is not None and answer.startswith(b"HTTP/1.1 " + status)
+        assert answer.count(b"HTTP/1.1 ") == 1
+
+
 def _trickle(connection: socket.socket) -> bool:
     """Send one more header line unless the server closed ``connection``: True if closed."""
     readable, _, _ = select.select([connection], [], [], 0)
