@@ -202,6 +202,17 @@ class LazyHelpOption(click.Option):
         return super().get_help_record(ctx)
 
 
+def counted(count: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:
+    """``count`` and ``noun`` in the number that agrees with it (``plural``: when not
+    ``noun + "s"``), the count with thousands separators unless ``grouped`` is off.
+
+    >>> counted(1, "position"), counted(4_200_899, "position"), counted(2, "ply", "plies")
+    ('1 position', '4,200,899 positions', '2 plies')
+    """
+    number = f"{count:,}" if grouped else str(count)
+    return f"{number} {noun if count == 1 else plural or noun + 's'}"
+
+
 def emit_json(obj: Any, err: bool = False) -> None:
     """Print one JSON document (one line) on stdout (``err``: on stderr, when stdout
     carries the command's output, ``-o -``)."""

@@ -9,6 +9,7 @@ import click
 from openingbook.cli import main
 from openingbook.cli._common import (
     BadArgument,
+    counted,
     emit_json,
     format_option,
     json_option,
@@ -259,7 +260,7 @@ def books_command(as_json: bool) -> None:
         board = "" if b.board == "7x6" else f"{b.board} board, "
         click.echo(
             f"{b.name:<18} {b.bytes:>10,} bytes  {board}{b.plies}-ply {what}, {scope}, "
-            f"{b.positions:,} positions"
+            f"{counted(b.positions, 'position')}"
         )
         origin = b.provenance.get("built_by") or b.provenance.get("converted_by")
         if origin:
