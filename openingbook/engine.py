@@ -34,9 +34,9 @@ Where the values come from (:attr:`MoveValue.source`):
   and, once read, searches with it instead of backing positions up by negamax.
 
 By default an engine uses the distance books shipped for its board
-(:mod:`openingbook.registry`: on 7x6 one for every ply 1..12, so every
-position with at most 11 stones is answered by lookups alone), opening each
-book the first time a position needs it.
+(:mod:`openingbook.registry`), opening each book the first time a position
+needs it; a position of up to :func:`openingbook.registry.lookup_stones` stones
+(13 on 7x6, with a book of every ply 0 to 14) is answered by lookups alone.
 
 >>> engine = Engine()
 >>> a = engine.analyze("")
@@ -48,6 +48,9 @@ book the first time a position needs it.
 MoveValue(column=4, winner=<Winner.FIRST: 'first'>, plies=41, score=1, source='book')
 >>> engine.analyze("4453").best, engine.best("4453")  # three as good: the most central
 ((3, 6, 7), 3)
+>>> from openingbook.registry import lookup_stones
+>>> lookup_stones(engine.board)
+13
 """
 
 from __future__ import annotations
