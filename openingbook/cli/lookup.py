@@ -239,12 +239,15 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
 def books_command(as_json: bool) -> None:
     """List the shipped books: name, size and where each came from.
 
+    Every file is checked whole against its checksum: a damaged one is listed as
+    DAMAGED, with the reason (exit status 0: the others are still listed).
+
     A shipped book is opened by its name anywhere a BOOK is asked for
     ('openingbook lookup 12-dist 444444333333', openingbook.open_book("12-dist")).
     """
     from openingbook.registry import shipped_books
 
-    books = shipped_books()
+    books = shipped_books(verify=True)  # every file checked whole: a damaged one is flagged
     if as_json:
         emit_json({"books": [b.as_dict() for b in books]})
         return
