@@ -1,11 +1,19 @@
 """Atomic file output: every file this project writes goes through here.
 
-Output goes to a temporary file ``.<name>.<random>.tmp`` in the destination's
-directory, is flushed to disk and then renamed over the destination, so that a
-reader sees either the old file or the complete new one, never a half-written
-one. The file gets an ordinary mode (0666 less the umask), not mkstemp's 0600.
-On any exception, Ctrl-C and (on the command line) SIGTERM/SIGHUP included,
-the temporary file is removed.
+Output goes to a temporary file ``.<name>.openingbook-<host>-<pid>-<random>.tmp``
+in the destination's directory, is flushed to disk and then renamed over the
+destination, so that a reader sees either the old file or the complete new one,
+never a half-written one. The file gets an ordinary mode (0666 less the umask),
+not mkstemp's 0600. On any exception, Ctrl-C and (on the command line)
+SIGTERM/SIGHUP included, the temporary file is removed.
+
+A process killed outright (SIGKILL, a power cut) cannot remove its temporary
+file; its name says whose it is (``<host>``: a hash of this machine's name,
+``<pid>``: the writing process), and the first atomic write of a process into a
+directory removes the temporary files there that this machine's processes left
+and whose process is gone (:func:`remove_stale_temporaries`). Nothing else is
+ever removed: not a file of another name, not one of a running process, not
+one written from another machine sharing the directory.
 
 What may be written is decided here and only here: a new path, or (with
 ``force``) an existing **regular file** the user may write
@@ -20,9 +28,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import socket
 import stat
 import sys
 import tempfile
+import threading
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
@@ -39,6 +51,14 @@ from openingbook.errors import (
 
 #: the output path that means standard output (text outputs; nothing is renamed)
 STDOUT = "-"
+
+#: this machine in temporary files' names: a hash of its host name (8 hex digits)
+_HOST = f"{zlib.crc32(socket.gethostname().encode()):08x}"
+#: a temporary file of :func:`atomic_output` on this machine: the writer's process id
+_OWN_TEMPORARY = re.compile(rf"\..+\.openingbook-{_HOST}-(\d+)-[a-z0-9_]+\.tmp")
+#: directories this process has cleared of stale temporary files already
+_CLEARED: set[str] = set()
+_CLEARED_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -148,11 +168,14 @@ def _kind(mode: int) -> str:
 
 
 def _temporary_beside(path: Path) -> tuple[int, str]:
-    """A new temporary file ``.<name>.<random>.tmp`` beside ``path``, with an ordinary
-    file's mode: ``(descriptor, name)``."""
+    """A new temporary file ``.<name>.openingbook-<host>-<pid>-<random>.tmp`` beside
+    ``path``, with an ordinary file's mode: ``(descriptor, name)``. The first one of
+    this process in a directory removes the stale ones there first."""
     directory = path.parent if str(path.parent) else Path(".")
+    _clear_once(directory)
+    prefix = f".{path.name}.openingbook-{_HOST}-{os.getpid()}-"
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
     except OSError as exc:  # /proc/x, a read-only directory: name the output, not the temp file
         raise OutputUnwritable(path, exc) from exc
     try:
@@ -163,6 +186,59 @@ def _temporary_beside(path: Path) -> tuple[int, str]:
             os.unlink(tmp)
         raise
     return fd, tmp
+
+
+def _clear_once(directory: Path) -> None:
+    """:func:`remove_stale_temporaries` of ``directory``, once per process."""
+    key = os.path.abspath(directory)
+    with _CLEARED_LOCK:
+        if key in _CLEARED:
+            return
+        _CLEARED.add(key)
+    remove_stale_temporaries(directory)
+
+
+def remove_stale_temporaries(directory: str | os.PathLike[str]) -> list[str]:
+    """Remove the temporary files of :func:`atomic_output` in ``directory`` that a
+    process of this machine left behind and that is gone (killed outright); return
+    their names. Only regular files of that name pattern whose process no longer
+    runs; a directory that cannot be listed is left alone.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> dead = 2**22 + 1  # above Linux's largest process id: no such process
+    >>> stale = f".b.c4b.openingbook-{_HOST}-{dead}-x1y2z3.tmp"
+    >>> for name in (stale, ".b.c4b.x1y2z3.tmp", "notes.txt"):
+    ...     open(os.path.join(d, name), "w").close()
+    >>> remove_stale_temporaries(d) == [stale], sorted(os.listdir(d))
+    (True, ['.b.c4b.x1y2z3.tmp', 'notes.txt'])
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _OWN_TEMPORARY.fullmatch(entry.name)
+        if match is None or _process_runs(int(match.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(entry.name)
+    return removed
+
+
+def _process_runs(pid: int) -> bool:
+    """Is there a process ``pid`` on this machine (of any user)? True when that cannot
+    be told: a file is removed only when its process is known to be gone."""
+    try:
+        os.kill(pid, 0)  # signal 0: nothing is sent, the process is only looked up
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's process (EPERM), or no process id
+        return True
+    return True
 
 
 def write_together(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> None:

@@ -34,9 +34,9 @@ Where the values come from (:attr:`MoveValue.source`):
   and, once read, searches with it instead of backing positions up by negamax.
 
 By default an engine uses the distance books shipped for its board
-(:mod:`openingbook.registry`: on 7x6 one for every ply 1..12, so every
-position with at most 11 stones is answered by lookups alone), opening each
-book the first time a position needs it.
+(:mod:`openingbook.registry`), opening each book the first time a position
+needs it; a position of up to :func:`openingbook.registry.lookup_stones` stones
+(13 on 7x6, with a book of every ply 0 to 14) is answered by lookups alone.
 
 >>> engine = Engine()
 >>> a = engine.analyze("")
@@ -48,10 +48,14 @@ book the first time a position needs it.
 MoveValue(column=4, winner=<Winner.FIRST: 'first'>, plies=41, score=1, source='book')
 >>> engine.analyze("4453").best, engine.best("4453")  # three as good: the most central
 ((3, 6, 7), 3)
+>>> from openingbook.registry import lookup_stones
+>>> lookup_stones(engine.board)
+13
 """
 
 from __future__ import annotations
 
+import numbers
 import os
 import threading
 import time
@@ -102,6 +106,26 @@ SOURCES = ("four", "book", "derived", "solver")
 #: board to the 8-ply book, 0.1 s; 8 plies above the 12-ply book, 0.3 s); beyond that,
 #: the solver searches the move. Wider boards bridge fewer plies (:func:`book_gap`).
 MAX_BOOK_GAP = 8
+
+
+def _checked_time_limit(value: object) -> float | None:
+    """``value`` as a time limit in seconds: None (no limit) or a positive number, else
+    :class:`~openingbook.errors.InvalidArgument`.
+
+    >>> _checked_time_limit(2), _checked_time_limit(None)
+    (2.0, None)
+    >>> _checked_time_limit("2")
+    Traceback (most recent call last):
+    ...
+    solver.errors.InvalidArgument: time_limit 2: expected a positive number of seconds
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+        raise InvalidArgument(
+            "expected a positive number of seconds", argument="time_limit", value=value
+        )
+    return float(value)
 
 
 def book_gap(width: int) -> int:
@@ -350,26 +374,68 @@ def _describe_reader(reader: Any) -> tuple[BoardSize, int, bool]:
 class Engine:
     """Exact values of every move of a position, from books where it can, else by search.
 
-    ``board``: the board size (default 7x6). ``books``: :data:`SHIPPED` (the
+    ``board``: the board size (default 7x6; ``"WxH"`` too). ``books``: :data:`SHIPPED` (the
     default: the distance books shipped for the board, none for a board without
     any), ``None`` (the solver alone), or book files / shipped book names
     (distance books of the board; several of one ply are asked in order).
     ``table_log2``: the solver's table (:class:`solver.Solver`), allocated when a
-    position first needs the solver.
+    position first needs the solver. ``time_limit``: the seconds an analysis may
+    search when :meth:`analyze` is given none (default: no limit).
 
-    Raises :class:`~openingbook.errors.InvalidArgument` for a book of another
-    board or without distances. Like its solver, an engine is not thread-safe: call it
-    from one thread at a time (the explorer's server holds a lock around it).
+    Every argument is checked here, at construction: a board that is no board size
+    or does not fit the bitboard, books that are not book names or paths, a table
+    size out of range or larger than the memory, a time limit that is not a positive
+    number, and a book of another board or without distances raise
+    :class:`~openingbook.errors.InvalidArgument` (one line).
+
+    Like its solver, an engine is not thread-safe: call it from one thread at a time
+    (the explorer's server holds a lock around it).
     """
 
     def __init__(
         self,
-        board: BoardSize | tuple[int, int] = DEFAULT_BOARD,
+        board: BoardSize | tuple[int, int] | str = DEFAULT_BOARD,
         books: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = SHIPPED,
         *,
         table_log2: int | None = None,
+        time_limit: float | None = None,
     ) -> None:
-        self.board = BoardSize(*board)
+        from openingbook.memory import check_table_size
+        from solver import check_board_size, parse_board_size
+
+        if isinstance(board, str):
+            board = parse_board_size(board)
+        try:
+            width, height = board
+        except (TypeError, ValueError):
+            raise InvalidArgument(
+                "expected a board size: a BoardSize, (width, height) or 'WxH'",
+                argument="board",
+                value=board,
+            ) from None
+        check_board_size(width, height)
+        if table_log2 is not None:
+            if isinstance(table_log2, bool) or not isinstance(table_log2, numbers.Integral):
+                raise InvalidArgument(
+                    "expected an integer", argument="table_log2", value=table_log2
+                )
+            table_log2 = int(table_log2)
+        check_table_size(table_log2)
+        if not (books is None or isinstance(books, (str, os.PathLike))):
+            try:
+                books = list(books)
+            except TypeError:
+                books = [books]
+            wrong = [b for b in books if not isinstance(b, (str, os.PathLike))]
+            if wrong:
+                raise InvalidArgument(
+                    "expected SHIPPED, None, or book names and paths",
+                    argument="books",
+                    value=wrong[0],
+                )
+        self.board = BoardSize(width, height)
+        #: the time limit of an analysis given none (seconds; None: no limit)
+        self.time_limit = _checked_time_limit(time_limit)
         self._table_log2 = table_log2
         self._solver: Solver | None = None
         self._books: dict[int, list[_PlyBook]] = {}
@@ -473,15 +539,14 @@ class Engine:
     def analyze(self, moves: str | Position, time_limit: float | None = None) -> Analysis:
         """Every column's exact value after ``moves`` (a 1-based move string or a Position).
 
-        ``time_limit`` (seconds): stop searching then (the search of a column
-        is stopped too); the columns not answered are ``unknown`` and the analysis
+        ``time_limit`` (seconds; default the engine's): stop searching then (the search
+        of a column is stopped too); the columns not answered are ``unknown`` and the analysis
         not ``complete``. Lookups are never cut short. Raises
         :class:`~openingbook.errors.InvalidArgument` for a move string that cannot be
         played, a position of another board or a game that is over.
         """
         start = time.perf_counter()
-        if time_limit is not None and not time_limit > 0:
-            raise InvalidArgument("must be positive", argument="time_limit", value=time_limit)
+        time_limit = self.time_limit if time_limit is None else _checked_time_limit(time_limit)
         deadline = None if time_limit is None else start + time_limit
         pos = self.position(moves)
         line = moves.strip() if isinstance(moves, str) else pos.some_moves()

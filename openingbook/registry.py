@@ -32,6 +32,8 @@ __all__ = [
     "ShippedBook",
     "book_name",
     "books_dir",
+    "distance_book_plies",
+    "lookup_stones",
     "resolve_book",
     "shipped_books",
     "shipped_twin",
@@ -76,11 +78,13 @@ class ShippedBook:
         return asdict(self)
 
 
-def shipped_books() -> list[ShippedBook]:
-    """Every shipped book (header read, payload not verified), by ply, kind and name.
+def shipped_books(verify: bool = False) -> list[ShippedBook]:
+    """Every shipped book, by ply, kind and name: its header read and checked and,
+    with ``verify``, its whole file checked against the CRC-32 its header stores (a
+    byte changed anywhere, header or body, is found; a few milliseconds per megabyte).
 
-    A file that cannot be read as a compact book is listed with the reason in
-    ``damaged`` (and no contents): one bad file hides none of the others.
+    A file that cannot be read as a compact book, or fails that check, is listed with
+    the reason in ``damaged`` (and no contents): one bad file hides none of the others.
     """
     from openingbook.compact import CompactBook, provenance
 
@@ -90,7 +94,7 @@ def shipped_books() -> list[ShippedBook]:
     out = []
     for path in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")):
         try:
-            book = CompactBook(path, verify=False)
+            book = CompactBook(path, verify=verify)
         except (ValueError, OSError) as exc:
             reason = " ".join(str(exc).removeprefix(f"{path}: ").split())
             out.append(
@@ -127,6 +131,34 @@ def shipped_books() -> list[ShippedBook]:
             b.name,
         ),
     )
+
+
+def distance_book_plies(board: tuple[int, int] = (7, 6)) -> list[int]:
+    """The plies of the complete distance books shipped for ``board``, ascending (the
+    books an :class:`openingbook.engine.Engine` of that board answers from)."""
+    name = f"{board[0]}x{board[1]}"
+    return sorted(
+        {
+            b.plies
+            for b in shipped_books()
+            if b.damaged is None and b.board == name and b.kind != "wdl" and b.under is None
+        }
+    )
+
+
+def lookup_stones(board: tuple[int, int] = (7, 6)) -> int | None:
+    """The most stones a position of ``board`` may have for the shipped books to answer
+    every one of its moves by lookups alone (a distance book of every ply from 1 to one
+    more than that); None when they do not even answer the empty board's moves.
+
+    >>> lookup_stones((7, 6))  # books of every ply 0 to 14
+    13
+    """
+    plies = set(distance_book_plies(board))
+    reach = 0
+    while reach + 1 in plies:
+        reach += 1
+    return reach - 1 if reach else None
 
 
 def _size(path: Path) -> int:

@@ -75,7 +75,7 @@ _MADE_BY = "openingbook build"
 _LEGACY_SETTINGS_NAME = "settings.json"
 _CHUNK_PREFIX = "chunk-"
 _CHUNK_SUFFIX = ".npz"
-# openingbook.atomicio writes ".<name>.<random>.tmp"
+# openingbook.atomicio writes ".<name>.openingbook-<host>-<pid>-<random>.tmp"
 _TMP_SUFFIX = ".tmp"
 _OWN_NAMES = (MARKER_NAME, LOCK_NAME, _LEGACY_SETTINGS_NAME)
 

@@ -7,7 +7,8 @@
 * a Cadot table with an impossible outcome byte: refused the same way;
 * a manifest edited to call a partial book complete: refused on open, so a missing
   position is never answered "first player wins" by the pruning rule;
-* junk files of any name: no format recognises them, whatever their suffix.
+* junk files of any name: no format recognises them, whatever their suffix;
+* a shipped book with any byte changed is listed as damaged by ``books``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,34 @@ def test_a_damaged_compact_book_is_reported_damaged_in_one_line(where, tmp_path)
     assert result.exception is None or isinstance(result.exception, SystemExit)
     with pytest.raises(BookFileError, match="damaged"):
         open_book(path)
+
+
+def test_books_flags_a_shipped_book_changed_in_any_byte(tmp_path, monkeypatch):
+    """Every single-byte change of a shipped book, header or body, makes ``books`` list
+    it as damaged (the whole file is checked against its checksum); the others stay."""
+    from openingbook import registry
+
+    monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
+    shutil.copy(BOOKS / "book1-dist.c4b", tmp_path)
+    original = (BOOKS / "book0-dist.c4b").read_bytes()
+    target = tmp_path / "book0-dist.c4b"
+    for offset in range(len(original)):
+        data = bytearray(original)
+        data[offset] ^= 0x10
+        target.write_bytes(bytes(data))
+        listed = {b.name: b for b in registry.shipped_books(verify=True)}
+        assert listed["0-dist"].damaged, f"byte {offset} changed, not flagged"
+        assert listed["1-dist"].damaged is None
+    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit in the middle of the body
+    (tmp_path / "book8.c4b").write_bytes(bytes(data))
+    target.write_bytes(original)
+    output = CliRunner().invoke(main, ["books"]).output.splitlines()
+    [damaged] = [line for line in output if "DAMAGED" in line]
+    assert damaged.startswith("8 ") and "checksum mismatch (damaged file)" in damaged
+    assert {line.split()[0] for line in output if "position" in line} == {"0-dist", "1-dist"}
+    listed = json.loads(CliRunner().invoke(main, ["books", "--json"]).output)["books"]
+    assert [b["name"] for b in listed if b["damaged"]] == ["8"]
 
 
 def _positions(moves: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -247,6 +247,37 @@ def test_a_time_limit_answers_what_it_can():
     assert engine.analyze("4444443333331").complete  # the solver is left exact and usable
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"time_limit": "2"}, "time_limit 2: expected a positive number of seconds"),
+        ({"time_limit": 0}, "time_limit 0: expected a positive number"),
+        ({"time_limit": True}, "time_limit True: expected a positive number"),
+        ({"board": BoardSize(0, 0)}, "board 0x0: width and height must be at least 1"),
+        ({"board": (9, 9)}, "board 9x9 does not fit the 64-bit bitboard"),
+        ({"board": 7}, "board 7: expected a board size"),
+        ({"board": "7by6"}, "expected WIDTHxHEIGHT"),
+        ({"table_log2": "20"}, "table_log2 20: expected an integer"),
+        ({"table_log2": 99}, "table_log2 99: expected 10 to 32"),
+        ({"books": 5}, "books 5: expected SHIPPED, None, or book names and paths"),
+        ({"books": ["14-dist", 5]}, "books 5: expected"),
+    ],
+)
+def test_arguments_are_checked_at_construction(arguments, message):
+    """A bad argument is refused by the constructor, in one line of the library's
+    errors, before any book is opened (not a bare TypeError, nor a later failure)."""
+    with pytest.raises(InvalidArgument) as refused:
+        Engine(**arguments)
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_the_engines_time_limit_is_the_default_of_its_analyses():
+    engine = Engine(books=None, table_log2=TABLE, time_limit=1e-9)
+    assert engine.time_limit == 1e-9
+    assert not engine.analyze("44444433333312").complete  # past every book: stopped
+    assert Engine("6x5").board == BoardSize(6, 5)
+
+
 def test_json_form(engine):
     a = engine.analyze("4453")
     d = json.loads(json.dumps(a.to_dict()))

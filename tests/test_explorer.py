@@ -13,10 +13,13 @@ import json
 import os
 import random
 import re
+import select
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -249,37 +252,141 @@ def test_busy_engine_gets_503(engine: Engine) -> None:
 
 
 def test_connections_are_bounded(engine: Engine) -> None:
-    """Beyond ``max_connections`` open connections a new one is closed unanswered; once
-    one closes, connections are served again."""
+    """Beyond ``max_connections`` open connections, a new one takes the place of the
+    one that has waited longest for a request; one that finds every connection being
+    answered is closed unanswered."""
     explorer = Explorer(engine, limits=ExplorerLimits(max_connections=2))
     with running_explorer(explorer) as bounded:
         address = bounded.server_address[:2]
+        request_bytes = (
+            b"GET /api/analyze?moves=4 HTTP/1.1\r\nHost: %s\r\n\r\n"
+            % bounded.url.split("/")[2].encode()
+        )
         held = [socket.create_connection(address, timeout=30) for _ in range(2)]
         try:
             for connection in held:  # both served (keep-alive: they stay open)
-                connection.sendall(
-                    b"GET /api/analyze?moves=4 HTTP/1.1\r\nHost: %s\r\n\r\n"
-                    % bounded.url.split("/")[2].encode()
-                )
+                connection.sendall(request_bytes)
                 assert connection.recv(12) == b"HTTP/1.1 200"
+                _wait_until(lambda: all(c.waiting for c in bounded._open.values()))
             with socket.create_connection(address, timeout=30) as extra:
-                extra.sendall(b"GET / HTTP/1.1\r\n\r\n")
-                try:
-                    answer = extra.recv(100)
-                except ConnectionResetError:  # closed before it read the request
-                    answer = b""
-                assert answer == b""  # closed without an answer
+                extra.sendall(request_bytes)
+                assert extra.recv(12) == b"HTTP/1.1 200"
+            assert _rest_until_closed(held[0], 5) is not None  # the longest idle made room
+            assert _rest_until_closed(held[1], 0.5) is None
         finally:
             for connection in held:
                 connection.close()
-        for _ in range(50):  # the closed connections' threads end shortly
+        with explorer._engine_lock:  # every connection is being answered: no room
+            busy = [socket.create_connection(address, timeout=30) for _ in range(2)]
+            for connection in busy:
+                connection.sendall(request_bytes.replace(b"=4 ", b"=44 "))
+            time.sleep(0.5)
+            with socket.create_connection(address, timeout=30) as extra:
+                extra.sendall(request_bytes)
+                assert _rest_until_closed(extra, 5) == b""  # closed without an answer
+        for connection in busy:
+            assert connection.recv(12) == b"HTTP/1.1 200"
+            connection.close()
+
+
+def _wait_until(condition: Callable[[], bool], seconds: float = 10) -> None:
+    """Wait until ``condition()`` holds (the server's threads move on), at most ``seconds``."""
+    stop = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < stop, "the server did not get there"
+        time.sleep(0.01)
+
+
+def _rest_until_closed(connection: socket.socket, wait: float) -> bytes | None:
+    """What the server still sends on ``connection`` before closing it, or None when
+    it is still open after ``wait`` seconds."""
+    connection.settimeout(wait)
+    received = b""
+    try:
+        while chunk := connection.recv(100_000):
+            received += chunk
+    except ConnectionResetError:  # closed before it read what was sent
+        pass
+    except TimeoutError:
+        return None
+    return received
+
+
+def test_trickling_clients_neither_starve_requests_nor_outlive_their_deadline(
+    engine: Engine,
+) -> None:
+    """40 connections that each send a header line now and then (more connections than
+    the server keeps open): a request is still answered at once, and every trickling
+    connection is closed by its deadline (``request_timeout`` from its first byte)."""
+    deadline = 2.0
+    explorer = Explorer(engine, limits=ExplorerLimits(request_timeout=deadline))
+    with running_explorer(explorer) as served:
+        address = served.server_address[:2]
+        host = served.url.split("/")[2].encode()
+        opened: dict[socket.socket, float] = {}
+        closed: dict[socket.socket, float] = {}
+        for _ in range(40):
+            trickler = socket.create_connection(address, timeout=5)
+            trickler.sendall(b"GET / HTTP/1.1\r\nHost: %s\r\n" % host)
+            opened[trickler] = time.monotonic()
+        answered: list[tuple[int, float, int]] = []
+
+        def legitimate() -> None:
+            start = time.monotonic()
             try:
-                if request(bounded, "/api/analyze?moves=4")[0] == 200:
+                status = request(served, "/api/analyze?moves=4453")[0]
+            except (OSError, http.client.HTTPException):  # refused
+                status = 0
+            answered.append((status, time.monotonic() - start, len(opened) - len(closed)))
+
+        asker = threading.Thread(target=legitimate)
+        try:
+            for step in range(int(4 * (deadline + 3))):  # a header line every 0.25 s
+                if step == 4:
+                    asker.start()
+                for trickler in opened.keys() - closed.keys():
+                    if _trickle(trickler):
+                        closed[trickler] = time.monotonic()
+                if len(closed) == len(opened) and answered:
                     break
-            except (ConnectionError, http.client.RemoteDisconnected):
-                time.sleep(0.1)
-        else:
-            raise AssertionError("connections were not served again")
+                time.sleep(0.25)
+        finally:
+            asker.join(timeout=30)
+            for trickler in opened:
+                trickler.close()
+        [(status, seconds, open_then)] = answered
+        assert status == 200 and seconds < 2.0, (status, seconds)
+        assert open_then >= 20  # the request was answered while they were connected
+        assert closed.keys() == opened.keys(), f"{len(opened) - len(closed)} still open"
+        late = [closed[t] - opened[t] for t in opened if closed[t] - opened[t] > deadline + 1]
+        assert not late, f"closed {max(late):.1f} s after connecting"
+
+
+@pytest.mark.parametrize(("method", "status"), [("GET", b"200"), ("POST", b"405")])
+def test_a_request_body_is_never_read(server, method: str, status: bytes) -> None:
+    """A request announcing a body is answered and its connection closed: the body,
+    never read, is not taken for the next request, nor waited for."""
+    host = server.url.split("/")[2].encode()
+    with socket.create_connection(server.server_address[:2], timeout=30) as connection:
+        connection.sendall(
+            b"%s /api/analyze?moves=4 HTTP/1.1\r\nHost: %s\r\nContent-Length: 100000\r\n\r\n"
+            % (method.encode(), host)
+        )
+        answer = _rest_until_closed(connection, 10)
+        assert answer is not None and answer.startswith(b"HTTP/1.1 " + status)
+        assert answer.count(b"HTTP/1.1 ") == 1
+
+
+def _trickle(connection: socket.socket) -> bool:
+    """Send one more header line unless the server closed ``connection``: True if closed."""
+    readable, _, _ = select.select([connection], [], [], 0)
+    try:
+        if readable and not connection.recv(100_000):
+            return True
+        connection.sendall(b"X-Slow: 1\r\n")
+    except OSError:  # reset, broken pipe: closed
+        return True
+    return False
 
 
 def test_time_limit_answers_what_is_known(engine: Engine) -> None:

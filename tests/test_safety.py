@@ -310,3 +310,43 @@ def test_refuse_input_as_output_in_the_library(tmp_path):
     (tmp_path / "sub").mkdir()
     with pytest.raises(InvalidArgument, match=r"\(as .*a\.dat\)"):
         refuse_input_as_output(tmp_path / "sub" / ".." / "a.dat", [a])
+
+
+# ------------------------------------------------------- temporaries of killed runs
+def test_a_killed_exports_temporary_file_is_removed_by_the_next_write(tmp_path):
+    """An export killed outright (SIGKILL) leaves its temporary file, named with its
+    process id; the next atomic write into that directory removes it, and nothing
+    that is not a dead process's temporary: another program's file of a like name,
+    a running process's temporary."""
+    import subprocess
+    import sys
+
+    from openingbook import atomicio
+
+    out = tmp_path / "big.csv"
+    command = ["export", "11-dist", "-f", "csv", "-o", str(out)]
+    child = subprocess.Popen(
+        [sys.executable, "-c", "from openingbook.cli import main; main()", *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        left: list[Path] = []
+        while time.monotonic() < deadline and child.poll() is None and not left:
+            left = [p for p in tmp_path.glob(".big.csv.*.tmp") if p.stat().st_size > 0]
+            time.sleep(0.01)
+        assert child.poll() is None, "the export ended before it could be killed"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    [stale] = left
+    assert stale.exists() and f"-{child.pid}-" in stale.name and not out.exists()
+    foreign = tmp_path / ".big.csv.x1y2z3.tmp"  # not of our pattern: someone else's
+    foreign.write_text("not ours")
+    running = tmp_path / f".other.openingbook-{atomicio._HOST}-{os.getpid()}-abc123.tmp"
+    running.write_text("a running process's")
+    atomicio._CLEARED.discard(os.path.abspath(tmp_path))  # as a new process would
+    assert _cli("export", "0-dist", "-f", "csv", "-o", tmp_path / "small.csv").exit_code == 0
+    assert not stale.exists()
+    assert foreign.read_text() == "not ours" and running.exists()

@@ -202,6 +202,41 @@ class LazyHelpOption(click.Option):
         return super().get_help_record(ctx)
 
 
+class ShippedBooksHelp(click.Command):
+    """A command whose help says how deep the shipped books answer: ``{book_reach}`` in
+    its text becomes a sentence read from the books (:func:`openingbook.registry.
+    lookup_stones`) when the help is shown, not when the command loads (every command
+    line loads every command)."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from openingbook.registry import lookup_stones
+
+        stones = lookup_stones((7, 6))
+        reach = (
+            "No shipped books are installed: the solver answers every position."
+            if stones is None
+            else f"On 7x6, positions of up to {stones} stones are answered from the "
+            "shipped books at once, deeper ones by the solver."
+        )
+        text = self.help
+        self.help = (text or "").replace("{book_reach}", reach)
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = text
+
+
+def counted(count: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:
+    """``count`` and ``noun`` in the number that agrees with it (``plural``: when not
+    ``noun + "s"``), the count with thousands separators unless ``grouped`` is off.
+
+    >>> counted(1, "position"), counted(4_200_899, "position"), counted(2, "ply", "plies")
+    ('1 position', '4,200,899 positions', '2 plies')
+    """
+    number = f"{count:,}" if grouped else str(count)
+    return f"{number} {noun if count == 1 else plural or noun + 's'}"
+
+
 def emit_json(obj: Any, err: bool = False) -> None:
     """Print one JSON document (one line) on stdout (``err``: on stderr, when stdout
     carries the command's output, ``-o -``)."""

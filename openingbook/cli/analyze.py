@@ -16,6 +16,7 @@ import click
 from openingbook.cli import main
 from openingbook.cli._common import (
     BOOK,
+    ShippedBooksHelp,
     board_size_options,
     emit_json,
     json_option,
@@ -127,7 +128,7 @@ def _analyze(
         return engine.analyze(moves, time_limit=time_limit)
 
 
-@main.command("analyze")
+@main.command("analyze", cls=ShippedBooksHelp)
 @click.argument("moves", default="", required=False)
 @engine_options
 @user_errors
@@ -138,8 +139,7 @@ def analyze_command(moves: str, as_json: bool, **options: Any) -> None:
     For each column: who wins with perfect play after that move, the plies to the
     end of the game counted from this position (the move included), and the Pons
     score for the side to move; '*' marks the best moves (highest score: the
-    fastest win, else the slowest loss). Positions of up to 11 stones are answered
-    from the shipped books at once, deeper ones by the solver.
+    fastest win, else the slowest loss). {book_reach}
 
     \b
     Examples:

@@ -13,6 +13,7 @@ import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
+    counted,
     emit_json,
     json_option,
     output_format_option,
@@ -207,8 +208,9 @@ def build_command(
     else:  # -q silences the progress bar only: the summary is the command's result
         v = summary.values
         click.echo(
-            f"{summary.output}: {summary.records} records ({summary.format}); "
-            f"{summary.positions} positions: first wins {v['first']}, second wins "
+            f"{summary.output}: {counted(summary.records, 'record', grouped=False)} "
+            f"({summary.format}); {counted(summary.positions, 'position', grouped=False)}: "
+            f"first wins {v['first']}, second wins "
             f"{v['second']}, draws {v['draw']}; solved {summary.positions_solved} in "
             f"{summary.wall_seconds:.1f} s ({summary.positions_per_second:.1f}/s), "
             f"{summary.chunks_resumed} of {summary.chunks} chunks resumed"
@@ -241,7 +243,8 @@ def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: b
         emit_json(summary.as_dict())
     else:
         click.echo(
-            f"{summary.output}: {summary.records} records ({summary.format}) "
+            f"{summary.output}: {counted(summary.records, 'record', grouped=False)} "
+            f"({summary.format}) "
             f"from {summary.shards} {'parts' if summary.format == 'compact' else 'shards'}, "
-            f"{summary.positions} positions"
+            f"{counted(summary.positions, 'position', grouped=False)}"
         )

@@ -10,6 +10,7 @@ from openingbook.cli import main
 from openingbook.cli._common import (
     BOOK,
     LazyChoice,
+    counted,
     emit_json,
     json_option,
     output_option,
@@ -63,5 +64,5 @@ def convert_command(
     click.echo(
         f"wrote {summary.output} ({summary.output_format}, {summary.output_bytes:,} bytes) from "
         f"{summary.source} ({summary.source_format}, {summary.source_bytes:,} bytes): "
-        f"{summary.positions:,} positions in {summary.seconds:.1f} s"
+        f"{counted(summary.positions, 'position')} in {summary.seconds:.1f} s"
     )

@@ -9,6 +9,7 @@ import click
 from openingbook.cli import main
 from openingbook.cli._common import (
     LazyChoice,
+    counted,
     emit_json,
     json_option,
     output_option,
@@ -149,7 +150,7 @@ def enumerate_command(
         click.echo(line, err=piped)
     if result.path is not None:
         click.echo(
-            f"wrote {result.count:,} positions ({result.output_format}) to "
+            f"wrote {counted(result.count, 'position')} ({result.output_format}) to "
             f"{'standard output' if piped else result.path}",
             err=True,
         )

@@ -12,6 +12,7 @@ from openingbook.cli._common import (
     BadArgument,
     LazyChoice,
     LazyHelpOption,
+    counted,
     emit_json,
     json_option,
     output_option,
@@ -113,14 +114,14 @@ def export_command(
         return
     # with the rows on standard output, the summary goes to stderr
     where = "standard output" if piped else summary.output
-    line = f"wrote {summary.positions:,} positions to {where} ({fmt})"
+    line = f"wrote {counted(summary.positions, 'position')} to {where} ({fmt})"
     if summary.recovered_first_wins:
         line += f"; {summary.recovered_first_wins:,} first-player wins recovered by enumeration"
     click.echo(line, err=piped)
     lost = summary.details.get("lost_to_slot_clashes")
     if lost:
         click.echo(
-            f"{lost:,} positions share a table slot with another and were left out "
+            f"left out: {counted(lost, 'position')} sharing a table slot with another "
             "(Pons' solver searches them instead); a larger --log-size keeps more"
         )
     if fmt == "uci":

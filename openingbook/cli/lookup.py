@@ -9,6 +9,7 @@ import click
 from openingbook.cli import main
 from openingbook.cli._common import (
     BadArgument,
+    counted,
     emit_json,
     format_option,
     json_option,
@@ -238,12 +239,15 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
 def books_command(as_json: bool) -> None:
     """List the shipped books: name, size and where each came from.
 
+    Every file is checked whole against its checksum: a damaged one is listed as
+    DAMAGED, with the reason (exit status 0: the others are still listed).
+
     A shipped book is opened by its name anywhere a BOOK is asked for
     ('openingbook lookup 12-dist 444444333333', openingbook.open_book("12-dist")).
     """
     from openingbook.registry import shipped_books
 
-    books = shipped_books()
+    books = shipped_books(verify=True)  # every file checked whole: a damaged one is flagged
     if as_json:
         emit_json({"books": [b.as_dict() for b in books]})
         return
@@ -259,7 +263,7 @@ def books_command(as_json: bool) -> None:
         board = "" if b.board == "7x6" else f"{b.board} board, "
         click.echo(
             f"{b.name:<18} {b.bytes:>10,} bytes  {board}{b.plies}-ply {what}, {scope}, "
-            f"{b.positions:,} positions"
+            f"{counted(b.positions, 'position')}"
         )
         origin = b.provenance.get("built_by") or b.provenance.get("converted_by")
         if origin:

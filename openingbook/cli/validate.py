@@ -16,6 +16,7 @@ import click
 from openingbook.cli import main
 from openingbook.cli._common import (
     BOOK,
+    counted,
     emit_json,
     format_option,
     json_option,
@@ -138,8 +139,10 @@ def derive_command(
     v = summary.values
     where = f" under {summary.under}" if summary.under else ""
     click.echo(
-        f"wrote {summary.output} ({summary.format}, {summary.records} records for "
-        f"{summary.positions} positions{where}) in {summary.seconds:.1f} s"
+        f"wrote {summary.output} ({summary.format}, "
+        f"{counted(summary.records, 'record', grouped=False)} for "
+        f"{counted(summary.positions, 'position', grouped=False)}{where}) "
+        f"in {summary.seconds:.1f} s"
     )
     click.echo(
         f"first player wins {v['first']}, second player wins {v['second']}, draws {v['draw']}; "

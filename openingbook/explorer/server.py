@@ -14,8 +14,17 @@ Bounds, so that no request can make the server misbehave:
 * an analysis searches at most :attr:`ExplorerLimits.time_limit` seconds: the
   answer says which columns are not answered (``analysis.complete``,
   ``analysis.unknown``) instead of waiting;
-* at most :attr:`ExplorerLimits.max_connections` open connections (a thread each;
-  further ones are closed at once), idle ones closed after 30 seconds;
+* every connection has deadlines, each a total over however many reads it takes
+  (a client that sends a byte now and then gains nothing): the request line and
+  headers within :attr:`ExplorerLimits.request_timeout` seconds of the request's
+  first byte, the next request of a kept-alive connection within
+  :attr:`ExplorerLimits.idle_timeout`, the answer sent within
+  :attr:`ExplorerLimits.write_timeout`; a request body is never read (a request
+  that announces one is answered, then its connection is closed);
+* at most :attr:`ExplorerLimits.max_connections` open connections (a thread each);
+  a further one takes the place of the connection that has waited longest for a
+  request (so slow clients cannot keep a request out), or is closed at once when
+  every connection is being answered;
 * one analysis runs at a time (the engine's solver has one table); at most
   :attr:`ExplorerLimits.max_pending` requests run or wait, further ones get a
   503 at once;
@@ -39,6 +48,8 @@ openingbook.explorer.server.ApiError: move 7 plays column 4, which is full
 
 from __future__ import annotations
 
+import contextlib
+import io
 import ipaddress
 import json
 import socket
@@ -106,8 +117,14 @@ class ExplorerLimits:
     max_target: int = 1024
     #: analyses running or waiting for the engine at once
     max_pending: int = 4
-    #: open connections (a thread each); further ones are closed at once
+    #: open connections (a thread each); a further one replaces the longest waiting
     max_connections: int = 32
+    #: seconds from a request's first byte to the end of its headers
+    request_timeout: float = 10.0
+    #: seconds a kept-alive (or new) connection may wait for its next request
+    idle_timeout: float = 30.0
+    #: seconds to send an answer
+    write_timeout: float = 10.0
     #: complete answers remembered (positions revisited by take-back are instant)
     cache_entries: int = 4096
 
@@ -323,17 +340,94 @@ class Explorer:
             self._pending.release()
 
 
+class _Connection:
+    """One open connection as the server tracks it: whether it waits for a request
+    (then it may be closed to make room) and the deadline of what it waits for."""
+
+    def __init__(self, sock: socket.socket, idle_timeout: float) -> None:
+        self.socket = sock
+        #: "idle" (before a request's first byte), "request" (reading it), "answering"
+        self.phase = "idle"
+        self.since = time.monotonic()
+        self.deadline = self.since + idle_timeout
+        #: closed by the server to make room for a new connection
+        self.evicted = False
+
+    def enter(self, phase: str, seconds: float) -> None:
+        self.phase = phase
+        self.since = time.monotonic()
+        self.deadline = self.since + seconds
+
+    @property
+    def waiting(self) -> bool:
+        return self.phase != "answering"
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A connection's input, every read bounded by the connection's deadline: a
+    per-read timeout would start again with each byte a slow client sends."""
+
+    def __init__(self, connection: _Connection, request_timeout: float) -> None:
+        self._connection = connection
+        self._request_timeout = request_timeout
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        connection = self._connection
+        remaining = connection.deadline - time.monotonic()
+        if connection.evicted or remaining <= 0:
+            raise TimeoutError("the connection's deadline passed")
+        connection.socket.settimeout(remaining)
+        count = connection.socket.recv_into(buffer)
+        if connection.evicted:
+            raise TimeoutError("closed to make room for another connection")
+        if count and connection.phase == "idle":  # a request's first byte: its deadline starts
+            connection.enter("request", self._request_timeout)
+        return count
+
+
 class _Handler(BaseHTTPRequestHandler):
     """GET and HEAD of the API and the static files; everything else refused."""
 
     server: ExplorerServer
     server_version = "openingbook-explorer"
     protocol_version = "HTTP/1.1"  # keep-alive: one connection for all of a page's requests
-    #: seconds a connection may stay idle (a slow or stuck client frees its thread)
-    timeout = 30
+    #: no per-read timeout: the connection's deadlines bound every read (_DeadlineReader)
+    timeout = None
     #: headers and body go out as two writes: without TCP_NODELAY the body waits for
     #: the client's delayed ACK of the headers, 40 ms per answer on Linux
     disable_nagle_algorithm = True
+
+    def setup(self) -> None:
+        super().setup()
+        limits = self.server.explorer.limits
+        self._connection = self.server.connection_of(self.request)
+        self.rfile.close()  # the socket's own file: replaced by one that keeps the deadlines
+        self.rfile = io.BufferedReader(_DeadlineReader(self._connection, limits.request_timeout))
+
+    def handle_one_request(self) -> None:
+        if not self._connection.evicted:
+            self._connection.enter("idle", self.server.explorer.limits.idle_timeout)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():  # it reads the headers; a refusal: send_error
+            return False
+        self._answering()
+        if self.headers.get("Content-Length", "0").strip() != "0" or (
+            "Transfer-Encoding" in self.headers
+        ):
+            self.close_connection = True  # a body is never read: answer, then close
+        return True
+
+    def _answering(self) -> None:
+        """From here on the request is answered: no longer to be closed to make room,
+        and the answer must go out within ``write_timeout`` seconds."""
+        seconds = self.server.explorer.limits.write_timeout
+        self._connection.enter("answering", seconds)
+        self.connection.settimeout(seconds)
 
     def version_string(self) -> str:
         return self.server_version
@@ -433,6 +527,7 @@ class _Handler(BaseHTTPRequestHandler):
         """The base class's own refusals (malformed request line, headers too long,
         unknown method) as one-line JSON too, then the connection is closed."""
         self.close_connection = True
+        self._answering()
         try:
             status = HTTPStatus(code)
         except ValueError:
@@ -444,6 +539,8 @@ class _Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
     def log_error(self, format: str, *args: Any) -> None:
+        if format.startswith("Request timed out") and not self.server.log_requests:
+            return  # a slow client's connection closed at its deadline: nothing to report
         sys.stderr.write("explorer: " + (format % args).replace("\n", " ") + "\n")
 
 
@@ -451,6 +548,9 @@ class ExplorerServer(ThreadingHTTPServer):
     """A :class:`ThreadingHTTPServer` serving an :class:`Explorer`; ``url`` is its page."""
 
     daemon_threads = True  # Ctrl-C does not wait for open keep-alive connections
+    #: connections the kernel queues before they are accepted (the standard library's 5
+    #: makes a burst of connections wait for the client's SYN retries, 1 s and more)
+    request_queue_size = 128
 
     def __init__(
         self, address: tuple[str, int], explorer: Explorer, log_requests: bool = False
@@ -460,7 +560,8 @@ class ExplorerServer(ThreadingHTTPServer):
         self.explorer = explorer
         self.log_requests = log_requests
         super().__init__(address, _Handler)
-        self._connections = threading.BoundedSemaphore(explorer.limits.max_connections)
+        self._open: dict[socket.socket, _Connection] = {}
+        self._open_lock = threading.Lock()
         port = self.server_address[1]
         self._hosts: frozenset[str] | None = None  # any Host header
         if _is_loopback(address[0]):
@@ -468,22 +569,56 @@ class ExplorerServer(ThreadingHTTPServer):
             self._hosts = frozenset(f"{name}:{port}" for name in names)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """A thread for the connection, unless ``max_connections`` are open already:
-        then it is closed at once (a browser opens a handful; a flood gets no threads)."""
-        if not self._connections.acquire(blocking=False):
-            self.shutdown_request(request)
-            return
+        """A thread for the connection. With ``max_connections`` open already, the one
+        that has waited longest for a request is closed to make room (a browser opens
+        a handful; slow clients cannot keep a request out), unless every one is being
+        answered: then the new one is closed at once."""
+        limits = self.explorer.limits
+        with self._open_lock:
+            if len(self._open) >= limits.max_connections:
+                waiting = [c for c in self._open.values() if c.waiting]
+                if not waiting:
+                    self.shutdown_request(request)
+                    return
+                oldest = min(waiting, key=lambda c: c.since)
+                del self._open[oldest.socket]
+                oldest.evicted = True
+                with contextlib.suppress(OSError):  # its thread wakes, sees it and ends
+                    oldest.socket.shutdown(socket.SHUT_RDWR)
+            self._open[request] = _Connection(request, limits.idle_timeout)
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._connections.release()
+            self._forget(request)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._connections.release()
+            self._forget(request)
+
+    def connection_of(self, request: socket.socket) -> _Connection:
+        """The tracked state of an open connection (an evicted one's, if it was closed
+        to make room before its thread started)."""
+        with self._open_lock:
+            found = self._open.get(request)
+        if found is None:
+            found = _Connection(request, 0.0)
+            found.evicted = True
+        return found
+
+    def _forget(self, request: socket.socket) -> None:
+        with self._open_lock:
+            self._open.pop(request, None)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection's failure: a client gone away (reset, broken pipe, closed to
+        make room) is not reported; anything else is, in one line."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        sys.stderr.write(f"explorer: error on a connection: {type(exc).__name__}: {exc}\n")
 
     def host_allowed(self, host: str) -> bool:
         """Does a request's ``Host`` header name this server? (On a loopback address:
