@@ -30,7 +30,8 @@ import openingbook
 from openingbook.atomicio import write_json_atomic
 from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.codec import encode_keys
-from openingbook.derive import LoadedBook, derive_book, derive_values
+from openingbook.derive import derive_book, derive_values
+from openingbook.formats import load_book
 from solver import DEFAULT_BOARD
 from solver.enumerate import enumerate_positions
 
@@ -77,7 +78,8 @@ def main() -> None:
                 cpu = time.process_time() - cpu
                 # the parts: loading/indexing the 12-ply book, and the derivation itself
                 t = time.perf_counter()
-                deep = LoadedBook.load(src)
+                deep = load_book(src, complete=False)
+                _ = deep.key_order  # the index its lookups search, built on first use
                 load = time.perf_counter() - t
                 derivation = derive_values(deep, 8)
                 results.append(

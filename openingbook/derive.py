@@ -36,13 +36,11 @@ import numpy as np
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import (
     BookFormat,
-    Records,
     refuse_thill_layout,
     value_histogram,
 )
 from openingbook.booksizes import complete_positions
 from openingbook.build import check_book_output, write_solved_book, writes_compact
-from openingbook.codec import decode_keys
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.manifest import (
     Scope,
@@ -52,16 +50,10 @@ from openingbook.manifest import (
 )
 from openingbook.memory import require_memory
 from openingbook.values import (
-    UNKNOWN as UNKNOWN_WINNER,
-)
-from openingbook.values import (
+    UNKNOWN,
     distance_bytes_from_scores,
     distance_plies,
-    first_player_winner,
-    missing_answers,
     pruned_values,
-    scores_from_distance_bytes,
-    wdl_from_pruned_values,
 )
 from solver import (
     DEFAULT_HEIGHT,
@@ -80,12 +72,10 @@ if TYPE_CHECKING:
     from openingbook.formats.model import BookModel
 
 __all__ = [
-    "Answers",
     "Derivation",
     "DeriveSummary",
     "DerivedValues",
     "LeafLookup",
-    "LoadedBook",
     "book_leaves",
     "derive_book",
     "derive_values",
@@ -113,9 +103,11 @@ class _Board(BoardSize):
         return _U64(board_mask(self.width, self.height))
 
 
-#: Marks an unknown value inside the int8 value arrays: larger than any score,
-#: so that a maximum over children is unknown as soon as one child is.
-UNKNOWN = np.int8(100)
+#: Marks a value the negamax cannot decide (a deeper position it needs is not in the
+#: book) inside its int8 value arrays: larger than any score, so that a maximum over
+#: children is undecided as soon as one child is. Not :data:`openingbook.values.UNKNOWN`,
+#: which marks a book's unknown answer.
+UNDECIDED = np.int8(100)
 
 #: ``leaves(first, mask) -> (known, values)``: values (int8, side to move; Pons
 #: scores or -1/0/+1) of ply-``n`` positions in which the side to move cannot win
@@ -208,14 +200,14 @@ def negamax_layers(
         f, m = layers[depth]
         ply = start + depth
         child_index = children[depth]
-        contrib = np.where(known, -values, UNKNOWN).astype(np.int8)
-        contrib = np.append(contrib, -UNKNOWN)  # the last entry stands for "no child"
+        contrib = np.where(known, -values, UNDECIDED).astype(np.int8)
+        contrib = np.append(contrib, -UNDECIDED)  # the last entry stands for "no child"
         backed = contrib[np.where(child_index >= 0, child_index, len(contrib) - 1)].max(axis=1)
         win_now = can_win_next_bits(f, m, width, height)
         full = m == board.full
         direct = _win_now_value(ply, scores, board)
         values = np.where(win_now, direct, np.where(full, 0, backed)).astype(np.int8)
-        known = values != UNKNOWN
+        known = values != UNDECIDED
         values[~known] = 0
     return DerivedValues(
         first=first,
@@ -292,170 +284,38 @@ def _leaf_values(
 
 
 # ------------------------------------------------------------------ books
-@dataclass
-class LoadedBook:
-    """A whole book in memory, indexed by position (one variant per mirror pair).
-
-    ``first``/``mask`` are the decoded records in file order; ``canonical`` their
-    mirror-merged Pons keys. Lookups (:meth:`answers`) search by canonical key,
-    so either stored variant of a pair is found.
-    """
-
-    path: Path
-    fmt: BookFormat
-    records: Records
-    first: np.ndarray
-    mask: np.ndarray
-    canonical: np.ndarray
-    scope: Scope
-    _order: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
-    #: the whole book as read, for a book of another format than Thill's (whose records
-    #: here are its conversion: a win/draw/loss book's first-player wins left out)
-    model: BookModel | None = field(repr=False, default=None)
-
-    @classmethod
-    def load(
-        cls, path: str | os.PathLike[str], fmt: BookFormat | None = None, scope: Scope | None = None
-    ) -> LoadedBook:
-        """Read, check (values, order, legal positions of the ply, sha256 against the
-        manifest) and index a book, through the one loader
-        (:func:`openingbook.formats.load_book`, ``complete=False``): a Thill-layout book
-        as its records are stored (``fmt`` forces the layout), a book of any other
-        readable format (compact, Cadot, Pons) as the Thill records it converts to
-        (:func:`openingbook.formats.model.thill_records`). ``scope`` overrides the
-        book's own (its reader's).
-        """
-        from openingbook.formats import load_book
-        from openingbook.formats.model import thill_records
-
-        model = load_book(path, fmt=fmt, complete=False)
-        fmt, records = thill_records(model)
-        if model.stored is not None:  # the records' positions, in file order
-            first, mask = model.first, model.mask
-        else:  # every key was made from a position of the ply: decoded without checks
-            first, mask = decode_keys(
-                records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
-            )
-        canonical = canonical_keys(first, mask, fmt.width, fmt.height)
-        order = np.argsort(canonical, kind="stable")
-        return cls(
-            Path(path),
-            fmt,
-            records,
-            first,
-            mask,
-            canonical,
-            model.scope if scope is None else scope,
-            order,
-            None if model.stored is not None else model,
-        )
-
-    @property
-    def plies(self) -> int:
-        return self.fmt.plies
-
-    @property
-    def board(self) -> BoardSize:
-        return self.fmt.board
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    def find(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Record index of each position (either variant), -1 when not stored."""
-        keys = canonical_keys(first, mask, *self.board)
-        sorted_keys = self.canonical[self._order]
-        at = np.searchsorted(sorted_keys, keys)
-        at_c = np.minimum(at, len(sorted_keys) - 1)
-        hit = (at < len(sorted_keys)) & (sorted_keys[at_c] == keys)
-        return np.where(hit, self._order[at_c], -1)
-
-    def in_scope(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Positions the book's scope answers for (by value or by its pruning rule).
-
-        Ignores ``partial``; callers decide what a partial book may answer.
-        """
-        return self.scope.contains_many(first, mask, self.plies)
-
-    def answers(self, first: np.ndarray, mask: np.ndarray) -> Answers:
-        """What the book says about each position (of the book's ply).
-
-        A missing position gets :func:`openingbook.values.missing_answers`: a
-        win in 1 when the side to move can complete four, else (pruned books) a
-        first-player win inside a known, complete scope, else unknown.
-        """
-        index = self.find(first, mask)
-        stored = index >= 0
-        raw = self.records.values[np.maximum(index, 0)]
-        n = len(first)
-        winner = np.zeros(n, np.int8)
-        plies = np.full(n, -1, np.int16)
-        if self.fmt.distances:
-            winner = np.sign(raw).astype(np.int8)
-            plies = np.where(raw == 0, -1, distance_plies(raw)).astype(np.int16)
-        else:
-            winner = first_player_winner(raw)
-        known = stored.copy()
-        missing = np.flatnonzero(~stored)
-        if len(missing):
-            absent_wins = not self.fmt.distances and self.scope.answers_absent
-            implied = self.in_scope(first[missing], mask[missing]) & absent_wins
-            m_winner, m_plies = missing_answers(first[missing], mask[missing], implied, self.board)
-            answered = m_winner != UNKNOWN_WINNER
-            known[missing[answered]] = True
-            winner[missing[answered]] = m_winner[answered]
-            if self.fmt.distances:
-                plies[missing[answered]] = m_plies[answered]
-        winner[~known] = 0
-        plies[~known] = -1
-        return Answers(stored, known, winner, plies)
-
-
-@dataclass
-class Answers:
-    """A book's answers for some positions, from the first player's side.
-
-    ``winner``: +1 first player wins, -1 second, 0 draw; ``plies``: plies to the
-    winning stone when the book has distances (-1 otherwise and for draws).
-    Meaningless where ``known`` is False.
-    """
-
-    stored: np.ndarray
-    known: np.ndarray
-    winner: np.ndarray
-    plies: np.ndarray
-
-
-def book_leaves(book: LoadedBook) -> tuple[LeafLookup, bool]:
+def book_leaves(book: BookModel) -> tuple[LeafLookup, bool]:
     """The leaf lookup reading ``book``, and whether it gives Pons scores.
 
-    Distance books give exact scores (unknown where a position is missing); pruned
-    books give win/draw/loss, a missing position being a first-player win.
+    A book with distances gives exact scores (unknown where a position is missing);
+    another gives win/draw/loss, a pruned book's missing position inside its scope
+    being a first-player win (:meth:`BookModel.answers`).
     """
     plies = book.plies
-    if book.fmt.distances:
+    if book.has_distances:
 
         def leaves(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             index = book.find(first, mask)
             found = index >= 0
-            scores, consistent = scores_from_distance_bytes(
-                book.records.values[np.maximum(index, 0)], plies, book.board
-            )
-            if not consistent[found].all():
-                i = int(index[found][~consistent[found]][0])
+            scores = book.score[np.maximum(index, 0)]
+            faulty = found & (scores == UNKNOWN)
+            if faulty.any():
+                i = int(index[np.argmax(faulty)])
                 raise BookFileError(
-                    f"{book.path}: record {i} has distance byte {int(book.records.values[i])}, "
-                    f"impossible at {plies} stones"
+                    f"{book.path}: position {i} is a win in {int(book.plies_to_end[i])} "
+                    f"plies, impossible at {plies} stones"
                 )
-            return found, scores
+            return found, np.where(found, scores, 0).astype(np.int8)
 
         return leaves, True
 
-    def leaves_pruned(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        answers = book.answers(first, mask)
-        return answers.known, wdl_from_pruned_values(pruned_values(answers.winner), plies)
+    def leaves_wdl(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        winner = book.answers(first, mask).winner
+        known = winner != UNKNOWN
+        first_view = np.where(known, winner, 0)
+        return known, (first_view if plies % 2 == 0 else -first_view).astype(np.int8)
 
-    return leaves_pruned, False
+    return leaves_wdl, False
 
 
 # ------------------------------------------------------------------ derivation
@@ -468,7 +328,7 @@ class Derivation:
     """
 
     plies: int
-    deep: LoadedBook
+    deep: BookModel
     under: str | None
     first: np.ndarray
     mask: np.ndarray
@@ -502,7 +362,7 @@ class Derivation:
         return pruned_values(self.winners())
 
 
-def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Derivation:
+def derive_values(deep: BookModel, plies: int, under: str | None = None) -> Derivation:
     """Derive the values of the ``plies``-stone book positions from a deeper book.
 
     ``under``: only the positions under this line (default: the deeper book's
@@ -520,7 +380,7 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
             argument="plies",
             value=plies,
         )
-    if not deep.scope.answers_absent and not deep.fmt.distances:
+    if not deep.scope.answers_absent and not deep.has_distances:
         raise BookFileError(
             f"the scope of {deep.path.name} is {deep.scope.describe()}: its missing "
             "positions are not known to be first-player wins, so it cannot be read as a pruned book"
@@ -544,7 +404,7 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
     leaves, scores = book_leaves(deep)
     result = negamax_layers(first, mask, deep.plies, leaves, scores, width, height)
     covered = result.known.copy()
-    if not deep.fmt.distances and deep.scope.under:
+    if not deep.has_distances and deep.scope.under:
         # a pruned book answers only inside its scope; a root's whole subtree is
         # inside when the root is (the scope is closed under continuing play)
         covered &= np.isin(
@@ -571,12 +431,12 @@ def derive_values(deep: LoadedBook, plies: int, under: str | None = None) -> Der
 DERIVE_BYTES_PER_DEEP_POSITION = 420
 
 
-def _deepest_layer(deep: LoadedBook, line: str | None) -> int | None:
+def _deepest_layer(deep: BookModel, line: str | None) -> int | None:
     """How many positions at the deeper ply a derivation under ``line`` walks to, when
     known: those of the whole book (a narrower line walks to fewer, not estimated)."""
     if line != (deep.scope.under or None):
         return None
-    if deep.fmt.distances:  # a distance book stores every position of its scope
+    if deep.has_distances:  # a distance book stores every position of its scope
         return len(deep.first)
     return complete_positions(deep.board, deep.plies) if deep.scope.complete else None
 
@@ -641,17 +501,17 @@ def derive_book(
     """
     refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
     out = Path(output)
-    from openingbook.formats import open_book
+    from openingbook.formats import load_book, open_book
 
     with open_book(source) as book:  # the output is decided before the book is loaded
         compact = writes_compact(out, book_format, book.board)
         if not compact:
             refuse_thill_layout(book.board, plies)
     check_book_output(out, force, compact)
-    deep = LoadedBook.load(source)
+    deep = load_book(source, complete=False)
     if distances is None:
-        distances = deep.fmt.distances
-    if distances and not deep.fmt.distances:
+        distances = deep.has_distances
+    if distances and not deep.has_distances:
         raise BookFileError(
             f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
         )
@@ -695,6 +555,13 @@ def derive_book(
     )
 
 
+def _layout(model: BookModel) -> BookFormat:
+    """The Thill layout of a book's records: its file's, or the one its values fit."""
+    if model.stored is not None:
+        return model.stored[0]
+    return BookFormat.for_plies(model.plies, model.has_distances, *model.board)
+
+
 def _manifest_content(
     fmt: BookFormat,
     derivation: Derivation,
@@ -718,7 +585,7 @@ def _manifest_content(
         "derived_from": {
             "file": str(deep.path),
             "sha256": file_sha256(deep.path),
-            "format": deep.fmt.name,
+            "format": _layout(deep).name,
             "scope": deep.scope.describe(),
             "method": "exact negamax over the plies between "
             f"({' -> '.join(str(n) for n in derivation.result.layer_sizes)} positions)",

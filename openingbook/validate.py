@@ -28,13 +28,16 @@ from typing import Any
 
 import numpy as np
 
+from openingbook.answers import BulkValues
 from openingbook.bookfile import BookFormat, value_histogram
-from openingbook.derive import Answers, LoadedBook, derive_values
+from openingbook.derive import derive_values
 from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.formats import load_book
+from openingbook.formats.model import BookModel, thill_values
 from openingbook.manifest import require_board
 from openingbook.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.published import TROMP_BOARD, TROMP_SUBSET_COUNTS
-from openingbook.values import VALUE_FIRST, WINNERS, distance_plies, first_player_winner
+from openingbook.values import UNKNOWN, VALUE_FIRST, WINNERS, distance_plies, first_player_winner
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -137,8 +140,13 @@ def _position_report(
     )
 
 
-def _entry(ans: Answers, i: int) -> tuple[bool, int, int, bool]:
-    return bool(ans.known[i]), int(ans.winner[i]), int(ans.plies[i]), bool(ans.stored[i])
+def _entry(ans: BulkValues, i: int, distances: bool) -> tuple[bool, int, int, bool]:
+    """``(known, winner, plies or -1, stored)`` of one answer, for a report; the plies
+    of a book with distances, of a decided game only."""
+    winner, plies = int(ans.winner[i]), int(ans.plies[i])
+    known = winner != UNKNOWN
+    shown = plies if distances and known and winner != 0 and plies != UNKNOWN else -1
+    return known, winner if known else 0, shown, bool(ans.index[i] >= 0)
 
 
 # ------------------------------------------------------------------ validate
@@ -217,8 +225,8 @@ def validate_books(
     does not store (within its own scope).
     """
     start = time.perf_counter()
-    shallow = LoadedBook.load(book)
-    deep = LoadedBook.load(deeper)
+    shallow = load_book(book, complete=False)
+    deep = load_book(deeper, complete=False)
     require_board(deep.path.name, deep.board, shallow.board)
     if shallow.plies >= deep.plies:
         raise BookFileError(
@@ -233,18 +241,18 @@ def validate_books(
             f"({deep.path.name}: {deep.scope.describe()})"
         )
     answers = shallow.answers(derivation.first, derivation.mask)
-    if shallow.scope.partial and not shallow.fmt.distances:
+    if shallow.scope.partial and not shallow.has_distances:
         notes.append(
             f"{shallow.path.name} is {shallow.scope.describe()}: "
             "only its stored records are compared"
         )
-    elif shallow.scope.under and not shallow.fmt.distances:
+    elif shallow.scope.under and not shallow.has_distances:
         notes.append(f"{shallow.path.name} holds {shallow.scope.describe()}")
     covered = derivation.covered
-    compared = covered & answers.known
+    compared = covered & (answers.winner != UNKNOWN)
     derived_winner = derivation.winners()
     derived_plies = derivation.distances()
-    both_distances = shallow.fmt.distances and derivation.scores
+    both_distances = shallow.has_distances and derivation.scores
     differ = derived_winner != answers.winner
     if both_distances:
         differ |= (derived_winner != 0) & (derived_plies != answers.plies)
@@ -254,7 +262,7 @@ def validate_books(
             derivation.first[i],
             derivation.mask[i],
             derivation.moves[i],
-            _entry(answers, i),
+            _entry(answers, i, shallow.has_distances),
             (True, int(derived_winner[i]), int(derived_plies[i]), True),
             shallow.board,
         )
@@ -298,7 +306,7 @@ def validate_books(
     )
 
 
-def _moves_of(book: LoadedBook, record: int) -> str:
+def _moves_of(book: BookModel, record: int) -> str:
     pos = Position.from_bitboards(int(book.first[record]), int(book.mask[record]), *book.board)
     return pos.some_moves()
 
@@ -367,7 +375,7 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
     Distance books are compared on distances when both have them, else on
     win/draw/loss.
     """
-    book_a, book_b = LoadedBook.load(a), LoadedBook.load(b)
+    book_a, book_b = load_book(a, complete=False), load_book(b, complete=False)
     require_board(book_b.path.name, book_b.board, book_a.board)
     if book_a.plies != book_b.plies:
         raise BookFileError(
@@ -375,15 +383,18 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
             f"{book_b.plies}: diff compares books of one ply (use validate)"
         )
     notes = []
-    for bk in (book_a, book_b):
+    canonical_a, canonical_b = book_a.canonical, book_b.canonical
+    positions = {}
+    for bk, canonical in ((book_a, canonical_a), (book_b, canonical_b)):
         if not bk.scope.known:
             notes.append(f"{bk.path.name}: scope {bk.scope.describe()}")
         elif not bk.scope.complete:
             notes.append(f"{bk.path.name} holds {bk.scope.describe()}")
-        dup = len(bk.canonical) - len(np.unique(bk.canonical))
+        positions[id(bk)] = len(np.unique(canonical))
+        dup = len(canonical) - positions[id(bk)]
         if dup:
             notes.append(f"{bk.path.name} stores {dup} mirror pairs twice (compared once)")
-    _, pick = np.unique(np.concatenate([book_a.canonical, book_b.canonical]), return_index=True)
+    _, pick = np.unique(np.concatenate([canonical_a, canonical_b]), return_index=True)
     first = np.concatenate([book_a.first, book_b.first])[pick]
     mask = np.concatenate([book_a.mask, book_b.mask])[pick]
     # a book built under a line says nothing about positions outside it
@@ -399,18 +410,24 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
         first, mask = first[inside], mask[inside]
     ans_a = book_a.answers(first, mask)
     ans_b = book_b.answers(first, mask)
-    distances = book_a.fmt.distances and book_b.fmt.distances
-    same = (ans_a.winner == ans_b.winner) & (ans_a.known == ans_b.known)
+    distances = book_a.has_distances and book_b.has_distances
+    same = ans_a.winner == ans_b.winner
     if distances:
         same &= ans_a.plies == ans_b.plies
-    only_a = ans_a.stored & ~ans_b.stored
-    only_b = ans_b.stored & ~ans_a.stored
-    both = ans_a.stored & ans_b.stored
+    stored_a, stored_b = ans_a.index >= 0, ans_b.index >= 0
+    only_a = stored_a & ~stored_b
+    only_b = stored_b & ~stored_a
+    both = stored_a & stored_b
 
     def reports(selected: np.ndarray) -> list[PositionReport]:
         return [
             _position_report(
-                first[i], mask[i], None, _entry(ans_a, i), _entry(ans_b, i), book_a.board
+                first[i],
+                mask[i],
+                None,
+                _entry(ans_a, i, book_a.has_distances),
+                _entry(ans_b, i, book_b.has_distances),
+                book_a.board,
             )
             for i in np.flatnonzero(selected)
         ]
@@ -420,8 +437,8 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
         b=str(book_b.path),
         plies=book_a.plies,
         compared_by="win/draw/loss and distances" if distances else "win/draw/loss",
-        positions_a=len(np.unique(book_a.canonical)),
-        positions_b=len(np.unique(book_b.canonical)),
+        positions_a=positions[id(book_a)],
+        positions_b=positions[id(book_b)],
         common=int(both.sum()),
         implied_agreements=int(((only_a | only_b) & same).sum()),
         only_in_a=reports(only_a & ~same),
@@ -494,7 +511,7 @@ class CheckReport:
 class _Stored:
     """What ``stats`` and ``check`` count and re-solve: a Thill book's records, or every
     position a book of another format holds (its model, first-player wins included),
-    with their values as Thill's codes (pruned codes or distance bytes)."""
+    with their values as Thill's codes (pruned codes or distance bytes) of ``fmt``."""
 
     format: str
     records: int
@@ -502,24 +519,25 @@ class _Stored:
     first: np.ndarray
     mask: np.ndarray
     values: np.ndarray
-    distances: bool
+    fmt: BookFormat
+
+    @property
+    def distances(self) -> bool:
+        return self.fmt.distances
 
     @classmethod
-    def of(cls, book: LoadedBook) -> _Stored:
-        model = book.model
-        if model is None:
-            positions = len(np.unique(book.canonical))
+    def of(cls, model: BookModel) -> _Stored:
+        if model.stored is not None:
+            fmt, records = model.stored
             return cls(
-                book.fmt.describe(),
-                len(book),
-                positions,
-                book.first,
-                book.mask,
-                book.records.values,
-                book.fmt.distances,
+                fmt.describe(),
+                len(records),
+                len(np.unique(model.canonical)),
+                model.first,
+                model.mask,
+                records.values,
+                fmt,
             )
-        from openingbook.formats.model import thill_values
-
         fmt, values = thill_values(model)
         kind = {"wdl": "win/draw/loss", "distance": "with distances", "score": "with scores"}
         board = "" if model.board == DEFAULT_BOARD else f" ({model.board} board)"
@@ -530,7 +548,7 @@ class _Stored:
             model.first,
             model.mask,
             values,
-            fmt.distances,
+            fmt,
         )
 
 
@@ -564,14 +582,14 @@ def check_book(
 
     # before reading the book; a scheduler's workers are on other machines
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    book = LoadedBook.load(path, fmt)
+    book = load_book(path, fmt=fmt, complete=False)
     stored_book = _Stored.of(book)
     issues: list[Issue] = []
-    if book.model is None:  # another format's reader has checked its file already
+    if book.stored is not None:  # another format's reader has checked its file already
         _file_issues(book, issues)
     rng = np.random.default_rng(seed)
     picks = np.empty(0, np.int64)
-    count = stored_book.records if book.model is None else stored_book.positions
+    count = stored_book.records if book.stored is not None else stored_book.positions
     if all_records:
         picks = np.arange(count)
     elif sample:
@@ -580,7 +598,7 @@ def check_book(
         picks = np.sort(rng.choice(count, size=min(sample, count), replace=False))
     absent_first = absent_mask = np.empty(0, np.uint64)
     if absent:
-        if book.fmt.distances or book.scope.partial or book.model is not None:
+        if stored_book.distances or book.scope.partial or book.stored is None:
             raise InvalidArgument(
                 "needs a pruned book that holds every position of its scope", argument="absent"
             )
@@ -600,7 +618,7 @@ def check_book(
             first,
             mask,
             book.plies,
-            book.fmt.distances,
+            stored_book.distances,
             jobs,
             executor,
             table_log2,
@@ -608,8 +626,8 @@ def check_book(
             board=book.board,
         )
         for i in np.flatnonzero(solved != expected):
-            a = _book_value_entry(int(expected[i]), book.fmt.distances, bool(stored[i]))
-            b = _book_value_entry(int(solved[i]), book.fmt.distances, True)
+            a = _book_value_entry(int(expected[i]), stored_book.distances, bool(stored[i]))
+            b = _book_value_entry(int(solved[i]), stored_book.distances, True)
             disagreements.append(_position_report(first[i], mask[i], None, a, b, book.board))
     return CheckReport(
         book=str(book.path),
@@ -633,13 +651,14 @@ def _book_value_entry(value: int, distances: bool, stored: bool) -> tuple[bool, 
     return True, int(first_player_winner(np.array([value]))[0]), -1, stored
 
 
-def _file_issues(book: LoadedBook, issues: list[Issue]) -> None:
-    """What the file alone shows beyond format errors."""
-    order = np.argsort(book.canonical, kind="stable")
-    keys = book.canonical[order]
+def _file_issues(book: BookModel, issues: list[Issue]) -> None:
+    """What a Thill-layout file's records alone show beyond format errors."""
+    assert book.stored is not None  # loaded as stored: one position per record
+    fmt, records = book.stored
+    order, keys = book.key_order
     repeat = np.flatnonzero(keys[1:] == keys[:-1]) + 1
     if len(repeat):
-        values = book.records.values[order]
+        values = records.values[order]
         conflict = repeat[values[repeat] != values[repeat - 1]]
         same = np.setdiff1d(repeat, conflict)
         if len(same):
@@ -664,8 +683,8 @@ def _file_issues(book: LoadedBook, issues: list[Issue]) -> None:
                     [_moves_of(book, int(order[i])) for i in conflict[:5]],
                 )
             )
-    if not book.fmt.distances:
-        first_wins = np.flatnonzero(book.records.values == VALUE_FIRST)
+    if not fmt.distances:
+        first_wins = np.flatnonzero(records.values == VALUE_FIRST)
         if len(first_wins):
             issues.append(
                 Issue(
@@ -824,17 +843,17 @@ def book_stats(
     pairs once. For a complete 8-ply book the counts are compared with Tromp's
     published 44,473 / 16,635 / 6,449. ``fmt``: the format, when not detected.
     """
-    book = LoadedBook.load(path, fmt)
+    book = load_book(path, fmt=fmt, complete=False)
     if (tromp or per_ply) and book.board != DEFAULT_BOARD:
         raise InvalidArgument(
             f"the published counts are of the 7x6 board; {book.path.name} is a {book.board} book",
             argument="tromp" if tromp else "per_ply",
         )
     stored_book = _Stored.of(book)
-    histogram = value_histogram(book.fmt, stored_book.values)
+    histogram = value_histogram(stored_book.fmt, stored_book.values)
     stored = {k: int(histogram[k]) for k in ("first", "second", "draw")}
     hist = None
-    if book.fmt.distances:
+    if stored_book.distances:
         hist = {f"first wins in {d}": c for d, c in histogram["first_by_plies"].items()}
         hist.update({f"second wins in {d}": c for d, c in histogram["second_by_plies"].items()})
     report = StatsReport(
@@ -843,7 +862,7 @@ def book_stats(
         records=stored_book.records,
         positions=stored_book.positions,
         duplicate_mirror_pairs=(
-            0 if book.model is not None else stored_book.records - stored_book.positions
+            0 if book.stored is None else stored_book.records - stored_book.positions
         ),
         scope=book.scope.describe(),
         stored_values=stored,
@@ -857,7 +876,7 @@ def book_stats(
     return report
 
 
-def _per_ply_counts(book: LoadedBook) -> PlyCounts:
+def _per_ply_counts(book: BookModel) -> PlyCounts:
     """A complete book's per-ply counts, or a compact part's (of its part only)."""
     part = book_part(book.path)
     if not book.scope.complete and part is None:
@@ -867,8 +886,8 @@ def _per_ply_counts(book: LoadedBook) -> PlyCounts:
         )
 
     def lookup(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ans = book.answers(first, mask)
-        return ans.known, ans.winner
+        winner = book.answers(first, mask).winner
+        return winner != UNKNOWN, winner
 
     return per_ply_counts_from_values(book.plies, lookup, *book.board, part=part)
 
@@ -883,7 +902,7 @@ def book_part(path: str | os.PathLike[str]) -> tuple[int, int] | None:
         return book.part
 
 
-def _tromp_counts(book: LoadedBook) -> dict[str, Any]:
+def _tromp_counts(book: BookModel) -> dict[str, Any]:
     if book.scope.partial:
         raise BookFileError(
             f"{book.path.name} is {book.scope.describe()}: Tromp's counts need every position"
@@ -892,15 +911,16 @@ def _tromp_counts(book: LoadedBook) -> dict[str, Any]:
         raise BookFileError(f"{book.path.name} holds no {book.plies}-ply position under a line")
     f, m, _ = positions_with_moves(book.plies, book.scope.under, *book.board)
     keep = tromp_subset(f, m)
-    ans = book.answers(f[keep], m[keep])
-    w = ans.winner[ans.known]
+    winner = book.answers(f[keep], m[keep]).winner
+    known = winner != UNKNOWN
+    w = winner[known]
     out: dict[str, Any] = {
         "positions": int(keep.sum()),
         "where": f" under {book.scope.under}" if book.scope.under else "",
         "first": int((w > 0).sum()),
         "second": int((w < 0).sum()),
         "draw": int((w == 0).sum()),
-        "unknown": int((~ans.known).sum()),
+        "unknown": int((~known).sum()),
     }
     if book.plies == 8 and book.scope.complete:
         out["published"] = dict(TROMP_COUNTS)

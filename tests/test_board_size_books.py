@@ -33,8 +33,10 @@ from openingbook.codec import (
     position_key_pair,
 )
 from openingbook.compact import CompactBook
-from openingbook.derive import LoadedBook, derive_values
+from openingbook.derive import derive_values
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
+from openingbook.formats import load_book
+from openingbook.formats.model import BookModel, thill_values
 from openingbook.published import BOARD_RESULTS
 from openingbook.validate import diff_books
 from solver import (
@@ -358,7 +360,7 @@ def _derived(source: Path, plies: int) -> Path:
 
 @pytest.mark.parametrize(("name", "board"), [("4x4-8", (4, 4)), ("5x4-8", (5, 4))])
 def test_empty_board_derived_from_the_book_matches_the_published_result(small_books, name, board):
-    derivation = derive_values(LoadedBook.load(small_books[name]), 0)
+    derivation = derive_values(load_book(small_books[name], complete=False), 0)
     score = int(derivation.result.values[0])
     outcome = (str(winner_from_score(score, 0)), plies_from_score(score, 0, *board))
     assert outcome == BOARD_RESULTS[board]
@@ -543,9 +545,9 @@ SHIPPED = shipped_other_sizes()
 
 
 @functools.cache
-def loaded(path: str) -> LoadedBook:
+def loaded(path: str) -> BookModel:
     """A shipped book in memory, loaded once for the tests below (a few seconds each)."""
-    return LoadedBook.load(path)
+    return load_book(path, complete=False)
 
 
 def test_books_of_at_least_two_other_sizes_ship_and_are_listed():
@@ -601,4 +603,4 @@ def test_shipped_book_sample_re_solved(book):
     solved = solve_book_values(
         deep.first[pick], deep.mask[pick], deep.plies, True, jobs=1, board=board
     )
-    assert solved.tolist() == deep.records.values[pick].tolist()
+    assert solved.tolist() == thill_values(deep)[1][pick].tolist()

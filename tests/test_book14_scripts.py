@@ -27,14 +27,16 @@ BOOKS = ROOT / "books"
 
 def write_parts(where: Path, damage: bool = False) -> Path:
     """book8-dist.dat as three compact parts; ``damage`` changes one value of part 2."""
-    from openingbook.derive import LoadedBook
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
 
-    whole = LoadedBook.load(BOOKS / "book8-dist.dat")
+    whole = load_book(BOOKS / "book8-dist.dat", complete=False)
+    distance_bytes = thill_values(whole)[1]
     parts = where / "parts"
     parts.mkdir()
     for i in (1, 2, 3):
         first, mask = enumerate_positions(8, None, *DEFAULT_BOARD, part=(i, 3))
-        values = whole.records.values[whole.find(first, mask)].copy()
+        values = distance_bytes[whole.find(first, mask)].copy()
         if damage and i == 2:  # a draw made a first-player win (of the right parity)
             values[np.flatnonzero(values == 0)[0]] = values.max()
         write_compact(

@@ -271,7 +271,6 @@ def test_a_damaged_part_field_is_refused(tmp_path):
 
 def test_a_part_is_not_read_as_a_whole_book(tmp_path):
     from openingbook.convert import convert_book
-    from openingbook.derive import LoadedBook
     from openingbook.formats import load_book
 
     path, first, *_ = _part_book(tmp_path, 4, (1, 2))
@@ -286,7 +285,7 @@ def test_a_part_is_not_read_as_a_whole_book(tmp_path):
     with pytest.raises(BookFileError, match="merge the parts"):
         convert_book(seven, tmp_path / "whole.dat")
     assert load_book(path).scope.partial == "part 1/2"
-    loaded = LoadedBook.load(path)
+    loaded = load_book(path, complete=False)
     assert loaded.scope.partial == "part 1/2" and not loaded.scope.answers_absent
     assert len(loaded) == len(first)
 
@@ -376,15 +375,17 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
 @pytest.fixture(scope="module")
 def book8_parts(tmp_path_factory):
     """The 8-ply distance book (books/) cut into three compact parts."""
-    from openingbook.derive import LoadedBook
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
     from tests.test_build import BOOKS
 
-    whole = LoadedBook.load(BOOKS / "book8-dist.dat")
+    whole = load_book(BOOKS / "book8-dist.dat", complete=False)
+    distance_bytes = thill_values(whole)[1]
     tmp = tmp_path_factory.mktemp("book8parts")
     paths = []
     for i in (1, 2, 3):
         first, mask = enumerate_positions(8, None, *DEFAULT_BOARD, part=(i, 3))
-        values = whole.records.values[whole.find(first, mask)]
+        values = distance_bytes[whole.find(first, mask)]
         path = tmp / f"book8-dist-part{i}of3.c4b"
         write_compact(path, 8, "distance", first, mask, values, part=(i, 3), board=DEFAULT_BOARD)
         paths.append(path)
