@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openingbook.checks.diff import diff_books
+from openingbook.checks.published import BOARD_RESULTS
 from openingbook.cli import main
 from openingbook.codec import (
     MAX_ARRAY_HEIGHT,
@@ -33,12 +35,10 @@ from openingbook.codec import (
     position_key_pair,
 )
 from openingbook.compact import CompactBook
-from openingbook.derive import derive_values
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.formats import load_book
 from openingbook.formats.model import BookModel, thill_values
-from openingbook.published import BOARD_RESULTS
-from openingbook.validate import diff_books
+from openingbook.pipeline.derive import derive_values
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -421,10 +421,10 @@ def test_manifest_carries_the_board(tmp_path):
     book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
     format is refused)."""
     from openingbook.bookfile import BookFormat, book_bytes
-    from openingbook.build import BuildOptions, build_book
     from openingbook.formats import load_book
     from openingbook.formats.model import thill_records
     from openingbook.manifest import identify, read_manifest, write_book_and_manifest
+    from openingbook.pipeline.build import BuildOptions, build_book
 
     out = tmp_path / "b.dat"
     options = BuildOptions(plies=4, distances=True, board=BoardSize(5, 4))
@@ -505,7 +505,7 @@ def test_every_export_reads_back_the_sources_answers_on_every_position(
     small_books, tmp_path, source, fmt
 ):
     from openingbook import open_book
-    from openingbook.formats.exporting import export_book
+    from openingbook.pipeline.export import export_book
     from openingbook.registry import resolve_book
     from openingbook.values import UNKNOWN
 
@@ -595,7 +595,7 @@ def test_shipped_book_derives_shallower_plies_the_solver_agrees_with(book):
 @pytest.mark.parametrize("book", SHIPPED, ids=lambda b: b.name)
 def test_shipped_book_sample_re_solved(book):
     """Stored values of a random sample against the solver (as ``openingbook check``)."""
-    from openingbook.validate import solve_book_values
+    from openingbook.checks.check import solve_book_values
 
     board = parse_board_size(book.board)
     deep = loaded(book.path)

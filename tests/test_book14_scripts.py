@@ -143,7 +143,7 @@ def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
 
 def test_cost_adds_up_the_parts_manifests(tmp_path):
     """check14.py --cost: positions and CPU seconds of the parts' own manifests, summed."""
-    from openingbook.build import BuildOptions, build_book
+    from openingbook.pipeline.build import BuildOptions, build_book
     from solver import BoardSize
 
     board = BoardSize(5, 4)
@@ -185,7 +185,7 @@ for n, line in enumerate(sys.stdin):
 def test_cross_check_compares_every_sampled_score(tmp_path):
     """cross14.py feeds the sample's move strings to the solver and compares its scores
     with the book's (the stand-in solver is ours; the real one is Pons')."""
-    from openingbook.build import BuildOptions, build_book
+    from openingbook.pipeline.build import BuildOptions, build_book
     from solver import BoardSize
 
     part = tmp_path / "book8-dist-5x4-part2of3.c4b"

@@ -14,15 +14,16 @@ from click.testing import CliRunner
 
 import openingbook.formats
 import openingbook.reader
-from openingbook.build import BuildOptions, build_book, merge_books
 from openingbook.cli import main
 from openingbook.compact import CompactBook
-from openingbook.convert import convert_book
-from openingbook.derive import derive_book
 from openingbook.errors import InvalidArgument
 from openingbook.formats import FORMATS, load_book, output_format, read_records
 from openingbook.formats.model import model_from_values, thill_values
 from openingbook.manifest import Scope, read_manifest
+from openingbook.pipeline.build import BuildOptions, build_book
+from openingbook.pipeline.convert import convert_book
+from openingbook.pipeline.derive import derive_book
+from openingbook.pipeline.merge import merge_books
 from openingbook.registry import books_dir
 from solver import DEFAULT_BOARD, BoardSize, enumerate_positions
 from tests.test_compact_writes import assert_same_table

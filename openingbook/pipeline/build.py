@@ -10,19 +10,19 @@
    chunks (contiguous, so that a shard's chunks share their solver tables too).
    Chunk ids and contents depend only on the options, never on the machine.
 2. **Solve** every chunk not already saved in the work directory
-   (:class:`openingbook.workdir.WorkDir`) on an executor
-   (:mod:`openingbook.executors`), one solver and table per worker: exact
+   (:class:`openingbook.pipeline.workdir.WorkDir`) on an executor
+   (:mod:`openingbook.pipeline.executors`), one solver and table per worker: exact
    scores for distance books, win/draw/loss otherwise. Each finished chunk is
    saved atomically with a checksum; a rerun skips whole chunks and recomputes
    damaged ones.
 3. **Write**: the solved values as a book model, written by the registry's writer
-   of the output's format (:func:`write_solved_book`): Thill's layout (first-player
-   wins pruned in non-distance books, keys encoded, records sorted) with its
-   manifest ``<output>.json`` as one unit, or the compact format with the manifest's
-   content in its metadata.
+   of the output's format (:func:`openingbook.pipeline.writing.write_solved_book`):
+   Thill's layout (first-player wins pruned in non-distance books, keys encoded,
+   records sorted) with its manifest ``<output>.json`` as one unit, or the compact
+   format with the manifest's content in its metadata.
 
-Shard outputs are books of their own; :func:`merge_books` combines all ``n`` of
-them into the book a single run writes, byte for byte.
+Shard outputs are books of their own; :func:`openingbook.pipeline.merge.merge_books`
+combines all ``n`` of them into the book a single run writes, byte for byte.
 
 Book values (see ``FORMATS.md`` and :mod:`openingbook.values`): pruned books
 store 0 (draw), 1 (second player wins), 2 (first player wins, dropped by
@@ -49,37 +49,35 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.atomicio import refuse_existing, refuse_input_as_output
-from openingbook.bookfile import THILL_BOARD, BookFormat, value_histogram
+from openingbook.atomicio import refuse_input_as_output
+from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.codec import MAX_ARRAY_HEIGHT
 from openingbook.errors import (
-    BookFileError,
-    BookFileUnreadable,
-    ForeignBook,
     InvalidArgument,
     WorkerLost,
-    os_failures,
 )
-from openingbook.executors import (
+from openingbook.manifest import (
+    Scope,
+    manifest_path,
+    manifest_provenance,
+)
+from openingbook.memory import check_table_size, worker_count
+from openingbook.pipeline.executors import (
     EXECUTOR_NAMES,
     Executor,
     default_jobs,
     make_executor,
     require_dask,
 )
-from openingbook.formats.base import WrittenBook
-from openingbook.manifest import (
-    Scope,
-    check_output,
-    identify,
-    manifest_path,
-    manifest_provenance,
-    read_manifest,
-    recorded_command,
+from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
+from openingbook.pipeline.writing import (
+    check_book_output,
+    check_compact_output,
+    outcomes,
+    write_solved_book,
+    writes_compact,
 )
-from openingbook.memory import check_table_size, worker_count
 from openingbook.values import book_values
-from openingbook.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
 __all__ = [
@@ -91,17 +89,12 @@ __all__ = [
     "BuildSummary",
     "Chunk",
     "ChunkTask",
-    "MergeSummary",
     "build_book",
     "default_output_name",
-    "merge_books",
-    "merge_parts",
     "parse_part",
     "parse_shard",
     "plan_build",
     "solve_chunk",
-    "write_solved_book",
-    "writes_compact",
 ]
 
 #: Plies a build accepts (book positions have the first player to move).
@@ -493,7 +486,7 @@ def build_book(
     ``output`` defaults to :func:`default_output_name` in the current directory,
     ``work_dir`` to ``<output>.work`` (a new, empty or resumable directory;
     after success its own files are deleted, and the directory if the build
-    created it, unless ``keep_work``: :class:`openingbook.workdir.WorkDir`).
+    created it, unless ``keep_work``: :class:`openingbook.pipeline.workdir.WorkDir`).
     ``jobs`` defaults to the usable cores; ``executor`` is
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
@@ -501,7 +494,7 @@ def build_book(
     is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
     manifest) or ``"compact"`` (:mod:`openingbook.compact`, written straight from the
     solved values, the build's record in its metadata); default: compact for an
-    output ending in ``.c4b`` (:func:`writes_compact`). Raises
+    output ending in ``.c4b`` (:func:`openingbook.pipeline.writing.writes_compact`). Raises
     ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
@@ -543,7 +536,7 @@ def build_book(
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
     if options.part is not None:
-        _check_compact_output(out, force, "a part is written")
+        check_compact_output(out, force, "a part is written")
     else:
         check_book_output(out, force, compact)
     plan = plan_build(options)
@@ -673,7 +666,7 @@ def build_book(
             wall_seconds=round(wall, 3),
             cpu_seconds=round(solve_cpu, 3),
             positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
-            values=_outcomes(histogram),
+            values=outcomes(histogram),
         )
 
 
@@ -693,20 +686,6 @@ def _results(ex: Executor | None, todo: list[ChunkTask], work_dir: Path) -> Iter
         raise WorkerLost(exc.worker, exc.exitcode, exc.task, detail) from None
 
 
-def _check_compact_output(out: Path, force: bool, what: str) -> None:
-    """A part, or parts merged, make a compact book: its name ends in ``.c4b``; an existing
-    file needs force. ``what``: the start of the message (``"a part is written"``)."""
-    from openingbook.compact import COMPACT_SUFFIX
-
-    if out.suffix.lower() != COMPACT_SUFFIX:
-        raise InvalidArgument(
-            f"{what} as a compact book: its name ends in {COMPACT_SUFFIX}",
-            argument="output",
-            value=str(out),
-        )
-    refuse_existing(out, force)
-
-
 def _check_solver_board(board: BoardSize) -> None:
     """Refuse, before any work, a board the solver does not take (its own reason)."""
     from solver import check_board_size
@@ -715,10 +694,6 @@ def _check_solver_board(board: BoardSize) -> None:
         check_board_size(board.width, board.height)
     except ValueError as exc:
         raise InvalidArgument(str(exc), argument="size", value=str(board)) from None
-
-
-def _outcomes(histogram: dict[str, Any]) -> dict[str, int]:
-    return {k: int(histogram[k]) for k in ("first", "second", "draw")}
 
 
 def _same_positions(saved: ChunkResult, first: np.ndarray, mask: np.ndarray) -> bool:
@@ -762,362 +737,3 @@ def _solving(bar: Any) -> None:
     # the moving averages of the rate restart here (tqdm's reset() does the same)
     bar.last_print_t, bar.last_print_n = bar._time(), bar.n
     bar._ema_dn, bar._ema_dt, bar._ema_miniters = (EMA(bar.smoothing) for _ in range(3))
-
-
-def writes_compact(
-    output: str | os.PathLike[str] | None, book_format: str | None, board: BoardSize
-) -> bool:
-    """Does a build or derivation write the compact format (else Thill's layout)?
-
-    :func:`openingbook.formats.output_format` decides: ``book_format``
-    ``"compact"``/``"thill"`` as given (refused when the output's name is another
-    format's, and Thill's layout on boards other than 7x6: it does not record its
-    board), else by the output's name (``.c4b`` compact, ``.dat`` Thill), else Thill's
-    layout on 7x6 and compact on other boards. A compact output must end in ``.c4b``.
-    """
-    from openingbook.formats import output_format
-
-    default = "thill" if board == DEFAULT_BOARD else "compact"
-    chosen = output_format(
-        output, book_format, writes=("thill", "compact"), default=default, board=board
-    )
-    return chosen == "compact"
-
-
-def check_book_output(out: Path, force: bool, compact: bool) -> None:
-    """Refuse, before any work, an output that exists (without ``force``) or cannot be
-    written: a Thill-layout book with its manifest, a compact book alone
-    (:meth:`openingbook.formats.Format.check_output`)."""
-    from openingbook.formats import FORMATS
-
-    FORMATS["compact" if compact else "thill"].check_output(out, force)
-
-
-def write_solved_book(
-    out: Path,
-    fmt: BookFormat,
-    first: np.ndarray,
-    mask: np.ndarray,
-    values: np.ndarray,
-    *,
-    scope: Scope,
-    record: dict[str, Any],
-    compact: bool,
-    force: bool,
-    part: tuple[int, int] | None = None,
-) -> WrittenBook:
-    """Write the solved ``values`` (Thill's codes of every position: distance bytes, or
-    2 first player wins / 1 second / 0 draw) of a build or derivation as a book model
-    through the registry's writer: Thill's layout with ``record`` as its manifest, or
-    the compact format with ``record`` in its metadata (``source_manifest``; ``part``:
-    part i of n of the ply)."""
-    from openingbook.formats import FORMATS
-    from openingbook.formats.model import model_from_values
-
-    kind = "distance" if fmt.distances else "pruned"
-    model = model_from_values(kind, fmt.plies, first, mask, values, board=fmt.board, scope=scope)
-    writer = FORMATS["compact" if compact else "thill"]
-    return writer.write(model, out, force=force, record=record, part=part)
-
-
-# ---------------------------------------------------------------- merge
-@dataclass
-class MergeSummary:
-    """What a merge did (also the ``--json`` output)."""
-
-    output: str
-    manifest: str
-    format: str
-    records: int
-    shards: int
-    positions: int
-    values: dict[str, int]
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-#: Manifest entries a merge reads besides the settings.
-_MERGE_KEYS = (
-    ("positions", "in_output"),
-    ("positions", "book_total"),
-    ("chunks", "count_all"),
-    ("time", "wall_seconds"),
-    ("time", "solve_cpu_seconds"),
-    ("values", "first"),
-    ("book", "records"),
-)
-
-
-def _shard_settings(m: dict[str, Any]) -> dict[str, Any]:
-    """What must agree between the shards of one build (from a shard's manifest).
-
-    Raises ``BookFileError`` naming the first entry a merge needs that is missing.
-    """
-    for section, key in _MERGE_KEYS:
-        if not isinstance(m.get(section), dict) or key not in m[section]:
-            raise BookFileError(f"{section}.{key}")
-    sel = {k: v for k, v in m["selection"].items() if k != "shard"}
-    sel["shards"] = int(m["selection"]["shard"].split("/")[1])
-    sel["chunk_size"] = m["chunks"]["size"]
-    sel["format"] = m["format"]["name"]
-    sel["selected_positions"] = m["positions"]["selected"]
-    return sel
-
-
-def merge_books(
-    output: str | os.PathLike[str],
-    shard_books: Sequence[str | os.PathLike[str]],
-    *,
-    force: bool = False,
-    command: Sequence[str] | None = None,
-) -> MergeSummary:
-    """Combine the books of all shards ``1/n .. n/n`` of one build into its full book.
-
-    Every shard book needs its manifest (it says which shard it is and for
-    which settings). Refused with ``ValueError``: a missing or changed shard file
-    (sha256), shards of different settings or shard counts, a shard given twice
-    or overlapping records (overlap), a missing shard (gap). The result is the
-    bytes a single run writes, plus a manifest listing the shards. Compact parts
-    (``build --part``) go to :func:`merge_parts`.
-    """
-    if not shard_books:
-        raise InvalidArgument("no shard books to merge")
-    from openingbook.formats import detect_own
-
-    kinds = set()
-    with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
-        for book in shard_books:
-            if not Path(book).is_file():  # missing, a pipe (never opened): the checks say so
-                continue
-            try:
-                kinds.add(
-                    detect_own(
-                        book, "merge", "the Thill shards of a build or the compact parts of a ply"
-                    )
-                )
-            except ForeignBook:
-                raise
-            except BookFileError:  # empty, unknown: the shard checks say which
-                continue
-    if "compact" in kinds:
-        return merge_parts(output, shard_books, force=force, command=command)
-    from openingbook.formats import output_format
-
-    output_format(output, None, writes=("thill",), default="thill", board=THILL_BOARD)
-    refuse_input_as_output(
-        [output, manifest_path(output)],
-        [*shard_books, *(manifest_path(book) for book in shard_books)],
-    )
-    out = check_output(output, force)
-    manifests = []
-    for book in shard_books:
-        with os_failures(book, BookFileUnreadable):  # what the OS refuses names the shard
-            m = read_manifest(book)
-            identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
-        if not m["selection"].get("shard"):
-            raise BookFileError(f"{book}: not a shard output (built without --shard)")
-        try:
-            _shard_settings(m)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise BookFileError(f"{book}: incomplete build manifest (no {exc})") from None
-        manifests.append(m)
-
-    reference = _shard_settings(manifests[0])
-    for book, m in zip(shard_books, manifests, strict=True):
-        s = _shard_settings(m)
-        if s != reference:
-            diff = ", ".join(
-                f"{k} {s.get(k)!r} vs {reference.get(k)!r}"
-                for k in reference
-                if s.get(k) != reference.get(k)
-            )
-            raise BookFileError(
-                f"{book} was built with other settings than {shard_books[0]} ({diff})"
-            )
-    n = reference["shards"]
-    seen: dict[int, str] = {}
-    for book, m in zip(shard_books, manifests, strict=True):
-        i = int(m["selection"]["shard"].split("/")[0])
-        if i in seen:
-            raise BookFileError(f"overlap: shard {i}/{n} given twice ({seen[i]} and {book})")
-        seen[i] = str(book)
-    missing = [i for i in range(1, n + 1) if i not in seen]
-    if missing:
-        listed = ", ".join(f"{i}/{n}" for i in missing)
-        raise BookFileError(f"gap: shard{'s' if len(missing) > 1 else ''} {listed} missing")
-    positions = sum(m["positions"]["in_output"] for m in manifests)
-    if positions != reference["selected_positions"]:
-        raise BookFileError(
-            f"gap or overlap: the shards hold {positions} positions, the build has "
-            f"{reference['selected_positions']}"
-        )
-
-    fmt = BookFormat.for_plies(reference["plies"], reference["distances"], *THILL_BOARD)
-    from openingbook.formats import load_book
-
-    # each shard whole, as stored (size, records, sha256 checked against its manifest)
-    shards = [load_book(book, fmt=fmt, complete=False) for book in shard_books]
-    all_keys = np.concatenate([m.stored[1].keys for m in shards])
-    all_values = np.concatenate([m.stored[1].values for m in shards])
-    if len(np.unique(all_keys)) != len(all_keys):
-        raise BookFileError("overlap: the same position is stored in more than one shard")
-    histogram = value_histogram(fmt, all_values)
-    if not fmt.distances:  # pruned first-player wins are only counted in the manifests
-        histogram["first"] = sum(int(m["values"]["first"]) for m in manifests)
-    sel = dict(manifests[0]["selection"], shard=None)
-    content = {
-        "selection": sel,
-        "values": histogram,
-        "positions": {
-            "book_total": manifests[0]["positions"]["book_total"],
-            "selected": reference["selected_positions"],
-            "in_output": positions,
-        },
-        "chunks": {
-            "size": reference["chunk_size"],
-            "count_all": manifests[0]["chunks"]["count_all"],
-        },
-        "solver": manifests[0]["solver"],
-        "time": {
-            "wall_seconds_sum": round(sum(m["time"]["wall_seconds"] for m in manifests), 3),
-            "solve_cpu_seconds": round(sum(m["time"]["solve_cpu_seconds"] for m in manifests), 3),
-        },
-        "merged_from": [
-            {
-                "file": Path(b).name,
-                "shard": m["selection"]["shard"],
-                "sha256": m["book"]["sha256"],
-                "command": recorded_command(m.get("command")),
-            }
-            for b, m in sorted(
-                zip(shard_books, manifests, strict=True),
-                key=lambda bm: int(bm[1]["selection"]["shard"].split("/")[0]),
-            )
-        ],
-        **manifest_provenance(command),
-    }
-    written = write_solved_book(
-        out,
-        fmt,
-        np.concatenate([m.first for m in shards]),
-        np.concatenate([m.mask for m in shards]),
-        all_values,
-        scope=Scope(sel["under"] or None, board=fmt.board),
-        record=content,
-        compact=False,
-        force=force,
-    )
-    return MergeSummary(
-        output=str(out),
-        manifest=str(written.manifest),
-        format=fmt.name,
-        records=written.records,
-        shards=n,
-        positions=positions,
-        values=_outcomes(histogram),
-    )
-
-
-def merge_parts(
-    output: str | os.PathLike[str],
-    part_books: Sequence[str | os.PathLike[str]],
-    *,
-    force: bool = False,
-    command: Sequence[str] | None = None,
-) -> MergeSummary:
-    """Combine the compact books of all parts ``1/n .. n/n`` of a ply into the complete
-    compact book (``build --part``; ``openingbook merge`` on ``.c4b`` files).
-
-    Each part is opened with its checksum checked; refused with ``ValueError``:
-    a book that is not a part, parts of different plies, kinds, boards or part
-    counts, a part given twice (overlap) or missing (gap). The positions of each
-    part are enumerated (the previous layer once for all parts), their values
-    read, and the whole written as one book model by the registry's compact writer,
-    which checks that they are exactly the ply's positions. The metadata lists
-    the parts (file, part, CRC-32, the command that built each) and the sum of
-    their solving CPU time.
-    """
-    from openingbook.compact import CompactBook
-    from solver import iter_parts
-
-    out = Path(output)
-    refuse_input_as_output([out], list(part_books))
-    _check_compact_output(out, force, "parts are merged")
-    books: dict[int, tuple[Path, Any]] = {}
-    settings: tuple[Any, ...] = ()
-    for path in map(Path, part_books):
-        with CompactBook(path) as book:  # the checksum over header and payload
-            h = book.header
-            if book.part is None:
-                raise BookFileError(f"{path}: not a part (built without --part)")
-            i, n = book.part
-            these = (h.plies, h.kind, h.board, n)
-            if not settings:
-                settings, first_path = these, path
-            elif these != settings:
-                raise BookFileError(
-                    f"{path} is part of another book than {first_path} "
-                    f"(plies, kind, board, parts: {these} vs {settings})"
-                )
-            if i in books:
-                raise BookFileError(f"overlap: part {i}/{n} given twice ({books[i][0]} and {path})")
-            books[i] = (path, h)
-    plies, kind, board, n = settings
-    missing = [f"{i}/{n}" for i in range(1, n + 1) if i not in books]
-    if missing:
-        listed = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
-        raise BookFileError(f"gap: part{'s' if len(missing) > 1 else ''} {listed} missing")
-    firsts, masks, values = [], [], []
-    for i, first, mask in iter_parts(plies, n, *board):
-        with CompactBook(books[i][0], verify=False) as book:
-            values.append(book.values_of(first, mask))
-        firsts.append(first)
-        masks.append(mask)
-    first, mask, value = (np.concatenate(a) for a in (firsts, masks, values))
-    del firsts, masks, values
-    manifests = [_object_of(books[i][1].metadata, "source_manifest") for i in range(1, n + 1)]
-    cpu = sum(float(_object_of(m, "time").get("solve_cpu_seconds", 0)) for m in manifests)
-    metadata = {
-        "source_manifest": {
-            "selection": {"plies": plies, "kind": kind, "board": str(board), "parts": n},
-            "time": {"solve_cpu_seconds": round(cpu, 3)},
-            **manifest_provenance(command),
-        },
-        "merged_from": [
-            {
-                "file": books[i][0].name,
-                "part": f"{i}/{n}",
-                "crc32": books[i][1].crc32,
-                "command": recorded_command(manifests[i - 1].get("command")),
-            }
-            for i in range(1, n + 1)
-        ],
-    }
-    from openingbook.formats import FORMATS
-    from openingbook.formats.model import model_from_values
-
-    model = model_from_values(
-        kind, plies, first, mask, value, board=board, scope=Scope(board=board)
-    )
-    del first, mask, value
-    FORMATS["compact"].write(model, out, metadata=metadata, force=force)
-    return MergeSummary(
-        output=str(out),
-        manifest="",
-        format="compact",
-        records=len(model),
-        shards=n,
-        positions=len(model),
-        values={
-            "first": int((model.winner > 0).sum()),
-            "second": int((model.winner < 0).sum()),
-            "draw": int((model.winner == 0).sum()),
-        },
-    )
-
-
-def _object_of(metadata: dict[str, Any], key: str) -> dict[str, Any]:
-    """``metadata[key]`` when it is a JSON object, else ``{}``."""
-    value = metadata.get(key)
-    return value if isinstance(value, dict) else {}

@@ -39,8 +39,7 @@ from openingbook.bookfile import (
     refuse_thill_layout,
     value_histogram,
 )
-from openingbook.booksizes import complete_positions
-from openingbook.build import check_book_output, write_solved_book, writes_compact
+from openingbook.checks.booksizes import complete_positions
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.manifest import (
     Scope,
@@ -49,6 +48,7 @@ from openingbook.manifest import (
     manifest_provenance,
 )
 from openingbook.memory import require_memory
+from openingbook.pipeline.writing import check_book_output, write_solved_book, writes_compact
 from openingbook.values import (
     UNKNOWN,
     distance_bytes_from_scores,
@@ -489,7 +489,7 @@ def derive_book(
     derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
     ``"compact"`` (written straight from the derived values, the manifest's content
     in its metadata); default: compact for an output ending in ``.c4b``
-    (:func:`openingbook.build.writes_compact`).
+    (:func:`openingbook.pipeline.writing.writes_compact`).
 
     >>> import os, tempfile
     >>> from openingbook.bookfile import BOOK8
