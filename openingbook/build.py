@@ -1,0 +1,44 @@
+"""``openingbook.build``, kept for one release (CHANGELOG.md): an alias of
+:mod:`openingbook.pipeline.build`, :mod:`~openingbook.pipeline.merge` and
+:mod:`~openingbook.pipeline.writing`; import from there."""
+
+from openingbook.pipeline.build import (
+    MAX_CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+    SUPPORTED_PLIES,
+    BuildOptions,
+    BuildPlan,
+    BuildSummary,
+    Chunk,
+    ChunkTask,
+    build_book,
+    default_output_name,
+    parse_part,
+    parse_shard,
+    plan_build,
+    solve_chunk,
+)
+from openingbook.pipeline.merge import MergeSummary, merge_books, merge_parts
+from openingbook.pipeline.writing import write_solved_book, writes_compact
+
+__all__ = [
+    "MAX_CHUNK_SIZE",
+    "MIN_CHUNK_SIZE",
+    "SUPPORTED_PLIES",
+    "BuildOptions",
+    "BuildPlan",
+    "BuildSummary",
+    "Chunk",
+    "ChunkTask",
+    "MergeSummary",
+    "build_book",
+    "default_output_name",
+    "merge_books",
+    "merge_parts",
+    "parse_part",
+    "parse_shard",
+    "plan_build",
+    "solve_chunk",
+    "write_solved_book",
+    "writes_compact",
+]
