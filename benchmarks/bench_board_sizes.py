@@ -1,6 +1,6 @@
 """The empty board of every published board size, solved from scratch and compared.
 
-For each board in :data:`openingbook.published.BOARD_RESULTS` (Tromp's and Steininger's
+For each board in :data:`openingbook.checks.published.BOARD_RESULTS` (Tromp's and Steininger's
 tables: who wins the empty board under perfect play, and on which move the game ends)
 that fits the solver (width x (height + 1) <= 64 bits, even and odd numbers of cells),
 the empty board is solved in a child process with a time budget
@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from openingbook.published import BOARD_RESULTS
+from openingbook.checks.published import BOARD_RESULTS
 
 RESULTS = Path(__file__).resolve().parent / "results" / "board_sizes.json"
 

@@ -3,7 +3,7 @@
 Usage: ``python benchmarks/bench_build.py [--sample 2000] [--strata 8] [--subtree 6
 --subtrees 2] [--jobs 2] [--bitbully 200] [--out benchmarks/results/build.json]``
 
-Runs the real pipeline (:func:`openingbook.build.build_book`, exact scores,
+Runs the real pipeline (:func:`openingbook.pipeline.build.build_book`, exact scores,
 ``--distances``) twice, each in a fresh temporary directory:
 
 * **sample**: ``--sample K`` positions drawn at random from the 4,200,899
@@ -58,10 +58,10 @@ import numpy as np
 
 import openingbook
 from openingbook.atomicio import write_json_atomic
-from openingbook.build import BuildOptions, build_book, plan_build
-from openingbook.executors import default_jobs, worker_ranges
 from openingbook.manifest import manifest_path
-from openingbook.workdir import ChunkResult
+from openingbook.pipeline.build import BuildOptions, build_book, plan_build
+from openingbook.pipeline.executors import default_jobs, worker_ranges
+from openingbook.pipeline.workdir import ChunkResult
 from solver import DEFAULT_BOARD, Position, Solver, positions_with_moves
 
 ROOT = Path(__file__).resolve().parent

@@ -9,7 +9,7 @@ with a random but well-formed value (a distance byte of the right parity for the
 distance book; draw / second-player win for the pruned one, first-player wins
 dropped). The values do not change the work: every layer is expanded, every
 needed 12-ply position is looked up, every value is backed up. Then it times
-the real command path, :func:`openingbook.derive.derive_book` (read and check the
+the real command path, :func:`openingbook.pipeline.derive.derive_book` (read and check the
 book, index it, expand 8 -> 12 plies, look up, negamax, encode and write the 8-ply
 book and its manifest), for both kinds of book. Writes ``benchmarks/results/derive.json``.
 """
@@ -30,7 +30,8 @@ import openingbook
 from openingbook.atomicio import write_json_atomic
 from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.codec import encode_keys
-from openingbook.derive import LoadedBook, derive_book, derive_values
+from openingbook.formats import load_book
+from openingbook.pipeline.derive import derive_book, derive_values
 from solver import DEFAULT_BOARD
 from solver.enumerate import enumerate_positions
 
@@ -77,7 +78,8 @@ def main() -> None:
                 cpu = time.process_time() - cpu
                 # the parts: loading/indexing the 12-ply book, and the derivation itself
                 t = time.perf_counter()
-                deep = LoadedBook.load(src)
+                deep = load_book(src, complete=False)
+                _ = deep.key_order  # the index its lookups search, built on first use
                 load = time.perf_counter() - t
                 derivation = derive_values(deep, 8)
                 results.append(

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_build import FULL_CHUNK_SIZE, full_book_cost, strata_shards
 
-from openingbook.build import BuildOptions, plan_build
-from openingbook.executors import worker_ranges
+from openingbook.pipeline.build import BuildOptions, plan_build
+from openingbook.pipeline.executors import worker_ranges
 from solver import DEFAULT_BOARD, Solver
 
 

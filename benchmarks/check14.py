@@ -26,7 +26,7 @@ must equal the published ones.
 The result of each part goes to ``<results>/<part name>.json``. With ``--published``,
 the counts of every part found in ``<results>`` are added up; once all ``n`` parts are
 there the sum must equal Tromp's position count and Böck's won/drawn/lost counts
-(``openingbook.published``). Exit status 1 when a check fails.
+(``openingbook.checks.published``). Exit status 1 when a check fails.
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ import numpy as np
 
 from openingbook.atomicio import write_json_atomic
 from openingbook.bookfile import BookFormat, parity_faults
+from openingbook.checks.check import check_book
+from openingbook.checks.plycounts import PlyCounts, add_counts
+from openingbook.checks.stats import book_stats
 from openingbook.compact import CompactBook, describe_compact
-from openingbook.plycounts import PlyCounts, add_counts
-from openingbook.validate import book_stats, check_book
 from solver import mirror_bits
 
 ROOT = Path(__file__).resolve().parent

@@ -52,7 +52,7 @@ import numpy as np
 
 from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
 from openingbook.atomicio import atomic_output, refuse_existing
-from openingbook.booksizes import complete_positions
+from openingbook.checks.booksizes import complete_positions
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
 from openingbook.inputs import require_regular_file

@@ -24,7 +24,7 @@ Where the values come from (:attr:`MoveValue.source`):
   ply;
 * ``"derived"``: backed up by exact negamax from a distance book at most
   :data:`MAX_BOOK_GAP` plies deeper, fewer on wide boards
-  (:func:`openingbook.derive.negamax_layers`), unless the engine has read that
+  (:func:`openingbook.pipeline.derive.negamax_layers`), unless the engine has read that
   book's probe (below);
 * ``"solver"``: searched by :class:`solver.Solver`; when the engine has a book
   deeper than the move's position, the search probes the shallowest such book
@@ -64,7 +64,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from openingbook.answers import BookValue
 from openingbook.errors import InvalidArgument
+from openingbook.values import value_from_score
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -72,9 +74,7 @@ from solver import (
     SearchTimeout,
     Winner,
     move_string,
-    plies_from_score,
     score_from_plies,
-    winner_from_score,
 )
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ __all__ = [
     "best_column",
     "book_gap",
     "book_probe",
+    "value_dict",
     "value_of_score",
 ]
 
@@ -141,19 +142,22 @@ def book_gap(width: int) -> int:
     return gap
 
 
-class Value(NamedTuple):
-    """The exact value of a position: who wins, plies to the end, Pons score (side to move)."""
+#: The exact value of a position is a book's answer, :class:`openingbook.answers.BookValue`
+#: (who wins, plies to the end, Pons score of the side to move); ``Value`` is an alias of
+#: it for one release (CHANGELOG.md).
+Value = BookValue
+#: An alias of :func:`openingbook.values.value_from_score` for one release (CHANGELOG.md).
+value_of_score = value_from_score
 
-    winner: Winner
-    plies: int
-    score: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner.value, "plies": self.plies, "score": self.score}
+def value_dict(value: BookValue) -> dict[str, Any]:
+    """The JSON form of a value: ``{"winner": "first", "plies": 41, "score": 1}``."""
+    return {"winner": value.winner.value, "plies": value.plies, "score": value.score}
 
 
 class MoveValue(NamedTuple):
-    """The exact value of one move (column 1-based), seen from the analysed position."""
+    """The exact value of one move (column 1-based), seen from the analysed position:
+    its :class:`openingbook.answers.BookValue` (:attr:`value`) and where it came from."""
 
     column: int
     winner: Winner
@@ -162,11 +166,11 @@ class MoveValue(NamedTuple):
     source: str
 
     @property
-    def value(self) -> Value:
-        return Value(self.winner, self.plies, self.score)
+    def value(self) -> BookValue:
+        return BookValue(self.winner, self.plies, self.score)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"column": self.column, **self.value.to_dict(), "source": self.source}
+        return {"column": self.column, **value_dict(self.value), "source": self.source}
 
 
 def book_probe(books: Sequence[BookReader]) -> BookProbe:
@@ -213,19 +217,6 @@ def book_probe(books: Sequence[BookReader]) -> BookProbe:
     return BookProbe(unique, np.concatenate(scores)[first_index], plies, *board)
 
 
-def value_of_score(score: int, stones: int, board: BoardSize) -> Value:
-    """The :class:`Value` of a Pons ``score`` of the side to move at ``stones`` stones.
-
-    >>> value_of_score(1, 0, DEFAULT_BOARD)
-    Value(winner=<Winner.FIRST: 'first'>, plies=41, score=1)
-    """
-    return Value(
-        winner_from_score(score, stones),
-        plies_from_score(score, stones, board.width, board.height),
-        score,
-    )
-
-
 @dataclass(frozen=True)
 class Analysis:
     """Every column's value of :attr:`position` (see the module docstring).
@@ -239,7 +230,7 @@ class Analysis:
 
     position: Position
     moves: tuple[MoveValue | None, ...]
-    value: Value | None
+    value: BookValue | None
     best: tuple[int, ...]
     complete: bool
     unknown: tuple[int, ...]
@@ -274,7 +265,7 @@ class Analysis:
             "board": str(self.board),
             "stones": pos.stone_count,
             "to_move": "first" if pos.stone_count % 2 == 0 else "second",
-            "value": None if self.value is None else self.value.to_dict(),
+            "value": None if self.value is None else value_dict(self.value),
             "columns": columns,
             "best": list(self.best),
             "complete": self.complete,
@@ -585,7 +576,7 @@ class Engine:
         n = pos.stone_count
         moves: list[MoveValue | None] = [None] * self.board.width
         for col, (score, source) in scores.items():
-            value = value_of_score(score, n, self.board)
+            value = value_from_score(score, n, self.board)
             moves[col] = MoveValue(col + 1, value.winner, value.plies, value.score, source)
         value = None
         best: tuple[int, ...] = ()
@@ -594,7 +585,7 @@ class Engine:
             # an unanswered move never completes four (those are answered by rule),
             # so a win at once is the value even with columns unanswered
             if not unknown or top == score_from_plies(1, n, *self.board):
-                value = value_of_score(top, n, self.board)
+                value = value_from_score(top, n, self.board)
                 best = tuple(c + 1 for c in sorted(scores) if scores[c][0] == top)
         return Analysis(
             position=pos,
@@ -731,7 +722,7 @@ class Engine:
             return
         import numpy as np
 
-        from openingbook.derive import negamax_layers
+        from openingbook.pipeline.derive import negamax_layers
 
         target = min(deeper)
         cols = list(children)

@@ -61,7 +61,7 @@ from openingbook.bookfile import (
     content_formats,
     max_plies,
 )
-from openingbook.booksizes import complete_positions
+from openingbook.checks.booksizes import complete_positions
 from openingbook.errors import BookFileError, InvalidArgument, OutputError
 from openingbook.inputs import MAX_MANIFEST_BYTES, read_bounded, require_regular_file
 from solver import (
@@ -107,7 +107,7 @@ LAYOUT_VERSION = 1
 #: file with at least this many records is complete for its ply. Pruned: our
 #: complete 8- and 12-ply books (one record per mirror pair); Thill's ``book.dat``
 #: (34,286 records, 102,858 bytes) and ``bookDeep.dat`` (1,735,945) reach them.
-#: Distance books: every position of the ply (:mod:`openingbook.booksizes`).
+#: Distance books: every position of the ply (:mod:`openingbook.checks.booksizes`).
 COMPLETE_RECORDS = {
     (8, False): 28_922,
     (12, False): 1_735_945,
@@ -573,7 +573,7 @@ def _refuse_short_complete_book(p: Path, fmt: BookFormat, records: int, manifest
     for a complete one would answer wrongly, never refuse.
 
     The floor: every position of the ply for a distance book
-    (:func:`openingbook.booksizes.complete_positions`); for a pruned book those its
+    (:func:`openingbook.checks.booksizes.complete_positions`); for a pruned book those its
     manifest does not count as first-player wins (its ``values``, which must then count
     every position of the ply), and on 7x6 at 8 and 12 plies at least
     :data:`COMPLETE_AT_LEAST` (the published books' records) whatever it says."""

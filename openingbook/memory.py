@@ -111,7 +111,7 @@ def worker_count(
     from solver import default_table_log2
 
     if cores is None:
-        from openingbook.executors import default_jobs
+        from openingbook.pipeline.executors import default_jobs
 
         cores = default_jobs()
     wanted = max(1, min(jobs or cores, tasks))

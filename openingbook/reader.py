@@ -65,7 +65,7 @@ from openingbook.bookfile import (
     parse_records,
     value_histogram,
 )
-from openingbook.booksizes import complete_positions
+from openingbook.checks.booksizes import complete_positions
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.manifest import BookIdentity, Scope, identify, read_manifest

@@ -133,3 +133,26 @@ def test_solver_used_only_through_its_package():
                 if n.startswith("solver.")
             ]
     assert not offenders, "\n".join(offenders)
+
+
+#: modules kept for one release under their former paths, as aliases of their new homes
+#: in ``openingbook.pipeline`` and ``openingbook.checks`` (CHANGELOG.md)
+ALIASES = {
+    "openingbook.build": ("openingbook.pipeline.build", "build_book"),
+    "openingbook.derive": ("openingbook.pipeline.derive", "derive_book"),
+    "openingbook.convert": ("openingbook.pipeline.convert", "convert_book"),
+    "openingbook.validate": ("openingbook.checks.validate", "validate_books"),
+    "openingbook.formats.exporting": ("openingbook.pipeline.export", "export_book"),
+}
+
+
+def test_the_former_module_paths_are_aliases_nothing_inside_uses():
+    import importlib
+
+    graph = openingbook_graph()
+    users = {m: sorted(deps & set(ALIASES)) for m, deps in graph.items() if deps & set(ALIASES)}
+    assert not users, users
+    for alias, (home, name) in ALIASES.items():
+        old, new = importlib.import_module(alias), importlib.import_module(home)
+        assert getattr(old, name) is getattr(new, name), alias
+        assert all(hasattr(old, n) for n in old.__all__), alias

@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openingbook.checks.diff import diff_books
+from openingbook.checks.published import BOARD_RESULTS
 from openingbook.cli import main
 from openingbook.codec import (
     MAX_ARRAY_HEIGHT,
@@ -33,10 +35,10 @@ from openingbook.codec import (
     position_key_pair,
 )
 from openingbook.compact import CompactBook
-from openingbook.derive import LoadedBook, derive_values
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
-from openingbook.published import BOARD_RESULTS
-from openingbook.validate import diff_books
+from openingbook.formats import load_book
+from openingbook.formats.model import BookModel, thill_values
+from openingbook.pipeline.derive import derive_values
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -358,7 +360,7 @@ def _derived(source: Path, plies: int) -> Path:
 
 @pytest.mark.parametrize(("name", "board"), [("4x4-8", (4, 4)), ("5x4-8", (5, 4))])
 def test_empty_board_derived_from_the_book_matches_the_published_result(small_books, name, board):
-    derivation = derive_values(LoadedBook.load(small_books[name]), 0)
+    derivation = derive_values(load_book(small_books[name], complete=False), 0)
     score = int(derivation.result.values[0])
     outcome = (str(winner_from_score(score, 0)), plies_from_score(score, 0, *board))
     assert outcome == BOARD_RESULTS[board]
@@ -419,10 +421,10 @@ def test_manifest_carries_the_board(tmp_path):
     book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
     format is refused)."""
     from openingbook.bookfile import BookFormat, book_bytes
-    from openingbook.build import BuildOptions, build_book
     from openingbook.formats import load_book
     from openingbook.formats.model import thill_records
     from openingbook.manifest import identify, read_manifest, write_book_and_manifest
+    from openingbook.pipeline.build import BuildOptions, build_book
 
     out = tmp_path / "b.dat"
     options = BuildOptions(plies=4, distances=True, board=BoardSize(5, 4))
@@ -503,7 +505,7 @@ def test_every_export_reads_back_the_sources_answers_on_every_position(
     small_books, tmp_path, source, fmt
 ):
     from openingbook import open_book
-    from openingbook.formats.exporting import export_book
+    from openingbook.pipeline.export import export_book
     from openingbook.registry import resolve_book
     from openingbook.values import UNKNOWN
 
@@ -543,9 +545,9 @@ SHIPPED = shipped_other_sizes()
 
 
 @functools.cache
-def loaded(path: str) -> LoadedBook:
+def loaded(path: str) -> BookModel:
     """A shipped book in memory, loaded once for the tests below (a few seconds each)."""
-    return LoadedBook.load(path)
+    return load_book(path, complete=False)
 
 
 def test_books_of_at_least_two_other_sizes_ship_and_are_listed():
@@ -593,7 +595,7 @@ def test_shipped_book_derives_shallower_plies_the_solver_agrees_with(book):
 @pytest.mark.parametrize("book", SHIPPED, ids=lambda b: b.name)
 def test_shipped_book_sample_re_solved(book):
     """Stored values of a random sample against the solver (as ``openingbook check``)."""
-    from openingbook.validate import solve_book_values
+    from openingbook.checks.check import solve_book_values
 
     board = parse_board_size(book.board)
     deep = loaded(book.path)
@@ -601,4 +603,4 @@ def test_shipped_book_sample_re_solved(book):
     solved = solve_book_values(
         deep.first[pick], deep.mask[pick], deep.plies, True, jobs=1, board=board
     )
-    assert solved.tolist() == deep.records.values[pick].tolist()
+    assert solved.tolist() == thill_values(deep)[1][pick].tolist()

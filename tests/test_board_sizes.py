@@ -4,7 +4,7 @@
   (columns of strings, memo, no pruning, no code of the solver), on the empty board of
   every size of at most 16 cells and on random positions (every move's score) of boards
   with an even and an odd number of cells, narrow tall ones and wide flat ones;
-* Tromp's and Steininger's tables (:data:`openingbook.published.BOARD_RESULTS`): the
+* Tromp's and Steininger's tables (:data:`openingbook.checks.published.BOARD_RESULTS`): the
   winner of the empty board under perfect play and the move on which the game ends,
   for the small boards here; ``benchmarks/bench_board_sizes.py`` solves the larger ones
   and its committed results are checked against the table;
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openingbook.published import BOARD_RESULTS
+from openingbook.checks.published import BOARD_RESULTS
 from solver import (
     DEFAULT_BOARD,
     STATUS_BOOK,

@@ -27,14 +27,16 @@ BOOKS = ROOT / "books"
 
 def write_parts(where: Path, damage: bool = False) -> Path:
     """book8-dist.dat as three compact parts; ``damage`` changes one value of part 2."""
-    from openingbook.derive import LoadedBook
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
 
-    whole = LoadedBook.load(BOOKS / "book8-dist.dat")
+    whole = load_book(BOOKS / "book8-dist.dat", complete=False)
+    distance_bytes = thill_values(whole)[1]
     parts = where / "parts"
     parts.mkdir()
     for i in (1, 2, 3):
         first, mask = enumerate_positions(8, None, *DEFAULT_BOARD, part=(i, 3))
-        values = whole.records.values[whole.find(first, mask)].copy()
+        values = distance_bytes[whole.find(first, mask)].copy()
         if damage and i == 2:  # a draw made a first-player win (of the right parity)
             values[np.flatnonzero(values == 0)[0]] = values.max()
         write_compact(
@@ -141,7 +143,7 @@ def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
 
 def test_cost_adds_up_the_parts_manifests(tmp_path):
     """check14.py --cost: positions and CPU seconds of the parts' own manifests, summed."""
-    from openingbook.build import BuildOptions, build_book
+    from openingbook.pipeline.build import BuildOptions, build_book
     from solver import BoardSize
 
     board = BoardSize(5, 4)
@@ -183,7 +185,7 @@ for n, line in enumerate(sys.stdin):
 def test_cross_check_compares_every_sampled_score(tmp_path):
     """cross14.py feeds the sample's move strings to the solver and compares its scores
     with the book's (the stand-in solver is ours; the real one is Pons')."""
-    from openingbook.build import BuildOptions, build_book
+    from openingbook.pipeline.build import BuildOptions, build_book
     from solver import BoardSize
 
     part = tmp_path / "book8-dist-5x4-part2of3.c4b"

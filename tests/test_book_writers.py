@@ -14,15 +14,16 @@ from click.testing import CliRunner
 
 import openingbook.formats
 import openingbook.reader
-from openingbook.build import BuildOptions, build_book, merge_books
 from openingbook.cli import main
 from openingbook.compact import CompactBook
-from openingbook.convert import convert_book
-from openingbook.derive import LoadedBook, derive_book
 from openingbook.errors import InvalidArgument
 from openingbook.formats import FORMATS, load_book, output_format, read_records
 from openingbook.formats.model import model_from_values, thill_values
 from openingbook.manifest import Scope, read_manifest
+from openingbook.pipeline.build import BuildOptions, build_book
+from openingbook.pipeline.convert import convert_book
+from openingbook.pipeline.derive import derive_book
+from openingbook.pipeline.merge import merge_books
 from openingbook.registry import books_dir
 from solver import DEFAULT_BOARD, BoardSize, enumerate_positions
 from tests.test_compact_writes import assert_same_table
@@ -170,7 +171,7 @@ def test_writing_commands_choose_the_format_by_name_and_refuse_a_mismatch(tmp_pa
     assert result.exit_code == 2 and "named as a pons book" in result.output
 
 
-def test_whole_books_are_loaded_by_the_one_loader(monkeypatch):
+def test_whole_books_are_loaded_by_the_one_loader(monkeypatch, tmp_path):
     assert not hasattr(openingbook.reader, "read_book")
     calls = []
     real = openingbook.formats.load_book
@@ -181,14 +182,13 @@ def test_whole_books_are_loaded_by_the_one_loader(monkeypatch):
 
     monkeypatch.setattr(openingbook.formats, "load_book", spy)
     thill = BOOKS / "book8-under44444.dat"
-    loaded = LoadedBook.load(thill)
+    derive_book(thill, 6, tmp_path / "b6.c4b", under="44444")  # reads a whole book
     fmt, records = read_records(thill)
     assert calls == [(thill.name, False), (thill.name, False)]
-    assert loaded.fmt == fmt and np.array_equal(loaded.records.keys, records.keys)
     # as stored: the file's records in file order, the model's positions theirs
     model = real(thill, complete=False)
     assert model.stored is not None and len(model) == len(records) == 28 and model.pruned
-    assert np.array_equal(loaded.first, model.first) and np.array_equal(loaded.mask, model.mask)
+    assert model.stored[0] == fmt and np.array_equal(model.stored[1].keys, records.keys)
     # complete: the first-player wins the pruned file leaves out recovered
     assert len(real(thill)) == 111 == len(load_book(BOOKS / "book8-under44444.c4b"))
 
@@ -199,4 +199,4 @@ def test_a_whole_book_larger_than_the_memory_is_refused_before_reading(monkeypat
 
     monkeypatch.setattr(openingbook.memory, "available_memory", lambda: 1000)
     with pytest.raises(NotEnoughMemory, match=r"book8-under44444\.dat: reading its 28 records"):
-        LoadedBook.load(BOOKS / "book8-under44444.dat")
+        load_book(BOOKS / "book8-under44444.dat", complete=False)

@@ -1,9 +1,9 @@
 """The size of a complete book, and the refusal of a book that claims completeness
 with fewer positions.
 
-:data:`openingbook.booksizes.COMPLETE_POSITIONS` is checked against the enumerator
+:data:`openingbook.checks.booksizes.COMPLETE_POSITIONS` is checked against the enumerator
 (recounted for the small boards and plies), against Tromp's published per-ply counts
-of 7x6 (through :func:`openingbook.plycounts.count_all_positions`, which adds the
+of 7x6 (through :func:`openingbook.checks.plycounts.count_all_positions`, which adds the
 mirror variants, immediate wins and finished games back) and against Thill's files
 (``docs/FORMATS.md``: 77,715 positions at 8 plies, 4,200,899 at 12). Then files
 that claim to be complete and are not are refused in one line: a compact book whose
@@ -23,17 +23,17 @@ import numpy as np
 import pytest
 
 from openingbook import BookFileError, open_book
-from openingbook.booksizes import (
+from openingbook.checks.booksizes import (
     CAP,
     COMPLETE_POSITIONS,
     all_boards,
     complete_positions,
     count_table,
 )
+from openingbook.checks.plycounts import count_all_positions
 from openingbook.compact import CompactHeader, file_crc32
 from openingbook.formats import FORMATS, load_book
 from openingbook.manifest import Scope, manifest_path
-from openingbook.plycounts import count_all_positions
 from openingbook.values import UNKNOWN
 from solver import BoardSize, Position
 

@@ -19,22 +19,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openingbook.bookfile import BOOK8, BookFormat
-from openingbook.build import (
+from openingbook.cli import main
+from openingbook.codec import decode_keys, encode_keys, mirror_keys
+from openingbook.errors import InvalidArgument, OutputExists
+from openingbook.formats import read_records
+from openingbook.manifest import check_output, detect_format, manifest_path, read_manifest
+from openingbook.pipeline.build import (
     BuildOptions,
     auto_chunk_size,
     build_book,
     default_output_name,
-    merge_books,
     parse_shard,
     plan_build,
 )
-from openingbook.cli import main
-from openingbook.codec import decode_keys, encode_keys, mirror_keys
-from openingbook.errors import InvalidArgument, OutputExists
-from openingbook.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
-from openingbook.formats import read_records
-from openingbook.manifest import check_output, detect_format, manifest_path, read_manifest
-from openingbook.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
+from openingbook.pipeline.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
+from openingbook.pipeline.merge import merge_books
+from openingbook.pipeline.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
 from solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
@@ -987,7 +987,7 @@ def test_committed_book_matches_its_manifest():
 
 def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path, reference_dir):
     """The 12-ply distances, backed up 4 plies by exact negamax, give Thill's 8-ply values."""
-    from openingbook.derive import derive_book
+    from openingbook.pipeline.derive import derive_book
 
     derived = tmp_path / "b8.dat"
     derive_book(COMMITTED, 8, derived, under="44444", distances=False)
@@ -1012,7 +1012,7 @@ def test_every_committed_book_matches_its_manifest(book):
 def test_committed_derived_book_is_reproduced_and_agrees_with_thill(tmp_path, reference_dir):
     """books/book8-under44444.dat: derived again from the committed 12-ply book, the same
     bytes; and its values are Thill's (but for his file's documented missing positions)."""
-    from openingbook.derive import derive_book
+    from openingbook.pipeline.derive import derive_book
 
     committed = BOOKS / "book8-under44444.dat"
     manifest = read_manifest(committed)

@@ -408,7 +408,7 @@ def test_the_progress_bar_says_compiling_until_the_first_chunk(monkeypatch):
     compiling the solver), then "solving" with both."""
     import io
 
-    from openingbook import build
+    from openingbook.pipeline import build
 
     stream = io.StringIO()
     monkeypatch.setattr(build.sys, "stderr", stream)

@@ -26,7 +26,7 @@ from openingbook.compact import (
     file_crc32,
     write_compact,
 )
-from openingbook.convert import convert_book
+from openingbook.pipeline.convert import convert_book
 from openingbook.reader import Book, PositionNotInBook
 from openingbook.registry import resolve_book, shipped_books
 from openingbook.retrieval import build_retrieval, mix, pack_fields, query_many, unpack_fields
@@ -272,7 +272,7 @@ def test_damaged_files_are_refused_in_one_line(small_books: dict[str, Path], tmp
         "version 1": (lambda d: d.__setitem__(8, 1), "version 1, whose header has no checksum"),
         # a header field whose every value is valid: only the checksum catches it
         "seed": (lambda d: d.__setitem__(27, d[27] ^ 16), "checksum"),
-        # a complete book's count is its ply's (openingbook.booksizes), checked first
+        # a complete book's count is its ply's (openingbook.checks.booksizes), checked first
         "positions": (lambda d: d.__setitem__(16, d[16] ^ 1), r"6-ply book has 7,638 \(damaged"),
     }
     for name, (damage, message) in cases.items():
@@ -332,7 +332,7 @@ def test_our_large_books_convert_both_ways_byte_for_byte(name: str, tmp_path: Pa
 
 
 def test_shards_and_samples_are_refused(tmp_path: Path) -> None:
-    from openingbook.build import BuildOptions, build_book
+    from openingbook.pipeline.build import BuildOptions, build_book
 
     shard = tmp_path / "shard.dat"
     options = BuildOptions(10, under="44444433", shard=(1, 2), chunk_size=7, board=DEFAULT_BOARD)

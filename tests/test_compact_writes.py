@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from openingbook.build import BuildOptions, build_book
 from openingbook.compact import CompactBook, provenance
-from openingbook.convert import convert_book
-from openingbook.derive import derive_book
 from openingbook.errors import InvalidArgument
 from openingbook.manifest import read_manifest
+from openingbook.pipeline.build import BuildOptions, build_book
+from openingbook.pipeline.convert import convert_book
+from openingbook.pipeline.derive import derive_book
 from openingbook.registry import resolve_book
 from solver import DEFAULT_BOARD
 

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from openingbook import open_book
-from openingbook.derive import derive_book
+from openingbook.checks.published import WDL_PER_PLY
+from openingbook.checks.stats import book_stats
 from openingbook.manifest import file_sha256, read_manifest
-from openingbook.published import WDL_PER_PLY
-from openingbook.validate import book_stats
+from openingbook.pipeline.derive import derive_book
 from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions, mirror_bits, position_keys
 from tests.test_build import BOOKS, TABLE, _book_positions, _expected
 

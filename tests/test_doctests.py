@@ -39,7 +39,9 @@ MODULES = [name for name in _modules() if _with_examples(name)]
 
 def test_the_examples_are_found():
     # the modules known to have examples, as a check that the discovery works
-    assert {"openingbook.workdir", "openingbook.atomicio", "solver.position"} <= set(MODULES)
+    assert {"openingbook.pipeline.workdir", "openingbook.atomicio", "solver.position"} <= set(
+        MODULES
+    )
 
 
 @pytest.mark.parametrize("module", MODULES)

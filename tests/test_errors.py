@@ -26,11 +26,12 @@ from openingbook import errors
 from openingbook.api import open_book
 from openingbook.atomicio import atomic_write_bytes, refuse_existing
 from openingbook.bookfile import BookFormat
-from openingbook.build import merge_books, parse_shard
 from openingbook.codec import decode_keys
 from openingbook.engine import Engine
 from openingbook.memory import check_table_size
-from openingbook.workdir import WorkDir
+from openingbook.pipeline.build import parse_shard
+from openingbook.pipeline.merge import merge_books
+from openingbook.pipeline.workdir import WorkDir
 from solver import DEFAULT_BOARD, Position, parse_board_size
 from tests.test_readonly_install import _unprivileged  # nobody, who may read and not write
 
@@ -240,7 +241,7 @@ def test_a_reader_made_directly_raises_the_family_too(reader, tmp_path):
 
 def test_a_full_disk_is_an_output_error(monkeypatch):
     """Standard output on ``/dev/full``: every write fails with ENOSPC."""
-    from openingbook.formats.exporting import export_book
+    from openingbook.pipeline.export import export_book
 
     with open("/dev/full", "w") as full:
         monkeypatch.setattr(sys, "stdout", full)
@@ -257,7 +258,7 @@ _UNPRIVILEGED_WRITES = """
 import json, sys
 import openingbook
 from openingbook.atomicio import atomic_write_bytes, write_together
-from openingbook.workdir import WorkDir
+from openingbook.pipeline.workdir import WorkDir
 ro = sys.argv[1]
 calls = {
     "atomic": lambda: atomic_write_bytes(ro + "/a.bin", b"x"),
@@ -334,7 +335,7 @@ def test_an_unreachable_scheduler_is_one_family_error(monkeypatch):
     """The dask client's connection error (made here: no network in a test) becomes
     ``SchedulerUnreachable``, still an ``OSError``."""
     distributed = pytest.importorskip("distributed")
-    from openingbook.executors import DaskExecutor
+    from openingbook.pipeline.executors import DaskExecutor
 
     def refuse(*args, **kwargs):
         raise OSError(errno.ECONNREFUSED, "Connection refused")

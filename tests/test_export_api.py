@@ -15,7 +15,7 @@ from openingbook.api import BookReader, detect_kind
 from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.export import CadotBook, PonsBook
-from openingbook.formats.exporting import export_book
+from openingbook.pipeline.export import export_book
 from openingbook.reader import Book, PositionNotInBook
 from solver import DEFAULT_BOARD, Position
 from tests.manifests import write_manifest

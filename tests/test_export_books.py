@@ -31,7 +31,7 @@ atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
 @functools.cache
 def built_book(plies: int = 12, under: str = LINE, distances: bool = True) -> Path:
     """A book built by the build pipeline (with its manifest), cached for the session."""
-    from openingbook.build import BuildOptions, build_book
+    from openingbook.pipeline.build import BuildOptions, build_book
 
     out = _DIR / f"book{plies}{'-dist' if distances else ''}-under{under}.dat"
     options = BuildOptions(plies=plies, distances=distances, under=under, board=DEFAULT_BOARD)

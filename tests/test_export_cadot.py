@@ -23,7 +23,7 @@ from openingbook.export.cadot import (
     encode_outcomes,
     write_cadot,
 )
-from openingbook.formats.exporting import export_book
+from openingbook.pipeline.export import export_book
 from openingbook.reader import Book, PositionNotInBook
 from solver import Position, Winner
 from tests.conftest import DATA

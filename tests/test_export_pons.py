@@ -20,7 +20,7 @@ from openingbook.export.pons import (
     partial_key_bytes,
     write_pons,
 )
-from openingbook.formats.exporting import export_book
+from openingbook.pipeline.export import export_book
 from openingbook.reader import Book, PositionNotInBook
 from solver import (
     DEFAULT_BOARD,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 
 from openingbook.codec import position_key
 from openingbook.export.tabular import FIELDS, diagrams, hex_codes
-from openingbook.formats.exporting import export_book
+from openingbook.pipeline.export import export_book
 from openingbook.reader import Book
 from solver import Position
 from tests.strategies import positions

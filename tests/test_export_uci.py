@@ -10,7 +10,7 @@ from hypothesis import given, settings
 
 from openingbook.codec import legal_mask
 from openingbook.export.uci import opponent_threat, tromp_order, uci_fields, uci_lines
-from openingbook.formats.exporting import export_book
+from openingbook.pipeline.export import export_book
 from openingbook.reader import Book
 from solver import (
     DEFAULT_BOARD,

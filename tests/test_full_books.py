@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openingbook.derive import derive_book
+from openingbook.checks.validate import validate_books
 from openingbook.manifest import file_sha256, read_manifest
-from openingbook.validate import validate_books
+from openingbook.pipeline.derive import derive_book
 from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
 from solver.bitboards import position_keys
 from tests.test_build import (

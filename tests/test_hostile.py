@@ -243,7 +243,7 @@ def test_workers_are_no_more_than_the_chunks(jobs, chunk_size, workers, tmp_path
     """``--jobs 48`` for a build of one chunk started 48 workers: now as many as chunks
     (568 positions of 4 plies: 1 chunk of 1024, 9 of 64). The executor is replaced by
     one that records what it was asked for (no solving needed)."""
-    import openingbook.build
+    import openingbook.pipeline.build
 
     asked = []
 
@@ -251,7 +251,7 @@ def test_workers_are_no_more_than_the_chunks(jobs, chunk_size, workers, tmp_path
         asked.append(jobs)
         raise KeyboardInterrupt  # stop there, as Ctrl-C would
 
-    monkeypatch.setattr(openingbook.build, "make_executor", record)
+    monkeypatch.setattr(openingbook.pipeline.build, "make_executor", record)
     args = ["build", "--plies", "4", "--chunk-size", chunk_size, "--jobs", jobs]
     result = CliRunner().invoke(main, [*args, "-o", str(tmp_path / "b.dat")])
     assert (result.exit_code, result.stderr) == (130, "interrupted\n")

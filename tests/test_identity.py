@@ -20,9 +20,7 @@ import openingbook
 import openingbook.memory
 from openingbook.bookfile import BOOK8, BookFileError, BookFormat
 from openingbook.cli import main
-from openingbook.derive import derive_book
 from openingbook.formats import read_records
-from openingbook.formats.exporting import export_book
 from openingbook.manifest import (
     Scope,
     check_output,
@@ -31,6 +29,8 @@ from openingbook.manifest import (
     manifest_path,
     write_book_and_manifest,
 )
+from openingbook.pipeline.derive import derive_book
+from openingbook.pipeline.export import export_book
 from openingbook.reader import UNKNOWN, Book, PositionNotInBook, describe_book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
 from tests.conftest import REFERENCE

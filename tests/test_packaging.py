@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 import openingbook
-from openingbook.build import BuildOptions, build_book
 from openingbook.cli import main
 from openingbook.compact import CompactBook
 from openingbook.errors import MissingExtra
 from openingbook.manifest import clean_command
+from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.registry import shipped_books
 from solver import DEFAULT_BOARD
 

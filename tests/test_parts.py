@@ -14,9 +14,9 @@ import json
 import numpy as np
 import pytest
 
+from openingbook.checks.published import POSITIONS_PER_PLY
 from openingbook.compact import CompactBook, CompactFileError, write_compact
 from openingbook.errors import BookFileError
-from openingbook.published import POSITIONS_PER_PLY
 from solver import (
     AUTO_PARTS,
     DEFAULT_BOARD,
@@ -270,9 +270,8 @@ def test_a_damaged_part_field_is_refused(tmp_path):
 
 
 def test_a_part_is_not_read_as_a_whole_book(tmp_path):
-    from openingbook.convert import convert_book
-    from openingbook.derive import LoadedBook
     from openingbook.formats import load_book
+    from openingbook.pipeline.convert import convert_book
 
     path, first, *_ = _part_book(tmp_path, 4, (1, 2))
     # a 7x6 part (convert writes Thill's 7x6 layout): only its part field matters here,
@@ -286,14 +285,14 @@ def test_a_part_is_not_read_as_a_whole_book(tmp_path):
     with pytest.raises(BookFileError, match="merge the parts"):
         convert_book(seven, tmp_path / "whole.dat")
     assert load_book(path).scope.partial == "part 1/2"
-    loaded = LoadedBook.load(path)
+    loaded = load_book(path, complete=False)
     assert loaded.scope.partial == "part 1/2" and not loaded.scope.answers_absent
     assert len(loaded) == len(first)
 
 
 # ------------------------------------------------------------------ builds and merges
 def _build_parts(tmp_path, plies, parts, size="5x4"):
-    from openingbook.build import BuildOptions, build_book
+    from openingbook.pipeline.build import BuildOptions, build_book
     from solver import parse_board_size
 
     board = parse_board_size(size)
@@ -308,7 +307,8 @@ def _build_parts(tmp_path, plies, parts, size="5x4"):
 
 
 def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
-    from openingbook.build import BuildOptions, build_book, merge_books
+    from openingbook.pipeline.build import BuildOptions, build_book
+    from openingbook.pipeline.merge import merge_books
     from solver import parse_board_size
 
     board = parse_board_size("5x4")
@@ -333,7 +333,7 @@ def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
 
 
 def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
-    from openingbook.build import merge_books
+    from openingbook.pipeline.merge import merge_books
 
     paths = _build_parts(tmp_path, 6, 3)
     with pytest.raises(ValueError, match="gap: part 2/3 missing"):
@@ -353,8 +353,8 @@ def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
 
 def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
     """Exact minimax over one ply: the derived 13-ply values are the solver's."""
-    from openingbook.build import BuildOptions, build_book
-    from openingbook.derive import derive_book
+    from openingbook.pipeline.build import BuildOptions, build_book
+    from openingbook.pipeline.derive import derive_book
     from openingbook.values import book_values
     from solver import Solver, parse_board_size
 
@@ -376,15 +376,17 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
 @pytest.fixture(scope="module")
 def book8_parts(tmp_path_factory):
     """The 8-ply distance book (books/) cut into three compact parts."""
-    from openingbook.derive import LoadedBook
+    from openingbook.formats import load_book
+    from openingbook.formats.model import thill_values
     from tests.test_build import BOOKS
 
-    whole = LoadedBook.load(BOOKS / "book8-dist.dat")
+    whole = load_book(BOOKS / "book8-dist.dat", complete=False)
+    distance_bytes = thill_values(whole)[1]
     tmp = tmp_path_factory.mktemp("book8parts")
     paths = []
     for i in (1, 2, 3):
         first, mask = enumerate_positions(8, None, *DEFAULT_BOARD, part=(i, 3))
-        values = whole.records.values[whole.find(first, mask)]
+        values = distance_bytes[whole.find(first, mask)]
         path = tmp / f"book8-dist-part{i}of3.c4b"
         write_compact(path, 8, "distance", first, mask, values, part=(i, 3), board=DEFAULT_BOARD)
         paths.append(path)
@@ -392,9 +394,9 @@ def book8_parts(tmp_path_factory):
 
 
 def test_per_ply_counts_of_parts_add_up_to_the_published_counts(book8_parts):
-    from openingbook.plycounts import add_counts
-    from openingbook.published import WDL_PER_PLY
-    from openingbook.validate import book_stats
+    from openingbook.checks.plycounts import add_counts
+    from openingbook.checks.published import WDL_PER_PLY
+    from openingbook.checks.stats import book_stats
 
     counts = [book_stats(p, per_ply=True).per_ply for p in book8_parts]
     assert [c.part for c in counts] == [(1, 3), (2, 3), (3, 3)]
@@ -407,7 +409,7 @@ def test_per_ply_counts_of_parts_add_up_to_the_published_counts(book8_parts):
 
 
 def test_check_resolves_a_sample_of_a_part(book8_parts):
-    from openingbook.validate import check_book
+    from openingbook.checks.check import check_book
 
     report = check_book(book8_parts[1], sample=40, seed=2, jobs=1)
     assert report.ok and report.solved == 40 and report.scope == "part 2/3"
@@ -416,8 +418,8 @@ def test_check_resolves_a_sample_of_a_part(book8_parts):
 def test_validate_12_from_14_under_a_line(tmp_path):
     """The verification of the whole book, in small: the 12-ply values derived from a
     14-ply book equal the 12-ply book's on every position (here under a 7x6 line)."""
-    from openingbook.build import BuildOptions, build_book
-    from openingbook.validate import validate_books
+    from openingbook.checks.validate import validate_books
+    from openingbook.pipeline.build import BuildOptions, build_book
     from tests.test_build import SMALL, TABLE
 
     shallow = tmp_path / "b12.dat"
@@ -456,7 +458,7 @@ def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, boo
 def test_derive_from_a_single_part_is_refused(tmp_path):
     """The children of a 13-ply position fall in several parts: a part alone derives
     nothing (never a guess); the complete (merged) book does."""
-    from openingbook.derive import derive_book
+    from openingbook.pipeline.derive import derive_book
 
     path, *_ = _part_book(tmp_path, 10, (1, 3))
     with pytest.raises(ValueError, match="does not cover"):

@@ -8,7 +8,7 @@ sources:
 * derivation: every book equals one ply of exact negamax over the next book (so, by
   induction from the 12-ply book, the derivation from it), over all its positions;
 * the published per-ply won/drawn/lost counts (Böck's strong solution,
-  :data:`openingbook.published.WDL_PER_PLY`) of every ply 0..12, by expanding each
+  :data:`openingbook.checks.published.WDL_PER_PLY`) of every ply 0..12, by expanding each
   book to every position of its ply (ply 0: the empty board alone);
 * the solver, on random positions of each book of plies 4..14, and Pons' published
   scores of the seven first moves.
@@ -28,11 +28,11 @@ import random
 import numpy as np
 import pytest
 
+from openingbook.checks.plycounts import per_ply_counts_from_values
+from openingbook.checks.published import WDL_PER_PLY
 from openingbook.compact import CompactBook, provenance
-from openingbook.derive import negamax_layers
 from openingbook.manifest import file_sha256
-from openingbook.plycounts import per_ply_counts_from_values
-from openingbook.published import WDL_PER_PLY
+from openingbook.pipeline.derive import negamax_layers
 from openingbook.values import UNKNOWN
 from solver import (
     Position,

@@ -1,7 +1,7 @@
 """Books expanded to the published per-ply counts (``openingbook stats --per-ply-counts``).
 
 Independent sources: Tromp's position counts per ply and the won/drawn/lost counts of
-the published strong solution (:mod:`openingbook.published`), and a brute-force walk of
+the published strong solution (:mod:`openingbook.checks.published`), and a brute-force walk of
 the game tree for the small plies.
 """
 
@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from openingbook.bookfile import BOOK8, write_book
+from openingbook.checks.plycounts import finished_games, per_ply_counts_from_values
+from openingbook.checks.published import POSITIONS_PER_PLY, WDL_PER_PLY
+from openingbook.checks.stats import book_stats
 from openingbook.cli import main
 from openingbook.formats import read_records
-from openingbook.plycounts import finished_games, per_ply_counts_from_values
-from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
-from openingbook.validate import book_stats
 from solver import DEFAULT_BOARD
 from tests.test_build import BOOKS
 

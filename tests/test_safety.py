@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from openingbook.build import BuildOptions, build_book, manifest_path
 from openingbook.cli import main
 from openingbook.errors import InvalidArgument, WorkDirError
-from openingbook.workdir import LOCK_NAME, MARKER_NAME, WorkDir, is_own_file_name
+from openingbook.pipeline.build import BuildOptions, build_book, manifest_path
+from openingbook.pipeline.workdir import LOCK_NAME, MARKER_NAME, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD
 from tests.test_build import _start_build
 

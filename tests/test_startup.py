@@ -142,7 +142,9 @@ def test_analysis_the_books_answer_loads_no_search(warm_native_cache, args):
     """A position whose moves the books hold needs no search: neither the solver's
     search module (nor the table it allocates) nor the negamax bridge is loaded."""
     loaded = _loaded_modules(args)
-    assert _top_level(loaded, ("solver.search", "openingbook.derive", *SOLVER_MODULES)) == []
+    assert (
+        _top_level(loaded, ("solver.search", "openingbook.pipeline.derive", *SOLVER_MODULES)) == []
+    )
 
 
 def test_solve_without_the_native_cache_loads_numba():

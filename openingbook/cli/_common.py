@@ -111,7 +111,7 @@ def seed_option(help_text: str) -> Callable[[F], F]:
 
 def parallel_options(func: F) -> F:
     """``--jobs``, ``--executor``, ``--scheduler``, ``--table-log2``: how solving is spread out."""
-    from openingbook.executors import EXECUTOR_NAMES
+    from openingbook.pipeline.executors import EXECUTOR_NAMES
 
     options = [
         click.option(

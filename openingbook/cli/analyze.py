@@ -168,7 +168,7 @@ def best_command(moves: str, as_json: bool, **options: Any) -> None:
       openingbook best ""
       openingbook best 4453 --json
     """
-    from openingbook.engine import best_column
+    from openingbook.engine import best_column, value_dict
 
     analysis = _analyze(moves, **options)
     column = best_column(analysis)
@@ -179,7 +179,7 @@ def best_command(moves: str, as_json: bool, **options: Any) -> None:
                 "board": str(analysis.board),
                 "best": column,
                 "best_columns": list(analysis.best),
-                "value": None if analysis.value is None else analysis.value.to_dict(),
+                "value": None if analysis.value is None else value_dict(analysis.value),
             }
         )
     else:

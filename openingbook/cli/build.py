@@ -1,7 +1,7 @@
 """``openingbook build`` and ``openingbook merge``: argument parsing only.
 
-The work is done by :func:`openingbook.build.build_book` and
-:func:`openingbook.build.merge_books`.
+The work is done by :func:`openingbook.pipeline.build.build_book` and
+:func:`openingbook.pipeline.merge.merge_books`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from openingbook.cli._common import (
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
-    from openingbook.build import parse_shard  # the command modules import only click
+    from openingbook.pipeline.build import parse_shard  # the command modules import only click
 
     try:
         return parse_shard(value)
@@ -39,7 +39,7 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
 def _part(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
-    from openingbook.build import parse_part  # the command modules import only click
+    from openingbook.pipeline.build import parse_part  # the command modules import only click
 
     try:
         return parse_part(value)
@@ -161,7 +161,7 @@ def build_command(
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
-    from openingbook.build import BuildOptions, build_book, default_output_name
+    from openingbook.pipeline.build import BuildOptions, build_book, default_output_name
     from solver import DEFAULT_BOARD
 
     if part is not None and book_format == "thill":
@@ -236,7 +236,7 @@ def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: b
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
       openingbook merge book14-dist-part*of32.c4b -o book14-dist.c4b
     """
-    from openingbook.build import merge_books
+    from openingbook.pipeline.merge import merge_books
 
     summary = merge_books(output, list(shards), force=force, command=_command_line())
     if as_json:

@@ -26,7 +26,7 @@ from openingbook.cli._common import (
     "-f",
     "--format",
     "fmt",
-    type=LazyChoice("openingbook.convert", "CONVERT_FORMATS"),
+    type=LazyChoice("openingbook.pipeline.convert", "CONVERT_FORMATS"),
     default=None,
     help="Output format (default: from the extension, .c4b compact, .dat Thill).",
 )
@@ -55,7 +55,7 @@ def convert_command(
     """
     if (target is None) == (output is None):
         raise click.UsageError("give the output once: as OUTPUT or with -o/--output")
-    from openingbook.convert import convert_book  # the command modules import only click
+    from openingbook.pipeline.convert import convert_book  # the command modules import only click
 
     summary = convert_book(source, Path(target or output or ""), fmt, force=force)
     if as_json:

@@ -32,7 +32,7 @@ from openingbook.cli._common import (
 @click.option(
     "--as",
     "output_format",
-    type=LazyChoice("openingbook.enumeration", "OUTPUT_FORMATS"),
+    type=LazyChoice("openingbook.pipeline.enumeration", "OUTPUT_FORMATS"),
     default=None,
     help="Line format for --output: 1-based move strings (default) or column codes as 0/1 digits.",
 )
@@ -101,12 +101,12 @@ def enumerate_command(
 
     if output is not None:
         refuse_existing(output, force)
-    from openingbook.enumeration import enumerate_to_file
+    from openingbook.pipeline.enumeration import enumerate_to_file
     from solver import AUTO_PARTS, DEFAULT_BOARD
 
     which = None
     if part is not None:
-        from openingbook.build import parse_part
+        from openingbook.pipeline.build import parse_part
 
         which = parse_part(part)
 
@@ -124,7 +124,7 @@ def enumerate_command(
     piped = to_stdout(output)  # the positions on stdout: the count and summary on stderr
     counts = None
     if count_all:
-        from openingbook.plycounts import count_all_positions
+        from openingbook.checks.plycounts import count_all_positions
 
         counts = count_all_positions(plies, parts or AUTO_PARTS, *result.board)
     if as_json:

@@ -37,7 +37,7 @@ def _log_size(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 
 
 def _format_help() -> str:
-    from openingbook.formats.exporting import EXPORT_FORMATS
+    from openingbook.pipeline.export import EXPORT_FORMATS
 
     return "; ".join(f"{name}: {text}" for name, text in EXPORT_FORMATS.items())
 
@@ -48,7 +48,7 @@ def _format_help() -> str:
     "-f",
     "--format",
     "fmt",
-    type=LazyChoice("openingbook.formats.exporting", "EXPORT_FORMATS"),
+    type=LazyChoice("openingbook.pipeline.export", "EXPORT_FORMATS"),
     required=True,
     cls=LazyHelpOption,
     help_from=_format_help,
@@ -104,7 +104,7 @@ def export_command(
             f"{', '.join(TEXT_FORMATS)}: give a file"
         )
     refuse_existing(output, force)
-    from openingbook.formats.exporting import export_book
+    from openingbook.pipeline.export import export_book
 
     summary = export_book(
         book, fmt, output, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size

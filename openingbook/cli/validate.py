@@ -1,6 +1,6 @@
 """``openingbook derive``, ``validate``, ``diff``, ``check`` and ``stats``: argument parsing only.
 
-The work is done by :mod:`openingbook.derive` and :mod:`openingbook.validate`.
+The work is done by :mod:`openingbook.pipeline.derive` and :mod:`openingbook.checks.validate`.
 Commands that compare exit with status 1 when anything disagrees (after
 printing the report), and with status 1 and a one-line message on bad input.
 """
@@ -119,7 +119,7 @@ def derive_command(
 
     Example: openingbook derive --from 12-dist --plies 8 -o book8.dat --pruned
     """
-    from openingbook.derive import derive_book  # the command modules import only click
+    from openingbook.pipeline.derive import derive_book  # the command modules import only click
 
     _check_line(under, source)
 
@@ -172,7 +172,7 @@ def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool)
 
     Example: openingbook validate book.dat bookDeep.dat
     """
-    from openingbook.validate import validate_books
+    from openingbook.checks.validate import validate_books
 
     _check_line(under, deeper)
     report = validate_books(book, deeper, under=under)
@@ -198,7 +198,7 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
     missing positions count as first-player wins, so a distance book and a pruned
     one are compared on win/draw/loss. Exit status 1 when they differ.
     """
-    from openingbook.validate import diff_books
+    from openingbook.checks.diff import diff_books
 
     report = diff_books(a, b)
     _finish(report, as_json, report.lines(limit))
@@ -246,7 +246,7 @@ def check_command(
     """
     if sample is not None and all_records:
         raise click.UsageError("--sample and --all exclude each other")
-    from openingbook.validate import check_book
+    from openingbook.checks.check import check_book
 
     report = check_book(
         book,
@@ -288,7 +288,7 @@ def stats_command(
     book: Path, tromp: bool, per_ply: bool, fmt: BookFormat | None, as_json: bool
 ) -> None:
     """Record and value counts of BOOK."""
-    from openingbook.validate import book_stats
+    from openingbook.checks.stats import book_stats
 
     report = book_stats(book, tromp=tromp, fmt=fmt, per_ply=per_ply)
     _finish(report, as_json, report.lines())

@@ -3,7 +3,7 @@ written), Pons' tables (:mod:`.pons`, read and written), UCI / Tromp lines
 (:mod:`.uci`) and JSON Lines / CSV (:mod:`.tabular`), written only.
 
 They are entries of the format registry (:mod:`openingbook.formats`), which recognises
-files and opens them; :func:`openingbook.formats.exporting.export_book` writes any
+files and opens them; :func:`openingbook.pipeline.export.export_book` writes any
 readable book in one of them.
 """
 

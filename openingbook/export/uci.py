@@ -29,8 +29,8 @@ import os
 import numpy as np
 
 from openingbook.atomicio import atomic_output
+from openingbook.checks.published import TROMP_BOARD
 from openingbook.errors import InvalidArgument
-from openingbook.published import TROMP_BOARD
 from solver import (
     Position,
     can_win_next_bits,

@@ -24,13 +24,17 @@ lookup, so that a model holds exactly what ``book.get`` answers.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from openingbook.answers import BulkValues
 from openingbook.errors import BookFileError, InvalidArgument
-from solver import BoardSize
+from openingbook.values import UNKNOWN, byte_tables, missing_answers, score_tables
+from solver import BoardSize, canonical_keys, stone_counts
 
 if TYPE_CHECKING:
     from openingbook.bookfile import BookFormat, Records
@@ -43,9 +47,6 @@ __all__ = [
     "thill_records",
     "thill_values",
 ]
-
-#: ``UNKNOWN`` of :mod:`openingbook.values`
-_UNKNOWN = -128
 
 
 @dataclass(frozen=True)
@@ -80,11 +81,72 @@ class BookModel:
     @property
     def has_distances(self) -> bool:
         """Are the plies to the end (and so the scores) known for every position?"""
-        return self.kind != "wdl" and not bool((self.plies_to_end == _UNKNOWN).any())
+        return self.kind != "wdl" and not bool((self.plies_to_end == UNKNOWN).any())
 
     @property
     def stones(self) -> np.ndarray:
         return np.bitwise_count(self.mask).astype(np.int64)
+
+    @property
+    def path(self) -> Path:
+        """The file the model was read from."""
+        return Path(self.source)
+
+    @property
+    def canonical(self) -> np.ndarray:
+        """The mirror-merged key of each position (:func:`solver.canonical_keys`)."""
+        return canonical_keys(self.first, self.mask, *self.board)
+
+    @functools.cached_property
+    def key_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, sorted canonical keys)``: the positions sorted by key, for :meth:`find`."""
+        canonical = self.canonical
+        order = np.argsort(canonical, kind="stable")
+        return order, canonical[order]
+
+    def find(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The index in the model of each position (either mirror variant), -1 where the
+        model does not hold it."""
+        order, keys = self.key_order
+        if not len(keys):
+            return np.full(len(first), -1, np.int64)
+        wanted = canonical_keys(first, mask, *self.board)
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return np.where(keys[at] == wanted, order[at], -1)
+
+    def in_scope(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Positions the book's scope holds (a partial scope's ``partial`` ignored)."""
+        return self.scope.contains_many(first, mask, self.plies)
+
+    def answers(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
+        """What the book answers for positions of its ply, :data:`openingbook.values.UNKNOWN`
+        where it does not know (``index``: the model's position, -1 where it holds none).
+
+        A position the model does not hold is answered by the one rule
+        (:func:`openingbook.values.missing_answers`): a win in 1 when the side to move
+        completes four at once, else, for a pruned book inside its complete scope, a
+        first-player win.
+        """
+        first = np.ascontiguousarray(first, dtype=np.uint64)
+        mask = np.ascontiguousarray(mask, dtype=np.uint64)
+        index = self.find(first, mask)
+        at = np.maximum(index, 0)
+        held = index >= 0
+        winner = np.where(held, self.winner[at], UNKNOWN).astype(np.int8)
+        plies = np.where(held, self.plies_to_end[at], UNKNOWN).astype(np.int16)
+        score = np.where(held, self.score[at], UNKNOWN).astype(np.int16)
+        missing = np.flatnonzero(~held)
+        if len(missing):
+            f, m = first[missing], mask[missing]
+            implied = self.pruned and self.scope.answers_absent
+            rule = self.in_scope(f, m) if implied else False
+            m_winner, m_plies = missing_answers(f, m, rule, self.board)
+            winner[missing] = m_winner
+            plies[missing] = m_plies
+            wins_now = m_plies == 1
+            stones = stone_counts(m[wins_now]).astype(np.int64)
+            score[missing[wins_now]] = score_tables(self.board)[0][stones, 1]
+        return BulkValues(index.astype(np.int64), winner, plies, score)
 
     def select(self, index: np.ndarray) -> BookModel:
         """The same book restricted to the positions at ``index`` (indices or booleans)."""
@@ -141,8 +203,6 @@ def model_from_values(
     >>> thill_values(model)[1].tolist()
     [63]
     """
-    from openingbook.values import byte_tables
-
     values = np.ascontiguousarray(values).astype(np.int8)
     winner, plies_to_end, score, valid = (
         table[values.view(np.uint8)] for table in byte_tables(kind, plies, board)

@@ -17,10 +17,11 @@ True
 
 from __future__ import annotations
 
-from solver import BoardSize
+from solver import DEFAULT_BOARD
 
-#: Tromp's data set and counts are of the standard 7x6 board (its own board, not a default).
-TROMP_BOARD = BoardSize(7, 6)
+#: Tromp's data set and counts are of the standard board, :data:`solver.DEFAULT_BOARD`
+#: (7x6): this name says that it is his data's board, not a default.
+TROMP_BOARD = DEFAULT_BOARD
 TROMP_SUBSET_COUNTS: dict[str, int] = {"first": 44_473, "second": 16_635, "draw": 6_449}
 
 POSITIONS_PER_PLY: dict[int, int] = {

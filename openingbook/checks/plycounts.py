@@ -2,7 +2,7 @@
 
 A ply-``n`` book stores one variant per mirror pair and leaves out the positions where
 the side to move can complete four at once; the published tables
-(:mod:`openingbook.published`) count every position reachable in legal play after ``n``
+(:mod:`openingbook.checks.published`) count every position reachable in legal play after ``n``
 plies: both mirror variants, the immediate wins, and the finished games (the player who
 just moved has four). :func:`per_ply_counts` rebuilds those counts from a book and the
 enumeration, so a book can be compared with Tromp's position counts and with the
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from openingbook.checks.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from openingbook.errors import InvalidArgument
-from openingbook.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from solver import (
     can_win_next_bits,
     enumerate_positions,

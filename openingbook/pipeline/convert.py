@@ -1,0 +1,210 @@
+"""Conversion between Thill's book layout and the compact format, both ways.
+
+Thill -> compact: every position the book answers for, with its value
+(:func:`openingbook.formats.load_book`: a pruned book gets its left-out
+first-player wins back by enumeration, within the scope its manifest records),
+written by the registry's compact writer. Samples and shards of a
+book cannot be completed and are refused. The source's identity (file name,
+size, sha256, format) and its manifest travel in the compact file's metadata.
+
+Compact -> Thill: the book model (:func:`openingbook.formats.load_book`) written by
+the registry's Thill writer, the one every Thill-layout book goes through, so a book
+this project built comes back byte for byte; its manifest is restored from the
+metadata when the book's sha256 matches, else a new one is written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from openingbook.atomicio import refuse_input_as_output
+from openingbook.compact import CompactBook
+from openingbook.errors import (
+    BookFileError,
+    BookFileMissing,
+    InvalidArgument,
+    OutputError,
+    reads_book,
+)
+
+__all__ = [
+    "CONVERT_FORMATS",
+    "ConvertSummary",
+    "convert_book",
+    "target_format",
+]
+
+CONVERT_FORMATS = ("compact", "thill")
+
+
+@dataclass
+class ConvertSummary:
+    """What :func:`convert_book` wrote."""
+
+    source: str
+    output: str
+    source_format: str
+    output_format: str
+    positions: int
+    source_bytes: int
+    output_bytes: int
+    manifest: str | None
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
+    """``"compact"`` or ``"thill"``: ``fmt``, else the output's name (``.c4b`` compact,
+    ``.dat`` Thill); a name of another format refused
+    (:func:`openingbook.formats.output_format`)."""
+    from openingbook.formats import output_format
+
+    return output_format(
+        output, fmt, writes=CONVERT_FORMATS, default=None, board=None, argument="fmt"
+    )
+
+
+@reads_book
+def convert_book(
+    source: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    fmt: str | None = None,
+    *,
+    force: bool = False,
+    command: Sequence[str] | None = None,
+) -> ConvertSummary:
+    """Convert ``source`` (Thill or compact) into ``output`` in the other format.
+
+    ``fmt`` (``"compact"``/``"thill"``) defaults to the output's extension.
+    Raises :class:`BookFileError` for a conversion that cannot be exact (a sample or
+    a shard, a distance book missing positions); what the OS refuses is
+    ``BookFileUnreadable`` or ``OutputUnwritable`` (both also ``OSError``).
+    """
+    import time
+
+    start = time.perf_counter()
+    src, out = Path(source), Path(output)
+    if not src.is_file():
+        raise BookFileMissing(src)
+    target = target_format(out, fmt)
+    from openingbook.formats import detect_own
+
+    source_format = detect_own(
+        src,
+        "convert",
+        "Thill and compact books (other engines' formats are written by 'openingbook export')",
+    )
+    if source_format == target:
+        raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
+    from openingbook.formats import FORMATS
+    from openingbook.manifest import manifest_path
+
+    # nothing is ever written over what is read: the book, nor its manifest
+    refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
+    FORMATS[target].check_output(out, force)  # before the book is read
+    if target == "compact":
+        positions, manifest = _thill_to_compact(src, out, force, command)
+    else:
+        positions, manifest = _compact_to_thill(src, out, force, command)
+    return ConvertSummary(
+        str(src),
+        str(out),
+        source_format,
+        target,
+        positions,
+        src.stat().st_size,
+        out.stat().st_size,
+        manifest,
+        round(time.perf_counter() - start, 3),
+    )
+
+
+def _thill_to_compact(
+    src: Path, out: Path, force: bool, command: Sequence[str] | None
+) -> tuple[int, None]:
+    from openingbook.formats import FORMATS, load_book
+    from openingbook.formats.model import require_complete_model
+    from openingbook.manifest import file_sha256, identify, manifest_provenance, read_manifest
+
+    identity = identify(src)
+    if identity.scope.partial:
+        raise BookFileError(
+            f"{src}: the book is {identity.scope.partial}, not complete for its ply or line: "
+            "a compact book must answer every position of its scope (merge the shards first)"
+        )
+    book = load_book(src, "thill")
+    require_complete_model(book)
+    metadata: dict[str, Any] = {
+        "source": {
+            "file": src.name,
+            "bytes": src.stat().st_size,
+            "sha256": file_sha256(src),
+            "format": identity.fmt.name,
+        },
+        "source_manifest": read_manifest(src) if identity.manifest is not None else None,
+        "converted": manifest_provenance(command),
+    }
+    try:
+        FORMATS["compact"].write(book, out, metadata=metadata, force=force)
+    except OutputError:
+        raise  # about the output, not the source: as every command says it
+    except ValueError as exc:
+        raise BookFileError(f"{src}: {exc}") from None
+    return len(book), None
+
+
+#: The keys of a manifest that describe the book file itself (written with it).
+_ENTRY_KEYS = ("manifest", "layout", "format", "book")
+
+
+def _compact_to_thill(
+    src: Path, out: Path, force: bool, command: Sequence[str] | None
+) -> tuple[int, str]:
+    from openingbook.formats import FORMATS, load_book
+    from openingbook.manifest import file_sha256, manifest_provenance
+
+    model = load_book(src, "compact")
+    if model.scope.partial:  # its positions alone would read as a complete book
+        raise BookFileError(
+            f"{src}: {model.scope.partial} of a book: merge the parts first ('openingbook merge')"
+        )
+    with CompactBook(src, verify=False) as book:
+        saved = book.header.metadata.get("source_manifest")
+
+    def record(entry: dict[str, Any]) -> dict[str, Any]:
+        """The manifest's content: the one saved in the metadata when it is of these bytes
+        (or of a book written straight by build or derive), else a new one."""
+        saved_book = saved.get("book") if isinstance(saved, dict) else None
+        # written straight by build or derive: the record of the build, no Thill file behind it
+        made = (
+            isinstance(saved, dict)
+            and saved_book is None
+            and isinstance(saved.get("selection"), dict)
+            and "distances" in saved["selection"]
+            and "part" not in saved["selection"]
+        )
+        if made or (
+            isinstance(saved_book, dict) and saved_book.get("sha256") == entry["book"]["sha256"]
+        ):
+            return {k: v for k, v in saved.items() if k not in _ENTRY_KEYS}
+        return {
+            "selection": {
+                "plies": entry["format"]["plies"],
+                "distances": entry["format"]["distances"],
+                "under": model.scope.under,
+                "sample": None,
+                "seed": None,
+                "shard": None,
+            },
+            "converted_from": {"file": src.name, "sha256": file_sha256(src), "format": "compact"},
+            **manifest_provenance(command),
+        }
+
+    written = FORMATS["thill"].write(model, out, force=force, record=record)
+    return len(model), str(written.manifest)
