@@ -46,7 +46,13 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from openingbook.errors import BookClosed, InvalidArgument, PositionNotInBook
+from openingbook.errors import (
+    BookClosed,
+    BookFileError,
+    InvalidArgument,
+    PositionNotInBook,
+    name_file,
+)
 from solver import BoardSize, Position, Winner
 
 __all__ = [
@@ -188,6 +194,9 @@ class BookReader(ABC):
             if default is _REQUIRED:
                 raise
             return default
+        except BookFileError as exc:  # a damaged file: the message names it
+            name_file(exc, self.path)
+            raise
 
     def __contains__(self, pos: object) -> bool:
         """True exactly when :meth:`get` answers ``pos``."""
@@ -198,6 +207,9 @@ class BookReader(ABC):
             self._answer(pos)
         except (PositionNotInBook, InvalidArgument):
             return False
+        except BookFileError as exc:
+            name_file(exc, self.path)
+            raise
         return True
 
     def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
@@ -207,19 +219,26 @@ class BookReader(ABC):
         did). A position the book does not answer raises :class:`PositionNotInBook`
         naming the first one, or with ``strict=False`` gets ``UNKNOWN``."""
         self._require_open()
-        return self._lookup_many(first, mask, strict)
+        try:
+            return self._lookup_many(first, mask, strict)
+        except BookFileError as exc:
+            name_file(exc, self.path)
+            raise
 
     def __len__(self) -> int:
         self._require_open()
         if self._length is None:
-            self._length = self._count()
+            try:
+                self._length = self._count()
+            except BookFileError as exc:
+                name_file(exc, self.path)
+                raise
         return self._length
 
     def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
         """``(Position, BookValue)`` for every position the book answers (one variant per
         mirror pair)."""
-        self._require_open()
-        first, mask = self._answered_positions()
+        first, mask = self.positions()
         board = self.board
         chunk = 1 << 16
         for start in range(0, len(first), chunk):
@@ -240,7 +259,11 @@ class BookReader(ABC):
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every position :meth:`__iter__` yields."""
         self._require_open()
-        return self._answered_positions()
+        try:
+            return self._answered_positions()
+        except BookFileError as exc:
+            name_file(exc, self.path)
+            raise
 
     def close(self) -> None:
         """Release the file; every later use raises :class:`BookClosed`."""

@@ -276,18 +276,47 @@ def os_failures(path: object, as_error: type[_OSFailure]) -> Iterator[None]:
         raise as_error(exc.filename or path, exc) from exc
 
 
+def name_file(exc: BookFileError, path: object) -> None:
+    """Put ``path:`` in front of the message of ``exc`` unless it names that file
+    already (``path:`` or ``name:``, or a path or file name with a suffix anywhere in
+    it): every error about a file names its file. Readers call it where their errors
+    leave (:func:`reads_book`, :class:`openingbook.answers.BookReader`).
+
+    >>> exc = BookFileError("a stored key has a column taller than the board")
+    >>> name_file(exc, "books/p8.book"); str(exc)
+    'books/p8.book: a stored key has a column taller than the board'
+    >>> name_file(exc, "/elsewhere/p8.book"); str(exc)  # named already: as it was
+    'books/p8.book: a stored key has a column taller than the board'
+    """
+    where = os.fspath(getattr(path, "path", path)) if path is not None else ""
+    name = os.path.basename(where)
+    text = str(exc)
+    if not where or f"{where}:" in text or f"{name}:" in text:
+        return
+    if "." in name and (where in text or name in text):
+        return
+    if type(exc).__str__ is not BaseException.__str__ or len(exc.args) != 1:
+        return  # a message of its own making (BookFileMissing): it names its file
+    exc.args = (f"{where}: {text}",)
+
+
 def reads_book(func: _F) -> _F:
     """Decorate a function whose first argument is a book's path (or a reader's
     ``__init__``, whose first argument after ``self`` is): what the OS refuses while it
     runs (permission denied, an I/O error, a path through a file) is raised as
     :class:`BookFileUnreadable` naming the file, a missing file as
-    :class:`BookFileMissing` (:func:`os_failures`)."""
+    :class:`BookFileMissing` (:func:`os_failures`), and a :class:`BookFileError` that
+    does not name its file gets the path in front (:func:`name_file`)."""
     at = 1 if func.__name__ == "__init__" else 0  # a reader's constructor: after self
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         path = args[at] if len(args) > at else kwargs.get("path")
-        with os_failures(path, BookFileUnreadable):
-            return func(*args, **kwargs)
+        try:
+            with os_failures(path, BookFileUnreadable):
+                return func(*args, **kwargs)
+        except BookFileError as exc:
+            name_file(exc, path)
+            raise
 
     return wrapper  # type: ignore[return-value]

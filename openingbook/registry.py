@@ -19,6 +19,7 @@ and every command that reads a book call it.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
@@ -135,15 +136,22 @@ def shipped_books(verify: bool = False) -> list[ShippedBook]:
 
 def distance_book_plies(board: tuple[int, int] = (7, 6)) -> list[int]:
     """The plies of the complete distance books shipped for ``board``, ascending (the
-    books an :class:`openingbook.engine.Engine` of that board answers from)."""
-    name = f"{board[0]}x{board[1]}"
-    return sorted(
-        {
-            b.plies
-            for b in shipped_books()
-            if b.damaged is None and b.board == name and b.kind != "wdl" and b.under is None
-        }
-    )
+    books an :class:`openingbook.engine.Engine` of that board answers from).
+
+    Read from the file names (``book<plies>-dist[-<W>x<H>].c4b``, the naming rule
+    above; the test suite checks every shipped name against its header), opening no
+    file: the command line's help uses it and loads no numpy.
+    """
+    directory = books_dir()
+    if directory is None:
+        return []
+    suffix = "" if tuple(board) == (7, 6) else f"-{board[0]}x{board[1]}"
+    plies = set()
+    for path in directory.glob(f"book*-dist{suffix}{COMPACT_SUFFIX}"):
+        match = re.fullmatch(rf"(\d+)-dist{re.escape(suffix)}", book_name(path))
+        if match is not None:
+            plies.add(int(match.group(1)))
+    return sorted(plies)
 
 
 def lookup_stones(board: tuple[int, int] = (7, 6)) -> int | None:

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from openingbook.cli import main
 from openingbook.engine import Engine
-from openingbook.registry import lookup_stones, shipped_books
+from openingbook.registry import distance_book_plies, lookup_stones, shipped_books
 from solver import Position
 
 
@@ -47,6 +47,16 @@ def test_the_help_of_analyze_says_how_deep_the_shipped_books_answer() -> None:
             moves = _random_game(rng, count)
             sources = {m.source for m in engine.analyze(moves).moves if m is not None}
             assert (sources <= {"book", "four"}) == by_lookups, (moves, sources)
+
+
+def test_the_shipped_distance_books_named_are_those_their_headers_say() -> None:
+    """``distance_book_plies`` reads file names (the help loads no numpy): they agree with
+    the headers of the shipped books, board by board."""
+    books = shipped_books()
+    for board in {b.board for b in books}:
+        size = tuple(map(int, board.split("x")))
+        headers = {b.plies for b in books if b.board == board and b.kind != "wdl" and not b.under}
+        assert distance_book_plies(size) == sorted(headers), board
 
 
 def _random_game(rng: random.Random, stones: int) -> str:

@@ -127,6 +127,38 @@ def test_an_impossible_cadot_outcome_is_refused(tmp_path):
             book.lookup_many(first, mask)
 
 
+def test_every_error_of_a_damaged_file_names_the_file(tmp_path):
+    """A Pons book whose stored keys are damaged, a Cadot table with an impossible
+    outcome: every reader call and every command that meets the damage says
+    which file it is (the decoders deep inside do not know it)."""
+    moves = ["4444", "4455", "1234", "7766"]
+    first, mask = _positions(moves)
+    pons = tmp_path / "keys.book"
+    write_pons(pons, first, mask, np.array([0, 1, -1, 2]), width=7, height=6)
+    data = bytearray(pons.read_bytes())
+    size = (len(data) - HEADER_BYTES) // (data[3] + 1)
+    for slot in range(size):  # every stored key: digits that no position of its depth has
+        if data[HEADER_BYTES + size * data[3] + slot]:
+            data[HEADER_BYTES + slot * data[3] : HEADER_BYTES + (slot + 1) * data[3]] = (
+                b"\xff" * data[3]
+            )
+    pons.write_bytes(bytes(data))
+    cadot = tmp_path / "outcome.cadot"
+    write_cadot(cadot, first[:1], mask[:1], np.array([1]), np.array([5]))
+    data = bytearray(cadot.read_bytes())
+    data[6] = 0x40 | 4  # first player wins 4 plies on: the second player places that stone
+    cadot.write_bytes(bytes(data))
+    for path in (pons, cadot):
+        with open_book(path) as book, pytest.raises(BookFileError) as refused:
+            list(book)
+        assert path.name in str(refused.value), refused.value
+        for command in (["info", str(path)], ["export", str(path), "-f", "csv", "-o", "-"]):
+            result = CliRunner().invoke(main, command)
+            assert result.exit_code == 1
+            [line] = [x for x in result.stderr.splitlines() if x.startswith("Error:")]
+            assert path.name in line, (command, line)
+
+
 def test_a_manifest_edited_to_complete_does_not_make_a_partial_book_complete(tmp_path):
     """The first 28 records of the complete 8-ply book, with a manifest that matches
     the file (size, records, sha256) but claims the complete scope."""

@@ -341,7 +341,7 @@ def test_trickling_clients_neither_starve_requests_nor_outlive_their_deadline(
 
         asker = threading.Thread(target=legitimate)
         try:
-            for step in range(int(4 * (deadline + 3))):  # a header line every 0.25 s
+            for step in range(int(4 * (deadline + 6))):  # a header line every 0.25 s
                 if step == 4:
                     asker.start()
                 for trickler in opened.keys() - closed.keys():
@@ -355,10 +355,10 @@ def test_trickling_clients_neither_starve_requests_nor_outlive_their_deadline(
             for trickler in opened:
                 trickler.close()
         [(status, seconds, open_then)] = answered
-        assert status == 200 and seconds < 2.0, (status, seconds)
+        assert status == 200 and seconds < 3.0, (status, seconds)  # at once, even on a busy machine
         assert open_then >= 20  # the request was answered while they were connected
         assert closed.keys() == opened.keys(), f"{len(opened) - len(closed)} still open"
-        late = [closed[t] - opened[t] for t in opened if closed[t] - opened[t] > deadline + 1]
+        late = [closed[t] - opened[t] for t in opened if closed[t] - opened[t] > deadline + 2]
         assert not late, f"closed {max(late):.1f} s after connecting"
 
 
