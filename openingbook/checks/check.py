@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from openingbook.bookfile import BookFormat
 from openingbook.checks.report import (
     PositionReport,
+    Report,
     StoredValues,
     moves_of,
     position_report,
@@ -51,7 +51,7 @@ class Issue:
 
 
 @dataclass
-class CheckReport:
+class CheckReport(Report):
     """Result of :func:`check_book`. ``ok`` when there is no error (warnings allowed)."""
 
     book: str
@@ -68,11 +68,6 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return not self.disagreements and not any(i.severity == "error" for i in self.issues)
-
-    def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["ok"] = self.ok
-        return d
 
     def lines(self) -> list[str]:
         out = [

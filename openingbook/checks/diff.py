@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from openingbook.checks.report import (
     PositionReport,
+    Report,
     answer_entry,
     position_report,
 )
@@ -21,7 +21,7 @@ __all__ = ["DiffReport", "diff_books"]
 
 
 @dataclass
-class DiffReport:
+class DiffReport(Report):
     """Result of :func:`diff_books`. ``ok`` when the books say the same of every position."""
 
     a: str
@@ -40,11 +40,6 @@ class DiffReport:
     @property
     def ok(self) -> bool:
         return not (self.only_in_a or self.only_in_b or self.value_differences)
-
-    def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["ok"] = self.ok
-        return d
 
     def lines(self, limit: int = 0) -> list[str]:
         """Human-readable report; ``limit`` > 0 caps each list."""

@@ -8,7 +8,7 @@ exit status of the command).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from solver import (
 
 __all__ = [
     "PositionReport",
+    "Report",
     "StoredValues",
     "answer_entry",
     "describe_value",
@@ -32,6 +33,21 @@ __all__ = [
     "position_report",
     "value_dict",
 ]
+
+
+class Report:
+    """What every report (a dataclass) shares: its verdict ``ok`` (the exit status of the
+    command) and its JSON form."""
+
+    @property
+    def ok(self) -> bool:
+        raise NotImplementedError
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``--json`` output: the report's fields and ``ok``."""
+        d = asdict(self)  # type: ignore[call-overload]
+        d["ok"] = self.ok
+        return d
 
 
 def describe_value(known: bool, winner: int, plies: int = -1, stored: bool = True) -> str:
@@ -79,6 +95,7 @@ class PositionReport:
 
 
 def value_dict(known: bool, winner: int, plies: int, stored: bool) -> dict[str, Any]:
+    """The JSON form of one side of a :class:`PositionReport`."""
     return {
         "known": bool(known),
         "winner": WINNERS[int(winner)].value if known else None,
@@ -95,6 +112,8 @@ def position_report(
     b: tuple[bool, int, int, bool],
     board: BoardSize,
 ) -> PositionReport:
+    """The report of one position: ``a`` and ``b`` are what each side says, as
+    :func:`answer_entry` gives it; ``moves`` the line to show, else one that reaches it."""
     pos = Position.from_bitboards(int(first), int(mask), *board)
     return PositionReport(
         moves=moves if moves else pos.some_moves(),
@@ -116,6 +135,7 @@ def answer_entry(ans: BulkValues, i: int, distances: bool) -> tuple[bool, int, i
 
 
 def moves_of(book: BookModel, record: int) -> str:
+    """A move string reaching the model's position at index ``record``."""
     pos = Position.from_bitboards(int(book.first[record]), int(book.mask[record]), *book.board)
     return pos.some_moves()
 

@@ -5,7 +5,7 @@ counts, and the published per-ply counts (:mod:`openingbook.checks.plycounts`).
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,6 +14,7 @@ from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.checks.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.checks.published import TROMP_BOARD, TROMP_SUBSET_COUNTS
 from openingbook.checks.report import (
+    Report,
     StoredValues,
 )
 from openingbook.errors import BookFileError, InvalidArgument
@@ -33,7 +34,7 @@ TROMP_COUNTS = TROMP_SUBSET_COUNTS  # the published figures live in openingbook.
 
 
 @dataclass
-class StatsReport:
+class StatsReport(Report):
     """Result of :func:`book_stats`."""
 
     book: str
@@ -55,9 +56,8 @@ class StatsReport:
         return tromp_ok and per_ply_ok
 
     def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = super().as_dict()
         d["per_ply"] = None if self.per_ply is None else self.per_ply.as_dict()
-        d["ok"] = self.ok
         return d
 
     def lines(self) -> list[str]:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from openingbook.checks.report import (
     PositionReport,
+    Report,
     answer_entry,
     moves_of,
     position_report,
@@ -31,7 +31,7 @@ __all__ = ["ValidationReport", "validate_books"]
 
 
 @dataclass
-class ValidationReport:
+class ValidationReport(Report):
     """Result of :func:`validate_books`.
 
     ``ok`` when at least one position was compared and none disagrees: a
@@ -59,11 +59,6 @@ class ValidationReport:
     @property
     def ok(self) -> bool:
         return self.compared > 0 and not self.disagreements
-
-    def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["ok"] = self.ok
-        return d
 
     def lines(self) -> list[str]:
         """Human-readable report."""

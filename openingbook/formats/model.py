@@ -6,7 +6,9 @@ its board and ply, the kind of its values (``"wdl"``, ``"distance"``,
 its scope and provenance, and every position it answers (one variant per
 mirror pair) with the answer as arrays: ``winner`` (+1 first player, -1
 second, 0 draw), ``plies`` (to the end of the game) and ``score`` (Pons score of
-the side to move), ``UNKNOWN`` where the book does not tell.
+the side to move), ``UNKNOWN`` where the book does not tell. It is the one whole-book
+model: derive, validate, diff, check, stats and merge work on it, and it looks
+positions up itself (:meth:`BookModel.find`, :meth:`BookModel.answers`).
 
 :func:`openingbook.formats.load_book` is the one way to load a whole book: it opens the file
 through the registry (:func:`openingbook.formats.open_book`), asks the reader
