@@ -710,7 +710,25 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
     first chunk lands (:func:`_solving`), then "solving" with both."""
     from tqdm import tqdm
 
-    bar = tqdm(
+    class BuildBar(tqdm):  # type: ignore[misc]
+        """tqdm's bar whose rate (and so its ETA) counts from the first chunk only:
+        the positions solved since, over the time since (tqdm's public ``format_dict``)."""
+
+        solving_since: tuple[float, int] | None = None
+
+        @property
+        def format_dict(self) -> dict[str, Any]:
+            values = super().format_dict
+            if self.solving_since is not None:
+                since, first = self.solving_since
+                seconds = values["elapsed"] - since
+                solved = values["n"] - first
+                # no rate yet: tqdm's own (n - initial) / elapsed, then 0, shows "?"
+                values["initial"] = first
+                values["rate"] = solved / seconds if seconds > 0 and solved > 0 else None
+            return values
+
+    bar = BuildBar(
         total=total,
         initial=done,
         unit="pos",
@@ -718,7 +736,6 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
         file=sys.stderr,
         disable=not enabled,
         dynamic_ncols=True,
-        smoothing=0.05,
         bar_format=_STARTING_FORMAT,
     )
     bar.set_postfix_str(f"chunks {resumed}/{chunks}, resumed {resumed}", refresh=False)
@@ -730,10 +747,6 @@ def _solving(bar: Any) -> None:
     and the time left from the chunks solved since (the start-up left out)."""
     if bar.disable:
         return
-    from tqdm.std import EMA
-
     bar.set_description_str("solving", refresh=False)
     bar.bar_format = None  # tqdm's default: rate and ETA
-    # the moving averages of the rate restart here (tqdm's reset() does the same)
-    bar.last_print_t, bar.last_print_n = bar._time(), bar.n
-    bar._ema_dn, bar._ema_dt, bar._ema_miniters = (EMA(bar.smoothing) for _ in range(3))
+    bar.solving_since = (bar.format_dict["elapsed"], bar.n)
