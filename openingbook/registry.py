@@ -28,6 +28,7 @@ from typing import Any
 from openingbook.compact_magic import COMPACT_SUFFIX
 from openingbook.errors import BookFileMissing
 from openingbook.inputs import require_regular_file
+from solver import DEFAULT_BOARD
 
 __all__ = [
     "ShippedBook",
@@ -134,7 +135,7 @@ def shipped_books(verify: bool = False) -> list[ShippedBook]:
     )
 
 
-def distance_book_plies(board: tuple[int, int] = (7, 6)) -> list[int]:
+def distance_book_plies(board: tuple[int, int]) -> list[int]:
     """The plies of the complete distance books shipped for ``board``, ascending (the
     books an :class:`openingbook.engine.Engine` of that board answers from).
 
@@ -145,7 +146,8 @@ def distance_book_plies(board: tuple[int, int] = (7, 6)) -> list[int]:
     directory = books_dir()
     if directory is None:
         return []
-    suffix = "" if tuple(board) == (7, 6) else f"-{board[0]}x{board[1]}"
+    standard = tuple(board) == tuple(DEFAULT_BOARD)  # its books' names carry no size
+    suffix = "" if standard else f"-{board[0]}x{board[1]}"
     plies = set()
     for path in directory.glob(f"book*-dist{suffix}{COMPACT_SUFFIX}"):
         match = re.fullmatch(rf"(\d+)-dist{re.escape(suffix)}", book_name(path))
@@ -154,7 +156,7 @@ def distance_book_plies(board: tuple[int, int] = (7, 6)) -> list[int]:
     return sorted(plies)
 
 
-def lookup_stones(board: tuple[int, int] = (7, 6)) -> int | None:
+def lookup_stones(board: tuple[int, int]) -> int | None:
     """The most stones a position of ``board`` may have for the shipped books to answer
     every one of its moves by lookups alone (a distance book of every ply from 1 to one
     more than that); None when they do not even answer the empty board's moves.

@@ -210,12 +210,13 @@ class ShippedBooksHelp(click.Command):
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from openingbook.registry import lookup_stones
+        from solver import DEFAULT_BOARD
 
-        stones = lookup_stones((7, 6))
+        stones = lookup_stones(DEFAULT_BOARD)
         reach = (
             "No shipped books are installed: the solver answers every position."
             if stones is None
-            else f"On 7x6, positions of up to {stones} stones are answered from the "
+            else f"On {DEFAULT_BOARD}, positions of up to {stones} stones are answered from the "
             "shipped books at once, deeper ones by the solver."
         )
         text = self.help
