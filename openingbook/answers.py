@@ -408,9 +408,10 @@ class BookReader(ABC):
         """The rule for flat uint64 arrays of positions of the book's board."""
         status = self.statuses(first, mask)
         book = status == STATUS_BOOK
-        if book.all():
-            out = self._stored_many(first, mask)
-            index, winner, plies, score = out
+        every = bool(book.all())
+        if every:  # the usual bulk call: book positions only, nothing refused
+            index, winner, plies, score = self._stored_many(first, mask)
+            absent = index < 0
         else:
             n = first.size
             index = np.full(n, -1, np.int64)
@@ -431,19 +432,22 @@ class BookReader(ABC):
                     counts, at = np.unique(stones, return_inverse=True)
                     of = [score_from_plies(1, int(c), *self.board) for c in counts]
                     score[now] = np.asarray(of, np.int16)[at]
-        absent = book & (index < 0)
+            absent = book & (index < 0)
+        unanswered = absent.any() and not self._absent_first_wins
         if absent.any():
             winner[absent], plies[absent], score[absent] = _UNKNOWN, _UNKNOWN, _UNKNOWN
             if self._absent_first_wins:
                 winner[absent] = 1
-            elif strict:
-                i = int(np.argmax(absent))
-                raise PositionNotInBook(self._absent_why(f"position {i}"))
-        if strict:
-            refused = (status != STATUS_BOOK) & (status != STATUS_WINS_AT_ONCE)
-            if refused.any():
-                i = int(np.argmax(refused))
-                raise self._refusal(int(status[i]), f"position {i}", int(np.bitwise_count(mask[i])))
+        if strict and (unanswered or not every):
+            failed = absent if unanswered else np.zeros(first.size, bool)
+            if not every:
+                failed = failed | ((status != STATUS_BOOK) & (status != STATUS_WINS_AT_ONCE))
+            if failed.any():  # the first position not answered names the error
+                i = int(np.argmax(failed))
+                if status[i] == STATUS_BOOK:
+                    raise PositionNotInBook(self._absent_why(f"position {i}"))
+                stones = int(np.bitwise_count(mask[i]))
+                raise self._refusal(int(status[i]), f"position {i}", stones)
         return BulkValues(index, winner, plies, score)
 
     def require_position(self, pos: Position) -> None:
