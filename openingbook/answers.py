@@ -1,40 +1,33 @@
-"""What a book answers: the types every book kind returns.
+"""What a book answers: the rule, written once, and the types every format returns.
 
 :class:`BookValue` (one position), :class:`BulkValues` (arrays of positions) and
-:class:`PositionNotInBook` are shared by the Thill-layout reader
-(:mod:`openingbook.reader`), compact books (:mod:`openingbook.compact`) and the
-Cadot and Pons readers. They live apart from the readers so that a reader of one
-kind loads no other (a lookup in a compact book loads none of the Thill
-reader's file checks). The
-format registry (:mod:`openingbook.formats`) imports the readers, so the contract
-lives here, below them.
+:class:`PositionNotInBook` are shared by every reader. They live apart from the
+readers so that a reader of one kind loads no other (a lookup in a compact book
+loads none of the Thill reader's file checks); the format registry
+(:mod:`openingbook.formats`) imports the readers, so the contract lives here,
+below them.
 
 :class:`BookReader` is what :func:`openingbook.open_book` returns, whatever the
-file's format; every format's reader derives from it and supplies a handful of
-primitives (``_answer``, ``_lookup_many``, ``_answered_positions``, ``_count``,
-``_release``), so that the behaviour below is written once, here, and is the
-same for every format (``docs/BOOKS.md``; ``tests/test_reader_contract.py``
-checks it over every format and several board sizes):
+file's format. A format's reader supplies only what its file stores: the stored
+value of a position of the book (``_stored`` for one, ``_stored_many`` for
+arrays; either mirror variant, the reader picks its key), the positions it
+answers, their count and the release of the file. This class applies the rule
+(``docs/BOOKS.md``) to every call, ``get``, ``get(default)``, ``in``,
+``lookup_many`` (strict or not), iteration and ``positions()``, in this order:
 
-* ``book.get(position)`` -> :class:`BookValue`, or :class:`PositionNotInBook`
-  (a ``KeyError``) when the book does not answer it: not stored and not provable,
-  outside the book's scope, of another ply, or of another board;
-  ``book.get(position, default)`` returns ``default`` instead of raising;
-* ``position in book``: True exactly when ``get`` answers; never raises for a
-  position (of any board); False for anything else;
-* ``len(book)``: the book positions it answers (one per mirror pair; not the
-  positions answered by the rule alone: those where the side to move completes
-  four at once), the same for one book in every format; ``book.records`` the
-  records in the file where it has them (``None`` for a retrieval table);
-* ``for position, value in book``: every answered position (one variant per
-  mirror pair), ``len(book)`` of them;
-* ``book.lookup_many(first, mask, strict=True)`` -> :class:`BulkValues`;
-* ``book.board``, ``book.plies``, ``book.kind`` (``"wdl"``, ``"distance"`` or
-  ``"score"``), ``book.scope`` (:class:`openingbook.manifest.Scope`),
-  ``book.provenance`` (a dict, empty when the file records none),
-  ``book.format_name`` (its registry entry);
-* ``book.close()`` and ``with``; afterwards every method raises
-  :class:`BookClosed`.
+1. the position's board must be the book's; its stones the book's ply (a Pons
+   book: at most its depth; a Cadot table of several plies: any): else not in
+   the book (:class:`PositionNotInBook`);
+2. a position no game reaches (stones floating or outside the board, stone
+   counts that do not alternate, four in a row already, no order of moves) is
+   refused with :class:`InvalidArgument` (``in``: False);
+3. outside the book's scope (not under its line, another part): not in the book;
+4. the side to move completes four at once: a win in 1 ply for it (never
+   stored; plies and score given unless the book is win/draw/loss only);
+5. else the stored value; not stored: in a pruned Thill book of known scope a
+   first-player win (the pruning rule), else not in the book.
+
+``tests/test_reader_contract.py`` runs one table of cases over every format.
 """
 
 from __future__ import annotations
@@ -53,19 +46,44 @@ from openingbook.errors import (
     PositionNotInBook,
     name_file,
 )
-from solver import BoardSize, Position, Winner
+from solver import (
+    STATUS_BLOCK,
+    STATUS_BOOK,
+    STATUS_MESSAGES,
+    STATUS_WINS_AT_ONCE,
+    STATUS_WRONG_PLY,
+    BoardSize,
+    Position,
+    Winner,
+    nb_block_status,
+    nb_book_position_status,
+    nb_canonical_key,
+    nb_part_of,
+    nb_under_line,
+    njit,
+    score_from_plies,
+)
 
 __all__ = [
     "KINDS",
+    "STATUS_OUT_OF_SCOPE",
     "BookReader",
     "BookValue",
     "BulkValues",
     "PositionNotInBook",
+    "nb_position_status",
     "value_from_arrays",
 ]
 
 #: the value kinds of a book: win/draw/loss only, plies to the end, Pons scores
 KINDS = ("wdl", "distance", "score")
+#: Beyond the position model's statuses (``solver.STATUS_*``): a position of the
+#: book's ply outside its scope.
+STATUS_OUT_OF_SCOPE = 7
+#: What the scope check of the status kernels tests: nothing, a line, a part.
+SCOPE_COMPLETE = 0
+SCOPE_UNDER = 1
+SCOPE_PART = 2
 
 
 class BookValue(NamedTuple):
@@ -111,6 +129,82 @@ def value_from_arrays(winner: int, plies: int, score: int) -> BookValue:
     )
 
 
+# ------------------------------------------------------------------ status kernels
+@njit(cache=True, inline="always")
+def _nb_scope_status(s, first, mask, width, height, scope, line_first, line_mask):
+    """Status ``s`` of a position, turned out-of-scope outside the book's scope.
+
+    ``line_first``/``line_mask``: the scope line's bitboards (``SCOPE_UNDER``), or
+    ``i`` and ``n`` of a part (``SCOPE_PART``)."""
+    if s > STATUS_WINS_AT_ONCE or scope == SCOPE_COMPLETE:
+        return s
+    if scope == SCOPE_UNDER:
+        if not nb_under_line(first, mask, line_first, line_mask, width, height):
+            return STATUS_OUT_OF_SCOPE
+    elif nb_part_of(nb_canonical_key(first, mask, width, height), line_mask) != line_first:
+        return STATUS_OUT_OF_SCOPE
+    return s
+
+
+@njit(cache=True, inline="always")
+def _nb_stones(mask):
+    n = 0
+    while mask:
+        mask &= mask - np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask):
+    """The ``STATUS_*`` code of one position for a book (``plies`` < 0: any stone
+    count), :data:`STATUS_OUT_OF_SCOPE` outside its scope: the one status every
+    reader's answer follows (a format's native single lookup inlines it)."""
+    n = plies if plies >= 0 else _nb_stones(mask)
+    s = nb_book_position_status(first, mask, n, width, height)
+    return _nb_scope_status(s, first, mask, width, height, scope, line_first, line_mask)
+
+
+@njit(cache=True, native=True)  # solver/_native.py: a single lookup runs without numba
+def _status_one(first, mask, plies, width, height, scope, line_first, line_mask):
+    """:func:`nb_position_status`, called from Python."""
+    return nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
+
+
+@njit(cache=True, inline="always")
+def _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask):
+    n = first.size
+    status = np.empty(n, dtype=np.int8)
+    if plies >= 0:
+        scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
+        for start in range(0, n, STATUS_BLOCK):
+            stop = min(n, start + STATUS_BLOCK)
+            nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
+    else:
+        for i in range(n):
+            stones = _nb_stones(mask[i])
+            status[i] = nb_book_position_status(first[i], mask[i], stones, width, height)
+    if scope != SCOPE_COMPLETE:
+        for i in range(n):
+            status[i] = _nb_scope_status(
+                status[i], first[i], mask[i], width, height, scope, line_first, line_mask
+            )
+    return status
+
+
+@njit(cache=True)
+def _status_kernel(first, mask, plies, width, height, scope, line_first, line_mask):
+    """The ``STATUS_*`` code of each position, any board."""
+    return _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask)
+
+
+@njit(cache=True)
+def _status_kernel_7x6(first, mask, plies, width, height, scope, line_first, line_mask):
+    """:func:`_status_kernel` compiled for 7x6: with the board's masks constant the
+    block check vectorizes."""
+    return _status_blocks(first, mask, plies, 7, 6, scope, line_first, line_mask)
+
+
 class BookReader(ABC):
     """The one reader behaviour of every format (see the module docstring)."""
 
@@ -119,6 +213,7 @@ class BookReader(ABC):
     path: Path
     _closed: bool = False
     _length: int | None = None
+    _scope_args: tuple[int, int, int, int, np.uint64, np.uint64] | None = None
 
     # ------------------------------------------------ what each format supplies
     @property
@@ -150,15 +245,54 @@ class BookReader(ABC):
     @property
     def records(self) -> int | None:
         """Records stored in the file (None where the format has no records)."""
+        self._require_open()
+        return self._records()
+
+    def _records(self) -> int | None:
         return None
 
-    @abstractmethod
-    def _answer(self, pos: Position) -> BookValue:
-        """The answer for a position of the book's board; :class:`PositionNotInBook`."""
+    def _stones_held(self) -> tuple[int, int] | None:
+        """The fewest and most stones of the positions the book holds; None: the
+        stone counts are decided by :meth:`_holds` alone."""
+        plies = self.plies
+        return None if plies is None else (plies, plies)
+
+    def _holds(self, stones: int) -> bool:
+        """Does the book hold positions of ``stones`` stones?"""
+        held = self._stones_held()
+        return held is None or held[0] <= stones <= held[1]
+
+    def _wins_at_once_at(self, stones: int) -> bool:
+        """Does the rule of a win at once answer positions of ``stones`` stones (the
+        book's ply only: a Pons book's depth, not the shallower counts it may hold)?"""
+        held = self._stones_held()
+        return held[1] == stones if held is not None else self._holds(stones)
+
+    def _holds_what(self) -> str:
+        """``"8-stone"``, ``"at most 8-stone"``: the positions the book holds."""
+        held = self._stones_held()
+        assert held is not None
+        return f"{held[1]}-stone" if held[0] == held[1] else f"at most {held[1]}-stone"
+
+    @property
+    def _absent_first_wins(self) -> bool:
+        """Is a book position of its scope that the file does not store a first-player
+        win (the pruning rule of Thill's books)?"""
+        return False
+
+    def _absent_why(self, which: str) -> str:
+        """Why a book position the file does not store has no answer."""
+        return f"{which} is not in {self.path.name}"
 
     @abstractmethod
-    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
-        """Bulk answers; see :meth:`lookup_many`."""
+    def _stored(self, pos: Position) -> BookValue | None:
+        """The stored value of ``pos`` (either mirror variant), a legal position of the
+        book's board, ply and scope; None where the file does not store it."""
+
+    @abstractmethod
+    def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
+        """:meth:`_stored` for flat uint64 arrays: ``index`` -1 and ``UNKNOWN`` values
+        where not stored."""
 
     @abstractmethod
     def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
@@ -172,23 +306,185 @@ class BookReader(ABC):
     def _release(self) -> None:
         """Close the file and drop the maps."""
 
+    def _probe(self, pos: Position) -> tuple[int, BookValue | None]:
+        """``(status, stored value or None)`` of a position of the book's board: the
+        :meth:`position_status` and, for a book position, :meth:`_stored`. A format may
+        compute both in one native call (its kernel inlining
+        :func:`nb_position_status`)."""
+        status = self.position_status(pos)
+        return status, (self._stored(pos) if status == STATUS_BOOK else None)
+
+    # ---------------------------------------------------------- the rule
+    def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
+        """The scope's line and part (what the status kernels check)."""
+        scope = self.scope
+        return scope.under, getattr(scope, "part", None)
+
+    def _kernel_args(self) -> tuple[int, int, int, int, np.uint64, np.uint64]:
+        """The status kernels' arguments after the position: ``plies`` (-1: any stone
+        count), the board, the scope's kind and its line or part (computed once)."""
+        if self._scope_args is None:
+            under, part = self._scope_line()
+            w, h = self.board
+            held = self._stones_held()
+            plies = held[0] if held is not None and held[0] == held[1] else -1
+            if part is not None:
+                args = (SCOPE_PART, np.uint64(part[0]), np.uint64(part[1]))
+            elif under is not None:
+                line = Position.from_moves(under, w, h)
+                args = (SCOPE_UNDER, np.uint64(line.first_stones), np.uint64(line.mask))
+            else:
+                args = (SCOPE_COMPLETE, np.uint64(0), np.uint64(0))
+            self._scope_args = (plies, w, h, *args)
+        return self._scope_args
+
+    def position_status(self, pos: Position) -> int:
+        """The ``STATUS_*`` code of ``pos`` for this book (:data:`STATUS_OUT_OF_SCOPE`
+        outside its scope); a position of another board: ``STATUS_WRONG_PLY``."""
+        self._require_open()
+        if (pos.width, pos.height) != self.board:
+            return STATUS_WRONG_PLY
+        args = self._kernel_args()
+        if args[0] >= 0:  # one ply: the kernel checks it
+            return int(_status_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *args))
+        stones = pos.mask.bit_count()
+        if not self._holds(stones):
+            return STATUS_WRONG_PLY
+        status = int(_status_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *args))
+        if status == STATUS_WINS_AT_ONCE and not self._wins_at_once_at(stones):
+            return STATUS_BOOK  # e.g. a shallower position of a Pons book: what is stored
+        return status
+
+    def statuses(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`position_status` of flat uint64 arrays of positions of the book's board."""
+        self._require_open()
+        args = self._kernel_args()
+        kernel = _status_kernel_7x6 if args[1:3] == (7, 6) else _status_kernel
+        status = kernel(first, mask, *args)
+        if args[0] < 0:  # several stone counts: the book says which it holds
+            stones = np.bitwise_count(mask)
+            for n in np.unique(stones).tolist():
+                rows = stones == n
+                if not self._holds(n):
+                    status[rows] = STATUS_WRONG_PLY
+                elif not self._wins_at_once_at(n):
+                    status[rows & (status == STATUS_WINS_AT_ONCE)] = STATUS_BOOK
+        return status
+
+    def _refusal(self, status: int, which: str, stones: int) -> Exception:
+        """The error for a position of ``status`` that the book does not answer."""
+        name = self.path.name
+        if status == STATUS_WRONG_PLY:
+            holds = self._holds_what()
+            return PositionNotInBook(f"{which} has {stones} stones; {name} holds {holds} positions")
+        if status == STATUS_OUT_OF_SCOPE:
+            under, part = self._scope_line()
+            if part is not None:
+                holds = f"part {part[0]}/{part[1]} of the {self.plies}-ply positions"
+            else:
+                holds = f"the positions under {under}"
+            return PositionNotInBook(f"{which} is outside {name}, which holds only {holds}")
+        return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
+
+    def _win_at_once(self, stones: int) -> BookValue:
+        winner = Winner.FIRST if stones % 2 == 0 else Winner.SECOND
+        if self.kind == "wdl":
+            return BookValue(winner, None, None)
+        return BookValue(winner, 1, score_from_plies(1, stones, *self.board))
+
+    def _answer(self, pos: Position) -> BookValue:
+        """The rule for one position of any board."""
+        if (pos.width, pos.height) != self.board:
+            raise PositionNotInBook(
+                f"a {pos.width}x{pos.height} position is not in {self.path.name}, "
+                f"a book of {self.board} positions"
+            )
+        status, value = self._probe(pos)
+        if status == STATUS_BOOK:
+            if value is not None:
+                return value
+            if self._absent_first_wins:
+                return BookValue(Winner.FIRST, None, None)
+            raise PositionNotInBook(self._absent_why("the position"))
+        if status == STATUS_WINS_AT_ONCE:
+            return self._win_at_once(pos.stone_count)
+        raise self._refusal(status, "the position", pos.stone_count)
+
+    def _answer_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
+        """The rule for flat uint64 arrays of positions of the book's board."""
+        status = self.statuses(first, mask)
+        book = status == STATUS_BOOK
+        every = bool(book.all())
+        if every:  # the usual bulk call: book positions only, nothing refused
+            index, winner, plies, score = self._stored_many(first, mask)
+            absent = index < 0
+        else:
+            n = first.size
+            index = np.full(n, -1, np.int64)
+            winner = np.full(n, _UNKNOWN, np.int8)
+            plies = np.full(n, _UNKNOWN, np.int16)
+            score = np.full(n, _UNKNOWN, np.int16)
+            rows = np.flatnonzero(book)
+            if rows.size:
+                part = self._stored_many(first[rows], mask[rows])
+                for whole, a in zip((index, winner, plies, score), part, strict=True):
+                    whole[rows] = a
+            now = np.flatnonzero(status == STATUS_WINS_AT_ONCE)
+            if now.size:
+                stones = np.bitwise_count(mask[now]).astype(np.int64)
+                winner[now] = np.where(stones % 2 == 0, 1, -1)
+                if self.kind != "wdl":
+                    plies[now] = 1
+                    counts, at = np.unique(stones, return_inverse=True)
+                    of = [score_from_plies(1, int(c), *self.board) for c in counts]
+                    score[now] = np.asarray(of, np.int16)[at]
+            absent = book & (index < 0)
+        unanswered = absent.any() and not self._absent_first_wins
+        if absent.any():
+            winner[absent], plies[absent], score[absent] = _UNKNOWN, _UNKNOWN, _UNKNOWN
+            if self._absent_first_wins:
+                winner[absent] = 1
+        if strict and (unanswered or not every):
+            failed = absent if unanswered else np.zeros(first.size, bool)
+            if not every:
+                failed = failed | ((status != STATUS_BOOK) & (status != STATUS_WINS_AT_ONCE))
+            if failed.any():  # the first position not answered names the error
+                i = int(np.argmax(failed))
+                if status[i] == STATUS_BOOK:
+                    raise PositionNotInBook(self._absent_why(f"position {i}"))
+                stones = int(np.bitwise_count(mask[i]))
+                raise self._refusal(int(status[i]), f"position {i}", stones)
+        return BulkValues(index, winner, plies, score)
+
+    def require_position(self, pos: Position) -> None:
+        """Refuse, as an argument (:class:`InvalidArgument`), a position that can never
+        be in this book: of another board, or of a stone count the book does not hold."""
+        self._require_open()
+        if (pos.width, pos.height) != self.board:
+            raise InvalidArgument(
+                f"the book is for {self.board} boards, not {pos.width}x{pos.height}"
+            )
+        stones = pos.stone_count
+        if not self._holds(stones):
+            raise InvalidArgument(str(self._refusal(STATUS_WRONG_PLY, "the position", stones)))
+
+    def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
+        """:meth:`get` plus the record that answered (None: not stored, or a format
+        without record numbers)."""
+        return self.get(pos), None
+
     # ---------------------------------------------------------- the contract
     def get(self, pos: Position, default: Any = _REQUIRED) -> Any:
         """The book's answer for ``pos`` (either mirror variant).
 
         Raises :class:`PositionNotInBook` (a ``KeyError``) when the book does not
         answer it, unless ``default`` is given; :class:`InvalidArgument` for
-        something that is not a position.
+        something that is not a position, or a position no game reaches.
         """
         self._require_open()
         if not isinstance(pos, Position):
             raise InvalidArgument(f"expected a Position, got {type(pos).__name__}")
         try:
-            if (pos.width, pos.height) != self.board:
-                raise PositionNotInBook(
-                    f"a {pos.width}x{pos.height} position is not in {self.path.name}, "
-                    f"a book of {self.board} positions"
-                )
             return self._answer(pos)
         except PositionNotInBook:
             if default is _REQUIRED:
@@ -201,7 +497,7 @@ class BookReader(ABC):
     def __contains__(self, pos: object) -> bool:
         """True exactly when :meth:`get` answers ``pos``."""
         self._require_open()
-        if not isinstance(pos, Position) or (pos.width, pos.height) != self.board:
+        if not isinstance(pos, Position):
             return False
         try:
             self._answer(pos)
@@ -213,17 +509,24 @@ class BookReader(ABC):
         return True
 
     def lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool = True) -> BulkValues:
-        """Bulk :meth:`get` over ``first``/``mask`` uint64 arrays of the book's board:
-        ``BulkValues(index, winner, plies, score)`` (winner +1/-1/0, ``UNKNOWN``
-        where not known; ``index`` the record or slot that answered, -1 where none
-        did). A position the book does not answer raises :class:`PositionNotInBook`
-        naming the first one, or with ``strict=False`` gets ``UNKNOWN``."""
+        """Bulk :meth:`get` over ``first``/``mask`` arrays (one shape, any number of
+        dimensions) of positions of the book's board: ``BulkValues(index, winner,
+        plies, score)`` of that shape (winner +1/-1/0, ``UNKNOWN`` where not known;
+        ``index`` the record or slot that answered, -1 where none did). A position
+        the book does not answer raises :class:`PositionNotInBook` (one no game
+        reaches: :class:`InvalidArgument`) naming the first one, or with
+        ``strict=False`` gets ``UNKNOWN``."""
         self._require_open()
+        f, m = _bitboard_array(first, "first"), _bitboard_array(mask, "mask")
+        if f.shape != m.shape:
+            raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+        shape = f.shape
         try:
-            return self._lookup_many(first, mask, strict)
+            out = self._answer_many(f.reshape(-1), m.reshape(-1), strict)
         except BookFileError as exc:
             name_file(exc, self.path)
             raise
+        return BulkValues(*(a.reshape(shape) for a in out))
 
     def __len__(self) -> int:
         self._require_open()
@@ -284,3 +587,19 @@ class BookReader(ABC):
     def _require_open(self) -> None:
         if self._closed:
             raise BookClosed(f"{self.path}: the book is closed")
+
+
+def _bitboard_array(values: Any, name: str) -> np.ndarray:
+    """``values`` as a contiguous uint64 array; :class:`InvalidArgument` for anything
+    that is not an array of non-negative integers."""
+    try:
+        a = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{name}: not an array of bitboards ({exc})") from None
+    if a.dtype == np.uint64:
+        return np.ascontiguousarray(a)
+    if a.size and a.dtype.kind not in "iu":
+        raise InvalidArgument(f"{name}: expected integer bitboards, got {a.dtype} values")
+    if a.size and a.dtype.kind == "i" and (a < 0).any():
+        raise InvalidArgument(f"{name}: a bitboard is negative")
+    return np.ascontiguousarray(a, dtype=np.uint64)

@@ -50,7 +50,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
+from openingbook.answers import (
+    STATUS_OUT_OF_SCOPE,
+    BookReader,
+    BookValue,
+    BulkValues,
+    nb_position_status,
+)
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.checks.booksizes import complete_positions
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC, is_compact
@@ -65,25 +71,18 @@ from openingbook.retrieval import (
 from openingbook.values import UNKNOWN, answer_tables, book_value
 from solver import (
     DEFAULT_BOARD,
-    STATUS_BLOCK,
     STATUS_BOOK,
     STATUS_MESSAGES,
-    STATUS_WINS_AT_ONCE,
     BoardSize,
     Position,
     book_position_status,
     canonical_keys,
     count_positions,
     enumerate_positions,
-    nb_block_status,
-    nb_book_position_status,
     nb_canonical_key,
-    nb_part_of,
-    nb_under_line,
     njit,
     parse_board_size,
     prefetch,
-    score_from_plies,
 )
 
 if TYPE_CHECKING:
@@ -115,8 +114,6 @@ KINDS = ("wdl", "distance", "score")
 STRUCTURE_COMPLETE = 0
 STRUCTURE_SCOPED = 1
 STRUCTURE_PART = 2
-#: Beyond the position model's statuses: a position of the ply outside a scoped book.
-STATUS_OUT_OF_SCOPE = 7
 _FIXED = struct.Struct("<8sHBBBBBBQQIIIIQBBHI")
 FIXED_HEADER_BYTES = _FIXED.size  # 64
 
@@ -489,181 +486,99 @@ def write_compact(
 
 # ------------------------------------------------------------------ lookups
 @njit(cache=True, inline="always")
-def _nb_scope_status(s, first, mask, width, height, structure, line_first, line_mask):
-    """A position model's status ``s``, turned out-of-scope for a scoped book or a part.
-
-    ``line_first``/``line_mask``: the scope line's bitboards for a scoped book, the
-    part's ``i`` and ``n`` for a part."""
-    if s > STATUS_WINS_AT_ONCE or structure == STRUCTURE_COMPLETE:
-        return s
-    if structure == STRUCTURE_SCOPED:
-        if not nb_under_line(first, mask, line_first, line_mask, width, height):
-            return STATUS_OUT_OF_SCOPE
-    elif nb_part_of(nb_canonical_key(first, mask, width, height), line_mask) != line_first:
-        return STATUS_OUT_OF_SCOPE
-    return s
-
-
-@njit(cache=True, inline="always")
-def _nb_status(first, mask, plies, width, height, structure, line_first, line_mask):
-    """The position model's status, and for a scoped book the scope check."""
-    s = nb_book_position_status(first, mask, plies, width, height)
-    return _nb_scope_status(s, first, mask, width, height, structure, line_first, line_mask)
+def _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells):
+    """The value index the table holds for one position of the book."""
+    key = nb_canonical_key(first, mask, width, height)
+    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    return np.int64(nb_cells_value(cells, c0, c1, c2, bits))
 
 
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one(
-    first,
-    mask,
-    plies,
-    width,
-    height,
-    structure,
-    line_first,
-    line_mask,
-    seed,
-    seg_len,
-    seg_count,
-    bits,
-    cells,
-):
-    """``(status, value index)`` of one position (the index is -1 unless found)."""
-    s = _nb_status(first, mask, plies, width, height, structure, line_first, line_mask)
+    first, mask, plies, width, height, scope, line_first, line_mask,
+    seed, seg_len, seg_count, bits, cells,
+):  # fmt: skip
+    """``(status, value index)`` of one position in one native call: the readers' status
+    (:func:`openingbook.answers.nb_position_status`), then for a book position the
+    table's value index (else -1)."""
+    s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
     if s != STATUS_BOOK:
-        return s, -1
-    key = nb_canonical_key(first, mask, width, height)
-    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
-    return s, np.int64(nb_cells_value(cells, c0, c1, c2, bits))
+        return s, np.int64(-1)
+    return s, _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells)
 
 
 @njit(cache=True, inline="always")
-def _lookup_blocks(
-    first,
-    mask,
-    plies,
-    width,
-    height,
-    structure,
-    line_first,
-    line_mask,
-    seed,
-    seg_len,
-    seg_count,
-    bits,
-    cells,
-    luts,
-):
-    """Status (``STATUS_*``), value index (-1 unless found), winner, plies and score of
-    each position; ``luts`` holds winner/plies/score per value index, column ``V``
-    the answer for a win at once, ``V + 1`` for a refused position.
+def _read_blocks(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+    """Value index, winner, plies and score of each position of the book; ``luts``
+    holds winner/plies/score per value index, and in its last column the answer
+    for an index past the table (a damaged file, refused by the caller).
 
-    The positions go in blocks, in a pipeline: block ``b`` is checked (the
-    position model's block check), hashed and its three cells per position
-    prefetched; then block ``b - 1``, whose cells were prefetched one block of
-    work earlier, is read. So the memory latency of the reads hides behind the
-    checks of the next block.
+    The positions go in blocks, in a pipeline: block ``b`` is hashed and its three
+    cells per position prefetched; then block ``b - 1``, whose cells were
+    prefetched one block of work earlier, is read, so the memory latency of the
+    reads hides behind the hashing of the next block.
     """
     n = first.size
-    status = np.empty(n, dtype=np.int8)
-    index = np.full(n, -1, dtype=np.int64)
+    index = np.empty(n, dtype=np.int64)
     winner = np.empty(n, dtype=np.int8)
     dist = np.empty(n, dtype=np.int16)
     score = np.empty(n, dtype=np.int16)
     scl = seg_len * seg_count
-    nvalues = luts.shape[1] - 2
-    block = STATUS_BLOCK
+    nvalues = luts.shape[1] - 1
+    block = _READ_BLOCK
     blocks = (n + block - 1) // block
     cell_of = np.empty((2, 3, block), dtype=np.uint64)  # two blocks' cells, alternating
-    scratch = np.empty((4, block), dtype=np.uint64)
     ubits = np.uint64(bits)
     six = np.uint64(6)
     for b in range(blocks + 1):
-        if b < blocks:  # check, hash and prefetch block b
+        if b < blocks:  # hash and prefetch block b
             start = b * block
             stop = min(n, start + block)
             cs = cell_of[b & 1]
-            nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
-            if structure != STRUCTURE_COMPLETE:
-                for i in range(start, stop):
-                    status[i] = _nb_scope_status(
-                        status[i],
-                        first[i],
-                        mask[i],
-                        width,
-                        height,
-                        structure,
-                        line_first,
-                        line_mask,
-                    )
-            # every position's cells, refused ones too (any key gives cells inside
-            # the table): branch-free, so it runs on several positions per vector
-            # instruction
             for j in range(stop - start):
                 key = nb_canonical_key(first[start + j], mask[start + j], width, height)
                 cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
             for j in range(stop - start):
-                if status[start + j] == STATUS_BOOK:
-                    prefetch(cells, (cs[0, j] * ubits) >> six)
-                    prefetch(cells, (cs[1, j] * ubits) >> six)
-                    prefetch(cells, (cs[2, j] * ubits) >> six)
+                prefetch(cells, (cs[0, j] * ubits) >> six)
+                prefetch(cells, (cs[1, j] * ubits) >> six)
+                prefetch(cells, (cs[2, j] * ubits) >> six)
         if b > 0:  # read block b - 1
             start = (b - 1) * block
             stop = min(n, start + block)
             cs = cell_of[(b - 1) & 1]
             for i in range(start, stop):
-                s = status[i]
-                if s == STATUS_BOOK:
-                    j = i - start
-                    index[i] = np.int64(nb_cells_value(cells, cs[0, j], cs[1, j], cs[2, j], bits))
-                    # an index past the table only comes from a damaged file: refused
-                    col = index[i] if index[i] < nvalues else nvalues + 1
-                elif s == STATUS_WINS_AT_ONCE:
-                    col = nvalues
-                else:
-                    col = nvalues + 1
+                j = i - start
+                index[i] = np.int64(nb_cells_value(cells, cs[0, j], cs[1, j], cs[2, j], bits))
+                col = index[i] if index[i] < nvalues else nvalues
                 winner[i] = luts[0, col]
                 dist[i] = luts[1, col]
                 score[i] = luts[2, col]
-    return status, index, winner, dist, score
+    return index, winner, dist, score
+
+
+#: Positions per block of :func:`_read_blocks`' pipeline.
+_READ_BLOCK = 64
 
 
 @njit(cache=True)
-def _lookup_kernel(
-    first, mask, plies, width, height, structure, line_first, line_mask, seed, seg_len,
-    seg_count, bits, cells, luts,
-):  # fmt: skip
-    """:func:`_lookup_blocks` for any board."""
-    return _lookup_blocks(
-        first, mask, plies, width, height, structure, line_first, line_mask, seed, seg_len,
-        seg_count, bits, cells, luts,
-    )  # fmt: skip
+def _read_kernel(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+    """:func:`_read_blocks` for any board."""
+    return _read_blocks(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts)
 
 
 @njit(cache=True)
-def _lookup_kernel_7x6(
-    first, mask, plies, width, height, structure, line_first, line_mask, seed, seg_len,
-    seg_count, bits, cells, luts,
-):  # fmt: skip
-    """:func:`_lookup_blocks` compiled for 7x6 (``width``, ``height`` are 7 and 6): with
-    the board's masks constant the block check vectorizes, 1.3-1.6x faster in bulk."""
-    return _lookup_blocks(
-        first, mask, plies, 7, 6, structure, line_first, line_mask, seed, seg_len,
-        seg_count, bits, cells, luts,
-    )  # fmt: skip
+def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+    """:func:`_read_blocks` compiled for 7x6 (``width``, ``height`` are 7 and 6)."""
+    return _read_blocks(first, mask, 7, 6, seed, seg_len, seg_count, bits, cells, luts)
 
 
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
     """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
-    entry (:func:`openingbook.values.answer_tables`), then of a win at once for the
-    side to move, then of a refused position."""
+    entry (:func:`openingbook.values.answer_tables`), then ``UNKNOWN`` for an index
+    past the table."""
     n = len(table)
-    luts = np.full((3, n + 2), UNKNOWN, np.int16)
+    luts = np.full((3, n + 1), UNKNOWN, np.int16)
     luts[:, :n] = answer_tables(kind, plies, np.array(table, dtype=np.int64), board)[:3]
-    winner, dist, score = luts
-    if plies < board.cells:
-        winner[n] = 1 if plies % 2 == 0 else -1
-        if kind != "wdl":
-            dist[n], score[n] = 1, score_from_plies(1, plies, *board)
     return luts
 
 
@@ -703,14 +618,16 @@ class CompactBook(BookReader):
             self._fh.close()
             raise
         self._cells = words
-        if h.part is not None:  # the kernels' scope arguments: i and n of a part
-            self._line = np.uint64(h.part[0]), np.uint64(h.part[1])
-        else:
-            line = Position.from_moves(h.line or "", h.width, h.height)
-            self._line = np.uint64(line.first_stones), np.uint64(line.mask)
+        # the kernels' arguments after the position's and the status': the table
+        self._table_args = (
+            np.uint64(h.seed),
+            h.segment_length,
+            h.segment_count,
+            h.value_bits,
+            words,
+        )
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
-        # the answer of each value index, of a win at once, and None for a refusal
-        self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values) + 1)] + [None]
+        self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values))]
         self._table = np.array(h.values, dtype=np.int16)
 
     format_name = "compact"
@@ -718,6 +635,7 @@ class CompactBook(BookReader):
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
         self._cells = None  # type: ignore[assignment]
+        self._table_args = ()
         if not self._mm.closed:
             with contextlib.suppress(BufferError):  # arrays handed out still view the map
                 self._mm.close()
@@ -731,7 +649,7 @@ class CompactBook(BookReader):
         from openingbook.manifest import Scope  # not loaded by a lookup
 
         part = None if self.part is None else f"part {self.part[0]}/{self.part[1]}"
-        return Scope(self.under, part, board=self.board)
+        return Scope(self.under, part, board=self.board, part=self.part)
 
     @property
     def provenance(self) -> dict[str, Any]:
@@ -780,104 +698,59 @@ class CompactBook(BookReader):
     def _params(self) -> tuple[Any, ...]:
         if self._cells is None:
             raise BookClosed(f"{self.path}: the book is closed")
-        h = self.header
-        return (
-            h.plies,
-            h.width,
-            h.height,
-            h.structure,
-            *self._line,
-            np.uint64(h.seed),
-            h.segment_length,
-            h.segment_count,
-            h.value_bits,
-            self._cells,
-        )
+        return self._table_args
 
-    def _bulk(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
-        f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
-        m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
-        if f.shape != m.shape:
-            raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+    def _damaged(self) -> CompactFileError:
+        return CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
+
+    def _stored(self, pos: Position) -> BookValue | None:
+        return self._probe(pos)[1]
+
+    def _probe(self, pos: Position) -> tuple[int, BookValue | None]:
+        if self._cells is None:
+            raise BookClosed(f"{self.path}: the book is closed")
+        status, index = _lookup_one(
+            np.uint64(pos.first_stones),
+            np.uint64(pos.mask),
+            *self._kernel_args(),
+            *self._table_args,
+        )
+        if status != STATUS_BOOK:
+            return int(status), None
+        if index >= len(self._answers):
+            raise self._damaged()
+        return STATUS_BOOK, self._answers[index]
+
+    def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
+        return self.header.line, self.header.part
+
+    def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
         h = self.header
-        kernel = _lookup_kernel_7x6 if (h.width, h.height) == (7, 6) else _lookup_kernel
-        out = kernel(f, m, *self._params(), self._luts)
-        status, index = out[0], out[1]
-        damaged = (status == STATUS_BOOK) & (index >= len(self.header.values))
-        if damaged.any():
-            raise CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
-        return out
+        kernel = _read_kernel_7x6 if (h.width, h.height) == (7, 6) else _read_kernel
+        index, winner, plies, score = kernel(
+            first, mask, h.width, h.height, *self._params(), self._luts
+        )
+        if (index >= len(h.values)).any():
+            raise self._damaged()
+        return BulkValues(index, winner, plies, score)
+
+    def status(self, pos: Position) -> int:
+        """The ``STATUS_*`` code of one position (:meth:`position_status`)."""
+        return self.position_status(pos)
 
     def raw_lookup(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(status, values)`` per position: the ``STATUS_*`` code and, where the
         status is ``STATUS_BOOK``, the stored value (the header's value table entry)."""
-        status, index = self._bulk(first, mask)[:2]
-        return status, np.where(index >= 0, self._table[np.maximum(index, 0)], 0)
-
-    def _refusal(self, status: int, which: str) -> Exception:
-        if status == STATUS_OUT_OF_SCOPE and self.part is not None:
-            return PositionNotInBook(
-                f"{which} is outside {self.path.name}, which holds only part "
-                f"{self.part[0]}/{self.part[1]} of the {self.plies}-ply positions"
-            )
-        if status == STATUS_OUT_OF_SCOPE:
-            return PositionNotInBook(
-                f"{which} is outside {self.path.name}, which holds only the positions "
-                f"under {self.under}"
-            )
-        if status == 2:
-            return PositionNotInBook(
-                f"{which} has the wrong number of stones; {self.path.name} holds "
-                f"{self.plies}-stone positions"
-            )
-        return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
-
-    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
-        """Bulk :meth:`get`: ``BulkValues(index, winner, plies, score)``.
-
-        ``index`` is the value table entry that answered (-1 for a win at once
-        or a refused position). A refused position raises ``ValueError``
-        naming the first one, or with ``strict=False`` gets :data:`UNKNOWN`.
-        """
-        status, index, winner, plies, score = self._bulk(first, mask)
-        if strict:
-            refused = status > STATUS_WINS_AT_ONCE
-            if refused.any():
-                i = int(np.argmax(refused))
-                raise self._refusal(int(status[i]), f"position {i}")
-        shape = np.shape(first)
-        return BulkValues(
-            index.reshape(shape), winner.reshape(shape), plies.reshape(shape), score.reshape(shape)
-        )
-
-    def _check_board(self, pos: Position) -> None:
-        if (pos.width, pos.height) != self.board:
-            raise PositionNotInBook(
-                f"the book is for {self.board} boards, not {pos.width}x{pos.height}"
-            )
-
-    def status(self, pos: Position) -> int:
-        """The ``STATUS_*`` code of one position."""
-        self._check_board(pos)
-        return int(
-            _lookup_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params())[0]
-        )
-
-    def _answer(self, pos: Position) -> BookValue:
-        status, index = _lookup_one(
-            np.uint64(pos.first_stones), np.uint64(pos.mask), *self._params()
-        )
-        if status == STATUS_BOOK:
-            if index >= len(self._answers) - 2:
-                raise CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
-            return self._answers[index]
-        if status == STATUS_WINS_AT_ONCE:
-            return self._answers[-2]
-        raise self._refusal(int(status), "the position")
-
-    def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
-        """:meth:`get` plus None (a compact book has no record numbers)."""
-        return self.get(pos), None
+        f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
+        m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
+        if f.shape != m.shape:
+            raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+        status = self.statuses(f, m)
+        values = np.zeros(f.size, np.int16)
+        book = np.flatnonzero(status == STATUS_BOOK)
+        if book.size:
+            values[book] = self._table[self._stored_many(f[book], m[book]).index]
+        return status, values
 
     # -------------------------------------------------------------- positions
     def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
@@ -886,11 +759,13 @@ class CompactBook(BookReader):
         return enumerate_positions(self.plies, self.under, *self.board, part=self.part)
 
     def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The stored values (value table entries) of book positions (``ValueError`` else)."""
+        """The stored values (value table entries) of book positions; any other position
+        is refused as :meth:`lookup_many` refuses it."""
         status, values = self.raw_lookup(first, mask)
         if (status != STATUS_BOOK).any():
             i = int(np.argmax(status != STATUS_BOOK))
-            raise self._refusal(int(status[i]), f"position {i}")
+            stones = int(np.bitwise_count(np.asarray(mask, np.uint64).reshape(-1)[i]))
+            raise self._refusal(int(status[i]), f"position {i}", stones)
         return values.astype(np.int8)
 
 
@@ -978,7 +853,7 @@ def _object(metadata: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> dict[str, Any]:
     """Counts of first/second/draw (and, with distances, by plies) of stored values."""
-    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())), board)[:, :-2]
+    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())), board)[:, :-1]
     table = sorted(set(values.tolist()))
     at = np.searchsorted(np.array(table, dtype=np.int64), values.astype(np.int64))
     w, d = winner[at], dist[at]

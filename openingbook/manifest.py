@@ -72,6 +72,7 @@ from solver import (
     canonical_keys,
     enumerate_positions,
     parse_board_size,
+    part_of,
 )
 
 __all__ = [
@@ -191,6 +192,8 @@ class Scope:
     unknown_why: str = ""
     #: the board of the positions (the ``under`` line is read on it); a keyword
     board: BoardSize = field(kw_only=True)
+    #: ``(i, n)``: the book holds part ``i`` of ``n`` of its ply (:func:`solver.part_of`)
+    part: tuple[int, int] | None = field(default=None, kw_only=True)
 
     @property
     def complete(self) -> bool:
@@ -220,6 +223,10 @@ class Scope:
         >>> scope.contains(Position.from_moves("4453")), scope.contains(Position.from_moves("3453"))
         (True, False)
         """
+        if self.part is not None:
+            f, m = np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
+            if int(part_of(f, m, self.part[1], *self.board)[0]) != self.part[0]:
+                return False
         if self.under is None:
             return True
         line = Position.from_moves(self.under, *self.board)
@@ -227,11 +234,14 @@ class Scope:
 
     def contains_many(self, first: np.ndarray, mask: np.ndarray, plies: int) -> np.ndarray:
         """:meth:`contains` for arrays of ``plies``-stone book positions (by enumeration)."""
+        inside = np.ones(len(first), bool)
+        if self.part is not None:
+            inside = part_of(first, mask, self.part[1], *self.board) == self.part[0]
         if self.under is None:
-            return np.ones(len(first), bool)
+            return inside
         w, h = self.board
         keys = canonical_keys(first, mask, w, h)
-        return np.isin(keys, _scope_keys(self.under, plies, w, h))
+        return inside & np.isin(keys, _scope_keys(self.under, plies, w, h))
 
 
 def _reachable(start: Position, target: Position) -> bool:

@@ -18,19 +18,9 @@ step sequence cannot reach record 0 (sizes ``2^k + 1``) one extra probe reads it
 Answers (:class:`BookValue`): the winner, the plies to the end of the game
 under perfect play (``None`` in a book without distances), and the Pons score
 of the side to move (``None`` when only win/draw/loss is known; 0 for every
-draw). A position that is not stored is
-
-* a win in 1 ply for the side to move when it can complete four at once (such
-  positions are never stored);
-* otherwise, in a pruned book whose scope is known to hold the position
-  (:attr:`openingbook.manifest.Scope.answers_absent`), a first-player win (the
-  pruning rule);
-* otherwise an error (:class:`PositionNotInBook`): a distance book stores every
-  position of its scope, and a pruned book of unknown scope (no manifest, not
-  recognisably complete) or a sample or shard cannot prove the win.
-
-A position outside a book's known scope (not under its ``under`` line) is an
-error too, stored or not (:func:`openingbook.values.missing_answers` is the rule).
+draw). What a position not stored answers (a win at once, the pruning rule of a
+pruned book whose scope is known, or nothing) is the rule of
+:class:`openingbook.answers.BookReader`, the same for every format.
 
 Opening a book goes through :func:`openingbook.manifest.identify` (format,
 size, record count and a sample of records against the manifest); whenever a
@@ -73,17 +63,12 @@ from openingbook.memory import require_memory
 from openingbook.values import (
     UNKNOWN,
     WINNER_CODES,
-    WINNERS,
     book_value,
-    missing_answer,
-    missing_answers,
     value_tables,
 )
 from solver import (
     BoardSize,
     Position,
-    can_win_next_bits,
-    score_from_plies,
 )
 
 __all__ = [
@@ -182,8 +167,7 @@ class Book(BookReader):
     def scope(self) -> Scope:
         return self._scope
 
-    @property
-    def records(self) -> int:  # type: ignore[override]
+    def _records(self) -> int:
         return self._size
 
     @property
@@ -366,39 +350,37 @@ class Book(BookReader):
         """Is ``pos`` (or its mirror image) one of the file's records?"""
         return self.find(pos) is not None
 
-    def _answer(self, pos: Position) -> BookValue:
-        return self.lookup(pos)[0]
+    def _stored(self, pos: Position) -> BookValue | None:
+        index = self.find(pos)
+        return None if index is None else self._value(self._read(index)[1], index)
 
     def lookup(self, pos: Position) -> tuple[BookValue, int | None]:
-        """:meth:`get` plus the index of the record that answered (None: not stored)."""
+        """:meth:`get` plus the index of the record that answered (None: not stored).
+
+        "Not stored" comes from a binary search, which is only right in a sorted file:
+        unless the book was verified, the order of its records is checked first
+        (streamed; about 0.2 s for a 12-ply book)."""
+        self._require_open()
         index = self.find(pos)
-        # the side to move completing four at once needs no book, in scope or not
-        if not self.scope.contains(pos) and not pos.can_win_next():
-            raise PositionNotInBook(self._outside_scope())
-        if index is not None:
-            return self._value(self._read(index)[1], index), index
-        return self._missing(pos), None
+        if index is None and not pos.can_win_next() and not self._verified:
+            self.check_order()
+        return self.get(pos), index
 
-    def _outside_scope(self, which: str = "position") -> str:
-        return (
-            f"{which} outside {self.path}, which holds only the positions under {self.scope.under}"
-        )
-
-    def _not_known(self, which: str = "position") -> str:
+    def _absent_why(self, which: str) -> str:
         """Why a missing position has no answer."""
         name = self.path.name
         if not self.scope.known and not self.format.distances:
             return (
-                f"{which} not stored in {name}, and its scope is unknown: "
+                f"{which} is not stored in {name}, and its scope is unknown: "
                 f"{self.scope.unknown_why}, so a position it does not store is not "
                 "known to be a first-player win"
             )
         if self.scope.partial:
             scope = self.scope.describe()
-            return f"{which} not in {name}, which holds {scope}: its value is unknown"
+            return f"{which} is not in {name}, which holds {scope}: its value is unknown"
         n = self.format.plies
         return (
-            f"{which} not in {name}: a {self.format.name} book stores every "
+            f"{which} is not in {name}: a {self.format.name} book stores every "
             f"{n}-stone position where the side to move cannot win at once"
         )
 
@@ -427,16 +409,6 @@ class Book(BookReader):
         """Is a missing position in scope a first-player win (the pruning rule)?"""
         return not self.format.distances and self.scope.answers_absent
 
-    def _missing(self, pos: Position) -> BookValue:
-        answer = missing_answer(pos, self._absent_first_wins)
-        if answer is None:
-            raise PositionNotInBook(self._not_known())
-        winner, plies = answer
-        if self.format.distances and plies != UNKNOWN:
-            score = score_from_plies(plies, pos.stone_count, *self.format.board)
-            return BookValue(WINNERS[winner], plies, score)
-        return BookValue(WINNERS[winner], None, None)  # pruned books report no distances
-
     # ---------------------------------------------------------- bulk lookup
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._order is None or self._values is None:
@@ -448,7 +420,7 @@ class Book(BookReader):
     def find_many(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Record index of each position or its mirror image (-1 where not stored).
 
-        Raises ``ValueError`` naming the first position with the wrong stone
+        Raises :class:`InvalidArgument` naming the first position with the wrong stone
         count or an illegal board.
         """
         first = np.asarray(first, dtype=np.uint64)
@@ -462,11 +434,15 @@ class Book(BookReader):
                 f"position {i} has {int(counts.flat[i])} stones; {self.path.name} holds "
                 f"{fmt.plies}-stone positions"
             )
-        keys, mirrored = encode_key_pairs(first, mask, fmt.key_bits, fmt.width, fmt.height)
         illegal = ~legal_mask(first, mask, fmt.height)
         if illegal.any():
             i = int(np.argmax(illegal))
             raise InvalidArgument(f"position {i} is not legal (stone counts or four in a row)")
+        return self._find_sorted(first, mask)
+
+    def _find_sorted(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        fmt = self.format
+        keys, mirrored = encode_key_pairs(first, mask, fmt.key_bits, fmt.width, fmt.height)
         order, _ = self._arrays()
         index = _search_sorted(order, fmt.order_keys(keys))
         # the mirror image only where the position itself is not stored
@@ -475,35 +451,8 @@ class Book(BookReader):
             index[missing] = _search_sorted(order, fmt.order_keys(mirrored[missing]))
         return index
 
-    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
-        """Bulk :meth:`get` over ``first``/``mask`` uint64 arrays.
-
-        Missing positions follow the same rules as :meth:`get`: one without an
-        answer (outside the book's scope, of another ply) raises
-        :class:`PositionNotInBook` (naming the first one), or with ``strict=False``
-        gets :data:`UNKNOWN` in all three value arrays.
-        """
-        first = np.asarray(first, dtype=np.uint64)
-        mask = np.asarray(mask, dtype=np.uint64)
-        counts = np.bitwise_count(mask)
-        wrong = counts != self.format.plies
-        if wrong.any():
-            i = int(np.argmax(wrong))
-            if strict:
-                raise PositionNotInBook(
-                    f"position {i} has {int(counts.flat[i])} stones; {self.path.name} holds "
-                    f"{self.format.plies}-stone positions"
-                )
-            right = np.flatnonzero(~wrong.reshape(-1))
-            part = self._lookup_many(first.reshape(-1)[right], mask.reshape(-1)[right], False)
-            out = [
-                np.full(first.size, fill, dtype=a.dtype)
-                for a, fill in zip(part, (-1, UNKNOWN, UNKNOWN, UNKNOWN), strict=True)
-            ]
-            for whole, a in zip(out, part, strict=True):
-                whole[right] = a
-            return BulkValues(*(a.reshape(first.shape) for a in out))
-        index = self.find_many(first, mask)
+    def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
+        index = self._find_sorted(first, mask)
         _, values = self._arrays()
         winner_lut, plies_lut, score_lut, valid_lut = self._luts
         # value bytes as intp indices into the per-byte tables (fast gathers)
@@ -519,33 +468,6 @@ class Book(BookReader):
         winner = np.where(found, winner_lut.take(raw), UNKNOWN).astype(np.int8)
         plies = np.where(found, plies_lut.take(raw), UNKNOWN).astype(np.int16)
         score = np.where(found, score_lut.take(raw), UNKNOWN).astype(np.int16)
-        outside = ~self.scope.contains_many(first, mask, self.format.plies)
-        if outside.any():
-            outside &= ~can_win_next_bits(first, mask, *self.format.board)  # needs no book
-        if outside.any():
-            if strict:
-                where = f"position {int(np.argmax(outside))} is"
-                raise PositionNotInBook(self._outside_scope(where))
-            index[outside] = -1
-            winner[outside] = UNKNOWN
-            plies[outside] = UNKNOWN
-            score[outside] = UNKNOWN
-        missing = np.flatnonzero(~found & ~outside)
-        if len(missing):
-            n = self.format.plies
-            m_winner, m_plies = missing_answers(
-                first[missing], mask[missing], self._absent_first_wins, self.format.board
-            )
-            unknown = m_winner == UNKNOWN
-            if strict and unknown.any():
-                raise PositionNotInBook(
-                    self._not_known(f"position {int(missing[np.argmax(unknown)])} is")
-                )
-            winner[missing] = m_winner
-            if self.format.distances:  # pruned books report no distances
-                win_now = m_plies == 1
-                plies[missing[win_now]] = 1
-                score[missing[win_now]] = score_from_plies(1, n, *self.format.board)
         return BulkValues(index, winner, plies, score)
 
 

@@ -132,7 +132,7 @@ def test_lookup_distance_book(tmp_path):
     assert (info["format"], info["records"]) == ("12-ply-dist", 1)
     assert info["values"]["second_by_plies"] == {"8": 1} and info["ok"] is True
     result = run("lookup", str(path), "444444222222")
-    assert result.exit_code == 1 and "position not in dist.dat" in result.output
+    assert result.exit_code == 1 and "position is not in dist.dat" in result.output
 
 
 def test_info_reference_file():
@@ -186,12 +186,14 @@ def test_lookup_pruned_book_outside_its_scope_is_an_error(tmp_path):
     result = run("lookup", book, "11111125")
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
-        f"Error: position outside {book}, which holds only the positions under 4444"
+        f"Error: the position is outside {Path(book).name}, which holds only the positions "
+        "under 4444"
     ]
     # inside the scope (or its mirror) the pruning rule still answers
     assert lookup_json(book, "44441111")["winner"] == "first"
-    # a position whose side to move wins at once needs no book
-    assert lookup_json(book, "12121233")["winner"] == "first"
+    # outside it, a position whose side to move wins at once is not in the book either
+    result = run("lookup", book, "12121233")
+    assert result.exit_code == 1 and "outside" in result.output
     sample = _copy_with_manifest(tmp_path, {"sample": 40})
     result = run("lookup", sample, "11111125")
     assert result.exit_code == 1 and "its value is unknown" in result.output

@@ -163,8 +163,11 @@ def test_missing_positions_follow_the_reader_rules(tmp_path: Path) -> None:
         assert book.get(p).winner is Winner.DRAW and book.get(p).plies == 38
         with pytest.raises(PositionNotInBook):
             book.get(Position.from_moves("44"))
-        wins_now = Position.from_moves("112233")  # A completes four next
-        assert book.get(wins_now) == (Winner.FIRST, 1, 18)
+        # A completes four next, but the table holds 4-stone positions: not in the book
+        wins_now = Position.from_moves("112233")
+        with pytest.raises(PositionNotInBook, match="holds 4-stone positions"):
+            book.get(wins_now)
+        assert wins_now not in book
         bulk = book.lookup_many(*_arrays([p, Position.from_moves("44")]), strict=False)
         assert bulk.index.tolist() == [0, -1]
 

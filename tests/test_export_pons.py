@@ -140,9 +140,10 @@ def test_reader_answers_like_pons_solver_for_missing_and_deeper_positions(tmp_pa
         with pytest.raises(PositionNotInBook):
             pons.get(deeper)
         assert deeper not in pons
-        # not stored, but the side to move wins at once: answered, so in the book
-        assert Position.from_moves("112233") in pons
-        assert pons.get(Position.from_moves("112233")) == (Winner.FIRST, 1, 18)
+        # the side to move wins at once, but with 6 stones: another ply, not in the book
+        assert Position.from_moves("112233") not in pons
+        with pytest.raises(PositionNotInBook):
+            pons.get(Position.from_moves("112233"))
 
 
 def test_a_book_of_one_ply_never_answers_a_shallower_position(tmp_path: Path) -> None:

@@ -220,7 +220,9 @@ def test_under_book_with_manifest_refuses_outside_its_scope(under_book):
         assert book.get(Position.from_moves(absent[0])).winner.value == "first"
         with pytest.raises(PositionNotInBook, match=r"outside .*b6\.dat, which holds only"):
             book.get(Position.from_moves(OUTSIDE))
-        assert book.get(Position.from_moves(WIN_NOW)).winner.value == "first"  # needs no book
+        # outside the scope: not in the book, even where the side to move wins at once
+        assert not book.scope.contains(Position.from_moves(WIN_NOW))
+        assert Position.from_moves(WIN_NOW) not in book
         p = [Position.from_moves(m) for m in (absent[0], OUTSIDE)]
         first = np.array([x.first_stones for x in p], np.uint64)
         mask = np.array([x.mask for x in p], np.uint64)

@@ -130,7 +130,7 @@ def test_native_compact_lookup_is_numbas(book):
     kernel = NATIVE_KERNELS[LOOKUP_ONE]
     rng = np.random.default_rng(7)
     with CompactBook(ROOT / "books" / book) as compact:
-        args = (np.uint64(0), np.uint64(0), *compact._params())
+        args = (np.uint64(0), np.uint64(0), *compact._kernel_args(), *compact._params())
         _ensure_library(LOOKUP_ONE, args)
         first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
         picks = rng.choice(len(first), 300, replace=False)
@@ -141,7 +141,7 @@ def test_native_compact_lookup_is_numbas(book):
             for m in ("4444", "44444455", "1234567123456712", "11112222")
         ]
         for f, m in cases:
-            args = (np.uint64(f), np.uint64(m), *compact._params())
+            args = (np.uint64(f), np.uint64(m), *compact._kernel_args(), *compact._params())
             assert _native.call(kernel, args) == kernel.dispatcher()(*args), (f, m)
 
 
@@ -254,7 +254,8 @@ def test_a_changed_source_is_a_new_library():
     """The key covers every solver module and the kernel's own modules."""
     kernel = NATIVE_KERNELS[LOOKUP_ONE]
     files = {p.name for p in _native._module_files(kernel)}
-    assert {"search.py", "bitops.py", "membership.py", "compact.py", "retrieval.py"} <= files
+    own = {"compact.py", "retrieval.py", "answers.py"}  # answers: the status it inlines
+    assert {"search.py", "bitops.py", "membership.py", *own} <= files
     signature = "i,i"
     path = _native.library_path(kernel, signature)
     assert path.name.startswith("openingbook.compact._lookup_one-")

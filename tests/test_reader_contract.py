@@ -1,194 +1,452 @@
-"""One reader behaviour: the same checks over every readable format and several boards.
+"""One reader behaviour: one table of cases, run over every readable format.
 
-``docs/BOOKS.md`` writes the contract down; :class:`openingbook.answers.BookReader`
-implements it once. Every book below is opened through ``open_book`` and must keep
-it: ``get`` (answer or ``PositionNotInBook``, a ``KeyError``), ``get(pos, default)``,
-``in`` (True exactly when ``get`` answers, never raising), ``len`` (the positions
-answered: the same for one book in every format), iteration, ``lookup_many``, the
-book's properties, ``close`` and the context manager (one error after close).
+``docs/BOOKS.md`` writes the rule down; :class:`openingbook.answers.BookReader`
+applies it once. Every book below is made by the project's own tools (``derive``,
+``convert``, ``export`` and the compact writer), opened through ``open_book``, and
+asked every case of :data:`CASES` through every call: ``get``, ``get(pos,
+default)``, ``in``, ``lookup_many`` (strict and not, on 1-D and 2-D arrays). The
+expected answer of each case is computed without the readers: the kind of
+position is known by construction and checked with :class:`solver.Position`'s own
+(pure Python) checks; stored values come from :class:`solver.Solver` on the small
+boards and from the source book (checked against the solver elsewhere) on 7x6.
 
-The books: the shipped 7x6 8-ply books (Thill's layout pruned and with distances,
-compact), exports of the distance book to Cadot, Pons and Thill's layout written by
-the registry, and on the 4x4 and 5x4 boards compact books of solver scores
-(:class:`solver.Solver`, checked against brute force in ``test_board_size_books``)
-with their Pons exports. Each group of one book in several formats is compared with
-the group's source, position by position.
+Groups (one book in several formats, all answering alike):
+
+* 7x6, 8 plies, distance, complete: compact, Thill, Cadot, Pons;
+* 7x6, 8 plies, win/draw/loss, complete: compact, Thill (pruned);
+* 7x6, 6 plies under ``44``, distance and win/draw/loss: compact and Thill (the
+  formats that record a scope);
+* 4x4 (6 plies) and 5x4 (8 plies), Pons scores: compact and Pons; 5x4 win/draw/loss:
+  compact.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from openingbook import BookClosed, PositionNotInBook, open_book
+from openingbook import BookClosed, InvalidArgument, PositionNotInBook, open_book
 from openingbook.compact import write_compact
-from openingbook.formats import FORMATS, KINDS, detect, load_book
-from openingbook.formats.model import BookModel
+from openingbook.convert import convert_book
+from openingbook.derive import derive_book
+from openingbook.formats import KINDS, detect, load_book
+from openingbook.formats.exporting import export_book
 from openingbook.values import UNKNOWN
-from solver import BoardSize, Position, Solver, enumerate_positions
+from solver import (
+    BoardSize,
+    Position,
+    Solver,
+    enumerate_positions,
+    plies_from_score,
+    score_from_plies,
+    under_line,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"
-#: small boards and the ply of their test books (solved in well under a second)
-SMALL = ((4, 4, 6), (5, 4, 8))
+
+
+@dataclass(frozen=True)
+class Book:
+    """One book file of a group, and what its answers must equal."""
+
+    label: str
+    fmt: str
+    path: Path
+    board: BoardSize
+    plies: int
+    kind: str
+    under: str | None
+    #: the stored positions' answers: ``(first, mask, winner, plies, score)`` arrays
+    truth: tuple[np.ndarray, ...]
+    #: positions answered (``len``)
+    size: int
+
+
+def _truth_from_model(path: Path) -> tuple[tuple[np.ndarray, ...], int]:
+    model = load_book(path)
+    return (model.first, model.mask, model.winner, model.plies_to_end, model.score), len(model)
+
+
+def _truth_from_solver(
+    first: np.ndarray, mask: np.ndarray, board: BoardSize, kind: str
+) -> tuple[np.ndarray, ...]:
+    """Winner (first player's view), plies and score of each position, by the solver."""
+    w, h = board
+    scores = Solver(width=w, height=h, table_log2=16).solve_many(first, mask).astype(np.int64)
+    stones = np.bitwise_count(mask).astype(np.int64)
+    mover = np.where(stones % 2 == 0, 1, -1)
+    winner = np.where(scores == 0, 0, np.where(scores > 0, mover, -mover)).astype(np.int8)
+    plies = np.array(
+        [plies_from_score(int(s), int(n), w, h) for s, n in zip(scores, stones, strict=True)],
+        np.int16,
+    )
+    if kind == "wdl":  # a draw's score is known: 0
+        score = np.where(winner == 0, 0, UNKNOWN).astype(np.int16)
+        return first, mask, winner, np.full_like(plies, UNKNOWN), score
+    return first, mask, winner, plies, scores.astype(np.int16)
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory) -> dict[str, tuple[str, Path, BookModel]]:
-    """label -> (format, path, the source model its answers must equal)."""
+def books(tmp_path_factory) -> dict[str, Book]:
     tmp = tmp_path_factory.mktemp("contract")
-    out: dict[str, tuple[str, Path, BookModel]] = {}
-    wdl = load_book(BOOKS / "book8.c4b")
-    out["7x6 wdl compact"] = ("compact", BOOKS / "book8.c4b", wdl)
-    out["7x6 wdl thill"] = ("thill", BOOKS / "book8.dat", wdl)
-    dist = load_book(BOOKS / "book8-dist.c4b")
-    out["7x6 distance compact"] = ("compact", BOOKS / "book8-dist.c4b", dist)
-    out["7x6 distance thill"] = ("thill", BOOKS / "book8-dist.dat", dist)
-    for name, suffix in (("cadot", ".cadot"), ("pons", ".book"), ("thill", ".dat")):
-        path = tmp / f"book8-dist{suffix}"
-        FORMATS[name].write(dist, path)
-        out[f"7x6 distance {name}"] = (name, path, dist)
-    for width, height, plies in SMALL:
-        first, mask = enumerate_positions(plies, None, width, height)
-        scores = Solver(width=width, height=height, table_log2=16).solve_many(first, mask)
-        board = BoardSize(width, height)
+    out: dict[str, Book] = {}
+
+    def add(label: str, fmt: str, path: Path, board, plies, kind, under, truth, size) -> None:
+        out[label] = Book(label, fmt, path, board, plies, kind, under, truth, size)
+
+    b76 = BoardSize(7, 6)
+    # 7x6 complete: the shipped compact books, converted to Thill's layout, exported
+    for kind, source in (("distance", BOOKS / "book8-dist.c4b"), ("wdl", BOOKS / "book8.c4b")):
+        truth, size = _truth_from_model(source)
+        add(f"7x6 {kind} compact", "compact", source, b76, 8, kind, None, truth, size)
+        thill = tmp / f"{kind}8.dat"
+        convert_book(source, thill, "thill")
+        add(f"7x6 {kind} thill", "thill", thill, b76, 8, kind, None, truth, size)
+        if kind == "distance":
+            for fmt, suffix in (("cadot", ".cadot"), ("pons", ".book")):
+                path = tmp / f"{kind}8{suffix}"
+                export_book(source, fmt, path)
+                told = "score" if fmt == "pons" else kind  # Pons' values are scores
+                add(f"7x6 {kind} {fmt}", fmt, path, b76, 8, told, None, truth, size)
+    # 7x6 scoped: derived from the 8-ply distance book, 6 plies under "44"
+    for kind in ("distance", "wdl"):
+        compact = tmp / f"{kind}6-under44.c4b"
+        derive_book(BOOKS / "book8-dist.c4b", 6, compact, under="44", distances=kind != "wdl")
+        truth, size = _truth_from_model(compact)
+        add(f"7x6 {kind} under44 compact", "compact", compact, b76, 6, kind, "44", truth, size)
+        thill = tmp / f"{kind}6-under44.dat"
+        derive_book(
+            BOOKS / "book8-dist.c4b", 6, thill, under="44", distances=kind != "wdl",
+            book_format="thill",
+        )  # fmt: skip
+        add(f"7x6 {kind} under44 thill", "thill", thill, b76, 6, kind, "44", truth, size)
+    # small boards: the solver's values, written as compact books, exported to Pons
+    for w, h, plies in ((4, 4, 6), (5, 4, 8)):
+        board = BoardSize(w, h)
+        first, mask = enumerate_positions(plies, None, w, h)
+        truth = _truth_from_solver(first, mask, board, "score")
         compact = tmp / f"{board}-{plies}.c4b"
-        write_compact(compact, plies, "score", first, mask, scores, board=board)
-        model = load_book(compact)
-        out[f"{board} score compact"] = ("compact", compact, model)
+        write_compact(compact, plies, "score", first, mask, truth[4], board=board)
+        add(
+            f"{board} score compact",
+            "compact",
+            compact,
+            board,
+            plies,
+            "score",
+            None,
+            truth,
+            len(first),
+        )
         pons = tmp / f"{board}-{plies}.book"
-        FORMATS["pons"].write(model, pons)
-        out[f"{board} score pons"] = ("pons", pons, model)
+        export_book(compact, "pons", pons)
+        add(f"{board} score pons", "pons", pons, board, plies, "score", None, truth, len(first))
+        if (w, h) == (5, 4):
+            wdl = _truth_from_solver(first, mask, board, "wdl")
+            path = tmp / f"{board}-{plies}-wdl.c4b"
+            write_compact(path, plies, "wdl", first, mask, wdl[2], board=board)
+            add(f"{board} wdl compact", "compact", path, board, plies, "wdl", None, wdl, len(first))
     return out
 
 
 LABELS = [
-    "7x6 wdl compact",
-    "7x6 wdl thill",
     "7x6 distance compact",
     "7x6 distance thill",
     "7x6 distance cadot",
     "7x6 distance pons",
+    "7x6 wdl compact",
+    "7x6 wdl thill",
+    "7x6 distance under44 compact",
+    "7x6 distance under44 thill",
+    "7x6 wdl under44 compact",
+    "7x6 wdl under44 thill",
     "4x4 score compact",
     "4x4 score pons",
     "5x4 score compact",
     "5x4 score pons",
+    "5x4 wdl compact",
 ]
 
 
-def _unanswered(model: BookModel) -> Position:
-    """A legal position two plies deeper than the book's, whose side to move cannot
-    win at once (so no reader answers it by the win-at-once rule)."""
-    w, h = model.board
-    for i in range(len(model)):
-        pos = Position.from_bitboards(int(model.first[i]), int(model.mask[i]), w, h)
-        for a in range(w):
-            for b in range(w):
-                if not pos.can_play(a) or pos.is_winning_move(a):
-                    continue
-                child = pos.play(a)
-                if not child.can_play(b) or child.is_winning_move(b):
-                    continue
-                grand = child.play(b)
-                if not grand.can_win_next():
-                    return grand
-    raise AssertionError("no deeper position found")
+# ----------------------------------------------------------------- the cases
+#: an expected answer: ("value", winner, plies, score), ("absent",) or ("invalid",)
+Expected = tuple
 
 
-def _sample(model: BookModel, n: int = 200) -> np.ndarray:
-    return np.random.default_rng(23).choice(len(model), size=min(n, len(model)), replace=False)
+def _random_game(book: Book, stones: int, rng: np.random.Generator, want_win_now: bool | None):
+    """A legal position of ``stones`` stones continuing the book's line (None: none found),
+    whose side to move can (or cannot) complete four at once."""
+    w, h = book.board
+    for _ in range(2000):
+        pos = Position.from_moves(book.under or "", w, h)
+        while pos.stone_count < stones:
+            moves = [c for c in range(w) if pos.can_play(c) and not pos.is_winning_move(c)]
+            if not moves:
+                break
+            pos = pos.play(int(rng.choice(moves)))
+        if pos.stone_count == stones and (
+            want_win_now is None or pos.can_win_next() == want_win_now
+        ):
+            return pos
+    return None
 
 
-@pytest.mark.parametrize("label", LABELS)
-def test_detected_and_described(library, label):
-    name, path, model = library[label]
-    assert detect(path).name == name
-    with open_book(path) as book:
-        assert book.format_name == name
-        assert book.board == model.board
-        assert book.kind in KINDS
-        assert book.plies == model.plies
-        assert isinstance(book.provenance, dict)
-        assert book.records is None or book.records >= 0
-        assert book.scope.describe()
-        assert len(book) == len(model)  # the positions answered, in every format
+def _win_now(book: Book, stones: int) -> Expected:
+    winner = "first" if stones % 2 == 0 else "second"
+    if book.kind == "wdl":
+        return ("value", winner, None, None)
+    return ("value", winner, 1, score_from_plies(1, stones, *book.board))
 
 
-@pytest.mark.parametrize("label", LABELS)
-def test_answers_equal_the_source_on_every_position(library, label):
-    _, path, model = library[label]
-    with open_book(path) as book:
-        bulk = book.lookup_many(model.first, model.mask)
-    assert np.array_equal(bulk.winner, model.winner)
-    if book.kind != "wdl":
-        assert np.array_equal(bulk.plies, model.plies_to_end)
-        assert np.array_equal(bulk.score, model.score)
-    else:
-        assert (bulk.plies == UNKNOWN).all()
+def case_stored(book: Book, rng) -> list[tuple[Position, Expected]]:
+    first, mask, winner, plies, score = book.truth
+    out = []
+    for i in rng.choice(len(first), size=min(40, len(first)), replace=False):
+        pos = Position.from_bitboards(int(first[i]), int(mask[i]), *book.board, check=False)
+        assert pos.is_legal() and not pos.can_win_next()
+        name = {1: "first", -1: "second", 0: "draw"}[int(winner[i])]
+        p = None if plies[i] == UNKNOWN else int(plies[i])
+        s = None if score[i] == UNKNOWN else int(score[i])
+        out += [(pos, ("value", name, p, s)), (pos.mirror(), ("value", name, p, s))]
+    return out
 
 
-@pytest.mark.parametrize("label", LABELS)
-def test_get_in_and_defaults(library, label):
-    _, path, model = library[label]
-    missing = _unanswered(model)
-    w, h = model.board
-    other = BoardSize(w + 1, h)
-    elsewhere = Position.from_moves("1" * min(2, h), *other)  # a legal position of another board
-    with open_book(path) as book:
-        bulk = book.lookup_many(model.first, model.mask)
-        for i in _sample(model):
-            pos = Position.from_bitboards(int(model.first[i]), int(model.mask[i]), w, h)
-            value = book.get(pos)
-            assert value == book.get(pos.mirror()) == book.get(pos, None)
-            assert pos in book and pos.mirror() in book
-            assert value.winner.value == {1: "first", -1: "second", 0: "draw"}[int(bulk.winner[i])]
-        for pos in (missing, elsewhere):
-            assert pos not in book
-            with pytest.raises(PositionNotInBook) as info:
-                book.get(pos)
-            assert isinstance(info.value, KeyError) and "\n" not in str(info.value)
-            assert book.get(pos, "absent") == "absent"
-        assert "4455" not in book and None not in book
-        with pytest.raises(PositionNotInBook):
-            book.lookup_many(
-                np.array([missing.first_stones], np.uint64), np.array([missing.mask], np.uint64)
+def case_win_at_once(book: Book, rng) -> list[tuple[Position, Expected]]:
+    pos = _random_game(book, book.plies, rng, want_win_now=True)
+    assert pos is not None
+    return [(pos, _win_now(book, book.plies)), (pos.mirror(), _win_now(book, book.plies))]
+
+
+def case_win_at_once_of_another_ply(book: Book, rng) -> list[tuple[Position, Expected]]:
+    out = []
+    for stones in (book.plies - 2, book.plies + 2):
+        pos = _random_game(book, stones, rng, want_win_now=True)
+        if pos is not None:
+            out.append((pos, ("absent",)))
+    assert out
+    return out
+
+
+def case_another_ply(book: Book, rng) -> list[tuple[Position, Expected]]:
+    out = []
+    for stones in (book.plies - 1, book.plies + 1, book.plies + 2):
+        pos = _random_game(book, stones, rng, want_win_now=False)
+        if pos is not None:
+            out.append((pos, ("absent",)))
+    return out
+
+
+def case_four_on_the_board(book: Book, rng) -> list[tuple[Position, Expected]]:
+    """The book's number of stones, with four of the first player's in column 1."""
+    w, h = book.board
+    h1 = h + 1
+    first = sum(1 << r for r in range(4))
+    mask = first
+    second = book.plies - 4
+    col, row = 1, 0
+    while second > 0:  # the other stones two by two in the next columns
+        mask |= 1 << (col * h1 + row)
+        second -= 1
+        row += 1
+        if row == 2:
+            col, row = col + 1, 0
+    pos = Position.from_bitboards(first, mask, w, h, check=False)
+    assert pos.stone_count == book.plies and pos.winner() is not None
+    return [(pos, ("invalid",))]
+
+
+def case_floating_stones(book: Book, rng) -> list[tuple[Position, Expected]]:
+    """A stored position with one column's top stone lifted a cell (a gap below it)."""
+    w, h = book.board
+    h1 = h + 1
+    pairs = zip(book.truth[0][:50].tolist(), book.truth[1][:50].tolist(), strict=True)
+    for first, mask in pairs:
+        for col in range(w):
+            column = (mask >> (col * h1)) & ((1 << h) - 1)
+            top = column.bit_length() - 1
+            if 0 < top < h - 1:  # a stone stays under the lifted one, which floats
+                bit, up = 1 << (col * h1 + top), 1 << (col * h1 + top + 1)
+                f = (first & ~bit) | (up if first & bit else 0)
+                pos = Position.from_bitboards(f, (mask & ~bit) | up, w, h, check=False)
+                assert any("floating" in p for p in pos.problems())
+                return [(pos, ("invalid",))]
+    raise AssertionError("no column to lift")
+
+
+def case_outside_the_scope(book: Book, rng) -> list[tuple[Position, Expected]]:
+    assert book.under is not None
+    w, h = book.board
+    out = []
+    for want in (False, True):  # not winning at once, and winning at once: both outside
+        for _ in range(2000):
+            pos = _random_game(
+                Book(**{**book.__dict__, "under": None}), book.plies, rng, want_win_now=want
             )
-        loose = book.lookup_many(
-            np.array([missing.first_stones], np.uint64),
-            np.array([missing.mask], np.uint64),
-            strict=False,
-        )
-        assert loose.winner.tolist() == [UNKNOWN] and loose.index.tolist() == [-1]
+            f, m = np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
+            if not under_line(f, m, book.under, w, h)[0]:
+                out.append((pos, ("absent",)))
+                break
+    assert len(out) == 2
+    return out
+
+
+CASES: dict[str, Callable[[Book, np.random.Generator], list[tuple[Position, Expected]]]] = {
+    "stored": case_stored,
+    "win at once": case_win_at_once,
+    "win at once of another ply": case_win_at_once_of_another_ply,
+    "another ply": case_another_ply,
+    "four on the board": case_four_on_the_board,
+    "floating stones": case_floating_stones,
+    "outside the scope": case_outside_the_scope,
+}
+
+
+def _as_expected(value) -> Expected:
+    return ("value", value.winner.value, value.plies, value.score)
+
+
+#: every case of every book (a complete book has no outside)
+TABLE = [
+    (label, case)
+    for label in LABELS
+    for case in CASES
+    if case != "outside the scope" or "under" in label
+]
+
+
+@pytest.mark.parametrize(("label", "case"), TABLE)
+def test_every_call_answers_the_case(books, label, case):
+    book = books[label]
+    rows = CASES[case](book, np.random.default_rng(7))
+    assert rows
+    first = np.array([p.first_stones for p, _ in rows], np.uint64)
+    mask = np.array([p.mask for p, _ in rows], np.uint64)
+    with open_book(book.path) as reader:
+        loose = reader.lookup_many(first, mask, strict=False)
+        for i, (pos, expected) in enumerate(rows):
+            if expected[0] == "value":
+                assert _as_expected(reader.get(pos)) == expected, (i, pos.some_moves())
+                assert _as_expected(reader.get(pos, None)) == expected
+                assert pos in reader
+                one = reader.lookup_many(first[i : i + 1], mask[i : i + 1])
+                got = value_row(one, 0)
+            else:
+                error = PositionNotInBook if expected[0] == "absent" else InvalidArgument
+                with pytest.raises(error) as info:
+                    reader.get(pos)
+                assert "\n" not in str(info.value)
+                assert pos not in reader
+                if error is PositionNotInBook:
+                    assert reader.get(pos, "default") == "default"
+                else:
+                    with pytest.raises(InvalidArgument):
+                        reader.get(pos, "default")
+                with pytest.raises(error):
+                    reader.lookup_many(first[i : i + 1], mask[i : i + 1])
+                got = ("unknown",)
+                assert loose.index[i] == -1
+            assert value_row(loose, i) == (got if expected[0] == "value" else ("unknown",))
+        # the same positions as a 2-D array: the same answers, in that shape
+        if len(rows) % 2 == 0:
+            square = reader.lookup_many(first.reshape(2, -1), mask.reshape(2, -1), strict=False)
+            for a, b in zip(square, loose, strict=True):
+                assert a.shape == (2, len(rows) // 2)
+                assert np.array_equal(a.reshape(-1), b)
+
+
+def value_row(bulk, i: int) -> tuple:
+    """A row of :class:`BulkValues` as an expected answer."""
+    w, p, s = int(bulk.winner[i]), int(bulk.plies[i]), int(bulk.score[i])
+    if w == UNKNOWN:
+        return ("unknown",)
+    name = {1: "first", -1: "second", 0: "draw"}[w]
+    return ("value", name, None if p == UNKNOWN else p, None if s == UNKNOWN else s)
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_iteration_yields_len_answers(library, label):
-    _, path, model = library[label]
-    with open_book(path) as book:
+def test_another_board_is_not_in_the_book(books, label):
+    book = books[label]
+    w, h = book.board
+    elsewhere = Position.from_moves("11", w + 1, h)
+    with open_book(book.path) as reader:
+        assert elsewhere not in reader
+        with pytest.raises(PositionNotInBook):
+            reader.get(elsewhere)
+        assert reader.get(elsewhere, 0) == 0
+        assert "4455" not in reader and None not in reader
+        with pytest.raises(InvalidArgument):
+            reader.get("4455")
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_described_and_every_position_answered(books, label):
+    book = books[label]
+    assert detect(book.path).name == book.fmt
+    first, mask, winner, plies, score = book.truth
+    with open_book(book.path) as reader:
+        assert reader.format_name == book.fmt
+        assert (reader.board, reader.plies, reader.kind) == (book.board, book.plies, book.kind)
+        assert reader.kind in KINDS and isinstance(reader.provenance, dict)
+        assert reader.records is None or reader.records >= 0
+        assert len(reader) == book.size
+        bulk = reader.lookup_many(first, mask)
+        assert np.array_equal(bulk.winner, winner)
+        assert np.array_equal(bulk.plies, plies) and np.array_equal(bulk.score, score)
+        f, m = reader.positions()
+        assert len(f) == len(m) == book.size
         seen = 0
-        for pos, value in book:
-            if seen % 997 == 0:
-                assert book.get(pos) == value
+        for pos, value in reader:
+            if seen % 499 == 0:
+                assert reader.get(pos) == value
             seen += 1
-        assert seen == len(book) == len(model)
+        assert seen == book.size
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_one_error_after_close(library, label):
-    _, path, model = library[label]
-    pos = Position.from_bitboards(int(model.first[0]), int(model.mask[0]), *model.board)
-    with open_book(path) as book:
-        assert book.get(pos)
-    assert book.closed
-    book.close()  # twice is fine
+def test_argument_shapes(books, label):
+    book = books[label]
+    first, mask = book.truth[0][:4], book.truth[1][:4]
+    with open_book(book.path) as reader:
+        with pytest.raises(InvalidArgument):
+            reader.lookup_many(first, mask[:3])
+        with pytest.raises(InvalidArgument):
+            reader.lookup_many(first.reshape(2, 2), mask)
+        with pytest.raises(InvalidArgument):
+            reader.lookup_many(first.astype(float), mask)
+        empty = reader.lookup_many(np.zeros(0, np.uint64), np.zeros(0, np.uint64))
+        assert all(a.shape == (0,) for a in empty)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_unknown_option_refused(books, label):
+    with pytest.raises(InvalidArgument, match="bogus"):
+        open_book(books[label].path, bogus=1)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_one_error_after_close(books, label):
+    book = books[label]
+    first, mask = book.truth[0][:1], book.truth[1][:1]
+    pos = Position.from_bitboards(int(first[0]), int(mask[0]), *book.board)
+    with open_book(book.path) as reader:
+        assert reader.get(pos)
+    assert reader.closed
+    reader.close()  # twice is fine
     for use in (
-        lambda: book.get(pos),
-        lambda: pos in book,
-        lambda: len(book),
-        lambda: next(iter(book)),
-        lambda: book.lookup_many(model.first[:1], model.mask[:1]),
+        lambda: reader.get(pos),
+        lambda: reader.get(pos, None),
+        lambda: pos in reader,
+        lambda: len(reader),
+        lambda: next(iter(reader)),
+        lambda: reader.positions(),
+        lambda: reader.records,
+        lambda: reader.lookup_many(first, mask),
+        lambda: reader.lookup_many(first, mask, strict=False),
     ):
         with pytest.raises(BookClosed):
             use()

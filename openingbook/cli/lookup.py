@@ -111,28 +111,11 @@ def lookup_command(
             pos = parse_moves(moves, "moves", opened.board)
         else:
             pos = _read_board(board or "")
-        if (pos.width, pos.height) != opened.board:
-            raise BadArgument(
-                f"the book is for {opened.board} boards, not {pos.width}x{pos.height}"
-            )
-        single_ply = kind in ("thill", "compact")
-        if single_ply and pos.stone_count != opened.plies:
-            raise BadArgument(
-                f"the position has {pos.stone_count} stones; {path.name} holds "
-                f"{opened.plies}-stone positions"
-            )
-        record = None
+        opened.require_position(pos)  # another board or ply: refused as an argument
+        value, record = opened.lookup(pos)
         if kind == "thill":
-            fmt = opened.format
-            record = opened.find(pos)
-            if record is None and not pos.can_win_next() and not (check or verify):
-                # "not stored" comes from a binary search, which is only right in a
-                # sorted file: verify the order (streamed; about 0.2 s for a 12-ply book)
-                opened.check_order()
-            value, record = opened.lookup(pos)
-            fmt_name = fmt.name
+            fmt_name = opened.format.name
         else:
-            value = opened.get(pos)
             board_name = "" if opened.board == (7, 6) else f" {opened.board}"
             fmt_name = f"{kind}{board_name} {opened.plies}-ply"
     to_move = "first" if pos.side_to_move is Player.FIRST else "second"

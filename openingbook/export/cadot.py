@@ -48,10 +48,9 @@ from openingbook.values import (
     UNKNOWN,
     WINNERS,
     bulk_values,
-    missing_value,
     value_from_plies,
 )
-from solver import DEFAULT_BOARD, BoardSize, Position, has_four_bits
+from solver import DEFAULT_BOARD, BoardSize, Position
 
 if TYPE_CHECKING:
     from openingbook.manifest import Scope
@@ -334,6 +333,8 @@ class CadotBook(BookReader):
         self._n = size // CADOT_RECORD_BYTES
         self._plies: int | None = None
         self._plies_read = False
+        self._held: object = _UNREAD
+        self._first: int | None = None
         self._data = _EMPTY
         self._map: mmap.mmap | None = None
         if self._n:
@@ -347,9 +348,44 @@ class CadotBook(BookReader):
     def _count(self) -> int:
         return self._n
 
-    @property
-    def records(self) -> int:  # type: ignore[override]
+    def _records(self) -> int:
         return self._n
+
+    def _stones_held(self) -> None:
+        return None  # decided by _holds: reading every record only when it must
+
+    def _holds(self, stones: int) -> bool:
+        """Record 0's stone count; any other only in a table of several plies (read
+        through, once, when such a position is asked)."""
+        if self._n == 0:
+            return True  # nothing stored: every position is absent
+        if stones == self._first_stones():
+            return True
+        if self._held is _UNREAD:
+            if self._stones_at(self._n - 1) != self._first_stones():
+                self._held = None  # records of several plies (Cadot's own table)
+            else:
+                try:
+                    self._held = self.plies
+                except BookFileError:
+                    self._held = None
+        return self._held is None
+
+    def _holds_what(self) -> str:
+        return f"{self._first_stones()}-stone"
+
+    def _first_stones(self) -> int:
+        if self._first is None:
+            self._first = self._stones_at(0)
+        return self._first
+
+    def _stones_at(self, index: int) -> int:
+        """The stones of record ``index``'s position."""
+        try:
+            mask = decode_cadot_keys(_keys_of(np.asarray(self._data[index : index + 1])))[1]
+        except InvalidArgument as exc:
+            raise BookFileError(f"{self.path}: record {index}: {exc} (damaged file)") from None
+        return int(np.bitwise_count(mask)[0])
 
     @property
     def board(self) -> BoardSize:
@@ -410,15 +446,10 @@ class CadotBook(BookReader):
                 self._map.close()
             self._map = None
 
-    def _answer(self, pos: Position) -> BookValue:
-        """The value of ``pos``.
-
-        Not stored: a win in 1 ply when the side to move can complete four at
-        once, else :class:`openingbook.errors.PositionNotInBook`.
-        """
+    def _stored(self, pos: Position) -> BookValue | None:
         index = self._find_one(_key_of(pos))
         if index < 0:
-            return missing_value(pos, self.path.name)
+            return None
         assert self._map is not None
         try:
             return _book_value(pos, self._map[index * CADOT_RECORD_BYTES + KEY_BYTES])
@@ -431,16 +462,11 @@ class CadotBook(BookReader):
             return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
-    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
-        """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (record index, winner,
-        plies, score; ``UNKNOWN`` where not known, ``index`` -1 where not stored)."""
-        first = np.asarray(first, dtype=np.uint64)
-        mask = np.asarray(mask, dtype=np.uint64)
+    def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
         index, outcome = self._search(cadot_keys(first, mask))
         winner, half = decode_outcomes(outcome)
-        over = has_four_bits(first, HEIGHT) | has_four_bits(first ^ mask, HEIGHT) | (mask == _FULL)
-        plies = np.where((half == 0) & ~over, UNKNOWN, half)
-        return bulk_values(first, mask, index, winner, plies, self.path.name, strict, CADOT_BOARD)
+        plies = np.where((half == 0) & (mask != _FULL), UNKNOWN, half)
+        return bulk_values(first, mask, index, winner, plies, self.path.name, False, CADOT_BOARD)
 
     def iter_records(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The file in order, as ``(keys, outcome bytes)`` arrays of up to ``chunk`` records."""
@@ -490,6 +516,7 @@ class CadotBook(BookReader):
 
 
 _EMPTY = np.zeros((0, CADOT_RECORD_BYTES), dtype=np.uint8)
+_UNREAD = object()
 _FULL = np.uint64(sum(((1 << HEIGHT) - 1) << (c * (HEIGHT + 1)) for c in range(WIDTH)))
 
 

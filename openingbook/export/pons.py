@@ -57,7 +57,6 @@ from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.values import (
     UNKNOWN,
     bulk_values,
-    missing_value,
     score_tables,
     value_from_score,
 )
@@ -331,6 +330,29 @@ def write_pons(
     )
 
 
+def header_problem(header: bytes, file_size: int) -> str | None:
+    """Why a file with this 6-byte header and size is not a Pons book (None: it is one);
+    the one check of both detection and the reader."""
+    if len(header) < HEADER_BYTES:
+        return "too short for a Pons book header"
+    width, height, depth, nbytes, value_bytes, log_size = header[:HEADER_BYTES]
+    if not (1 <= width <= 9 and height >= 1 and width * (height + 1) <= 64):
+        return f"board {width}x{height} in the header is not supported"
+    if depth > width * height:
+        return f"depth {depth} is larger than the board"
+    if nbytes not in _KEY_DTYPES or value_bytes != 1:
+        return f"key size {nbytes} / value size {value_bytes} bytes: not a Pons book"
+    if not 1 <= log_size <= 32:
+        return f"log2 table size {log_size} is out of range"
+    expected = HEADER_BYTES + next_prime(1 << log_size) * (nbytes + 1)
+    if file_size != expected:
+        return (
+            f"{file_size} bytes, a Pons book with log size {log_size} and "
+            f"{nbytes}-byte keys has {expected}"
+        )
+    return None
+
+
 class PonsBook(BookReader):
     """Load a Pons book and answer queries like :class:`openingbook.reader.Book`.
 
@@ -358,27 +380,11 @@ class PonsBook(BookReader):
             header = fh.read(HEADER_BYTES)
         if len(header) < HEADER_BYTES:
             raise BookFileError(f"{self.path}: too short for a Pons book header")
-        width, height, depth, nbytes, value_bytes, log_size = header
-        if not (1 <= width <= 9 and height >= 1 and width * (height + 1) <= 64):
-            raise BookFileError(
-                f"{self.path}: board {width}x{height} in the header is not supported"
-            )
-        if depth > width * height:
-            raise BookFileError(f"{self.path}: depth {depth} is larger than the board")
-        if nbytes not in _KEY_DTYPES or value_bytes != 1:
-            raise BookFileError(
-                f"{self.path}: key size {nbytes} / value size {value_bytes} bytes: not a Pons book"
-            )
-        if not 1 <= log_size <= 32:
-            raise BookFileError(f"{self.path}: log2 table size {log_size} is out of range")
+        problem = header_problem(header, self.path.stat().st_size)
+        if problem is not None:
+            raise BookFileError(f"{self.path}: {problem}")
+        width, height, depth, nbytes, _, log_size = header
         size = next_prime(1 << log_size)
-        expected = HEADER_BYTES + size * (nbytes + 1)
-        actual = self.path.stat().st_size
-        if actual != expected:
-            raise BookFileError(
-                f"{self.path}: {actual} bytes, a Pons book with log size {log_size} and "
-                f"{nbytes}-byte keys has {expected}"
-            )
         self.width, self.height, self.depth = width, height, depth
         self.key_bytes, self.log_size, self.size = nbytes, log_size, size
         self._keys = np.memmap(
@@ -398,9 +404,11 @@ class PonsBook(BookReader):
     def _count(self) -> int:
         return int(np.count_nonzero(self._values))
 
-    @property
-    def records(self) -> int:  # type: ignore[override]
+    def _records(self) -> int:
         return len(self)
+
+    def _stones_held(self) -> tuple[int, int]:
+        return 0, self.depth
 
     @property
     def board(self) -> BoardSize:
@@ -427,16 +435,9 @@ class PonsBook(BookReader):
         first, mask, _ = self.arrays()
         return first, mask
 
-    def _answer(self, pos: Position) -> BookValue:
-        """The stored value of ``pos``.
-
-        Not stored: a win in 1 ply when the side to move can complete four at
-        once, else :class:`openingbook.errors.PositionNotInBook`.
-        """
+    def _stored(self, pos: Position) -> BookValue | None:
         score = self._score_of(pos)
-        if score is None:
-            return missing_value(pos, self.path.name)
-        return value_from_score(score, pos.stone_count, self.board)
+        return None if score is None else value_from_score(score, pos.stone_count, self.board)
 
     def _score_of(self, pos: Position) -> int | None:
         """One lookup on plain integers, as Pons' solver does it: the score or None."""
@@ -456,11 +457,8 @@ class PonsBook(BookReader):
             )
         return score
 
-    def _lookup_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
-        """Bulk :meth:`get`: :class:`openingbook.reader.BulkValues` (``index`` is the
-        table slot, -1 where not stored; ``UNKNOWN`` where not known)."""
-        first = np.asarray(first, dtype=np.uint64)
-        mask = np.asarray(mask, dtype=np.uint64)
+    def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
+        """``index`` is the table slot, -1 where not stored."""
         slots, scores = self._find(first, mask)
         stones = stone_counts(mask).astype(np.int64)
         a_to_move = stones % 2 == 0
@@ -473,7 +471,7 @@ class PonsBook(BookReader):
             slot = int(slots[np.argmax(impossible)])
             raise BookFileError(f"{self.path}: slot {slot} holds an impossible score")
         return bulk_values(
-            first, mask, slots, winner, plies, self.path.name, strict, self.board, scores
+            first, mask, slots, winner, plies, self.path.name, False, self.board, scores
         )
 
     def _find(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

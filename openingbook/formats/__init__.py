@@ -84,6 +84,7 @@ class CompactFormat(Format):
     description = "our compact format (.c4b): a retrieval table with a self-describing header"
     suffixes = (COMPACT_SUFFIX,)
     any_board = True
+    open_options = frozenset({"verify"})
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return head.startswith(MAGIC)
@@ -132,16 +133,9 @@ class PonsFormat(Format):
     any_board = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        if size < 6:
-            return False
-        width, height, depth, nbytes, value_bytes, log_size = head[:6]
-        if not (4 <= width <= 9 and 4 <= height <= 9 and depth <= width * height):
-            return False
-        if nbytes not in (1, 2, 4, 8) or value_bytes != 1 or not 1 <= log_size <= 32:
-            return False
-        from openingbook.export.pons import HEADER_BYTES, next_prime
+        from openingbook.export.pons import header_problem
 
-        return size == HEADER_BYTES + next_prime(1 << log_size) * (nbytes + 1)
+        return header_problem(head, size) is None
 
     def open(self, path: Path, **options: Any) -> BookReader:
         from openingbook.export.pons import PonsBook
@@ -167,6 +161,7 @@ class ThillFormat(Format):
     name = "thill"
     description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
     suffixes = (".dat",)
+    open_options = frozenset({"check", "verify"})
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         from openingbook.manifest import detect_format
@@ -556,6 +551,14 @@ def open_book(
             )
         if not p.exists():
             detect(p)  # no file: BookFileMissing, or the Thill reader names an interrupted write
+    unknown = sorted(set(options) - entry.open_options)
+    if unknown:
+        takes = ", ".join(sorted(entry.open_options)) or "none"
+        raise InvalidArgument(
+            f"open_book: unknown option {unknown[0]!r} for a {entry.name} book "
+            f"(its options: {takes})",
+            argument=unknown[0],
+        )
     return entry.open(p, fmt=fmt, **options)
 
 

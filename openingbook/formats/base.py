@@ -50,6 +50,8 @@ class Format(ABC):
     writable: ClassVar[bool] = True
     #: does the format hold books of boards other than 7x6?
     any_board: ClassVar[bool] = False
+    #: the keyword options :meth:`open` takes (:func:`openingbook.open_book` refuses others)
+    open_options: ClassVar[frozenset[str]] = frozenset()
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         """Does the file (its first bytes ``head``, ``size`` bytes long) look like this
