@@ -416,6 +416,13 @@ def _mirror(x: np.uint64, width: int, h1: int, col0: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, inline="always")
+def _self_mirror(cur: np.uint64, mask: np.uint64, width: int, h1: int) -> bool:
+    """Is the position its own mirror image?"""
+    col0 = (_ONE << np.uint64(h1)) - _ONE  # the cells of column 0 (and the one above)
+    return _mirror(mask, width, h1, col0) == mask and _mirror(cur, width, h1, col0) == cur
+
+
+@njit(cache=True, inline="always")
 def _table_key(
     key: np.uint64, n: int, width: int, h1: int, symmetry: bool
 ) -> tuple[np.uint64, bool]:
@@ -700,6 +707,269 @@ def _enter_row(
         stack[_u(base + _BETA)] = np.uint64(beta)
 
 
+@njit(cache=True, inline="always")
+def _board_masks(
+    width: int, height: int, col_masks: np.ndarray
+) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """(bottom, board, claim_rows, right_cols): the bottom cell of every column, every
+    cell, the cells the side to move gets in a zugzwang (every column with an even
+    number of empty cells, the opponent answering each move on top of it: the rows
+    with the parity of the board height, 0-based) and the columns right of the centre."""
+    h1 = height + 1
+    bottom = _ZERO
+    for c in range(width):
+        bottom |= _ONE << np.uint64(c * h1)
+    # each column's bottom bit times 2**height - 1: that column's height cells
+    board = bottom * ((_ONE << np.uint64(height)) - _ONE)
+    claim_rows = _ZERO
+    for c in range(width):
+        for r in range(height % 2, height, 2):
+            claim_rows |= _ONE << np.uint64(c * h1 + r)
+    right_cols = _ZERO
+    for c in range((width + 1) // 2, width):
+        right_cols |= col_masks[c]
+    return bottom, board, claim_rows, right_cols
+
+
+@njit(cache=True, inline="always")
+def _node_bounds(
+    cur: np.uint64,
+    mask: np.uint64,
+    opp_win: np.uint64,
+    n: int,
+    root: bool,
+    alpha: int,
+    beta: int,
+    cells: int,
+    board: np.uint64,
+    bottom: np.uint64,
+    claim_rows: np.uint64,
+    height: int,
+) -> tuple[bool, int, np.uint64, int, int, int]:
+    """The tests a node makes before it looks at the table: (done, value, moves, alpha,
+    beta, best). ``done``: they decide the node, whose value is ``value``. Else
+    ``moves``, the moves worth searching (one bit each, on the cell it fills), the
+    window narrowed to the node's score bounds, and ``best``, the lower bound that the
+    moves left out (they lose sooner) give."""
+    # adding the bottom row carries each column's lowest empty cell up: the playable cells
+    possible = (mask + bottom) & board
+    forced = possible & opp_win  # the opponent wins there next move: block it
+    if forced != _ZERO:
+        # x & (x - 1) clears the lowest set bit: what is left is a second threat, lost
+        if (forced & (forced - _ONE)) != _ZERO:
+            return True, -((cells - n) // 2), _ZERO, alpha, beta, 0
+        possible = forced
+    # opp_win >> 1: the cells under the opponent's winning cells, never played
+    nxt = possible & ~(opp_win >> _ONE)
+    if nxt == _ZERO:
+        return True, -((cells - n) // 2), nxt, alpha, beta, 0
+    if n >= cells - 2:
+        return True, 0, nxt, alpha, beta, 0
+    lo = -((cells - 2 - n) // 2)  # the opponent cannot win next move
+    hi = (cells - 1 - n) // 2  # we cannot win this move
+    if POTENTIAL:
+        empty = board ^ mask
+        # each test only where it can end the search: hi = 0 fails low
+        # only if alpha >= 0, lo = 0 fails high only if beta <= 0 (with a
+        # null window nothing else changes; a wider one only narrows less)
+        if alpha >= 0 and not _has_four(cur | empty, height):
+            hi = min(hi, 0)
+        # The two tests below repeat, below the root, tests the parent made
+        # before it pushed this node, with the same window (every window is
+        # a null window, and the search fails soft: the parent's alpha and
+        # beta never change while it searches its children): had they cut,
+        # the parent would not have searched this node. "No four for the
+        # opponent" here implies it at the parent (fewer empty cells), where
+        # the same bound failed the parent low; the zugzwang bound is the
+        # parent's look-ahead bound for this move.
+        if root and beta <= 0 and not _has_four((cur ^ mask) | empty, height):
+            lo = max(lo, 0)
+        # zugzwang (claimeven, baseinverse, aftereven), when the number
+        # of empty cells is even; a bound below -1 needs a threat of the
+        # opponent outside claim_rows
+        if (
+            root
+            and ((cells - n) & 1) == 0
+            and hi > alpha
+            and (alpha >= -1 or (opp_win & ~claim_rows) != _ZERO)
+        ):
+            hi = min(
+                hi,
+                _zugzwang_bound(cur, cur ^ mask, opp_win, mask, board, bottom, claim_rows, height),
+            )
+    alpha_in = alpha
+    if alpha < lo:
+        alpha = lo
+    if beta > hi:
+        beta = hi
+    if alpha >= beta:
+        # lo >= beta: a lower bound that fails high; else hi <= alpha: fails low
+        # (if both, lo == hi is the exact score)
+        return True, (alpha if alpha > alpha_in else beta), nxt, alpha, beta, lo
+    return False, 0, nxt, alpha, beta, lo
+
+
+@njit(cache=True, inline="always")
+def _table_slot(
+    key: np.uint64, n: int, deep: int, big_log2: int, small_log2: int, key_bits: int
+) -> tuple[np.uint64, np.uint64]:
+    """Slot and tag of a position of ``n`` stones: in the small table from ``deep``
+    stones on, else in the big one. The callers name the array in each branch
+    themselves (``probe(small, ...) if n >= deep else probe(big, ...)``): an array
+    held in a variable, or passed to an inlined function that branches on it, makes
+    numba count its references in the loop (half the speed, measured)."""
+    if n >= deep:
+        return slot_and_tag(key, small_log2, key_bits)
+    return slot_and_tag(key, big_log2, key_bits)
+
+
+@njit(cache=True, inline="always")
+def _entry_window(payload: np.uint64, alpha: int, beta: int) -> tuple[int, int, int, bool, int]:
+    """What a node's table entry (``payload``, 0 for none) gives: (the stored move's
+    column or -1, alpha, beta, done, value), the window narrowed by the stored bounds.
+    They hardly ever cut: the parent probed this entry before it pushed the node
+    (enhanced transposition cut-offs, same window); the probe brings the move to try
+    first."""
+    if payload == _ZERO:
+        return -1, alpha, beta, False, 0
+    lower, upper = entry_bounds(payload)
+    if lower > alpha:
+        alpha = lower
+        if alpha >= beta:
+            return entry_move(payload), alpha, beta, True, alpha
+    if upper < beta:
+        beta = upper
+        if alpha >= beta:
+            return entry_move(payload), alpha, beta, True, beta
+    return entry_move(payload), alpha, beta, False, 0
+
+
+@njit(cache=True, inline="always")
+def _prefetch_children(
+    big: np.ndarray,
+    cur: np.uint64,
+    mask: np.uint64,
+    bottom: np.uint64,
+    nxt: np.uint64,
+    n: int,
+    width: int,
+    h1: int,
+    symmetry: bool,
+    big_log2: int,
+    key_bits: int,
+) -> None:
+    """Start loading the big-table slots of the children (the moves ``nxt``) that the
+    enhanced transposition cut-offs of the move ordering probe, all at once."""
+    # a child's key is its current + mask + bottom: its side to move holds the other
+    # stones (cur ^ mask), and its mask is mask + m (m, an empty cell: + is |)
+    child_base = (cur ^ mask) + mask + bottom
+    rest = nxt
+    while rest != _ZERO:
+        m = rest & (_ZERO - rest)  # x & -x: the lowest set bit (two's complement)
+        rest ^= m
+        ckey, _ = _table_key(child_base + m, n + 1, width, h1, symmetry)
+        cslot, _ = slot_and_tag(ckey, big_log2, key_bits)
+        prefetch(big, cslot)
+
+
+@njit(cache=True, inline="always")
+def _two_threats(w: np.uint64, nm: np.uint64, bottom: np.uint64, board: np.uint64) -> bool:
+    """Do the winning cells ``w`` a move leaves (the mask ``nm`` after it) hold two
+    threats: two playable cells, or one right above another? The opponent blocks one,
+    the mover completes the other with the next-but-one stone."""
+    t = w & ((nm + bottom) & board)  # the winning cells now playable
+    # x & (x - 1) != 0: two bits or more; w >> 1: the cells under a winning cell
+    return (t & (t - _ONE)) != _ZERO or (t & (w >> _ONE)) != _ZERO
+
+
+@njit(cache=True, inline="always")
+def _lookahead_cut(
+    cur: np.uint64,
+    mask: np.uint64,
+    m: np.uint64,
+    w: np.uint64,
+    odd_empty: bool,
+    beta: int,
+    board: np.uint64,
+    bottom: np.uint64,
+    claim_rows: np.uint64,
+    height: int,
+) -> int:
+    """The zugzwang bound one move ahead, for a move ``m`` (leaving the winning cells
+    ``w``) at a node with an odd number of empty cells: after it the opponent is to move
+    with an even number and the mover holds the zugzwang. Its value when it is a cut-off
+    (``>= beta``) before any child is searched, else ``_NO_BOUND`` (also with an even
+    number of empty cells); a value above 1 needs a winning cell outside ``claim_rows``."""
+    if not odd_empty or (beta > 1 and (w & ~claim_rows) == _ZERO):
+        return _NO_BOUND
+    bound = _zugzwang_bound(cur ^ mask, cur | m, w, mask | m, board, bottom, claim_rows, height)
+    if bound != _NO_BOUND and -bound >= beta:
+        return -bound
+    return _NO_BOUND
+
+
+@njit(cache=True, inline="always")
+def _threat_score(
+    w: np.uint64, nm: np.uint64, opp_win: np.uint64, board: np.uint64, bottom: np.uint64
+) -> int:
+    """The move ordering's score of the winning cells ``w`` a move leaves (the mask ``nm``
+    after it), with c4's weights (:mod:`solver.settings`): cells one and two moves from
+    playable, and all useful ones (not right above an opponent's winning cell: never
+    reached)."""
+    useful = w & ~(opp_win << _ONE)
+    up1 = (((nm + bottom) & board) << _ONE) & board  # one above each playable cell
+    return (
+        NEXT_THREAT_WEIGHT * popcount(useful & up1)
+        + LATER_THREAT_WEIGHT * popcount(useful & ((up1 << _ONE) & board))
+        + THREAT_WEIGHT * popcount(useful)
+    )
+
+
+@njit(cache=True, inline="always")
+def _save_node(stack: np.ndarray, base: int, alpha: int, beta: int, k: int, best: int) -> None:
+    """Keep in the node's row (at ``base``) what its children's returns read: the
+    window, the number of moves, the index of the one searched (the first), the best
+    score so far (the integers as their 64 bits)."""
+    stack[_u(base + _ALPHA)] = np.uint64(alpha)
+    stack[_u(base + _BETA)] = np.uint64(beta)
+    stack[_u(base + _NMOVES)] = np.uint64(k)
+    stack[_u(base + _IDX)] = np.uint64(0)
+    stack[_u(base + _BEST)] = np.uint64(best)
+
+
+@njit(cache=True, inline="always")
+def _count_nodes(stats: np.ndarray, nodes: int, symmetry: bool) -> None:
+    """Add a search's nodes to ``stats`` (see :func:`_negamax`): all, and those of the
+    copies without the mirror code."""
+    stats[0] += nodes
+    if not symmetry:
+        stats[2] += nodes
+
+
+@njit(cache=True, inline="always")
+def _push(
+    stack: np.ndarray,
+    d: int,
+    row: int,
+    wins: int,
+    idx: int,
+    cur: np.uint64,
+    mask: np.uint64,
+    alpha: int,
+    beta: int,
+    whole: bool,
+) -> tuple[np.uint64, np.uint64, int, int, np.uint64]:
+    """Enter the ``idx``-th child of the node at row ``d`` (position ``cur``, ``mask``,
+    window ``alpha``, ``beta``): its row ``d + 1`` (:func:`_enter_row`) and its
+    (current, mask, alpha, beta, opponent's winning cells)."""
+    m = stack[_u(d * row + _MOVES + idx)]
+    # the child's side to move holds the other stones (cur ^ mask); negamax window
+    child, child_mask = cur ^ mask, mask | m
+    opp_win = stack[_u(d * row + wins + idx)]
+    _enter_row(stack, (d + 1) * row, child, child_mask, opp_win, -beta, -alpha, whole)
+    return child, child_mask, -beta, -alpha, opp_win
+
+
 @njit(cache=True, nogil=True)
 def _search(
     d0: int,
@@ -718,72 +988,33 @@ def _search(
     default_size: bool,
     probing: bool,
 ) -> int:
-    """The search of :func:`_negamax` from the node at row ``d0`` of the stack
-    (``stack``'s row d0: current, mask, the opponent's winning cells, alpha,
-    beta), which has ``n0 + d0`` stones; ``col_of_bit``, ``tie_break``: see
-    :func:`_negamax`.
+    """The search of :func:`_negamax` from the node at row ``d0`` of the stack (current,
+    mask, the opponent's winning cells, alpha, beta), which has ``n0 + d0`` stones.
 
-    ``mirror`` (``True`` or ``None``) and ``default_size`` are always passed as
-    constants: numba compiles one copy of this function per combination (as it
-    does for arguments that are literals) with the other branches folded away.
-    ``mirror=True``: the mirror code is compiled in, and every child of
-    ``SYMMETRY_STONES`` stones is handed over with its subtree to a copy without
-    it (the mirror code does nothing from there on: the same search). Most nodes
-    have that many stones (75% of the build's have 28-36), and the loop compiles
-    about 40 instructions per node cheaper without the mirror code, even where
-    it never runs. ``mirror=None``: without the mirror code; numba drops the
-    hand-over (``if mirror is None``) before typing, so these copies do not call
-    :func:`_negamax_deep`, which calls them (a cycle of calls compiles, but
-    crashes when loaded from numba's cache; so does a call from one copy of a
-    function to another).
-    ``default_size``: the board is 7x6, its size a constant (:func:`_is_7x6`), and the
-    move ordering's bit work runs in vector registers (:func:`_winning_lanes`).
-    ``probing`` (a constant too): the copy with the mirror code that probes
-    ``book``, the exact scores of one ply (:mod:`solver.probe`), at every node of
-    that ply; a book's ply is below ``SYMMETRY_STONES`` (:class:`Solver` checks), so
-    the copies without the mirror code never probe, and a search without a book runs
-    a copy without the probe's test, the loop it ran before the probe existed (a
-    test of a run-time ply in that one copy instead measured 1-5% more CPU time on
-    30 random 8-ply positions, about the machine's noise; the extra copy adds about
-    a third to the cold compile). The copies that do not probe get any uint64 array
-    as ``book``."""
+    ``mirror``, ``default_size`` and ``probing`` are constants: numba compiles a copy per
+    combination, the other branches folded away. ``mirror=True``: with the mirror code,
+    each child of ``SYMMETRY_STONES`` stones handed over with its subtree to a copy
+    without it (:func:`_negamax_deep`; 40 instructions per node cheaper); numba drops
+    that hand-over (``if mirror is None``) before typing those copies, so no copy calls
+    another (a cycle of calls crashes when loaded from numba's cache).
+    ``default_size``: the 7x6 board as constants (:func:`_is_7x6`) and the move
+    ordering's bit work in vector registers (:func:`_winning_lanes`). ``probing``: the
+    scores of the nodes of ``book``'s ply are read from it (:mod:`solver.probe`)."""
     symmetry = mirror is not None
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
     if default_size:
-        width = DEFAULT_WIDTH
-        height = DEFAULT_HEIGHT
-        cells = _CELLS_7X6
-        small_log2 = SMALL_TABLE_LOG2
-        key_bits = _KEY_BITS_7X6
+        width, height, cells = DEFAULT_WIDTH, DEFAULT_HEIGHT, _CELLS_7X6
+        small_log2, key_bits = SMALL_TABLE_LOG2, _KEY_BITS_7X6
     else:
-        width = geo[0]
-        height = geo[1]
-        cells = geo[2]
-        small_log2 = tparams[1]
-        key_bits = tparams[2]
+        width, height, cells = geo[0], geo[1], geo[2]
+        small_log2, key_bits = tparams[1], tparams[2]
     # solver.settings' stone counts are the 7x6 board's: the same empty cells elsewhere
     deep = DEEP_STONES + cells - _CELLS_7X6
     etc_stones = ETC_STONES + cells - _CELLS_7X6
     tt_stones = TT_STONES + cells - _CELLS_7X6
-    use_potential = POTENTIAL
-    use_prefetch = PREFETCH
     h1 = height + 1
-    bottom = _ZERO
-    for c in range(width):
-        bottom |= _ONE << np.uint64(c * h1)
-    board = bottom * ((_ONE << np.uint64(height)) - _ONE)  # every column's cells
-    # cells the side to move gets when every column has an even number of
-    # empty cells and the opponent answers each move on top of it: the rows
-    # with the parity of the board height (0-based)
-    claim_rows = _ZERO
-    for c in range(width):
-        for r in range(height % 2, height, 2):
-            claim_rows |= _ONE << np.uint64(c * h1 + r)
-    right_cols = _ZERO  # the columns right of the centre
-    for c in range((width + 1) // 2, width):
-        right_cols |= col_masks[c]
-
+    bottom, board, claim_rows, right_cols = _board_masks(width, height, col_masks)
     # the stack's rows (see _stack_row): an entry is at d * row + field, with
     # ``row`` a constant in the 7x6 copy (the row length of a 2-D array is a
     # run-time value that the loop reloads), one base pointer for every field
@@ -795,9 +1026,7 @@ def _search(
     nodes = 0
     v = 0
     # the node's position, window and the opponent's winning cells: read from the
-    # stack for the first node, then set by the push of each child (which stores
-    # in the child's row only what is read again, current and mask, but for the
-    # hand-over to another copy of the loop, which reads the whole row)
+    # stack for the first node, then set by the push of each child (see _enter_row)
     cur = stack[_u(d * row + _CUR)]
     mask = stack[_u(d * row + _MASK)]
     alpha = np.int64(stack[_u(d * row + _ALPHA)])
@@ -806,77 +1035,11 @@ def _search(
     while True:
         # ---------------------------------------------------- enter node d
         nodes += 1
-        alpha_in = alpha
         n = n0 + d
-        done = False
-        possible = (mask + bottom) & board
-        forced = possible & opp_win
-        nxt = _ZERO
-        if forced != _ZERO:
-            if (forced & (forced - _ONE)) != _ZERO:  # two threats: lost
-                v = -((cells - n) // 2)
-                done = True
-            possible = forced
-        if not done:
-            nxt = possible & ~(opp_win >> _ONE)  # never play under a threat
-            if nxt == _ZERO:
-                v = -((cells - n) // 2)
-                done = True
-            elif n >= cells - 2:
-                v = 0
-                done = True
-        if not done:
-            lo = -((cells - 2 - n) // 2)  # the opponent cannot win next move
-            hi = (cells - 1 - n) // 2  # we cannot win this move
-            if use_potential:
-                empty = board ^ mask
-                # each test only where it can end the search: hi = 0 fails low
-                # only if alpha >= 0, lo = 0 fails high only if beta <= 0 (with a
-                # null window nothing else changes; a wider one only narrows less)
-                if alpha >= 0 and not _has_four(cur | empty, height):
-                    hi = min(hi, 0)
-                # The two tests below repeat, below the root, tests the parent made
-                # before it pushed this node, with the same window (every window is
-                # a null window, and the search fails soft: the parent's alpha and
-                # beta never change while it searches its children): had they cut,
-                # the parent would not have searched this node. "No four for the
-                # opponent" here implies it at the parent (fewer empty cells), where
-                # the same bound failed the parent low; the zugzwang bound is the
-                # parent's look-ahead bound for this move.
-                if d == 0 and beta <= 0 and not _has_four((cur ^ mask) | empty, height):
-                    lo = max(lo, 0)
-                # zugzwang (claimeven, baseinverse, aftereven), when the number
-                # of empty cells is even; a bound below -1 needs a threat of the
-                # opponent outside claim_rows
-                if (
-                    d == 0
-                    and ((cells - n) & 1) == 0
-                    and hi > alpha
-                    and (alpha >= -1 or (opp_win & ~claim_rows) != _ZERO)
-                ):
-                    hi = min(
-                        hi,
-                        _zugzwang_bound(
-                            cur, cur ^ mask, opp_win, mask, board, bottom, claim_rows, height
-                        ),
-                    )
-            best = lo  # the moves left out lose sooner than lo
-            if alpha < lo:
-                alpha = lo
-            if beta > hi:
-                beta = hi
-            if alpha >= beta:
-                # lo >= beta: a lower bound that fails high; else hi <= alpha: fails low
-                # (if both, lo == hi is the exact score)
-                v = alpha if alpha > alpha_in else beta
-                done = True
-        if (
-            symmetry
-            and not done
-            and n < SYMMETRY_STONES
-            and _mirror(mask, width, h1, col_masks[0]) == mask
-            and _mirror(cur, width, h1, col_masks[0]) == cur
-        ):
+        done, v, nxt, alpha, beta, best = _node_bounds(
+            cur, mask, opp_win, n, d == 0, alpha, beta, cells, board, bottom, claim_rows, height
+        )
+        if symmetry and not done and n < SYMMETRY_STONES and _self_mirror(cur, mask, width, h1):
             # the position is its own mirror image, and so are its threats and
             # its set of moves: one move of each mirror pair is enough
             nxt &= ~right_cols
@@ -889,135 +1052,78 @@ def _search(
                 v = known
                 done = True
                 stats[3] += 1
-        tt_cells = _ZERO  # the cells of the table move's column
-        if not done and use_prefetch and n + 1 < deep and n < etc_stones:
-            # the children's slots in the big table are probed below (enhanced
-            # transposition cut-offs): start loading them now, in parallel
-            child_base = (cur ^ mask) + mask + bottom
-            rest = nxt
-            while rest != _ZERO:
-                m = rest & (_ZERO - rest)
-                rest ^= m
-                ckey, _ = _table_key(child_base + m, n + 1, width, h1, symmetry)
-                cslot, ctag = slot_and_tag(ckey, big_log2, key_bits)
-                prefetch(big, cslot)
-        slot = _ZERO
-        tag = _ZERO
-        flipped = False
+        if not done and PREFETCH and n + 1 < deep and n < etc_stones:
+            _prefetch_children(
+                big, cur, mask, bottom, nxt, n, width, h1, symmetry, big_log2, key_bits
+            )
         # one move left (a forced block, or every other move loses at once): the
         # table's move orders nothing, and its bounds cut nothing the parent's
-        # enhanced transposition cut-off did not (below)
+        # enhanced transposition cut-off did not (x & (x - 1) == 0: at most one bit)
         single = (nxt & (nxt - _ONE)) == _ZERO
+        slot, tag, flipped, tt_cells = _ZERO, _ZERO, False, _ZERO
         if not done and n < tt_stones:
             key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
-            # each table access branches on small/big itself: holding the chosen
-            # array in a variable (a helper returning it) makes numba count its
-            # references in the loop and halved the speed (same nodes, measured)
-            # Its bounds hardly ever cut: the parent probed this entry before it
-            # pushed this node (enhanced transposition cut-offs, same window);
-            # what the probe brings is the move to try first.
-            if n >= deep:
-                slot, tag = slot_and_tag(key, small_log2, key_bits)
-                payload = _ZERO if single else probe(small, slot, tag)
-            else:
-                slot, tag = slot_and_tag(key, big_log2, key_bits)
-                payload = _ZERO if single else probe(big, slot, tag)
-            if payload != _ZERO:
-                lower, upper = entry_bounds(payload)
-                tt_move = entry_move(payload)
-                if tt_move >= 0:
-                    tt_cells = col_masks[_u(width - 1 - tt_move if flipped else tt_move)]
-                if lower > alpha:
-                    alpha = lower
-                    if alpha >= beta:
-                        v = alpha
-                        done = True
-                if not done and upper < beta:
-                    beta = upper
-                    if alpha >= beta:
-                        v = beta
-                        done = True
+            slot, tag = _table_slot(key, n, deep, big_log2, small_log2, key_bits)
+            payload = _ZERO
+            if not single:
+                payload = probe(small, slot, tag) if n >= deep else probe(big, slot, tag)
+            tt_move, alpha, beta, done, v = _entry_window(payload, alpha, beta)
+            if tt_move >= 0:
+                tt_cells = col_masks[_u(width - 1 - tt_move if flipped else tt_move)]
         if not done:
             # ------------------------------------------------ order moves
+            # the moves into the row, best first: the table's move, then c4's weights,
+            # centre first on ties; a move may decide the node before any search
+            # (arrays stay in this loop: see _table_slot)
             k = 0
-            etc_col = -1  # a column that proved a cut-off from the table or the zugzwang bound
+            etc_col = -1  # the column of a cut-off by the zugzwang bound or the table
             odd_empty = ((cells - n) & 1) == 1
             two_threats = _ZERO
             lane = 0
             if default_size:
-                # every move's winning cells at once, in vector registers; also at
-                # single-move nodes (the scalar code there too cost 7 per node more)
+                # every move's winning cells at once, in vector registers
                 two_threats = _winning_lanes(stack, _u(d * row + lanes), cur, mask, nxt)
-            rest = nxt  # one bit per playable column, taken lowest first: the
-            # insertion sort below puts them in order (score, then centre first)
+            rest = nxt  # one bit per move, lowest first; the insertion sort orders them
             while rest != _ZERO:
-                m = rest & (_ZERO - rest)
+                m = rest & (_ZERO - rest)  # x & -x: the lowest set bit
                 rest ^= m
-                nm = mask | m
                 if default_size:
                     w = stack[_u(d * row + lanes + lane)]
                     lane += 1
                     two = (two_threats & m) != _ZERO
                 else:
-                    w = _winning_cells(cur | m, nm, board, height)
-                    t = w & ((nm + bottom) & board)
-                    two = (t & (t - _ONE)) != _ZERO or (t & (w >> _ONE)) != _ZERO
+                    w = _winning_cells(cur | m, mask | m, board, height)
+                    two = _two_threats(w, mask | m, bottom, board)
                 if two:
-                    # two threats after this move: the opponent blocks one,
-                    # we complete the other with our next-but-one stone
-                    v = (cells - 1 - n) // 2
-                    done = True
+                    v, done = (cells - 1 - n) // 2, True
                     break
-                if odd_empty and (beta <= 1 or (w & ~claim_rows) != _ZERO):
-                    # the same zugzwang bound one move ahead: after this move the
-                    # opponent is to move with an even number of empty cells and we
-                    # hold the zugzwang; a bound >= beta for this move is a
-                    # cut-off before any child is searched
-                    bound = _zugzwang_bound(
-                        cur ^ mask, cur | m, w, nm, board, bottom, claim_rows, height
-                    )
-                    if bound != _NO_BOUND and -bound >= beta:
-                        v = -bound
-                        done = True
-                        etc_col = col_of_bit[_u(trailing_zeros(m))]
-                        break
+                cut = _lookahead_cut(
+                    cur, mask, m, w, odd_empty, beta, board, bottom, claim_rows, height
+                )
+                if cut != _NO_BOUND:
+                    v, done, etc_col = cut, True, col_of_bit[_u(trailing_zeros(m))]
+                    break
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
-                    ckey, _ = _table_key((cur ^ mask) + nm + bottom, n + 1, width, h1, symmetry)
-                    if n + 1 >= deep:
-                        cslot, ctag = slot_and_tag(ckey, small_log2, key_bits)
-                        cpay = probe(small, cslot, ctag)
-                    else:
-                        cslot, ctag = slot_and_tag(ckey, big_log2, key_bits)
-                        cpay = probe(big, cslot, ctag)
+                    ckey, _ = _table_key(
+                        (cur ^ mask) + (mask | m) + bottom, n + 1, width, h1, symmetry
+                    )
+                    cslot, ctag = _table_slot(ckey, n + 1, deep, big_log2, small_log2, key_bits)
+                    cpay = probe(small, cslot, ctag) if n + 1 >= deep else probe(big, cslot, ctag)
                     if cpay != _ZERO:
                         clower, cupper = entry_bounds(cpay)
                         if -cupper >= beta:
-                            v = -cupper
-                            done = True
-                            etc_col = col_of_bit[_u(trailing_zeros(m))]
+                            v, done, etc_col = -cupper, True, col_of_bit[_u(trailing_zeros(m))]
                             break
-                        cbound = clower
-                        if -cbound <= alpha:
-                            # the child's lower bound proves this move cannot
-                            # raise alpha: skip it (its upper bound joins best)
-                            if -cbound > best:
-                                best = -cbound
+                        if -clower <= alpha:
+                            # this move cannot raise alpha: left out, its bound joins best
+                            best = max(best, -clower)
                             continue
                 sc = 0
                 if not single:
-                    # c4's weights: threats one and two moves from playable, useful threats
-                    useful = w & ~(opp_win << _ONE)
-                    play_c = (nm + bottom) & board
-                    up1 = (play_c << _ONE) & board
-                    nt = useful & up1
-                    nnt = useful & ((up1 << _ONE) & board)
-                    sc = (
-                        NEXT_THREAT_WEIGHT * popcount(nt)
-                        + LATER_THREAT_WEIGHT * popcount(nnt)
-                        + THREAT_WEIGHT * popcount(useful)
-                    ) * _RANKS + tie_break[_u(trailing_zeros(m))]
+                    sc = _threat_score(w, mask | m, opp_win, board, bottom) * _RANKS
+                    sc += tie_break[_u(trailing_zeros(m))]
                     if (m & tt_cells) != _ZERO:
                         sc += _TT_MOVE_BONUS
                 j = k
@@ -1030,52 +1136,31 @@ def _search(
                 stack[_u(d * row + wins + j)] = w
                 stack[_u(d * row + scores + j)] = np.uint64(sc)
                 k += 1
-            if etc_col >= 0 and n < tt_stones:
-                if flipped:
-                    etc_col = width - 1 - etc_col
-                if n >= deep:
-                    store(small, slot, tag, v, True, etc_col)
-                else:
-                    store(big, slot, tag, v, True, etc_col)
-            if not done and k == 0:
-                # every move was refuted from the table: fail low
-                v = best
+            if etc_col >= 0 or (not done and k == 0):
+                # a move's cut-off before any search (its lower bound and column), or
+                # every move refuted from the table: fail low with the upper bound best
+                lower = etc_col >= 0
+                v = v if lower else best
                 done = True
-                if n >= tt_stones:
-                    pass
-                elif n >= deep:
-                    store(small, slot, tag, v, False, -1)
-                else:
-                    store(big, slot, tag, v, False, -1)
+                if n < tt_stones:
+                    col = (width - 1 - etc_col if flipped else etc_col) if lower else -1
+                    if n >= deep:
+                        store(small, slot, tag, v, lower, col)
+                    else:
+                        store(big, slot, tag, v, lower, col)
             if not done:
-                stack[_u(d * row + _ALPHA)] = np.uint64(alpha)
-                stack[_u(d * row + _BETA)] = np.uint64(beta)
-                stack[_u(d * row + _NMOVES)] = np.uint64(k)
-                stack[_u(d * row + _IDX)] = np.uint64(0)
-                stack[_u(d * row + _BEST)] = np.uint64(best)
+                _save_node(stack, d * row, alpha, beta, k, best)
                 # push the first child
-                m = stack[_u(d * row + _MOVES)]
-                cur, mask = cur ^ mask, mask | m
-                alpha, beta = -beta, -alpha
-                opp_win = stack[_u(d * row + wins)]
+                cur, mask, alpha, beta, opp_win = _push(
+                    stack, d, row, wins, 0, cur, mask, alpha, beta, mirror is not None
+                )
                 d += 1
-                _enter_row(stack, d * row, cur, mask, opp_win, alpha, beta, mirror is not None)
                 if mirror is None or n + 1 < SYMMETRY_STONES:
                     continue
                 # the child and its subtree are past the mirror code: the kernel
                 # compiled without it searches them; its value returns below
                 v = _negamax_deep(
-                    d,
-                    n0,
-                    big,
-                    small,
-                    tparams,
-                    geo,
-                    col_masks,
-                    stack,
-                    stats,
-                    col_of_bit,
-                    tie_break,
+                    d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break
                 )
                 if stats[1] != 0:  # stopped (see below)
                     stats[0] += nodes
@@ -1083,9 +1168,7 @@ def _search(
         # ------------------------------------------- return v from depth d
         while True:
             if d == d0:
-                stats[0] += nodes
-                if not symmetry:
-                    stats[2] += nodes
+                _count_nodes(stats, nodes, symmetry)
                 return v
             d -= 1
             score = -v
@@ -1094,81 +1177,59 @@ def _search(
             n = n0 + d
             idx = np.int64(stack[_u(d * row + _IDX)])
             if score >= np.int64(stack[_u(d * row + _BETA)]):
+                # a cut-off: store the lower bound with the move that proved it
                 m = stack[_u(d * row + _MOVES + idx)]
                 col = col_of_bit[_u(trailing_zeros(m))]
-                key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
-                if flipped:
-                    col = width - 1 - col
-                if n >= tt_stones:
-                    pass
-                elif n >= deep:
-                    slot, tag = slot_and_tag(key, small_log2, key_bits)
-                    store(small, slot, tag, score, True, col)
-                else:
-                    slot, tag = slot_and_tag(key, big_log2, key_bits)
-                    store(big, slot, tag, score, True, col)
-                    if load_relaxed(geo, _u(_STOP)) != 0:
-                        # stopped: another thread has the answer. Leave at once, storing
-                        # nothing more (each entry stored so far is the bound of a
-                        # finished subtree). Checked only after the big table's stores,
-                        # the rarer ones, so that it costs nothing in the deep nodes.
-                        stats[0] += nodes
-                        if not symmetry:
-                            stats[2] += nodes
-                        stats[1] = 1
-                        return 0
                 v = score
-                continue
-            if score > np.int64(stack[_u(d * row + _BEST)]):
-                stack[_u(d * row + _BEST)] = np.uint64(score)
-                if score > np.int64(stack[_u(d * row + _ALPHA)]):
-                    stack[_u(d * row + _ALPHA)] = np.uint64(score)
-            idx += 1
-            if idx < np.int64(stack[_u(d * row + _NMOVES)]):
-                stack[_u(d * row + _IDX)] = np.uint64(idx)
-                m = stack[_u(d * row + _MOVES + idx)]
-                cur, mask = cur ^ mask, mask | m
-                alpha = -np.int64(stack[_u(d * row + _BETA)])
-                beta = -np.int64(stack[_u(d * row + _ALPHA)])
-                opp_win = stack[_u(d * row + wins + idx)]
-                d += 1
-                _enter_row(stack, d * row, cur, mask, opp_win, alpha, beta, mirror is not None)
-                if mirror is None or n + 1 < SYMMETRY_STONES:
-                    break
-                # past the mirror code, as above: return the child's value at once
-                v = _negamax_deep(
-                    d,
-                    n0,
-                    big,
-                    small,
-                    tparams,
-                    geo,
-                    col_masks,
-                    stack,
-                    stats,
-                    col_of_bit,
-                    tie_break,
-                )
-                if stats[1] != 0:  # stopped
-                    stats[0] += nodes
-                    return 0
-                continue
-            v = np.int64(stack[_u(d * row + _BEST)])
-            key, _ = _table_key(cur + mask + bottom, n, width, h1, symmetry)
-            if n >= tt_stones:
-                pass
-            elif n >= deep:
-                slot, tag = slot_and_tag(key, small_log2, key_bits)
-                store(small, slot, tag, v, False, -1)
+                lower = True
             else:
-                slot, tag = slot_and_tag(key, big_log2, key_bits)
-                store(big, slot, tag, v, False, -1)
-                if load_relaxed(geo, _u(_STOP)) != 0:  # stopped (see above)
-                    stats[0] += nodes
-                    if not symmetry:
-                        stats[2] += nodes
-                    stats[1] = 1
-                    return 0
+                if score > np.int64(stack[_u(d * row + _BEST)]):
+                    stack[_u(d * row + _BEST)] = np.uint64(score)
+                    if score > np.int64(stack[_u(d * row + _ALPHA)]):
+                        stack[_u(d * row + _ALPHA)] = np.uint64(score)
+                idx += 1
+                if idx < np.int64(stack[_u(d * row + _NMOVES)]):
+                    stack[_u(d * row + _IDX)] = np.uint64(idx)
+                    cur, mask, alpha, beta, opp_win = _push(
+                        stack, d, row, wins, idx, cur, mask,
+                        np.int64(stack[_u(d * row + _ALPHA)]),
+                        np.int64(stack[_u(d * row + _BETA)]),
+                        mirror is not None,
+                    )  # fmt: skip
+                    d += 1
+                    if mirror is None or n + 1 < SYMMETRY_STONES:
+                        break
+                    # past the mirror code, as above: return the child's value at once
+                    v = _negamax_deep(
+                        d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit,
+                        tie_break,
+                    )  # fmt: skip
+                    if stats[1] != 0:  # stopped
+                        stats[0] += nodes
+                        return 0
+                    continue
+                # every move searched: the best score is an upper bound
+                v = np.int64(stack[_u(d * row + _BEST)])
+                col = -1
+                lower = False
+            if n >= tt_stones:
+                continue
+            key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
+            if flipped and lower:
+                col = width - 1 - col
+            slot, tag = _table_slot(key, n, deep, big_log2, small_log2, key_bits)
+            if n >= deep:
+                store(small, slot, tag, v, lower, col)
+                continue
+            store(big, slot, tag, v, lower, col)
+            if load_relaxed(geo, _u(_STOP)) != 0:
+                # stopped: another thread has the answer, or a time limit or an
+                # interrupt. Leave at once, storing nothing more (each entry stored so
+                # far is the bound of a finished subtree). Checked only after the big
+                # table's stores, the rarer ones, so that it costs nothing in the deep nodes.
+                _count_nodes(stats, nodes, symmetry)
+                stats[1] = 1
+                return 0
 
 
 @njit(cache=True, nogil=True, native=True)  # solver/_native.py: run without numba
