@@ -117,8 +117,7 @@ def check_book(
     ``fmt``: the book's format, when it is not detected (manifest, name, content).
     """
     start = time.perf_counter()
-    from openingbook.memory import check_table_size
-    from openingbook.pipeline.executors import default_jobs
+    from openingbook.memory import check_table_size, default_jobs
 
     # before reading the book; a scheduler's workers are on other machines
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())

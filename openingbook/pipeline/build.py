@@ -61,11 +61,10 @@ from openingbook.manifest import (
     manifest_path,
     manifest_provenance,
 )
-from openingbook.memory import check_table_size, worker_count
+from openingbook.memory import check_table_size, default_jobs, worker_count
 from openingbook.pipeline.executors import (
     EXECUTOR_NAMES,
     Executor,
-    default_jobs,
     make_executor,
     require_dask,
 )
