@@ -24,7 +24,7 @@ Where the values come from (:attr:`MoveValue.source`):
   ply;
 * ``"derived"``: backed up by exact negamax from a distance book at most
   :data:`MAX_BOOK_GAP` plies deeper, fewer on wide boards
-  (:func:`openingbook.pipeline.derive.negamax_layers`), unless the engine has read that
+  (:func:`openingbook.pipeline.negamax.negamax_layers`), unless the engine has read that
   book's probe (below);
 * ``"solver"``: searched by :class:`solver.Solver`; when the engine has a book
   deeper than the move's position, the search probes the shallowest such book
@@ -722,7 +722,7 @@ class Engine:
             return
         import numpy as np
 
-        from openingbook.pipeline.derive import negamax_layers
+        from openingbook.pipeline.negamax import negamax_layers
 
         target = min(deeper)
         cols = list(children)
