@@ -269,8 +269,8 @@ def solve_book_values(
     positions' board size.
     """
     from openingbook.memory import worker_count
-    from openingbook.pipeline.build import ChunkTask, init_worker, solve_chunk
     from openingbook.pipeline.executors import make_executor
+    from openingbook.pipeline.solving import ChunkTask, init_worker, solve_chunk
 
     n = len(first)
     if not scheduler:  # local workers: no more than the chunks or the memory

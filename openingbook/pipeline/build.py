@@ -11,7 +11,8 @@
    Chunk ids and contents depend only on the options, never on the machine.
 2. **Solve** every chunk not already saved in the work directory
    (:class:`openingbook.pipeline.workdir.WorkDir`) on an executor
-   (:mod:`openingbook.pipeline.executors`), one solver and table per worker: exact
+   (:mod:`openingbook.pipeline.executors`), one solver and table per worker
+   (:mod:`openingbook.pipeline.solving`): exact
    scores for distance books, win/draw/loss otherwise. Each finished chunk is
    saved atomically with a checksum; a rerun skips whole chunks and recomputes
    damaged ones.
@@ -40,7 +41,6 @@ import contextlib
 import math
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +68,7 @@ from openingbook.pipeline.executors import (
     make_executor,
     require_dask,
 )
+from openingbook.pipeline.solving import ChunkTask, init_worker, solve_chunk
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
 from openingbook.pipeline.writing import (
     check_book_output,
@@ -76,7 +77,6 @@ from openingbook.pipeline.writing import (
     write_solved_book,
     writes_compact,
 )
-from openingbook.values import book_values
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
 __all__ = [
@@ -87,13 +87,11 @@ __all__ = [
     "BuildPlan",
     "BuildSummary",
     "Chunk",
-    "ChunkTask",
     "build_book",
     "default_output_name",
     "parse_part",
     "parse_shard",
     "plan_build",
-    "solve_chunk",
 ]
 
 #: Plies a build accepts (book positions have the first player to move).
@@ -364,56 +362,6 @@ def plan_build(options: BuildOptions) -> BuildPlan:
                 value=f"{i}/{n}",
             )
     return BuildPlan(options, first, mask, total, size, count, chunks)
-
-
-# ---------------------------------------------------------------- worker side
-@dataclass(frozen=True)
-class ChunkTask:
-    """What a worker needs to solve one chunk (small and picklable)."""
-
-    chunk_id: int
-    first: np.ndarray
-    mask: np.ndarray
-    stones: int
-    exact: bool
-    table_log2: int | None
-    board: BoardSize
-
-
-_worker = threading.local()  # one solver per worker thread (dask may run threads)
-
-
-def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
-    """This worker's solver, created on first use and kept (its table stays warm)."""
-    solver = getattr(_worker, "solver", None)
-    settings = (table_log2, tuple(board))
-    if solver is None or getattr(_worker, "settings", None) != settings:
-        from solver import Solver
-
-        sized = {} if table_log2 is None else {"table_log2": table_log2}
-        solver = Solver(width=board.width, height=board.height, **sized)
-        _worker.solver = solver
-        _worker.settings = settings
-    return solver
-
-
-def init_worker(table_log2: int | None, board: BoardSize) -> None:
-    """Executor initializer: create the worker's solver and load its compiled code.
-
-    Done before the first task so that the chunks' CPU times measure solving only.
-    """
-    _worker_solver(table_log2, BoardSize(*board)).warm_up()
-
-
-def solve_chunk(task: ChunkTask) -> ChunkResult:
-    """Solve one chunk in a worker; CPU time is the worker thread's own."""
-    board = BoardSize(*task.board)
-    solver = _worker_solver(task.table_log2, board)
-    start = time.thread_time()
-    raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
-    values = book_values(raw, task.stones, task.exact, board)
-    cpu = time.thread_time() - start
-    return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
 
 
 # ---------------------------------------------------------------- build
