@@ -1,7 +1,7 @@
 """``openingbook.build``, kept for one release (CHANGELOG.md): an alias of
-:mod:`openingbook.pipeline.build`, :mod:`~openingbook.pipeline.merge`,
-:mod:`~openingbook.pipeline.solving` and :mod:`~openingbook.pipeline.writing`; import from
-there."""
+:mod:`openingbook.pipeline.build`, :mod:`~openingbook.pipeline.enumeration`,
+:mod:`~openingbook.pipeline.merge`, :mod:`~openingbook.pipeline.solving` and
+:mod:`~openingbook.pipeline.writing`; import from there."""
 
 from openingbook.pipeline.build import (
     MAX_CHUNK_SIZE,
@@ -13,10 +13,10 @@ from openingbook.pipeline.build import (
     Chunk,
     build_book,
     default_output_name,
-    parse_part,
     parse_shard,
     plan_build,
 )
+from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.merge import MergeSummary, merge_books, merge_parts
 from openingbook.pipeline.solving import ChunkTask, solve_chunk
 from openingbook.pipeline.writing import write_solved_book, writes_compact

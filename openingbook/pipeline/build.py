@@ -62,6 +62,7 @@ from openingbook.manifest import (
     manifest_provenance,
 )
 from openingbook.memory import check_table_size, default_jobs, worker_count
+from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.executors import (
     EXECUTOR_NAMES,
     Executor,
@@ -89,7 +90,6 @@ __all__ = [
     "Chunk",
     "build_book",
     "default_output_name",
-    "parse_part",
     "parse_shard",
     "plan_build",
 ]
@@ -125,24 +125,6 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not 1 <= i <= n:
         raise InvalidArgument(_SHARD_FORM, argument="shard", value=text)
     return i, n
-
-
-_PART_FORM = "expected i/n with 1 <= i <= n <= 65536, e.g. 3/32"
-
-
-def parse_part(text: str) -> tuple[int, int]:
-    """``"3/32"`` -> ``(3, 32)``: part 3 of 32 of the ply (:func:`solver.part_of`).
-
-    >>> parse_part("3/32")
-    (3, 32)
-    """
-    from solver import check_part
-
-    try:
-        i, n = (int(p) for p in text.strip().split("/"))
-        return check_part((i, n))
-    except ValueError:
-        raise InvalidArgument(_PART_FORM, argument="part", value=text) from None
 
 
 @dataclass(frozen=True)
