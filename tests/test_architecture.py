@@ -338,6 +338,7 @@ def test_each_module_imports_only_from_the_groups_below_it():
 
 def test_the_layering_finds_a_forbidden_import():
     graph = openingbook_graph()
+    before = set(layering_violations(graph))
     graph["openingbook.checks.diff"] = graph["openingbook.checks.diff"] | {
         "openingbook.checks.stats"
     }
@@ -348,7 +349,7 @@ def test_the_layering_finds_a_forbidden_import():
     graph["openingbook.pipeline.workdir"] = graph["openingbook.pipeline.workdir"] | {
         "openingbook.formats"
     }
-    assert layering_violations(graph) == [
+    assert [v for v in layering_violations(graph) if v not in before] == [
         "openingbook.checks.diff (library) -> openingbook.checks.stats (library)",
         "openingbook.cli.explore (cli commands) -> openingbook.cli.analyze (cli commands)",
         "openingbook.memory (root) -> openingbook.pipeline.executors (helpers)",
