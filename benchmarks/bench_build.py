@@ -59,8 +59,9 @@ import numpy as np
 import openingbook
 from openingbook.atomicio import write_json_atomic
 from openingbook.manifest import manifest_path
+from openingbook.memory import default_jobs
 from openingbook.pipeline.build import BuildOptions, build_book, plan_build
-from openingbook.pipeline.executors import default_jobs, worker_ranges
+from openingbook.pipeline.executors import worker_ranges
 from openingbook.pipeline.workdir import ChunkResult
 from solver import DEFAULT_BOARD, Position, Solver, positions_with_moves
 

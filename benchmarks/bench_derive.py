@@ -31,7 +31,8 @@ from openingbook.atomicio import write_json_atomic
 from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.codec import encode_keys
 from openingbook.formats import load_book
-from openingbook.pipeline.derive import derive_book, derive_values
+from openingbook.pipeline.derive import derive_book
+from openingbook.pipeline.negamax import derive_values
 from solver import DEFAULT_BOARD
 from solver.enumerate import enumerate_positions
 

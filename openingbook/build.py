@@ -1,5 +1,6 @@
 """``openingbook.build``, kept for one release (CHANGELOG.md): an alias of
-:mod:`openingbook.pipeline.build`, :mod:`~openingbook.pipeline.merge` and
+:mod:`openingbook.pipeline.build`, :mod:`~openingbook.pipeline.enumeration`,
+:mod:`~openingbook.pipeline.merge`, :mod:`~openingbook.pipeline.solving` and
 :mod:`~openingbook.pipeline.writing`; import from there."""
 
 from openingbook.pipeline.build import (
@@ -10,15 +11,14 @@ from openingbook.pipeline.build import (
     BuildPlan,
     BuildSummary,
     Chunk,
-    ChunkTask,
     build_book,
     default_output_name,
-    parse_part,
     parse_shard,
     plan_build,
-    solve_chunk,
 )
+from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.merge import MergeSummary, merge_books, merge_parts
+from openingbook.pipeline.solving import ChunkTask, solve_chunk
 from openingbook.pipeline.writing import write_solved_book, writes_compact
 
 __all__ = [

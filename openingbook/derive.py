@@ -1,13 +1,13 @@
 """``openingbook.derive``, kept for one release (CHANGELOG.md): an alias of
-:mod:`openingbook.pipeline.derive`; import from there."""
+:mod:`openingbook.pipeline.derive` and :mod:`openingbook.pipeline.negamax`; import from
+there."""
 
-from openingbook.pipeline.derive import (
+from openingbook.pipeline.derive import DeriveSummary, derive_book
+from openingbook.pipeline.negamax import (
     Derivation,
     DerivedValues,
-    DeriveSummary,
     LeafLookup,
     book_leaves,
-    derive_book,
     derive_values,
     negamax_layers,
 )

@@ -24,7 +24,7 @@ Where the values come from (:attr:`MoveValue.source`):
   ply;
 * ``"derived"``: backed up by exact negamax from a distance book at most
   :data:`MAX_BOOK_GAP` plies deeper, fewer on wide boards
-  (:func:`openingbook.pipeline.derive.negamax_layers`), unless the engine has read that
+  (:func:`openingbook.pipeline.negamax.negamax_layers`), unless the engine has read that
   book's probe (below);
 * ``"solver"``: searched by :class:`solver.Solver`; when the engine has a book
   deeper than the move's position, the search probes the shallowest such book
@@ -365,7 +365,8 @@ def _describe_reader(reader: Any) -> tuple[BoardSize, int, bool]:
 class Engine:
     """Exact values of every move of a position, from books where it can, else by search.
 
-    ``board``: the board size (default 7x6; ``"WxH"`` too). ``books``: :data:`SHIPPED` (the
+    ``board``: the board size (default 7x6; ``"WxH"`` too; ``None``: the board of the
+    first of ``books``, which are then files or names). ``books``: :data:`SHIPPED` (the
     default: the distance books shipped for the board, none for a board without
     any), ``None`` (the solver alone), or book files / shipped book names
     (distance books of the board; several of one ply are asked in order).
@@ -385,7 +386,7 @@ class Engine:
 
     def __init__(
         self,
-        board: BoardSize | tuple[int, int] | str = DEFAULT_BOARD,
+        board: BoardSize | tuple[int, int] | str | None = DEFAULT_BOARD,
         books: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = SHIPPED,
         *,
         table_log2: int | None = None,
@@ -396,15 +397,16 @@ class Engine:
 
         if isinstance(board, str):
             board = parse_board_size(board)
-        try:
-            width, height = board
-        except (TypeError, ValueError):
-            raise InvalidArgument(
-                "expected a board size: a BoardSize, (width, height) or 'WxH'",
-                argument="board",
-                value=board,
-            ) from None
-        check_board_size(width, height)
+        if board is not None:
+            try:
+                width, height = board
+            except (TypeError, ValueError):
+                raise InvalidArgument(
+                    "expected a board size: a BoardSize, (width, height) or 'WxH'",
+                    argument="board",
+                    value=board,
+                ) from None
+            check_board_size(width, height)
         if table_log2 is not None:
             if isinstance(table_log2, bool) or not isinstance(table_log2, numbers.Integral):
                 raise InvalidArgument(
@@ -424,9 +426,25 @@ class Engine:
                     argument="books",
                     value=wrong[0],
                 )
+        time_limit = _checked_time_limit(time_limit)
+        #: the first book, opened to learn the board (``board=None``)
+        first: tuple[str | os.PathLike[str], Any] | None = None
+        if board is None:
+            names = [books] if isinstance(books, (str, os.PathLike)) else books
+            if books is None or books == SHIPPED or not names:
+                raise InvalidArgument(
+                    "expected books to take the board from, or a board size",
+                    argument="board",
+                    value=None,
+                )
+            from openingbook.formats import open_book
+
+            reader = open_book(names[0])
+            first = (names[0], reader)
+            width, height = reader.board
         self.board = BoardSize(width, height)
         #: the time limit of an analysis given none (seconds; None: no limit)
-        self.time_limit = _checked_time_limit(time_limit)
+        self.time_limit = time_limit
         self._table_log2 = table_log2
         self._solver: Solver | None = None
         self._books: dict[int, list[_PlyBook]] = {}
@@ -440,9 +458,9 @@ class Engine:
         elif isinstance(books, str) and books == SHIPPED:
             self._add_shipped()
         elif isinstance(books, (str, os.PathLike)):
-            self._add_books([books])
+            self._add_books([books], first)
         else:
-            self._add_books(list(books))
+            self._add_books(list(books), first)
 
     # ------------------------------------------------------------------ books
     def _add_shipped(self) -> None:
@@ -452,11 +470,16 @@ class Engine:
             if book.board == str(self.board) and book.kind != "wdl" and book.under is None:
                 self._books.setdefault(book.plies, []).append(_PlyBook(Path(book.path), book.plies))
 
-    def _add_books(self, names: Sequence[str | os.PathLike[str]]) -> None:
-        from openingbook.api import open_book
+    def _add_books(
+        self,
+        names: Sequence[str | os.PathLike[str]],
+        first: tuple[str | os.PathLike[str], Any] | None = None,
+    ) -> None:
+        """Open ``names`` (``first``: the first of them and its reader, already open)."""
+        from openingbook.formats import open_book
 
-        for name in names:
-            reader = open_book(name)
+        for i, name in enumerate(names):
+            reader = first[1] if i == 0 and first is not None else open_book(name)
             board, plies, distances = _describe_reader(reader)
             problem = None
             if board != self.board:
@@ -679,7 +702,7 @@ class Engine:
         paths = [book.path for book in self._books[ply]]
 
         def read() -> None:
-            from openingbook.api import open_book
+            from openingbook.formats import open_book
 
             readers = []
             try:
@@ -722,7 +745,7 @@ class Engine:
             return
         import numpy as np
 
-        from openingbook.pipeline.derive import negamax_layers
+        from openingbook.pipeline.negamax import negamax_layers
 
         target = min(deeper)
         cols = list(children)

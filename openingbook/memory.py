@@ -6,7 +6,8 @@ late (when the search touches enough of it, or when the kernel's out-of-memory
 killer ends the process), not at the start: every command that creates solvers
 calls :func:`check_table_size` first, and an impossible size is an
 :class:`~openingbook.errors.InvalidArgument` saying how much memory it needs
-and how much there is.
+and how much there is. How many workers fit (:func:`worker_count`) also counts the
+cores this process may use (:func:`default_jobs`).
 
 >>> check_table_size(20, workers=2)  # 2 x 8.5 MiB: fine anywhere
 >>> check_table_size(9)
@@ -27,6 +28,7 @@ __all__ = [
     "WORKER_PROCESS_BYTES",
     "available_memory",
     "check_table_size",
+    "default_jobs",
     "require_memory",
     "worker_count",
 ]
@@ -84,6 +86,14 @@ def check_table_size(
         )
 
 
+def default_jobs() -> int:
+    """The number of CPU cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def worker_count(
     jobs: int | None,
     table_log2: int | None,
@@ -111,8 +121,6 @@ def worker_count(
     from solver import default_table_log2
 
     if cores is None:
-        from openingbook.pipeline.executors import default_jobs
-
         cores = default_jobs()
     wanted = max(1, min(jobs or cores, tasks))
     if available is None:

@@ -38,7 +38,7 @@ from openingbook.compact import CompactBook
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.formats import load_book
 from openingbook.formats.model import BookModel, thill_values
-from openingbook.pipeline.derive import derive_values
+from openingbook.pipeline.negamax import derive_values
 from solver import (
     DEFAULT_BOARD,
     BoardSize,

@@ -270,7 +270,7 @@ def _interrupt_after_import(proc: subprocess.Popen, module: str) -> str:
     return "".join(seen) + rest
 
 
-@pytest.mark.parametrize("module", ["numba", "openingbook.cli.commands"])
+@pytest.mark.parametrize("module", ["numba", "openingbook.cli.validate"])
 def test_ctrl_c_while_the_command_line_loads(module):
     """SIGINT right after ``module`` was imported (``-X importtime`` says when): the
     remaining imports, the solver's set-up or the solve are interrupted, never a traceback.

@@ -22,7 +22,8 @@ from openingbook.cli import main
 from openingbook.formats import load_book, read_records
 from openingbook.manifest import file_sha256
 from openingbook.pipeline.build import BuildOptions, build_book
-from openingbook.pipeline.derive import derive_book, derive_values, negamax_layers
+from openingbook.pipeline.derive import derive_book
+from openingbook.pipeline.negamax import derive_values, negamax_layers
 from openingbook.values import (
     UNKNOWN,
     distance_bytes_from_scores,
@@ -379,7 +380,7 @@ def test_a_derivation_larger_than_memory_is_refused_first(book, thill_book8, mon
     times the measured bytes per position, refused before the layers are allocated;
     a narrower line than the book's walks to fewer positions and is not estimated."""
     import openingbook.memory
-    from openingbook.pipeline.derive import DERIVE_BYTES_PER_DEEP_POSITION
+    from openingbook.pipeline.negamax import DERIVE_BYTES_PER_DEEP_POSITION
     from openingbook.registry import resolve_book
 
     path = thill_book8 if book == "thill-8" else resolve_book(book)

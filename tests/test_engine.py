@@ -261,6 +261,9 @@ def test_a_time_limit_answers_what_it_can():
         ({"table_log2": 99}, "table_log2 99: expected 10 to 32"),
         ({"books": 5}, "books 5: expected SHIPPED, None, or book names and paths"),
         ({"books": ["14-dist", 5]}, "books 5: expected"),
+        ({"board": None}, "board None: expected books to take the board from"),
+        ({"board": None, "books": None}, "board None: expected books to take the board from"),
+        ({"board": None, "books": []}, "board None: expected books to take the board from"),
     ],
 )
 def test_arguments_are_checked_at_construction(arguments, message):
@@ -295,6 +298,10 @@ def test_json_form(engine):
 def test_books_of_another_board_or_without_distances_are_refused():
     with pytest.raises(InvalidArgument, match="6x5"):
         Engine(books=["14-dist-6x5"])
+    with pytest.raises(InvalidArgument, match="6x5"):
+        Engine(None, ["14-dist-6x5", "8-dist"])  # the first book's board, then another's
+    with Engine(None, "14-dist-6x5") as engine:  # the board of the books
+        assert engine.board == BoardSize(6, 5) and engine.book_plies == (14,)
     with pytest.raises(InvalidArgument, match="distances"):
         Engine(books=["8"])
 

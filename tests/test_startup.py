@@ -143,7 +143,7 @@ def test_analysis_the_books_answer_loads_no_search(warm_native_cache, args):
     search module (nor the table it allocates) nor the negamax bridge is loaded."""
     loaded = _loaded_modules(args)
     assert (
-        _top_level(loaded, ("solver.search", "openingbook.pipeline.derive", *SOLVER_MODULES)) == []
+        _top_level(loaded, ("solver.search", "openingbook.pipeline.negamax", *SOLVER_MODULES)) == []
     )
 
 

@@ -117,8 +117,7 @@ def check_book(
     ``fmt``: the book's format, when it is not detected (manifest, name, content).
     """
     start = time.perf_counter()
-    from openingbook.memory import check_table_size
-    from openingbook.pipeline.executors import default_jobs
+    from openingbook.memory import check_table_size, default_jobs
 
     # before reading the book; a scheduler's workers are on other machines
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
@@ -270,8 +269,8 @@ def solve_book_values(
     positions' board size.
     """
     from openingbook.memory import worker_count
-    from openingbook.pipeline.build import ChunkTask, init_worker, solve_chunk
     from openingbook.pipeline.executors import make_executor
+    from openingbook.pipeline.solving import ChunkTask, init_worker, solve_chunk
 
     n = len(first)
     if not scheduler:  # local workers: no more than the chunks or the memory

@@ -1,5 +1,5 @@
 """Validate a book against a deeper one: :func:`validate_books` derives the shallower
-book's values from the deeper book (:mod:`openingbook.pipeline.derive`) and compares them
+book's values from the deeper book (:mod:`openingbook.pipeline.negamax`) and compares them
 position by position.
 """
 
@@ -21,7 +21,7 @@ from openingbook.checks.report import (
 from openingbook.errors import BookFileError
 from openingbook.formats import load_book
 from openingbook.manifest import require_board
-from openingbook.pipeline.derive import derive_values
+from openingbook.pipeline.negamax import derive_values
 from openingbook.values import UNKNOWN
 from solver import (
     canonical_keys,

@@ -194,5 +194,16 @@ def main() -> None:
 
 
 def _load_commands() -> None:
-    """Import every command module: each registers its commands on ``main``."""
-    from openingbook.cli import commands  # noqa: F401
+    """Import every command module: each registers its commands on ``main`` (here, when
+    ``main`` runs, so that Ctrl-C while they load is the one line ``interrupted``)."""
+    from openingbook.cli import (  # noqa: F401
+        analyze,
+        build,
+        convert,
+        enumerate,
+        explore,
+        export,
+        lookup,
+        solve,
+        validate,
+    )

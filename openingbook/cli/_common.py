@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 import click
 
 from openingbook.errors import Error, InvalidArgument, OutputExists
+from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2
 
 if TYPE_CHECKING:
     from solver import Position
@@ -395,6 +396,58 @@ class BookParam(click.ParamType):
 
 #: Use as ``type=`` of every argument that names a book to read.
 BOOK = BookParam()
+
+
+#: ``--book none``: the solver alone
+NO_BOOK = "none"
+
+
+class _EngineBook(click.ParamType):
+    """A ``--book`` value: a book file, a shipped book's name, or ``none``."""
+
+    name = "book"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == NO_BOOK:
+            return value
+        return BOOK.convert(value, param, ctx)
+
+
+#: ``--book``: the engine's books (``analyze``, ``best``, ``explore``); the command
+#: receives ``books``, a tuple of book paths and ``none``
+book_option = click.option(
+    "--book",
+    "books",
+    type=_EngineBook(),
+    multiple=True,
+    help="A distance book to use instead of the shipped ones (a file or a shipped "
+    "book's name; repeat for several plies), or 'none' for the solver alone.",
+)
+
+#: ``--table-log2``: the engine's solver table (``table_log2``, None for the default)
+table_option = click.option(
+    "--table-log2",
+    type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
+    default=None,
+    help="The solver's transposition table, 2^N entries of 8 bytes (default: as "
+    "'openingbook solve').",
+)
+
+
+def engine_arguments(
+    books: tuple[Any, ...], size: Any, width: int | None, height: int | None
+) -> dict[str, Any]:
+    """The ``board`` and ``books`` of :class:`openingbook.engine.Engine` that
+    :data:`book_option` and :func:`board_size_options` ask for: the shipped books unless
+    ``--book`` is given, the books' own board (``board=None``) unless a size is."""
+    if NO_BOOK in books and len(books) > 1:
+        raise click.UsageError("--book none cannot be combined with books")
+    if books and NO_BOOK not in books and size is None and width is None and height is None:
+        return {"board": None, "books": list(books)}
+    board = resolve_board_size(size, width, height)
+    if not books:
+        return {"board": board}  # the engine's default: the shipped books of the board
+    return {"board": board, "books": None if books == (NO_BOOK,) else list(books)}
 
 
 class OutputOption(click.Option):

@@ -15,55 +15,20 @@ import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
-    BOOK,
     ShippedBooksHelp,
     board_size_options,
+    book_option,
     emit_json,
+    engine_arguments,
     json_option,
-    resolve_board_size,
+    table_option,
     user_errors,
 )
-from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2
 
 if TYPE_CHECKING:
-    from openingbook.engine import Analysis, Engine
+    from openingbook.engine import Analysis
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: ``--book none``: the solver alone
-NO_BOOK = "none"
-
-
-class _EngineBook(click.ParamType):
-    """A ``--book`` value: a book file, a shipped book's name, or ``none``."""
-
-    name = "book"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if value == NO_BOOK:
-            return value
-        return BOOK.convert(value, param, ctx)
-
-
-#: ``--book``: the engine's books (``analyze``, ``best``, ``explore``); the command
-#: receives ``books``, a tuple of book paths and ``none``
-book_option = click.option(
-    "--book",
-    "books",
-    type=_EngineBook(),
-    multiple=True,
-    help="A distance book to use instead of the shipped ones (a file or a shipped "
-    "book's name; repeat for several plies), or 'none' for the solver alone.",
-)
-
-#: ``--table-log2``: the engine's solver table (``table_log2``, None for the default)
-table_option = click.option(
-    "--table-log2",
-    type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
-    default=None,
-    help="The solver's transposition table, 2^N entries of 8 bytes (default: as "
-    "'openingbook solve').",
-)
 
 
 def engine_options(func: F) -> F:
@@ -87,33 +52,6 @@ def engine_options(func: F) -> F:
     return func
 
 
-def engine_from_options(
-    books: tuple[Any, ...],
-    size: Any,
-    width: int | None,
-    height: int | None,
-    table_log2: int | None,
-) -> Engine:
-    """The engine the options of :func:`engine_options` ask for: the books' own board
-    unless a size is given, the shipped books unless ``--book`` is."""
-    from openingbook.engine import SHIPPED, Engine
-
-    if NO_BOOK in books and len(books) > 1:
-        raise click.UsageError("--book none cannot be combined with books")
-    if books and NO_BOOK not in books and size is None and width is None and height is None:
-        from openingbook.api import book_board
-
-        board = book_board(books[0])  # the books' own board unless --size says otherwise
-    else:
-        board = resolve_board_size(size, width, height)
-    if table_log2 is not None:
-        from openingbook.memory import check_table_size
-
-        check_table_size(table_log2)
-    chosen: Any = SHIPPED if not books else (None if books == (NO_BOOK,) else list(books))
-    return Engine(board, chosen, table_log2=table_log2)
-
-
 def _analyze(
     moves: str,
     books: tuple[Any, ...],
@@ -123,8 +61,11 @@ def _analyze(
     time_limit: float | None,
     table_log2: int | None,
 ) -> Analysis:
-    """The analysis of ``moves`` by an engine made from the options of :func:`engine_options`."""
-    with engine_from_options(books, size, width, height, table_log2) as engine:
+    """The analysis of ``moves`` by the engine the options of :func:`engine_options` ask for."""
+    from openingbook.engine import Engine
+
+    arguments = engine_arguments(books, size, width, height)
+    with Engine(**arguments, table_log2=table_log2) as engine:
         return engine.analyze(moves, time_limit=time_limit)
 
 

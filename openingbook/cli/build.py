@@ -39,7 +39,7 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
 def _part(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
-    from openingbook.pipeline.build import parse_part  # the command modules import only click
+    from openingbook.pipeline.enumeration import parse_part  # the command modules import only click
 
     try:
         return parse_part(value)

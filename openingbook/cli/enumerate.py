@@ -106,7 +106,7 @@ def enumerate_command(
 
     which = None
     if part is not None:
-        from openingbook.pipeline.build import parse_part
+        from openingbook.pipeline.enumeration import parse_part
 
         which = parse_part(part)
 

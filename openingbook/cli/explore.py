@@ -1,6 +1,6 @@
 """``openingbook explore``: argument parsing for the browser explorer
 (:mod:`openingbook.explorer`); the engine's options (``--book``, the board size,
-``--table-log2``) are those of ``openingbook analyze`` (:mod:`openingbook.cli.analyze`)."""
+``--table-log2``) are those of ``openingbook analyze`` (:mod:`openingbook.cli._common`)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from openingbook.cli import main
 from openingbook.cli._common import (
     BadArgument,
     board_size_options,
+    book_option,
     emit_json,
+    engine_arguments,
     json_option,
+    table_option,
     user_errors,
 )
-from openingbook.cli.analyze import book_option, engine_from_options, table_option
 
 
 @main.command("explore")
@@ -84,9 +86,10 @@ def explore_command(
       openingbook explore --port 0 --no-browser
       openingbook explore --size 6x5
     """
+    from openingbook.engine import Engine
     from openingbook.explorer import Explorer, ExplorerLimits, make_server
 
-    engine = engine_from_options(books, size, width, height, table_log2)
+    engine = Engine(**engine_arguments(books, size, width, height), table_log2=table_log2)
     board = engine.board
     explorer = Explorer(engine, board, limits=ExplorerLimits(time_limit=time_limit))
     try:

@@ -11,7 +11,8 @@
    Chunk ids and contents depend only on the options, never on the machine.
 2. **Solve** every chunk not already saved in the work directory
    (:class:`openingbook.pipeline.workdir.WorkDir`) on an executor
-   (:mod:`openingbook.pipeline.executors`), one solver and table per worker: exact
+   (:mod:`openingbook.pipeline.executors`), one solver and table per worker
+   (:mod:`openingbook.pipeline.solving`): exact
    scores for distance books, win/draw/loss otherwise. Each finished chunk is
    saved atomically with a checksum; a rerun skips whole chunks and recomputes
    damaged ones.
@@ -40,7 +41,6 @@ import contextlib
 import math
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -61,14 +61,15 @@ from openingbook.manifest import (
     manifest_path,
     manifest_provenance,
 )
-from openingbook.memory import check_table_size, worker_count
+from openingbook.memory import check_table_size, default_jobs, worker_count
+from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.executors import (
     EXECUTOR_NAMES,
     Executor,
-    default_jobs,
     make_executor,
     require_dask,
 )
+from openingbook.pipeline.solving import ChunkTask, init_worker, solve_chunk
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
 from openingbook.pipeline.writing import (
     check_book_output,
@@ -77,7 +78,6 @@ from openingbook.pipeline.writing import (
     write_solved_book,
     writes_compact,
 )
-from openingbook.values import book_values
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
 __all__ = [
@@ -88,13 +88,10 @@ __all__ = [
     "BuildPlan",
     "BuildSummary",
     "Chunk",
-    "ChunkTask",
     "build_book",
     "default_output_name",
-    "parse_part",
     "parse_shard",
     "plan_build",
-    "solve_chunk",
 ]
 
 #: Plies a build accepts (book positions have the first player to move).
@@ -128,24 +125,6 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not 1 <= i <= n:
         raise InvalidArgument(_SHARD_FORM, argument="shard", value=text)
     return i, n
-
-
-_PART_FORM = "expected i/n with 1 <= i <= n <= 65536, e.g. 3/32"
-
-
-def parse_part(text: str) -> tuple[int, int]:
-    """``"3/32"`` -> ``(3, 32)``: part 3 of 32 of the ply (:func:`solver.part_of`).
-
-    >>> parse_part("3/32")
-    (3, 32)
-    """
-    from solver import check_part
-
-    try:
-        i, n = (int(p) for p in text.strip().split("/"))
-        return check_part((i, n))
-    except ValueError:
-        raise InvalidArgument(_PART_FORM, argument="part", value=text) from None
 
 
 @dataclass(frozen=True)
@@ -365,56 +344,6 @@ def plan_build(options: BuildOptions) -> BuildPlan:
                 value=f"{i}/{n}",
             )
     return BuildPlan(options, first, mask, total, size, count, chunks)
-
-
-# ---------------------------------------------------------------- worker side
-@dataclass(frozen=True)
-class ChunkTask:
-    """What a worker needs to solve one chunk (small and picklable)."""
-
-    chunk_id: int
-    first: np.ndarray
-    mask: np.ndarray
-    stones: int
-    exact: bool
-    table_log2: int | None
-    board: BoardSize
-
-
-_worker = threading.local()  # one solver per worker thread (dask may run threads)
-
-
-def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
-    """This worker's solver, created on first use and kept (its table stays warm)."""
-    solver = getattr(_worker, "solver", None)
-    settings = (table_log2, tuple(board))
-    if solver is None or getattr(_worker, "settings", None) != settings:
-        from solver import Solver
-
-        sized = {} if table_log2 is None else {"table_log2": table_log2}
-        solver = Solver(width=board.width, height=board.height, **sized)
-        _worker.solver = solver
-        _worker.settings = settings
-    return solver
-
-
-def init_worker(table_log2: int | None, board: BoardSize) -> None:
-    """Executor initializer: create the worker's solver and load its compiled code.
-
-    Done before the first task so that the chunks' CPU times measure solving only.
-    """
-    _worker_solver(table_log2, BoardSize(*board)).warm_up()
-
-
-def solve_chunk(task: ChunkTask) -> ChunkResult:
-    """Solve one chunk in a worker; CPU time is the worker thread's own."""
-    board = BoardSize(*task.board)
-    solver = _worker_solver(task.table_log2, board)
-    start = time.thread_time()
-    raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
-    values = book_values(raw, task.stones, task.exact, board)
-    cpu = time.thread_time() - start
-    return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
 
 
 # ---------------------------------------------------------------- build

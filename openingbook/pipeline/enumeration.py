@@ -53,6 +53,7 @@ __all__ = [
     "code_lines",
     "enumerate_to_file",
     "move_lines",
+    "parse_part",
 ]
 
 
@@ -60,6 +61,24 @@ __all__ = [
 OUTPUT_FORMATS = ("moves", "codes")
 
 _NEWLINE = np.uint8(ord("\n"))
+
+
+_PART_FORM = "expected i/n with 1 <= i <= n <= 65536, e.g. 3/32"
+
+
+def parse_part(text: str) -> tuple[int, int]:
+    """``"3/32"`` -> ``(3, 32)``: part 3 of 32 of the ply (:func:`solver.part_of`).
+
+    >>> parse_part("3/32")
+    (3, 32)
+    """
+    from solver import check_part
+
+    try:
+        i, n = (int(p) for p in text.strip().split("/"))
+        return check_part((i, n))
+    except ValueError:
+        raise InvalidArgument(_PART_FORM, argument="part", value=text) from None
 
 
 def move_lines(moves: np.ndarray) -> bytes:

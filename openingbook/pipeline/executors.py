@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from openingbook.errors import InvalidArgument, MissingExtra, SchedulerUnreachable, WorkerLost
+from openingbook.memory import default_jobs
 
 __all__ = [
     "EXECUTOR_NAMES",
@@ -33,7 +34,6 @@ __all__ = [
     "Executor",
     "PoolExecutor",
     "SerialExecutor",
-    "default_jobs",
     "make_executor",
     "require_dask",
     "worker_ranges",
@@ -50,14 +50,6 @@ def worker_ranges(tasks: int, workers: int) -> list[tuple[int, int]]:
     """
     bounds = [round(i * tasks / workers) for i in range(workers + 1)]
     return [(bounds[w], bounds[w + 1]) for w in range(workers)]
-
-
-def default_jobs() -> int:
-    """The number of CPU cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class Executor:

@@ -1,0 +1,434 @@
+"""The values of a shallower ply from a deeper book, by exact negamax over the plies between.
+
+The values of the positions at ply ``m`` follow from the values at ply ``n > m``:
+expand every ply-``m`` position layer by layer to ply ``n`` (vectorized, one numpy
+array per layer, transpositions and mirror pairs merged), score the positions
+where the side to move can complete four at once directly, look the remaining
+ply-``n`` positions up in the deeper book, and back the values up by negamax
+(:func:`negamax_layers`; over a :class:`~openingbook.formats.model.BookModel`:
+:func:`derive_values`). What ``derive`` writes (:mod:`openingbook.pipeline.derive`),
+what ``validate`` compares (:mod:`openingbook.checks.validate`) and what the engine
+backs up (:mod:`openingbook.engine`); it reads no file and writes none.
+
+Values are Pons scores (side to move, see :mod:`solver.scores`) when the deeper
+book has distances, so that distances carry through; otherwise win/draw/loss
+(+1/0/-1 for the side to move). A first-player-win-pruned deeper book is read
+with its rule "a position that is not stored is a first-player win".
+
+>>> import numpy as np
+>>> from solver import Position
+>>> root = Position.from_moves("112233")  # the first player completes four next
+>>> first = np.array([root.first_stones], np.uint64)
+>>> mask = np.array([root.mask], np.uint64)
+>>> def no_leaves(f, m):  # never asked: every line ends before ply 8
+...     raise AssertionError
+>>> negamax_layers(first, mask, 8, no_leaves, scores=True, width=7, height=6).values.tolist()
+[18]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from openingbook.checks.booksizes import complete_positions
+from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.memory import require_memory
+from openingbook.values import (
+    UNKNOWN,
+    distance_bytes_from_scores,
+    distance_plies,
+    pruned_values,
+)
+from solver import (
+    BoardSize,
+    board_mask,
+    can_win_next_bits,
+    canonical_keys,
+    enumerate_positions,
+    positions_with_moves,
+    score_from_plies,
+    stone_counts,
+)
+
+if TYPE_CHECKING:
+    from openingbook.formats.model import BookModel
+
+__all__ = [
+    "DERIVE_BYTES_PER_DEEP_POSITION",
+    "Derivation",
+    "DerivedValues",
+    "LeafLookup",
+    "book_leaves",
+    "derive_values",
+    "negamax_layers",
+]
+
+_U64 = np.uint64
+
+
+class _Board(BoardSize):
+    """A board size with the bit masks the layer walk needs."""
+
+    __slots__ = ()
+
+    @property
+    def bottom(self) -> list[np.uint64]:
+        return [_U64(1 << (c * (self.height + 1))) for c in range(self.width)]
+
+    @property
+    def top(self) -> list[np.uint64]:
+        return [_U64(1 << (c * (self.height + 1) + self.height - 1)) for c in range(self.width)]
+
+    @property
+    def full(self) -> np.uint64:
+        return _U64(board_mask(self.width, self.height))
+
+
+#: Marks a value the negamax cannot decide (a deeper position it needs is not in the
+#: book) inside its int8 value arrays: larger than any score, so that a maximum over
+#: children is undecided as soon as one child is. Not :data:`openingbook.values.UNKNOWN`,
+#: which marks a book's unknown answer.
+UNDECIDED = np.int8(100)
+
+#: ``leaves(first, mask) -> (known, values)``: values (int8, side to move; Pons
+#: scores or -1/0/+1) of ply-``n`` positions in which the side to move cannot win
+#: at once; ``known`` is False where the deeper book cannot say.
+LeafLookup = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class DerivedValues:
+    """Values of root positions backed up from a deeper ply.
+
+    ``values`` are side-to-move values (Pons scores when ``scores``, else -1/0/+1)
+    and meaningless where ``known`` is False (some needed deeper position was
+    missing from the deeper book).
+    """
+
+    first: np.ndarray
+    mask: np.ndarray
+    values: np.ndarray
+    known: np.ndarray
+    plies: int
+    scores: bool
+    layer_sizes: list[int] = field(default_factory=list)
+    looked_up: int = 0
+
+    def first_player_values(self) -> np.ndarray:
+        """Values from the first player's side (positive = first player wins)."""
+        a_to_move = stone_counts(self.mask) % 2 == 0
+        return np.where(a_to_move, self.values, -self.values).astype(np.int8)
+
+
+def negamax_layers(
+    first: np.ndarray,
+    mask: np.ndarray,
+    plies: int,
+    leaves: LeafLookup,
+    scores: bool,
+    width: int,
+    height: int,
+) -> DerivedValues:
+    """Exact values of the ``first``/``mask`` positions from the values at ``plies`` stones.
+
+    The positions are of a ``width`` x ``height`` board.
+
+    All roots must have the same number of stones, at most ``plies``. Every line
+    is followed to ``plies`` stones unless the side to move can win at once on
+    the way (scored as a win with its next stone) or the board is full (a
+    draw); the ply-``plies`` positions left are passed to ``leaves`` once each
+    (one variant per mirror pair). A root is unknown when any position it needs
+    is unknown.
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("4444443")  # second player to move, blocks or loses
+    >>> f = np.array([p.first_stones], np.uint64); m = np.array([p.mask], np.uint64)
+    >>> def all_draws(f, m):
+    ...     return np.ones(len(f), bool), np.zeros(len(f), np.int8)
+    >>> negamax_layers(f, m, 9, all_draws, scores=False, width=7, height=6).values.tolist()
+    [0]
+    """
+    first = np.ascontiguousarray(first, dtype=np.uint64)
+    mask = np.ascontiguousarray(mask, dtype=np.uint64)
+    if first.shape != mask.shape or first.ndim != 1:
+        raise InvalidArgument("first and mask must be one-dimensional arrays of the same length")
+    counts = np.unique(stone_counts(mask))
+    if len(counts) > 1:
+        raise InvalidArgument(f"roots have different stone counts: {counts.tolist()}")
+    start = int(counts[0]) if len(counts) else plies
+    if start > plies:
+        raise InvalidArgument(f"roots have {start} stones, more than the target ply {plies}")
+    board = _Board(width, height)
+    if plies > board.cells:
+        raise InvalidArgument(f"ply {plies} is beyond a full board ({board.cells})")
+
+    # Walk down: per layer the positions, and the (rows, 7) child indices.
+    layers: list[tuple[np.ndarray, np.ndarray]] = [(first, mask)]
+    children: list[np.ndarray] = []
+    for _ply in range(start, plies):
+        f, m = layers[-1]
+        stop = _terminal(f, m, board)
+        child_index, cf, cm = _expand(f, m, ~stop, board)
+        children.append(child_index)
+        layers.append((cf, cm))
+
+    # The deepest layer: immediate wins directly, the rest from the deeper book.
+    f, m = layers[-1]
+    values, known, looked_up = _leaf_values(f, m, plies, leaves, scores, board)
+
+    # Walk up.
+    for depth in range(len(children) - 1, -1, -1):
+        f, m = layers[depth]
+        ply = start + depth
+        child_index = children[depth]
+        contrib = np.where(known, -values, UNDECIDED).astype(np.int8)
+        contrib = np.append(contrib, -UNDECIDED)  # the last entry stands for "no child"
+        backed = contrib[np.where(child_index >= 0, child_index, len(contrib) - 1)].max(axis=1)
+        win_now = can_win_next_bits(f, m, width, height)
+        full = m == board.full
+        direct = _win_now_value(ply, scores, board)
+        values = np.where(win_now, direct, np.where(full, 0, backed)).astype(np.int8)
+        known = values != UNDECIDED
+        values[~known] = 0
+    return DerivedValues(
+        first=first,
+        mask=mask,
+        values=values,
+        known=known,
+        plies=plies,
+        scores=scores,
+        layer_sizes=[len(lf) for lf, _ in layers],
+        looked_up=looked_up,
+    )
+
+
+def _terminal(first: np.ndarray, mask: np.ndarray, board: _Board) -> np.ndarray:
+    """Positions not expanded: the side to move wins at once, or the board is full."""
+    return can_win_next_bits(first, mask, board.width, board.height) | (mask == board.full)
+
+
+def _expand(
+    first: np.ndarray, mask: np.ndarray, open_: np.ndarray, board: _Board
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Children of the ``open_`` positions, one variant per mirror pair.
+
+    Returns ``(child_index, first, mask)``: ``child_index[i, c]`` is the row of
+    the position after column ``c`` is played in position ``i`` (-1 when the
+    column is full or the position is not open). The side to move cannot win
+    at once in an open position, so no child has four in a row.
+    """
+    rows = len(first)
+    width = board.width
+    a_moves = rows > 0 and int(stone_counts(mask[:1])[0]) % 2 == 0
+    cf = np.empty((rows, width), np.uint64)
+    cm = np.empty((rows, width), np.uint64)
+    ok = np.empty((rows, width), bool)
+    bottom, top = board.bottom, board.top
+    for col in range(width):
+        new_mask = mask | (mask + bottom[col])
+        cm[:, col] = new_mask
+        cf[:, col] = first | (new_mask ^ mask) if a_moves else first
+        ok[:, col] = ((mask & top[col]) == 0) & open_
+    flat = np.flatnonzero(ok.ravel())
+    cf_flat = cf.ravel()[flat]
+    cm_flat = cm.ravel()[flat]
+    keys = canonical_keys(cf_flat, cm_flat, board.width, board.height)  # merge mirror pairs
+    _, first_seen, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    child_index = np.full(rows * width, -1, np.int32)
+    child_index[flat] = inverse.ravel()
+    return child_index.reshape(rows, width), cf_flat[first_seen], cm_flat[first_seen]
+
+
+def _win_now_value(ply: int, scores: bool, board: _Board) -> int:
+    """Value for the side to move that completes four with its next stone."""
+    return score_from_plies(1, ply, board.width, board.height) if scores else 1
+
+
+def _leaf_values(
+    first: np.ndarray,
+    mask: np.ndarray,
+    ply: int,
+    leaves: LeafLookup,
+    scores: bool,
+    board: _Board,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    win_now = can_win_next_bits(first, mask, board.width, board.height)
+    values = np.zeros(len(first), np.int8)
+    known = np.ones(len(first), bool)
+    values[win_now] = _win_now_value(ply, scores, board)
+    ask = np.flatnonzero(~win_now & (mask != board.full))
+    if len(ask):
+        k, v = leaves(first[ask], mask[ask])
+        values[ask] = v
+        known[ask] = k
+    return values, known, len(ask)
+
+
+# ------------------------------------------------------------------ books
+def book_leaves(book: BookModel) -> tuple[LeafLookup, bool]:
+    """The leaf lookup reading ``book``, and whether it gives Pons scores.
+
+    A book with distances gives exact scores (unknown where a position is missing);
+    another gives win/draw/loss, a pruned book's missing position inside its scope
+    being a first-player win (:meth:`BookModel.answers`).
+    """
+    plies = book.plies
+    if book.has_distances:
+
+        def leaves(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            index = book.find(first, mask)
+            found = index >= 0
+            scores = book.score[np.maximum(index, 0)]
+            faulty = found & (scores == UNKNOWN)
+            if faulty.any():
+                i = int(index[np.argmax(faulty)])
+                raise BookFileError(
+                    f"{book.path}: position {i} is a win in {int(book.plies_to_end[i])} "
+                    f"plies, impossible at {plies} stones"
+                )
+            return found, np.where(found, scores, 0).astype(np.int8)
+
+        return leaves, True
+
+    def leaves_wdl(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        winner = book.answers(first, mask).winner
+        known = winner != UNKNOWN
+        first_view = np.where(known, winner, 0)
+        return known, (first_view if plies % 2 == 0 else -first_view).astype(np.int8)
+
+    return leaves_wdl, False
+
+
+# ------------------------------------------------------------------ derivation
+@dataclass
+class Derivation:
+    """Values of the ``plies``-stone book positions (under ``under``) derived from ``deep``.
+
+    ``covered`` is True where the value is certain: every deeper position it
+    needs is in the deeper book, or (pruned books) inside its declared scope.
+    """
+
+    plies: int
+    deep: BookModel
+    under: str | None
+    first: np.ndarray
+    mask: np.ndarray
+    moves: np.ndarray
+    result: DerivedValues
+    covered: np.ndarray
+    seconds: float
+
+    @property
+    def scores(self) -> bool:
+        """Values are exact Pons scores (the deeper book has distances)."""
+        return self.result.scores
+
+    def winners(self) -> np.ndarray:
+        """+1 first player wins, -1 second, 0 draw."""
+        return np.sign(self.result.first_player_values()).astype(np.int8)
+
+    def distances(self) -> np.ndarray:
+        """Plies to the winning stone (-1 for draws, or without scores)."""
+        if not self.scores:
+            return np.full(len(self.first), -1, np.int16)
+        d = distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
+        return np.where(d == 0, -1, distance_plies(d)).astype(np.int16)
+
+    def book_values(self, distances: bool) -> np.ndarray:
+        """Values as stored in a book: distance bytes, or 0 draw / 1 second / 2 first wins."""
+        if distances:
+            if not self.scores:
+                raise BookFileError("a distance book needs a deeper book with distances")
+            return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
+        return pruned_values(self.winners())
+
+
+def derive_values(deep: BookModel, plies: int, under: str | None = None) -> Derivation:
+    """Derive the values of the ``plies``-stone book positions from a deeper book.
+
+    ``under``: only the positions under this line (default: the deeper book's
+    own scope). Raises ``ValueError`` when ``plies`` is not shallower than the
+    book, or when a pruned deeper book is only a sample or shard (its missing
+    positions are not first-player wins). :class:`~openingbook.errors.NotEnoughMemory`
+    before anything is allocated when the derivation would need more memory than
+    this machine has (:data:`DERIVE_BYTES_PER_DEEP_POSITION`; deriving from the
+    14-ply book takes about 9 GB).
+    """
+    start = time.perf_counter()
+    if not 0 <= plies < deep.plies:
+        raise InvalidArgument(
+            f"must be less than the {deep.plies} plies of {deep.path.name}",
+            argument="plies",
+            value=plies,
+        )
+    if not deep.scope.answers_absent and not deep.has_distances:
+        raise BookFileError(
+            f"the scope of {deep.path.name} is {deep.scope.describe()}: its missing "
+            "positions are not known to be first-player wins, so it cannot be read as a pruned book"
+            + ("" if not deep.scope.known else " (merge or rebuild it)")
+        )
+    line = under if under is not None else deep.scope.under
+    if line and len(line) > plies:
+        raise InvalidArgument(
+            f"the line {line} has {len(line)} moves: no {plies}-ply position lies under it"
+            + (f" ({deep.path.name} holds only positions under it)" if not under else "")
+        )
+    deepest = _deepest_layer(deep, line or None)
+    if deepest is not None:
+        require_memory(
+            deepest * DERIVE_BYTES_PER_DEEP_POSITION,
+            f"deriving the {plies}-ply values from {deep.path.name} "
+            f"({deepest:,} positions at {deep.plies} plies)",
+        )
+    width, height = deep.board
+    first, mask, moves = positions_with_moves(plies, line or None, width, height)
+    leaves, scores = book_leaves(deep)
+    result = negamax_layers(first, mask, deep.plies, leaves, scores, width, height)
+    covered = result.known.copy()
+    if not deep.has_distances and deep.scope.under:
+        # a pruned book answers only inside its scope; a root's whole subtree is
+        # inside when the root is (the scope is closed under continuing play)
+        covered &= np.isin(
+            canonical_keys(first, mask, width, height),
+            _scope_at(deep.scope.under, plies, deep.board),
+        )
+    return Derivation(
+        plies,
+        deep,
+        line or None,
+        first,
+        mask,
+        moves.astype(str),
+        result,
+        covered,
+        time.perf_counter() - start,
+    )
+
+
+#: a derivation's peak memory per position of the deeper ply: every layer from the roots
+#: down with its child indices, and the loaded book (measured peaks: 1.7 GB deriving 11
+#: plies from the 4,200,899 positions of the 12-ply distance book, 9.0 GB deriving 13
+#: plies from the 14-ply one: about 400 bytes each)
+DERIVE_BYTES_PER_DEEP_POSITION = 420
+
+
+def _deepest_layer(deep: BookModel, line: str | None) -> int | None:
+    """How many positions at the deeper ply a derivation under ``line`` walks to, when
+    known: those of the whole book (a narrower line walks to fewer, not estimated)."""
+    if line != (deep.scope.under or None):
+        return None
+    if deep.has_distances:  # a distance book stores every position of its scope
+        return len(deep.first)
+    return complete_positions(deep.board, deep.plies) if deep.scope.complete else None
+
+
+def _scope_at(under: str, plies: int, board: BoardSize) -> np.ndarray:
+    if len(under) > plies:
+        return np.empty(0, np.uint64)
+    f, m = enumerate_positions(plies, under, *board)
+    return canonical_keys(f, m, *board)

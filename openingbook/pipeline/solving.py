@@ -1,0 +1,71 @@
+"""The worker side of solving positions in chunks: one solver per worker, created on
+first use and kept (its table stays warm), and one chunk solved into book values.
+
+What the build (:mod:`openingbook.pipeline.build`) and ``check``'s re-solving
+(:mod:`openingbook.checks.check`) hand to their executors
+(:mod:`openingbook.pipeline.executors`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from openingbook.pipeline.workdir import ChunkResult
+from openingbook.values import book_values
+from solver import BoardSize
+
+__all__ = ["ChunkTask", "init_worker", "solve_chunk"]
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """What a worker needs to solve one chunk (small and picklable)."""
+
+    chunk_id: int
+    first: np.ndarray
+    mask: np.ndarray
+    stones: int
+    exact: bool
+    table_log2: int | None
+    board: BoardSize
+
+
+_worker = threading.local()  # one solver per worker thread (dask may run threads)
+
+
+def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
+    """This worker's solver, created on first use and kept (its table stays warm)."""
+    solver = getattr(_worker, "solver", None)
+    settings = (table_log2, tuple(board))
+    if solver is None or getattr(_worker, "settings", None) != settings:
+        from solver import Solver
+
+        sized = {} if table_log2 is None else {"table_log2": table_log2}
+        solver = Solver(width=board.width, height=board.height, **sized)
+        _worker.solver = solver
+        _worker.settings = settings
+    return solver
+
+
+def init_worker(table_log2: int | None, board: BoardSize) -> None:
+    """Executor initializer: create the worker's solver and load its compiled code.
+
+    Done before the first task so that the chunks' CPU times measure solving only.
+    """
+    _worker_solver(table_log2, BoardSize(*board)).warm_up()
+
+
+def solve_chunk(task: ChunkTask) -> ChunkResult:
+    """Solve one chunk in a worker; CPU time is the worker thread's own."""
+    board = BoardSize(*task.board)
+    solver = _worker_solver(task.table_log2, board)
+    start = time.thread_time()
+    raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
+    values = book_values(raw, task.stones, task.exact, board)
+    cpu = time.thread_time() - start
+    return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)
