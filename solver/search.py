@@ -68,8 +68,8 @@ from solver.geometry import check_board_size
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.probe import BookProbe, no_probe
 from solver.settings import (
-    DEEP_STONES,
-    ETC_STONES,
+    DEEP_EMPTY,
+    ETC_EMPTY,
     LATER_THREAT_WEIGHT,
     NEXT_THREAT_WEIGHT,
     POTENTIAL,
@@ -79,7 +79,7 @@ from solver.settings import (
     SYMMETRY_STONES,
     TABLE_LOG2,
     THREAT_WEIGHT,
-    TT_STONES,
+    TT_EMPTY,
 )
 from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable
 
@@ -98,7 +98,7 @@ _ZERO = np.uint64(0)
 #: move scores are (winning cells created) * _RANKS + the column's centre rank
 _RANKS = 64  # more than any board width that fits 64 bits
 _TT_MOVE_BONUS = 1 << 20  # sorts the table's move before every other
-#: the cells of the board the stone counts of solver.settings are given for
+#: the cells of the 7x6 board: a constant of the 7x6 copy
 _CELLS_7X6 = DEFAULT_WIDTH * DEFAULT_HEIGHT
 #: key bits of a 7x6 position (``width * (height + 1)``): a constant of the 7x6 copy
 _KEY_BITS_7X6 = DEFAULT_WIDTH * (DEFAULT_HEIGHT + 1)
@@ -1009,10 +1009,10 @@ def _search(
     else:
         width, height, cells = geo[0], geo[1], geo[2]
         small_log2, key_bits = tparams[1], tparams[2]
-    # solver.settings' stone counts are the 7x6 board's: the same empty cells elsewhere
-    deep = DEEP_STONES + cells - _CELLS_7X6
-    etc_stones = ETC_STONES + cells - _CELLS_7X6
-    tt_stones = TT_STONES + cells - _CELLS_7X6
+    # the stone counts from which each table and cut-off applies (solver.settings)
+    deep = cells - DEEP_EMPTY
+    etc_stones = cells - ETC_EMPTY
+    tt_stones = cells - TT_EMPTY
     h1 = height + 1
     bottom, board, claim_rows, right_cols = _board_masks(width, height, col_masks)
     # the stack's rows (see _stack_row): an entry is at d * row + field, with

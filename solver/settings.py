@@ -5,8 +5,8 @@ so the compiler folds every test on it. None of them changes an answer: they cha
 how many nodes the search visits and how fast it visits them. The measurements behind
 them are in ``benchmarks/NOTES.md``.
 
-Values given in stones are those of the 7x6 board; on other boards the search uses
-the same number of *empty* cells (``stones + cells - 42``).
+Where a value depends on how far a position is from the end of its game, it is given
+in empty cells, so that it means the same on every board.
 
 numba's on-disk cache of :mod:`solver.search` is keyed on that file alone: after
 editing a value here, delete the ``__pycache__`` directories of ``solver`` (the
@@ -18,8 +18,8 @@ sizes it was compiled with are those of the solver's table.
 from __future__ import annotations
 
 __all__ = [
-    "DEEP_STONES",
-    "ETC_STONES",
+    "DEEP_EMPTY",
+    "ETC_EMPTY",
     "LATER_THREAT_WEIGHT",
     "NEXT_THREAT_WEIGHT",
     "POTENTIAL",
@@ -29,7 +29,7 @@ __all__ = [
     "SYMMETRY_STONES",
     "TABLE_LOG2",
     "THREAT_WEIGHT",
-    "TT_STONES",
+    "TT_EMPTY",
 ]
 
 # ------------------------------------------------------------- the tables
@@ -39,20 +39,22 @@ TABLE_LOG2 = 25
 #: Entries of the small table (log2): 2**16 = 512 KiB, half of one core's L2 cache, so
 #: the deep nodes' probes stay there (2**18 lives in the shared L3 and lost 18-21%).
 SMALL_TABLE_LOG2 = 16
-#: Positions with at least this many stones use the small table: 25 keeps the 22-24-stone
-#: positions between neighbouring build positions in the big one (-7% nodes, -15% time).
-DEEP_STONES = 25
-#: No table probe or store from this many stones on: 43, the table at every depth
-#: (34-38 took up to 1.2% more nodes and were no faster).
-TT_STONES = 43
+#: Positions with at most this many empty cells use the small table: 17 (25 stones on
+#: 7x6) keeps the 22-24-stone positions between neighbouring build positions in the big
+#: one (-7% nodes, -15% time).
+DEEP_EMPTY = 17
+#: The table is probed and stored at nodes with more empty cells than this: -1, every
+#: node (no table from 34-38 stones on took up to 1.2% more nodes and was no faster).
+TT_EMPTY = -1
 
 # ------------------------------------------------------ bounds and cut-offs
 #: The "no four possible any more" bound: one test per node where it can cut; switched
 #: off it measured within noise, and it is kept because it can only save nodes.
 POTENTIAL = True
-#: Enhanced transposition cut-offs below this many stones: 42, every node (only below 25
-#: or 32 stones took 7-8% more time; 18-30 before fail-soft 20-42% more nodes).
-ETC_STONES = 42
+#: Enhanced transposition cut-offs at nodes with more empty cells than this: 0, every
+#: node (only below 25 or 32 stones took 7-8% more time; 18-30, before fail-soft,
+#: 20-42% more nodes).
+ETC_EMPTY = 0
 #: Prefetch the children's big-table slots before the cut-off probes load them: the
 #: loads overlap (25% of the time on the measured positions).
 PREFETCH = True
