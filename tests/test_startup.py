@@ -6,9 +6,9 @@ alone costs about 0.2 s (plus the scipy it pulls in), loading its cached kernels
 ``lookup`` and ``info`` of a Thill book load no solver, and a lookup in a
 compact book none of the Thill reader's modules (``info`` of a compact book
 decodes every position, with the compiled enumeration: it loads numba); an
-analysis the books answer loads no search; ``solve`` and a compact lookup run
-their kernels from the native cache (:mod:`solver._native`) and never load numba
-once the cache is warm. Checked in
+analysis the books answer loads no search; ``solve`` and a lookup (the status
+check of every reader, a compact book's table) run their kernels from the native
+cache (:mod:`solver._native`) and never load numba once the cache is warm. Checked in
 a fresh interpreter per command (the test process itself has loaded
 everything), by the modules loaded, never by time: the timings are in
 ``benchmarks/bench_startup.py``.
@@ -71,10 +71,12 @@ def _top_level(modules: set[str], names: tuple[str, ...]) -> list[str]:
 def warm_native_cache() -> None:
     """Run each native kernel once in its own process: the first run of a kernel
     (with numba) saves its library. ``solve`` has two kernels (the search, and the
-    batch one its warm-up uses); the compact lookup one."""
+    batch one its warm-up uses); the compact lookup one, and the status check every
+    reader's single lookup runs (:func:`openingbook.answers.nb_position_status`)."""
     for _ in range(2):
         _loaded_modules(["solve", "44444455", "--threads", "1"])
     _loaded_modules(["lookup", str(COMPACT8), "44444455"])
+    _loaded_modules(["lookup", str(BOOK8), "44444455"])
 
 
 @pytest.mark.parametrize(
@@ -89,7 +91,7 @@ def warm_native_cache() -> None:
     ],
     ids=lambda args: " ".join(Path(a).name for a in args),
 )
-def test_reading_commands_load_no_solver(args):
+def test_reading_commands_load_no_solver(warm_native_cache, args):
     if not BOOK8.exists():
         pytest.fail(f"reference book missing: {BOOK8}")
     assert _top_level(_loaded_modules(args), SOLVER_MODULES) == []
