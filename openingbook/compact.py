@@ -86,7 +86,7 @@ from solver import (
 )
 
 if TYPE_CHECKING:
-    from openingbook.manifest import Scope
+    from openingbook.model import Scope
 
 __all__ = [
     "COMPACT_SUFFIX",
@@ -646,7 +646,7 @@ class CompactBook(BookReader):
 
     @property
     def scope(self) -> Scope:
-        from openingbook.manifest import Scope  # not loaded by a lookup
+        from openingbook.model import Scope  # not loaded by a lookup
 
         part = None if self.part is None else f"part {self.part[0]}/{self.part[1]}"
         return Scope(self.under, part, board=self.board, part=self.part)

@@ -36,7 +36,6 @@ a rerun of the command replaces such an orphaned manifest without ``force``
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
@@ -48,8 +47,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 import openingbook
 from openingbook.atomicio import check_writable, refuse_existing, write_together
@@ -64,15 +61,12 @@ from openingbook.bookfile import (
 from openingbook.checks.booksizes import complete_positions
 from openingbook.errors import BookFileError, InvalidArgument, OutputError
 from openingbook.inputs import MAX_MANIFEST_BYTES, read_bounded, require_regular_file
+from openingbook.model import Scope
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
-    Player,
     Position,
-    canonical_keys,
-    enumerate_positions,
     parse_board_size,
-    part_of,
 )
 
 __all__ = [
@@ -82,7 +76,6 @@ __all__ = [
     "MANIFEST_MARK",
     "BookIdentity",
     "Manifest",
-    "Scope",
     "check_output",
     "clean_command",
     "detect_format",
@@ -163,120 +156,6 @@ def require_board(
         if argument is not None:
             raise InvalidArgument(message, argument=argument, value=BoardSize(*want))
         raise BookFileError(message)
-
-
-@functools.lru_cache(maxsize=8)
-def _scope_keys(under: str, plies: int, width: int, height: int) -> np.ndarray:
-    """Sorted canonical Pons keys of the ``plies``-stone book positions under ``under``."""
-    if len(under) > plies:
-        return np.empty(0, np.uint64)
-    first, mask = enumerate_positions(plies, under, width, height)
-    return np.sort(canonical_keys(first, mask, width, height))
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Which positions of its ply a book holds.
-
-    ``under``: only positions reached by continuing this 1-based line.
-    ``partial``: why the book is not complete even under its line (``"a sample
-    of 2000 positions"``, ``"shard 1/4"``), else None. ``known`` False: nothing
-    says (no manifest, not recognisably complete); ``unknown_why`` says why.
-    A pruned book's rule "not stored = first player wins" holds only where
-    :attr:`answers_absent`.
-    """
-
-    under: str | None = None
-    partial: str | None = None
-    known: bool = True
-    unknown_why: str = ""
-    #: the board of the positions (the ``under`` line is read on it); a keyword
-    board: BoardSize = field(kw_only=True)
-    #: ``(i, n)``: the book holds part ``i`` of ``n`` of its ply (:func:`solver.part_of`)
-    part: tuple[int, int] | None = field(default=None, kw_only=True)
-
-    @property
-    def complete(self) -> bool:
-        """Every position of the ply (as Thill's books)."""
-        return self.known and self.under is None and self.partial is None
-
-    @property
-    def answers_absent(self) -> bool:
-        """Is a missing position inside :meth:`contains` a first-player win (pruned books)?"""
-        return self.known and self.partial is None
-
-    def describe(self) -> str:
-        """``"complete"``, ``"positions under 4444"``, ``"shard 1/4"``, ``"unknown (...)"``."""
-        if not self.known:
-            return f"unknown ({self.unknown_why})" if self.unknown_why else "unknown"
-        if self.partial:
-            return self.partial + (f" of the positions under {self.under}" if self.under else "")
-        return f"positions under {self.under}" if self.under else "complete"
-
-    def contains(self, pos: Position) -> bool:
-        """Is ``pos`` reached by continuing the ``under`` line (either mirror variant)?
-
-        Always True without a line. Exact: the stones added after the line must
-        be playable in some order (gravity, players alternating).
-
-        >>> scope = Scope("44", board=BoardSize(7, 6))
-        >>> scope.contains(Position.from_moves("4453")), scope.contains(Position.from_moves("3453"))
-        (True, False)
-        """
-        if self.part is not None:
-            f, m = np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
-            if int(part_of(f, m, self.part[1], *self.board)[0]) != self.part[0]:
-                return False
-        if self.under is None:
-            return True
-        line = Position.from_moves(self.under, *self.board)
-        return any(_reachable(v, pos) for v in (line, line.mirror()))
-
-    def contains_many(self, first: np.ndarray, mask: np.ndarray, plies: int) -> np.ndarray:
-        """:meth:`contains` for arrays of ``plies``-stone book positions (by enumeration)."""
-        inside = np.ones(len(first), bool)
-        if self.part is not None:
-            inside = part_of(first, mask, self.part[1], *self.board) == self.part[0]
-        if self.under is None:
-            return inside
-        w, h = self.board
-        keys = canonical_keys(first, mask, w, h)
-        return inside & np.isin(keys, _scope_keys(self.under, plies, w, h))
-
-
-def _reachable(start: Position, target: Position) -> bool:
-    """Can ``target`` be reached from ``start`` by legal moves? (Undo moves of
-    ``target``, never a stone of ``start``, down to ``start``'s stone count.)"""
-    if (start.width, start.height) != (target.width, target.height):
-        return False
-    for player in (Player.FIRST, Player.SECOND):
-        if start.stones_of(player) & ~target.stones_of(player):
-            return False
-    if start.stone_count > target.stone_count:
-        return False
-    first_t, h1 = target.first_stones, target.height + 1
-    keep = start.mask
-    seen: set[int] = set()
-
-    def undo(mask: int, stones: int) -> bool:
-        if stones == start.stone_count:
-            return mask == keep
-        if mask in seen:
-            return False
-        seen.add(mask)
-        last_is_first = stones % 2 == 1  # stone number `stones` is the first player's
-        for col in range(target.width):
-            column = (mask >> (col * h1)) & ((1 << h1) - 1)
-            if not column:
-                continue
-            top = 1 << (col * h1 + column.bit_length() - 1)
-            if top & keep or bool(top & first_t) != last_is_first:
-                continue
-            if undo(mask ^ top, stones - 1):
-                return True
-        return False
-
-    return undo(target.mask, target.stone_count)
 
 
 # ------------------------------------------------------------------ reading manifests

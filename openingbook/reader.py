@@ -58,8 +58,9 @@ from openingbook.bookfile import (
 from openingbook.checks.booksizes import complete_positions
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
-from openingbook.manifest import BookIdentity, Scope, identify, read_manifest
+from openingbook.manifest import BookIdentity, identify, read_manifest
 from openingbook.memory import require_memory
+from openingbook.model import Scope
 from openingbook.values import (
     UNKNOWN,
     WINNER_CODES,

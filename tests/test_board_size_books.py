@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openingbook.bookfile import thill_values
 from openingbook.checks.diff import diff_books
 from openingbook.checks.published import BOARD_RESULTS
 from openingbook.cli import main
@@ -37,7 +38,7 @@ from openingbook.codec import (
 from openingbook.compact import CompactBook
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.formats import load_book
-from openingbook.formats.model import BookModel, thill_values
+from openingbook.model import BookModel
 from openingbook.pipeline.negamax import derive_values
 from solver import (
     DEFAULT_BOARD,
@@ -420,9 +421,8 @@ def test_manifest_carries_the_board(tmp_path):
     """A Thill-layout file of a 5x4 book (as earlier builds wrote on the way to a compact
     book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
     format is refused)."""
-    from openingbook.bookfile import BookFormat, book_bytes
+    from openingbook.bookfile import BookFormat, book_bytes, thill_records
     from openingbook.formats import load_book
-    from openingbook.formats.model import thill_records
     from openingbook.manifest import identify, read_manifest, write_book_and_manifest
     from openingbook.pipeline.build import BuildOptions, build_book
 

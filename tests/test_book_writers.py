@@ -14,12 +14,13 @@ from click.testing import CliRunner
 
 import openingbook.formats
 import openingbook.reader
+from openingbook.bookfile import thill_values
 from openingbook.cli import main
 from openingbook.compact import CompactBook
 from openingbook.errors import InvalidArgument
 from openingbook.formats import FORMATS, load_book, output_format, read_records
-from openingbook.formats.model import model_from_values, thill_values
-from openingbook.manifest import Scope, read_manifest
+from openingbook.manifest import read_manifest
+from openingbook.model import Scope, model_from_values
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
@@ -40,7 +41,7 @@ def writes(monkeypatch):
         real = entry.write
 
         def spy(model, out, _real=real, _name=name, **options):
-            assert isinstance(model, openingbook.formats.model.BookModel)
+            assert isinstance(model, openingbook.model.BookModel)
             called.append(_name)
             return _real(model, out, **options)
 

@@ -28,7 +28,7 @@ from openingbook.checks.report import (
 )
 from openingbook.errors import InvalidArgument
 from openingbook.formats import load_book
-from openingbook.formats.model import BookModel
+from openingbook.model import BookModel
 from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
 from solver import (
     BoardSize,

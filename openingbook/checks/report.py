@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from openingbook.answers import BulkValues
-from openingbook.bookfile import BookFormat
-from openingbook.formats.model import BookModel, thill_values
+from openingbook.bookfile import BookFormat, thill_values
+from openingbook.model import BookModel
 from openingbook.values import UNKNOWN, WINNERS
 from solver import (
     DEFAULT_BOARD,

@@ -19,7 +19,7 @@ from openingbook.checks.report import (
 )
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.formats import load_book
-from openingbook.formats.model import BookModel
+from openingbook.model import BookModel
 from openingbook.values import UNKNOWN
 from solver import (
     DEFAULT_BOARD,

@@ -53,7 +53,7 @@ from openingbook.values import (
 from solver import DEFAULT_BOARD, BoardSize, Position
 
 if TYPE_CHECKING:
-    from openingbook.manifest import Scope
+    from openingbook.model import Scope
 
 __all__ = [
     "CADOT_RECORD_BYTES",
@@ -428,7 +428,7 @@ class CadotBook(BookReader):
 
     @property
     def scope(self) -> Scope:
-        from openingbook.manifest import Scope
+        from openingbook.model import Scope
 
         return Scope(
             known=False, unknown_why="a Cadot table does not record its scope", board=self.board

@@ -63,7 +63,7 @@ from openingbook.values import (
 from solver import BoardSize, Position, current_bits, score_bounds, stone_counts
 
 if TYPE_CHECKING:
-    from openingbook.manifest import Scope
+    from openingbook.model import Scope
 
 __all__ = [
     "HEADER_BYTES",
@@ -425,7 +425,7 @@ class PonsBook(BookReader):
 
     @property
     def scope(self) -> Scope:
-        from openingbook.manifest import Scope
+        from openingbook.model import Scope
 
         return Scope(
             known=False, unknown_why="a Pons book does not record its scope", board=self.board

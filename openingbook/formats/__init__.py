@@ -3,7 +3,7 @@
 Each entry is a :class:`~openingbook.formats.base.Format`: a name, ``sniff``
 (does a file look like this format?), ``open`` (a reader keeping the one
 reader contract of :class:`~openingbook.answers.BookReader`) and
-``write`` (a :class:`~openingbook.formats.model.BookModel` to a file).
+``write`` (a :class:`~openingbook.model.BookModel` to a file).
 
 ============  ====  =====  ==========================================================
 format        read  write  boards
@@ -24,7 +24,7 @@ naming what was tried), never opened as the format that sniffs weakest. A
 suffix alone never decides: the content must fit.
 
 Writing lives here too: every book the project writes (``build``, ``derive``,
-``merge``, ``convert``, ``export``) is a :class:`~openingbook.formats.model.BookModel`
+``merge``, ``convert``, ``export``) is a :class:`~openingbook.model.BookModel`
 written by its format's ``write`` (atomically), and :func:`output_format` is the one
 rule of which format an output is written in. :func:`load_book` is the one way to
 load a whole book.
@@ -56,7 +56,7 @@ from solver import DEFAULT_BOARD, BoardSize
 
 if TYPE_CHECKING:
     from openingbook.bookfile import BookFormat, Records
-    from openingbook.formats.model import BookModel
+    from openingbook.model import BookModel
 
 __all__ = [
     "FORMATS",
@@ -98,8 +98,8 @@ class CompactFormat(Format):
         """Options: ``force``; ``record`` (what a manifest records of how the book was
         made: kept as the metadata's ``source_manifest``) and other ``metadata``;
         ``part=(i, n)``: the model is part i of n of its ply (``build --part``)."""
+        from openingbook.bookfile import thill_values
         from openingbook.compact import write_compact
-        from openingbook.formats.model import thill_values
 
         part = options.get("part")
         _require_writable(model, self.name, scope=part is None)
@@ -207,10 +207,10 @@ class ThillFormat(Format):
             Records,
             book_bytes,
             refuse_thill_layout,
+            thill_values,
             value_histogram,
         )
         from openingbook.codec import encode_keys
-        from openingbook.formats.model import thill_values
         from openingbook.manifest import (
             check_output,
             manifest_book_entry,
@@ -593,7 +593,7 @@ def read_model(book: BookReader, complete: bool = True) -> BookModel:
     """The :class:`BookModel` of an open reader (what :func:`load_book` returns for its
     file): every position it answers, asked in one bulk lookup, or with ``complete=False``
     a Thill-layout file's records as stored."""
-    from openingbook.formats.model import BookModel
+    from openingbook.model import BookModel
 
     source = {
         "provenance": book.provenance,
@@ -642,7 +642,7 @@ def read_records(
 def _stored_model(book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
     """The model of a Thill-layout file's records as stored (``load_book(complete=False)``)."""
     from openingbook.codec import decode_keys
-    from openingbook.formats.model import model_from_values
+    from openingbook.model import model_from_values
 
     fmt = book.format
     book.require_memory()  # records, positions and the model's arrays

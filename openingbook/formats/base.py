@@ -2,7 +2,7 @@
 
 An entry is a name, ``sniff`` (does this file look like mine?), ``open`` (a reader:
 an :class:`openingbook.answers.BookReader`, the one reader contract, re-exported
-here with ``KINDS``) and ``write`` (a :class:`openingbook.formats.model.BookModel` to
+here with ``KINDS``) and ``write`` (a :class:`openingbook.model.BookModel` to
 a file). The contract itself lives in :mod:`openingbook.answers`, below the readers,
 since the registry imports them.
 """
@@ -19,7 +19,7 @@ from openingbook.answers import KINDS, BookReader, value_from_arrays
 from openingbook.errors import BookFileError, InvalidArgument
 
 if TYPE_CHECKING:
-    from openingbook.formats.model import BookModel
+    from openingbook.model import BookModel
 
 __all__ = ["KINDS", "BookReader", "Format", "WrittenBook", "value_from_arrays"]
 

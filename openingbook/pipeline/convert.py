@@ -129,8 +129,8 @@ def _thill_to_compact(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, None]:
     from openingbook.formats import FORMATS, load_book
-    from openingbook.formats.model import require_complete_model
     from openingbook.manifest import file_sha256, identify, manifest_provenance, read_manifest
+    from openingbook.model import require_complete_model
 
     identity = identify(src)
     if identity.scope.partial:

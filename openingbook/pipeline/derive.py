@@ -33,7 +33,7 @@ from openingbook.pipeline.writing import check_book_output, write_solved_book, w
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
 if TYPE_CHECKING:
-    from openingbook.formats.model import BookModel
+    from openingbook.model import BookModel
 
 __all__ = ["DeriveSummary", "derive_book"]
 

@@ -32,8 +32,8 @@ from openingbook.bookfile import BookFormat
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.export.uci import tromp_order
 from openingbook.formats import FORMATS, load_book
-from openingbook.formats.model import BookModel, require_complete_model
 from openingbook.manifest import manifest_path
+from openingbook.model import BookModel, require_complete_model
 from solver import DEFAULT_BOARD, canonical_keys
 
 __all__ = [

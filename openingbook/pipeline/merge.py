@@ -310,7 +310,7 @@ def merge_parts(
         ],
     }
     from openingbook.formats import FORMATS
-    from openingbook.formats.model import model_from_values
+    from openingbook.model import model_from_values
 
     model = model_from_values(
         kind, plies, first, mask, value, board=board, scope=Scope(board=board)

@@ -5,7 +5,7 @@ expand every ply-``m`` position layer by layer to ply ``n`` (vectorized, one num
 array per layer, transpositions and mirror pairs merged), score the positions
 where the side to move can complete four at once directly, look the remaining
 ply-``n`` positions up in the deeper book, and back the values up by negamax
-(:func:`negamax_layers`; over a :class:`~openingbook.formats.model.BookModel`:
+(:func:`negamax_layers`; over a :class:`~openingbook.model.BookModel`:
 :func:`derive_values`). What ``derive`` writes (:mod:`openingbook.pipeline.derive`),
 what ``validate`` compares (:mod:`openingbook.checks.validate`) and what the engine
 backs up (:mod:`openingbook.engine`); it reads no file and writes none.
@@ -56,7 +56,7 @@ from solver import (
 )
 
 if TYPE_CHECKING:
-    from openingbook.formats.model import BookModel
+    from openingbook.model import BookModel
 
 __all__ = [
     "DERIVE_BYTES_PER_DEEP_POSITION",

@@ -17,7 +17,7 @@ from openingbook.atomicio import refuse_existing
 from openingbook.bookfile import BookFormat
 from openingbook.errors import InvalidArgument
 from openingbook.formats.base import WrittenBook
-from openingbook.manifest import Scope
+from openingbook.model import Scope
 from solver import DEFAULT_BOARD, BoardSize
 
 __all__ = [
@@ -96,7 +96,7 @@ def write_solved_book(
     the compact format with ``record`` in its metadata (``source_manifest``; ``part``:
     part i of n of the ply)."""
     from openingbook.formats import FORMATS
-    from openingbook.formats.model import model_from_values
+    from openingbook.model import model_from_values
 
     kind = "distance" if fmt.distances else "pruned"
     model = model_from_values(kind, fmt.plies, first, mask, values, board=fmt.board, scope=scope)

@@ -29,28 +29,147 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from openingbook.answers import BulkValues
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import UNKNOWN, byte_tables, missing_answers, score_tables
-from solver import BoardSize, canonical_keys, stone_counts
-
-if TYPE_CHECKING:
-    from openingbook.bookfile import BookFormat, Records
-    from openingbook.manifest import Scope
+from solver import (
+    BoardSize,
+    Player,
+    Position,
+    canonical_keys,
+    enumerate_positions,
+    part_of,
+    stone_counts,
+)
 
 __all__ = [
     "BookModel",
+    "Scope",
     "model_from_values",
     "require_complete_model",
-    "thill_records",
-    "thill_values",
 ]
 
 
+# ------------------------------------------------------------------ the scope
+@functools.lru_cache(maxsize=8)
+def _scope_keys(under: str, plies: int, width: int, height: int) -> np.ndarray:
+    """Sorted canonical Pons keys of the ``plies``-stone book positions under ``under``."""
+    if len(under) > plies:
+        return np.empty(0, np.uint64)
+    first, mask = enumerate_positions(plies, under, width, height)
+    return np.sort(canonical_keys(first, mask, width, height))
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which positions of its ply a book holds.
+
+    ``under``: only positions reached by continuing this 1-based line.
+    ``partial``: why the book is not complete even under its line (``"a sample
+    of 2000 positions"``, ``"shard 1/4"``), else None. ``known`` False: nothing
+    says (no manifest, not recognisably complete); ``unknown_why`` says why.
+    A pruned book's rule "not stored = first player wins" holds only where
+    :attr:`answers_absent`.
+    """
+
+    under: str | None = None
+    partial: str | None = None
+    known: bool = True
+    unknown_why: str = ""
+    #: the board of the positions (the ``under`` line is read on it); a keyword
+    board: BoardSize = field(kw_only=True)
+    #: ``(i, n)``: the book holds part ``i`` of ``n`` of its ply (:func:`solver.part_of`)
+    part: tuple[int, int] | None = field(default=None, kw_only=True)
+
+    @property
+    def complete(self) -> bool:
+        """Every position of the ply (as Thill's books)."""
+        return self.known and self.under is None and self.partial is None
+
+    @property
+    def answers_absent(self) -> bool:
+        """Is a missing position inside :meth:`contains` a first-player win (pruned books)?"""
+        return self.known and self.partial is None
+
+    def describe(self) -> str:
+        """``"complete"``, ``"positions under 4444"``, ``"shard 1/4"``, ``"unknown (...)"``."""
+        if not self.known:
+            return f"unknown ({self.unknown_why})" if self.unknown_why else "unknown"
+        if self.partial:
+            return self.partial + (f" of the positions under {self.under}" if self.under else "")
+        return f"positions under {self.under}" if self.under else "complete"
+
+    def contains(self, pos: Position) -> bool:
+        """Is ``pos`` reached by continuing the ``under`` line (either mirror variant)?
+
+        Always True without a line. Exact: the stones added after the line must
+        be playable in some order (gravity, players alternating).
+
+        >>> scope = Scope("44", board=BoardSize(7, 6))
+        >>> scope.contains(Position.from_moves("4453")), scope.contains(Position.from_moves("3453"))
+        (True, False)
+        """
+        if self.part is not None:
+            f, m = np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
+            if int(part_of(f, m, self.part[1], *self.board)[0]) != self.part[0]:
+                return False
+        if self.under is None:
+            return True
+        line = Position.from_moves(self.under, *self.board)
+        return any(_reachable(v, pos) for v in (line, line.mirror()))
+
+    def contains_many(self, first: np.ndarray, mask: np.ndarray, plies: int) -> np.ndarray:
+        """:meth:`contains` for arrays of ``plies``-stone book positions (by enumeration)."""
+        inside = np.ones(len(first), bool)
+        if self.part is not None:
+            inside = part_of(first, mask, self.part[1], *self.board) == self.part[0]
+        if self.under is None:
+            return inside
+        w, h = self.board
+        keys = canonical_keys(first, mask, w, h)
+        return inside & np.isin(keys, _scope_keys(self.under, plies, w, h))
+
+
+def _reachable(start: Position, target: Position) -> bool:
+    """Can ``target`` be reached from ``start`` by legal moves? (Undo moves of
+    ``target``, never a stone of ``start``, down to ``start``'s stone count.)"""
+    if (start.width, start.height) != (target.width, target.height):
+        return False
+    for player in (Player.FIRST, Player.SECOND):
+        if start.stones_of(player) & ~target.stones_of(player):
+            return False
+    if start.stone_count > target.stone_count:
+        return False
+    first_t, h1 = target.first_stones, target.height + 1
+    keep = start.mask
+    seen: set[int] = set()
+
+    def undo(mask: int, stones: int) -> bool:
+        if stones == start.stone_count:
+            return mask == keep
+        if mask in seen:
+            return False
+        seen.add(mask)
+        last_is_first = stones % 2 == 1  # stone number `stones` is the first player's
+        for col in range(target.width):
+            column = (mask >> (col * h1)) & ((1 << h1) - 1)
+            if not column:
+                continue
+            top = 1 << (col * h1 + column.bit_length() - 1)
+            if top & keep or bool(top & first_t) != last_is_first:
+                continue
+            if undo(mask ^ top, stones - 1):
+                return True
+        return False
+
+    return undo(target.mask, target.stone_count)
+
+
+# ------------------------------------------------------------------ the model
 @dataclass(frozen=True)
 class BookModel:
     """A whole book as arrays (see the module docstring)."""
@@ -73,9 +192,10 @@ class BookModel:
     #: records of the source file (None: the format has none)
     records: int | None = None
     #: a Thill-layout file loaded as stored (``load_book(..., complete=False)``): its
-    #: layout and records in file order, one per position of the model (each mirror
-    #: variant as the file stores it), for record-level checks; None otherwise
-    stored: tuple[BookFormat, Records] | None = None
+    #: layout and records in file order (``(bookfile.BookFormat, bookfile.Records)``: the
+    #: model, a root module, names no format's types), one per position of the model
+    #: (each mirror variant as the file stores it), for record-level checks; else None
+    stored: tuple[Any, Any] | None = None
 
     def __len__(self) -> int:
         return int(self.first.size)
@@ -183,7 +303,7 @@ def model_from_values(
     source: str = "",
     source_format: str = "",
     records: int | None = None,
-    stored: tuple[BookFormat, Records] | None = None,
+    stored: tuple[Any, Any] | None = None,
 ) -> BookModel:
     """The model of ``plies``-stone positions with stored values of ``kind``: Thill's
     pruned codes (``"pruned"``: 2 first player wins, 1 second, 0 draw) or distance
@@ -193,7 +313,7 @@ def model_from_values(
     have is refused (:class:`InvalidArgument`). ``pruned``: the positions leave the
     first player's wins out (records of a pruned Thill book).
 
-    >>> from openingbook.manifest import Scope
+    >>> from openingbook.model import Scope
     >>> from solver import Position
     >>> board = BoardSize(7, 6)
     >>> p = Position.from_moves("4444")
@@ -202,8 +322,6 @@ def model_from_values(
     ...                           scope=Scope(board=board))
     >>> model.kind, int(model.winner[0]), int(model.plies_to_end[0]), int(model.score[0])
     ('distance', 1, 37, 1)
-    >>> thill_values(model)[1].tolist()
-    [63]
     """
     values = np.ascontiguousarray(values).astype(np.int8)
     winner, plies_to_end, score, valid = (
@@ -230,41 +348,6 @@ def model_from_values(
         records=records,
         stored=stored,
     )
-
-
-def thill_values(model: BookModel) -> tuple[BookFormat, np.ndarray]:
-    """The model's values in Thill's layout of its ply and board: ``(fmt, values)``, one
-    value per position of the model (nothing pruned yet): distance bytes where the
-    plies are known (``100 - plies`` signed by the winner, 0 for a draw), else the pruned
-    codes (2 first player wins, 1 second, 0 draw)."""
-    from openingbook.bookfile import BookFormat
-    from openingbook.values import pruned_values
-
-    distances = model.has_distances
-    fmt = BookFormat.for_plies(model.plies, distances, *model.board)
-    if distances:
-        signed = model.winner.astype(np.int16) * (100 - model.plies_to_end)
-        return fmt, signed.astype(np.int8)
-    return fmt, pruned_values(model.winner)
-
-
-def thill_records(model: BookModel) -> tuple[BookFormat, Records]:
-    """The model as the records of a Thill-layout book: the file's own where the model
-    was loaded as stored, else sorted, a book without distances leaving its first-player
-    wins out where its scope answers them by the pruning rule."""
-    from openingbook.bookfile import Records, sort_records
-    from openingbook.codec import encode_keys
-
-    if model.stored is not None:
-        return model.stored
-
-    fmt, values = thill_values(model)
-    first, mask = model.first, model.mask
-    if not fmt.distances and model.scope.answers_absent:
-        keep = values != 2
-        first, mask, values = first[keep], mask[keep], values[keep]
-    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
-    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8)))
 
 
 def require_complete_model(model: BookModel) -> None:
