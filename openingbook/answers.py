@@ -1,11 +1,10 @@
-"""What a book answers: the rule, written once, and the types every format returns.
+"""What a book answers: the rule, written once.
 
-:class:`BookValue` (one position), :class:`BulkValues` (arrays of positions) and
-:class:`PositionNotInBook` are shared by every reader. They live apart from the
-readers so that a reader of one kind loads no other (a lookup in a compact book
-loads none of the Thill reader's file checks); the format registry
-(:mod:`openingbook.formats`) imports the readers, so the contract lives here,
-below them.
+The values it answers with (:class:`openingbook.values.BookValue` for one position,
+:class:`openingbook.values.BulkValues` for arrays) and :class:`PositionNotInBook` are
+below every reader, so that a reader of one kind loads no other (a lookup in a compact
+book loads none of the Thill reader's file checks); the format registry
+(:mod:`openingbook.formats`) imports the readers, so the rule lives here, below them.
 
 :class:`BookReader` is what :func:`openingbook.open_book` returns, whatever the
 file's format. A format's reader supplies only what its file stores: the stored
@@ -35,7 +34,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -46,6 +45,7 @@ from openingbook.errors import (
     PositionNotInBook,
     name_file,
 )
+from openingbook.values import UNKNOWN, BookValue, BulkValues, value_from_arrays
 from solver import (
     STATUS_BLOCK,
     STATUS_BOOK,
@@ -64,19 +64,15 @@ from solver import (
     score_from_plies,
 )
 
+if TYPE_CHECKING:
+    from openingbook.model import Scope
+
 __all__ = [
-    "KINDS",
     "STATUS_OUT_OF_SCOPE",
     "BookReader",
-    "BookValue",
-    "BulkValues",
-    "PositionNotInBook",
     "nb_position_status",
-    "value_from_arrays",
 ]
 
-#: the value kinds of a book: win/draw/loss only, plies to the end, Pons scores
-KINDS = ("wdl", "distance", "score")
 #: Beyond the position model's statuses (``solver.STATUS_*``): a position of the
 #: book's ply outside its scope.
 STATUS_OUT_OF_SCOPE = 7
@@ -86,47 +82,7 @@ SCOPE_UNDER = 1
 SCOPE_PART = 2
 
 
-class BookValue(NamedTuple):
-    """A book's answer for one position."""
-
-    winner: Winner
-    plies: int | None
-    score: int | None
-
-
-class BulkValues(NamedTuple):
-    """Answers for arrays of positions (one element per position).
-
-    ``index``: the record that answered (-1 where nothing is stored);
-    ``winner``: +1 first player, -1 second, 0 draw (``UNKNOWN`` of
-    :mod:`openingbook.values` where not known); ``plies`` and ``score`` as in
-    :class:`BookValue`, ``UNKNOWN`` for ``None``.
-    """
-
-    index: np.ndarray
-    winner: np.ndarray
-    plies: np.ndarray
-    score: np.ndarray
-
-
 _REQUIRED = object()
-_WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
-#: ``UNKNOWN`` of :mod:`openingbook.values` (not imported: a compact lookup loads no more)
-_UNKNOWN = -128
-
-
-def value_from_arrays(winner: int, plies: int, score: int) -> BookValue:
-    """One :class:`BookValue` from the ints of a :class:`BulkValues` row (``UNKNOWN``
-    -> None).
-
-    >>> value_from_arrays(1, -128, -128)
-    BookValue(winner=<Winner.FIRST: 'first'>, plies=None, score=None)
-    """
-    return BookValue(
-        _WINNERS[winner],
-        None if plies == _UNKNOWN else plies,
-        None if score == _UNKNOWN else score,
-    )
 
 
 # ------------------------------------------------------------------ status kernels
@@ -233,8 +189,8 @@ class BookReader(ABC):
 
     @property
     @abstractmethod
-    def scope(self) -> Any:  # an openingbook.manifest.Scope (not imported: a lower layer)
-        """Which positions of its ply the book holds (:class:`openingbook.manifest.Scope`)."""
+    def scope(self) -> Scope:
+        """Which positions of its ply the book holds (:class:`openingbook.model.Scope`)."""
 
     @property
     def provenance(self) -> dict[str, Any]:
@@ -421,9 +377,9 @@ class BookReader(ABC):
         else:
             n = first.size
             index = np.full(n, -1, np.int64)
-            winner = np.full(n, _UNKNOWN, np.int8)
-            plies = np.full(n, _UNKNOWN, np.int16)
-            score = np.full(n, _UNKNOWN, np.int16)
+            winner = np.full(n, UNKNOWN, np.int8)
+            plies = np.full(n, UNKNOWN, np.int16)
+            score = np.full(n, UNKNOWN, np.int16)
             rows = np.flatnonzero(book)
             if rows.size:
                 part = self._stored_many(first[rows], mask[rows])
@@ -441,7 +397,7 @@ class BookReader(ABC):
             absent = book & (index < 0)
         unanswered = absent.any() and not self._absent_first_wins
         if absent.any():
-            winner[absent], plies[absent], score[absent] = _UNKNOWN, _UNKNOWN, _UNKNOWN
+            winner[absent], plies[absent], score[absent] = UNKNOWN, UNKNOWN, UNKNOWN
             if self._absent_first_wins:
                 winner[absent] = 1
         if strict and (unanswered or not every):

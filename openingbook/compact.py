@@ -53,8 +53,6 @@ import numpy as np
 from openingbook.answers import (
     STATUS_OUT_OF_SCOPE,
     BookReader,
-    BookValue,
-    BulkValues,
     nb_position_status,
 )
 from openingbook.atomicio import atomic_output, refuse_existing
@@ -68,7 +66,7 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import UNKNOWN, answer_tables, book_value
+from openingbook.values import UNKNOWN, BookValue, BulkValues, answer_tables, book_value
 from solver import (
     DEFAULT_BOARD,
     STATUS_BOOK,

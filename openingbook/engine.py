@@ -64,9 +64,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from openingbook.answers import BookValue
 from openingbook.errors import InvalidArgument
-from openingbook.values import value_from_score
+from openingbook.values import BookValue, value_from_score
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -142,7 +141,7 @@ def book_gap(width: int) -> int:
     return gap
 
 
-#: The exact value of a position is a book's answer, :class:`openingbook.answers.BookValue`
+#: The exact value of a position is a book's answer, :class:`openingbook.values.BookValue`
 #: (who wins, plies to the end, Pons score of the side to move); ``Value`` is an alias of
 #: it for one release (CHANGELOG.md).
 Value = BookValue
@@ -157,7 +156,7 @@ def value_dict(value: BookValue) -> dict[str, Any]:
 
 class MoveValue(NamedTuple):
     """The exact value of one move (column 1-based), seen from the analysed position:
-    its :class:`openingbook.answers.BookValue` (:attr:`value`) and where it came from."""
+    its :class:`openingbook.values.BookValue` (:attr:`value`) and where it came from."""
 
     column: int
     winner: Winner
@@ -724,7 +723,7 @@ class Engine:
     ) -> None:
         """Answer the ``children`` (all of ``ply`` stones) a book of their ply holds;
         answered ones move from ``children`` to ``scores`` (the parent's view)."""
-        from openingbook.answers import PositionNotInBook
+        from openingbook.errors import PositionNotInBook
 
         for book in self._books.get(ply, ()):
             for col, child in list(children.items()):

@@ -33,9 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.answers import BulkValues
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.values import UNKNOWN, byte_tables, missing_answers, score_tables
+from openingbook.values import UNKNOWN, BulkValues, byte_tables, missing_answers, score_tables
 from solver import (
     BoardSize,
     Player,

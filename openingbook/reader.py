@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.answers import BookReader, BookValue, BulkValues, PositionNotInBook
+from openingbook.answers import BookReader
 from openingbook.bookfile import (
     BookFormat,
     Records,
@@ -57,13 +57,15 @@ from openingbook.bookfile import (
 )
 from openingbook.checks.booksizes import complete_positions
 from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
-from openingbook.errors import BookFileError, InvalidArgument, reads_book
+from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook, reads_book
 from openingbook.manifest import BookIdentity, identify, read_manifest
 from openingbook.memory import require_memory
 from openingbook.model import Scope
 from openingbook.values import (
     UNKNOWN,
     WINNER_CODES,
+    BookValue,
+    BulkValues,
     book_value,
     value_tables,
 )

@@ -33,14 +33,13 @@ BookValue(winner=<Winner.SECOND: 'second'>, plies=22, score=-2)
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
-from openingbook.answers import BookValue, BulkValues, PositionNotInBook
-from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from solver import (
     BoardSize,
-    Position,
     Winner,
     can_win_next_bits,
     plies_from_score,
@@ -50,6 +49,7 @@ from solver import (
 )
 
 __all__ = [
+    "KINDS",
     "UNKNOWN",
     "VALUE_DRAW",
     "VALUE_FIRST",
@@ -57,6 +57,8 @@ __all__ = [
     "VALUE_SECOND",
     "WINNERS",
     "WINNER_CODES",
+    "BookValue",
+    "BulkValues",
     "answer_tables",
     "book_value",
     "book_values",
@@ -66,12 +68,11 @@ __all__ = [
     "distance_plies",
     "first_player_winner",
     "invalid_values",
-    "missing_answer",
     "missing_answers",
-    "missing_value",
     "pruned_values",
     "score_tables",
     "scores_from_distance_bytes",
+    "value_from_arrays",
     "value_from_plies",
     "value_from_score",
     "value_tables",
@@ -90,6 +91,45 @@ UNKNOWN = -128
 #: they stand for (``WINNERS[code].value`` is the name: first, second, draw).
 WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
 WINNER_CODES = {winner: code for code, winner in WINNERS.items()}
+
+#: the value kinds of a book: win/draw/loss only, plies to the end, Pons scores
+KINDS = ("wdl", "distance", "score")
+
+
+class BookValue(NamedTuple):
+    """A book's answer for one position (and the engine's value of one)."""
+
+    winner: Winner
+    plies: int | None
+    score: int | None
+
+
+class BulkValues(NamedTuple):
+    """Answers for arrays of positions (one element per position).
+
+    ``index``: the record that answered (-1 where nothing is stored);
+    ``winner``: +1 first player, -1 second, 0 draw (:data:`UNKNOWN` where not known);
+    ``plies`` and ``score`` as in :class:`BookValue`, :data:`UNKNOWN` for ``None``.
+    """
+
+    index: np.ndarray
+    winner: np.ndarray
+    plies: np.ndarray
+    score: np.ndarray
+
+
+def value_from_arrays(winner: int, plies: int, score: int) -> BookValue:
+    """One :class:`BookValue` from the ints of a :class:`BulkValues` row (:data:`UNKNOWN`
+    -> None).
+
+    >>> value_from_arrays(1, -128, -128)
+    BookValue(winner=<Winner.FIRST: 'first'>, plies=None, score=None)
+    """
+    return BookValue(
+        WINNERS[winner],
+        None if plies == UNKNOWN else plies,
+        None if score == UNKNOWN else score,
+    )
 
 
 # ------------------------------------------------------------------ pruned values
@@ -367,6 +407,7 @@ def missing_answers(
     known complete scope), the first player wins, plies unknown; else
     :data:`UNKNOWN` for both.
 
+    >>> from solver import Position
     >>> p = Position.from_moves("4455", 7, 6)
     >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
     >>> b = BoardSize(7, 6)
@@ -381,28 +422,6 @@ def missing_answers(
     winner = np.where(win_now, mover, np.where(implied, 1, UNKNOWN)).astype(np.int8)
     plies = np.where(win_now, 1, UNKNOWN).astype(np.int16)
     return winner, plies
-
-
-def missing_answer(pos: Position, first_wins_when_absent: bool) -> tuple[int, int] | None:
-    """:func:`missing_answers` for one position (on its own board): ``(winner code,
-    plies or UNKNOWN)``, or None when the book does not know."""
-    if pos.can_win_next():
-        return (1 if pos.stone_count % 2 == 0 else -1), 1
-    if first_wins_when_absent:
-        return 1, UNKNOWN
-    return None
-
-
-def missing_value(pos: Position, book: str) -> BookValue:
-    """The answer of a book of exact values for a position it does not store: a win in
-    1 ply when the side to move completes four at once, else :class:`PositionNotInBook`
-    (``book`` names the book in the message)."""
-    answer = missing_answer(pos, first_wins_when_absent=False)
-    if answer is None:
-        raise PositionNotInBook(f"position not in {book}")
-    winner, plies = answer
-    board = BoardSize(pos.width, pos.height)
-    return BookValue(WINNERS[winner], plies, score_from_plies(plies, pos.stone_count, *board))
 
 
 def bulk_values(

@@ -222,7 +222,7 @@ def _part_book(tmp_path, plies, part, width=5, height=4):
 
 
 def test_a_compact_part_answers_its_part_and_nothing_else(tmp_path):
-    from openingbook.answers import PositionNotInBook
+    from openingbook.errors import PositionNotInBook
 
     path, first, mask, values = _part_book(tmp_path, 6, (2, 3))
     with CompactBook(path) as book:

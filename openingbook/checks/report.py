@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.answers import BulkValues
 from openingbook.bookfile import BookFormat, thill_values
 from openingbook.model import BookModel
-from openingbook.values import UNKNOWN, WINNERS
+from openingbook.values import UNKNOWN, WINNERS, BulkValues
 from solver import (
     DEFAULT_BOARD,
     BoardSize,

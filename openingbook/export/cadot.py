@@ -41,12 +41,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from openingbook.answers import BookReader, BookValue, BulkValues
+from openingbook.answers import BookReader
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.values import (
     UNKNOWN,
     WINNERS,
+    BookValue,
+    BulkValues,
     bulk_values,
     value_from_plies,
 )

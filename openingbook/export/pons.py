@@ -51,11 +51,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from openingbook.answers import BookReader, BookValue, BulkValues
+from openingbook.answers import BookReader
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.values import (
     UNKNOWN,
+    BookValue,
+    BulkValues,
     bulk_values,
     score_tables,
     value_from_score,

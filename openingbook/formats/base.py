@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from openingbook.answers import KINDS, BookReader, value_from_arrays
+from openingbook.answers import BookReader
 from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.values import KINDS, value_from_arrays
 
 if TYPE_CHECKING:
     from openingbook.model import BookModel
