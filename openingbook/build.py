@@ -1,8 +1,9 @@
 """``openingbook.build``, kept for one release (CHANGELOG.md): an alias of
 :mod:`openingbook.pipeline.build`, :mod:`~openingbook.pipeline.enumeration`,
 :mod:`~openingbook.pipeline.merge`, :mod:`~openingbook.pipeline.solving` and
-:mod:`~openingbook.pipeline.writing`; import from there."""
+:mod:`openingbook.formats` (the writing of solved values); import from there."""
 
+from openingbook.formats import write_solved_book, writes_compact
 from openingbook.pipeline.build import (
     MAX_CHUNK_SIZE,
     MIN_CHUNK_SIZE,
@@ -19,7 +20,6 @@ from openingbook.pipeline.build import (
 from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.merge import MergeSummary, merge_books, merge_parts
 from openingbook.pipeline.solving import ChunkTask, solve_chunk
-from openingbook.pipeline.writing import write_solved_book, writes_compact
 
 __all__ = [
     "MAX_CHUNK_SIZE",

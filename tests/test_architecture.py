@@ -190,7 +190,6 @@ LIBRARY_MODULES = {
     "openingbook.pipeline.derive",
     "openingbook.pipeline.export",
     "openingbook.pipeline.merge",
-    "openingbook.pipeline.writing",
 }
 #: modules kept for one release under their former paths, as aliases of their new homes
 #: in ``openingbook.pipeline`` and ``openingbook.checks`` (CHANGELOG.md)
@@ -219,16 +218,9 @@ GROUPS: dict[str, set[str]] = {
     "public names": {"root", "formats", "helpers", "library"},
 }
 
-#: what pipeline.writing does (write a model in the format its output's name says) is
-#: the format registry's, and moves there with the format modules (issue 31)
-_WRITING = "pipeline.writing: the registry's writing, until it moves into openingbook.formats"
 #: imports the groups do not allow, each with its reason; one that no longer exists
 #: fails the test (remove it from here)
-EXCEPTIONS = {
-    ("openingbook.pipeline.build", "openingbook.pipeline.writing"): _WRITING,
-    ("openingbook.pipeline.derive", "openingbook.pipeline.writing"): _WRITING,
-    ("openingbook.pipeline.merge", "openingbook.pipeline.writing"): _WRITING,
-}
+EXCEPTIONS = {}
 
 #: The most modules on one chain of imports inside ``openingbook`` (the aliases left
 #: out): the count of today, so that it can only go down. The target is 8 (issue 31).

@@ -17,7 +17,7 @@
    saved atomically with a checksum; a rerun skips whole chunks and recomputes
    damaged ones.
 3. **Write**: the solved values as a book model, written by the registry's writer
-   of the output's format (:func:`openingbook.pipeline.writing.write_solved_book`):
+   of the output's format (:func:`openingbook.formats.write_solved_book`):
    Thill's layout (first-player wins pruned in non-distance books, keys encoded,
    records sorted) with its manifest ``<output>.json`` as one unit, or the compact
    format with the manifest's content in its metadata.
@@ -56,6 +56,13 @@ from openingbook.errors import (
     InvalidArgument,
     WorkerLost,
 )
+from openingbook.formats import (
+    check_book_output,
+    check_compact_output,
+    outcomes,
+    write_solved_book,
+    writes_compact,
+)
 from openingbook.manifest import (
     Scope,
     manifest_path,
@@ -71,13 +78,6 @@ from openingbook.pipeline.executors import (
 )
 from openingbook.pipeline.solving import ChunkTask, init_worker, solve_chunk
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
-from openingbook.pipeline.writing import (
-    check_book_output,
-    check_compact_output,
-    outcomes,
-    write_solved_book,
-    writes_compact,
-)
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
 __all__ = [
@@ -423,7 +423,7 @@ def build_book(
     is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
     manifest) or ``"compact"`` (:mod:`openingbook.compact`, written straight from the
     solved values, the build's record in its metadata); default: compact for an
-    output ending in ``.c4b`` (:func:`openingbook.pipeline.writing.writes_compact`). Raises
+    output ending in ``.c4b`` (:func:`openingbook.formats.writes_compact`). Raises
     ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os

@@ -3,7 +3,7 @@
 The values come from :func:`openingbook.pipeline.negamax.derive_values` (exact negamax
 over the plies between); :func:`derive_book` reads the deeper book, refuses what it
 does not cover, and writes the book with a build-style manifest that records the
-derivation, as the build does (:mod:`openingbook.pipeline.writing`).
+derivation, as the build does (:func:`openingbook.formats.write_solved_book`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from openingbook.bookfile import (
     value_histogram,
 )
 from openingbook.errors import BookFileError, reads_book
+from openingbook.formats import check_book_output, write_solved_book, writes_compact
 from openingbook.manifest import (
     Scope,
     file_sha256,
@@ -29,7 +30,6 @@ from openingbook.manifest import (
     manifest_provenance,
 )
 from openingbook.pipeline.negamax import Derivation, derive_values
-from openingbook.pipeline.writing import check_book_output, write_solved_book, writes_compact
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def derive_book(
     derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
     ``"compact"`` (written straight from the derived values, the manifest's content
     in its metadata); default: compact for an output ending in ``.c4b``
-    (:func:`openingbook.pipeline.writing.writes_compact`).
+    (:func:`openingbook.formats.writes_compact`).
 
     >>> import os, tempfile
     >>> from openingbook.bookfile import BOOK8

@@ -1,6 +1,7 @@
 """Merging: the Thill-layout books of all shards of one build into the book a single run
 writes (:func:`merge_books`), and the compact parts of a ply into its complete compact
-book (:func:`merge_parts`), through the writers of :mod:`openingbook.pipeline.writing`.
+book (:func:`merge_parts`), through the registry's writers
+(:func:`openingbook.formats.write_solved_book`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from openingbook.errors import (
     InvalidArgument,
     os_failures,
 )
+from openingbook.formats import check_compact_output, outcomes, write_solved_book
 from openingbook.manifest import (
     Scope,
     check_output,
@@ -31,7 +33,6 @@ from openingbook.manifest import (
     read_manifest,
     recorded_command,
 )
-from openingbook.pipeline.writing import check_compact_output, outcomes, write_solved_book
 
 __all__ = ["MergeSummary", "merge_books", "merge_parts"]
 
