@@ -262,6 +262,14 @@ class BookReader(ABC):
     def _release(self) -> None:
         """Close the file and drop the maps."""
 
+    def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
+        """The stored values of the positions among ``first``/``mask`` (any bitboards of
+        the book's board) that the file stores as positions of the book whose status is
+        :data:`solver.STATUS_BOOK`, ``index`` -1 for every other; None (the default): the
+        format cannot tell without :meth:`statuses`. A format whose records are checked
+        positions of the book answers them without the full check of each query."""
+        return None
+
     def _probe(self, pos: Position) -> tuple[int, BookValue | None]:
         """``(status, stored value or None)`` of a position of the book's board: the
         :meth:`position_status` and, for a book position, :meth:`_stored`. A format may
@@ -368,19 +376,30 @@ class BookReader(ABC):
 
     def _answer_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """The rule for flat uint64 arrays of positions of the book's board."""
-        status = self.statuses(first, mask)
+        known = self._stored_checked_many(first, mask)
+        if known is None:
+            status = self.statuses(first, mask)
+        else:  # the stored positions are book positions: check only the others
+            status = np.full(first.size, STATUS_BOOK, np.int8)
+            rest = np.flatnonzero(known.index < 0)
+            if rest.size:
+                status[rest] = self.statuses(first[rest], mask[rest])
         book = status == STATUS_BOOK
         every = bool(book.all())
         if every:  # the usual bulk call: book positions only, nothing refused
-            index, winner, plies, score = self._stored_many(first, mask)
+            index, winner, plies, score = self._stored_many(first, mask) if known is None else known
             absent = index < 0
         else:
-            n = first.size
-            index = np.full(n, -1, np.int64)
-            winner = np.full(n, UNKNOWN, np.int8)
-            plies = np.full(n, UNKNOWN, np.int16)
-            score = np.full(n, UNKNOWN, np.int16)
-            rows = np.flatnonzero(book)
+            if known is not None:  # stored where index >= 0, UNKNOWN elsewhere
+                index, winner, plies, score = (a.copy() for a in known)
+                rows = np.empty(0, np.int64)
+            else:
+                n = first.size
+                index = np.full(n, -1, np.int64)
+                winner = np.full(n, UNKNOWN, np.int8)
+                plies = np.full(n, UNKNOWN, np.int16)
+                score = np.full(n, UNKNOWN, np.int16)
+                rows = np.flatnonzero(book)
             if rows.size:
                 part = self._stored_many(first[rows], mask[rows])
                 for whole, a in zip((index, winner, plies, score), part, strict=True):

@@ -280,23 +280,32 @@ def encode_key_pairs(
     key_bits: int,
     width: int,
     height: int,
+    *,
+    checked: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, mirrored keys)``: :func:`encode_keys` of the positions and of their mirror
     images, from one pass over the columns (the mirrored code lists them right to left).
+    ``checked``: the caller has found every position :func:`encodable` with a code that
+    fits ``key_bits`` (not checked again).
 
     >>> import numpy as np
     >>> keys, mirrored = encode_key_pairs(np.array([1]), np.array([1]), 24, 7, 6)  # A in column 1
     >>> hex(int(keys[0])), hex(int(mirrored[0]))
     ('0x800000', '0x20000')
     """
-    codes, lengths, shift = _column_codes(first, mask, key_bits, width, height)
+    codes, lengths, shift = _column_codes(first, mask, key_bits, width, height, checked)
     keys = _fold_columns(codes, lengths, range(width)) << shift
     mirrored = _fold_columns(codes, lengths, range(width - 1, -1, -1)) << shift
     return keys, mirrored
 
 
 def _column_codes(
-    first: np.ndarray, mask: np.ndarray, key_bits: int, width: int, height: int
+    first: np.ndarray,
+    mask: np.ndarray,
+    key_bits: int,
+    width: int,
+    height: int,
+    checked: bool = False,
 ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Per column: code with separator and its length; and the left-align shift."""
     first = _as_u64(first, "first")
@@ -306,18 +315,18 @@ def _column_codes(
     if not 0 < key_bits <= 64:
         raise InvalidArgument(f"key_bits must be 1..64, got {key_bits}")
     bottom = _U64(_bottom_bits(width, height))
-    # each column a gap-free run from the bottom, first-player stones on occupied cells
-    bad = (first & ~mask) | (mask & ~_U64(_board_bits(width, height))) | ((mask + bottom) & mask)
     length = width - 1 + 2 * np.bitwise_count(mask).astype(np.int64)
-    too_long = length > key_bits
-    if bad.any() or too_long.any():
-        i = int(np.argmax((bad != 0) | too_long))
-        if too_long.flat[i]:
-            raise InvalidArgument(
-                f"position {i}: {int(length.flat[i])}-bit column code does not fit "
-                f"a {key_bits}-bit key"
-            )
-        raise InvalidArgument(f"position {i}: not a position (floating stone or stray bits)")
+    if not checked:
+        too_long = length > key_bits
+        bad = too_long | ~encodable(first, mask, width, height)
+        if bad.any():
+            i = int(np.argmax(bad))
+            if too_long.flat[i]:
+                raise InvalidArgument(
+                    f"position {i}: {int(length.flat[i])}-bit column code does not fit "
+                    f"a {key_bits}-bit key"
+                )
+            raise InvalidArgument(f"position {i}: not a position (floating stone or stray bits)")
     marked = first + mask + bottom  # per column: marker above the stones, first's below
     table_code, table_len = _marker_tables(height)
     h1 = height + 1
@@ -333,6 +342,20 @@ def _column_codes(
         codes.append(table_code.take(at))
         lengths.append(table_len.take(at))
     return codes, lengths, (key_bits - length).astype(_U64)
+
+
+def encodable(first: np.ndarray, mask: np.ndarray, width: int, height: int) -> np.ndarray:
+    """True where ``first``/``mask`` (uint64 arrays) are bitboards a column code can
+    encode: each column a gap-free run from the bottom, first-player stones on occupied
+    cells, nothing outside the board (legality not checked).
+
+    >>> import numpy as np
+    >>> encodable(np.array([1, 0], np.uint64), np.array([1, 2], np.uint64), 7, 6).tolist()
+    [True, False]
+    """
+    bottom = _U64(_bottom_bits(width, height))
+    board = _U64(_board_bits(width, height))
+    return ((first & ~mask) | (mask & ~board) | ((mask + bottom) & mask)) == 0
 
 
 def _fold_columns(codes: list[np.ndarray], lengths: list[np.ndarray], order: range) -> np.ndarray:

@@ -56,7 +56,13 @@ from openingbook.bookfile import (
     value_histogram,
 )
 from openingbook.checks.booksizes import complete_positions
-from openingbook.codec import decode_keys, encode_key_pairs, legal_mask, position_key_pair
+from openingbook.codec import (
+    decode_keys,
+    encodable,
+    encode_key_pairs,
+    legal_mask,
+    position_key_pair,
+)
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook, reads_book
 from openingbook.manifest import BookIdentity, identify, read_manifest
 from openingbook.memory import require_memory
@@ -70,6 +76,7 @@ from openingbook.values import (
     value_tables,
 )
 from solver import (
+    STATUS_BOOK,
     BoardSize,
     Position,
 )
@@ -138,6 +145,7 @@ class Book(BookReader):
             raise
         self._order: np.ndarray | None = None
         self._values: np.ndarray | None = None
+        self._not_book: tuple[np.ndarray | None] | None = None
         fmt = self.format
         self._luts = value_tables(fmt.plies, fmt.distances, fmt.board)
         self._verified = False
@@ -443,9 +451,13 @@ class Book(BookReader):
             raise InvalidArgument(f"position {i} is not legal (stone counts or four in a row)")
         return self._find_sorted(first, mask)
 
-    def _find_sorted(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _find_sorted(
+        self, first: np.ndarray, mask: np.ndarray, checked: bool = False
+    ) -> np.ndarray:
         fmt = self.format
-        keys, mirrored = encode_key_pairs(first, mask, fmt.key_bits, fmt.width, fmt.height)
+        keys, mirrored = encode_key_pairs(
+            first, mask, fmt.key_bits, fmt.width, fmt.height, checked=checked
+        )
         order, _ = self._arrays()
         index = _search_sorted(order, fmt.order_keys(keys))
         # the mirror image only where the position itself is not stored
@@ -454,8 +466,54 @@ class Book(BookReader):
             index[missing] = _search_sorted(order, fmt.order_keys(mirrored[missing]))
         return index
 
-    def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
-        index = self._find_sorted(first, mask)
+    def _records_not_book(self) -> np.ndarray | None:
+        """The records whose position is not a position of the book
+        (:data:`solver.STATUS_BOOK`: legal, reachable, in scope, no win at once), as a
+        lookup table by record index + 1 (entry 0: not stored); None when every record's
+        is (a book as written). Checked once, when the records are first searched in bulk."""
+        if self._not_book is None:
+            fmt = self.format
+            keys = self.records_array().keys
+            first, mask = decode_keys(
+                keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
+            )
+            not_book = self.statuses(first, mask) != STATUS_BOOK
+            self._not_book = (np.concatenate(([False], not_book)),) if not_book.any() else (None,)
+        return self._not_book[0]
+
+    def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
+        """The records are checked positions of the book (:meth:`_records_not_book`): a
+        position found among them is one, with no check of its own beyond its stone count
+        and the bitboards a key encodes."""
+        fmt = self.format
+        n = first.size
+        searchable = (np.bitwise_count(mask) == fmt.plies) & encodable(first, mask, *fmt.board)
+        if searchable.all():
+            stored = self._stored_many(first, mask, checked=True)
+        else:
+            rows = np.flatnonzero(searchable)
+            stored = BulkValues(
+                np.full(n, -1, np.int64),
+                np.full(n, UNKNOWN, np.int8),
+                np.full(n, UNKNOWN, np.int16),
+                np.full(n, UNKNOWN, np.int16),
+            )
+            part = self._stored_many(first[rows], mask[rows], checked=True)
+            for whole, a in zip(stored, part, strict=True):
+                whole[rows] = a
+        not_book = self._records_not_book()
+        if not_book is not None:  # those records' positions are left to the full check
+            unchecked = not_book[stored.index + 1]
+            stored.index[unchecked] = -1
+            for a in stored[1:]:
+                a[unchecked] = UNKNOWN
+        return stored
+
+    def _stored_many(
+        self, first: np.ndarray, mask: np.ndarray, checked: bool = False
+    ) -> BulkValues:
+        """``checked``: every position is of the book's ply with bitboards a key encodes."""
+        index = self._find_sorted(first, mask, checked)
         _, values = self._arrays()
         winner_lut, plies_lut, score_lut, valid_lut = self._luts
         # value bytes as intp indices into the per-byte tables (fast gathers)

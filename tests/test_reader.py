@@ -17,6 +17,7 @@ import pytest
 
 from openingbook.bookfile import BOOK8, BookFormat, Records, write_book
 from openingbook.codec import encode_keys, key_position, position_key
+from openingbook.errors import InvalidArgument
 from openingbook.reader import UNKNOWN, Book, BookValue, PositionNotInBook, search_steps
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, Winner
 from tests.conftest import REFERENCE
@@ -258,6 +259,45 @@ def test_distance_book_missing_positions(tmp_path):
         assert loose.plies.tolist() == [1, UNKNOWN, 30]
         assert loose.score.tolist() == [15, UNKNOWN, 0]
         assert loose.index.tolist() == [-1, -1, book.find(stored[0])]
+
+
+def test_bulk_lookup_applies_the_rule_to_records_that_are_not_book_positions(tmp_path):
+    """A bulk lookup answers a position found among the records without checking it only
+    when the record's position is one of the book: a stored position whose side to move
+    wins at once (a record no book we write holds) is answered by the rule, as ``get``
+    answers it; floating stones and another ply are refused or unknown, never searched."""
+    fmt = BookFormat.for_plies(12, distances=True, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
+    wins_now = Position.from_moves("121212445566")  # A to move, column 1 completes four
+    stored = [p.canonical() for p in random_positions(12, 40, seed=2) if not p.can_win_next()]
+    stored = list(dict.fromkeys([*stored, wins_now.canonical()]))
+    first, mask = arrays(stored)
+    path = tmp_path / "d12.dat"
+    write_book(
+        path,
+        fmt,
+        Records(encode_keys(first, mask, 32, *DEFAULT_BOARD), np.zeros(len(stored), np.int8)),
+    )
+    # stored[0] with the top stone of its first column lifted one cell: it floats
+    top = 1 << (stored[0].mask & 0x3F).bit_length() - 1
+    lift = top | top << 1
+    lifted_first = np.uint64(stored[0].first_stones ^ (lift if stored[0].first_stones & top else 0))
+    lifted_mask = np.uint64(stored[0].mask ^ lift)
+    with Book(path) as book:
+        assert book.stores(wins_now)
+        assert book.get(wins_now) == BookValue(Winner.FIRST, 1, 15)
+        f, m = arrays([wins_now, stored[0], wins_now.mirror()])
+        bulk = book.lookup_many(f, m)
+        assert bulk.winner.tolist() == [1, 0, 1]
+        assert bulk.plies.tolist() == [1, 30, 1]
+        assert bulk.index.tolist() == [-1, book.find(stored[0]), -1]
+        loose = book.lookup_many(
+            np.append(f, [lifted_first, np.uint64(0)]),
+            np.append(m, [lifted_mask, np.uint64(1)]),
+            strict=False,
+        )
+        assert loose.winner.tolist() == [1, 0, 1, UNKNOWN, UNKNOWN]
+        with pytest.raises(InvalidArgument, match="position 3"):
+            book.lookup_many(np.append(f, lifted_first), np.append(m, lifted_mask))
 
 
 def test_pruned_odd_ply_immediate_win_is_the_movers(tmp_path):
