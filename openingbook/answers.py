@@ -34,7 +34,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -63,9 +63,6 @@ from solver import (
     njit,
     score_from_plies,
 )
-
-if TYPE_CHECKING:
-    from openingbook.model import Scope
 
 __all__ = [
     "STATUS_OUT_OF_SCOPE",
@@ -189,7 +186,7 @@ class BookReader(ABC):
 
     @property
     @abstractmethod
-    def scope(self) -> Scope:
+    def scope(self) -> Any:  # an openingbook.model.Scope (not imported: a layer less)
         """Which positions of its ply the book holds (:class:`openingbook.model.Scope`)."""
 
     @property

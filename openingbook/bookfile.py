@@ -40,12 +40,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from openingbook.atomicio import atomic_write_bytes
-from openingbook.codec import code_length, decode_keys, decode_keys_raw, encode_keys, legal_mask
+from openingbook.codec import code_length, decode_keys, decode_keys_raw, legal_mask
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import (
     VALUE_DRAW,
@@ -53,12 +52,8 @@ from openingbook.values import (
     VALUE_SECOND,
     distance_plies,
     invalid_values,
-    pruned_values,
 )
 from solver import BoardSize
-
-if TYPE_CHECKING:
-    from openingbook.model import BookModel
 
 __all__ = [
     "BOOK8",
@@ -87,8 +82,6 @@ __all__ = [
     "records_to_bytes",
     "refuse_thill_layout",
     "sort_records",
-    "thill_records",
-    "thill_values",
     "value_histogram",
     "write_book",
 ]
@@ -594,33 +587,3 @@ def book_bytes(fmt: BookFormat, records: Records, name: str = "book", check: boo
         raise BookFileError(f"{path}: key {key:#x} does not fit {fmt.key_bits} bits")
     check_records(fmt, ordered, str(path), decode=check)
     return records_to_bytes(fmt, ordered)
-
-
-# ------------------------------------------------------------------ a model as records
-def thill_values(model: BookModel) -> tuple[BookFormat, np.ndarray]:
-    """The model's values in Thill's layout of its ply and board: ``(fmt, values)``, one
-    value per position of the model (nothing pruned yet): distance bytes where the
-    plies are known (``100 - plies`` signed by the winner, 0 for a draw), else the pruned
-    codes (2 first player wins, 1 second, 0 draw)."""
-    distances = model.has_distances
-    fmt = BookFormat.for_plies(model.plies, distances, *model.board)
-    if distances:
-        signed = model.winner.astype(np.int16) * (100 - model.plies_to_end)
-        return fmt, signed.astype(np.int8)
-    return fmt, pruned_values(model.winner)
-
-
-def thill_records(model: BookModel) -> tuple[BookFormat, Records]:
-    """The model as the records of a Thill-layout book: the file's own where the model
-    was loaded as stored, else sorted, a book without distances leaving its first-player
-    wins out where its scope answers them by the pruning rule."""
-    if model.stored is not None:
-        return model.stored
-
-    fmt, values = thill_values(model)
-    first, mask = model.first, model.mask
-    if not fmt.distances and model.scope.answers_absent:
-        keep = values != 2
-        first, mask, values = first[keep], mask[keep], values[keep]
-    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
-    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8)))

@@ -53,6 +53,7 @@ from openingbook.bookfile import (
     check_positions,
     check_values,
     parse_records,
+    sort_records,
     value_histogram,
 )
 from openingbook.checks.booksizes import complete_positions
@@ -60,19 +61,21 @@ from openingbook.codec import (
     decode_keys,
     encodable,
     encode_key_pairs,
+    encode_keys,
     legal_mask,
     position_key_pair,
 )
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook, reads_book
 from openingbook.manifest import BookIdentity, identify, read_manifest
 from openingbook.memory import require_memory
-from openingbook.model import Scope
+from openingbook.model import BookModel, Scope
 from openingbook.values import (
     UNKNOWN,
     WINNER_CODES,
     BookValue,
     BulkValues,
     book_value,
+    pruned_values,
     value_tables,
 )
 from solver import (
@@ -650,3 +653,33 @@ def describe_book(
         "checks": checks,
         "ok": all(v == "ok" for v in checks.values()),
     }
+
+
+# ------------------------------------------------------------------ a model as records
+def thill_values(model: BookModel) -> tuple[BookFormat, np.ndarray]:
+    """The model's values in Thill's layout of its ply and board: ``(fmt, values)``, one
+    value per position of the model (nothing pruned yet): distance bytes where the
+    plies are known (``100 - plies`` signed by the winner, 0 for a draw), else the pruned
+    codes (2 first player wins, 1 second, 0 draw)."""
+    distances = model.has_distances
+    fmt = BookFormat.for_plies(model.plies, distances, *model.board)
+    if distances:
+        signed = model.winner.astype(np.int16) * (100 - model.plies_to_end)
+        return fmt, signed.astype(np.int8)
+    return fmt, pruned_values(model.winner)
+
+
+def thill_records(model: BookModel) -> tuple[BookFormat, Records]:
+    """The model as the records of a Thill-layout book: the file's own where the model
+    was loaded as stored, else sorted, a book without distances leaving its first-player
+    wins out where its scope answers them by the pruning rule."""
+    if model.stored is not None:
+        return model.stored
+
+    fmt, values = thill_values(model)
+    first, mask = model.first, model.mask
+    if not fmt.distances and model.scope.answers_absent:
+        keep = values != 2
+        first, mask, values = first[keep], mask[keep], values[keep]
+    keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
+    return fmt, sort_records(fmt, Records(keys, values.astype(np.int8)))

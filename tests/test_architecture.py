@@ -223,8 +223,10 @@ GROUPS: dict[str, set[str]] = {
 EXCEPTIONS = {}
 
 #: The most modules on one chain of imports inside ``openingbook`` (the aliases left
-#: out): the count of today, so that it can only go down. The target is 8 (issue 31).
-MAX_LAYERS = 12
+#: out): the count of today, so that it can only go down. The target is 8 (issue 31): the
+#: registry's imports of the format modules (the Thill reader on its manifest and record
+#: layout, the ``export`` package, ``registry`` -> ``compact``) are one layer too many.
+MAX_LAYERS = 9
 
 
 def group_of(module: str) -> str:

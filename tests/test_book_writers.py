@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 import openingbook.formats
 import openingbook.reader
-from openingbook.bookfile import thill_values
 from openingbook.cli import main
 from openingbook.compact import CompactBook
 from openingbook.errors import InvalidArgument
@@ -25,6 +24,7 @@ from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.merge import merge_books
+from openingbook.reader import thill_values
 from openingbook.registry import books_dir
 from solver import DEFAULT_BOARD, BoardSize, enumerate_positions
 from tests.test_compact_writes import assert_same_table

@@ -376,8 +376,8 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
 @pytest.fixture(scope="module")
 def book8_parts(tmp_path_factory):
     """The 8-ply distance book (books/) cut into three compact parts."""
-    from openingbook.bookfile import thill_values
     from openingbook.formats import load_book
+    from openingbook.reader import thill_values
     from tests.test_build import BOOKS
 
     whole = load_book(BOOKS / "book8-dist.dat", complete=False)

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.bookfile import BookFormat, thill_values
+from openingbook.bookfile import BookFormat
 from openingbook.model import BookModel
+from openingbook.reader import thill_values
 from openingbook.values import UNKNOWN, WINNERS, BulkValues
 from solver import (
     DEFAULT_BOARD,

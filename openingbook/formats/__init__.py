@@ -98,8 +98,8 @@ class CompactFormat(Format):
         """Options: ``force``; ``record`` (what a manifest records of how the book was
         made: kept as the metadata's ``source_manifest``) and other ``metadata``;
         ``part=(i, n)``: the model is part i of n of its ply (``build --part``)."""
-        from openingbook.bookfile import thill_values
         from openingbook.compact import write_compact
+        from openingbook.reader import thill_values
 
         part = options.get("part")
         _require_writable(model, self.name, scope=part is None)
@@ -207,7 +207,6 @@ class ThillFormat(Format):
             Records,
             book_bytes,
             refuse_thill_layout,
-            thill_values,
             value_histogram,
         )
         from openingbook.codec import encode_keys
@@ -218,6 +217,7 @@ class ThillFormat(Format):
             manifest_provenance,
             write_book_and_manifest,
         )
+        from openingbook.reader import thill_values
         from openingbook.values import VALUE_FIRST
 
         refuse_thill_layout(model.board, model.plies)
