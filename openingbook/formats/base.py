@@ -13,15 +13,22 @@ import os
 from abc import ABC
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from openingbook.answers import KINDS, BookReader, value_from_arrays
 from openingbook.errors import BookFileError, InvalidArgument
+from solver import DEFAULT_BOARD
 
-if TYPE_CHECKING:
-    from openingbook.formats.model import BookModel
-
-__all__ = ["KINDS", "BookReader", "Format", "WrittenBook", "value_from_arrays"]
+__all__ = [
+    "KINDS",
+    "BookReader",
+    "Format",
+    "WrittenBook",
+    "require_7x6",
+    "require_distances",
+    "require_writable",
+    "value_from_arrays",
+]
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,39 @@ class Format(ABC):
         refuse_existing(out, force)
         check_writable(out)
 
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        """Write ``model`` as this format at ``out`` (atomically); the format's summary."""
+    def write(self, model: Any, out: str | os.PathLike[str], **options: Any) -> Any:
+        """Write ``model`` (a :class:`~openingbook.formats.model.BookModel`) as this format
+        at ``out`` (atomically); the format's summary."""
         raise InvalidArgument(f"the {self.name} format cannot be written", argument="fmt")
+
+
+def require_writable(model: Any, name: str, scope: bool) -> None:
+    """Refuse a model the book format ``name`` cannot hold: a distance or score book
+    without every distance, and (``scope``) a book that is neither complete nor every
+    position under a line (a sample or shard needs its record to say so)."""
+    if model.kind != "wdl":
+        require_distances(model, name)
+    if scope and (not model.scope.known or model.scope.partial):
+        raise BookFileError(
+            f"{model.source}: the book is {model.scope.describe()}; the {name} format holds "
+            "complete books and books under a line only"
+        )
+
+
+def require_distances(model: Any, name: str) -> None:
+    """Refuse a model without every distance for the format ``name``, which stores them."""
+    if not model.has_distances:
+        raise BookFileError(
+            f"{model.source}: the {name} format stores the plies to the result, and this "
+            "book has no distances: use a book built with --distances"
+        )
+
+
+def require_7x6(model: Any, name: str) -> None:
+    """Refuse a model of another board than 7x6 for the format ``name``, of 7x6 only."""
+    if model.board != DEFAULT_BOARD:
+        raise InvalidArgument(
+            f"the {name} format is of the 7x6 board; {model.source} is a {model.board} book",
+            argument="fmt",
+            value=name,
+        )

@@ -1,10 +1,10 @@
 """Exporting a book: :func:`export_book` reads any readable book through the format
 registry (:func:`openingbook.formats.load_book`) and writes it with a registry entry:
 
-* ``cadot``: Sidney Cadot's sorted 7-byte records (:mod:`openingbook.export.cadot`);
-* ``pons``: Pascal Pons' solver book, a prime-sized hash table (:mod:`openingbook.export.pons`);
-* ``uci``: the UCI / John Tromp CSV lines (:mod:`openingbook.export.uci`);
-* ``jsonl`` / ``csv``: one position per line for data work (:mod:`openingbook.export.tabular`).
+* ``cadot``: Sidney Cadot's sorted 7-byte records (:mod:`openingbook.formats.cadot`);
+* ``pons``: Pascal Pons' solver book, a prime-sized hash table (:mod:`openingbook.formats.pons`);
+* ``uci``: the UCI / John Tromp CSV lines (:mod:`openingbook.formats.uci`);
+* ``jsonl`` / ``csv``: one position per line for data work (:mod:`openingbook.formats.tabular`).
 
 Every export holds exactly the positions the book answers for. A pruned
 (win/draw/loss) book leaves the first player's wins out; they are recovered by
@@ -30,9 +30,9 @@ import numpy as np
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.bookfile import BookFormat
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
-from openingbook.export.uci import tromp_order
 from openingbook.formats import FORMATS, load_book
 from openingbook.formats.model import BookModel, require_complete_model
+from openingbook.formats.uci import tromp_order
 from openingbook.manifest import manifest_path
 from solver import DEFAULT_BOARD, canonical_keys
 

@@ -25,12 +25,14 @@ the same lines in the same order. Without the subset, the extra book positions
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from openingbook.atomicio import atomic_output
 from openingbook.checks.published import TROMP_BOARD
 from openingbook.errors import InvalidArgument
+from openingbook.formats.base import Format, require_7x6
 from solver import (
     Position,
     can_win_next_bits,
@@ -38,9 +40,13 @@ from solver import (
     has_four_bits,
 )
 
+if TYPE_CHECKING:
+    from openingbook.formats.model import BookModel
+
 __all__ = [
     "MAX_UCI_PLIES",
     "TROMP_COLUMN_ORDER",
+    "UciFormat",
     "opponent_threat",
     "tromp_order",
     "uci_fields",
@@ -170,3 +176,14 @@ def write_uci(
             stop = start + step
             fh.write(b"".join(uci_lines(first[start:stop], mask[start:stop], winner[start:stop])))
     return len(first)
+
+
+class UciFormat(Format):
+    name = "uci"
+    description = "UCI / Tromp CSV: 42 x/o/b cells a1..g6, then win/loss/draw for the first player"
+    suffixes = (".data",)
+    readable = False
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        require_7x6(model, self.name)
+        return write_uci(out, model.first, model.mask, model.winner)

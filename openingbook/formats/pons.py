@@ -47,13 +47,14 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
+from openingbook.formats.base import Format, require_distances
 from openingbook.values import (
     UNKNOWN,
     bulk_values,
@@ -63,6 +64,7 @@ from openingbook.values import (
 from solver import BoardSize, Position, current_bits, score_bounds, stone_counts
 
 if TYPE_CHECKING:
+    from openingbook.formats.model import BookModel
     from openingbook.manifest import Scope
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "PONS_LOG_SIZES",
     "PonsBook",
     "PonsExport",
+    "PonsFormat",
     "choose_log_size",
     "key3",
     "key3_many",
@@ -559,3 +562,28 @@ def _decode_key3(
         col = np.where(active & (d == 0), col + 1, col)
     first = np.where(stones % 2 == 0, current, current ^ mask)
     return first, mask
+
+
+class PonsFormat(Format):
+    name = "pons"
+    description = "Pascal Pons' solver opening book (prime-sized table, key3, score + 19)"
+    suffixes = (".book",)
+    any_board = True
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        return header_problem(head, size) is None
+
+    def open(self, path: Path, **options: Any) -> PonsBook:
+        return PonsBook(path)
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> PonsExport:
+        require_distances(model, self.name)
+        return write_pons(
+            out,
+            model.first,
+            model.mask,
+            model.score,
+            log_size=options.get("log_size"),
+            width=model.board.width,
+            height=model.board.height,
+        )
