@@ -124,6 +124,6 @@ def export_command(
             f"left out: {counted(lost, 'position')} sharing a table slot with another "
             "(Pons' solver searches them instead); a larger --log-size keeps more"
         )
-    if fmt == "uci":
+    if "win" in summary.details:  # a UCI export counts its results
         d = summary.details
         click.echo(f"win {d['win']:,}, loss {d['loss']:,}, draw {d['draw']:,}", err=piped)

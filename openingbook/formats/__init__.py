@@ -96,6 +96,8 @@ class CompactFormat(Format):
     suffixes = (COMPACT_SUFFIX,)
     any_board = True
     open_options = frozenset({"verify"})
+    own = True
+    holds_parts = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return head.startswith(MAGIC)
@@ -142,6 +144,11 @@ class ThillFormat(Format):
     description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
     suffixes = (".dat",)
     open_options = frozenset({"check", "verify"})
+    checks_on_request = open_options
+    own = True
+    layouts = True
+    holds_samples = True
+    separate_manifest = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         from openingbook.manifest import detect_format
@@ -363,10 +370,10 @@ def detect_own(path: str | os.PathLike[str], command: str, takes: str) -> str:
     command mistakes it for a damaged book of its own. :func:`detect`'s errors
     pass through.
     """
-    name = detect(path).name
-    if name not in ("thill", "compact"):
-        raise ForeignBook(f"{path}: a {name} book; {command} takes {takes}")
-    return name
+    fmt = detect(path)
+    if not fmt.own:
+        raise ForeignBook(f"{path}: a {fmt.name} book; {command} takes {takes}")
+    return fmt.name
 
 
 @reads_book

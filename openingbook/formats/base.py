@@ -59,6 +59,24 @@ class Format(ABC):
     any_board: ClassVar[bool] = False
     #: the keyword options :meth:`open` takes (:func:`openingbook.open_book` refuses others)
     open_options: ClassVar[frozenset[str]] = frozenset()
+    #: of :attr:`open_options`, the whole-file checks that are off unless asked for
+    #: (``lookup --check/--verify``)
+    checks_on_request: ClassVar[frozenset[str]] = frozenset()
+    #: the keyword options :meth:`export` takes (``export_book`` refuses the others)
+    export_options: ClassVar[frozenset[str]] = frozenset()
+    #: one of this project's own formats: a file holds one ply (or a scope of it), the
+    #: record of how it was made, and is what the engine, ``convert`` and ``merge`` read
+    own: ClassVar[bool] = False
+    #: does a file say which of several record layouts it has (``open_book(fmt=...)``
+    #: forces one)?
+    layouts: ClassVar[bool] = False
+    #: can a file be part ``i`` of ``n`` of a ply (``build --part``, merged by ``merge``)?
+    holds_parts: ClassVar[bool] = False
+    #: can a file be a sample or a shard of a ply (recorded in its manifest)?
+    holds_samples: ClassVar[bool] = False
+    #: is the record of how the book was made a manifest file beside the book (else it
+    #: is inside the file, or there is none)?
+    separate_manifest: ClassVar[bool] = False
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         """Does the file (its first bytes ``head``, ``size`` bytes long) look like this
@@ -80,6 +98,13 @@ class Format(ABC):
 
         refuse_existing(out, force)
         check_writable(out)
+
+    def export(
+        self, model: Any, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any]]:
+        """Write ``model`` at ``out`` for ``export``: the positions written and what the
+        export's summary says of them (``details``)."""
+        return self.write(model, out, **options), {"distances": model.has_distances}
 
     def write(self, model: Any, out: str | os.PathLike[str], **options: Any) -> Any:
         """Write ``model`` (a :class:`~openingbook.formats.model.BookModel`) as this format

@@ -45,7 +45,7 @@ import numpy as np
 from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
-from openingbook.formats.base import Format, require_7x6, require_distances
+from openingbook.formats.base import Format, require_7x6
 from openingbook.values import (
     UNKNOWN,
     WINNERS,
@@ -600,6 +600,7 @@ class CadotFormat(Format):
     name = "cadot"
     description = "Sidney Cadot's 7-byte records (base-111 column key, outcome byte)"
     suffixes = CADOT_SUFFIXES
+    export_options = frozenset({"no_distance"})
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return looks_like_cadot(path, size)
@@ -612,11 +613,25 @@ class CadotFormat(Format):
             )
         return CadotBook(path)
 
+    def export(
+        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any]]:
+        no_distance = bool(options.get("no_distance"))
+        half_moves = "unknown (0)" if no_distance else "exact"
+        return self.write(model, out, no_distance=no_distance), {"half_moves": half_moves}
+
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> int:
+        """Options: ``no_distance``: half-move counts of 0 (unknown) for a book without
+        distances, which is otherwise refused."""
         require_7x6(model, self.name)
         if options.get("no_distance"):
             half = np.zeros(len(model), np.int8)
+        elif not model.has_distances:
+            raise BookFileError(
+                f"{model.source}: Cadot records carry the half-moves to the result, and this "
+                "book has no distances: export a book built with --distances, or pass "
+                "--no-distance to write 0 (unknown) half-moves"
+            )
         else:
-            require_distances(model, self.name)
             half = model.plies_to_end
         return write_cadot(out, model.first, model.mask, model.winner, half)

@@ -54,7 +54,7 @@ import numpy as np
 from openingbook.answers import BookReader, BookValue, BulkValues
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
-from openingbook.formats.base import Format, require_distances
+from openingbook.formats.base import Format
 from openingbook.values import (
     UNKNOWN,
     bulk_values,
@@ -569,6 +569,7 @@ class PonsFormat(Format):
     description = "Pascal Pons' solver opening book (prime-sized table, key3, score + 19)"
     suffixes = (".book",)
     any_board = True
+    export_options = frozenset({"log_size"})
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return header_problem(head, size) is None
@@ -576,8 +577,25 @@ class PonsFormat(Format):
     def open(self, path: Path, **options: Any) -> PonsBook:
         return PonsBook(path)
 
+    def export(
+        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any]]:
+        result = self.write(model, out, log_size=options.get("log_size"))
+        return result.stored, {
+            "depth": result.depth,
+            "log_size": result.log_size,
+            "table_size": result.size,
+            "key_bytes": result.key_bytes,
+            "lost_to_slot_clashes": result.lost,
+        }
+
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> PonsExport:
-        require_distances(model, self.name)
+        """Options: ``log_size``: log2 of the table size (:data:`PONS_LOG_SIZES`)."""
+        if not model.has_distances:
+            raise BookFileError(
+                f"{model.source}: a Pons book stores exact scores, and this book has no "
+                "distances: export a book built with --distances"
+            )
         return write_pons(
             out,
             model.first,
