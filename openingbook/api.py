@@ -49,6 +49,7 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
 
 def book_board(path: str | os.PathLike[str]) -> BoardSize:
     """The board size of the book at ``path`` (its reader's ``board``)."""
-    options = {"verify": False} if detect_kind(path) == "compact" else {}
+    # the board is in the header: no whole-file check where the format makes one by default
+    options = {"verify": False} if "verify" in detect(path).open_options else {}
     with open_book(path, **options) as book:
         return book.board

@@ -352,7 +352,9 @@ class _PlyBook:
 
 def _describe_reader(reader: Any) -> tuple[BoardSize, int, bool]:
     """(board, plies, has distances) of a reader returned by ``open_book``."""
-    if reader.format_name not in ("compact", "thill"):  # Cadot, Pons: not one ply each
+    from openingbook.formats import format_named
+
+    if not format_named(reader.format_name).own:  # Cadot, Pons: not one ply each
         raise InvalidArgument(
             f"{reader.path.name}: the engine reads distance books of one ply "
             "(compact or Thill layout), not this kind",

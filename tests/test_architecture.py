@@ -357,3 +357,54 @@ def test_the_longest_chain_of_imports():
     """At most :data:`MAX_LAYERS` modules on one chain of imports (the target is 8)."""
     chain = longest_chain(openingbook_graph())
     assert len(chain) <= MAX_LAYERS, " -> ".join(chain)
+
+
+# ------------------------------------------------- formats are asked, never named
+#: modules outside ``openingbook/formats/`` that still compare a format's name, each with
+#: its reason; one that no longer does fails the test (remove it from here)
+NAMING_EXCEPTIONS = {
+    "openingbook/pipeline/writing.py": "the registry's writing, until it moves into formats",
+}
+
+
+def format_name_comparisons(source: str, names: set[str]) -> list[int]:
+    """The lines of ``source`` comparing something to a format's name written as a string
+    (``x == "thill"``, ``x in ("thill", "compact")``, ``x != "pons"``)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        for operand in (node.left, *node.comparators):
+            items = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else []
+            literals = {
+                item.value
+                for item in (operand, *items)
+                if isinstance(item, ast.Constant) and isinstance(item.value, str)
+            }
+            if literals & names:
+                lines.append(node.lineno)
+                break
+    return lines
+
+
+def test_the_format_name_check_finds_a_comparison():
+    names = {"thill", "compact"}
+    source = 'a = kind == "thill"\nb = kind in ("x", "compact")\nc = kind == "other"\n'
+    assert format_name_comparisons(source, names) == [1, 2]
+
+
+def test_nothing_outside_formats_branches_on_a_format_name():
+    """Outside ``openingbook/formats/`` a module asks the format (``Format.own``,
+    ``any_board``, ``holds_parts``, ...) instead of comparing its name to a string."""
+    from openingbook.formats import FORMATS
+
+    names = set(FORMATS)
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith("openingbook/formats/"):
+            continue
+        lines = format_name_comparisons(path.read_text(), names)
+        if lines:
+            found[relative] = lines
+    assert set(found) == set(NAMING_EXCEPTIONS), found

@@ -468,7 +468,7 @@ def test_build_of_a_board_with_an_odd_number_of_cells(tmp_path):
 
 # ------------------------------------------------------------------ export
 def test_pons_export_of_another_size_answers_the_solvers_scores(small_books, tmp_path):
-    from openingbook.export import PonsBook
+    from openingbook.formats.pons import PonsBook
 
     out = tmp_path / "b.book"
     result = run(

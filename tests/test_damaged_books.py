@@ -23,8 +23,8 @@ from click.testing import CliRunner
 
 from openingbook import BookFileError, open_book
 from openingbook.cli import main
-from openingbook.export.cadot import write_cadot
-from openingbook.export.pons import HEADER_BYTES, write_pons
+from openingbook.formats.cadot import write_cadot
+from openingbook.formats.pons import HEADER_BYTES, write_pons
 from openingbook.manifest import file_sha256, manifest_path
 from solver import Position, enumerate_positions
 

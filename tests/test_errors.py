@@ -219,8 +219,8 @@ def test_os_failures_keep_their_os_error(tmp_path):
     [
         "openingbook.compact:CompactBook",
         "openingbook.reader:Book",
-        "openingbook.export.cadot:CadotBook",
-        "openingbook.export.pons:PonsBook",
+        "openingbook.formats.cadot:CadotBook",
+        "openingbook.formats.pons:PonsBook",
     ],
 )
 def test_a_reader_made_directly_raises_the_family_too(reader, tmp_path):

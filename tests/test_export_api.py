@@ -14,7 +14,8 @@ import openingbook
 from openingbook.api import BookReader, detect_kind
 from openingbook.bookfile import BookFormat
 from openingbook.cli import main
-from openingbook.export import CadotBook, PonsBook
+from openingbook.formats.cadot import CadotBook
+from openingbook.formats.pons import PonsBook
 from openingbook.pipeline.export import export_book
 from openingbook.reader import Book, PositionNotInBook
 from solver import DEFAULT_BOARD, Position

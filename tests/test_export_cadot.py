@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.export.cadot import (
+from openingbook.formats.cadot import (
     BASE,
     CadotBook,
     _key_of,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.export.pons import (
+from openingbook.formats.pons import (
     HEADER_BYTES,
     PonsBook,
     _crt,

@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 
 from openingbook.codec import position_key
-from openingbook.export.tabular import FIELDS, diagrams, hex_codes
+from openingbook.formats.tabular import FIELDS, diagrams, hex_codes
 from openingbook.pipeline.export import export_book
 from openingbook.reader import Book
 from solver import Position

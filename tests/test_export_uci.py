@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from openingbook.codec import legal_mask
-from openingbook.export.uci import opponent_threat, tromp_order, uci_fields, uci_lines
+from openingbook.formats.uci import opponent_threat, tromp_order, uci_fields, uci_lines
 from openingbook.pipeline.export import export_book
 from openingbook.reader import Book
 from solver import (

@@ -37,9 +37,9 @@ ALLOWED = {
     "openingbook.engine:Engine.__init__": "an engine, as a solver, is where a board is chosen",
     "openingbook.explorer.server:Explorer.__init__": "a user interface, as the CLI: its "
     "default is the user's board",
-    "openingbook.export.cadot:CADOT_BOARD": "Cadot's key is of the 7x6 board only",
+    "openingbook.formats.cadot:CADOT_BOARD": "Cadot's key is of the 7x6 board only",
     "openingbook.checks.published:TROMP_BOARD": "Tromp's data set and counts are of the 7x6 board",
-    "openingbook.export.tabular:DIAGRAM_BOARD": "the exported diagrams are of the 7x6 board",
+    "openingbook.formats.tabular:DIAGRAM_BOARD": "the exported diagrams are of the 7x6 board",
     "openingbook.bookfile:THILL_BOARD": "Thill's record layout is of the 7x6 board only",
 }
 

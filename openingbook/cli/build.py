@@ -161,13 +161,17 @@ def build_command(
     """
     if seed != 0 and sample is None:
         raise click.UsageError("--seed only applies with --sample")
+    from openingbook.formats import FORMATS
     from openingbook.pipeline.build import BuildOptions, build_book, default_output_name
     from solver import DEFAULT_BOARD
 
-    if part is not None and book_format == "thill":
-        raise click.UsageError("--part writes a compact book: leave out --format thill")
     if part is not None:
-        book_format = "compact"
+        holds_parts = next(name for name, f in FORMATS.items() if f.holds_parts)
+        if book_format is not None and not FORMATS[book_format].holds_parts:
+            raise click.UsageError(
+                f"--part writes a {holds_parts} book: leave out --format {book_format}"
+            )
+        book_format = holds_parts
     # else as given: the library chooses by the output's name (.c4b compact, .dat Thill)
     options = BuildOptions(
         plies=plies,
@@ -181,11 +185,11 @@ def build_command(
         part=part,
     )
 
-    if book_format == "compact":
+    if book_format is not None and not FORMATS[book_format].holds_samples:
         options.validate()  # other board sizes: no shards, whatever the format
         if shard is not None or sample is not None:
             raise click.UsageError(
-                "--format compact needs a whole book (or --under): build the shards "
+                f"--format {book_format} needs a whole book (or --under): build the shards "
                 "in Thill's layout, merge them, then 'openingbook convert'"
             )
         output = output or Path(default_output_name(options, compact=True))
@@ -236,15 +240,17 @@ def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: b
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
       openingbook merge book14-dist-part*of32.c4b -o book14-dist.c4b
     """
+    from openingbook.formats import FORMATS
     from openingbook.pipeline.merge import merge_books
 
     summary = merge_books(output, list(shards), force=force, command=_command_line())
+    pieces = "parts" if FORMATS[summary.format].holds_parts else "shards"
     if as_json:
         emit_json(summary.as_dict())
     else:
         click.echo(
             f"{summary.output}: {counted(summary.records, 'record', grouped=False)} "
             f"({summary.format}) "
-            f"from {summary.shards} {'parts' if summary.format == 'compact' else 'shards'}, "
+            f"from {summary.shards} {pieces}, "
             f"{counted(summary.positions, 'position', grouped=False)}"
         )

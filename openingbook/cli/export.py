@@ -31,7 +31,7 @@ def _log_size(ctx: click.Context, param: click.Parameter, value: int | None) -> 
     """``--log-size`` checked against the sizes Pons' loader accepts (loaded on use)."""
     if value is None:
         return None
-    from openingbook.export.pons import PONS_LOG_SIZES
+    from openingbook.formats.pons import PONS_LOG_SIZES
 
     return click.IntRange(PONS_LOG_SIZES[0], PONS_LOG_SIZES[-1]).convert(value, param, ctx)
 
@@ -124,6 +124,6 @@ def export_command(
             f"left out: {counted(lost, 'position')} sharing a table slot with another "
             "(Pons' solver searches them instead); a larger --log-size keeps more"
         )
-    if fmt == "uci":
+    if "win" in summary.details:  # a UCI export counts its results
         d = summary.details
         click.echo(f"win {d['win']:,}, loss {d['loss']:,}, draw {d['draw']:,}", err=piped)

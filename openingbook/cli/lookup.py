@@ -96,10 +96,12 @@ def lookup_command(
     from openingbook.formats import detect, open_book
 
     path = resolve_book_argument(book)
-    kind = detect(path).name
-    if fmt is not None and kind != "thill":
+    entry = detect(path)
+    kind = entry.name
+    if fmt is not None and not entry.layouts:
         raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
-    options = {"check": check, "verify": verify} if kind == "thill" else {}
+    asked = {"check": check, "verify": verify}
+    options = {name: value for name, value in asked.items() if name in entry.checks_on_request}
     # opening verifies what the format allows (a compact book's checksum, a Thill book's
     # manifest and sampled records); every answer is checked possible for the book
     with open_book(path, kind, fmt, **options) as opened:
@@ -113,7 +115,7 @@ def lookup_command(
             pos = _read_board(board or "")
         opened.require_position(pos)  # another board or ply: refused as an argument
         value, record = opened.lookup(pos)
-        if kind == "thill":
+        if entry.layouts:
             fmt_name = opened.format.name
         else:
             board_name = "" if opened.board == (7, 6) else f" {opened.board}"
@@ -171,8 +173,9 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
     from openingbook.formats import describe, detect
 
     path = resolve_book_argument(book)
-    kind = detect(path).name
-    if fmt is not None and kind != "thill":
+    entry = detect(path)
+    kind = entry.name
+    if fmt is not None and not entry.layouts:
         raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
     info = describe(path, kind, fmt)
     if as_json:
@@ -181,7 +184,7 @@ def info_command(ctx: click.Context, book: str, fmt: BookFormat | None, as_json:
         values = info["values"]
         assert isinstance(values, dict)
         click.echo(f"{book}: {info['description']}")
-        if info["format"] == "compact":
+        if "bits_per_position" in info:  # a compact book's report
             click.echo(
                 f"positions: {info['positions']} ({info['bytes']} bytes, "
                 f"{info['bits_per_position']} bits per position)"

@@ -1,6 +1,7 @@
 """The format registry: every book format, its detection, reader and writer.
 
-Each entry is a :class:`~openingbook.formats.base.Format`: a name, ``sniff``
+Each entry is a :class:`~openingbook.formats.base.Format`, defined in its format's
+module (:mod:`.cadot`, :mod:`.pons`, :mod:`.uci`, :mod:`.tabular`): a name, ``sniff``
 (does a file look like this format?), ``open`` (a reader keeping the one
 reader contract of :class:`~openingbook.answers.BookReader`) and
 ``write`` (a :class:`~openingbook.model.BookModel` to a file).
@@ -17,7 +18,7 @@ format        read  write  boards
 ``csv``       no    yes    7x6
 ============  ====  =====  ==========================================================
 
-Detection lives here and only here (:func:`detect`): the formats whose usual
+Detection is :func:`detect`'s alone: the formats whose usual
 file name ending the file has are asked first, then the others in the order
 above; a file that no format recognises is refused (:class:`BookFileError`
 naming what was tried), never opened as the format that sniffs weakest. A
@@ -51,7 +52,17 @@ from openingbook.errors import (
     InvalidArgument,
     reads_book,
 )
-from openingbook.formats.base import KINDS, BookReader, Format, WrittenBook
+from openingbook.formats.base import (
+    KINDS,
+    BookReader,
+    Format,
+    WrittenBook,
+    require_writable,
+)
+from openingbook.formats.cadot import CadotFormat
+from openingbook.formats.pons import PonsFormat
+from openingbook.formats.tabular import CsvFormat, JsonlFormat
+from openingbook.formats.uci import UciFormat
 from solver import DEFAULT_BOARD, BoardSize
 
 if TYPE_CHECKING:
@@ -85,6 +96,8 @@ class CompactFormat(Format):
     suffixes = (COMPACT_SUFFIX,)
     any_board = True
     open_options = frozenset({"verify"})
+    own = True
+    holds_parts = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return head.startswith(MAGIC)
@@ -102,7 +115,7 @@ class CompactFormat(Format):
         from openingbook.reader import thill_values
 
         part = options.get("part")
-        _require_writable(model, self.name, scope=part is None)
+        require_writable(model, self.name, scope=part is None)
         if model.kind == "distance":
             values = thill_values(model)[1]  # Thill's distance bytes
         else:
@@ -126,42 +139,16 @@ class CompactFormat(Format):
         return WrittenBook(Path(out), header.positions)
 
 
-class PonsFormat(Format):
-    name = "pons"
-    description = "Pascal Pons' solver opening book (prime-sized table, key3, score + 19)"
-    suffixes = (".book",)
-    any_board = True
-
-    def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        from openingbook.export.pons import header_problem
-
-        return header_problem(head, size) is None
-
-    def open(self, path: Path, **options: Any) -> BookReader:
-        from openingbook.export.pons import PonsBook
-
-        return PonsBook(path)
-
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        from openingbook.export.pons import write_pons
-
-        _require_distances(model, self.name)
-        return write_pons(
-            out,
-            model.first,
-            model.mask,
-            model.score,
-            log_size=options.get("log_size"),
-            width=model.board.width,
-            height=model.board.height,
-        )
-
-
 class ThillFormat(Format):
     name = "thill"
     description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
     suffixes = (".dat",)
     open_options = frozenset({"check", "verify"})
+    checks_on_request = open_options
+    own = True
+    layouts = True
+    holds_samples = True
+    separate_manifest = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         from openingbook.manifest import detect_format
@@ -222,7 +209,7 @@ class ThillFormat(Format):
 
         refuse_thill_layout(model.board, model.plies)
         record = options.get("record")
-        _require_writable(model, self.name, scope=record is None)
+        require_writable(model, self.name, scope=record is None)
         fmt, values = thill_values(model)  # distance bytes, or pruned codes
         path = check_output(out, options.get("force", False))
         if record is None:
@@ -250,124 +237,6 @@ class ThillFormat(Format):
             record = record(manifest_book_entry(path, fmt, len(keys), data))
         write_book_and_manifest(path, fmt, data, len(keys), record)
         return WrittenBook(path, len(keys), manifest_path(path))
-
-
-class CadotFormat(Format):
-    name = "cadot"
-    description = "Sidney Cadot's 7-byte records (base-111 column key, outcome byte)"
-    suffixes = (".cadot", ".c4db")
-
-    def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        """Whole 7-byte records; a spread sample of up to 64 of them strictly ascending,
-        each key a position (legal columns, the smaller of its two readings) and each
-        outcome byte possible for it (one winner bit at most, half-moves that fit)."""
-        import numpy as np
-
-        from openingbook.export.cadot import (
-            BASE,
-            CADOT_RECORD_BYTES,
-            KEY_BYTES,
-            WIDTH,
-            decode_cadot_keys,
-        )
-
-        if size == 0 or size % CADOT_RECORD_BYTES:
-            return False
-        n = size // CADOT_RECORD_BYTES
-        picks = sorted(set(np.linspace(0, n - 1, min(n, 64)).astype(int).tolist()))
-        rows = []
-        with open(path, "rb") as fh:
-            for i in picks:
-                fh.seek(i * CADOT_RECORD_BYTES)
-                rows.append(fh.read(CADOT_RECORD_BYTES))
-        keys = [int.from_bytes(r[:KEY_BYTES], "big") for r in rows]
-        if any(b <= a for a, b in itertools.pairwise(keys)) or keys[-1] >= BASE**WIDTH:
-            return False
-        for key in keys:
-            digits = [(key // BASE**k) % BASE for k in range(WIDTH)]
-            if sum(BASE**k * digits[WIDTH - 1 - k] for k in range(WIDTH)) < key:
-                return False  # not the smaller reading of the position
-        try:
-            first, mask = decode_cadot_keys(np.array(keys, dtype=np.uint64))
-        except InvalidArgument:
-            return False
-        first_stones = np.bitwise_count(first).astype(int)
-        stones = np.bitwise_count(mask).astype(int)
-        if not np.isin(2 * first_stones - stones, (0, 1)).all():
-            return False  # the players' stone counts differ by more than a move
-        room = DEFAULT_BOARD.cells - stones
-        outcome = np.array([r[KEY_BYTES] for r in rows])
-        return bool(((outcome & 0xC0) != 0xC0).all() and ((outcome & 0x3F) <= room).all())
-
-    def open(self, path: Path, **options: Any) -> BookReader:
-        from openingbook.export.cadot import CadotBook
-
-        if not self.sniff(path, b"", path.stat().st_size):
-            raise BookFileError(
-                f"{path}: not a Cadot table (7-byte records with valid, ascending keys "
-                "and outcome bytes)"
-            )
-        return CadotBook(path)
-
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        import numpy as np
-
-        from openingbook.export.cadot import write_cadot
-
-        _require_7x6(model, self.name)
-        if options.get("no_distance"):
-            half = np.zeros(len(model), np.int8)
-        else:
-            _require_distances(model, self.name)
-            half = model.plies_to_end
-        return write_cadot(out, model.first, model.mask, model.winner, half)
-
-
-class UciFormat(Format):
-    name = "uci"
-    description = "UCI / Tromp CSV: 42 x/o/b cells a1..g6, then win/loss/draw for the first player"
-    suffixes = (".data",)
-    readable = False
-
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        from openingbook.export.uci import write_uci
-
-        _require_7x6(model, self.name)
-        return write_uci(out, model.first, model.mask, model.winner)
-
-
-class TabularFormat(Format):
-    readable = False
-
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        from openingbook.bookfile import BookFormat
-        from openingbook.export.tabular import write_tabular
-
-        _require_7x6(model, self.name)
-        known = model.has_distances
-        key_bits = BookFormat.for_plies(model.plies, known, *model.board).key_bits
-        return write_tabular(
-            out,
-            self.name,
-            model.first,
-            model.mask,
-            model.winner,
-            model.plies_to_end if known else None,
-            model.score if known else None,
-            key_bits,
-        )
-
-
-class JsonlFormat(TabularFormat):
-    name = "jsonl"
-    description = "JSON Lines: code, diagram, stones, winner, plies, score"
-    suffixes = (".jsonl",)
-
-
-class CsvFormat(TabularFormat):
-    name = "csv"
-    description = "CSV with a header: code, diagram, stones, winner, plies, score"
-    suffixes = (".csv",)
 
 
 #: every format, in the order detection asks them
@@ -501,10 +370,10 @@ def detect_own(path: str | os.PathLike[str], command: str, takes: str) -> str:
     command mistakes it for a damaged book of its own. :func:`detect`'s errors
     pass through.
     """
-    name = detect(path).name
-    if name not in ("thill", "compact"):
-        raise ForeignBook(f"{path}: a {name} book; {command} takes {takes}")
-    return name
+    fmt = detect(path)
+    if not fmt.own:
+        raise ForeignBook(f"{path}: a {fmt.name} book; {command} takes {takes}")
+    return fmt.name
 
 
 @reads_book
@@ -710,36 +579,6 @@ def describe(
         "checks": {"values": "ok"},  # load_book refuses a value no game can have
         "ok": True,
     }
-
-
-def _require_writable(model: BookModel, name: str, scope: bool) -> None:
-    """Refuse a model the book format ``name`` cannot hold: a distance or score book
-    without every distance, and (``scope``) a book that is neither complete nor every
-    position under a line (a sample or shard needs its record to say so)."""
-    if model.kind != "wdl":
-        _require_distances(model, name)
-    if scope and (not model.scope.known or model.scope.partial):
-        raise BookFileError(
-            f"{model.source}: the book is {model.scope.describe()}; the {name} format holds "
-            "complete books and books under a line only"
-        )
-
-
-def _require_distances(model: BookModel, name: str) -> None:
-    if not model.has_distances:
-        raise BookFileError(
-            f"{model.source}: the {name} format stores the plies to the result, and this "
-            "book has no distances: use a book built with --distances"
-        )
-
-
-def _require_7x6(model: BookModel, name: str) -> None:
-    if model.board != DEFAULT_BOARD:
-        raise InvalidArgument(
-            f"the {name} format is of the 7x6 board; {model.source} is a {model.board} book",
-            argument="fmt",
-            value=name,
-        )
 
 
 # ------------------------------------------------------------------ writing solved values

@@ -13,16 +13,23 @@ import os
 from abc import ABC
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from openingbook.answers import BookReader
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import KINDS, value_from_arrays
+from solver import DEFAULT_BOARD
 
-if TYPE_CHECKING:
-    from openingbook.model import BookModel
-
-__all__ = ["KINDS", "BookReader", "Format", "WrittenBook", "value_from_arrays"]
+__all__ = [
+    "KINDS",
+    "BookReader",
+    "Format",
+    "WrittenBook",
+    "require_7x6",
+    "require_distances",
+    "require_writable",
+    "value_from_arrays",
+]
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,24 @@ class Format(ABC):
     any_board: ClassVar[bool] = False
     #: the keyword options :meth:`open` takes (:func:`openingbook.open_book` refuses others)
     open_options: ClassVar[frozenset[str]] = frozenset()
+    #: of :attr:`open_options`, the whole-file checks that are off unless asked for
+    #: (``lookup --check/--verify``)
+    checks_on_request: ClassVar[frozenset[str]] = frozenset()
+    #: the keyword options :meth:`export` takes (``export_book`` refuses the others)
+    export_options: ClassVar[frozenset[str]] = frozenset()
+    #: one of this project's own formats: a file holds one ply (or a scope of it), the
+    #: record of how it was made, and is what the engine, ``convert`` and ``merge`` read
+    own: ClassVar[bool] = False
+    #: does a file say which of several record layouts it has (``open_book(fmt=...)``
+    #: forces one)?
+    layouts: ClassVar[bool] = False
+    #: can a file be part ``i`` of ``n`` of a ply (``build --part``, merged by ``merge``)?
+    holds_parts: ClassVar[bool] = False
+    #: can a file be a sample or a shard of a ply (recorded in its manifest)?
+    holds_samples: ClassVar[bool] = False
+    #: is the record of how the book was made a manifest file beside the book (else it
+    #: is inside the file, or there is none)?
+    separate_manifest: ClassVar[bool] = False
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         """Does the file (its first bytes ``head``, ``size`` bytes long) look like this
@@ -75,6 +100,46 @@ class Format(ABC):
         refuse_existing(out, force)
         check_writable(out)
 
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        """Write ``model`` as this format at ``out`` (atomically); the format's summary."""
+    def export(
+        self, model: Any, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any]]:
+        """Write ``model`` at ``out`` for ``export``: the positions written and what the
+        export's summary says of them (``details``)."""
+        return self.write(model, out, **options), {"distances": model.has_distances}
+
+    def write(self, model: Any, out: str | os.PathLike[str], **options: Any) -> Any:
+        """Write ``model`` (a :class:`~openingbook.model.BookModel`) as this format
+        at ``out`` (atomically); the format's summary."""
         raise InvalidArgument(f"the {self.name} format cannot be written", argument="fmt")
+
+
+def require_writable(model: Any, name: str, scope: bool) -> None:
+    """Refuse a model the book format ``name`` cannot hold: a distance or score book
+    without every distance, and (``scope``) a book that is neither complete nor every
+    position under a line (a sample or shard needs its record to say so)."""
+    if model.kind != "wdl":
+        require_distances(model, name)
+    if scope and (not model.scope.known or model.scope.partial):
+        raise BookFileError(
+            f"{model.source}: the book is {model.scope.describe()}; the {name} format holds "
+            "complete books and books under a line only"
+        )
+
+
+def require_distances(model: Any, name: str) -> None:
+    """Refuse a model without every distance for the format ``name``, which stores them."""
+    if not model.has_distances:
+        raise BookFileError(
+            f"{model.source}: the {name} format stores the plies to the result, and this "
+            "book has no distances: use a book built with --distances"
+        )
+
+
+def require_7x6(model: Any, name: str) -> None:
+    """Refuse a model of another board than 7x6 for the format ``name``, of 7x6 only."""
+    if model.board != DEFAULT_BOARD:
+        raise InvalidArgument(
+            f"the {name} format is of the 7x6 board; {model.source} is a {model.board} book",
+            argument="fmt",
+            value=name,
+        )

@@ -108,10 +108,10 @@ def convert_book(
     # nothing is ever written over what is read: the book, nor its manifest
     refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
     FORMATS[target].check_output(out, force)  # before the book is read
-    if target == "compact":
-        positions, manifest = _thill_to_compact(src, out, force, command)
-    else:
+    if FORMATS[target].separate_manifest:
         positions, manifest = _compact_to_thill(src, out, force, command)
+    else:
+        positions, manifest = _thill_to_compact(src, out, force, command)
     return ConvertSummary(
         str(src),
         str(out),

@@ -99,7 +99,7 @@ def merge_books(
     """
     if not shard_books:
         raise InvalidArgument("no shard books to merge")
-    from openingbook.formats import detect_own
+    from openingbook.formats import FORMATS, detect_own
 
     kinds = set()
     with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
@@ -116,7 +116,7 @@ def merge_books(
                 raise
             except BookFileError:  # empty, unknown: the shard checks say which
                 continue
-    if "compact" in kinds:
+    if any(FORMATS[kind].holds_parts for kind in kinds):  # the parts of a ply
         return merge_parts(output, shard_books, force=force, command=command)
     from openingbook.formats import output_format
 

@@ -47,13 +47,14 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from openingbook.answers import BookReader
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
+from openingbook.formats.base import Format
 from openingbook.values import (
     UNKNOWN,
     BookValue,
@@ -65,13 +66,14 @@ from openingbook.values import (
 from solver import BoardSize, Position, current_bits, score_bounds, stone_counts
 
 if TYPE_CHECKING:
-    from openingbook.model import Scope
+    from openingbook.model import BookModel, Scope
 
 __all__ = [
     "HEADER_BYTES",
     "PONS_LOG_SIZES",
     "PonsBook",
     "PonsExport",
+    "PonsFormat",
     "choose_log_size",
     "key3",
     "key3_many",
@@ -561,3 +563,46 @@ def _decode_key3(
         col = np.where(active & (d == 0), col + 1, col)
     first = np.where(stones % 2 == 0, current, current ^ mask)
     return first, mask
+
+
+class PonsFormat(Format):
+    name = "pons"
+    description = "Pascal Pons' solver opening book (prime-sized table, key3, score + 19)"
+    suffixes = (".book",)
+    any_board = True
+    export_options = frozenset({"log_size"})
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        return header_problem(head, size) is None
+
+    def open(self, path: Path, **options: Any) -> PonsBook:
+        return PonsBook(path)
+
+    def export(
+        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any]]:
+        result = self.write(model, out, log_size=options.get("log_size"))
+        return result.stored, {
+            "depth": result.depth,
+            "log_size": result.log_size,
+            "table_size": result.size,
+            "key_bytes": result.key_bytes,
+            "lost_to_slot_clashes": result.lost,
+        }
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> PonsExport:
+        """Options: ``log_size``: log2 of the table size (:data:`PONS_LOG_SIZES`)."""
+        if not model.has_distances:
+            raise BookFileError(
+                f"{model.source}: a Pons book stores exact scores, and this book has no "
+                "distances: export a book built with --distances"
+            )
+        return write_pons(
+            out,
+            model.first,
+            model.mask,
+            model.score,
+            log_size=options.get("log_size"),
+            width=model.board.width,
+            height=model.board.height,
+        )

@@ -19,7 +19,7 @@ Each record is a 6-byte big-endian position key followed by one outcome byte.
 Cadot's own table holds every reachable position (2.27e12 records); an export
 of one of our books holds what the book holds (one ply, one record per mirror
 pair). Books without distances export with a half-move count of 0 ("unknown")
-only on request; see :mod:`openingbook.export`.
+only on request (``export --no-distance``).
 
 >>> from solver import Position
 >>> cadot_columns()[:8]
@@ -33,17 +33,19 @@ only on request; see :mod:`openingbook.export`.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import mmap
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from openingbook.answers import BookReader
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
+from openingbook.formats.base import Format, require_7x6
 from openingbook.values import (
     UNKNOWN,
     WINNERS,
@@ -55,17 +57,19 @@ from openingbook.values import (
 from solver import DEFAULT_BOARD, BoardSize, Position
 
 if TYPE_CHECKING:
-    from openingbook.model import Scope
+    from openingbook.model import BookModel, Scope
 
 __all__ = [
     "CADOT_RECORD_BYTES",
     "CadotBook",
+    "CadotFormat",
     "cadot_columns",
     "cadot_key",
     "cadot_keys",
     "decode_cadot_keys",
     "decode_outcomes",
     "encode_outcomes",
+    "looks_like_cadot",
     "write_cadot",
 ]
 
@@ -308,7 +312,7 @@ class CadotBook(BookReader):
     interface is :class:`openingbook.reader.Book`'s: ``get``, ``in``, iteration
     over ``(Position, BookValue)``, ``len``, ``lookup_many`` and use as a context
     manager, with the same rules for missing positions (see
-    :mod:`openingbook.export._values`). A record's half-move count of 0 on a
+    :mod:`openingbook.formats._values`). A record's half-move count of 0 on a
     position that is not over means "unknown" (``plies`` and ``score`` are
     ``None``). Any stone count can be asked.
 
@@ -557,3 +561,78 @@ def _book_value(pos: Position, outcome: int) -> BookValue:
     if over:
         return BookValue(WINNERS[winner], half, None)
     return value_from_plies(winner, half if half else None, pos.stone_count, CADOT_BOARD)
+
+
+def looks_like_cadot(path: Path, size: int) -> bool:
+    """Whole 7-byte records; a spread sample of up to 64 of them strictly ascending,
+    each key a position (legal columns, the smaller of its two readings) and each
+    outcome byte possible for it (one winner bit at most, half-moves that fit). The one
+    check of detection and of :meth:`CadotFormat.open`."""
+    if size == 0 or size % CADOT_RECORD_BYTES:
+        return False
+    n = size // CADOT_RECORD_BYTES
+    picks = sorted(set(np.linspace(0, n - 1, min(n, 64)).astype(int).tolist()))
+    rows = []
+    with open(path, "rb") as fh:
+        for i in picks:
+            fh.seek(i * CADOT_RECORD_BYTES)
+            rows.append(fh.read(CADOT_RECORD_BYTES))
+    keys = [int.from_bytes(r[:KEY_BYTES], "big") for r in rows]
+    if any(b <= a for a, b in itertools.pairwise(keys)) or keys[-1] >= BASE**WIDTH:
+        return False
+    for key in keys:
+        digits = [(key // BASE**k) % BASE for k in range(WIDTH)]
+        if sum(BASE**k * digits[WIDTH - 1 - k] for k in range(WIDTH)) < key:
+            return False  # not the smaller reading of the position
+    try:
+        first, mask = decode_cadot_keys(np.array(keys, dtype=np.uint64))
+    except InvalidArgument:
+        return False
+    first_stones = np.bitwise_count(first).astype(int)
+    stones = np.bitwise_count(mask).astype(int)
+    if not np.isin(2 * first_stones - stones, (0, 1)).all():
+        return False  # the players' stone counts differ by more than a move
+    room = CADOT_BOARD.cells - stones
+    outcome = np.array([r[KEY_BYTES] for r in rows])
+    return bool(((outcome & 0xC0) != 0xC0).all() and ((outcome & 0x3F) <= room).all())
+
+
+class CadotFormat(Format):
+    name = "cadot"
+    description = "Sidney Cadot's 7-byte records (base-111 column key, outcome byte)"
+    suffixes = CADOT_SUFFIXES
+    export_options = frozenset({"no_distance"})
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        return looks_like_cadot(path, size)
+
+    def open(self, path: Path, **options: Any) -> CadotBook:
+        if not looks_like_cadot(path, path.stat().st_size):
+            raise BookFileError(
+                f"{path}: not a Cadot table (7-byte records with valid, ascending keys "
+                "and outcome bytes)"
+            )
+        return CadotBook(path)
+
+    def export(
+        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any]]:
+        no_distance = bool(options.get("no_distance"))
+        half_moves = "unknown (0)" if no_distance else "exact"
+        return self.write(model, out, no_distance=no_distance), {"half_moves": half_moves}
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> int:
+        """Options: ``no_distance``: half-move counts of 0 (unknown) for a book without
+        distances, which is otherwise refused."""
+        require_7x6(model, self.name)
+        if options.get("no_distance"):
+            half = np.zeros(len(model), np.int8)
+        elif not model.has_distances:
+            raise BookFileError(
+                f"{model.source}: Cadot records carry the half-moves to the result, and this "
+                "book has no distances: export a book built with --distances, or pass "
+                "--no-distance to write 0 (unknown) half-moves"
+            )
+        else:
+            half = model.plies_to_end
+        return write_cadot(out, model.first, model.mask, model.winner, half)

@@ -33,16 +33,28 @@ first-player wins a pruned book leaves out, the variant the enumeration gives).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from openingbook.atomicio import atomic_output
-from openingbook.codec import encode_keys
 from openingbook.errors import InvalidArgument
+from openingbook.formats.base import Format, require_7x6
 from openingbook.values import WINNERS
 from solver import BoardSize
 
-__all__ = ["FIELDS", "diagrams", "hex_codes", "tabular_lines", "write_tabular"]
+if TYPE_CHECKING:
+    from openingbook.model import BookModel
+
+__all__ = [
+    "FIELDS",
+    "CsvFormat",
+    "JsonlFormat",
+    "diagrams",
+    "hex_codes",
+    "tabular_lines",
+    "write_tabular",
+]
 
 #: The exported diagrams (and codes) are of the 7x6 board: the format's own board.
 DIAGRAM_BOARD = BoardSize(7, 6)
@@ -96,6 +108,8 @@ def hex_codes(first: np.ndarray, mask: np.ndarray, key_bits: int) -> list[str]:
     >>> hex_codes(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 24)
     ['35a000']
     """
+    from openingbook.codec import encode_keys  # bitarray: loaded only by an export
+
     keys = encode_keys(first, mask, key_bits, WIDTH, HEIGHT)
     digits = key_bits // 4
     out = np.empty((keys.size, digits), dtype=np.uint8)
@@ -181,3 +195,39 @@ def write_tabular(
                 )
             )
     return len(first)
+
+
+class TabularFormat(Format):
+    """One position per line (:func:`write_tabular`), as JSON Lines or CSV."""
+
+    name = "tabular"
+    readable = False
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        from openingbook.bookfile import BookFormat
+
+        require_7x6(model, self.name)
+        known = model.has_distances
+        key_bits = BookFormat.for_plies(model.plies, known, *model.board).key_bits
+        return write_tabular(
+            out,
+            self.name,
+            model.first,
+            model.mask,
+            model.winner,
+            model.plies_to_end if known else None,
+            model.score if known else None,
+            key_bits,
+        )
+
+
+class JsonlFormat(TabularFormat):
+    name = "jsonl"
+    description = "JSON Lines: code, diagram, stones, winner, plies, score"
+    suffixes = (".jsonl",)
+
+
+class CsvFormat(TabularFormat):
+    name = "csv"
+    description = "CSV with a header: code, diagram, stones, winner, plies, score"
+    suffixes = (".csv",)

@@ -25,12 +25,15 @@ the same lines in the same order. Without the subset, the extra book positions
 from __future__ import annotations
 
 import os
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from openingbook.atomicio import atomic_output
 from openingbook.checks.published import TROMP_BOARD
 from openingbook.errors import InvalidArgument
+from openingbook.formats.base import Format, require_7x6
 from solver import (
     Position,
     can_win_next_bits,
@@ -38,9 +41,13 @@ from solver import (
     has_four_bits,
 )
 
+if TYPE_CHECKING:
+    from openingbook.model import BookModel
+
 __all__ = [
     "MAX_UCI_PLIES",
     "TROMP_COLUMN_ORDER",
+    "UciFormat",
     "opponent_threat",
     "tromp_order",
     "uci_fields",
@@ -170,3 +177,41 @@ def write_uci(
             stop = start + step
             fh.write(b"".join(uci_lines(first[start:stop], mask[start:stop], winner[start:stop])))
     return len(first)
+
+
+class UciFormat(Format):
+    name = "uci"
+    description = "UCI / Tromp CSV: 42 x/o/b cells a1..g6, then win/loss/draw for the first player"
+    suffixes = (".data",)
+    readable = False
+    export_options = frozenset({"tromp_subset"})
+
+    def export(
+        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any]]:
+        """Options: ``tromp_subset``: only the positions of Tromp's data set. The lines
+        are in Tromp's order and variants (:func:`tromp_order`)."""
+        tromp_subset = bool(options.get("tromp_subset"))
+        selected = _tromp_selection(model, tromp_subset)
+        winner = selected.winner
+        return self.write(selected, out), {
+            "tromp_subset": tromp_subset,
+            "win": int((winner > 0).sum()),
+            "loss": int((winner < 0).sum()),
+            "draw": int((winner == 0).sum()),
+        }
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
+        require_7x6(model, self.name)
+        return write_uci(out, model.first, model.mask, model.winner)
+
+
+def _tromp_selection(model: BookModel, tromp_subset: bool) -> BookModel:
+    """The book's positions in Tromp's order and variants, with their results."""
+    first, mask = tromp_order(model.plies, tromp_subset)
+    wanted = canonical_keys(first, mask, *model.board)
+    have = canonical_keys(model.first, model.mask, *model.board)
+    sorter = np.argsort(have)
+    at = sorter[np.clip(np.searchsorted(have, wanted, sorter=sorter), 0, have.size - 1)]
+    present = have[at] == wanted  # all of them, unless the book covers one subtree
+    return replace(model.select(at[present]), first=first[present], mask=mask[present])
