@@ -362,9 +362,7 @@ def test_the_longest_chain_of_imports():
 # ------------------------------------------------- formats are asked, never named
 #: modules outside ``openingbook/formats/`` that still compare a format's name, each with
 #: its reason; one that no longer does fails the test (remove it from here)
-NAMING_EXCEPTIONS = {
-    "openingbook/pipeline/writing.py": "the registry's writing, until it moves into formats",
-}
+NAMING_EXCEPTIONS: dict[str, str] = {}
 
 
 def format_name_comparisons(source: str, names: set[str]) -> list[int]:
