@@ -9,6 +9,7 @@ the test sends the signal then and times the command's one line.
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import subprocess
@@ -111,3 +112,32 @@ def test_a_signal_stops_a_search_within_a_second(case, signum, status, message):
     code, lines, took = _stop_while_searching(args, env, signum)
     assert (code, lines) == (status, [message])
     assert took < STOP_SECONDS, f"{case}: ended {took:.2f} s after the signal"
+
+
+def test_a_raising_handler_stops_a_search_in_python_and_the_solver_stays_usable():
+    """The library alone: a handler that raises stops ``Solver.solve`` at once (the
+    exception is the handler's), and the solver answers the next position exactly."""
+    from solver import Solver
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stop
+
+    solver = Solver(table_log2=20)
+    solver.warm_up()
+    previous = signal.signal(signal.SIGUSR1, stop)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGUSR1))
+    try:
+        start = time.monotonic()
+        timer.start()
+        with pytest.raises(Stop):
+            solver.solve("")  # the empty board: half a minute or more
+        took = time.monotonic() - start - 0.3
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGUSR1, previous)
+    assert took < STOP_SECONDS
+    assert solver.solve("44444455") == 16
+    assert solver.solve_wdl("4453") == -1
