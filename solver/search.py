@@ -65,6 +65,7 @@ from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.errors import InternalError, InvalidArgument, SearchTimeout
 from solver.geometry import check_board_size
+from solver.interrupt import run_interruptibly
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.probe import BookProbe, no_probe
 from solver.settings import (
@@ -1404,6 +1405,8 @@ class SearchStats:
     nodes: int
     positions: int
     seconds: float
+    #: CPU time of the searching threads (wall time is ``seconds``)
+    cpu_seconds: float = 0.0
 
     @property
     def nodes_per_second(self) -> float:
@@ -1472,6 +1475,7 @@ class Solver:
         self._workers: list[_Worker] = [_Worker.main(self)]
         self._positions = 0
         self._seconds = 0.0
+        self._cpu_seconds = 0.0
         #: set by the timer of a search with a time limit (see :meth:`solve`)
         self._timed_out = False
         self._book: BookProbe | None = None
@@ -1576,8 +1580,20 @@ class Solver:
         self._check_arrays(first, mask)
         out = np.zeros(first.shape[0], dtype=np.int8)
         start = time.perf_counter()
-        _solve_batch(first, mask, out, wdl, *self._kernel_args())
-        self._seconds += time.perf_counter() - start
+        stack = contextlib.ExitStack()
+
+        def search() -> None:
+            cpu = time.thread_time()
+            _solve_batch(first, mask, out, wdl, *self._kernel_args())
+            self._cpu_seconds += time.thread_time() - cpu
+
+        try:
+            run_interruptibly(search, lambda: self._interrupt(stack))
+        finally:
+            stack.close()
+            self._geo[_STOP] = 0
+            self._workers[0].stats[1] = 0
+            self._seconds += time.perf_counter() - start
         self._positions += first.shape[0]
         return out
 
@@ -1607,6 +1623,7 @@ class Solver:
             worker.stats[:] = 0
         self._positions = 0
         self._seconds = 0.0
+        self._cpu_seconds = 0.0
 
     @property
     def nodes(self) -> int:
@@ -1620,7 +1637,7 @@ class Solver:
 
     @property
     def stats(self) -> SearchStats:
-        return SearchStats(self.nodes, self._positions, self._seconds)
+        return SearchStats(self.nodes, self._positions, self._seconds, self._cpu_seconds)
 
     def __repr__(self) -> str:
         return f"Solver(table_log2={self.table.log2}, width={self.width}, height={self.height})"
@@ -1666,19 +1683,24 @@ class Solver:
             if time_limit is not None:
                 # a stopped search is no check of a new native library (solver._native)
                 stack.enter_context(_native.timing_dependent())
-            if threads == 1:
-                score: int | None = int(_solve_one(*args, 0, *self._kernel_args()))
-                if self._workers[0].stats[1] != 0:
-                    score = None  # stopped by the time limit
-            else:
-                score = self._run_parallel(args, threads)
+
+            def search() -> int | None:
+                if threads > 1:
+                    return self._run_parallel(args, threads)
+                cpu = time.thread_time()
+                found = int(_solve_one(*args, 0, *self._kernel_args()))
+                self._cpu_seconds += time.thread_time() - cpu
+                # stopped by the time limit (an interrupt raises instead)
+                return None if self._workers[0].stats[1] != 0 else found
+
+            score = run_interruptibly(search, lambda: self._interrupt(stack))
         finally:
             stack.close()
             if timer is not None:
                 timer.cancel()
                 timer.join()
-                self._geo[_STOP] = 0
                 self._timed_out = False
+            self._geo[_STOP] = 0  # after an interrupt too: the next search must run
             for worker in self._workers:
                 worker.stats[1] = 0  # a stopped flag left set would stop the next search
             self._seconds += time.perf_counter() - start
@@ -1691,12 +1713,20 @@ class Solver:
         self._timed_out = True
         self._geo[_STOP] = 1
 
+    def _interrupt(self, stack: contextlib.ExitStack) -> None:
+        """A signal's handler raised while the search ran (:func:`run_interruptibly`):
+        stop it. Until the caller closes ``stack`` (the search has returned by then), no
+        run of it builds a native library: a stopped search is no check of one."""
+        stack.enter_context(_native.timing_dependent())
+        self._geo[_STOP] = 1
+
     def _run_parallel(self, args: tuple, threads: int) -> int | None:
         """Lazy SMP: ``threads`` searches of the same position, the first to finish answers
         (None when a time limit stopped them all)."""
         while len(self._workers) < threads:
             self._workers.append(_Worker.helper(self, len(self._workers)))
         results: list[int | None] = [None] * threads
+        cpu = [0.0] * threads
 
         def search(i: int) -> None:
             worker = self._workers[i]
@@ -1704,13 +1734,16 @@ class Solver:
             # the helpers start their walk one window above 0, the main thread at 0:
             # both windows are what a small win needs, searched at once
             start = SPLIT_START if i % 2 == 1 else 0
+            cpu_start = time.thread_time()
             score = int(_solve_one(*args, start, *self._kernel_args(i)))  # releases the GIL
+            cpu[i] = time.thread_time() - cpu_start
             if worker.stats[1] == 0:  # finished, not stopped
                 results[i] = score
                 self._geo[_STOP] = 1  # the others see it at their next node
 
+        # the stop flag is not cleared here: it is clear between searches, and a time
+        # limit or an interrupt may have set it already
         helpers = [threading.Thread(target=search, args=(i,)) for i in range(1, threads)]
-        self._geo[_STOP] = 1 if self._timed_out else 0
         try:
             for helper in helpers:
                 helper.start()
@@ -1725,6 +1758,7 @@ class Solver:
             self._geo[_STOP] = 1 if self._timed_out else 0
             for worker in self._workers:
                 worker.stats[1] = 0  # a stopped flag left set would stop the next search
+            self._cpu_seconds += sum(cpu)
         answers = {r for r in results if r is not None}
         if not answers and self._timed_out:
             return None

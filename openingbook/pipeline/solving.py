@@ -61,11 +61,13 @@ def init_worker(table_log2: int | None, board: BoardSize) -> None:
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
-    """Solve one chunk in a worker; CPU time is the worker thread's own."""
+    """Solve one chunk in a worker; CPU time is the search's (in whichever thread the
+    solver ran it) and the worker thread's own."""
     board = BoardSize(*task.board)
     solver = _worker_solver(task.table_log2, board)
-    start = time.thread_time()
+    searched = solver.stats.cpu_seconds
     raw = solver.solve_many(task.first, task.mask, wdl=not task.exact)
+    start = time.thread_time()
     values = book_values(raw, task.stones, task.exact, board)
-    cpu = time.thread_time() - start
+    cpu = solver.stats.cpu_seconds - searched + time.thread_time() - start
     return ChunkResult(task.chunk_id, task.first, task.mask, values, cpu)

@@ -1,0 +1,143 @@
+"""Ctrl-C and SIGTERM stop a command within a second while the solver searches, on
+every board, from the native library and from numba (issue 32: a long search ran on
+until killed, the signal waiting for the search kernel to return).
+
+The child announces each search of the board under test (``SEARCHING`` on stderr,
+just before the search kernel runs: the warm-up's 4x4 searches are not announced);
+the test sends the signal then and times the command's one line.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import IO
+
+import pytest
+
+from tests.conftest import default_sigint
+from tests.test_hostile import _default_stop_signals, _env
+
+#: the command line, announcing every search of more than 16 cells
+_ANNOUNCE_SEARCHES = """
+import sys
+import solver.search as search
+kernel = search._solve_one
+def announced(*args):
+    if args[9][2] > 16:  # geo: width, height, cells, stop
+        sys.stderr.write("SEARCHING\\n")
+        sys.stderr.flush()
+    return kernel(*args)
+search._solve_one = announced
+from openingbook.cli import main
+main()
+"""
+
+#: the longest a search may take to stop after the signal: the command's one line is
+#: there by then. (The exit that follows is the interpreter's usual one: about a second
+#: more on a busy machine when numba is loaded, as after any command it ran.)
+STOP_SECONDS = 1.0
+
+#: searches of a minute or more, the native path and numba's
+CASES = {
+    "7x6 solve": (["solve", ""], {}),
+    "7x7 solve, numba": (["solve", "--size", "7x7", ""], {"OPENINGBOOK_NATIVE": "0"}),
+    "8x7 analyze": (["analyze", "--size", "8x7", "--book", "none"], {}),
+}
+
+
+def _default_signals() -> None:
+    default_sigint()
+    _default_stop_signals()
+
+
+def _stop_while_searching(args: list[str], env: dict[str, str], signum: int) -> tuple:
+    """(exit status, stderr without the announcements, seconds from the signal to the
+    command's last line)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _ANNOUNCE_SEARCHES, *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        text=True, env={**_env(), **env}, preexec_fn=_default_signals,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    lines: queue.Queue[tuple[float, str]] = queue.Queue()
+
+    def read(stream: IO[str]) -> None:
+        for line in stream:
+            lines.put((time.monotonic(), line.rstrip("\n")))
+
+    reader = threading.Thread(target=read, args=(proc.stderr,), daemon=True)
+    reader.start()
+    seen: list[tuple[float, str]] = []
+    deadline = time.monotonic() + 600  # a cold start compiles the solver
+    try:
+        while not seen or seen[-1][1] != "SEARCHING":
+            try:
+                seen.append(lines.get(timeout=1))
+            except queue.Empty:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the command never searched: {seen}")
+        time.sleep(0.2)  # well inside the search
+        sent = time.monotonic()
+        proc.send_signal(signum)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still searching 30 s after {signal.Signals(signum).name}")
+        reader.join(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    while not lines.empty():
+        seen.append(lines.get())
+    said = [(at, line) for at, line in seen if line != "SEARCHING"]
+    took = said[-1][0] - sent if said else float("inf")
+    return proc.returncode, [line for _, line in said], took
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "message"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated (SIGTERM)")],
+    ids=["SIGINT", "SIGTERM"],
+)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_signal_stops_a_search_within_a_second(case, signum, status, message):
+    args, env = CASES[case]
+    code, lines, took = _stop_while_searching(args, env, signum)
+    assert (code, lines) == (status, [message])
+    assert took < STOP_SECONDS, f"{case}: ended {took:.2f} s after the signal"
+
+
+def test_a_raising_handler_stops_a_search_in_python_and_the_solver_stays_usable():
+    """The library alone: a handler that raises stops ``Solver.solve`` at once (the
+    exception is the handler's), and the solver answers the next position exactly."""
+    from solver import Solver
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stop
+
+    solver = Solver(table_log2=20)
+    solver.warm_up()
+    previous = signal.signal(signal.SIGUSR1, stop)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGUSR1))
+    try:
+        start = time.monotonic()
+        timer.start()
+        with pytest.raises(Stop):
+            solver.solve("")  # the empty board: half a minute or more
+        took = time.monotonic() - start - 0.3
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGUSR1, previous)
+    assert took < STOP_SECONDS
+    assert solver.solve("44444455") == 16
+    assert solver.solve_wdl("4453") == -1
