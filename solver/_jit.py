@@ -15,10 +15,16 @@ same options, same on-disk cache). Once numba is loaded, ``njit`` is numba's.
 
 numba caches compiled kernels beside their source; when the packages are not
 writable (an installed package run by another user) the cache goes to the
-user's cache directory, and when nothing is writable the kernels are compiled
-without a cache (``cache=True`` dropped) rather than failing
-(:func:`_choose_numba_cache`, :mod:`solver._cachedir`). ``NUMBA_CACHE_DIR``, when
-set, is numba's as always.
+user's cache directory, else to a private temporary one, and only when none of
+them can be used are the kernels compiled without a cache (``cache=True``
+dropped) rather than failing (:func:`_choose_numba_cache`,
+:mod:`solver._cachedir`). ``NUMBA_CACHE_DIR``, when set, is numba's as always.
+
+Compiling a command's kernels takes from a few seconds to about a minute, once:
+when numba starts compiling one of ours (its cache holds no code for it), a
+one-line note says so on stderr (:func:`_note_compiling`), when stderr is a
+terminal (``OPENINGBOOK_COMPILE_NOTE=1`` always, ``0`` never), and once per run:
+processes the run starts later (a build's workers) inherit ``0``.
 
 A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
 or a tuple of scalars as result) is first looked up in the native cache
@@ -146,6 +152,7 @@ def materialize() -> None:
         if os.environ.get("NUMBA_CACHE_DIR") and not numba.config.CACHE_DIR:
             numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba came first
 
+        _note_compiling()
         for kernel in _PENDING:
             kernel.real = kernel.make(numba)
         # the kernels find each other through their modules' globals, which numba
@@ -182,3 +189,52 @@ def _choose_numba_cache() -> None:
         _NO_CACHE = True
     elif choice is not True:
         os.environ["NUMBA_CACHE_DIR"] = str(choice)
+
+
+#: seconds a cold first run spends compiling, by the first kernel of ours numba
+#: compiles (measured on 2 cores: ``benchmarks/bench_first_use.py``; the search's
+#: kernels compile every copy of the search, a few seconds for any other kernel)
+COMPILE_SECONDS = {
+    "solver.search._solve_one": 60,
+    "solver.search._solve_batch": 60,
+}
+_NOTE = "OPENINGBOOK_COMPILE_NOTE"
+
+
+def compile_note(kernel: str) -> str:
+    """The line that says a kernel is being compiled (the search's: "the solver")."""
+    seconds = COMPILE_SECONDS.get(kernel)
+    if seconds is not None:
+        return f"openingbook: compiling the solver, once: about {seconds} s"
+    module = kernel.rpartition(".")[0]
+    return f"openingbook: compiling {module}, once: a few seconds"
+
+
+def _note_compiling() -> None:
+    """Print :func:`compile_note` on stderr when numba starts compiling the first
+    kernel of ours in this run (see the module docstring)."""
+    wanted = os.environ.get(_NOTE)
+    if wanted == "0" or (wanted != "1" and not _is_terminal(sys.stderr)):
+        return
+    from numba.core import event
+
+    class FirstCompile(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            func = getattr(ev.data.get("dispatcher"), "py_func", None)
+            module = getattr(func, "__module__", "") or ""
+            if os.environ.get(_NOTE) == "0" or module.partition(".")[0] not in _PACKAGES:
+                return
+            os.environ[_NOTE] = "0"  # once per run, worker processes included
+            print(compile_note(f"{module}.{func.__qualname__}"), file=sys.stderr, flush=True)
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", FirstCompile())
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
