@@ -63,10 +63,8 @@ def _run_on_a_terminal(cache: Path) -> tuple[int, str, str]:
 
 
 def test_the_note_names_the_solver_and_its_time():
-    assert compile_note("solver.search._solve_one") == (
-        "openingbook: compiling the solver, once: about 60 s"
-    )
-    assert compile_note("openingbook.answers.nb_position_status") == (
+    assert compile_note("solver.search") == "openingbook: compiling the solver, once: about 60 s"
+    assert compile_note("openingbook.answers") == (
         "openingbook: compiling openingbook.answers, once: a few seconds"
     )
 
@@ -90,3 +88,24 @@ def test_the_note_is_for_terminals_unless_asked_for(tmp_path):
     assert asked.stderr == "openingbook: compiling openingbook.compact, once: a few seconds\n"
     never = _run(tmp_path / "c", OPENINGBOOK_COMPILE_NOTE="0")
     assert (never.returncode, never.stdout, never.stderr) == (0, ANSWER, "")
+
+
+@pytest.mark.slow
+def test_only_the_first_process_of_a_run_says_it(tmp_path):
+    """A worker the run started (its first process's id inherited) leaves the note to
+    that process, which has said it or shows the build's progress bar."""
+    worker = _run(tmp_path / "a", OPENINGBOOK_COMPILE_NOTE="1", OPENINGBOOK_COMPILE_NOTE_PID="1")
+    assert (worker.returncode, worker.stdout, worker.stderr) == (0, ANSWER, "")
+
+
+@pytest.mark.slow
+def test_a_run_that_loaded_the_search_names_the_solver(tmp_path):
+    """It will compile the search (a build enumerates its positions first): the note
+    gives the solver's time, even when another kernel compiles first."""
+    code = f"import solver.search; {ENTRY}"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *LOOKUP], capture_output=True, text=True, cwd=ROOT,
+        env=_env(tmp_path / "a", OPENINGBOOK_COMPILE_NOTE="1"), timeout=600,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, ANSWER)
+    assert done.stderr == compile_note("solver.search") + "\n"
