@@ -15,6 +15,7 @@ stays readable but nothing is writable).
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import stat
 import subprocess
@@ -117,11 +118,14 @@ def test_nothing_writable_caches_in_a_private_temporary_directory(readonly_site,
 
 @pytest.mark.slow
 def test_nothing_usable_compiles_without_a_cache(readonly_site, tmp_path):
-    blocker = tmp_path / "file"
-    blocker.write_text("")  # no directory can be made below a file, even by root
+    """The private directory's name taken by a symlink (anyone could have made it,
+    pointing anywhere): refused, and nothing is cached."""
+    tmp = _open_to_all(tmp_path / "tmp")
+    uid = pwd.getpwnam("nobody").pw_uid if os.geteuid() == 0 else os.getuid()
+    (tmp / f"openingbook-{uid}").symlink_to(_open_to_all(tmp_path / "planted"))
     done = _run(
         readonly_site, _open_to_all(tmp_path / "cwd"), "lookup", "8", "44444455",
-        TMPDIR=str(blocker),
+        TMPDIR=str(tmp),
     )  # fmt: skip
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == "first player wins; 8 stones, in compact 8-ply book\n"
