@@ -15,10 +15,17 @@ same options, same on-disk cache). Once numba is loaded, ``njit`` is numba's.
 
 numba caches compiled kernels beside their source; when the packages are not
 writable (an installed package run by another user) the cache goes to the
-user's cache directory, and when nothing is writable the kernels are compiled
-without a cache (``cache=True`` dropped) rather than failing
-(:func:`_choose_numba_cache`, :mod:`solver._cachedir`). ``NUMBA_CACHE_DIR``, when
-set, is numba's as always.
+user's cache directory, else to a private temporary one, and only when none of
+them can be used are the kernels compiled without a cache (``cache=True``
+dropped) rather than failing (:func:`_choose_numba_cache`,
+:mod:`solver._cachedir`). ``NUMBA_CACHE_DIR``, when set, is numba's as always.
+
+Compiling a command's kernels takes from a few seconds to about a minute, once:
+when numba starts compiling one of ours (its cache holds no code for it), a
+one-line note says so on stderr (:func:`_note_compiling`), when stderr is a
+terminal (``OPENINGBOOK_COMPILE_NOTE=1`` always, ``0`` never), once per run: only
+the run's first process says it (a build's workers show the progress bar's
+"compiling").
 
 A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
 or a tuple of scalars as result) is first looked up in the native cache
@@ -146,6 +153,7 @@ def materialize() -> None:
         if os.environ.get("NUMBA_CACHE_DIR") and not numba.config.CACHE_DIR:
             numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba came first
 
+        _note_compiling()
         for kernel in _PENDING:
             kernel.real = kernel.make(numba)
         # the kernels find each other through their modules' globals, which numba
@@ -182,3 +190,61 @@ def _choose_numba_cache() -> None:
         _NO_CACHE = True
     elif choice is not True:
         os.environ["NUMBA_CACHE_DIR"] = str(choice)
+
+
+#: seconds a cold first run spends compiling, by the module whose kernels it runs
+#: (measured on 2 cores: ``benchmarks/bench_first_use.py``, the CPU time of a first
+#: ``solve``: every copy of the search); any other module's kernels take a few seconds
+COMPILE_SECONDS = {"solver.search": 60}
+_NOTE = "OPENINGBOOK_COMPILE_NOTE"
+#: the process of a run that may print the note: the first to import this module
+#: (a build's workers, started by it, inherit it and leave the note to it)
+_NOTE_PROCESS = "OPENINGBOOK_COMPILE_NOTE_PID"
+os.environ.setdefault(_NOTE_PROCESS, str(os.getpid()))
+
+
+def compile_note(module: str) -> str:
+    """The line that says the kernels of ``module`` are being compiled (those of
+    :mod:`solver.search`: "the solver")."""
+    seconds = COMPILE_SECONDS.get(module)
+    if seconds is not None:
+        return f"openingbook: compiling the solver, once: about {seconds} s"
+    return f"openingbook: compiling {module}, once: a few seconds"
+
+
+def _note_compiling() -> None:
+    """Print :func:`compile_note` on stderr when numba starts compiling the first
+    kernel of ours in this run (see the module docstring). A run that has loaded the
+    search (:mod:`solver.search`) will compile it: the note names the solver even when
+    another kernel comes first (a build enumerates its positions first)."""
+    wanted = os.environ.get(_NOTE)
+    if wanted == "0" or (wanted != "1" and not _is_terminal(sys.stderr)):
+        return
+    if os.environ.get(_NOTE_PROCESS) != str(os.getpid()):
+        return
+    from numba.core import event
+
+    class FirstCompile(event.Listener):
+        said = False
+
+        def on_start(self, ev: Any) -> None:
+            func = getattr(ev.data.get("dispatcher"), "py_func", None)
+            module = getattr(func, "__module__", "") or ""
+            if self.said or module.partition(".")[0] not in _PACKAGES:
+                return
+            self.said = True
+            if "solver.search" in sys.modules:
+                module = "solver.search"
+            print(compile_note(module), file=sys.stderr, flush=True)
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", FirstCompile())
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

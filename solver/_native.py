@@ -27,8 +27,9 @@ its check fails, the kernel runs with numba as before (a failed build is
 remembered in a ``.failed`` file beside the library's name, which says why, so it
 is not retried on every run; delete it to retry). ``OPENINGBOOK_NATIVE=0``
 turns the native path off. The libraries go to ``__pycache__/native`` beside
-the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook/native``
-(``OPENINGBOOK_NATIVE_DIR`` chooses another directory); with neither writable
+the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook/native``,
+else to a private directory under the system's temporary directory
+(``OPENINGBOOK_NATIVE_DIR`` chooses another directory); with none of them usable
 there is no native cache (:mod:`solver._cachedir`).
 
 Everything of numba this module uses is its public interface (``cfunc``, ``carray``,
@@ -59,7 +60,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from solver._cachedir import first_writable, user_cache_dir
+from solver import _cachedir
 from solver.errors import InternalError
 
 __all__ = [
@@ -397,7 +398,8 @@ def _key(kernel: Any, signature: str) -> str:
 def cache_dir(kernel: Any) -> Path | None:
     """Where the kernel's libraries go: ``$OPENINGBOOK_NATIVE_DIR`` if set, else
     ``__pycache__/native`` beside its module when that is writable, else the user's
-    cache directory (:mod:`solver._cachedir`); None when nothing is writable."""
+    cache directory, else a private temporary one (:mod:`solver._cachedir`); None when
+    none can be used."""
     chosen = os.environ.get("OPENINGBOOK_NATIVE_DIR")
     if chosen:
         return Path(chosen)
@@ -405,7 +407,7 @@ def cache_dir(kernel: Any) -> Path | None:
     if directory is UNAVAILABLE:
         origin = getattr(sys.modules.get(kernel.__module__), "__file__", None)
         local = [Path(origin).resolve().parent / "__pycache__" / "native"] if origin else []
-        directory = first_writable([*local, user_cache_dir("native")])
+        directory = _cachedir.cache_dir("native", local)
         _CACHE_DIRS[kernel.__module__] = directory
     return directory  # type: ignore[return-value]
 

@@ -3,7 +3,9 @@
 numba caches compiled kernels beside their source, then in a user-wide
 directory; when it can write neither it raises "cannot cache function" (9 of
 the 11 commands failed that way). :mod:`solver._cachedir` chooses first: the
-package's ``__pycache__``, else ``$XDG_CACHE_HOME``/``~/.cache``, else no cache.
+package's ``__pycache__``, else ``$XDG_CACHE_HOME``/``~/.cache``, else a private
+directory under the temporary directory (said once, by the run that creates it),
+and only when none is usable no cache at all.
 Checked end to end: a copy of the packages made read-only, run with
 ``HOME=/nonexistent`` by an unprivileged user (as root: ``setpriv`` to
 ``nobody``, keeping only the right to read files, so the Python installation
@@ -13,15 +15,24 @@ stays readable but nothing is writable).
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from solver._cachedir import first_writable, numba_cache_dir, user_cache_dir, writable
+from solver import _cachedir
+from solver._cachedir import (
+    first_writable,
+    numba_cache_dir,
+    private_temp_dir,
+    user_cache_dir,
+    writable,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "from openingbook.cli import main; main()"
@@ -77,12 +88,48 @@ def _open_to_all(path: Path) -> Path:
     return path
 
 
+def _files(top: Path) -> dict[Path, int]:
+    return {p: p.stat().st_mtime_ns for p in top.rglob("*") if p.is_file()}
+
+
 @pytest.mark.slow
-def test_nothing_writable_compiles_without_a_cache(readonly_site, tmp_path):
-    done = _run(readonly_site, _open_to_all(tmp_path / "cwd"), "lookup", "8", "44444455")
+def test_nothing_writable_caches_in_a_private_temporary_directory(readonly_site, tmp_path):
+    """No package cache, no home: the compiled code goes to <tmp>/openingbook-<uid>,
+    which the first run announces in one line; the second run compiles nothing."""
+    tmp = _open_to_all(tmp_path / "tmp")
+    cwd = _open_to_all(tmp_path / "cwd")
+    first = _run(readonly_site, cwd, "lookup", "8", "44444455", TMPDIR=str(tmp))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "first player wins; 8 stones, in compact 8-ply book\n"
+    [private] = tmp.glob("openingbook-*")
+    assert first.stderr == (
+        "openingbook: no writable cache directory (beside the package, $XDG_CACHE_HOME "
+        f"or ~/.cache): compiled code is kept in {private}\n"
+    )
+    assert private.stat().st_mode & 0o777 == 0o700
+    cached = _files(private)
+    assert any(p.suffix == ".nbi" for p in cached)  # numba's index files
+    second = _run(readonly_site, cwd, "lookup", "8", "44444455", TMPDIR=str(tmp))
+    assert (second.returncode, second.stderr) == (0, "")
+    assert second.stdout == first.stdout
+    assert _files(private) == cached  # nothing compiled, nothing written again
+    assert not list(readonly_site.rglob("__pycache__"))  # nothing was written beside the code
+
+
+@pytest.mark.slow
+def test_nothing_usable_compiles_without_a_cache(readonly_site, tmp_path):
+    """The private directory's name taken by a symlink (anyone could have made it,
+    pointing anywhere): refused, and nothing is cached."""
+    tmp = _open_to_all(tmp_path / "tmp")
+    uid = pwd.getpwnam("nobody").pw_uid if os.geteuid() == 0 else os.getuid()
+    (tmp / f"openingbook-{uid}").symlink_to(_open_to_all(tmp_path / "planted"))
+    done = _run(
+        readonly_site, _open_to_all(tmp_path / "cwd"), "lookup", "8", "44444455",
+        TMPDIR=str(tmp),
+    )  # fmt: skip
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == "first player wins; 8 stones, in compact 8-ply book\n"
-    assert not list(readonly_site.rglob("__pycache__"))  # nothing was written beside the code
+    assert not list(readonly_site.rglob("__pycache__"))
 
 
 @pytest.mark.slow
@@ -106,4 +153,37 @@ def test_the_cache_directory_choice(tmp_path, monkeypatch):
     assert first_writable([blocker / "sub", tmp_path / "c"]) == tmp_path / "c"
     assert numba_cache_dir([blocker]) == tmp_path / "xdg" / "openingbook" / "numba"
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert numba_cache_dir([blocker]) == tmp_path / "tmp" / f"openingbook-{os.getuid()}" / "numba"
+    monkeypatch.setattr(tempfile, "tempdir", str(blocker))
     assert numba_cache_dir([blocker]) is None
+
+
+def test_the_private_temporary_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    top = tmp_path / f"openingbook-{os.getuid()}"
+    assert private_temp_dir("native") == top / "native"
+    assert top.stat().st_mode & 0o777 == 0o700
+    assert capsys.readouterr().err == (
+        "openingbook: no writable cache directory (beside the package, $XDG_CACHE_HOME "
+        f"or ~/.cache): compiled code is kept in {top}\n"
+    )
+    assert private_temp_dir("numba") == top / "numba"
+    assert capsys.readouterr().err == ""  # said once, by the run that created it
+    top.chmod(0o755)  # others could read (and, with 0o777, plant code): refused
+    assert private_temp_dir("native") is None
+    top.chmod(0o700)
+    monkeypatch.setattr(_cachedir, "_uid", lambda: os.getuid() + 1)  # another user's
+    (tmp_path / f"openingbook-{os.getuid() + 1}").symlink_to(top)
+    assert private_temp_dir("native") is None  # a symlink, even to a good directory
+    (tmp_path / f"openingbook-{os.getuid() + 1}").unlink()
+    monkeypatch.setattr(_cachedir, "_uid", lambda: os.getuid())
+    other = tmp_path / "other"
+    monkeypatch.setattr(tempfile, "tempdir", str(other))
+    other.mkdir()
+    (other / f"openingbook-{os.getuid()}").mkdir(mode=0o700)
+    monkeypatch.setattr(_cachedir, "_uid", lambda: os.getuid() + 1)
+    (other / f"openingbook-{os.getuid()}").rename(other / f"openingbook-{os.getuid() + 1}")
+    assert private_temp_dir("native") is None  # owned by someone else
+    assert capsys.readouterr().err == ""

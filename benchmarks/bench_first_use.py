@@ -1,0 +1,180 @@
+"""Benchmark: the first use of the command line, from a fresh wheel install.
+
+Usage: ``python benchmarks/bench_first_use.py [--work DIR] [--commands NAME,...] [--out PATH]``
+
+Builds a wheel of this checkout (``pip wheel --no-deps``), installs it into a
+fresh virtual environment under ``--work`` (a new temporary directory by default;
+pip may take the dependencies from its cache), then for each command: removes
+every compiled cache of the installation (numba's ``.nbi``/``.nbc`` files and the
+native cache, beside the packages and in the run's own ``$HOME/.cache``), and
+times a first run (everything compiled) and a second run (everything cached) of
+the installed ``openingbook`` script, as whole processes (wall time from start to
+exit, and the child's CPU time). Each command starts from cold caches, as the
+first command after an install. The runs ask for the compile note
+(``OPENINGBOOK_COMPILE_NOTE=1``) and record what stderr said. The load average is
+recorded beside each run: the machine may be shared. Writes
+``benchmarks/results/first_use.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from openingbook.atomicio import write_json_atomic
+
+ROOT = Path(__file__).resolve().parent
+REPO = ROOT.parent
+#: the goal of issue 32: the first answer of each command within this many seconds
+GOAL_S = 20
+COMMANDS = {
+    "solve 44": ["solve", "44"],
+    "analyze 44": ["analyze", "44"],
+    "analyze 14 stones": ["analyze", "44444433333312"],
+    "build --plies 8 --under 4444": ["build", "--plies", "8", "--under", "4444", "-o", "b8.dat"],
+}
+
+
+def install(work: Path) -> Path:
+    """A fresh venv with the wheel of this checkout; returns its ``bin`` directory."""
+    wheels = work / "wheel"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
+        check=True,
+    )
+    [wheel] = wheels.glob("openingbook-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", str(work / "venv")], check=True)
+    bin_dir = work / "venv" / "bin"
+    subprocess.run([str(bin_dir / "pip"), "install", "-q", str(wheel)], check=True)
+    return bin_dir
+
+
+def site_packages(bin_dir: Path) -> Path:
+    done = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import solver, pathlib; print(solver.__file__)"],
+        capture_output=True, text=True, check=True, cwd="/",
+    )  # fmt: skip
+    return Path(done.stdout.strip()).parent.parent
+
+
+def clear_compiled(site: Path, home: Path) -> int:
+    """Remove numba's cache files and the native cache; returns how many files went."""
+    removed = 0
+    for package in ("solver", "openingbook"):
+        for path in (site / package).rglob("*"):
+            if path.is_file() and (path.suffix in (".nbi", ".nbc") or "native" in path.parts):
+                path.unlink()
+                removed += 1
+    user = home / ".cache" / "openingbook"
+    if user.exists():
+        removed += sum(1 for p in user.rglob("*") if p.is_file())
+        shutil.rmtree(user)
+    return removed
+
+
+def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, object]:
+    load = round(os.getloadavg()[0], 2)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "load_average_1min_before": load,
+        "stderr": done.stderr.strip().splitlines()[:3],
+    }
+
+
+def commit_of(repo: Path) -> str:
+    """The commit a checkout stands at."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, help="where the venv goes (default: a new temp dir)")
+    parser.add_argument("--commands", help="comma-separated names (default all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "first_use.json")
+    args = parser.parse_args()
+    chosen = COMMANDS
+    if args.commands:
+        names = [n.strip() for n in args.commands.split(",") if n.strip()]
+        unknown = [n for n in names if n not in COMMANDS]
+        if unknown:
+            parser.error(f"unknown command {unknown[0]!r}: choose from {', '.join(COMMANDS)}")
+        chosen = {n: COMMANDS[n] for n in names}
+    work = args.work or Path(tempfile.mkdtemp(prefix="first-use-"))
+    work.mkdir(parents=True, exist_ok=True)
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    start = time.perf_counter()
+    bin_dir = install(work)
+    install_s = round(time.perf_counter() - start, 1)
+    site = site_packages(bin_dir)
+    home = work / "home"
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NUMBA_", "OPENINGBOOK_", "PYTHON", "XDG_", "VIRTUAL_ENV"))
+    }
+    env.update(HOME=str(home), OPENINGBOOK_COMPILE_NOTE="1")
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    rows: dict[str, dict[str, object]] = {}
+    print(f"{'command':<30} {'first s':>8} {'CPU s':>7} {'second s':>9} {'load':>5}  note")
+    for name, argv in chosen.items():
+        cwd = work / "cwd" / name.replace(" ", "_")
+        cwd.mkdir(parents=True, exist_ok=True)
+        home.mkdir(exist_ok=True)
+        cleared = clear_compiled(site, home)
+        first = run_once([str(bin_dir / "openingbook"), *argv], env, cwd)
+        for stale in cwd.iterdir():  # build writes its book: the second run starts afresh
+            if stale.is_file():
+                stale.unlink()
+        second = run_once([str(bin_dir / "openingbook"), *argv], env, cwd)
+        rows[name] = {
+            "argv": ["openingbook", *argv],
+            "cleared_files": cleared,
+            "first": first,
+            "second": second,
+            "goal_s": GOAL_S,
+        }
+        note = next((line for line in first["stderr"] if "compiling" in line), "")  # type: ignore[union-attr]
+        print(
+            f"{name:<30} {first['wall_s']:>8} {first['cpu_s']:>7} {second['wall_s']:>9} "
+            f"{first['load_average_1min_before']:>5}  {note}"
+        )
+    results = {
+        "benchmark": "first use from a fresh wheel install: cold caches, then warm",
+        "command": " ".join(["python", "benchmarks/bench_first_use.py", *sys.argv[1:]]),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "checkout": commit_of(REPO),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "install_s": install_s,
+        "load_average_before": load_before,
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "commands": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(args.out, results)
+    print(json.dumps({"install_s": install_s, "load_average_after": results["load_average_after"]}))
+
+
+if __name__ == "__main__":
+    main()
