@@ -90,14 +90,16 @@ class LazyKernel:
         return self.real
 
     def __call__(self, *args: Any) -> Any:
-        if self.native and not _LOADED:
+        if self.native:
             from solver import _native
 
-            result = _native.call(self, args)
-            if result is not _native.UNAVAILABLE:
-                return result
-            # no native library for these argument types yet: numba runs the
-            # kernel, and the native library is saved for the next process
+            if not _LOADED:
+                result = _native.call(self, args)
+                if result is not _native.UNAVAILABLE:
+                    return result
+            # numba runs the kernel (no native library for these argument types yet,
+            # or numba is loaded anyway), and a missing library is saved for the next
+            # process, also for a kernel first called after numba was loaded
             return _native.run_and_build(self, args)
         return self.dispatcher()(*args)
 
@@ -158,7 +160,11 @@ def materialize() -> None:
             kernel.real = kernel.make(numba)
         # the kernels find each other through their modules' globals, which numba
         # reads when it compiles: swap the stand-ins there (also where a module
-        # imported a kernel of another module by name)
+        # imported a kernel of another module by name). A native kernel that no
+        # kernel calls stays a stand-in, called from Python only: its first call
+        # still saves its native library (a solve's warm-up runs two native kernels,
+        # the second after numba is loaded by the first)
+        called = {name for k in _PENDING for name in k.function.__code__.co_names}
         for name, module in list(sys.modules.items()):
             if module is None or name.partition(".")[0] not in _PACKAGES:
                 continue
@@ -167,6 +173,8 @@ def materialize() -> None:
                 continue
             for key, value in list(namespace.items()):
                 if isinstance(value, LazyKernel) and value.real is not None:
+                    if value.native and key not in called:
+                        continue
                     namespace[key] = value.real
         _PENDING.clear()
         _LOADED = True
