@@ -120,6 +120,7 @@ def main() -> None:
         if unknown:
             parser.error(f"unknown command {unknown[0]!r}: choose from {', '.join(COMMANDS)}")
         chosen = {n: COMMANDS[n] for n in names}
+    checkout = commit_of(REPO)  # the code of the wheel, built now
     work = args.work or Path(tempfile.mkdtemp(prefix="first-use-"))
     work.mkdir(parents=True, exist_ok=True)
     load_before = [round(x, 2) for x in os.getloadavg()]
@@ -163,7 +164,7 @@ def main() -> None:
         "benchmark": "first use from a fresh wheel install: cold caches, then warm",
         "command": " ".join(["python", "benchmarks/bench_first_use.py", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "checkout": commit_of(REPO),
+        "checkout": checkout,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "install_s": install_s,

@@ -205,6 +205,8 @@ def _choose_numba_cache() -> None:
 #: ``solve``: every copy of the search); any other module's kernels take a few seconds
 COMPILE_SECONDS = {"solver.search": 60}
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
+#: a run that has loaded one of these will compile the search (a build's workers do)
+_SOLVER_USERS = ("solver.search", "openingbook.pipeline.solving")
 #: the process of a run that may print the note: the first to import this module
 #: (a build's workers, started by it, inherit it and leave the note to it)
 _NOTE_PROCESS = "OPENINGBOOK_COMPILE_NOTE_PID"
@@ -223,8 +225,9 @@ def compile_note(module: str) -> str:
 def _note_compiling() -> None:
     """Print :func:`compile_note` on stderr when numba starts compiling the first
     kernel of ours in this run (see the module docstring). A run that has loaded the
-    search (:mod:`solver.search`) will compile it: the note names the solver even when
-    another kernel comes first (a build enumerates its positions first)."""
+    search or the build's solving (:data:`_SOLVER_USERS`) will compile the search: the
+    note names the solver even when another kernel comes first (a build enumerates its
+    positions first, and its workers compile the search)."""
     wanted = os.environ.get(_NOTE)
     if wanted == "0" or (wanted != "1" and not _is_terminal(sys.stderr)):
         return
@@ -241,7 +244,7 @@ def _note_compiling() -> None:
             if self.said or module.partition(".")[0] not in _PACKAGES:
                 return
             self.said = True
-            if "solver.search" in sys.modules:
+            if any(name in sys.modules for name in _SOLVER_USERS):
                 module = "solver.search"
             print(compile_note(module), file=sys.stderr, flush=True)
 
