@@ -109,7 +109,9 @@ def commit_of(repo: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--work", type=Path, help="where the venv goes (default: a new temp dir)")
+    parser.add_argument(
+        "--work", type=Path, help="where the venv goes, kept (default: a temp dir, removed)"
+    )
     parser.add_argument("--commands", help="comma-separated names (default all)")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "first_use.json")
     args = parser.parse_args()
@@ -175,6 +177,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(args.out, results)
     print(json.dumps({"install_s": install_s, "load_average_after": results["load_average_after"]}))
+    if args.work is None:  # a directory of our own: the venv, the wheel, the runs' files
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
