@@ -109,7 +109,9 @@ def commit_of(repo: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--work", type=Path, help="where the venv goes (default: a new temp dir)")
+    parser.add_argument(
+        "--work", type=Path, help="where the venv goes, kept (default: a temp dir, removed)"
+    )
     parser.add_argument("--commands", help="comma-separated names (default all)")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "first_use.json")
     args = parser.parse_args()
@@ -120,6 +122,7 @@ def main() -> None:
         if unknown:
             parser.error(f"unknown command {unknown[0]!r}: choose from {', '.join(COMMANDS)}")
         chosen = {n: COMMANDS[n] for n in names}
+    checkout = commit_of(REPO)  # the code of the wheel, built now
     work = args.work or Path(tempfile.mkdtemp(prefix="first-use-"))
     work.mkdir(parents=True, exist_ok=True)
     load_before = [round(x, 2) for x in os.getloadavg()]
@@ -163,7 +166,7 @@ def main() -> None:
         "benchmark": "first use from a fresh wheel install: cold caches, then warm",
         "command": " ".join(["python", "benchmarks/bench_first_use.py", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "checkout": commit_of(REPO),
+        "checkout": checkout,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "install_s": install_s,
@@ -174,6 +177,8 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(args.out, results)
     print(json.dumps({"install_s": install_s, "load_average_after": results["load_average_after"]}))
+    if args.work is None:  # a directory of our own: the venv, the wheel, the runs' files
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

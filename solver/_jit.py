@@ -90,14 +90,16 @@ class LazyKernel:
         return self.real
 
     def __call__(self, *args: Any) -> Any:
-        if self.native and not _LOADED:
+        if self.native:
             from solver import _native
 
-            result = _native.call(self, args)
-            if result is not _native.UNAVAILABLE:
-                return result
-            # no native library for these argument types yet: numba runs the
-            # kernel, and the native library is saved for the next process
+            if not _LOADED:
+                result = _native.call(self, args)
+                if result is not _native.UNAVAILABLE:
+                    return result
+            # numba runs the kernel (no native library for these argument types yet,
+            # or numba is loaded anyway), and a missing library is saved for the next
+            # process, also for a kernel first called after numba was loaded
             return _native.run_and_build(self, args)
         return self.dispatcher()(*args)
 
@@ -158,7 +160,11 @@ def materialize() -> None:
             kernel.real = kernel.make(numba)
         # the kernels find each other through their modules' globals, which numba
         # reads when it compiles: swap the stand-ins there (also where a module
-        # imported a kernel of another module by name)
+        # imported a kernel of another module by name). A native kernel that no
+        # kernel calls stays a stand-in, called from Python only: its first call
+        # still saves its native library (a solve's warm-up runs two native kernels,
+        # the second after numba is loaded by the first)
+        called = {name for k in _PENDING for name in k.function.__code__.co_names}
         for name, module in list(sys.modules.items()):
             if module is None or name.partition(".")[0] not in _PACKAGES:
                 continue
@@ -167,6 +173,8 @@ def materialize() -> None:
                 continue
             for key, value in list(namespace.items()):
                 if isinstance(value, LazyKernel) and value.real is not None:
+                    if value.native and key not in called:
+                        continue
                     namespace[key] = value.real
         _PENDING.clear()
         _LOADED = True
@@ -197,6 +205,8 @@ def _choose_numba_cache() -> None:
 #: ``solve``: every copy of the search); any other module's kernels take a few seconds
 COMPILE_SECONDS = {"solver.search": 60}
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
+#: a run that has loaded one of these will compile the search (a build's workers do)
+_SOLVER_USERS = ("solver.search", "openingbook.pipeline.solving")
 #: the process of a run that may print the note: the first to import this module
 #: (a build's workers, started by it, inherit it and leave the note to it)
 _NOTE_PROCESS = "OPENINGBOOK_COMPILE_NOTE_PID"
@@ -215,8 +225,9 @@ def compile_note(module: str) -> str:
 def _note_compiling() -> None:
     """Print :func:`compile_note` on stderr when numba starts compiling the first
     kernel of ours in this run (see the module docstring). A run that has loaded the
-    search (:mod:`solver.search`) will compile it: the note names the solver even when
-    another kernel comes first (a build enumerates its positions first)."""
+    search or the build's solving (:data:`_SOLVER_USERS`) will compile the search: the
+    note names the solver even when another kernel comes first (a build enumerates its
+    positions first, and its workers compile the search)."""
     wanted = os.environ.get(_NOTE)
     if wanted == "0" or (wanted != "1" and not _is_terminal(sys.stderr)):
         return
@@ -233,7 +244,7 @@ def _note_compiling() -> None:
             if self.said or module.partition(".")[0] not in _PACKAGES:
                 return
             self.said = True
-            if "solver.search" in sys.modules:
+            if any(name in sys.modules for name in _SOLVER_USERS):
                 module = "solver.search"
             print(compile_note(module), file=sys.stderr, flush=True)
 

@@ -99,10 +99,12 @@ def test_only_the_first_process_of_a_run_says_it(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_run_that_loaded_the_search_names_the_solver(tmp_path):
-    """It will compile the search (a build enumerates its positions first): the note
-    gives the solver's time, even when another kernel compiles first."""
-    code = f"import solver.search; {ENTRY}"
+@pytest.mark.parametrize("module", ["solver.search", "openingbook.pipeline.solving"])
+def test_a_run_that_loaded_the_search_names_the_solver(tmp_path, module):
+    """It will compile the search (a build enumerates its positions first, then its
+    workers compile the search): the note gives the solver's time, even when another
+    kernel compiles first."""
+    code = f"import {module}; {ENTRY}"
     done = subprocess.run(
         [sys.executable, "-c", code, *LOOKUP], capture_output=True, text=True, cwd=ROOT,
         env=_env(tmp_path / "a", OPENINGBOOK_COMPILE_NOTE="1"), timeout=600,

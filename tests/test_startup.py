@@ -178,3 +178,16 @@ def test_solver_package_loads_numba_on_first_numba_run():
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENINGBOOK_NATIVE="0")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_second_solve_loads_no_numba(tmp_path):
+    """The first run saves the native library of both kernels of a solve's warm-up
+    (the batch one runs after numba was loaded for the first): the second runs
+    without numba."""
+    env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path / "native")}  # empty: a first run
+    assert "numba" in _loaded_modules(["solve", "44444455", "--threads", "1"], env)
+    assert sorted(p.name.split("-")[0] for p in (tmp_path / "native").glob("*.so")) == [
+        "solver.search._solve_batch",
+        "solver.search._solve_one",
+    ]
+    assert _top_level(_loaded_modules(["solve", "44444455"], env), SOLVER_MODULES) == []
