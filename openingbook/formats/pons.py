@@ -341,7 +341,7 @@ def pons_problem(path: Path, header: bytes, file_size: int) -> str | None:
 
 
 #: the stored entries :func:`table_problem` checks: the first ones of the table
-_SAMPLE_SLOTS = 4096
+_SAMPLE_SLOTS = 1024
 
 
 def table_problem(path: Path, header: bytes) -> str | None:
