@@ -96,7 +96,8 @@ def test_damaged_pons_values_are_refused_not_answered(tmp_path):
     data = bytearray(path.read_bytes())
     size = (len(data) - HEADER_BYTES) // (data[3] + 1)
     values = np.frombuffer(data, np.uint8, size, HEADER_BYTES + size * data[3]).copy()
-    values[values != 0] = 255  # score 255 - 22 = 233: no position has it
+    # score 39 - 19 = 20: more than any 4-stone position can have (19), within the board's
+    values[values != 0] = 39
     data[HEADER_BYTES + size * data[3] :] = values.tobytes()
     path.write_bytes(bytes(data))
     with open_book(path) as book:
@@ -128,9 +129,10 @@ def test_an_impossible_cadot_outcome_is_refused(tmp_path):
 
 
 def test_every_error_of_a_damaged_file_names_the_file(tmp_path):
-    """A Pons book whose stored keys are damaged, a Cadot table with an impossible
-    outcome: every reader call and every command that meets the damage says
-    which file it is (the decoders deep inside do not know it)."""
+    """A Pons book whose stored keys are damaged (refused when opened: its table does not
+    fit its header), a Cadot table with an impossible outcome: every reader call and every
+    command that meets the damage says which file it is (the decoders deep inside do not
+    know it)."""
     moves = ["4444", "4455", "1234", "7766"]
     first, mask = _positions(moves)
     pons = tmp_path / "keys.book"
@@ -148,10 +150,13 @@ def test_every_error_of_a_damaged_file_names_the_file(tmp_path):
     data = bytearray(cadot.read_bytes())
     data[6] = 0x40 | 4  # first player wins 4 plies on: the second player places that stone
     cadot.write_bytes(bytes(data))
+    with pytest.raises(BookFileError, match="too large for the book's depth") as refused:
+        open_book(pons)
+    assert pons.name in str(refused.value), refused.value
+    with open_book(cadot) as book, pytest.raises(BookFileError) as refused:
+        list(book)
+    assert cadot.name in str(refused.value), refused.value
     for path in (pons, cadot):
-        with open_book(path) as book, pytest.raises(BookFileError) as refused:
-            list(book)
-        assert path.name in str(refused.value), refused.value
         for command in (["info", str(path)], ["export", str(path), "-f", "csv", "-o", "-"]):
             result = CliRunner().invoke(main, command)
             assert result.exit_code == 1

@@ -113,6 +113,7 @@ def test_distance_book_round_trip(tmp_path: Path) -> None:
     assert keys == sorted(set(keys))
     with Book(book) as source, CadotBook(out) as cadot:
         assert len(cadot) == len(source) == summary.positions
+        assert cadot.kind == "distance"
         for pos, value in source:
             assert cadot.get(pos) == value
             assert cadot.get(pos.mirror()) == value
@@ -136,6 +137,7 @@ def test_pruned_book_under_a_line_is_completed_from_its_manifest(tmp_path: Path)
     summary = export_book(built_book(distances=False), "cadot", out, no_distance=True)
     with Book(built_book()) as full, CadotBook(out) as cadot:
         assert summary.positions == len(full) == len(cadot)
+        assert cadot.kind == "wdl"  # no half-move counts: what the file holds
         assert summary.recovered_first_wins == sum(v.winner is Winner.FIRST for _, v in full)
         for pos, value in full:
             assert cadot.get(pos) == (value.winner, None, None)

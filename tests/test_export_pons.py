@@ -179,3 +179,27 @@ def test_bad_files_are_one_clear_error(tmp_path: Path) -> None:
             width=DEFAULT_WIDTH,
             height=DEFAULT_HEIGHT,
         )
+
+
+@pytest.mark.parametrize(("offset", "byte"), [(0, 6), (0, 5), (1, 4)])
+def test_a_header_that_does_not_fit_its_table_is_refused(
+    tmp_path: Path, offset: int, byte: int
+) -> None:
+    """A smaller width, or a height lower than a stored column, in the header reads the
+    stored keys as walks of another board: detection and the reader both refuse the file,
+    with one line."""
+    from openingbook.errors import BookFileError
+    from openingbook.formats import detect
+
+    good = tmp_path / "7x6.book"
+    export_book(built_book(), "pons", good)
+    raw = bytearray(good.read_bytes())
+    raw[offset] = byte
+    bad = tmp_path / "changed.book"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(BookFileError, match="header") as refused:
+        PonsBook(bad)
+    assert "\n" not in str(refused.value)
+    with pytest.raises(BookFileError, match="not a book in a known format"):
+        detect(bad)
+    assert detect(good).name == "pons"

@@ -341,6 +341,7 @@ class CadotBook(BookReader):
         self._plies_read = False
         self._held: object = _UNREAD
         self._first: int | None = None
+        self._kind: str | None = None
         self._data = _EMPTY
         self._map: mmap.mmap | None = None
         if self._n:
@@ -430,7 +431,28 @@ class CadotBook(BookReader):
 
     @property
     def kind(self) -> str:
-        return "distance"  # half-moves to the result (0: unknown, per record)
+        """``"distance"`` (half-moves to the result), or ``"wdl"`` for a table without them
+        (``export --no-distance``: 0, unknown, on every record). Read from the first record
+        of a position still in play; a record with 0 half-moves answers no distance
+        whatever the kind."""
+        if self._kind is None:
+            self._require_open()
+            self._kind = "distance" if self._first_live_half_moves() else "wdl"
+        return self._kind
+
+    def _first_live_half_moves(self) -> int | None:
+        """The half-move count of the first record whose position is still in play (None:
+        the table has none)."""
+        for keys, outcomes in self.iter_records(chunk=1 << 12):
+            try:
+                first, mask = decode_cadot_keys(keys)
+            except InvalidArgument as exc:
+                raise BookFileError(f"{self.path}: {exc} (damaged file)") from None
+            for f, m, outcome in zip(first.tolist(), mask.tolist(), outcomes.tolist(), strict=True):
+                pos = Position.from_bitboards(f, m)
+                if not (pos.is_full() or pos.winner() is not None):
+                    return int(outcome) & _HALF_MOVES
+        return None
 
     @property
     def scope(self) -> Scope:

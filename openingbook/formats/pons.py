@@ -334,9 +334,57 @@ def write_pons(
     )
 
 
+def pons_problem(path: Path, header: bytes, file_size: int) -> str | None:
+    """Why the file at ``path`` (its first bytes ``header``, ``file_size`` bytes long) is
+    not a Pons book (None: it is one): :func:`header_problem`, then
+    :func:`table_problem`. The one check of both detection and the reader."""
+    return header_problem(header, file_size) or table_problem(path, header)
+
+
+#: the stored entries :func:`table_problem` checks: the first ones of the table
+_SAMPLE_SLOTS = 1024
+
+
+def table_problem(path: Path, header: bytes) -> str | None:
+    """Why the table does not fit its (well-formed) header: among its first
+    :data:`_SAMPLE_SLOTS` stored entries, a value above the board's best score, or,
+    where the partial keys identify positions, a key that is no position of the
+    announced board and depth in its smaller reading (a smaller width or height byte
+    reads the keys as walks of another board). Reads the value table until it has found
+    them: a few pages of a full table, the whole of a sparse one."""
+    width, height, depth, nbytes, _, log_size = header[:HEADER_BYTES]
+    size = next_prime(1 << log_size)
+    values = np.memmap(path, np.uint8, "r", offset=HEADER_BYTES + size * nbytes, shape=(size,))
+    found = []
+    count = 0
+    for start in range(0, size, 1 << 16):
+        block = np.flatnonzero(np.asarray(values[start : start + (1 << 16)])) + start
+        found.append(block[: _SAMPLE_SLOTS - count])
+        count += found[-1].size
+        if count == _SAMPLE_SLOTS:
+            break
+    slots = np.concatenate(found)
+    stored = np.asarray(values[slots])
+    top = score_bounds(0, width, height)[1] - min_score(width, height) + 1  # the best score
+    if (stored > top).any():
+        return f"a stored value is larger than {top}, the largest of a {width}x{height} book"
+    if not slots.size or partial_key_bytes(depth, size, width) > nbytes:
+        return None
+    table = np.memmap(path, _KEY_DTYPES[nbytes], "r", offset=HEADER_BYTES, shape=(size,))
+    partial = np.asarray(table[slots]).astype(np.uint64)
+    keys = _crt(slots.astype(np.uint64), partial, size, 8 * nbytes)
+    try:
+        first, mask = _decode_key3(keys, depth, width, height)
+    except BookFileError as exc:
+        return f"{exc} (the header does not describe the table)"
+    if (key3_many(first, mask, width, height) != keys).any():
+        return "a stored key is not a position of the header's board (the header does not fit)"
+    return None
+
+
 def header_problem(header: bytes, file_size: int) -> str | None:
-    """Why a file with this 6-byte header and size is not a Pons book (None: it is one);
-    the one check of both detection and the reader."""
+    """Why a file with this 6-byte header and size is not a Pons book, judging by the
+    header alone (None: it may be one)."""
     if len(header) < HEADER_BYTES:
         return "too short for a Pons book header"
     width, height, depth, nbytes, value_bytes, log_size = header[:HEADER_BYTES]
@@ -384,7 +432,7 @@ class PonsBook(BookReader):
             header = fh.read(HEADER_BYTES)
         if len(header) < HEADER_BYTES:
             raise BookFileError(f"{self.path}: too short for a Pons book header")
-        problem = header_problem(header, self.path.stat().st_size)
+        problem = pons_problem(self.path, header, self.path.stat().st_size)
         if problem is not None:
             raise BookFileError(f"{self.path}: {problem}")
         width, height, depth, nbytes, _, log_size = header
@@ -573,7 +621,12 @@ class PonsFormat(Format):
     export_options = frozenset({"log_size"})
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        return header_problem(head, size) is None
+        return pons_problem(path, head, size) is None
+
+    def why_not(self, path: Path) -> str:
+        with open(path, "rb") as fh:
+            head = fh.read(HEADER_BYTES)
+        return "Pons: " + (pons_problem(path, head, path.stat().st_size) or "fits")
 
     def open(self, path: Path, **options: Any) -> PonsBook:
         return PonsBook(path)
