@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from openingbook.answers import BookReader
 from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
 from openingbook.errors import (
     BookFileError,
@@ -54,7 +55,6 @@ from openingbook.errors import (
 )
 from openingbook.formats.base import (
     KINDS,
-    BookReader,
     Format,
     WrittenBook,
     require_writable,

@@ -1,10 +1,9 @@
 """The base of the format registry's entries, :class:`Format`.
 
 An entry is a name, ``sniff`` (does this file look like mine?), ``open`` (a reader:
-an :class:`openingbook.answers.BookReader`, the one reader contract, re-exported
-here with ``KINDS``) and ``write`` (a :class:`openingbook.model.BookModel` to
-a file). The contract itself lives in :mod:`openingbook.answers`, below the readers,
-since the registry imports them.
+an :class:`openingbook.answers.BookReader`, the one reader contract) and ``write``
+(a :class:`openingbook.model.BookModel` to a file). The contract itself lives in
+:mod:`openingbook.answers`, below the readers, since the registry imports them.
 """
 
 from __future__ import annotations
@@ -15,14 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from openingbook.answers import BookReader
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.values import KINDS, value_from_arrays
 from solver import DEFAULT_BOARD
 
 __all__ = [
     "KINDS",
-    "BookReader",
     "Format",
     "WrittenBook",
     "require_7x6",
@@ -88,7 +85,7 @@ class Format(ABC):
         """Why :meth:`sniff` said no (for the refusal of a file no format recognises)."""
         return f"not a {self.name} file"
 
-    def open(self, path: Path, **options: Any) -> BookReader:
+    def open(self, path: Path, **options: Any) -> Any:  # an answers.BookReader
         """A reader of the file; :class:`BookFileError` when it is not of this format."""
         raise BookFileError(f"{path}: the {self.name} format is written, never read back")
 
