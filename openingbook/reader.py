@@ -219,7 +219,7 @@ class Book(BookReader):
             from solver import enumerate_positions
 
             return enumerate_positions(fmt.plies, self._scope.under, *fmt.board)
-        from openingbook.compact import canonical_keys
+        from solver import canonical_keys
 
         recs = self.records_array()
         first, mask = decode_keys(

@@ -1,34 +1,25 @@
-"""Books by name: the compact books shipped with the package.
+"""The shipped books listed: every compact book shipped with the package, its header
+read (and with ``verify`` its whole file checked).
 
-The repository's ``books/`` directory is installed as the package
-``openingbook.shipped`` (``pyproject.toml`` maps it; only the ``.c4b`` files are
-package data), so after ``pip install .`` the books are found from any
-directory. A book's name is its file name without ``book`` and ``.c4b``:
-``book12-dist.c4b`` is ``12-dist``, ``book8-under44444.c4b`` is
-``8-under44444``; books of other board sizes end in their size,
-``book12-dist-6x5.c4b`` is ``12-dist-6x5``. In a source checkout without an
-install the ``books/`` directory beside the package is used.
-
-:func:`resolve_book` is the one place where a name becomes a path: ``open_book``
-and every command that reads a book call it.
-
->>> resolve_book("8").name
-'book8.c4b'
+Names and where the books are live in :mod:`openingbook.booknames`; their functions
+are also importable from here (``resolve_book``, ``books_dir``, ...).
 """
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import asdict, dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from openingbook.booknames import (
+    book_name,
+    books_dir,
+    distance_book_plies,
+    lookup_stones,
+    resolve_book,
+    shipped_twin,
+)
 from openingbook.compact_magic import COMPACT_SUFFIX
-from openingbook.errors import BookFileMissing
-from openingbook.inputs import require_regular_file
-from solver import DEFAULT_BOARD
 
 __all__ = [
     "ShippedBook",
@@ -40,23 +31,6 @@ __all__ = [
     "shipped_books",
     "shipped_twin",
 ]
-
-
-def books_dir() -> Path | None:
-    """The directory of the shipped books: the installed package's ``shipped``
-    resources (found through :mod:`importlib.resources`), else ``books/`` of the
-    source checkout; None when neither exists (or the package is not on a file
-    system, e.g. in a zip archive: the books are memory-mapped files)."""
-    installed = resources.files("openingbook") / "shipped"  # a normal install puts books/ here
-    if isinstance(installed, Path) and installed.is_dir():
-        return installed
-    checkout = Path(__file__).resolve().parent.parent / "books"
-    return checkout if checkout.is_dir() else None
-
-
-def book_name(path: str | os.PathLike[str]) -> str:
-    """The name of a shipped book file (``books/book12-dist.c4b`` -> ``12-dist``)."""
-    return Path(path).name.removesuffix(COMPACT_SUFFIX).removeprefix("book")
 
 
 @dataclass
@@ -135,100 +109,8 @@ def shipped_books(verify: bool = False) -> list[ShippedBook]:
     )
 
 
-def distance_book_plies(board: tuple[int, int]) -> list[int]:
-    """The plies of the complete distance books shipped for ``board``, ascending (the
-    books an :class:`openingbook.engine.Engine` of that board answers from).
-
-    Read from the file names (``book<plies>-dist[-<W>x<H>].c4b``, the naming rule
-    above; the test suite checks every shipped name against its header), opening no
-    file: the command line's help uses it and loads no numpy.
-    """
-    directory = books_dir()
-    if directory is None:
-        return []
-    standard = tuple(board) == tuple(DEFAULT_BOARD)  # its books' names carry no size
-    suffix = "" if standard else f"-{board[0]}x{board[1]}"
-    plies = set()
-    for path in directory.glob(f"book*-dist{suffix}{COMPACT_SUFFIX}"):
-        match = re.fullmatch(rf"(\d+)-dist{re.escape(suffix)}", book_name(path))
-        if match is not None:
-            plies.add(int(match.group(1)))
-    return sorted(plies)
-
-
-def lookup_stones(board: tuple[int, int]) -> int | None:
-    """The most stones a position of ``board`` may have for the shipped books to answer
-    every one of its moves by lookups alone (a distance book of every ply from 1 to one
-    more than that); None when they do not even answer the empty board's moves.
-
-    >>> lookup_stones((7, 6))  # books of every ply 0 to 14
-    13
-    """
-    plies = set(distance_book_plies(board))
-    reach = 0
-    while reach + 1 in plies:
-        reach += 1
-    return reach - 1 if reach else None
-
-
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def resolve_book(book: str | os.PathLike[str]) -> Path:
-    """The file of ``book``: a path as it is when it exists, else a shipped book's name.
-
-    The rule, for every command and :func:`openingbook.open_book`: an existing
-    file wins; a name (no ``/`` nor ``.``) that is no file here is a shipped
-    book. When both exist (a file ``12`` in the current directory and the
-    shipped book ``12``) the file is used and :func:`shipped_twin` names the
-    other (the command line says so). A path that exists must be a regular
-    file (:func:`openingbook.inputs.require_regular_file`).
-
-    Raises :class:`~openingbook.errors.BookFileMissing` (a ``FileNotFoundError``)
-    naming the shipped books for a bare name (no ``/`` or ``.``) that is neither a
-    file nor a shipped book.
-    """
-    path = Path(book)
-    if path.exists():
-        return require_regular_file(path)  # a FIFO, a device or a directory is no book
-    name = str(book)
-    if not _is_name(name):
-        return path  # a path, not a name: the reader names what is missing
-    directory = books_dir()
-    if directory is None:
-        raise BookFileMissing(name)
-    candidate = _shipped_file(directory, name)
-    if candidate.is_file():
-        return candidate
-    names = ", ".join(book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")))
-    raise BookFileMissing(name, f"no such book file, nor a shipped book (shipped books: {names})")
-
-
-def shipped_twin(book: str | os.PathLike[str]) -> Path | None:
-    """The shipped book that ``book`` would name if no file of that name existed here:
-    the other side of a name clash (:func:`resolve_book` took the file), else None.
-
-    >>> shipped_twin("books/book8.c4b") is None  # a path, never a name
-    True
-    """
-    name = str(book)
-    directory = books_dir()
-    if not _is_name(name) or directory is None or not Path(book).exists():
-        return None
-    candidate = _shipped_file(directory, name)
-    if not candidate.is_file() or os.path.samefile(candidate, book):
-        return None
-    return candidate
-
-
-def _is_name(text: str) -> bool:
-    """A shipped book's name has no directory part and no suffix (``12-dist``)."""
-    return not any(c in text for c in ("/", os.sep, "."))
-
-
-def _shipped_file(directory: Path, name: str) -> Path:
-    return directory / f"book{name.removeprefix('book')}{COMPACT_SUFFIX}"

@@ -30,7 +30,7 @@ written by its format's ``write`` (atomically), and :func:`output_format` is the
 rule of which format an output is written in. :func:`load_book` is the one way to
 load a whole book.
 
->>> from openingbook.registry import resolve_book
+>>> from openingbook.booknames import resolve_book
 >>> detect(resolve_book("8")).name, sorted(n for n, f in FORMATS.items() if f.readable)
 ('compact', ['cadot', 'compact', 'pons', 'thill'])
 """
@@ -396,7 +396,7 @@ def open_book(
     ...     book.format_name, book.get(Position.from_moves("44444455")).winner.value
     ('compact', 'first')
     """
-    from openingbook.registry import resolve_book
+    from openingbook.booknames import resolve_book
 
     p = resolve_book(path)
     if isinstance(fmt, str):
@@ -498,7 +498,7 @@ def read_records(
     """The layout and records of a Thill-layout book file as stored (file order), every
     record checked: ``load_book(path, "thill", fmt=fmt, complete=False).stored``.
 
-    >>> from openingbook.registry import resolve_book
+    >>> from openingbook.booknames import resolve_book
     >>> fmt, records = read_records(resolve_book("8").with_suffix(".dat"))
     >>> fmt.name, len(records)
     ('8-ply', 28922)
