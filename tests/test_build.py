@@ -34,7 +34,13 @@ from openingbook.pipeline.build import (
 )
 from openingbook.pipeline.executors import DaskExecutor, PoolExecutor, SerialExecutor, make_executor
 from openingbook.pipeline.merge import merge_books
-from openingbook.pipeline.workdir import MARKER_NAME, ChunkResult, WorkDir, WorkDirError
+from openingbook.pipeline.workdir import (
+    LOCK_NAME,
+    MARKER_NAME,
+    ChunkResult,
+    WorkDir,
+    WorkDirError,
+)
 from solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
@@ -656,6 +662,22 @@ def _gone(pids: list[int]) -> bool:
     return False
 
 
+def _lock_released(lock: Path) -> bool:
+    """Wait (up to a minute) until no process holds ``lock`` open."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        holders = []
+        for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+            try:
+                holders += [fd for fd in fd_dir.iterdir() if os.readlink(fd) == str(lock)]
+            except OSError:
+                continue
+        if not holders:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 @pytest.mark.slow
 def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
     dist_path = big_books[0]
@@ -671,6 +693,9 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
     finally:
         proc.wait()
     assert _gone(workers)  # the pool workers die with the build
+    # the lock goes with the last process that holds its file open (a process the build
+    # started after the workers were counted may take a moment to end)
+    assert _lock_released(work / LOCK_NAME)
     assert not out.exists()
     wd = WorkDir(work, {})
     done = wd.chunk_ids()
