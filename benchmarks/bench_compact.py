@@ -33,8 +33,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from openingbook.compact import CompactBook  # noqa: E402
 from openingbook.formats import load_book  # noqa: E402
+from openingbook.formats.compact import CompactBook  # noqa: E402
 from openingbook.formats.pons import choose_log_size, next_prime, partial_key_bytes  # noqa: E402
 from openingbook.reader import Book  # noqa: E402
 from openingbook.retrieval import build_retrieval  # noqa: E402

@@ -44,7 +44,7 @@ from openingbook.bookfile import BookFormat, parity_faults
 from openingbook.checks.check import check_book
 from openingbook.checks.plycounts import PlyCounts, add_counts
 from openingbook.checks.stats import book_stats
-from openingbook.compact import CompactBook, describe_compact
+from openingbook.formats.compact import CompactBook, describe_compact
 from solver import mirror_bits
 
 ROOT = Path(__file__).resolve().parent

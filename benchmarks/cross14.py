@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from openingbook.compact import CompactBook
+from openingbook.formats.compact import CompactBook
 from solver import Position
 
 ROOT = Path(__file__).resolve().parent

@@ -13,7 +13,7 @@ written down in ``docs/BOOKS.md``):
 * ``book.board``, ``plies``, ``kind``, ``scope``, ``provenance``, ``records``;
 * ``with open_book(path) as book:`` closes the file.
 
-Formats: our compact books (``.c4b``, :mod:`openingbook.compact`), Thill's
+Formats: our compact books (``.c4b``, :mod:`openingbook.formats.compact`), Thill's
 books (``book.dat``, ``bookDeep.dat``, ``bookDeepDist.dat`` and our books of
 other plies), Cadot's 7-byte records and Pons' ``.book`` files: the readable
 entries of the registry (:mod:`openingbook.formats`), which also recognises a

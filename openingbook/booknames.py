@@ -25,19 +25,27 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from openingbook.compact_magic import COMPACT_SUFFIX
 from openingbook.errors import BookFileMissing
 from openingbook.inputs import require_regular_file
 from solver import DEFAULT_BOARD
 
 __all__ = [
+    "SHIPPED_SUFFIX",
     "book_name",
     "books_dir",
     "distance_book_plies",
     "lookup_stones",
     "resolve_book",
+    "shipped_paths",
     "shipped_twin",
 ]
+
+
+#: The suffix of a shipped book's file: the shipped books are compact books, and this is
+#: that format's suffix (``openingbook.formats.compact.COMPACT_SUFFIX``, which
+#: ``tests/test_compact.py`` checks it equals). It is not imported from there: importing
+#: a format module runs the format registry, and the registry resolves names here.
+SHIPPED_SUFFIX = ".c4b"
 
 
 def books_dir() -> Path | None:
@@ -52,9 +60,15 @@ def books_dir() -> Path | None:
     return checkout if checkout.is_dir() else None
 
 
+def shipped_paths() -> list[Path]:
+    """The files of the shipped books, by name (none when there is no books directory)."""
+    directory = books_dir()
+    return [] if directory is None else sorted(directory.glob(f"book*{SHIPPED_SUFFIX}"))
+
+
 def book_name(path: str | os.PathLike[str]) -> str:
     """The name of a shipped book file (``books/book12-dist.c4b`` -> ``12-dist``)."""
-    return Path(path).name.removesuffix(COMPACT_SUFFIX).removeprefix("book")
+    return Path(path).name.removesuffix(SHIPPED_SUFFIX).removeprefix("book")
 
 
 def distance_book_plies(board: tuple[int, int]) -> list[int]:
@@ -71,7 +85,7 @@ def distance_book_plies(board: tuple[int, int]) -> list[int]:
     standard = tuple(board) == tuple(DEFAULT_BOARD)  # its books' names carry no size
     suffix = "" if standard else f"-{board[0]}x{board[1]}"
     plies = set()
-    for path in directory.glob(f"book*-dist{suffix}{COMPACT_SUFFIX}"):
+    for path in directory.glob(f"book*-dist{suffix}{SHIPPED_SUFFIX}"):
         match = re.fullmatch(rf"(\d+)-dist{re.escape(suffix)}", book_name(path))
         if match is not None:
             plies.add(int(match.group(1)))
@@ -119,7 +133,7 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
     candidate = _shipped_file(directory, name)
     if candidate.is_file():
         return candidate
-    names = ", ".join(book_name(p) for p in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")))
+    names = ", ".join(book_name(p) for p in shipped_paths())
     raise BookFileMissing(name, f"no such book file, nor a shipped book (shipped books: {names})")
 
 
@@ -146,4 +160,4 @@ def _is_name(text: str) -> bool:
 
 
 def _shipped_file(directory: Path, name: str) -> Path:
-    return directory / f"book{name.removeprefix('book')}{COMPACT_SUFFIX}"
+    return directory / f"book{name.removeprefix('book')}{SHIPPED_SUFFIX}"

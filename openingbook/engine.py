@@ -34,8 +34,8 @@ Where the values come from (:attr:`MoveValue.source`):
   and, once read, searches with it instead of backing positions up by negamax.
 
 By default an engine uses the distance books shipped for its board
-(:mod:`openingbook.registry`), opening each book the first time a position
-needs it; a position of up to :func:`openingbook.registry.lookup_stones` stones
+(:mod:`openingbook.booknames`), opening each book the first time a position
+needs it; a position of up to :func:`openingbook.booknames.lookup_stones` stones
 (13 on 7x6, with a book of every ply 0 to 14) is answered by lookups alone.
 
 >>> engine = Engine()
@@ -48,7 +48,7 @@ needs it; a position of up to :func:`openingbook.registry.lookup_stones` stones
 MoveValue(column=4, winner=<Winner.FIRST: 'first'>, plies=41, score=1, source='book')
 >>> engine.analyze("4453").best, engine.best("4453")  # three as good: the most central
 ((3, 6, 7), 3)
->>> from openingbook.registry import lookup_stones
+>>> from openingbook.booknames import lookup_stones
 >>> lookup_stones(engine.board)
 13
 """
@@ -339,7 +339,7 @@ class _PlyBook:
     @property
     def reader(self) -> Any:
         if self._reader is None:
-            from openingbook.compact import CompactBook
+            from openingbook.formats.compact import CompactBook
 
             self._reader = CompactBook(self.path)
         return self._reader
@@ -465,11 +465,18 @@ class Engine:
 
     # ------------------------------------------------------------------ books
     def _add_shipped(self) -> None:
-        from openingbook.registry import shipped_books
+        from openingbook.booknames import shipped_paths
+        from openingbook.formats import open_book
 
-        for book in shipped_books():
-            if book.board == str(self.board) and book.kind != "wdl" and book.under is None:
-                self._books.setdefault(book.plies, []).append(_PlyBook(Path(book.path), book.plies))
+        for path in shipped_paths():
+            try:
+                reader = open_book(path, verify=False)  # the header: what the book holds
+            except (ValueError, OSError):
+                continue  # a damaged shipped book answers nothing (``info`` names it)
+            with reader as book:
+                complete = book.under is None and book.part is None
+                if book.board == self.board and book.has_distances and complete:
+                    self._books.setdefault(book.plies, []).append(_PlyBook(path, book.plies))
 
     def _add_books(
         self,

@@ -15,7 +15,7 @@ same class here). Beneath it:
   :class:`BookFileMissing` (also ``FileNotFoundError``) when there is no file,
   :class:`ForeignBook` for another engine's book where a command reads only
   Thill and compact books.
-  :class:`openingbook.compact.CompactFileError` is one of these.
+  :class:`openingbook.formats.compact.CompactFileError` is one of these.
 * :class:`PositionNotInBook` (also ``KeyError``): a position the book does not
   answer; its ``str`` is the readable message, not a key's ``repr``.
 * :class:`InternalError` (also ``RuntimeError``): a check of the library's own

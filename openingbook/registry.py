@@ -17,9 +17,9 @@ from openingbook.booknames import (
     distance_book_plies,
     lookup_stones,
     resolve_book,
+    shipped_paths,
     shipped_twin,
 )
-from openingbook.compact_magic import COMPACT_SUFFIX
 
 __all__ = [
     "ShippedBook",
@@ -29,6 +29,7 @@ __all__ = [
     "lookup_stones",
     "resolve_book",
     "shipped_books",
+    "shipped_paths",
     "shipped_twin",
 ]
 
@@ -62,13 +63,10 @@ def shipped_books(verify: bool = False) -> list[ShippedBook]:
     A file that cannot be read as a compact book, or fails that check, is listed with
     the reason in ``damaged`` (and no contents): one bad file hides none of the others.
     """
-    from openingbook.compact import CompactBook, provenance
+    from openingbook.formats.compact import CompactBook, provenance
 
-    directory = books_dir()
-    if directory is None:
-        return []
     out = []
-    for path in sorted(directory.glob(f"book*{COMPACT_SUFFIX}")):
+    for path in shipped_paths():
         try:
             book = CompactBook(path, verify=verify)
         except (ValueError, OSError) as exc:

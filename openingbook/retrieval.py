@@ -1,6 +1,6 @@
 """A static function from 64-bit keys to small values that stores no keys.
 
-The compact book format (:mod:`openingbook.compact`) maps every position of a
+The compact book format (:mod:`openingbook.formats.compact`) maps every position of a
 ply to its value without storing the positions: the value of a key is the XOR
 of three ``r``-bit cells of a table about 1.13 times as long as the number of
 keys, at three cell indices computed from a hash of the key (a 3-wise XOR

@@ -3,7 +3,7 @@
 numba's import costs about 0.2 s (more with the scipy it pulls in) and loading a
 cached kernel another 0.3 s: a command that solves one easy position or looks
 one up in a compact book would spend most of its time there. The kernel modules
-(:mod:`solver.search`, :mod:`solver.membership`, :mod:`openingbook.compact`, ...)
+(:mod:`solver.search`, :mod:`solver.membership`, :mod:`openingbook.formats.compact`, ...)
 therefore take ``njit`` and ``intrinsic`` from here. Before numba is needed they
 return stand-ins (:class:`LazyKernel`) that remember the function and its
 options; the first call of a stand-in (or any attribute numba's dispatchers

@@ -192,9 +192,11 @@ LIBRARY_MODULES = {
     "openingbook.pipeline.merge",
 }
 #: modules kept for one release under their former paths, as aliases of their new homes
-#: in ``openingbook.pipeline`` and ``openingbook.checks`` (CHANGELOG.md)
+#: in ``openingbook.pipeline``, ``openingbook.checks`` and ``openingbook.formats``
+#: (CHANGELOG.md)
 ALIASES = {
     "openingbook.build": ("openingbook.pipeline.build", "build_book"),
+    "openingbook.compact": ("openingbook.formats.compact", "CompactBook"),
     "openingbook.derive": ("openingbook.pipeline.derive", "derive_book"),
     "openingbook.convert": ("openingbook.pipeline.convert", "convert_book"),
     "openingbook.validate": ("openingbook.checks.validate", "validate_books"),

@@ -34,9 +34,9 @@ from openingbook.codec import (
     mirror_keys,
     position_key_pair,
 )
-from openingbook.compact import CompactBook
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.formats import load_book
+from openingbook.formats.compact import CompactBook
 from openingbook.model import BookModel
 from openingbook.pipeline.negamax import derive_values
 from openingbook.reader import thill_values

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from openingbook.compact import CompactBook, write_compact
+from openingbook.formats.compact import CompactBook, write_compact
 from solver import DEFAULT_BOARD, enumerate_positions
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 import openingbook.formats
 import openingbook.reader
 from openingbook.cli import main
-from openingbook.compact import CompactBook
 from openingbook.errors import InvalidArgument
 from openingbook.formats import FORMATS, load_book, output_format, read_records
+from openingbook.formats.compact import CompactBook
 from openingbook.manifest import read_manifest
 from openingbook.model import Scope, model_from_values
 from openingbook.pipeline.build import BuildOptions, build_book

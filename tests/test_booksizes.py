@@ -31,8 +31,8 @@ from openingbook.checks.booksizes import (
     count_table,
 )
 from openingbook.checks.plycounts import count_all_positions
-from openingbook.compact import CompactHeader, file_crc32
 from openingbook.formats import FORMATS, load_book
+from openingbook.formats.compact import CompactHeader, file_crc32
 from openingbook.manifest import manifest_path
 from openingbook.model import Scope
 from openingbook.values import UNKNOWN

@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from openingbook.cli import main
-from openingbook.compact import write_compact
 from openingbook.formats import FORMATS, load_book
 from openingbook.formats.cadot import CADOT_RECORD_BYTES, KEY_BYTES, write_cadot
+from openingbook.formats.compact import write_compact
 from solver import BoardSize, Position, Solver, canonical_keys, enumerate_positions
 
 ROOT = Path(__file__).resolve().parents[1]

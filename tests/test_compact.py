@@ -17,8 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import openingbook
+from openingbook.booknames import SHIPPED_SUFFIX
 from openingbook.cli import main
-from openingbook.compact import (
+from openingbook.formats.compact import (
+    COMPACT_SUFFIX,
     STATUS_OUT_OF_SCOPE,
     CompactBook,
     CompactFileError,
@@ -807,3 +809,9 @@ def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> No
         assert book.kind == "wdl" and book.under == "44444" and book.plies == 6 and len(book) == 4
     result = runner.invoke(main, ["build", "--plies", "8", "--sample", "5", "--format", "compact"])
     assert result.exit_code == 2 and "merge" in result.output
+
+
+def test_the_shipped_books_are_named_as_compact_books():
+    """booknames spells the suffix itself (importing the format would run the registry,
+    which resolves names there): the two must agree."""
+    assert SHIPPED_SUFFIX == COMPACT_SUFFIX

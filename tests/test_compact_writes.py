@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from openingbook.compact import CompactBook, provenance
 from openingbook.errors import InvalidArgument
+from openingbook.formats.compact import CompactBook, provenance
 from openingbook.manifest import read_manifest
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.convert import convert_book

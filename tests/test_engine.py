@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from openingbook.compact import CompactBook
 from openingbook.engine import SHIPPED, Engine, MoveValue
 from openingbook.errors import InvalidArgument
+from openingbook.formats.compact import CompactBook
 from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
 from tests.bruteforce import four_through
 from tests.strategies import random_game

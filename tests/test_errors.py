@@ -217,7 +217,7 @@ def test_os_failures_keep_their_os_error(tmp_path):
 @pytest.mark.parametrize(
     "reader",
     [
-        "openingbook.compact:CompactBook",
+        "openingbook.formats.compact:CompactBook",
         "openingbook.reader:Book",
         "openingbook.formats.cadot:CadotBook",
         "openingbook.formats.pons:PonsBook",

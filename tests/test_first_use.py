@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "from openingbook.cli import main; main()"
 LOOKUP = ("lookup", "8", "44444455")
 ANSWER = "first player wins; 8 stones, in compact 8-ply book\n"
+NOTE = "openingbook: compiling openingbook.formats.compact, once: a few seconds\n"
 
 
 def _env(cache: Path, **extra: str) -> dict[str, str]:
@@ -73,7 +74,7 @@ def test_the_note_names_the_solver_and_its_time():
 def test_a_cold_first_run_says_it_compiles_once_on_a_terminal(tmp_path):
     status, out, shown = _run_on_a_terminal(tmp_path / "numba")
     assert (status, out) == (0, ANSWER)  # stdout stays clean
-    assert shown == "openingbook: compiling openingbook.compact, once: a few seconds\n"
+    assert shown == NOTE
     # the cache is warm now: nothing compiled, nothing said, even when asked to
     warm = _run(tmp_path / "numba", OPENINGBOOK_COMPILE_NOTE="1")
     assert (warm.returncode, warm.stdout, warm.stderr) == (0, ANSWER, "")
@@ -85,7 +86,7 @@ def test_the_note_is_for_terminals_unless_asked_for(tmp_path):
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, ANSWER, "")
     asked = _run(tmp_path / "b", OPENINGBOOK_COMPILE_NOTE="1")
     assert (asked.returncode, asked.stdout) == (0, ANSWER)
-    assert asked.stderr == "openingbook: compiling openingbook.compact, once: a few seconds\n"
+    assert asked.stderr == NOTE
     never = _run(tmp_path / "c", OPENINGBOOK_COMPILE_NOTE="0")
     assert (never.returncode, never.stdout, never.stderr) == (0, ANSWER, "")
 

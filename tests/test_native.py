@@ -28,7 +28,7 @@ from solver._jit import NATIVE_KERNELS
 ROOT = Path(__file__).resolve().parents[1]
 SOLVE_ONE = "solver.search._solve_one"
 SOLVE_BATCH = "solver.search._solve_batch"
-LOOKUP_ONE = "openingbook.compact._lookup_one"
+LOOKUP_ONE = "openingbook.formats.compact._lookup_one"
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_native_batch_is_numbas_batch(reference_lines):
 @pytest.mark.parametrize("book", ["book8.c4b", "book8-under44444.c4b"])
 def test_native_compact_lookup_is_numbas(book):
     """Book positions, positions outside the scope, of another ply, with a four, ..."""
-    from openingbook.compact import CompactBook
+    from openingbook.formats.compact import CompactBook
     from solver import enumerate_positions
 
     kernel = NATIVE_KERNELS[LOOKUP_ONE]
@@ -258,7 +258,7 @@ def test_a_changed_source_is_a_new_library():
     assert {"search.py", "bitops.py", "membership.py", *own} <= files
     signature = "i,i"
     path = _native.library_path(kernel, signature)
-    assert path.name.startswith("openingbook.compact._lookup_one-")
+    assert path.name.startswith("openingbook.formats.compact._lookup_one-")
     assert _native.library_path(kernel, "i,b") != path
 
 

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 import openingbook
 from openingbook.cli import main
-from openingbook.compact import CompactBook
 from openingbook.errors import MissingExtra
+from openingbook.formats.compact import CompactBook
 from openingbook.manifest import clean_command
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.registry import shipped_books

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from openingbook.checks.published import POSITIONS_PER_PLY
-from openingbook.compact import CompactBook, CompactFileError, write_compact
 from openingbook.errors import BookFileError
+from openingbook.formats.compact import CompactBook, CompactFileError, write_compact
 from solver import (
     AUTO_PARTS,
     DEFAULT_BOARD,

@@ -170,7 +170,7 @@ def test_solver_package_loads_numba_on_first_numba_run():
         "import sys, solver\n"
         "from solver import Position, Winner, has_four_bits, can_win_next_bits, Solver\n"
         "import solver.enumerate, solver.table, solver.search, solver.membership\n"
-        "import openingbook.compact, openingbook.retrieval\n"
+        "import openingbook.formats.compact, openingbook.retrieval\n"
         "assert 'numba' not in sys.modules, 'numba loaded by an import'\n"
         "assert Solver(table_log2=12).solve('4455') == 18\n"
         "assert 'numba' in sys.modules, 'no native path here: numba solves'\n"

@@ -175,7 +175,7 @@ def _per_ply_counts(book: BookModel) -> PlyCounts:
 
 def book_part(path: str | os.PathLike[str]) -> tuple[int, int] | None:
     """``(i, n)`` when ``path`` is a compact part of a ply (``build --part``), else None."""
-    from openingbook.compact import CompactBook, is_compact
+    from openingbook.formats.compact import CompactBook, is_compact
 
     if not is_compact(path):
         return None

@@ -205,12 +205,12 @@ class LazyHelpOption(click.Option):
 
 class ShippedBooksHelp(click.Command):
     """A command whose help says how deep the shipped books answer: ``{book_reach}`` in
-    its text becomes a sentence read from the books (:func:`openingbook.registry.
+    its text becomes a sentence read from the books (:func:`openingbook.booknames.
     lookup_stones`) when the help is shown, not when the command loads (every command
     line loads every command)."""
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from openingbook.registry import lookup_stones
+        from openingbook.booknames import lookup_stones
         from solver import DEFAULT_BOARD
 
         stones = lookup_stones(DEFAULT_BOARD)
@@ -359,11 +359,11 @@ def _one_line(exc: BaseException) -> str:
 
 
 def resolve_book_argument(book: str) -> Any:
-    """The file of a book argument (:func:`openingbook.registry.resolve_book`: an
+    """The file of a book argument (:func:`openingbook.booknames.resolve_book`: an
     existing file wins, else a shipped book's name); on a name clash a note on stderr
     says which was used. A missing or unreadable book exits with 1, like any file
     problem."""
-    from openingbook.registry import resolve_book, shipped_twin
+    from openingbook.booknames import resolve_book, shipped_twin
 
     try:
         path = resolve_book(book)

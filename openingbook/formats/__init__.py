@@ -1,8 +1,8 @@
 """The format registry: every book format, its detection, reader and writer.
 
 Each entry is a :class:`~openingbook.formats.base.Format`, defined in its format's
-module (:mod:`.cadot`, :mod:`.pons`, :mod:`.uci`, :mod:`.tabular`): a name, ``sniff``
-(does a file look like this format?), ``open`` (a reader keeping the one
+module (:mod:`.compact`, :mod:`.cadot`, :mod:`.pons`, :mod:`.uci`, :mod:`.tabular`): a
+name, ``sniff`` (does a file look like this format?), ``open`` (a reader keeping the one
 reader contract of :class:`~openingbook.answers.BookReader`) and
 ``write`` (a :class:`~openingbook.model.BookModel` to a file).
 
@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.answers import BookReader
-from openingbook.compact_magic import COMPACT_SUFFIX, MAGIC
 from openingbook.errors import (
     BookFileError,
     BookFileMissing,
@@ -60,6 +59,7 @@ from openingbook.formats.base import (
     require_writable,
 )
 from openingbook.formats.cadot import CadotFormat
+from openingbook.formats.compact import COMPACT_SUFFIX, CompactFormat
 from openingbook.formats.pons import PonsFormat
 from openingbook.formats.tabular import CsvFormat, JsonlFormat
 from openingbook.formats.uci import UciFormat
@@ -88,55 +88,6 @@ __all__ = [
 
 #: bytes read for sniffing (the longest header any format needs)
 _HEAD_BYTES = 64
-
-
-class CompactFormat(Format):
-    name = "compact"
-    description = "our compact format (.c4b): a retrieval table with a self-describing header"
-    suffixes = (COMPACT_SUFFIX,)
-    any_board = True
-    open_options = frozenset({"verify"})
-    own = True
-    holds_parts = True
-
-    def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        return head.startswith(MAGIC)
-
-    def open(self, path: Path, **options: Any) -> BookReader:
-        from openingbook.compact import CompactBook
-
-        return CompactBook(path, verify=options.get("verify", True))
-
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> WrittenBook:
-        """Options: ``force``; ``record`` (what a manifest records of how the book was
-        made: kept as the metadata's ``source_manifest``) and other ``metadata``;
-        ``part=(i, n)``: the model is part i of n of its ply (``build --part``)."""
-        from openingbook.compact import write_compact
-        from openingbook.reader import thill_values
-
-        part = options.get("part")
-        require_writable(model, self.name, scope=part is None)
-        if model.kind == "distance":
-            values = thill_values(model)[1]  # Thill's distance bytes
-        else:
-            values = model.score if model.kind == "score" else model.winner
-        metadata = dict(options.get("metadata") or {})
-        if options.get("record") is not None:
-            metadata = {"source_manifest": options["record"], **metadata}
-        header = write_compact(
-            out,
-            model.plies,
-            model.kind,
-            model.first,
-            model.mask,
-            values,
-            under=model.scope.under,
-            metadata=metadata,
-            force=options.get("force", False),
-            board=model.board,
-            part=part,
-        )
-        return WrittenBook(Path(out), header.positions)
 
 
 class ThillFormat(Format):
@@ -541,7 +492,8 @@ def describe(
     """What ``openingbook info`` prints for the book at ``path``, as a JSON-ready dict.
 
     Compact and Thill books have their own full reports
-    (:func:`openingbook.compact.describe_compact`, :func:`openingbook.reader.describe_book`);
+    (:func:`openingbook.formats.compact.describe_compact`,
+    :func:`openingbook.reader.describe_book`);
     any other format is read whole through its reader: every answer is checked
     possible for its position (a damaged file is refused), and the report gives the
     board, ply, kind, records, the positions answered and their values.
@@ -549,7 +501,7 @@ def describe(
     p = Path(path)
     kind = kind or detect(p).name
     if kind == "compact":
-        from openingbook.compact import describe_compact
+        from openingbook.formats.compact import describe_compact
 
         return describe_compact(p)
     if kind == "thill":

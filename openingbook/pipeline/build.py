@@ -421,7 +421,7 @@ def build_book(
     else a local one). ``command`` is recorded in the manifest (default
     ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
     is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
-    manifest) or ``"compact"`` (:mod:`openingbook.compact`, written straight from the
+    manifest) or ``"compact"`` (:mod:`openingbook.formats.compact`, written straight from the
     solved values, the build's record in its metadata); default: compact for an
     output ending in ``.c4b`` (:func:`openingbook.formats.writes_compact`). Raises
     ``ValueError``/``OSError`` for bad input, before any work.

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.compact import CompactBook
 from openingbook.errors import (
     BookFileError,
     BookFileMissing,
@@ -30,6 +29,7 @@ from openingbook.errors import (
     OutputError,
     reads_book,
 )
+from openingbook.formats.compact import CompactBook
 
 __all__ = [
     "CONVERT_FORMATS",

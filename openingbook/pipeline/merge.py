@@ -254,7 +254,7 @@ def merge_parts(
     the parts (file, part, CRC-32, the command that built each) and the sum of
     their solving CPU time.
     """
-    from openingbook.compact import CompactBook
+    from openingbook.formats.compact import CompactBook
     from solver import iter_parts
 
     out = Path(output)

@@ -1,0 +1,944 @@
+"""The compact book format: a self-describing file that answers positions without keys.
+
+A compact book (``.c4b``) is a header followed by a payload (``docs/FORMATS.md``
+specifies both byte for byte):
+
+* **complete** books (every position of a ply) store no positions at all: the
+  set of positions is the position model's (:func:`solver.book_position_status`),
+  and the payload is a retrieval table (:mod:`openingbook.retrieval`) from the
+  canonical position key to an index into the header's value table. A lookup
+  checks the position, takes the smaller-key variant of its mirror pair, hashes
+  it and XORs three ``r``-bit cells: a handful of memory reads, no search.
+* **scoped** books (the positions under a line) have the same table, over
+  the positions of their scope, and the scope line in the header: a position
+  is answered only when a game continuing the line reaches it (or its mirror
+  image), an exact check (:func:`solver.under_line`).
+* **parts** (part ``i`` of ``n`` of a ply, :func:`solver.enumerate.part_of`) have
+  the table over the part's positions and ``i/n`` in the header's scope field: a
+  position is answered only when its canonical key hashes to part ``i``, an exact
+  check; every other position of the ply is not in the book, never a wrong answer.
+
+Value kinds: win/draw/loss (``+1`` first player wins, ``0`` draw, ``-1`` second
+player wins), distance (Thill's signed distance byte: ``100 - d`` when the first
+player wins in ``d`` plies, ``d - 100`` when the second does, ``0`` for a draw)
+and score (Pons score of the side to move).
+
+>>> import numpy as np, tempfile, os
+>>> from solver import Position, enumerate_positions
+>>> first, mask = enumerate_positions(2, None, 7, 6)
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "b2.c4b")
+...     values = np.zeros(len(first), np.int8)
+...     _ = write_compact(path, 2, "wdl", first, mask, values, board=BoardSize(7, 6))
+...     with CompactBook(path) as book:
+...         book.get(Position.from_moves("17")).winner.value, len(book)
+('draw', 25)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import mmap
+import os
+import struct
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from openingbook.answers import (
+    STATUS_OUT_OF_SCOPE,
+    BookReader,
+    nb_position_status,
+)
+from openingbook.atomicio import atomic_output, refuse_existing
+from openingbook.checks.booksizes import complete_positions
+from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
+from openingbook.formats.base import Format, WrittenBook, require_writable
+from openingbook.inputs import require_regular_file
+from openingbook.retrieval import (
+    build_retrieval,
+    nb_cells,
+    nb_cells_value,
+    nb_mix,
+)
+from openingbook.values import (
+    UNKNOWN,
+    BookValue,
+    BulkValues,
+    answer_tables,
+    book_value,
+    distance_bytes_from_scores,
+)
+from solver import (
+    DEFAULT_BOARD,
+    STATUS_BOOK,
+    STATUS_MESSAGES,
+    BoardSize,
+    Position,
+    book_position_status,
+    canonical_keys,
+    count_positions,
+    enumerate_positions,
+    nb_canonical_key,
+    njit,
+    parse_board_size,
+    prefetch,
+)
+
+if TYPE_CHECKING:
+    from openingbook.model import BookModel, Scope
+
+__all__ = [
+    "COMPACT_SUFFIX",
+    "KINDS",
+    "MAGIC",
+    "STATUS_OUT_OF_SCOPE",
+    "CompactBook",
+    "CompactFileError",
+    "CompactFormat",
+    "CompactHeader",
+    "canonical_keys",
+    "describe_compact",
+    "file_crc32",
+    "is_compact",
+    "provenance",
+    "write_compact",
+]
+
+MAGIC = b"C4BOOK\x1a\n"
+COMPACT_SUFFIX = ".c4b"
+
+#: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
+#: so a damaged header field could still give answers; version 1 files are refused).
+VERSION = 2
+#: Offset and size of the CRC-32 field in the fixed header.
+_CRC_AT = 40
+#: Value kinds, by their code in the header.
+KINDS = ("wdl", "distance", "score")
+STRUCTURE_COMPLETE = 0
+STRUCTURE_SCOPED = 1
+STRUCTURE_PART = 2
+_FIXED = struct.Struct("<8sHBBBBBBQQIIIIQBBHI")
+FIXED_HEADER_BYTES = _FIXED.size  # 64
+
+
+def is_compact(path: str | os.PathLike[str]) -> bool:
+    """Does the file start with the compact format's magic? (A FIFO or a device is
+    refused unopened: :func:`openingbook.inputs.require_regular_file`.)
+
+    >>> is_compact("no-such-file.c4b")
+    False
+    """
+    if os.path.isdir(path):
+        return False
+    try:
+        require_regular_file(path)
+        with open(path, "rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except (IsADirectoryError, FileNotFoundError):
+        return False
+
+
+class CompactFileError(BookFileError):
+    """A file that is not a valid compact book (the message names the file)."""
+
+
+@dataclass
+class CompactHeader:
+    """The header fields (see ``docs/FORMATS.md``)."""
+
+    width: int
+    height: int
+    plies: int
+    kind: str
+    structure: int
+    value_bits: int
+    positions: int
+    seed: int
+    segment_length: int
+    segment_count: int
+    crc32: int
+    header_bytes: int
+    payload_bytes: int
+    values: list[int]
+    scope: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.structure == STRUCTURE_COMPLETE
+
+    @property
+    def board(self) -> BoardSize:
+        return BoardSize(self.width, self.height)
+
+    @property
+    def line(self) -> str | None:
+        """The scope line of a scoped book (None for other structures)."""
+        return self.scope if self.structure == STRUCTURE_SCOPED else None
+
+    @property
+    def part(self) -> tuple[int, int] | None:
+        """``(i, n)`` of a part (None for other structures)."""
+        return _parse_part(self.scope) if self.structure == STRUCTURE_PART else None
+
+    def pack(self) -> bytes:
+        """The header bytes, zero-padded to ``header_bytes`` (a multiple of 8)."""
+        scope = (self.scope or "").encode("ascii")
+        meta = json.dumps(self.metadata, separators=(",", ":")).encode()
+        fixed = _FIXED.pack(
+            MAGIC,
+            VERSION,
+            self.width,
+            self.height,
+            self.plies,
+            KINDS.index(self.kind),
+            self.structure,
+            self.value_bits,
+            self.positions,
+            self.seed,
+            self.segment_length,
+            self.segment_count,
+            self.crc32,
+            self.header_bytes,
+            self.payload_bytes,
+            len(self.values),
+            len(scope),
+            0,
+            len(meta),
+        )
+        body = fixed + struct.pack(f"<{len(self.values)}b", *self.values) + scope + meta
+        return body + b"\0" * (self.header_bytes - len(body))
+
+    @staticmethod
+    def size_for(values: int, scope: str | None, metadata: dict[str, Any]) -> int:
+        meta = json.dumps(metadata, separators=(",", ":")).encode()
+        n = FIXED_HEADER_BYTES + values + len(scope or "") + len(meta)
+        return -(-n // 8) * 8
+
+    @classmethod
+    def parse(cls, data: bytes | mmap.mmap, name: str, file_size: int) -> CompactHeader:
+        """Parse and check the header of a file of ``file_size`` bytes."""
+        if file_size < FIXED_HEADER_BYTES or bytes(data[:8]) != MAGIC:
+            raise CompactFileError(f"{name}: not a compact book (no {MAGIC!r} magic)")
+        (
+            _,
+            version,
+            width,
+            height,
+            plies,
+            kind,
+            structure,
+            bits,
+            positions,
+            seed,
+            seg_len,
+            seg_count,
+            crc,
+            header_bytes,
+            payload_bytes,
+            nvalues,
+            nscope,
+            reserved,
+            nmeta,
+        ) = _FIXED.unpack_from(data, 0)
+        if version == 1:
+            raise CompactFileError(
+                f"{name}: compact format version 1, whose header has no checksum (this "
+                f"reader reads version {VERSION}): write the book again"
+            )
+        if version != VERSION:
+            raise CompactFileError(f"{name}: compact format version {version}, expected {VERSION}")
+        try:
+            board = parse_board_size(f"{width}x{height}")
+        except ValueError as exc:
+            raise CompactFileError(f"{name}: bad compact book header: {exc}") from None
+        problems = []
+        if kind >= len(KINDS):
+            problems.append(f"unknown value kind {kind}")
+        if structure not in (STRUCTURE_COMPLETE, STRUCTURE_SCOPED, STRUCTURE_PART):
+            problems.append(f"unknown structure {structure}")
+        if not nvalues >= 1 or nvalues > 1 << bits or not 1 <= bits <= 8:
+            problems.append(f"{nvalues} values in {bits}-bit fields")
+        if not 0 <= plies <= board.cells or reserved:
+            problems.append("ply or reserved field out of range")
+        expected_header = -(-(FIXED_HEADER_BYTES + nvalues + nscope + nmeta) // 8) * 8
+        if header_bytes != expected_header:
+            problems.append(f"header length {header_bytes}, expected {expected_header}")
+        if header_bytes + payload_bytes != file_size:
+            problems.append(
+                f"{file_size} bytes, the header announces {header_bytes + payload_bytes}"
+            )
+        if not problems:
+            # S * L <= 2^32: the cell formula's 64-bit product (h >> 32) * (S * L) cannot wrap
+            if (
+                seg_len < 4
+                or seg_len & (seg_len - 1)
+                or seg_len > 1 << 16
+                or seg_count < 1
+                or seg_len * seg_count > 1 << 32
+            ):
+                problems.append(f"segment length {seg_len} / count {seg_count}")
+            elif payload_bytes != 8 * ((seg_len * (seg_count + 2) * bits + 63) // 64 + 1):
+                problems.append("payload length does not match the table size")
+            if (structure != STRUCTURE_COMPLETE) != (nscope > 0):
+                problems.append("a scope belongs to a scoped book or a part, and only there")
+            # a complete book's table answers every position of its ply: it must have
+            # been built over all of them, or it answers positions it never held
+            need = complete_positions(board, plies) if structure == STRUCTURE_COMPLETE else None
+            if need is not None and positions != need:
+                problems.append(
+                    f"a complete {plies}-ply book of {positions:,} positions, where a "
+                    f"complete {board} {plies}-ply book has {need:,} (damaged, or a partial book)"
+                )
+        if problems:
+            raise CompactFileError(f"{name}: bad compact book header: {'; '.join(problems)}")
+        at = FIXED_HEADER_BYTES
+        values = list(struct.unpack_from(f"<{nvalues}b", data, at))
+        at += nvalues
+        try:
+            scope = bytes(data[at : at + nscope]).decode("ascii") or None
+            at += nscope
+            metadata = json.loads(bytes(data[at : at + nmeta]).decode()) if nmeta else {}
+        except (ValueError, RecursionError) as exc:  # json: too deeply nested
+            raise CompactFileError(f"{name}: bad compact book header ({exc})") from None
+        if scope is not None and structure == STRUCTURE_PART:
+            try:
+                _parse_part(scope)
+            except ValueError as exc:
+                raise CompactFileError(f"{name}: bad part {scope!r} ({exc})") from None
+        elif scope is not None:
+            try:
+                Position.from_moves(scope, width, height)
+                if len(scope) > plies:
+                    raise InvalidArgument(f"{len(scope)} moves, more than the book's {plies} plies")
+            except ValueError as exc:
+                raise CompactFileError(f"{name}: bad scope line {scope!r} ({exc})") from None
+        if sorted(set(values)) != values:
+            raise CompactFileError(f"{name}: the value table is not strictly ascending")
+        try:  # the header has no checksum: a value no game can have is damage
+            _check_values(KINDS[kind], plies, np.array(values), board.cells)
+        except ValueError as exc:
+            raise CompactFileError(f"{name}: bad value table ({exc})") from None
+        return cls(
+            width,
+            height,
+            plies,
+            KINDS[kind],
+            structure,
+            bits,
+            positions,
+            seed,
+            seg_len,
+            seg_count,
+            crc,
+            header_bytes,
+            payload_bytes,
+            values,
+            scope,
+            metadata if isinstance(metadata, dict) else {},
+        )
+
+
+def _parse_part(text: str) -> tuple[int, int]:
+    """``"3/32"`` -> ``(3, 32)`` (``ValueError`` unless a valid part)."""
+    from solver import check_part
+
+    i, sep, n = text.partition("/")
+    if not sep or not i.isdigit() or not n.isdigit():
+        raise InvalidArgument("expected i/n", argument="part", value=text)
+    return check_part((int(i), int(n)))
+
+
+def file_crc32(header: bytes | memoryview, payload: bytes | memoryview | np.ndarray) -> int:
+    """The CRC-32 a compact book stores: of the header (its ``P0`` bytes, with the CRC
+    field itself read as four zero bytes), then of the payload."""
+    crc = zlib.crc32(header[:_CRC_AT])
+    crc = zlib.crc32(b"\0\0\0\0", crc)
+    crc = zlib.crc32(header[_CRC_AT + 4 :], crc)
+    return zlib.crc32(payload, crc)
+
+
+def _value_bits(count: int) -> int:
+    return max(1, math.ceil(math.log2(count))) if count > 1 else 1
+
+
+def _check_values(kind: str, plies: int, values: np.ndarray, cells: int) -> None:
+    """Refuse values that cannot be of ``kind`` at ``plies`` stones on ``cells`` cells."""
+    v = values.astype(np.int64)
+    if kind == "wdl":
+        ok = np.isin(v, (-1, 0, 1))
+    elif kind == "distance":
+        d = np.where(v > 0, 100 - v, 100 + v)
+        ok = (v == 0) | ((np.abs(v) >= 100 - cells) & (d >= 1) & (d <= cells - plies))
+    else:  # Pons: the side to move wins with its k-th stone: cells/2 + 1 - k, loses: k - that
+        best = cells // 2 - plies // 2  # a win with the mover's next stone
+        worst = cells // 2 - (plies + 1) // 2  # a loss to the opponent's next stone
+        ok = (v <= best) & (v >= -worst)
+    if not ok.all():
+        raise InvalidArgument(
+            f"value {int(v[np.argmin(ok)])} is not a {kind} value at {plies} plies"
+        )
+
+
+def write_compact(
+    path: str | os.PathLike[str],
+    plies: int,
+    kind: str,
+    first: np.ndarray,
+    mask: np.ndarray,
+    values: np.ndarray,
+    *,
+    under: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    force: bool = False,
+    board: BoardSize,
+    part: tuple[int, int] | None = None,
+) -> CompactHeader:
+    """Write a compact book of the given positions and values; return its header.
+
+    ``first``/``mask`` are the positions (either variant of a mirror pair, a
+    pair given twice must have one value), ``values`` their values of
+    ``kind`` (``"wdl"``, ``"distance"`` or ``"score"``, see the module
+    docstring). Without ``under`` the positions must be every position of the
+    ply (a complete book); with ``under`` exactly the positions under that
+    line (a scoped book); with ``part=(i, n)`` exactly the positions of that part
+    of the ply (:func:`solver.enumerate.part_of`). ``board``: the board size,
+    written in the header.
+    Raises ``ValueError`` for anything else; writes atomically and needs
+    ``force`` to replace a file.
+    """
+    if kind not in KINDS:
+        raise InvalidArgument(f"unknown value kind {kind!r}: choose one of {', '.join(KINDS)}")
+    out = Path(path)
+    refuse_existing(out, force)
+    first = np.ascontiguousarray(first, dtype=np.uint64)
+    mask = np.ascontiguousarray(mask, dtype=np.uint64)
+    values = np.asarray(values).astype(np.int8)
+    if not first.shape == mask.shape == values.shape or first.ndim != 1:
+        raise InvalidArgument("first, mask and values must be 1-d arrays of one length")
+    width, height = board = BoardSize(*board)
+    _check_values(kind, plies, values, board.cells)
+    status = book_position_status(first, mask, plies, width, height)
+    if (status != STATUS_BOOK).any():
+        i = int(np.argmax(status != STATUS_BOOK))
+        raise InvalidArgument(
+            f"position {i} is not a {plies}-ply book position: it "
+            + STATUS_MESSAGES[int(status[i])]
+        )
+    keys = canonical_keys(first, mask, width, height)
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    dup = np.flatnonzero(keys[1:] == keys[:-1]) if keys.size > 1 else np.empty(0, np.int64)
+    if dup.size:
+        if (values[dup] != values[dup + 1]).any():
+            raise InvalidArgument("the two variants of a mirror pair have different values")
+        keep = np.ones(keys.size, dtype=bool)
+        keep[dup + 1] = False
+        keys, values = keys[keep], values[keep]
+    if part is not None:
+        from solver import check_part, part_of
+
+        if under is not None:
+            raise InvalidArgument(
+                "a part splits the whole ply: give a part or a line, not both", argument="part"
+            )
+        part = check_part(part)
+        outside = part_of(first, mask, part[1], width, height) != part[0]
+        if outside.any():
+            i = int(np.argmax(outside))
+            raise InvalidArgument(f"position {i} is not in part {part[0]}/{part[1]}")
+        expected = count_positions(plies, None, width, height, part=part)
+        if keys.size != expected:
+            raise InvalidArgument(
+                f"{keys.size} positions, but part {part[0]}/{part[1]} of the {plies}-ply "
+                f"book has {expected}"
+            )
+    elif under is None:
+        complete = count_positions(plies, None, width, height)
+        if keys.size != complete:
+            raise InvalidArgument(
+                f"{keys.size} positions, but a complete {plies}-ply book has "
+                f"{complete}: give the scope (under) of a partial book"
+            )
+    if under is not None:
+        Position.from_moves(under, width, height)  # a readable line
+        scope_first, scope_mask = enumerate_positions(plies, under, width, height)
+        scope_keys = canonical_keys(scope_first, scope_mask, width, height)
+        if not np.array_equal(np.sort(scope_keys), keys):
+            raise InvalidArgument(
+                f"the positions are not exactly the {plies}-ply positions under {under}"
+            )
+    table = np.unique(values)
+    bits = _value_bits(table.size)
+    index = np.searchsorted(table, values).astype(np.uint64)
+    metadata = dict(metadata or {})
+    ret = build_retrieval(keys, index, bits)
+    payload = ret.words.astype("<u8").tobytes()
+    seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
+    structure = STRUCTURE_COMPLETE if under is None else STRUCTURE_SCOPED
+    scope = under
+    if part is not None:
+        structure, scope = STRUCTURE_PART, f"{part[0]}/{part[1]}"
+    header = CompactHeader(
+        width,
+        height,
+        plies,
+        kind,
+        structure,
+        bits,
+        int(keys.size),
+        seed,
+        seg_len,
+        seg_count,
+        0,  # the CRC-32, computed over these header bytes below
+        CompactHeader.size_for(table.size, scope, metadata),
+        len(payload),
+        [int(v) for v in table],
+        scope,
+        metadata,
+    )
+    header.crc32 = file_crc32(header.pack(), payload)
+    with atomic_output(out) as fh:
+        fh.write(header.pack())
+        fh.write(payload)
+    return header
+
+
+# ------------------------------------------------------------------ lookups
+@njit(cache=True, inline="always")
+def _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells):
+    """The value index the table holds for one position of the book."""
+    key = nb_canonical_key(first, mask, width, height)
+    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    return np.int64(nb_cells_value(cells, c0, c1, c2, bits))
+
+
+@njit(cache=True, native=True)  # solver/_native.py: run without numba
+def _lookup_one(
+    first, mask, plies, width, height, scope, line_first, line_mask,
+    seed, seg_len, seg_count, bits, cells,
+):  # fmt: skip
+    """``(status, value index)`` of one position in one native call: the readers' status
+    (:func:`openingbook.answers.nb_position_status`), then for a book position the
+    table's value index (else -1)."""
+    s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
+    if s != STATUS_BOOK:
+        return s, np.int64(-1)
+    return s, _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells)
+
+
+@njit(cache=True, inline="always")
+def _read_blocks(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+    """Value index, winner, plies and score of each position of the book; ``luts``
+    holds winner/plies/score per value index, and in its last column the answer
+    for an index past the table (a damaged file, refused by the caller).
+
+    The positions go in blocks, in a pipeline: block ``b`` is hashed and its three
+    cells per position prefetched; then block ``b - 1``, whose cells were
+    prefetched one block of work earlier, is read, so the memory latency of the
+    reads hides behind the hashing of the next block.
+    """
+    n = first.size
+    index = np.empty(n, dtype=np.int64)
+    winner = np.empty(n, dtype=np.int8)
+    dist = np.empty(n, dtype=np.int16)
+    score = np.empty(n, dtype=np.int16)
+    scl = seg_len * seg_count
+    nvalues = luts.shape[1] - 1
+    block = _READ_BLOCK
+    blocks = (n + block - 1) // block
+    cell_of = np.empty((2, 3, block), dtype=np.uint64)  # two blocks' cells, alternating
+    ubits = np.uint64(bits)
+    six = np.uint64(6)
+    for b in range(blocks + 1):
+        if b < blocks:  # hash and prefetch block b
+            start = b * block
+            stop = min(n, start + block)
+            cs = cell_of[b & 1]
+            for j in range(stop - start):
+                key = nb_canonical_key(first[start + j], mask[start + j], width, height)
+                cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
+            for j in range(stop - start):
+                prefetch(cells, (cs[0, j] * ubits) >> six)
+                prefetch(cells, (cs[1, j] * ubits) >> six)
+                prefetch(cells, (cs[2, j] * ubits) >> six)
+        if b > 0:  # read block b - 1
+            start = (b - 1) * block
+            stop = min(n, start + block)
+            cs = cell_of[(b - 1) & 1]
+            for i in range(start, stop):
+                j = i - start
+                index[i] = np.int64(nb_cells_value(cells, cs[0, j], cs[1, j], cs[2, j], bits))
+                col = index[i] if index[i] < nvalues else nvalues
+                winner[i] = luts[0, col]
+                dist[i] = luts[1, col]
+                score[i] = luts[2, col]
+    return index, winner, dist, score
+
+
+#: Positions per block of :func:`_read_blocks`' pipeline.
+_READ_BLOCK = 64
+
+
+@njit(cache=True)
+def _read_kernel(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+    """:func:`_read_blocks` for any board."""
+    return _read_blocks(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts)
+
+
+@njit(cache=True)
+def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+    """:func:`_read_blocks` compiled for 7x6 (``width``, ``height`` are 7 and 6)."""
+    return _read_blocks(first, mask, 7, 6, seed, seg_len, seg_count, bits, cells, luts)
+
+
+def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
+    """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
+    entry (:func:`openingbook.values.answer_tables`), then ``UNKNOWN`` for an index
+    past the table."""
+    n = len(table)
+    luts = np.full((3, n + 1), UNKNOWN, np.int16)
+    luts[:, :n] = answer_tables(kind, plies, np.array(table, dtype=np.int64), board)[:3]
+    return luts
+
+
+def _crc_ok(data: mmap.mmap, header: CompactHeader, payload: np.ndarray) -> bool:
+    """Does the file's CRC-32 field match its header and payload?"""
+    with memoryview(data) as view, view[: header.header_bytes] as head:
+        return file_crc32(head, payload) == header.crc32
+
+
+class CompactBook(BookReader):
+    """A memory-mapped compact book: the reader contract of
+    :class:`openingbook.answers.BookReader` (``get``, ``in``, iteration, bulk lookups).
+
+    Opening reads and checks the header and the file's CRC-32 (over header and
+    payload; a few milliseconds for a 3 MB book). Lookups raise
+    :class:`PositionNotInBook` for a position of another ply or outside a scoped
+    book, :class:`InvalidArgument` for one that cannot occur in a game.
+    A position whose side to move can complete four at once is not stored;
+    it is answered as a win in 1 ply for the side to move, as Thill's readers do.
+    """
+
+    @reads_book
+    def __init__(self, path: str | os.PathLike[str], verify: bool = True) -> None:
+        self.path = require_regular_file(path)
+        size = self.path.stat().st_size
+        self._fh = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        try:
+            if size < FIXED_HEADER_BYTES:
+                raise CompactFileError(f"{self.path}: not a compact book (too short)")
+            self._mm = mmap.mmap(self._fh.fileno(), 0, access=mmap.ACCESS_READ)
+            self.header = CompactHeader.parse(self._mm, str(self.path), size)
+            h = self.header
+            words = np.frombuffer(self._mm, dtype="<u8", offset=h.header_bytes)
+            if verify and not _crc_ok(self._mm, h, words):
+                raise CompactFileError(f"{self.path}: checksum mismatch (damaged file)")
+        except BaseException:
+            self._fh.close()
+            raise
+        self._cells = words
+        # the kernels' arguments after the position's and the status': the table
+        self._table_args = (
+            np.uint64(h.seed),
+            h.segment_length,
+            h.segment_count,
+            h.value_bits,
+            words,
+        )
+        self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
+        self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values))]
+        self._table = np.array(h.values, dtype=np.int16)
+
+    format_name = "compact"
+
+    # ------------------------------------------------------------- lifecycle
+    def _release(self) -> None:
+        self._cells = None  # type: ignore[assignment]
+        self._table_args = ()
+        if not self._mm.closed:
+            with contextlib.suppress(BufferError):  # arrays handed out still view the map
+                self._mm.close()
+        self._fh.close()
+
+    def _count(self) -> int:
+        return self.header.positions
+
+    @property
+    def scope(self) -> Scope:
+        from openingbook.model import Scope  # not loaded by a lookup
+
+        part = None if self.part is None else f"part {self.part[0]}/{self.part[1]}"
+        return Scope(self.under, part, board=self.board, part=self.part)
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return provenance(self.header.metadata)
+
+    def __repr__(self) -> str:
+        return f"CompactBook({str(self.path)!r}, {self.describe()})"
+
+    @property
+    def plies(self) -> int:
+        return self.header.plies
+
+    @property
+    def kind(self) -> str:
+        return self.header.kind
+
+    @property
+    def has_distances(self) -> bool:
+        return self.header.kind != "wdl"
+
+    @property
+    def under(self) -> str | None:
+        return self.header.line
+
+    @property
+    def part(self) -> tuple[int, int] | None:
+        """``(i, n)`` when the book is part ``i`` of ``n`` of its ply."""
+        return self.header.part
+
+    @property
+    def board(self) -> BoardSize:
+        """The board size of the book's positions (from the header)."""
+        return self.header.board
+
+    def describe(self) -> str:
+        """``"12-ply distance book, complete"`` and the like (``"6x5 12-ply ..."`` on
+        other boards)."""
+        what = {"wdl": "win/draw/loss", "distance": "distance", "score": "score"}[self.kind]
+        scope = f"positions under {self.under}" if self.under else "complete"
+        if self.part is not None:
+            scope = f"part {self.part[0]}/{self.part[1]}"
+        board = "" if self.board == DEFAULT_BOARD else f"{self.board} "
+        return f"{board}{self.plies}-ply {what} book, {scope}"
+
+    # ---------------------------------------------------------------- lookups
+    def _params(self) -> tuple[Any, ...]:
+        if self._cells is None:
+            raise BookClosed(f"{self.path}: the book is closed")
+        return self._table_args
+
+    def _damaged(self) -> CompactFileError:
+        return CompactFileError(f"{self.path}: a table cell holds no value (damaged file)")
+
+    def _stored(self, pos: Position) -> BookValue | None:
+        return self._probe(pos)[1]
+
+    def _probe(self, pos: Position) -> tuple[int, BookValue | None]:
+        if self._cells is None:
+            raise BookClosed(f"{self.path}: the book is closed")
+        status, index = _lookup_one(
+            np.uint64(pos.first_stones),
+            np.uint64(pos.mask),
+            *self._kernel_args(),
+            *self._table_args,
+        )
+        if status != STATUS_BOOK:
+            return int(status), None
+        if index >= len(self._answers):
+            raise self._damaged()
+        return STATUS_BOOK, self._answers[index]
+
+    def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
+        return self.header.line, self.header.part
+
+    def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
+        h = self.header
+        kernel = _read_kernel_7x6 if (h.width, h.height) == (7, 6) else _read_kernel
+        index, winner, plies, score = kernel(
+            first, mask, h.width, h.height, *self._params(), self._luts
+        )
+        if (index >= len(h.values)).any():
+            raise self._damaged()
+        return BulkValues(index, winner, plies, score)
+
+    def status(self, pos: Position) -> int:
+        """The ``STATUS_*`` code of one position (:meth:`position_status`)."""
+        return self.position_status(pos)
+
+    def raw_lookup(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(status, values)`` per position: the ``STATUS_*`` code and, where the
+        status is ``STATUS_BOOK``, the stored value (the header's value table entry)."""
+        f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
+        m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
+        if f.shape != m.shape:
+            raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
+        status = self.statuses(f, m)
+        values = np.zeros(f.size, np.int16)
+        book = np.flatnonzero(status == STATUS_BOOK)
+        if book.size:
+            values[book] = self._table[self._stored_many(f[book], m[book]).index]
+        return status, values
+
+    # -------------------------------------------------------------- positions
+    def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, mask)`` of every stored position, in the enumeration's variant and
+        order (:func:`solver.enumerate_positions` of the ply and scope)."""
+        return enumerate_positions(self.plies, self.under, *self.board, part=self.part)
+
+    def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The stored values (value table entries) of book positions; any other position
+        is refused as :meth:`lookup_many` refuses it."""
+        status, values = self.raw_lookup(first, mask)
+        if (status != STATUS_BOOK).any():
+            i = int(np.argmax(status != STATUS_BOOK))
+            stones = int(np.bitwise_count(np.asarray(mask, np.uint64).reshape(-1)[i]))
+            raise self._refusal(int(status[i]), f"position {i}", stones)
+        return values.astype(np.int8)
+
+
+def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """What ``openingbook info`` prints for a compact book, as a JSON-ready dict.
+
+    Raises :class:`CompactFileError` (one line) for a file whose header is not a
+    compact book's or whose checksum (over header and payload) fails: a damaged
+    file, whatever byte changed, is reported as damaged and nothing of it is
+    described. The count of positions and a full decode of every position's value
+    are reported as checks (``"ok"`` or the problem).
+    """
+    path = Path(path)
+    checks: dict[str, str] = {}
+    with CompactBook(path, verify=True) as book:  # the checksum first: damage is refused
+        h = book.header
+        checks["checksum"] = "ok"
+        values: dict[str, Any] = {}
+        try:
+            first, mask = book.positions()
+            # n has no checksum; the ply and scope give the true count
+            checks["positions"] = (
+                "ok"
+                if len(first) == h.positions
+                else f"the header announces {h.positions} positions, its ply and scope "
+                f"give {len(first)}"
+            )
+            stored = book.values_of(first, mask)
+            values = _histogram(h.kind, h.plies, stored, h.board)
+            checks["values"] = "ok"
+        except ValueError as exc:
+            checks["values"] = str(exc).removeprefix(f"{path}: ")
+        info: dict[str, Any] = {
+            "path": str(path),
+            "format": "compact",
+            "description": f"compact {book.describe()}",
+            "board": str(h.board),
+            "plies": h.plies,
+            "kind": h.kind,
+            "distances": h.kind != "wdl",
+            "under": h.line,
+            "part": None if h.part is None else f"{h.part[0]}/{h.part[1]}",
+            "records": h.positions,
+            "positions": h.positions,
+            "bytes": path.stat().st_size,
+            "bits_per_position": round(8 * path.stat().st_size / max(1, h.positions), 3),
+            "value_bits": h.value_bits,
+            "value_table": h.values,
+            "values": values,
+            "provenance": provenance(h.metadata),
+            "checks": checks,
+        }
+    info["ok"] = all(v == "ok" for v in checks.values())
+    return info
+
+
+def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Where a compact book came from: its source file and the commands that made it
+    (``source_manifest``: the manifest of the Thill book a conversion read, or what
+    ``build``/``derive`` record of a book they write directly; a derivation's source
+    is the deeper book it was derived from, a build's is None)."""
+    source, manifest, converted = (
+        _object(metadata, key) for key in ("source", "source_manifest", "converted")
+    )
+    # a book derived straight into the compact format names its source in its record
+    source = source or _object(manifest, "derived_from")
+    return {
+        "source": source.get("file"),
+        "source_format": source.get("format"),
+        "source_sha256": source.get("sha256"),
+        "source_bytes": source.get("bytes"),
+        "built_by": manifest.get("command"),
+        "built": manifest.get("created"),
+        "converted_by": converted.get("command"),
+        "version": converted.get("version"),
+    }
+
+
+def _object(metadata: dict[str, Any], key: str) -> dict[str, Any]:
+    """``metadata[key]`` when it is a JSON object, else ``{}`` (readers may skip metadata:
+    another writer's may have other shapes)."""
+    value = metadata.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> dict[str, Any]:
+    """Counts of first/second/draw (and, with distances, by plies) of stored values."""
+    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())), board)[:, :-1]
+    table = sorted(set(values.tolist()))
+    at = np.searchsorted(np.array(table, dtype=np.int64), values.astype(np.int64))
+    w, d = winner[at], dist[at]
+    out: dict[str, Any] = {
+        "draw": int((w == 0).sum()),
+        "first": int((w == 1).sum()),
+        "second": int((w == -1).sum()),
+    }
+    if kind != "wdl":
+        for side, code in (("first", 1), ("second", -1)):
+            plies_of = d[w == code]
+            out[f"{side}_by_plies"] = {
+                str(int(k)): int(c)
+                for k, c in zip(*np.unique(plies_of, return_counts=True), strict=True)
+            }
+    return out
+
+
+class CompactFormat(Format):
+    """The compact format's entry in the registry (:data:`openingbook.formats.FORMATS`)."""
+
+    name = "compact"
+    description = "our compact format (.c4b): a retrieval table with a self-describing header"
+    suffixes = (COMPACT_SUFFIX,)
+    any_board = True
+    open_options = frozenset({"verify"})
+    own = True
+    holds_parts = True
+
+    def sniff(self, path: Path, head: bytes, size: int) -> bool:
+        return head.startswith(MAGIC)
+
+    def open(self, path: Path, **options: Any) -> BookReader:
+        return CompactBook(path, verify=options.get("verify", True))
+
+    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> WrittenBook:
+        """Options: ``force``; ``record`` (what a manifest records of how the book was
+        made: kept as the metadata's ``source_manifest``) and other ``metadata``;
+        ``part=(i, n)``: the model is part i of n of its ply (``build --part``)."""
+        part = options.get("part")
+        require_writable(model, self.name, scope=part is None)
+        if model.kind == "distance":
+            values = distance_bytes_from_scores(model.score, model.plies, model.board)
+        else:
+            values = model.score if model.kind == "score" else model.winner
+        metadata = dict(options.get("metadata") or {})
+        if options.get("record") is not None:
+            metadata = {"source_manifest": options["record"], **metadata}
+        header = write_compact(
+            out,
+            model.plies,
+            model.kind,
+            model.first,
+            model.mask,
+            values,
+            under=model.scope.under,
+            metadata=metadata,
+            force=options.get("force", False),
+            board=model.board,
+            part=part,
+        )
+        return WrittenBook(Path(out), header.positions)
