@@ -53,9 +53,9 @@ def test_a_damaged_compact_book_is_reported_damaged_in_one_line(where, tmp_path)
 def test_books_flags_a_shipped_book_changed_in_any_byte(tmp_path, monkeypatch):
     """Every single-byte change of a shipped book, header or body, makes ``books`` list
     it as damaged (the whole file is checked against its checksum); the others stay."""
-    from openingbook import registry
+    from openingbook import booknames, registry
 
-    monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
+    monkeypatch.setattr(booknames, "books_dir", lambda: tmp_path)
     shutil.copy(BOOKS / "book1-dist.c4b", tmp_path)
     original = (BOOKS / "book0-dist.c4b").read_bytes()
     target = tmp_path / "book0-dist.c4b"

@@ -275,12 +275,12 @@ def test_workers_are_checked_against_memory(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ shipped books
 def test_a_damaged_shipped_book_is_listed_as_damaged_and_hides_no_other(tmp_path, monkeypatch):
-    import openingbook.registry
+    import openingbook.booknames
 
     for name in ("book8.c4b", "book8-under44444.c4b"):
         shutil.copy(ROOT / "books" / name, tmp_path / name)
     (tmp_path / "book10.c4b").write_bytes((ROOT / "books" / "book10.c4b").read_bytes()[:40])
-    monkeypatch.setattr(openingbook.registry, "books_dir", lambda: tmp_path)
+    monkeypatch.setattr(openingbook.booknames, "books_dir", lambda: tmp_path)
     result = CliRunner().invoke(main, ["books"])
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if not line.startswith(" ")]

@@ -438,7 +438,7 @@ def test_validate_12_from_14_under_a_line(tmp_path):
 def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, book8_parts):
     import shutil
 
-    from openingbook import registry
+    from openingbook import booknames, registry
 
     shutil.copy(book8_parts[0], tmp_path / "book8-dist-part1of3.c4b")
     first, mask = enumerate_positions(4, None, *DEFAULT_BOARD)
@@ -451,7 +451,7 @@ def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, boo
         np.zeros(len(first), np.int8),
         board=DEFAULT_BOARD,
     )
-    monkeypatch.setattr(registry, "books_dir", lambda: tmp_path)
+    monkeypatch.setattr(booknames, "books_dir", lambda: tmp_path)
     assert [b.name for b in registry.shipped_books()] == ["4"]
 
 
