@@ -62,11 +62,20 @@ from openingbook.formats.base import (
 from openingbook.formats.cadot import CadotFormat
 from openingbook.formats.pons import PonsFormat
 from openingbook.formats.tabular import CsvFormat, JsonlFormat
+from openingbook.formats.thill import (
+    BookFormat,
+    ThillFormat,
+    describe_book,
+    manifest_path,
+    refuse_thill_layout,
+    stored_model,
+    thill_values,
+)
 from openingbook.formats.uci import UciFormat
 from solver import DEFAULT_BOARD, BoardSize
 
 if TYPE_CHECKING:
-    from openingbook.bookfile import BookFormat, Records
+    from openingbook.formats.thill import Records
     from openingbook.model import BookModel
 
 __all__ = [
@@ -112,7 +121,6 @@ class CompactFormat(Format):
         made: kept as the metadata's ``source_manifest``) and other ``metadata``;
         ``part=(i, n)``: the model is part i of n of its ply (``build --part``)."""
         from openingbook.compact import write_compact
-        from openingbook.reader import thill_values
 
         part = options.get("part")
         require_writable(model, self.name, scope=part is None)
@@ -137,106 +145,6 @@ class CompactFormat(Format):
             part=part,
         )
         return WrittenBook(Path(out), header.positions)
-
-
-class ThillFormat(Format):
-    name = "thill"
-    description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
-    suffixes = (".dat",)
-    open_options = frozenset({"check", "verify"})
-    checks_on_request = open_options
-    own = True
-    layouts = True
-    holds_samples = True
-    separate_manifest = True
-
-    def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        from openingbook.manifest import detect_format
-
-        try:
-            detect_format(path)
-        except BookFileError:
-            return False
-        return True
-
-    def why_not(self, path: Path) -> str:
-        from openingbook.manifest import detect_format
-
-        try:
-            detect_format(path)
-        except BookFileError as exc:
-            # the book's own path is the refusal's subject; another path (its manifest) stays
-            return "Thill: " + str(exc).removeprefix(f"{path}: ")
-        return "Thill: fits"
-
-    def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
-        """The book and its manifest (:func:`openingbook.manifest.check_output`)."""
-        from openingbook.manifest import check_output
-
-        check_output(out, force)
-
-    def open(self, path: Path, **options: Any) -> BookReader:
-        from openingbook.reader import Book
-
-        fmt = options.get("fmt")
-        return Book(
-            path, fmt, check=options.get("check", False), verify=options.get("verify", False)
-        )
-
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> WrittenBook:
-        """The book (first-player wins left out where it has no distances: Thill's pruned
-        layout) and its manifest, as one unit. Options: ``force``; ``record``: the
-        manifest's content after its ``format`` and ``book`` entries (a build's or a
-        derivation's; a sample or shard says so there), or a function of those entries
-        (with the book's sha256) that returns it, else one that records the model's
-        source and ``command``."""
-        from openingbook.bookfile import (
-            Records,
-            book_bytes,
-            refuse_thill_layout,
-            value_histogram,
-        )
-        from openingbook.codec import encode_keys
-        from openingbook.manifest import (
-            check_output,
-            manifest_book_entry,
-            manifest_path,
-            manifest_provenance,
-            write_book_and_manifest,
-        )
-        from openingbook.reader import thill_values
-        from openingbook.values import VALUE_FIRST
-
-        refuse_thill_layout(model.board, model.plies)
-        record = options.get("record")
-        require_writable(model, self.name, scope=record is None)
-        fmt, values = thill_values(model)  # distance bytes, or pruned codes
-        path = check_output(out, options.get("force", False))
-        if record is None:
-            record = {
-                "selection": {
-                    "plies": fmt.plies,
-                    "distances": fmt.distances,
-                    "under": model.scope.under,
-                    "sample": None,
-                    "seed": None,
-                    "shard": None,
-                },
-                "values": value_histogram(fmt, values),
-                "converted_from": {"file": Path(model.source).name, "format": model.source_format},
-                **manifest_provenance(options.get("command")),
-            }
-        first, mask = model.first, model.mask
-        if not fmt.distances:  # the pruned layout: absent = first player wins
-            keep = values != VALUE_FIRST
-            first, mask, values = first[keep], mask[keep], values[keep]
-        keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
-        records = Records(keys, values.astype(np.int8))
-        data = book_bytes(fmt, records, str(path)) if len(keys) else b""
-        if callable(record):
-            record = record(manifest_book_entry(path, fmt, len(keys), data))
-        write_book_and_manifest(path, fmt, data, len(keys), record)
-        return WrittenBook(path, len(keys), manifest_path(path))
 
 
 #: every format, in the order detection asks them
@@ -323,8 +231,6 @@ name a thill book *.dat, or leave the option out
             argument=argument,
         )
     if chosen == "thill" and board is not None:
-        from openingbook.bookfile import refuse_thill_layout
-
         refuse_thill_layout(board)
     if chosen == "compact" and out is not None and suffix != COMPACT_SUFFIX:
         raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
@@ -340,8 +246,6 @@ def detect(path: str | os.PathLike[str]) -> Format:
     """
     p = Path(path)
     if not p.exists():
-        from openingbook.manifest import manifest_path
-
         if manifest_path(p).exists():  # an interrupted write: the Thill reader says so
             return FORMATS["thill"]
         raise BookFileMissing(p)
@@ -386,7 +290,7 @@ def open_book(
     """Open a book file (or a shipped book by name, e.g. ``"12-dist"``), whatever its format.
 
     ``kind`` forces a format of the registry (default: :func:`detect`); ``fmt``
-    forces a Thill layout (a :class:`openingbook.bookfile.BookFormat` or a name
+    forces a Thill layout (a :class:`openingbook.formats.thill.BookFormat` or a name
     such as ``"12-dist"``). ``options``: ``check``/``verify`` (Thill: read and
     check the whole file first), ``verify`` (compact: the checksum, default on).
     Every reader keeps the contract of :class:`BookReader`.
@@ -400,8 +304,6 @@ def open_book(
 
     p = resolve_book(path)
     if isinstance(fmt, str):
-        from openingbook.bookfile import BookFormat
-
         fmt = BookFormat.parse(fmt)
     if fmt is not None:
         if kind not in (None, "thill"):
@@ -472,7 +374,7 @@ def read_model(book: BookReader, complete: bool = True) -> BookModel:
     }
     pruned = book.format_name == "thill" and book.kind == "wdl"
     if not complete and book.format_name == "thill":
-        return _stored_model(book, pruned, source)
+        return stored_model(book, pruned, source)
     first, mask = book.positions()
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
@@ -508,32 +410,6 @@ def read_records(
     return stored
 
 
-def _stored_model(book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
-    """The model of a Thill-layout file's records as stored (``load_book(complete=False)``)."""
-    from openingbook.codec import decode_keys
-    from openingbook.model import model_from_values
-
-    fmt = book.format
-    book.require_memory()  # records, positions and the model's arrays
-    records = book.records_array()  # the whole file: every record checked first
-    # every key was checked a legal position of the ply: decoded without checking again
-    first, mask = decode_keys(
-        records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
-    )
-    return model_from_values(
-        "distance" if fmt.distances else "pruned",
-        fmt.plies,
-        first,
-        mask,
-        records.values,
-        board=fmt.board,
-        scope=book.scope,
-        pruned=pruned,
-        stored=(fmt, records),
-        **source,
-    )
-
-
 @reads_book
 def describe(
     path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
@@ -541,7 +417,8 @@ def describe(
     """What ``openingbook info`` prints for the book at ``path``, as a JSON-ready dict.
 
     Compact and Thill books have their own full reports
-    (:func:`openingbook.compact.describe_compact`, :func:`openingbook.reader.describe_book`);
+    (:func:`openingbook.compact.describe_compact`,
+    :func:`openingbook.formats.thill.describe_book`);
     any other format is read whole through its reader: every answer is checked
     possible for its position (a damaged file is refused), and the report gives the
     board, ply, kind, records, the positions answered and their values.
@@ -553,8 +430,6 @@ def describe(
 
         return describe_compact(p)
     if kind == "thill":
-        from openingbook.reader import describe_book
-
         return describe_book(p, fmt)
     model = load_book(p, kind)
     values = {
@@ -611,7 +486,7 @@ def check_compact_output(out: Path, force: bool, what: str) -> None:
 
 
 def outcomes(histogram: dict[str, Any]) -> dict[str, int]:
-    """The first/second/draw counts of a value histogram (``bookfile.value_histogram``):
+    """The first/second/draw counts of a value histogram (``formats.thill.value_histogram``):
     what a written book's record says of its values."""
     return {k: int(histogram[k]) for k in ("first", "second", "draw")}
 

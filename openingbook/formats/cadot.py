@@ -309,7 +309,7 @@ class CadotBook(BookReader):
 
     The file is never loaded: a lookup reads about ``log2(n)`` records, so
     Cadot's complete 14 TiB table can be queried like a small export. The
-    interface is :class:`openingbook.reader.Book`'s: ``get``, ``in``, iteration
+    interface is :class:`openingbook.formats.thill.Book`'s: ``get``, ``in``, iteration
     over ``(Position, BookValue)``, ``len``, ``lookup_many`` and use as a context
     manager, with the same rules for missing positions (see
     :mod:`openingbook.formats._values`). A record's half-move count of 0 on a

@@ -406,7 +406,7 @@ def header_problem(header: bytes, file_size: int) -> str | None:
 
 
 class PonsBook(BookReader):
-    """Load a Pons book and answer queries like :class:`openingbook.reader.Book`.
+    """Load a Pons book and answer queries like :class:`openingbook.formats.thill.Book`.
 
     The tables are memory-mapped. ``get`` raises ``KeyError`` for a position the
     book does not answer (deeper than its depth, never stored, or dropped in a

@@ -50,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.codec import MAX_ARRAY_HEIGHT
 from openingbook.errors import (
     InvalidArgument,
@@ -63,12 +62,14 @@ from openingbook.formats import (
     write_solved_book,
     writes_compact,
 )
-from openingbook.manifest import (
-    Scope,
+from openingbook.formats.thill import (
+    BookFormat,
     manifest_path,
     manifest_provenance,
+    value_histogram,
 )
 from openingbook.memory import check_table_size, default_jobs, worker_count
+from openingbook.model import Scope
 from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.executors import (
     EXECUTOR_NAMES,

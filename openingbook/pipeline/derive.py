@@ -16,19 +16,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import (
-    BookFormat,
-    refuse_thill_layout,
-    value_histogram,
-)
 from openingbook.errors import BookFileError, reads_book
 from openingbook.formats import check_book_output, write_solved_book, writes_compact
-from openingbook.manifest import (
-    Scope,
+from openingbook.formats.thill import (
+    BookFormat,
     file_sha256,
     manifest_path,
     manifest_provenance,
+    refuse_thill_layout,
+    value_histogram,
 )
+from openingbook.model import Scope
 from openingbook.pipeline.negamax import Derivation, derive_values
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
@@ -82,7 +80,7 @@ def derive_book(
     (:func:`openingbook.formats.writes_compact`).
 
     >>> import os, tempfile
-    >>> from openingbook.bookfile import BOOK8
+    >>> from openingbook.formats.thill import BOOK8
     >>> ref = REFERENCE / "thill-original-book8.dat"
     >>> with tempfile.TemporaryDirectory() as tmp:  # 8-ply book -> 6 plies under "4444"
     ...     s = derive_book(ref, 6, os.path.join(tmp, "b6.dat"), under="4444")

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import THILL_BOARD, BookFormat, value_histogram
 from openingbook.errors import (
     BookFileError,
     BookFileUnreadable,
@@ -24,15 +23,18 @@ from openingbook.errors import (
     os_failures,
 )
 from openingbook.formats import check_compact_output, outcomes, write_solved_book
-from openingbook.manifest import (
-    Scope,
+from openingbook.formats.thill import (
+    THILL_BOARD,
+    BookFormat,
     check_output,
     identify,
     manifest_path,
     manifest_provenance,
     read_manifest,
     recorded_command,
+    value_histogram,
 )
+from openingbook.model import Scope
 
 __all__ = ["MergeSummary", "merge_books", "merge_parts"]
 
