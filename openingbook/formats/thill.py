@@ -636,9 +636,7 @@ def check_sample(path: Path, fmt: BookFormat, size: int, source: str, count: int
     with open(path, "rb") as fh:
         sample, picks = _sample_records(fh, size, fmt.record_bytes, count, with_picks=True)
     records = parse_records(sample, fmt)
-    first, mask, ok = decode_keys_raw(records.keys, fmt.key_bits, fmt.width, fmt.height)
-    good = ok & legal_mask(first, mask, fmt.height) & (np.bitwise_count(mask) == fmt.plies)
-    good &= ~_bad_values(fmt, records.values)
+    good = _fitting_records(fmt, records)
     if not good.all():
         k = int(np.argmin(good))
         one = Records(records.keys[k : k + 1], records.values[k : k + 1])
@@ -663,19 +661,23 @@ def _sample_records(fh, size: int, record_bytes: int, count: int = 64, with_pick
 
 
 def _fitting_format(sample: np.ndarray, formats: list[BookFormat]) -> BookFormat | None:
+    """The one of ``formats`` (layouts of one record size and key field, of several plies)
+    that every record of ``sample`` fits, else None: the stone count of the first record
+    names the candidate."""
+    records = parse_records(sample, formats[0])
     fmt0 = formats[0]
-    records = parse_records(sample, fmt0)
-    first, mask, ok = decode_keys_raw(records.keys, fmt0.key_bits, *fmt0.board)
-    if not ok.all() or not legal_mask(first, mask, fmt0.height).all():
-        return None
-    stones = np.bitwise_count(mask)
-    # not np.unique, which loads numpy.ma: 7 ms of every book open
-    if stones.size == 0 or (stones != stones[0]).any():
-        return None
-    for fmt in formats:
-        if fmt.plies == int(stones[0]):
-            return None if _bad_values(fmt, records.values).any() else fmt
-    return None
+    _, mask, ok = decode_keys_raw(records.keys[:1], fmt0.key_bits, fmt0.width, fmt0.height)
+    stones = int(np.bitwise_count(mask[0])) if ok.all() else -1
+    fmt = next((f for f in formats if f.plies == stones), None)
+    return fmt if fmt is not None and _fitting_records(fmt, records).all() else None
+
+
+def _fitting_records(fmt: BookFormat, records: Records) -> np.ndarray:
+    """Which of ``records`` are legal ``fmt.plies``-stone positions with values ``fmt``
+    can hold."""
+    first, mask, ok = decode_keys_raw(records.keys, fmt.key_bits, fmt.width, fmt.height)
+    good = ok & legal_mask(first, mask, fmt.height) & (np.bitwise_count(mask) == fmt.plies)
+    return good & ~_bad_values(fmt, records.values)
 
 
 # ---------------------------------------------------------------- read/write
@@ -1362,7 +1364,7 @@ class Book(BookReader):
     def provenance(self) -> dict[str, Any]:
         if self.identity.manifest is None:
             return {}
-        data = read_manifest(self.path)
+        data = self.identity.manifest.data
         out = {
             "built_by": data.get("command"),
             "built": data.get("created"),
@@ -1377,7 +1379,7 @@ class Book(BookReader):
         answers_all = self.format.distances or self._scope.answers_absent
         manifest = self.identity.manifest
         if answers_all and manifest is not None:
-            values = read_manifest(self.path).get("values")
+            values = manifest.data.get("values")
             if isinstance(values, dict) and all(isinstance(v, int) for v in values.values()):
                 return sum(values.values())
         if answers_all and self._scope.complete:
