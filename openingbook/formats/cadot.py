@@ -494,7 +494,7 @@ class CadotBook(BookReader):
         index, outcome = self._search(cadot_keys(first, mask))
         winner, half = decode_outcomes(outcome)
         plies = np.where((half == 0) & (mask != _FULL), UNKNOWN, half)
-        return bulk_values(first, mask, index, winner, plies, self.path.name, False, CADOT_BOARD)
+        return bulk_values(mask, index, winner, plies, self.path.name, CADOT_BOARD)
 
     def iter_records(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The file in order, as ``(keys, outcome bytes)`` arrays of up to ``chunk`` records."""
