@@ -463,9 +463,9 @@ if TYPE_CHECKING:
     from openingbook.model import Scope
 
 __all__ += [
-    "check_book_output",
     "check_compact_output",
     "outcomes",
+    "solved_book_writer",
     "write_solved_book",
     "writes_compact",
 ]
@@ -491,29 +491,41 @@ def outcomes(histogram: dict[str, Any]) -> dict[str, int]:
     return {k: int(histogram[k]) for k in ("first", "second", "draw")}
 
 
-def writes_compact(
-    output: str | os.PathLike[str] | None, book_format: str | None, board: BoardSize
-) -> bool:
-    """Does a build or derivation write the compact format (else Thill's layout)?
+def solved_book_writer(
+    output: str | os.PathLike[str] | None,
+    book_format: str | None,
+    board: BoardSize,
+    part: tuple[int, int] | None = None,
+) -> Format:
+    """The registry entry a build or derivation writes its solved values with.
 
-    :func:`output_format` decides: ``book_format`` ``"compact"``/``"thill"`` as given
-    (refused when the output's name is another format's, and Thill's layout on boards
-    other than 7x6: it does not record its board), else by the output's name (``.c4b``
-    compact, ``.dat`` Thill), else Thill's layout on 7x6 and compact on other boards. A
-    compact output must end in ``.c4b``.
+    A part of a ply (``part``): the format that holds parts. Else :func:`output_format`
+    decides: ``book_format`` ``"compact"``/``"thill"`` as given (refused when the
+    output's name is another format's, and Thill's layout on boards other than 7x6: it
+    does not record its board), else by the output's name (``.c4b`` compact, ``.dat``
+    Thill), else Thill's layout on 7x6 and compact on other boards. A compact output
+    must end in ``.c4b``.
+
+    >>> solved_book_writer("b.dat", None, BoardSize(7, 6)).name
+    'thill'
+    >>> solved_book_writer(None, None, BoardSize(6, 5)).name
+    'compact'
     """
+    if part is not None:
+        return next(f for f in FORMATS.values() if f.holds_parts)
     default = "thill" if board == DEFAULT_BOARD else "compact"
     chosen = output_format(
         output, book_format, writes=("thill", "compact"), default=default, board=board
     )
-    return chosen == "compact"
+    return FORMATS[chosen]
 
 
-def check_book_output(out: Path, force: bool, compact: bool) -> None:
-    """Refuse, before any work, an output that exists (without ``force``) or cannot be
-    written: a Thill-layout book with its manifest, a compact book alone
-    (:meth:`Format.check_output`)."""
-    FORMATS["compact" if compact else "thill"].check_output(out, force)
+def writes_compact(
+    output: str | os.PathLike[str] | None, book_format: str | None, board: BoardSize
+) -> bool:
+    """Does a build or derivation write the compact format (else Thill's layout)?
+    (:func:`solved_book_writer`)."""
+    return solved_book_writer(output, book_format, board).name == "compact"
 
 
 def write_solved_book(
@@ -525,18 +537,21 @@ def write_solved_book(
     *,
     scope: Scope,
     record: dict[str, Any],
-    compact: bool,
+    compact: bool = False,
     force: bool,
     part: tuple[int, int] | None = None,
+    writer: Format | None = None,
 ) -> WrittenBook:
     """Write the solved ``values`` (Thill's codes of every position: distance bytes, or
     2 first player wins / 1 second / 0 draw) of a build or derivation as a book model
-    through the registry's writer: Thill's layout with ``record`` as its manifest, or
-    the compact format with ``record`` in its metadata (``source_manifest``; ``part``:
-    part i of n of the ply)."""
+    through the registry's ``writer`` (:func:`solved_book_writer`; without it the compact
+    format where ``compact``, else Thill's layout): Thill's layout with ``record`` as its
+    manifest, or the compact format with ``record`` in its metadata (``source_manifest``;
+    ``part``: part i of n of the ply)."""
     from openingbook.model import model_from_values
 
     kind = "distance" if fmt.distances else "pruned"
     model = model_from_values(kind, fmt.plies, first, mask, values, board=fmt.board, scope=scope)
-    writer = FORMATS["compact" if compact else "thill"]
+    if writer is None:
+        writer = FORMATS["compact" if compact else "thill"]
     return writer.write(model, out, force=force, record=record, part=part)

@@ -1933,6 +1933,10 @@ class ThillFormat(Format):
             return str(exc).removeprefix(f"{path}: ")
         return None
 
+    def check_book(self, board: BoardSize, plies: int) -> None:
+        """Thill's layout is of 7x6 books of 1 ply or more (:func:`refuse_thill_layout`)."""
+        refuse_thill_layout(board, plies)
+
     def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
         """The book and its manifest (:func:`check_output` of this module)."""
         check_output(out, force)
