@@ -58,7 +58,7 @@ import numpy as np
 
 import openingbook
 from openingbook.atomicio import write_json_atomic
-from openingbook.manifest import manifest_path
+from openingbook.formats.thill import manifest_path
 from openingbook.memory import default_jobs
 from openingbook.pipeline.build import BuildOptions, build_book, plan_build
 from openingbook.pipeline.executors import worker_ranges

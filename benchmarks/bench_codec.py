@@ -37,12 +37,6 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from openingbook.bookfile import (
-    BOOK12,
-    BOOK12_DIST,
-    Records,
-    write_book,
-)
 from openingbook.codec import (
     decode_column_code,
     decode_keys,
@@ -51,7 +45,13 @@ from openingbook.codec import (
     encode_keys,
     mirror_keys,
 )
-from openingbook.reader import Book
+from openingbook.formats.thill import (
+    BOOK12,
+    BOOK12_DIST,
+    Book,
+    Records,
+    write_book,
+)
 from solver import DEFAULT_BOARD, Position, enumerate_positions, mirror_bits
 
 ROOT = Path(__file__).resolve().parent

@@ -28,9 +28,9 @@ import numpy as np
 
 import openingbook
 from openingbook.atomicio import write_json_atomic
-from openingbook.bookfile import BookFormat, Records, write_book
 from openingbook.codec import encode_keys
 from openingbook.formats import load_book
+from openingbook.formats.thill import BookFormat, Records, write_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.negamax import derive_values
 from solver import DEFAULT_BOARD

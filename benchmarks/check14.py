@@ -15,7 +15,7 @@ to a part on its own:
 * the solver (``openingbook check --sample K``): ``K`` positions picked at random
   (seed = the part number) re-solved;
 * mirror symmetry: the sampled positions' mirror images get the same answers;
-* parity: every distance's winner places the last stone (``bookfile.parity_faults``);
+* parity: every distance's winner places the last stone (``formats.thill.parity_faults``);
 * the per-ply counts of the part (``openingbook stats --per-ply-counts``): both mirror
   variants of its positions, its immediate wins and finished games, won/drawn/lost.
 
@@ -40,11 +40,11 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from openingbook.bookfile import BookFormat, parity_faults
 from openingbook.checks.check import check_book
 from openingbook.checks.plycounts import PlyCounts, add_counts
 from openingbook.checks.stats import book_stats
 from openingbook.formats.compact import CompactBook, describe_compact
+from openingbook.formats.thill import BookFormat, parity_faults
 from solver import mirror_bits
 
 ROOT = Path(__file__).resolve().parent

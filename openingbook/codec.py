@@ -74,6 +74,21 @@ def code_length(stones: int, width: int) -> int:
     return width - 1 + 2 * stones
 
 
+def key_field_bits(stones: int, distances: bool, width: int) -> int:
+    """Bits of the key field of a book record of ``stones`` stones, the column code
+    left-aligned in it (docs/FORMATS.md): a book with distances has whole key bytes
+    (4 at least) before its value byte; a pruned book's key is its whole record
+    (3 bytes at least), the value in the low two bits.
+
+    >>> key_field_bits(8, False, 7), key_field_bits(12, False, 7), key_field_bits(12, True, 7)
+    (24, 32, 32)
+    """
+    bits = code_length(stones, width)
+    if distances:
+        return 8 * max(4, -(-bits // 8))
+    return 8 * max(3, -(-(bits + 2) // 8))
+
+
 # --------------------------------------------------------------- bitarray path
 def encode_column_code(pos: Position) -> bitarray:
     """The column code of ``pos`` as a bitarray of exactly ``code_length`` bits.

@@ -27,6 +27,7 @@ lookup, so that a model holds exactly what ``book.get`` answers.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ __all__ = [
     "BookModel",
     "Scope",
     "model_from_values",
+    "require_board",
     "require_complete_model",
 ]
 
@@ -191,7 +193,7 @@ class BookModel:
     #: records of the source file (None: the format has none)
     records: int | None = None
     #: a Thill-layout file loaded as stored (``load_book(..., complete=False)``): its
-    #: layout and records in file order (``(bookfile.BookFormat, bookfile.Records)``: the
+    #: layout and records in file order (``(formats.thill.BookFormat, formats.thill.Records)``: the
     #: model, a root module, names no format's types), one per position of the model
     #: (each mirror variant as the file stores it), for record-level checks; else None
     stored: tuple[Any, Any] | None = None
@@ -366,3 +368,25 @@ def require_complete_model(model: BookModel) -> None:
             f"{model.source}: the book is {scope.partial}, so the first-player wins it leaves "
             "out cannot be recovered; export a complete book"
         )
+
+
+def require_board(
+    name: str | os.PathLike[str],
+    have: BoardSize,
+    want: BoardSize | None,
+    argument: str | None = None,
+) -> None:
+    """Refuse to read a book of one board size as another: :class:`BookFileError`
+    naming the file when ``want`` (the size the caller asked for) is given and differs;
+    :class:`InvalidArgument` when ``want`` came from the argument ``argument``.
+
+    >>> require_board("b.c4b", BoardSize(6, 5), BoardSize(7, 6))
+    Traceback (most recent call last):
+    ...
+    openingbook.errors.BookFileError: b.c4b: a book of the 6x5 board, not 7x6
+    """
+    if want is not None and tuple(have) != tuple(want):
+        message = f"{name}: a book of the {BoardSize(*have)} board, not {BoardSize(*want)}"
+        if argument is not None:
+            raise InvalidArgument(message, argument=argument, value=BoardSize(*want))
+        raise BookFileError(message)

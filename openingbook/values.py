@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
+from openingbook.errors import BookFileError, InvalidArgument
 from solver import (
     BoardSize,
     Winner,
@@ -425,23 +425,22 @@ def missing_answers(
 
 
 def bulk_values(
-    first: np.ndarray,
     mask: np.ndarray,
     index: np.ndarray,
     winner: np.ndarray,
     plies: np.ndarray,
     book: str,
-    strict: bool,
     board: BoardSize,
     scores: np.ndarray | None = None,
 ) -> BulkValues:
-    """:class:`BulkValues` from stored exact results on ``board`` (``index`` -1 where
-    not stored).
+    """:class:`BulkValues` from stored exact results on ``board`` of the positions of
+    ``mask`` (``index`` -1 where not stored): what a reader's ``_stored_many`` returns.
 
     ``winner`` (+1/-1/0) and ``plies`` (``UNKNOWN`` when not known) are read
-    where ``index >= 0``; scores follow from them unless given. Missing
-    positions get the immediate-win rule, else an error (``strict``) or
-    ``UNKNOWN``. A stored result that no game can have raises ``ValueError``.
+    where ``index >= 0``; scores follow from them unless given; ``UNKNOWN`` where not
+    stored (what a position not stored answers is the rule of
+    :class:`openingbook.answers.BookReader`). A stored result that no game can have
+    raises :class:`BookFileError`.
     """
     score_of = score_tables(board)[0]
     cells = board.cells
@@ -464,15 +463,4 @@ def bulk_values(
     if bad.any():
         i = int(np.argmax(bad))
         raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
-    missing = np.flatnonzero(~found)
-    if missing.size:
-        m_winner, m_plies = missing_answers(first[missing], mask[missing], False, board)
-        wins_now = m_winner != UNKNOWN
-        if strict and not wins_now.all():
-            i = int(missing[np.argmax(~wins_now)])
-            raise PositionNotInBook(f"position {i} is not in {book}")
-        hit = missing[wins_now]
-        winner[hit] = m_winner[wins_now]
-        plies[hit] = m_plies[wins_now]
-        score[hit] = score_of[safe_stones[hit], 1]
     return BulkValues(index.astype(np.int64), winner, plies, score)

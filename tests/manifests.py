@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from openingbook.bookfile import BookFormat
-from openingbook.manifest import manifest_book_entry, manifest_path
+from openingbook.formats.thill import BookFormat, manifest_book_entry, manifest_path
 
 
 def write_manifest(book: str | Path, fmt: BookFormat, **selection: Any) -> Path:

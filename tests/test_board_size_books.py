@@ -37,9 +37,9 @@ from openingbook.codec import (
 from openingbook.errors import BookFileError, InvalidArgument, PositionNotInBook
 from openingbook.formats import load_book
 from openingbook.formats.compact import CompactBook
+from openingbook.formats.thill import thill_values
 from openingbook.model import BookModel
 from openingbook.pipeline.negamax import derive_values
-from openingbook.reader import thill_values
 from solver import (
     DEFAULT_BOARD,
     BoardSize,
@@ -421,11 +421,16 @@ def test_manifest_carries_the_board(tmp_path):
     """A Thill-layout file of a 5x4 book (as earlier builds wrote on the way to a compact
     book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
     format is refused)."""
-    from openingbook.bookfile import BookFormat, book_bytes
     from openingbook.formats import load_book
-    from openingbook.manifest import identify, read_manifest, write_book_and_manifest
+    from openingbook.formats.thill import (
+        BookFormat,
+        book_bytes,
+        identify,
+        read_manifest,
+        thill_records,
+        write_book_and_manifest,
+    )
     from openingbook.pipeline.build import BuildOptions, build_book
-    from openingbook.reader import thill_records
 
     out = tmp_path / "b.dat"
     options = BuildOptions(plies=4, distances=True, board=BoardSize(5, 4))

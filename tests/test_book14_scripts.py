@@ -28,7 +28,7 @@ BOOKS = ROOT / "books"
 def write_parts(where: Path, damage: bool = False) -> Path:
     """book8-dist.dat as three compact parts; ``damage`` changes one value of part 2."""
     from openingbook.formats import load_book
-    from openingbook.reader import thill_values
+    from openingbook.formats.thill import thill_values
 
     whole = load_book(BOOKS / "book8-dist.dat", complete=False)
     distance_bytes = thill_values(whole)[1]

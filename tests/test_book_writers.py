@@ -13,18 +13,17 @@ import pytest
 from click.testing import CliRunner
 
 import openingbook.formats
-import openingbook.reader
+import openingbook.formats.thill
 from openingbook.cli import main
 from openingbook.errors import InvalidArgument
 from openingbook.formats import FORMATS, load_book, output_format, read_records
 from openingbook.formats.compact import CompactBook
-from openingbook.manifest import read_manifest
+from openingbook.formats.thill import read_manifest, thill_values
 from openingbook.model import Scope, model_from_values
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.merge import merge_books
-from openingbook.reader import thill_values
 from openingbook.registry import books_dir
 from solver import DEFAULT_BOARD, BoardSize, enumerate_positions
 from tests.test_compact_writes import assert_same_table
@@ -173,7 +172,7 @@ def test_writing_commands_choose_the_format_by_name_and_refuse_a_mismatch(tmp_pa
 
 
 def test_whole_books_are_loaded_by_the_one_loader(monkeypatch, tmp_path):
-    assert not hasattr(openingbook.reader, "read_book")
+    assert not hasattr(openingbook.formats.thill, "read_book")
     calls = []
     real = openingbook.formats.load_book
 

@@ -15,22 +15,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.bookfile import (
+from openingbook.codec import decode_keys, encode_keys, position_key
+from openingbook.formats import read_records
+from openingbook.formats.thill import (
     BOOK8,
     BOOK12,
     BOOK12_DIST,
     BookFileError,
     BookFormat,
     Records,
+    describe_book,
+    detect_format,
     parse_records,
     records_to_bytes,
     sort_records,
     write_book,
 )
-from openingbook.codec import decode_keys, encode_keys, position_key
-from openingbook.formats import read_records
-from openingbook.manifest import detect_format
-from openingbook.reader import describe_book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from tests.conftest import REFERENCE
 from tests.manifests import write_manifest

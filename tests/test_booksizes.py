@@ -33,7 +33,7 @@ from openingbook.checks.booksizes import (
 from openingbook.checks.plycounts import count_all_positions
 from openingbook.formats import FORMATS, load_book
 from openingbook.formats.compact import CompactHeader, file_crc32
-from openingbook.manifest import manifest_path
+from openingbook.formats.thill import manifest_path
 from openingbook.model import Scope
 from openingbook.values import UNKNOWN
 from solver import BoardSize, Position

@@ -18,12 +18,18 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.bookfile import BOOK8, BookFormat
 from openingbook.cli import main
 from openingbook.codec import decode_keys, encode_keys, mirror_keys
 from openingbook.errors import InvalidArgument, OutputExists
 from openingbook.formats import read_records
-from openingbook.manifest import check_output, detect_format, manifest_path, read_manifest
+from openingbook.formats.thill import (
+    BOOK8,
+    BookFormat,
+    check_output,
+    detect_format,
+    manifest_path,
+    read_manifest,
+)
 from openingbook.pipeline.build import (
     BuildOptions,
     auto_chunk_size,
@@ -454,7 +460,7 @@ def test_manifest_describes_the_book(big_books):
     assert manifest["solver"]["table_log2"] == TABLE
     assert manifest["time"]["solve_cpu_seconds"] > 0
     assert manifest["version"] and manifest["command"]
-    # the book file format detection of openingbook.bookfile reads this manifest
+    # the book file format detection of openingbook.formats.thill reads this manifest
     assert detect_format(dist_path) == BookFormat.for_plies(12, True, *DEFAULT_BOARD)
 
 

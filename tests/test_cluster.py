@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from openingbook.manifest import manifest_path
+from openingbook.formats.thill import manifest_path
 from openingbook.pipeline.build import BuildOptions, build_book
 from solver import DEFAULT_BOARD
 from tests.test_build import SMALL, TABLE

@@ -28,8 +28,8 @@ from openingbook.formats.compact import (
     file_crc32,
     write_compact,
 )
+from openingbook.formats.thill import Book, PositionNotInBook
 from openingbook.pipeline.convert import convert_book
-from openingbook.reader import Book, PositionNotInBook
 from openingbook.registry import resolve_book, shipped_books
 from openingbook.retrieval import build_retrieval, mix, pack_fields, query_many, unpack_fields
 from solver import (

@@ -11,7 +11,7 @@ import pytest
 
 from openingbook.errors import InvalidArgument
 from openingbook.formats.compact import CompactBook, provenance
-from openingbook.manifest import read_manifest
+from openingbook.formats.thill import read_manifest
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book

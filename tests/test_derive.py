@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from openingbook.checks.diff import diff_books
 from openingbook.cli import main
 from openingbook.formats import load_book, read_records
-from openingbook.manifest import file_sha256
+from openingbook.formats.thill import file_sha256
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.negamax import derive_values, negamax_layers
@@ -335,7 +335,7 @@ def test_derive_cli(tmp_path, thill_book8):
 def test_book_model_finds_what_the_reader_finds(thill_book8):
     # every 8-ply book position, and its mirror: the in-memory index and the reader's
     # mirrored dual binary search must agree on what is stored
-    from openingbook.reader import Book
+    from openingbook.formats.thill import Book
     from solver.enumerate import enumerate_positions
 
     first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)

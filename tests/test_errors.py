@@ -25,9 +25,9 @@ import solver
 from openingbook import errors
 from openingbook.api import open_book
 from openingbook.atomicio import atomic_write_bytes, refuse_existing
-from openingbook.bookfile import BookFormat
 from openingbook.codec import decode_keys
 from openingbook.engine import Engine
+from openingbook.formats.thill import BookFormat
 from openingbook.memory import check_table_size
 from openingbook.pipeline.build import parse_shard
 from openingbook.pipeline.merge import merge_books
@@ -218,7 +218,7 @@ def test_os_failures_keep_their_os_error(tmp_path):
     "reader",
     [
         "openingbook.formats.compact:CompactBook",
-        "openingbook.reader:Book",
+        "openingbook.formats.thill:Book",
         "openingbook.formats.cadot:CadotBook",
         "openingbook.formats.pons:PonsBook",
     ],

@@ -12,12 +12,11 @@ from click.testing import CliRunner
 
 import openingbook
 from openingbook.api import BookReader, detect_kind
-from openingbook.bookfile import BookFormat
 from openingbook.cli import main
 from openingbook.formats.cadot import CadotBook
 from openingbook.formats.pons import PonsBook
+from openingbook.formats.thill import Book, BookFormat, PositionNotInBook
 from openingbook.pipeline.export import export_book
-from openingbook.reader import Book, PositionNotInBook
 from solver import DEFAULT_BOARD, Position
 from tests.manifests import write_manifest
 from tests.test_export_books import REFERENCE_BOOK8, built_book

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from openingbook.reader import Book
+from openingbook.formats.thill import Book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
 from solver.search import Solver
 from tests.conftest import REFERENCE

@@ -23,8 +23,8 @@ from openingbook.formats.cadot import (
     encode_outcomes,
     write_cadot,
 )
+from openingbook.formats.thill import Book, PositionNotInBook
 from openingbook.pipeline.export import export_book
-from openingbook.reader import Book, PositionNotInBook
 from solver import Position, Winner
 from tests.conftest import DATA
 from tests.strategies import positions

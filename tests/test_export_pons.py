@@ -20,8 +20,8 @@ from openingbook.formats.pons import (
     partial_key_bytes,
     write_pons,
 )
+from openingbook.formats.thill import Book, PositionNotInBook
 from openingbook.pipeline.export import export_book
-from openingbook.reader import Book, PositionNotInBook
 from solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,

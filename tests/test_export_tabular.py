@@ -11,8 +11,8 @@ from hypothesis import given, settings
 
 from openingbook.codec import position_key
 from openingbook.formats.tabular import FIELDS, diagrams, hex_codes
+from openingbook.formats.thill import Book
 from openingbook.pipeline.export import export_book
-from openingbook.reader import Book
 from solver import Position
 from tests.strategies import positions
 from tests.test_export_books import REFERENCE_BOOK8, built_book

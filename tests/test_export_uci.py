@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 
 from openingbook.codec import legal_mask
+from openingbook.formats.thill import Book
 from openingbook.formats.uci import opponent_threat, tromp_order, uci_fields, uci_lines
 from openingbook.pipeline.export import export_book
-from openingbook.reader import Book
 from solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,

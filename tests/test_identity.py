@@ -18,20 +18,25 @@ from click.testing import CliRunner
 
 import openingbook
 import openingbook.memory
-from openingbook.bookfile import BOOK8, BookFileError, BookFormat
 from openingbook.cli import main
 from openingbook.formats import read_records
-from openingbook.manifest import (
-    Scope,
+from openingbook.formats.thill import (
+    BOOK8,
+    UNKNOWN,
+    Book,
+    BookFileError,
+    BookFormat,
+    PositionNotInBook,
     check_output,
+    describe_book,
     identify,
     load_manifest,
     manifest_path,
     write_book_and_manifest,
 )
+from openingbook.model import Scope
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
-from openingbook.reader import UNKNOWN, Book, PositionNotInBook, describe_book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
 from tests.conftest import REFERENCE
 
@@ -157,8 +162,68 @@ def test_a_format_argument_that_does_not_fit_is_refused(tmp_path):
     one_line_error(run("info", BOOK8_FILE, "--format", "6"), "format 6-ply from the argument")
 
 
+def _damage(book: Path, how: str) -> None:
+    """Change the book file ``book`` (its manifest, if any, kept) as ``how`` says."""
+    data = bytearray(book.read_bytes())
+    if how == "one record less":
+        data = data[:-3]
+    elif how == "a byte more":
+        data += b"\0"
+    elif how == "an illegal first record":
+        data[0:3] = b"\xff\xff\xfc"  # a column of more than six stones
+    elif how == "junk":
+        data = bytearray(b"not a book at all\n")
+    book.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("name", "manifest", "how", "accepted"),
+    [
+        ("b6.dat", True, None, True),
+        ("b6.dat", True, "one record less", False),
+        ("b6.dat", True, "a byte more", False),
+        ("b6.dat", True, "an illegal first record", False),
+        ("b6.dat", True, "a complete book, says its manifest", False),
+        ("b6.dat", False, None, True),  # the content fits one layout
+        ("book.dat", False, "book.dat", True),  # Thill's name and his file
+        ("book.dat", False, "an illegal first record", False),
+        ("x.dat", False, "junk", False),
+    ],
+)
+def test_detection_and_the_reader_accept_the_same_files(
+    under_book, tmp_path, name, manifest, how, accepted
+):
+    """A file that detection takes for Thill's layout is one the reader opens, and the
+    other way round: both are :func:`identify`'s verdict."""
+    from openingbook.formats import FORMATS, detect
+
+    if how == "book.dat" or name == "book.dat":
+        book = copy(BOOK8_FILE, tmp_path, name)
+    else:
+        book = copy(under_book, tmp_path, name, manifest_as=f"{name}.json" if manifest else None)
+    if how == "a complete book, says its manifest":
+        data = json.loads(manifest_path(book).read_text())
+        data["selection"]["under"] = None
+        manifest_path(book).write_text(json.dumps(data))
+    elif how not in (None, "book.dat"):
+        _damage(book, how)
+    head = book.read_bytes()[:64]
+    sniffed = FORMATS["thill"].sniff(book, head, book.stat().st_size)
+    try:
+        Book(book).close()
+        opened = True
+    except BookFileError:
+        opened = False
+    assert sniffed == opened == accepted
+    if accepted:
+        assert detect(book).name == "thill"
+    else:
+        with pytest.raises(BookFileError, match="not a book in a known format"):
+            detect(book)
+
+
 def _manifest_for(book: Path, fmt: BookFormat) -> dict:
-    from openingbook.manifest import manifest_book_entry
+    from openingbook.formats.thill import manifest_book_entry
 
     data = book.read_bytes()
     return {

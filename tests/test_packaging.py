@@ -22,7 +22,7 @@ import openingbook
 from openingbook.cli import main
 from openingbook.errors import MissingExtra
 from openingbook.formats.compact import CompactBook
-from openingbook.manifest import clean_command
+from openingbook.formats.thill import clean_command
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.registry import shipped_books
 from solver import DEFAULT_BOARD

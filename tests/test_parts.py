@@ -377,7 +377,7 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
 def book8_parts(tmp_path_factory):
     """The 8-ply distance book (books/) cut into three compact parts."""
     from openingbook.formats import load_book
-    from openingbook.reader import thill_values
+    from openingbook.formats.thill import thill_values
     from tests.test_build import BOOKS
 
     whole = load_book(BOOKS / "book8-dist.dat", complete=False)

@@ -31,7 +31,7 @@ import pytest
 from openingbook.checks.plycounts import per_ply_counts_from_values
 from openingbook.checks.published import WDL_PER_PLY
 from openingbook.formats.compact import CompactBook, provenance
-from openingbook.manifest import file_sha256
+from openingbook.formats.thill import file_sha256
 from openingbook.pipeline.negamax import negamax_layers
 from openingbook.values import UNKNOWN
 from solver import (

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from openingbook.bookfile import BOOK8, write_book
 from openingbook.checks.plycounts import finished_games, per_ply_counts_from_values
 from openingbook.checks.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from openingbook.checks.stats import book_stats
 from openingbook.cli import main
 from openingbook.formats import read_records
+from openingbook.formats.thill import BOOK8, write_book
 from solver import DEFAULT_BOARD
 from tests.test_build import BOOKS
 

@@ -15,10 +15,19 @@ import random
 import numpy as np
 import pytest
 
-from openingbook.bookfile import BOOK8, BookFormat, Records, write_book
 from openingbook.codec import encode_keys, key_position, position_key
 from openingbook.errors import InvalidArgument
-from openingbook.reader import UNKNOWN, Book, BookValue, PositionNotInBook, search_steps
+from openingbook.formats.thill import (
+    BOOK8,
+    UNKNOWN,
+    Book,
+    BookFormat,
+    BookValue,
+    PositionNotInBook,
+    Records,
+    search_steps,
+    write_book,
+)
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, Winner
 from tests.conftest import REFERENCE
 from tests.test_bookfile import random_positions
@@ -411,9 +420,9 @@ def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
     with its manifest (0 records) every reader accepts it, without one it is refused."""
     from click.testing import CliRunner
 
-    from openingbook.bookfile import BookFileError
     from openingbook.cli import main
     from openingbook.formats import read_records
+    from openingbook.formats.thill import BookFileError
 
     out = tmp_path / "e.dat"
     line = "444444555555"  # one 12-ply position: a first-player win

@@ -32,8 +32,11 @@ COMPACT8 = ROOT / "books" / "book8.c4b"
 SCOPED8 = ROOT / "books" / "book8-under44444.c4b"
 #: never loaded by a reading command, nor by solve once the native cache is warm
 SOLVER_MODULES = ("numba", "llvmlite", "scipy", "dask", "distributed", "multiprocess")
-#: what a lookup in a compact book does not need either (the Thill reader and its codec)
-THILL_READER = ("openingbook.reader", "openingbook.bookfile", "openingbook.codec", "bitarray")
+#: what a lookup in a compact book does not need either: the whole-book model
+WHOLE_BOOK = ("openingbook.model",)
+#: what the engine's lookups (``analyze``, ``best``: compact books opened directly) do not
+#: need: the format registry, and so Thill's format and its codec, which it imports
+REGISTRY = ("openingbook.formats", "openingbook.formats.thill", "openingbook.codec", "bitarray")
 
 #: runs the CLI with the arguments of argv[1] (JSON), then prints the modules loaded
 _PROBE = """
@@ -110,10 +113,12 @@ def test_reading_commands_load_no_solver(warm_native_cache, args):
     ],
     ids=lambda args: " ".join(Path(a).name for a in args),
 )
-def test_compact_lookups_load_no_solver_nor_thill_reader(warm_native_cache, args):
+def test_compact_lookups_load_no_solver_nor_whole_book_model(warm_native_cache, args):
     loaded = _loaded_modules(args)
     assert _top_level(loaded, SOLVER_MODULES) == []
-    assert _top_level(loaded, THILL_READER) == []
+    assert _top_level(loaded, WHOLE_BOOK) == []
+    if args[0] != "lookup":  # ``lookup`` opens any book through the registry
+        assert _top_level(loaded, REGISTRY) == []
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.bookfile import Records, write_book
 from openingbook.checks.check import check_book
 from openingbook.checks.diff import diff_books
 from openingbook.checks.stats import TROMP_COUNTS, book_stats, tromp_subset
@@ -24,8 +23,8 @@ from openingbook.checks.validate import validate_books
 from openingbook.cli import main
 from openingbook.codec import encode_keys
 from openingbook.formats import load_book, read_records
+from openingbook.formats.thill import Book, Records, write_book
 from openingbook.pipeline.build import BuildOptions, build_book
-from openingbook.reader import Book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from solver.bitboards import mirror_bits
 from solver.enumerate import positions_with_moves

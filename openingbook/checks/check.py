@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from openingbook.bookfile import BookFormat
 from openingbook.checks.report import (
     PositionReport,
     Report,
@@ -28,6 +27,7 @@ from openingbook.checks.report import (
 )
 from openingbook.errors import InvalidArgument
 from openingbook.formats import load_book
+from openingbook.formats.thill import BookFormat, thill_values
 from openingbook.model import BookModel
 from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
 from solver import (
@@ -107,7 +107,7 @@ def check_book(
     """Check a book from the file alone, then re-solve records with the solver.
 
     Format errors (bad values, unsorted or repeated keys, illegal positions) raise
-    :class:`openingbook.bookfile.BookFileError`. Then: mirror pairs stored twice
+    :class:`openingbook.errors.BookFileError`. Then: mirror pairs stored twice
     (warning; an error when the two records disagree), first-player wins stored
     in a pruned book (warning), positions whose side to move can win at once
     (warning: not in Thill's set). ``sample`` records picked with ``seed`` (or
@@ -122,7 +122,7 @@ def check_book(
     # before reading the book; a scheduler's workers are on other machines
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     book = load_book(path, fmt=fmt, complete=False)
-    stored_book = StoredValues.of(book)
+    stored_book = StoredValues.of(book, *thill_values(book))
     issues: list[Issue] = []
     if book.stored is not None:  # another format's reader has checked its file already
         _file_issues(book, issues)

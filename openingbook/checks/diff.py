@@ -15,7 +15,7 @@ from openingbook.checks.report import (
 )
 from openingbook.errors import BookFileError
 from openingbook.formats import load_book
-from openingbook.manifest import require_board
+from openingbook.model import require_board
 
 __all__ = ["DiffReport", "diff_books"]
 

@@ -9,13 +9,11 @@ exit status of the command).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from openingbook.bookfile import BookFormat
 from openingbook.model import BookModel
-from openingbook.reader import thill_values
 from openingbook.values import UNKNOWN, WINNERS, BulkValues
 from solver import (
     DEFAULT_BOARD,
@@ -140,11 +138,21 @@ def moves_of(book: BookModel, record: int) -> str:
     return pos.some_moves()
 
 
+class Layout(Protocol):
+    """What :class:`StoredValues` reads of a book's record layout
+    (:class:`openingbook.formats.thill.BookFormat`, which the checks' helpers, below
+    the format registry, do not import)."""
+
+    distances: bool
+
+    def describe(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class StoredValues:
     """What ``stats`` and ``check`` count and re-solve: a Thill book's records, or every
     position a book of another format holds (its model, first-player wins included),
-    with their values as Thill's codes (pruned codes or distance bytes) of ``fmt``."""
+    with their values as Thill's codes (pruned codes or distance bytes) of its layout."""
 
     format: str
     records: int
@@ -152,34 +160,21 @@ class StoredValues:
     first: np.ndarray
     mask: np.ndarray
     values: np.ndarray
-    fmt: BookFormat
-
-    @property
-    def distances(self) -> bool:
-        return self.fmt.distances
+    distances: bool
 
     @classmethod
-    def of(cls, model: BookModel) -> StoredValues:
-        if model.stored is not None:
-            fmt, records = model.stored
-            return cls(
-                fmt.describe(),
-                len(records),
-                len(np.unique(model.canonical)),
-                model.first,
-                model.mask,
-                records.values,
-                fmt,
+    def of(cls, model: BookModel, layout: Layout, values: np.ndarray) -> StoredValues:
+        """``layout`` and ``values``: the model's values in Thill's layout
+        (:func:`openingbook.formats.thill.thill_values`)."""
+        if model.stored is not None:  # a Thill book's records, as stored
+            described, records = layout.describe(), len(values)
+            positions = len(np.unique(model.canonical))
+        else:
+            kind = {"wdl": "win/draw/loss", "distance": "with distances", "score": "with scores"}
+            board = "" if model.board == DEFAULT_BOARD else f" ({model.board} board)"
+            described = (
+                f"{model.plies}-ply{board}, {kind[model.kind]}, {model.source_format} format"
             )
-        fmt, values = thill_values(model)
-        kind = {"wdl": "win/draw/loss", "distance": "with distances", "score": "with scores"}
-        board = "" if model.board == DEFAULT_BOARD else f" ({model.board} board)"
-        return cls(
-            f"{model.plies}-ply{board}, {kind[model.kind]}, {model.source_format} format",
-            len(model) if model.records is None else model.records,
-            len(model),
-            model.first,
-            model.mask,
-            values,
-            fmt,
-        )
+            records = len(model) if model.records is None else model.records
+            positions = len(model)
+        return cls(described, records, positions, model.first, model.mask, values, layout.distances)

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.checks.plycounts import PlyCounts, per_ply_counts_from_values
 from openingbook.checks.published import TROMP_BOARD, TROMP_SUBSET_COUNTS
 from openingbook.checks.report import (
@@ -19,6 +18,7 @@ from openingbook.checks.report import (
 )
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.formats import load_book
+from openingbook.formats.thill import BookFormat, thill_values, value_histogram
 from openingbook.model import BookModel
 from openingbook.values import UNKNOWN
 from solver import (
@@ -130,8 +130,9 @@ def book_stats(
             f"the published counts are of the 7x6 board; {book.path.name} is a {book.board} book",
             argument="tromp" if tromp else "per_ply",
         )
-    stored_book = StoredValues.of(book)
-    histogram = value_histogram(stored_book.fmt, stored_book.values)
+    layout, values = thill_values(book)
+    stored_book = StoredValues.of(book, layout, values)
+    histogram = value_histogram(layout, values)
     stored = {k: int(histogram[k]) for k in ("first", "second", "draw")}
     hist = None
     if stored_book.distances:

@@ -20,7 +20,7 @@ from openingbook.checks.report import (
 )
 from openingbook.errors import BookFileError
 from openingbook.formats import load_book
-from openingbook.manifest import require_board
+from openingbook.model import require_board
 from openingbook.pipeline.negamax import derive_values
 from openingbook.values import UNKNOWN
 from solver import (

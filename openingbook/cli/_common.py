@@ -146,10 +146,10 @@ def parallel_options(func: F) -> F:
 
 
 def _book_format(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``--format`` parsed into a :class:`~openingbook.bookfile.BookFormat` (exit 2 if bad)."""
+    """``--format`` parsed into a :class:`~openingbook.formats.thill.BookFormat` (exit 2 if bad)."""
     if value is None:
         return None
-    from openingbook.bookfile import BookFormat
+    from openingbook.formats.thill import BookFormat
 
     try:
         return BookFormat.parse(value)

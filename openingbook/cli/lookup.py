@@ -22,7 +22,7 @@ from openingbook.cli._common import (
 from solver import Player, Position, Winner
 
 if TYPE_CHECKING:
-    from openingbook.bookfile import BookFormat
+    from openingbook.formats.thill import BookFormat
 
 
 def _read_board(board: str) -> Position:
@@ -106,7 +106,7 @@ def lookup_command(
     # manifest and sampled records); every answer is checked possible for the book
     with open_book(path, kind, fmt, **options) as opened:
         if size is not None:
-            from openingbook.manifest import require_board
+            from openingbook.model import require_board
 
             require_board(path, opened.board, size, argument="size")
         if moves is not None:

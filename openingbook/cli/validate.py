@@ -28,7 +28,7 @@ from openingbook.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from openingbook.bookfile import BookFormat
+    from openingbook.formats.thill import BookFormat
 
 _BOOK = BOOK
 

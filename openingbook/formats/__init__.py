@@ -56,17 +56,24 @@ from openingbook.formats.base import (
     KINDS,
     Format,
     WrittenBook,
-    require_writable,
 )
 from openingbook.formats.cadot import CadotFormat
 from openingbook.formats.compact import COMPACT_SUFFIX, CompactFormat
 from openingbook.formats.pons import PonsFormat
 from openingbook.formats.tabular import CsvFormat, JsonlFormat
+from openingbook.formats.thill import (
+    BookFormat,
+    ThillFormat,
+    describe_book,
+    manifest_path,
+    refuse_thill_layout,
+    stored_model,
+)
 from openingbook.formats.uci import UciFormat
 from solver import DEFAULT_BOARD, BoardSize
 
 if TYPE_CHECKING:
-    from openingbook.bookfile import BookFormat, Records
+    from openingbook.formats.thill import Records
     from openingbook.model import BookModel
 
 __all__ = [
@@ -88,106 +95,6 @@ __all__ = [
 
 #: bytes read for sniffing (the longest header any format needs)
 _HEAD_BYTES = 64
-
-
-class ThillFormat(Format):
-    name = "thill"
-    description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
-    suffixes = (".dat",)
-    open_options = frozenset({"check", "verify"})
-    checks_on_request = open_options
-    own = True
-    layouts = True
-    holds_samples = True
-    separate_manifest = True
-
-    def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        from openingbook.manifest import detect_format
-
-        try:
-            detect_format(path)
-        except BookFileError:
-            return False
-        return True
-
-    def why_not(self, path: Path) -> str:
-        from openingbook.manifest import detect_format
-
-        try:
-            detect_format(path)
-        except BookFileError as exc:
-            # the book's own path is the refusal's subject; another path (its manifest) stays
-            return "Thill: " + str(exc).removeprefix(f"{path}: ")
-        return "Thill: fits"
-
-    def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
-        """The book and its manifest (:func:`openingbook.manifest.check_output`)."""
-        from openingbook.manifest import check_output
-
-        check_output(out, force)
-
-    def open(self, path: Path, **options: Any) -> BookReader:
-        from openingbook.reader import Book
-
-        fmt = options.get("fmt")
-        return Book(
-            path, fmt, check=options.get("check", False), verify=options.get("verify", False)
-        )
-
-    def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> WrittenBook:
-        """The book (first-player wins left out where it has no distances: Thill's pruned
-        layout) and its manifest, as one unit. Options: ``force``; ``record``: the
-        manifest's content after its ``format`` and ``book`` entries (a build's or a
-        derivation's; a sample or shard says so there), or a function of those entries
-        (with the book's sha256) that returns it, else one that records the model's
-        source and ``command``."""
-        from openingbook.bookfile import (
-            Records,
-            book_bytes,
-            refuse_thill_layout,
-            value_histogram,
-        )
-        from openingbook.codec import encode_keys
-        from openingbook.manifest import (
-            check_output,
-            manifest_book_entry,
-            manifest_path,
-            manifest_provenance,
-            write_book_and_manifest,
-        )
-        from openingbook.reader import thill_values
-        from openingbook.values import VALUE_FIRST
-
-        refuse_thill_layout(model.board, model.plies)
-        record = options.get("record")
-        require_writable(model, self.name, scope=record is None)
-        fmt, values = thill_values(model)  # distance bytes, or pruned codes
-        path = check_output(out, options.get("force", False))
-        if record is None:
-            record = {
-                "selection": {
-                    "plies": fmt.plies,
-                    "distances": fmt.distances,
-                    "under": model.scope.under,
-                    "sample": None,
-                    "seed": None,
-                    "shard": None,
-                },
-                "values": value_histogram(fmt, values),
-                "converted_from": {"file": Path(model.source).name, "format": model.source_format},
-                **manifest_provenance(options.get("command")),
-            }
-        first, mask = model.first, model.mask
-        if not fmt.distances:  # the pruned layout: absent = first player wins
-            keep = values != VALUE_FIRST
-            first, mask, values = first[keep], mask[keep], values[keep]
-        keys = encode_keys(first, mask, fmt.key_bits, fmt.width, fmt.height)
-        records = Records(keys, values.astype(np.int8))
-        data = book_bytes(fmt, records, str(path)) if len(keys) else b""
-        if callable(record):
-            record = record(manifest_book_entry(path, fmt, len(keys), data))
-        write_book_and_manifest(path, fmt, data, len(keys), record)
-        return WrittenBook(path, len(keys), manifest_path(path))
 
 
 #: every format, in the order detection asks them
@@ -274,8 +181,6 @@ name a thill book *.dat, or leave the option out
             argument=argument,
         )
     if chosen == "thill" and board is not None:
-        from openingbook.bookfile import refuse_thill_layout
-
         refuse_thill_layout(board)
     if chosen == "compact" and out is not None and suffix != COMPACT_SUFFIX:
         raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
@@ -291,8 +196,6 @@ def detect(path: str | os.PathLike[str]) -> Format:
     """
     p = Path(path)
     if not p.exists():
-        from openingbook.manifest import manifest_path
-
         if manifest_path(p).exists():  # an interrupted write: the Thill reader says so
             return FORMATS["thill"]
         raise BookFileMissing(p)
@@ -337,7 +240,7 @@ def open_book(
     """Open a book file (or a shipped book by name, e.g. ``"12-dist"``), whatever its format.
 
     ``kind`` forces a format of the registry (default: :func:`detect`); ``fmt``
-    forces a Thill layout (a :class:`openingbook.bookfile.BookFormat` or a name
+    forces a Thill layout (a :class:`openingbook.formats.thill.BookFormat` or a name
     such as ``"12-dist"``). ``options``: ``check``/``verify`` (Thill: read and
     check the whole file first), ``verify`` (compact: the checksum, default on).
     Every reader keeps the contract of :class:`BookReader`.
@@ -351,8 +254,6 @@ def open_book(
 
     p = resolve_book(path)
     if isinstance(fmt, str):
-        from openingbook.bookfile import BookFormat
-
         fmt = BookFormat.parse(fmt)
     if fmt is not None:
         if kind not in (None, "thill"):
@@ -423,7 +324,7 @@ def read_model(book: BookReader, complete: bool = True) -> BookModel:
     }
     pruned = book.format_name == "thill" and book.kind == "wdl"
     if not complete and book.format_name == "thill":
-        return _stored_model(book, pruned, source)
+        return stored_model(book, pruned, source)
     first, mask = book.positions()
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
@@ -459,32 +360,6 @@ def read_records(
     return stored
 
 
-def _stored_model(book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
-    """The model of a Thill-layout file's records as stored (``load_book(complete=False)``)."""
-    from openingbook.codec import decode_keys
-    from openingbook.model import model_from_values
-
-    fmt = book.format
-    book.require_memory()  # records, positions and the model's arrays
-    records = book.records_array()  # the whole file: every record checked first
-    # every key was checked a legal position of the ply: decoded without checking again
-    first, mask = decode_keys(
-        records.keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
-    )
-    return model_from_values(
-        "distance" if fmt.distances else "pruned",
-        fmt.plies,
-        first,
-        mask,
-        records.values,
-        board=fmt.board,
-        scope=book.scope,
-        pruned=pruned,
-        stored=(fmt, records),
-        **source,
-    )
-
-
 @reads_book
 def describe(
     path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
@@ -492,8 +367,6 @@ def describe(
     """What ``openingbook info`` prints for the book at ``path``, as a JSON-ready dict.
 
     Compact and Thill books have their own full reports
-    (:func:`openingbook.formats.compact.describe_compact`,
-    :func:`openingbook.reader.describe_book`);
     any other format is read whole through its reader: every answer is checked
     possible for its position (a damaged file is refused), and the report gives the
     board, ply, kind, records, the positions answered and their values.
@@ -505,8 +378,6 @@ def describe(
 
         return describe_compact(p)
     if kind == "thill":
-        from openingbook.reader import describe_book
-
         return describe_book(p, fmt)
     model = load_book(p, kind)
     values = {
@@ -540,9 +411,9 @@ if TYPE_CHECKING:
     from openingbook.model import Scope
 
 __all__ += [
-    "check_book_output",
     "check_compact_output",
     "outcomes",
+    "solved_book_writer",
     "write_solved_book",
     "writes_compact",
 ]
@@ -563,34 +434,46 @@ def check_compact_output(out: Path, force: bool, what: str) -> None:
 
 
 def outcomes(histogram: dict[str, Any]) -> dict[str, int]:
-    """The first/second/draw counts of a value histogram (``bookfile.value_histogram``):
+    """The first/second/draw counts of a value histogram (``formats.thill.value_histogram``):
     what a written book's record says of its values."""
     return {k: int(histogram[k]) for k in ("first", "second", "draw")}
+
+
+def solved_book_writer(
+    output: str | os.PathLike[str] | None,
+    book_format: str | None,
+    board: BoardSize,
+    part: tuple[int, int] | None = None,
+) -> Format:
+    """The registry entry a build or derivation writes its solved values with.
+
+    A part of a ply (``part``): the format that holds parts. Else :func:`output_format`
+    decides: ``book_format`` ``"compact"``/``"thill"`` as given (refused when the
+    output's name is another format's, and Thill's layout on boards other than 7x6: it
+    does not record its board), else by the output's name (``.c4b`` compact, ``.dat``
+    Thill), else Thill's layout on 7x6 and compact on other boards. A compact output
+    must end in ``.c4b``.
+
+    >>> solved_book_writer("b.dat", None, BoardSize(7, 6)).name
+    'thill'
+    >>> solved_book_writer(None, None, BoardSize(6, 5)).name
+    'compact'
+    """
+    if part is not None:
+        return next(f for f in FORMATS.values() if f.holds_parts)
+    default = "thill" if board == DEFAULT_BOARD else "compact"
+    chosen = output_format(
+        output, book_format, writes=("thill", "compact"), default=default, board=board
+    )
+    return FORMATS[chosen]
 
 
 def writes_compact(
     output: str | os.PathLike[str] | None, book_format: str | None, board: BoardSize
 ) -> bool:
     """Does a build or derivation write the compact format (else Thill's layout)?
-
-    :func:`output_format` decides: ``book_format`` ``"compact"``/``"thill"`` as given
-    (refused when the output's name is another format's, and Thill's layout on boards
-    other than 7x6: it does not record its board), else by the output's name (``.c4b``
-    compact, ``.dat`` Thill), else Thill's layout on 7x6 and compact on other boards. A
-    compact output must end in ``.c4b``.
-    """
-    default = "thill" if board == DEFAULT_BOARD else "compact"
-    chosen = output_format(
-        output, book_format, writes=("thill", "compact"), default=default, board=board
-    )
-    return chosen == "compact"
-
-
-def check_book_output(out: Path, force: bool, compact: bool) -> None:
-    """Refuse, before any work, an output that exists (without ``force``) or cannot be
-    written: a Thill-layout book with its manifest, a compact book alone
-    (:meth:`Format.check_output`)."""
-    FORMATS["compact" if compact else "thill"].check_output(out, force)
+    (:func:`solved_book_writer`)."""
+    return solved_book_writer(output, book_format, board).name == "compact"
 
 
 def write_solved_book(
@@ -602,18 +485,21 @@ def write_solved_book(
     *,
     scope: Scope,
     record: dict[str, Any],
-    compact: bool,
+    compact: bool = False,
     force: bool,
     part: tuple[int, int] | None = None,
+    writer: Format | None = None,
 ) -> WrittenBook:
     """Write the solved ``values`` (Thill's codes of every position: distance bytes, or
     2 first player wins / 1 second / 0 draw) of a build or derivation as a book model
-    through the registry's writer: Thill's layout with ``record`` as its manifest, or
-    the compact format with ``record`` in its metadata (``source_manifest``; ``part``:
-    part i of n of the ply)."""
+    through the registry's ``writer`` (:func:`solved_book_writer`; without it the compact
+    format where ``compact``, else Thill's layout): Thill's layout with ``record`` as its
+    manifest, or the compact format with ``record`` in its metadata (``source_manifest``;
+    ``part``: part i of n of the ply)."""
     from openingbook.model import model_from_values
 
     kind = "distance" if fmt.distances else "pruned"
     model = model_from_values(kind, fmt.plies, first, mask, values, board=fmt.board, scope=scope)
-    writer = FORMATS["compact" if compact else "thill"]
+    if writer is None:
+        writer = FORMATS["compact" if compact else "thill"]
     return writer.write(model, out, force=force, record=record, part=part)

@@ -89,6 +89,12 @@ class Format(ABC):
         """A reader of the file; :class:`BookFileError` when it is not of this format."""
         raise BookFileError(f"{path}: the {self.name} format is written, never read back")
 
+    def check_book(self, board: Any, plies: int) -> None:
+        """Refuse, before any work, a book of ``board`` (a :class:`solver.BoardSize`) and
+        ``plies`` that this format cannot hold (:class:`InvalidArgument`); its writer
+        refuses it again. Nothing to refuse by default."""
+        return
+
     def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
         """Refuse, before any work, an output this format cannot write: one that exists
         (without ``force``) or cannot be written (:mod:`openingbook.atomicio`)."""

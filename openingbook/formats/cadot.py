@@ -309,7 +309,7 @@ class CadotBook(BookReader):
 
     The file is never loaded: a lookup reads about ``log2(n)`` records, so
     Cadot's complete 14 TiB table can be queried like a small export. The
-    interface is :class:`openingbook.reader.Book`'s: ``get``, ``in``, iteration
+    interface is :class:`openingbook.formats.thill.Book`'s: ``get``, ``in``, iteration
     over ``(Position, BookValue)``, ``len``, ``lookup_many`` and use as a context
     manager, with the same rules for missing positions (see
     :mod:`openingbook.formats._values`). A record's half-move count of 0 on a
@@ -494,7 +494,7 @@ class CadotBook(BookReader):
         index, outcome = self._search(cadot_keys(first, mask))
         winner, half = decode_outcomes(outcome)
         plies = np.where((half == 0) & (mask != _FULL), UNKNOWN, half)
-        return bulk_values(first, mask, index, winner, plies, self.path.name, False, CADOT_BOARD)
+        return bulk_values(mask, index, winner, plies, self.path.name, CADOT_BOARD)
 
     def iter_records(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The file in order, as ``(keys, outcome bytes)`` arrays of up to ``chunk`` records."""

@@ -406,7 +406,7 @@ def header_problem(header: bytes, file_size: int) -> str | None:
 
 
 class PonsBook(BookReader):
-    """Load a Pons book and answer queries like :class:`openingbook.reader.Book`.
+    """Load a Pons book and answer queries like :class:`openingbook.formats.thill.Book`.
 
     The tables are memory-mapped. ``get`` raises ``KeyError`` for a position the
     book does not answer (deeper than its depth, never stored, or dropped in a
@@ -522,9 +522,7 @@ class PonsBook(BookReader):
         if impossible.any():
             slot = int(slots[np.argmax(impossible)])
             raise BookFileError(f"{self.path}: slot {slot} holds an impossible score")
-        return bulk_values(
-            first, mask, slots, winner, plies, self.path.name, False, self.board, scores
-        )
+        return bulk_values(mask, slots, winner, plies, self.path.name, self.board, scores)
 
     def _find(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Look up as Pons' solver does: ``(slot or -1, score or 0)`` per position."""

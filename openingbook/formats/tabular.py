@@ -204,11 +204,11 @@ class TabularFormat(Format):
     readable = False
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
-        from openingbook.bookfile import BookFormat
+        from openingbook.codec import key_field_bits  # bitarray: loaded only by an export
 
         require_7x6(model, self.name)
         known = model.has_distances
-        key_bits = BookFormat.for_plies(model.plies, known, *model.board).key_bits
+        key_bits = key_field_bits(model.plies, known, model.board.width)
         return write_tabular(
             out,
             self.name,

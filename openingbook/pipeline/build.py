@@ -50,25 +50,25 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import BookFormat, value_histogram
 from openingbook.codec import MAX_ARRAY_HEIGHT
 from openingbook.errors import (
     InvalidArgument,
     WorkerLost,
 )
 from openingbook.formats import (
-    check_book_output,
     check_compact_output,
     outcomes,
+    solved_book_writer,
     write_solved_book,
-    writes_compact,
 )
-from openingbook.manifest import (
-    Scope,
+from openingbook.formats.thill import (
+    BookFormat,
     manifest_path,
     manifest_provenance,
+    value_histogram,
 )
 from openingbook.memory import check_table_size, default_jobs, worker_count
+from openingbook.model import Scope
 from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.executors import (
     EXECUTOR_NAMES,
@@ -423,7 +423,7 @@ def build_book(
     is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
     manifest) or ``"compact"`` (:mod:`openingbook.formats.compact`, written straight from the
     solved values, the build's record in its metadata); default: compact for an
-    output ending in ``.c4b`` (:func:`openingbook.formats.writes_compact`). Raises
+    output ending in ``.c4b`` (:func:`openingbook.formats.solved_book_writer`). Raises
     ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
@@ -450,8 +450,9 @@ def build_book(
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     _check_solver_board(options.board)
     fmt = BookFormat.for_plies(options.plies, options.distances, *options.board)
-    # a part is written compact (it answers only its part of the ply), whatever the format
-    compact = options.part is not None or writes_compact(output, book_format, options.board)
+    # a part is written in the format that holds parts, whatever the format asked for
+    writer = solved_book_writer(output, book_format, options.board, options.part)
+    compact = not writer.holds_samples  # a whole book, or its positions under a line
     if compact and (options.shard is not None or options.sample is not None):
         raise InvalidArgument(
             "a compact book holds a whole book (or the positions under a line): build the "
@@ -461,13 +462,13 @@ def build_book(
     out = Path(output or default_output_name(options, compact))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
-    outputs = [out] if compact else [out, manifest_path(out)]
+    outputs = [out, manifest_path(out)] if writer.separate_manifest else [out]
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
     if options.part is not None:
         check_compact_output(out, force, "a part is written")
     else:
-        check_book_output(out, force, compact)
+        writer.check_output(out, force)
     plan = plan_build(options)
     if not scheduler:  # local workers: no more than the chunks or the memory, checked
         jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
@@ -577,7 +578,7 @@ def build_book(
             values,
             scope=options.scope(),
             record=content,
-            compact=compact,
+            writer=writer,
             force=force,
             part=options.part,
         )
@@ -586,7 +587,7 @@ def build_book(
         return BuildSummary(
             output=str(out),
             manifest=str(written.manifest or ""),
-            format=fmt.name if options.part is None else "compact",
+            format=fmt.name if options.part is None else writer.name,
             records=written.records,
             positions=plan.positions,
             positions_solved=solved,

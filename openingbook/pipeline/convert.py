@@ -103,7 +103,7 @@ def convert_book(
     if source_format == target:
         raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
     from openingbook.formats import FORMATS
-    from openingbook.manifest import manifest_path
+    from openingbook.formats.thill import manifest_path
 
     # nothing is ever written over what is read: the book, nor its manifest
     refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
@@ -129,7 +129,7 @@ def _thill_to_compact(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, None]:
     from openingbook.formats import FORMATS, load_book
-    from openingbook.manifest import file_sha256, identify, manifest_provenance, read_manifest
+    from openingbook.formats.thill import file_sha256, identify, manifest_provenance, read_manifest
     from openingbook.model import require_complete_model
 
     identity = identify(src)
@@ -167,7 +167,7 @@ def _compact_to_thill(
     src: Path, out: Path, force: bool, command: Sequence[str] | None
 ) -> tuple[int, str]:
     from openingbook.formats import FORMATS, load_book
-    from openingbook.manifest import file_sha256, manifest_provenance
+    from openingbook.formats.thill import file_sha256, manifest_provenance
 
     model = load_book(src, "compact")
     if model.scope.partial:  # its positions alone would read as a complete book

@@ -16,19 +16,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import (
-    BookFormat,
-    refuse_thill_layout,
-    value_histogram,
-)
 from openingbook.errors import BookFileError, reads_book
-from openingbook.formats import check_book_output, write_solved_book, writes_compact
-from openingbook.manifest import (
-    Scope,
+from openingbook.formats import solved_book_writer, write_solved_book
+from openingbook.formats.thill import (
+    BookFormat,
     file_sha256,
     manifest_path,
     manifest_provenance,
+    value_histogram,
 )
+from openingbook.model import Scope
 from openingbook.pipeline.negamax import Derivation, derive_values
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
@@ -79,10 +76,10 @@ def derive_book(
     derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
     ``"compact"`` (written straight from the derived values, the manifest's content
     in its metadata); default: compact for an output ending in ``.c4b``
-    (:func:`openingbook.formats.writes_compact`).
+    (:func:`openingbook.formats.solved_book_writer`).
 
     >>> import os, tempfile
-    >>> from openingbook.bookfile import BOOK8
+    >>> from openingbook.formats.thill import BOOK8
     >>> ref = REFERENCE / "thill-original-book8.dat"
     >>> with tempfile.TemporaryDirectory() as tmp:  # 8-ply book -> 6 plies under "4444"
     ...     s = derive_book(ref, 6, os.path.join(tmp, "b6.dat"), under="4444")
@@ -94,10 +91,9 @@ def derive_book(
     from openingbook.formats import load_book, open_book
 
     with open_book(source) as book:  # the output is decided before the book is loaded
-        compact = writes_compact(out, book_format, book.board)
-        if not compact:
-            refuse_thill_layout(book.board, plies)
-    check_book_output(out, force, compact)
+        writer = solved_book_writer(out, book_format, book.board)
+        writer.check_book(book.board, plies)
+    writer.check_output(out, force)
     deep = load_book(source, complete=False)
     if distances is None:
         distances = deep.has_distances
@@ -126,7 +122,7 @@ def derive_book(
         values,
         scope=Scope(derivation.under, board=deep.board),
         record=_manifest_content(fmt, derivation, histogram, command),
-        compact=compact,
+        writer=writer,
         force=force,
     )
     return DeriveSummary(

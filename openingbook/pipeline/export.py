@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import BookFormat
 from openingbook.errors import InvalidArgument, reads_book
 from openingbook.formats import FORMATS, load_book
-from openingbook.manifest import manifest_path
+from openingbook.formats.thill import BookFormat, manifest_path
 from openingbook.model import BookModel, require_complete_model
 from solver import DEFAULT_BOARD
 

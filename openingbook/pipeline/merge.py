@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.bookfile import THILL_BOARD, BookFormat, value_histogram
 from openingbook.errors import (
     BookFileError,
     BookFileUnreadable,
@@ -24,15 +23,18 @@ from openingbook.errors import (
     os_failures,
 )
 from openingbook.formats import check_compact_output, outcomes, write_solved_book
-from openingbook.manifest import (
-    Scope,
+from openingbook.formats.thill import (
+    THILL_BOARD,
+    BookFormat,
     check_output,
     identify,
     manifest_path,
     manifest_provenance,
     read_manifest,
     recorded_command,
+    value_histogram,
 )
+from openingbook.model import Scope
 
 __all__ = ["MergeSummary", "merge_books", "merge_parts"]
 
@@ -120,7 +122,9 @@ def merge_books(
         return merge_parts(output, shard_books, force=force, command=command)
     from openingbook.formats import output_format
 
-    output_format(output, None, writes=("thill",), default="thill", board=THILL_BOARD)
+    # the shards of a build: the merged book is written in their format
+    writer = next(f for f in FORMATS.values() if f.holds_samples)
+    output_format(output, None, writes=(writer.name,), default=writer.name, board=THILL_BOARD)
     refuse_input_as_output(
         [output, manifest_path(output)],
         [*shard_books, *(manifest_path(book) for book in shard_books)],
@@ -221,7 +225,7 @@ def merge_books(
         all_values,
         scope=Scope(sel["under"] or None, board=fmt.board),
         record=content,
-        compact=False,
+        writer=writer,
         force=force,
     )
     return MergeSummary(
@@ -317,11 +321,12 @@ def merge_parts(
         kind, plies, first, mask, value, board=board, scope=Scope(board=board)
     )
     del first, mask, value
-    FORMATS["compact"].write(model, out, metadata=metadata, force=force)
+    writer = next(f for f in FORMATS.values() if f.holds_parts)  # the parts' format
+    writer.write(model, out, metadata=metadata, force=force)
     return MergeSummary(
         output=str(out),
         manifest="",
-        format="compact",
+        format=writer.name,
         records=len(model),
         shards=n,
         positions=len(model),
