@@ -177,8 +177,10 @@ def bench_positions(
         rows = [i for i, n in enumerate(stones) if n >= pons_min_stones]
         subset = [positions[i] for i in rows]
         pons_all, pons_cpu = pons_scores(pons, subset)
+        subset_oracle = Oracle()  # a fresh table: the batch above solved these already
+        subset_oracle.analyze(warm)
         t = time.process_time()
-        batch_oracle.analyze(subset)
+        subset_oracle.analyze(subset)
         subset_cpu = time.process_time() - t
         bitbully_cpu = sum(bb_times[i] for i in rows)
         result["pons"] = {

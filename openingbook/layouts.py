@@ -268,7 +268,8 @@ def _read_moves(batch: Any, layout: str, board: BoardSize) -> Batch:
     n = len(rows)
     out = _empty(layout, board, n)
     todo = range(n)
-    if layout == "moves" and board.width <= 9 and all(isinstance(r, str) for r in rows):
+    batched = n >= _PLAY_TOGETHER and board.width <= 9
+    if layout == "moves" and batched and all(isinstance(r, str) for r in rows):
         todo = _play_digits(out, [r.strip() for r in rows])
     for i in todo:
         row = rows[i]
@@ -287,6 +288,10 @@ def _read_moves(batch: Any, layout: str, board: BoardSize) -> Batch:
             continue
         out.first[i], out.mask[i] = pos.first_stones, pos.mask
     return out
+
+
+#: From this many move strings on, :func:`_play_digits` plays them faster than one by one.
+_PLAY_TOGETHER = 12
 
 
 def _play_digits(out: Batch, lines: list[str]) -> list[int]:
