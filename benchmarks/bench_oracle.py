@@ -14,16 +14,20 @@ Usage: ``python benchmarks/bench_oracle.py [--positions 1000] [--batch 4096]
    * ours one position per call, ``Oracle().analyze([moves])``;
    * ours the whole set in one call, ``Oracle().analyze(moves)``;
    * with ``--pons PATH`` (a ``c4solver`` built from Pons' public source; ``make`` in a
-     checkout) ``c4solver -a`` reading the positions of at least ``--pons-min-stones``
-     (14) stones on its standard input, CPU time of the child process, against ours
-     (one batch) and BitBully's on the same positions. Pons' repository has no opening
-     book (``7x6.book``): without it shallow positions take it minutes each.
+     checkout) ``c4solver -a`` reading the positions on its standard input, CPU time of
+     the child process, against ours (one batch, a fresh oracle) and BitBully's on the
+     same positions. Pons' repository has no opening book: ``--pons-book 7x6.book``
+     gives it one (``openingbook export 12-dist --format pons -o 7x6.book``). It is
+     given the positions of at least ``--pons-min-stones`` stones (default 8 with a
+     book, 14 without): shallower ones take it seconds (with the 12-ply book: 6.5 s
+     for ``44``) to minutes each.
 
    CPU time per position (``time.process_time``: both engines run in this process,
    one thread), total, median, 99th percentile and slowest. Goals (issue 33): our total
    at most 0.2 of BitBully's, no position slower than BitBully's slowest. Every
-   position's seven scores are compared with BitBully's (and Pons'): a disagreement is
-   reported and fails the run.
+   position's seven scores are compared with BitBully's (and Pons'), and with ours for
+   the same positions in every other layout: a disagreement is reported and fails the
+   run.
 2. ``--batch`` positions of random games of 0 to 13 stones (every child in a shipped
    book) in one ``analyze`` call, and as many of 0 to 14 stones (a 14-stone position's
    children are searched): positions per CPU second. Goal: 200,000 per second.
@@ -50,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
+from openingbook.layouts import LAYOUTS, write_boards
 from openingbook.oracle import FULL_COLUMN, Oracle
 from solver import Position
 
@@ -96,12 +101,14 @@ def bitbully_scores(agent: Any, moves: str) -> list[int]:
     return [int(got.get(c, FULL_COLUMN)) for c in range(7)]
 
 
-def pons_scores(binary: str, positions: list[str]) -> tuple[list[list[int]], float]:
-    """Every position's scores from ``c4solver -a`` (one line per position), and the
-    child's CPU seconds."""
+def pons_scores(
+    binary: str, positions: list[str], book: str | None
+) -> tuple[list[list[int]], float]:
+    """Every position's scores from ``c4solver -a`` (one line per position; ``book``: its
+    ``-b`` opening book), and the child's CPU seconds."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
-        [binary, "-a"],
+        [binary, "-a", *(["-b", book] if book else [])],
         input="".join(p + "\n" for p in positions),
         capture_output=True,
         text=True,
@@ -119,7 +126,7 @@ def pons_scores(binary: str, positions: list[str]) -> tuple[list[list[int]], flo
 
 
 def bench_positions(
-    count: int, seed: int, pons: str | None, pons_min_stones: int
+    count: int, seed: int, pons: str | None, pons_book: str | None, pons_min_stones: int
 ) -> dict[str, Any]:
     from bitbully import BitBully
 
@@ -148,6 +155,17 @@ def bench_positions(
     batch = batch_oracle.analyze(positions)
     batch_cpu = time.process_time() - t
     ours = batch.scores.tolist()
+    # the same positions in every array layout (and as 0-based actions): the same scores
+    layouts_differ = []
+    for layout in LAYOUTS:
+        if layout == "moves":
+            continue
+        if layout == "actions":
+            again = batch_oracle.analyze([[int(c) - 1 for c in m] for m in positions], layout)
+        else:
+            again = batch_oracle.analyze(write_boards(layout, batch.first, batch.mask), layout)
+        if again.scores.tolist() != ours:
+            layouts_differ.append(layout)
     disagree = [
         {"moves": m, "ours": o, "bitbully": b}
         for m, o, b, s in zip(positions, ours, bb_all, ours_single, strict=True)
@@ -167,7 +185,9 @@ def bench_positions(
             summary(ours_times)["p99_ms"] / max(summary(bb_times)["p99_ms"], 1e-9), 4
         ),
         "disagreements_with_bitbully": disagree[:20],
-        "disagreement_count": len(disagree),
+        "disagreement_count": len(disagree) + len(layouts_differ),
+        "layouts_checked": [name for name in LAYOUTS if name != "moves"],
+        "layouts_that_differ": layouts_differ,
     }
     slowest = sorted(range(count), key=lambda i: -ours_times[i])[:5]
     result["ours_slowest"] = [
@@ -176,7 +196,7 @@ def bench_positions(
     if pons:
         rows = [i for i, n in enumerate(stones) if n >= pons_min_stones]
         subset = [positions[i] for i in rows]
-        pons_all, pons_cpu = pons_scores(pons, subset)
+        pons_all, pons_cpu = pons_scores(pons, subset, pons_book)
         subset_oracle = Oracle()  # a fresh table: the batch above solved these already
         subset_oracle.analyze(warm)
         t = time.process_time()
@@ -184,7 +204,7 @@ def bench_positions(
         subset_cpu = time.process_time() - t
         bitbully_cpu = sum(bb_times[i] for i in rows)
         result["pons"] = {
-            "book": "none (7x6.book is not in Pons' repository)",
+            "book": pons_book or "none",
             "positions": len(subset),
             "min_stones": pons_min_stones,
             "pons_cpu_s": round(pons_cpu, 4),
@@ -229,11 +249,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--pons", help="path of Pons' c4solver binary")
     parser.add_argument(
+        "--pons-book",
+        help="an opening book for Pons' solver (openingbook export 12-dist --format pons)",
+    )
+    parser.add_argument(
         "--pons-min-stones",
         type=int,
-        default=14,
-        help="give Pons' solver the positions of at least this many stones (without its "
-        "opening book, shallower ones take it minutes)",
+        help="give Pons' solver the positions of at least this many stones (default 8 with "
+        "--pons-book, 14 without: shallower ones take it seconds to minutes each)",
     )
     parser.add_argument("--out", default=str(ROOT / "results" / "oracle.json"))
     args = parser.parse_args()
@@ -245,7 +268,13 @@ def main() -> int:
     }
     if args.positions:
         result["random_games"] = bench_positions(
-            args.positions, args.seed, args.pons, args.pons_min_stones
+            args.positions,
+            args.seed,
+            args.pons,
+            args.pons_book,
+            args.pons_min_stones
+            if args.pons_min_stones is not None
+            else (0 if args.pons_book else 14),
         )
         print(json.dumps(result["random_games"], indent=1), flush=True)
     if args.batch:

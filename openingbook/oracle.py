@@ -66,7 +66,7 @@ class OracleAnswer:
     docstring): ``scores``, ``winners``, ``plies``, ``optimal``, ``playable`` (B, W);
     ``value``, ``value_winner``, ``value_plies``, ``stones`` and ``status`` (B,);
     ``reasons`` (None for a row answered); the rows' bitboards ``first``/``mask``
-    (uint64, 0 for a refused row) and the ``layout`` the batch was read as."""
+    (uint64, 0 for a row that is not a position) and the ``layout`` the batch was read as."""
 
     scores: np.ndarray
     winners: np.ndarray
