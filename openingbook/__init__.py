@@ -4,7 +4,8 @@ The book files are byte-compatible with Markus Thill's published books
 (``book.dat``, ``bookDeep.dat``, ``bookDeepDist.dat``). :func:`open_book`
 reads those and the Cadot and Pons formats behind one interface.
 
-The package exports :func:`open_book` and the error family of
+The package exports :func:`open_book`, :class:`Oracle` (perfect play for batches
+of positions, :mod:`openingbook.oracle`) and the error family of
 :mod:`openingbook.errors` (its ``__all__``): ``except openingbook.Error`` catches
 every failure of the library and of the solver.
 
@@ -26,10 +27,14 @@ def __getattr__(name: str) -> object:
         from openingbook.api import open_book
 
         return open_book
+    if name in ("Oracle", "OracleAnswer"):
+        from openingbook import oracle
+
+        return getattr(oracle, name)
     if name == "__all__":
         from openingbook import errors
 
-        return ["__version__", "open_book", *errors.__all__]
+        return ["__version__", "Oracle", "OracleAnswer", "open_book", *errors.__all__]
     if name[:1].isupper():
         from openingbook import errors
 

@@ -499,6 +499,11 @@ class Engine:
                 raise InvalidArgument(problem, argument="books", value=str(name))
             self._books.setdefault(plies, []).append(_PlyBook(Path(reader.path), plies, reader))
 
+    def readers(self, ply: int) -> list[BookReader]:
+        """The engine's books of ``ply`` stones (opened on first use), in the order
+        :meth:`analyze` asks them; empty when it has none of that ply."""
+        return [book.reader for book in self._books.get(ply, ())]
+
     @property
     def book_plies(self) -> tuple[int, ...]:
         """The plies the engine has a book of, ascending."""
@@ -572,6 +577,16 @@ class Engine:
         deadline = None if time_limit is None else start + time_limit
         pos = self.position(moves)
         line = moves.strip() if isinstance(moves, str) else pos.some_moves()
+        scores, unknown = self.move_scores(pos, deadline)
+        return self._analysis(pos, line, scores, unknown, time.perf_counter() - start)
+
+    def move_scores(
+        self, pos: Position, deadline: float | None = None
+    ) -> tuple[dict[int, tuple[int, str]], list[int]]:
+        """What :meth:`analyze` finds for ``pos`` (a position :meth:`position` accepts):
+        ``{0-based column: (Pons score of the move, source)}`` for every column answered,
+        and the 0-based columns left unanswered when ``deadline`` (a
+        ``time.perf_counter()`` instant; None: no limit) stopped the search."""
         n = pos.stone_count
         width = self.board.width
         scores: dict[int, tuple[int, str]] = {}  # 0-based column -> (score, source)
@@ -594,7 +609,7 @@ class Engine:
         unknown: list[int] = []
         if open_children:
             self._searched_values(open_children, scores, unknown, deadline)
-        return self._analysis(pos, line, scores, unknown, time.perf_counter() - start)
+        return scores, unknown
 
     def _analysis(
         self,

@@ -37,6 +37,7 @@ __all__ = [
     "can_win_next_bits",
     "canonical_bits",
     "canonical_keys",
+    "cells_bitboards",
     "current_bits",
     "has_four_bits",
     "mirror_bits",
@@ -246,3 +247,36 @@ def canonical_bits(
     mf = mirror_bits(first, width, height)
     mm = mirror_bits(mask, width, height)
     return np.where(flip, mf, first), np.where(flip, mm, mask)
+
+
+def cells_bitboards(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, mask)`` of boards given cell by cell: :meth:`solver.Position.from_array`
+    for arrays of boards at once.
+
+    ``cells``: integers of shape ``(..., width, height)`` indexed ``[..., col, row]``,
+    row 0 at the bottom; 0 empty, 1 first player, 2 second player. Returns two uint64
+    arrays of shape ``cells.shape[:-2]``. Nothing is checked beyond the cell values
+    (:class:`~solver.errors.InvalidArgument` for another value): floating stones,
+    stone counts and fours are the caller's to check
+    (:func:`solver.book_position_status`).
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("4453")
+    >>> first, mask = cells_bitboards(np.array([p.to_array()]))
+    >>> (int(first[0]), int(mask[0])) == (p.first_stones, p.mask)
+    True
+    """
+    cells = np.asarray(cells)
+    if cells.ndim < 2:
+        raise InvalidArgument(f"expected boards of shape (..., width, height), got {cells.shape}")
+    width, height = cells.shape[-2:]
+    if width * (height + 1) > 64:
+        raise InvalidArgument(f"a {width}x{height} board does not fit 64 bits")
+    if cells.size and not np.isin(cells, (0, 1, 2)).all():
+        raise InvalidArgument("a cell is not 0 (empty), 1 (first player) or 2 (second player)")
+    col = np.arange(width, dtype=np.uint64)[:, None] * _U64(height + 1)
+    bits = _U64(1) << (col + np.arange(height, dtype=np.uint64)[None, :])
+    axes = (-2, -1)
+    first = np.where(cells == 1, bits, _U64(0)).sum(axis=axes, dtype=np.uint64)
+    mask = np.where(cells != 0, bits, _U64(0)).sum(axis=axes, dtype=np.uint64)
+    return first, mask

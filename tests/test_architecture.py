@@ -191,6 +191,13 @@ LIBRARY_MODULES = {
     "openingbook.pipeline.export",
     "openingbook.pipeline.merge",
 }
+#: perfect play for agents: the environments' layouts, the batched oracle (on the
+#: engine) and the evaluation tools (on the oracle)
+AGENT_MODULES = {
+    "openingbook.evaluation",
+    "openingbook.layouts",
+    "openingbook.oracle",
+}
 #: modules kept for one release under their former paths, as aliases of their new homes
 #: in ``openingbook.pipeline``, ``openingbook.checks`` and ``openingbook.formats``
 #: (CHANGELOG.md)
@@ -216,11 +223,20 @@ GROUPS: dict[str, set[str]] = {
     "formats": {"root", "formats"},
     "helpers": {"root", "helpers", "below the registry"},
     "library": {"root", "formats", "helpers"},
-    "explorer": {"root", "formats", "helpers", "library", "explorer"},
+    "agents": {"root", "formats", "helpers", "library", "agents"},
+    "explorer": {"root", "formats", "helpers", "library", "agents", "explorer"},
     "cli._common": {"root", "formats", "helpers"},
-    "cli commands": {"root", "formats", "helpers", "library", "explorer", "cli._common"},
+    "cli commands": {
+        "root",
+        "formats",
+        "helpers",
+        "library",
+        "agents",
+        "explorer",
+        "cli._common",
+    },
     "cli": {"root", "cli._common", "cli commands"},
-    "public names": {"root", "formats", "helpers", "library"},
+    "public names": {"root", "formats", "helpers", "library", "agents"},
 }
 
 #: imports the groups do not allow, each with its reason; one that no longer exists
@@ -240,6 +256,7 @@ def group_of(module: str) -> str:
         ("root", ROOT_MODULES),
         ("helpers", HELPER_MODULES),
         ("library", LIBRARY_MODULES),
+        ("agents", AGENT_MODULES),
     ):
         if module in members:
             return group
@@ -318,7 +335,7 @@ def test_layers_and_the_longest_chain():
 
 def test_the_groups_name_modules_that_exist():
     graph = openingbook_graph()
-    named = ROOT_MODULES | HELPER_MODULES | LIBRARY_MODULES | set(ALIASES)
+    named = ROOT_MODULES | HELPER_MODULES | LIBRARY_MODULES | AGENT_MODULES | set(ALIASES)
     assert not named - set(graph), sorted(named - set(graph))
     assert "openingbook.formats" in graph and group_of("openingbook.formats") == "formats"
 

@@ -1,0 +1,555 @@
+"""Positions as the agent environments write them, converted to bitboards and back.
+
+A batch of positions comes in one of :data:`LAYOUTS`; :func:`read_batch` turns it
+into ``first``/``mask`` bitboards (:mod:`solver.bitboards`) and a status per row,
+:func:`write_boards` turns bitboards into the arrays of a layout. Nothing here
+imports an environment package: the layouts are conventions, written down once:
+
+* ``"moves"``: 1-based move strings (``"4453"``), as Pons' solver and the public
+  solver API take them.
+* ``"actions"``: sequences of 0-based columns, as OpenSpiel's ``history()`` and
+  the actions of a PettingZoo game.
+* ``"pettingzoo"``: PettingZoo ``connect_four_v3`` observations, ``(6, 7, 2)``
+  arrays: row 0 at the top, plane 0 the stones of the player to move, plane 1 the
+  opponent's (an observation dict's ``"action_mask"`` is checked when given).
+* ``"openspiel"``: OpenSpiel ``connect_four`` observation tensors, ``(3, 6, 7)``
+  (or flat, 126 values): plane 0 the first player's stones (``x``), plane 1 the
+  second player's (``o``), plane 2 the empty cells; row 0 at the bottom.
+* ``"connectx"``: Kaggle ConnectX boards, 42 cells row-major from the top, 0 empty,
+  1 and 2 the players' marks (mark 1 moves first); an observation dict's
+  ``"mark"`` is checked when given.
+* ``"cells012"``: ``(6, 7)`` arrays, 0 empty, 1 the first player, 2 the second.
+* ``"cells101"``: ``(6, 7)`` arrays, 0 empty, 1 the first player, -1 the second.
+
+The two plain layouts have row 0 at the top unless ``rows="bottom"``, and with
+``relative=True`` read 1 as the player to move and 2 (or -1) as its opponent.
+From an array alone the order of the moves is unknown, but not the position: the
+stone counts tell whose move it is (equal counts: the first player's).
+
+Every row is checked (:data:`ROW_STATUSES`): cells the layout does not use, floating
+stones, stone counts that do not alternate, four in a row or a full board (the game
+is over), a position no game reaches, an action mask or mark that contradicts the
+board, a move string that cannot be played.
+
+>>> batch = read_batch(["4453", "", "44444444"])
+>>> batch.status.tolist(), batch.reasons[2]
+([0, 0, 7], 'move 7 plays column 4, which is full')
+>>> obs = write_boards("pettingzoo", batch.first[:1], batch.mask[:1])
+>>> obs.shape, read_batch(obs).first[0] == batch.first[0]
+((1, 6, 7, 2), np.True_)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from openingbook.errors import InvalidArgument
+from solver import (
+    DEFAULT_BOARD,
+    STATUS_BOOK,
+    STATUS_HAS_FOUR,
+    STATUS_MESSAGES,
+    STATUS_NOT_A_BOARD,
+    STATUS_STONE_COUNTS,
+    STATUS_UNREACHABLE,
+    STATUS_WINS_AT_ONCE,
+    BoardSize,
+    Position,
+    book_position_status,
+    cells_bitboards,
+    winning_cells_bits,
+)
+
+__all__ = [
+    "LAYOUTS",
+    "ROW_BAD_CELLS",
+    "ROW_BAD_MOVES",
+    "ROW_CONTRADICTED",
+    "ROW_GAME_OVER",
+    "ROW_NOT_A_BOARD",
+    "ROW_OK",
+    "ROW_STATUSES",
+    "ROW_STONE_COUNTS",
+    "ROW_TIMEOUT",
+    "ROW_UNREACHABLE",
+    "Batch",
+    "infer_layout",
+    "read_batch",
+    "write_boards",
+]
+
+LAYOUTS = ("moves", "actions", "pettingzoo", "openspiel", "connectx", "cells012", "cells101")
+
+#: A legal position, not over: answered.
+ROW_OK = 0
+#: A cell holds a value the layout does not use (or two planes claim it).
+ROW_BAD_CELLS = 1
+#: Stones floating above an empty cell.
+ROW_NOT_A_BOARD = 2
+#: The first player has neither as many stones as the second nor one more.
+ROW_STONE_COUNTS = 3
+#: Somebody has four in a row, or the board is full: the game is over.
+ROW_GAME_OVER = 4
+#: No order of moves reaches the position.
+ROW_UNREACHABLE = 5
+#: The row's action mask or mark contradicts its board.
+ROW_CONTRADICTED = 6
+#: A move string or action list that cannot be played.
+ROW_BAD_MOVES = 7
+#: Not answered within the oracle's time limit (:mod:`openingbook.oracle`).
+ROW_TIMEOUT = 8
+
+#: Each row status in words (the reasons give the row's details).
+ROW_STATUSES = {
+    ROW_OK: "answered",
+    ROW_BAD_CELLS: "a cell value the layout does not use",
+    ROW_NOT_A_BOARD: "floating stones",
+    ROW_STONE_COUNTS: "stone counts that do not alternate",
+    ROW_GAME_OVER: "the game is over",
+    ROW_UNREACHABLE: "no game reaches the position",
+    ROW_CONTRADICTED: "the action mask or mark contradicts the board",
+    ROW_BAD_MOVES: "moves that cannot be played",
+    ROW_TIMEOUT: "not answered within the time limit",
+}
+
+_FROM_SOLVER = {
+    STATUS_NOT_A_BOARD: ROW_NOT_A_BOARD,
+    STATUS_STONE_COUNTS: ROW_STONE_COUNTS,
+    STATUS_HAS_FOUR: ROW_GAME_OVER,
+    STATUS_UNREACHABLE: ROW_UNREACHABLE,
+}
+
+
+@dataclass
+class Batch:
+    """A batch read by :func:`read_batch`: ``first``/``mask`` uint64 bitboards (0 in a
+    row that is not a position), ``status`` (int8, :data:`ROW_STATUSES`) and
+    ``reasons`` (None for a row that is fine, else one line naming what is wrong)."""
+
+    layout: str
+    board: BoardSize
+    first: np.ndarray
+    mask: np.ndarray
+    status: np.ndarray
+    reasons: list[str | None]
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    @property
+    def stones(self) -> np.ndarray:
+        return np.bitwise_count(self.mask).astype(np.int64)
+
+    def refuse(self, row: int, status: int, reason: str) -> None:
+        """Mark ``row`` as not answered (its first reason is kept)."""
+        if self.status[row] == ROW_OK:
+            self.status[row] = status
+            self.reasons[row] = reason
+            self.first[row] = self.mask[row] = 0
+
+    def check(self) -> Batch:
+        """Raise :class:`~openingbook.errors.InvalidArgument` naming the first row that is
+        not :data:`ROW_OK`; return the batch otherwise."""
+        bad = np.flatnonzero(self.status != ROW_OK)
+        if bad.size:
+            i = int(bad[0])
+            more = f" ({bad.size - 1} more rows refused)" if bad.size > 1 else ""
+            raise InvalidArgument(f"row {i}: {self.reasons[i]}{more}")
+        return self
+
+
+# ------------------------------------------------------------------ reading
+def infer_layout(batch: Any, board: BoardSize = DEFAULT_BOARD) -> str:
+    """The layout of ``batch`` where its type or shape tells it, else
+    :class:`~openingbook.errors.InvalidArgument` asking for ``layout=``.
+
+    >>> infer_layout(["4453"]), infer_layout(np.zeros((8, 6, 7, 2))), infer_layout(np.zeros(42))
+    ('moves', 'pettingzoo', 'connectx')
+    """
+    width, height = board
+    if isinstance(batch, str):
+        return "moves"
+    if isinstance(batch, Mapping):
+        return _dict_layout(batch)
+    if isinstance(batch, Sequence) and batch and not isinstance(batch, np.ndarray):
+        head = batch[0]
+        if isinstance(head, str):
+            return "moves"
+        if isinstance(head, Mapping):
+            return _dict_layout(head)
+    array = _numeric(batch, "the batch")
+    shape = array.shape
+    if shape[-3:] == (height, width, 2):
+        return "pettingzoo"
+    if shape[-1:] == (width * height,):
+        return "connectx"
+    if shape[-1:] == (3 * width * height,) or (
+        array.ndim == 4 and shape[-3:] == (3, height, width)
+    ):
+        return "openspiel"
+    if shape[-2:] == (height, width) and array.ndim in (2, 3):
+        if array.size and array.min() < 0:
+            return "cells101"
+        if array.size and array.max() > 1:
+            return "cells012"
+        return "cells012"  # 0/1 only: both layouts read 1 as the first player
+    raise InvalidArgument(
+        f"cannot tell the layout of an array of shape {shape}: "
+        f"pass layout= (one of {', '.join(LAYOUTS)})"
+    )
+
+
+def _dict_layout(obs: Mapping[str, Any]) -> str:
+    if "board" in obs:
+        return "connectx"
+    if "observation" in obs:
+        return "pettingzoo"
+    raise InvalidArgument(
+        "an observation dict needs 'observation' (PettingZoo) or 'board' (ConnectX)"
+    )
+
+
+def _numeric(batch: Any, what: str) -> np.ndarray:
+    try:
+        array = np.asarray(batch)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{what} is not an array ({exc})") from None
+    if array.dtype == object or array.dtype.kind not in "biuf":
+        raise InvalidArgument(f"{what} is not an array of numbers (dtype {array.dtype})")
+    return array
+
+
+def read_batch(
+    batch: Any,
+    layout: str | None = None,
+    *,
+    board: BoardSize = DEFAULT_BOARD,
+    rows: str = "top",
+    relative: bool = False,
+    action_mask: Any = None,
+    marks: Any = None,
+) -> Batch:
+    """Read a batch of positions (``layout`` None: :func:`infer_layout`) and check every
+    row. A single position (one string, one observation) is a batch of one.
+
+    ``rows`` (``"top"`` or ``"bottom"``: which row comes first) and ``relative`` apply
+    to ``cells012``/``cells101``; ``action_mask`` ``(B, 7)`` to ``pettingzoo``, and
+    ``marks`` ``(B,)`` to ``connectx`` (both taken from observation dicts too).
+    A batch whose shape fits no layout raises
+    :class:`~openingbook.errors.InvalidArgument`; a row that is not a position is
+    reported in :attr:`Batch.status` (:meth:`Batch.check` raises for it).
+    """
+    board = BoardSize(*board)
+    if layout is None:
+        layout = infer_layout(batch, board)
+    if layout not in LAYOUTS:
+        raise InvalidArgument(f"unknown layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
+    if rows not in ("top", "bottom"):
+        raise InvalidArgument(f"rows {rows!r}: expected 'top' or 'bottom'")
+    if layout in ("moves", "actions"):
+        out = _read_moves(batch, layout, board)
+    else:
+        out = _read_arrays(batch, layout, board, rows, relative, action_mask, marks)
+    _check_positions(out)
+    return out
+
+
+def _read_moves(batch: Any, layout: str, board: BoardSize) -> Batch:
+    if layout == "moves":
+        rows = [batch] if isinstance(batch, str) else list(_rows_of(batch, "move strings"))
+    else:
+        rows = list(_rows_of(batch, "action lists"))
+        if rows and not isinstance(rows[0], (Sequence, np.ndarray)):
+            rows = [rows]  # a single action list
+    n = len(rows)
+    out = _empty(layout, board, n)
+    todo = range(n)
+    batched = n >= _PLAY_TOGETHER and board.width <= 9
+    if layout == "moves" and batched and all(isinstance(r, str) for r in rows):
+        todo = _play_digits(out, [r.strip() for r in rows])
+    for i in todo:
+        row = rows[i]
+        try:
+            if layout == "moves":
+                if not isinstance(row, str):
+                    raise InvalidArgument(f"expected a move string, got {type(row).__name__}")
+                pos = Position.from_moves(row.strip(), *board)
+            else:
+                cols = [int(a) for a in row]
+                if any(not 0 <= c < board.width for c in cols):
+                    raise InvalidArgument(f"an action outside 0-{board.width - 1}")
+                pos = Position.from_moves([c + 1 for c in cols], *board)
+        except (InvalidArgument, TypeError, ValueError) as exc:
+            out.refuse(i, ROW_BAD_MOVES, str(exc))
+            continue
+        out.first[i], out.mask[i] = pos.first_stones, pos.mask
+    return out
+
+
+#: From this many move strings on, :func:`_play_digits` plays them faster than one by one.
+_PLAY_TOGETHER = 12
+
+
+def _play_digits(out: Batch, lines: list[str]) -> list[int]:
+    """Play move strings of single digits for the whole batch at once, one ply per step
+    (:meth:`solver.Position.from_moves` one string at a time costs 30 times more);
+    return the rows to read one by one: those with another character or a move that
+    cannot be played (:meth:`~solver.Position.from_moves` then words the reason)."""
+    width, height = out.board
+    n = len(lines)
+    longest = max((len(line) for line in lines), default=0)
+    if n == 0 or longest == 0:
+        return []
+    if longest > width * height:  # a string too long to be a game: word it row by row
+        return list(range(n))
+    codes = np.array(lines, dtype=f"U{longest}").view(np.uint32).reshape(n, longest)
+    length = (codes != 0).sum(axis=1)
+    cols = codes.astype(np.int64) - ord("1")
+    played = np.arange(longest)[None, :] < length[:, None]
+    fine = ~(played & ((cols < 0) | (cols >= width))).any(axis=1)
+    fine &= ~(~played & (codes != 0)).any(axis=1)  # a NUL inside a string
+    h1 = np.uint64(height + 1)
+    column = np.array([((1 << height) - 1) << (c * (height + 1)) for c in range(width)], np.uint64)
+    first = np.zeros(n, np.uint64)
+    mask = np.zeros(n, np.uint64)
+    for k in range(longest):
+        act = fine & played[:, k]
+        col = np.clip(cols[:, k], 0, width - 1).astype(np.uint64)
+        cell = (mask + (np.uint64(1) << (col * h1))) & column[col]
+        current = first if k % 2 == 0 else first ^ mask
+        wins = (winning_cells_bits(current, mask, width, height) & cell) != 0
+        fine &= ~(act & ((cell == 0) | wins))
+        act &= fine
+        mask = np.where(act, mask | cell, mask)
+        if k % 2 == 0:
+            first = np.where(act, first | cell, first)
+    out.first[:], out.mask[:] = np.where(fine, first, 0), np.where(fine, mask, 0)
+    return np.flatnonzero(~fine).tolist()
+
+
+def _rows_of(batch: Any, what: str) -> Sequence[Any]:
+    if isinstance(batch, np.ndarray):
+        return batch.tolist()
+    if not isinstance(batch, Sequence):
+        raise InvalidArgument(f"expected a list of {what}, got {type(batch).__name__}")
+    return batch
+
+
+def _empty(layout: str, board: BoardSize, n: int) -> Batch:
+    return Batch(
+        layout,
+        board,
+        np.zeros(n, np.uint64),
+        np.zeros(n, np.uint64),
+        np.zeros(n, np.int8),
+        [None] * n,
+    )
+
+
+def _unpack_dicts(batch: Any, layout: str, action_mask: Any, marks: Any) -> tuple[Any, Any, Any]:
+    """Observation dicts (one or a list) split into the board array and mask or marks."""
+    dicts = [batch] if isinstance(batch, Mapping) else None
+    if dicts is None and isinstance(batch, Sequence) and batch and isinstance(batch[0], Mapping):
+        dicts = list(batch)
+    if dicts is None:
+        return batch, action_mask, marks
+    key = "board" if layout == "connectx" else "observation"
+    try:
+        boards = [np.asarray(d[key]) for d in dicts]
+    except KeyError:
+        raise InvalidArgument(f"an observation dict without {key!r}") from None
+    if layout == "connectx" and marks is None and all("mark" in d for d in dicts):
+        marks = [d["mark"] for d in dicts]
+    if layout == "pettingzoo" and action_mask is None and all("action_mask" in d for d in dicts):
+        action_mask = [d["action_mask"] for d in dicts]
+    if len({b.shape for b in boards}) > 1:
+        raise InvalidArgument("the observations differ in shape")
+    return np.stack(boards), action_mask, marks
+
+
+def _read_arrays(
+    batch: Any,
+    layout: str,
+    board: BoardSize,
+    rows: str,
+    relative: bool,
+    action_mask: Any,
+    marks: Any,
+) -> Batch:
+    width, height = board
+    batch, action_mask, marks = _unpack_dicts(batch, layout, action_mask, marks)
+    array = _numeric(batch, "the batch")
+    single = {
+        "pettingzoo": (height, width, 2),
+        "openspiel": (3, height, width),
+        "connectx": (width * height,),
+        "cells012": (height, width),
+        "cells101": (height, width),
+    }[layout]
+    if layout == "openspiel" and array.shape[-1:] == (3 * width * height,):
+        array = array.reshape(*array.shape[:-1], *single)
+    if array.shape == single:
+        array = array[None]
+    if array.ndim != len(single) + 1 or array.shape[1:] != single:
+        raise InvalidArgument(
+            f"a {layout} batch has shape (B, {', '.join(map(str, single))}), not {array.shape}"
+        )
+    n = array.shape[0]
+    # every layout becomes (B, height, width) grids, row 0 at the top, 0 empty, then 1/2
+    # either the first/second player (absolute) or the mover/opponent (relative)
+    bad = np.zeros(n, bool)
+    if layout == "pettingzoo":
+        bad |= ~np.isin(array, (0, 1)).all(axis=(1, 2, 3))
+        bad |= (array.sum(axis=3) > 1).any(axis=(1, 2))
+        grid = np.where(array[..., 0] == 1, 1, np.where(array[..., 1] == 1, 2, 0))
+        relative = True
+    elif layout == "openspiel":
+        bad |= ~np.isin(array, (0, 1)).all(axis=(1, 2, 3))
+        bad |= (array.sum(axis=1) != 1).any(axis=(1, 2))
+        grid = np.where(array[:, 0] == 1, 1, np.where(array[:, 1] == 1, 2, 0))[:, ::-1]
+        relative = False
+    elif layout == "connectx":
+        bad |= ~np.isin(array, (0, 1, 2)).all(axis=1)
+        grid = array.reshape(n, height, width)
+        relative = False
+    else:
+        values = (0, 1, 2) if layout == "cells012" else (0, 1, -1)
+        bad |= ~np.isin(array, values).all(axis=(1, 2))
+        grid = np.where(array == 1, 1, np.where(array == values[2], 2, 0))
+        if rows == "bottom":
+            grid = grid[:, ::-1]
+    grid = np.where(bad[:, None, None], 0, grid).astype(np.int8)
+    wrong = np.zeros(n, bool)
+    if relative:
+        grid, wrong = _absolute(grid)
+    cells = np.ascontiguousarray(grid[:, ::-1].transpose(0, 2, 1))  # [b, col, row], row 0 bottom
+    first, mask = cells_bitboards(cells)
+    out = Batch(layout, board, first, mask, np.zeros(n, np.int8), [None] * n)
+    for i in np.flatnonzero(bad).tolist():
+        out.refuse(i, ROW_BAD_CELLS, f"a cell value the {layout} layout does not use")
+    for i in np.flatnonzero(wrong).tolist():
+        mover, other = (int(v) for v in _counts(array, layout, i))
+        out.refuse(
+            i,
+            ROW_STONE_COUNTS,
+            f"the player to move has {mover} stones and its opponent {other}: "
+            "the opponent has as many or one more",
+        )
+    if action_mask is not None:
+        _check_action_mask(out, action_mask)
+    if marks is not None:
+        _check_marks(out, marks)
+    return out
+
+
+def _absolute(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mover/opponent grids as first/second player grids: equal counts, the mover is the
+    first player; one stone more for the opponent, the second. Also the rows of other
+    counts (emptied: the caller refuses them)."""
+    mover = (grid == 1).sum(axis=(1, 2))
+    other = (grid == 2).sum(axis=(1, 2))
+    swap = other == mover + 1
+    wrong = (other != mover) & ~swap
+    out = np.where(swap[:, None, None], np.where(grid == 0, 0, 3 - grid), grid).astype(np.int8)
+    out[wrong] = 0
+    return out, wrong
+
+
+def _counts(array: np.ndarray, layout: str, i: int) -> tuple[int, int]:
+    """The mover's and the opponent's stones of a relative row."""
+    row = array[i]
+    if layout == "pettingzoo":
+        return int(row[..., 0].sum()), int(row[..., 1].sum())
+    two = 2 if layout == "cells012" else -1
+    return int((row == 1).sum()), int((row == two).sum())
+
+
+def _check_action_mask(out: Batch, action_mask: Any) -> None:
+    width, height = out.board
+    masks = _numeric(action_mask, "action_mask").astype(bool).reshape(-1, width)
+    if len(masks) != len(out):
+        raise InvalidArgument(f"action_mask has {len(masks)} rows for {len(out)} positions")
+    top = np.array([1 << (c * (height + 1) + height - 1) for c in range(width)], np.uint64)
+    playable = (out.mask[:, None] & top[None, :]) == 0
+    for i in np.flatnonzero((masks != playable).any(axis=1)).tolist():
+        out.refuse(
+            i,
+            ROW_CONTRADICTED,
+            f"the action mask {masks[i].astype(int).tolist()} is not the board's playable "
+            f"columns {playable[i].astype(int).tolist()}",
+        )
+
+
+def _check_marks(out: Batch, marks: Any) -> None:
+    marks = _numeric(marks, "marks").reshape(-1)
+    if len(marks) != len(out):
+        raise InvalidArgument(f"{len(marks)} marks for {len(out)} positions")
+    expected = np.where(out.stones % 2 == 0, 1, 2)
+    for i in np.flatnonzero(marks != expected).tolist():
+        out.refuse(
+            i,
+            ROW_CONTRADICTED,
+            f"mark {marks[i]} is to move, but the stone counts say mark {expected[i]}",
+        )
+
+
+def _check_positions(out: Batch) -> None:
+    """Refuse the rows that are no position of a game that goes on."""
+    width, height = out.board
+    stones = out.stones
+    cells = width * height
+    for n in np.unique(stones[out.status == ROW_OK]).tolist():
+        rows = np.flatnonzero((stones == n) & (out.status == ROW_OK))
+        status = book_position_status(out.first[rows], out.mask[rows], n, width, height)
+        for i, s in zip(rows.tolist(), status.tolist(), strict=True):
+            if s not in (STATUS_BOOK, STATUS_WINS_AT_ONCE):
+                out.refuse(
+                    i, _FROM_SOLVER.get(s, ROW_NOT_A_BOARD), f"the position {STATUS_MESSAGES[s]}"
+                )
+            elif n == cells:
+                out.refuse(i, ROW_GAME_OVER, "the board is full: the game is over")
+
+
+# ------------------------------------------------------------------ writing
+def write_boards(
+    layout: str,
+    first: np.ndarray,
+    mask: np.ndarray,
+    *,
+    board: BoardSize = DEFAULT_BOARD,
+    rows: str = "top",
+    relative: bool = False,
+) -> np.ndarray:
+    """The boards ``first``/``mask`` (uint64 arrays of shape ``(B,)``) as arrays of
+    ``layout`` (any but ``moves``/``actions``): int8, float32 for ``openspiel``.
+    :func:`read_batch` reads them back to the same bitboards."""
+    width, height = BoardSize(*board)
+    first = np.asarray(first, np.uint64).reshape(-1)
+    mask = np.asarray(mask, np.uint64).reshape(-1)
+    col = np.arange(width, dtype=np.uint64)[None, :] * np.uint64(height + 1)
+    row = np.arange(height - 1, -1, -1, dtype=np.uint64)[:, None]  # top row first
+    bits = np.uint64(1) << (col + row)  # (height, width)
+    is_first = (first[:, None, None] & bits) != 0
+    is_stone = (mask[:, None, None] & bits) != 0
+    grid = np.where(is_stone, np.where(is_first, 1, 2), 0).astype(np.int8)  # row 0 top
+    n = len(first)
+    if layout == "pettingzoo" or relative:
+        second_moves = np.bitwise_count(mask) % 2 == 1
+        mover = np.where(second_moves[:, None, None], np.where(grid == 0, 0, 3 - grid), grid)
+    if layout == "pettingzoo":
+        return np.stack([mover == 1, mover == 2], axis=-1).astype(np.int8)
+    if layout == "openspiel":
+        planes = np.stack([grid == 1, grid == 2, grid == 0], axis=1)[:, :, ::-1]
+        return np.ascontiguousarray(planes, dtype=np.float32)
+    if layout == "connectx":
+        return grid.reshape(n, width * height)
+    if layout in ("cells012", "cells101"):
+        out = mover.astype(np.int8) if relative else grid
+        if layout == "cells101":
+            out = np.where(out == 2, -1, out).astype(np.int8)
+        return np.ascontiguousarray(out[:, ::-1]) if rows == "bottom" else out
+    raise InvalidArgument(f"cannot write layout {layout!r}: choose one of {', '.join(LAYOUTS[2:])}")

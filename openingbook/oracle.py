@@ -1,0 +1,340 @@
+"""Perfect play for batches of positions: every move's exact value as numpy arrays.
+
+:class:`Oracle` answers a batch of B positions, given in any layout of
+:mod:`openingbook.layouts` (move strings, PettingZoo, OpenSpiel and ConnectX
+observations, plain arrays), with an :class:`OracleAnswer` of arrays:
+
+* ``scores`` (B, 7): the Pons score of each column for the side to move (positive:
+  it wins, ``22 - k`` on 7x6 for a win with its own k-th stone; 0 a draw; negative:
+  it loses), :data:`FULL_COLUMN` (100, as the public solver API) for a full column;
+* ``winners`` (B, 7): who wins after the move, +1 the first player, -1 the second,
+  0 a draw; ``plies`` (B, 7): plies to the end of the game, the move included;
+* ``optimal`` (B, 7): the moves of the highest score (fastest win, slowest loss);
+* ``value``, ``value_winner``, ``value_plies`` (B,): the position's own value.
+
+Where the answers come from: a position of up to 13 stones (7x6, shipped books)
+by one vectorised ``lookup_many`` per stone count over the children of all its
+rows in the distance book of their ply; a move that completes four by rule; every
+other position by :meth:`openingbook.engine.Engine.move_scores` (the book-probing
+search), one row at a time. Every answer is exact.
+
+A row that is not a position of a game that goes on is refused: by default with
+:class:`~openingbook.errors.InvalidArgument` naming the first such row and why; with
+``status=True`` the answer's ``status`` (:data:`openingbook.layouts.ROW_STATUSES`)
+and ``reasons`` report it, and the row's arrays hold :data:`NO_SCORE` (never a
+made-up score).
+
+>>> oracle = Oracle()
+>>> answer = oracle.analyze(["", "4453"])
+>>> answer.scores.tolist()
+[[-2, -1, 0, 1, 0, -1, -2], [-5, -5, -2, -3, -4, -2, -2]]
+>>> answer.value.tolist(), answer.optimal[1].nonzero()[0].tolist()
+([1, -2], [2, 5, 6])
+>>> answer = oracle.analyze(["4453", "1111111"], status=True)
+>>> answer.status.tolist(), answer.reasons[1]
+([0, 7], 'move 7 plays column 1, which is full')
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from openingbook.engine import SHIPPED, Engine
+from openingbook.errors import InvalidArgument, SearchTimeout
+from openingbook.layouts import ROW_OK, ROW_TIMEOUT, Batch, read_batch
+from openingbook.values import UNKNOWN, score_tables
+from solver import DEFAULT_BOARD, BoardSize, Position, winning_cells_bits
+
+__all__ = ["FULL_COLUMN", "NO_SCORE", "Oracle", "OracleAnswer"]
+
+#: The score of a full column (the public solver API's ``100``).
+FULL_COLUMN = 100
+#: Every array's value where a row was not answered, and ``winners``/``plies`` of a
+#: full column (:data:`openingbook.values.UNKNOWN`).
+NO_SCORE = UNKNOWN
+
+
+@dataclass
+class OracleAnswer:
+    """What :meth:`Oracle.analyze` answers for a batch of B positions (see the module
+    docstring): ``scores``, ``winners``, ``plies``, ``optimal``, ``playable`` (B, W);
+    ``value``, ``value_winner``, ``value_plies``, ``stones`` and ``status`` (B,);
+    ``reasons`` (None for a row answered); the rows' bitboards ``first``/``mask``
+    (uint64, 0 for a row that is not a position) and the ``layout`` the batch was read as."""
+
+    scores: np.ndarray
+    winners: np.ndarray
+    plies: np.ndarray
+    optimal: np.ndarray
+    playable: np.ndarray
+    value: np.ndarray
+    value_winner: np.ndarray
+    value_plies: np.ndarray
+    stones: np.ndarray
+    status: np.ndarray
+    reasons: list[str | None]
+    first: np.ndarray
+    mask: np.ndarray
+    layout: str
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    @property
+    def answered(self) -> np.ndarray:
+        """(B,) bool: the rows answered (``status`` :data:`~openingbook.layouts.ROW_OK`)."""
+        return self.status == ROW_OK
+
+    def best_columns(self) -> np.ndarray:
+        """(B,) the 0-based optimal column nearest the centre (the left one of two as
+        near), as :meth:`openingbook.engine.Engine.best` picks; -1 for a row not
+        answered."""
+        width = self.scores.shape[1]
+        order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+        ranked = self.optimal[:, order]
+        best = np.asarray(order)[np.argmax(ranked, axis=1)]
+        return np.where(ranked.any(axis=1), best, -1)
+
+
+class Oracle:
+    """Exact values of every move of batches of positions (see the module docstring).
+
+    ``board``, ``books``, ``table_log2`` and ``time_limit`` are the
+    :class:`~openingbook.engine.Engine`'s (default: 7x6 and the shipped books);
+    ``engine``: an engine to use instead of making one. ``time_limit`` (seconds)
+    bounds the searching of one :meth:`analyze` call: the rows not answered by then
+    are refused (``status`` :data:`~openingbook.layouts.ROW_TIMEOUT`, or
+    :class:`~openingbook.errors.SearchTimeout`). Not thread-safe, as the engine.
+    """
+
+    def __init__(
+        self,
+        board: BoardSize | tuple[int, int] | str | None = DEFAULT_BOARD,
+        books: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = SHIPPED,
+        *,
+        table_log2: int | None = None,
+        time_limit: float | None = None,
+        engine: Engine | None = None,
+    ) -> None:
+        if engine is None:
+            engine = Engine(board, books, table_log2=table_log2, time_limit=time_limit)
+        elif not isinstance(engine, Engine):
+            raise InvalidArgument(f"expected an Engine, got {type(engine).__name__}")
+        self.engine = engine
+        self.board: BoardSize = engine.board
+
+    def close(self) -> None:
+        """Close the engine's books (opened again when needed)."""
+        self.engine.close()
+
+    def __enter__(self) -> Oracle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Oracle({self.engine!r})"
+
+    # ------------------------------------------------------------ the answers
+    def analyze(
+        self,
+        batch: Any,
+        layout: str | None = None,
+        *,
+        rows: str = "top",
+        relative: bool = False,
+        action_mask: Any = None,
+        marks: Any = None,
+        status: bool = False,
+        time_limit: float | None = None,
+    ) -> OracleAnswer:
+        """Every move's exact value for each position of ``batch``.
+
+        ``layout``: one of :data:`openingbook.layouts.LAYOUTS` (None: told by the
+        batch's type and shape); ``rows``, ``relative``, ``action_mask``, ``marks``:
+        as :func:`openingbook.layouts.read_batch`. ``status``: report the rows that
+        are not positions (or not answered in time) in the answer's ``status``
+        instead of raising. ``time_limit``: for this call, instead of the engine's.
+        """
+        read = read_batch(
+            batch,
+            layout,
+            board=self.board,
+            rows=rows,
+            relative=relative,
+            action_mask=action_mask,
+            marks=marks,
+        )
+        return self.answer(read, status=status, time_limit=time_limit)
+
+    def analyze_bitboards(
+        self,
+        first: np.ndarray,
+        mask: np.ndarray,
+        *,
+        status: bool = False,
+        time_limit: float | None = None,
+    ) -> OracleAnswer:
+        """:meth:`analyze` for positions given as ``first``/``mask`` uint64 bitboards
+        (:mod:`solver.bitboards`), checked as any batch."""
+        from openingbook.layouts import _check_positions, _empty
+
+        first = np.asarray(first, np.uint64).reshape(-1)
+        mask = np.asarray(mask, np.uint64).reshape(-1)
+        if first.shape != mask.shape:
+            raise InvalidArgument(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
+        read = _empty("bitboards", self.board, len(first))
+        read.first[:], read.mask[:] = first, mask
+        _check_positions(read)
+        return self.answer(read, status=status, time_limit=time_limit)
+
+    def answer(
+        self, read: Batch, *, status: bool = False, time_limit: float | None = None
+    ) -> OracleAnswer:
+        """:meth:`analyze` for a batch already read (:func:`openingbook.layouts.read_batch`)."""
+        if not status:
+            read.check()
+        start = time.perf_counter()
+        if time_limit is None:
+            time_limit = self.engine.time_limit
+        elif isinstance(time_limit, bool) or not (
+            isinstance(time_limit, (int, float)) and time_limit > 0
+        ):
+            raise InvalidArgument(
+                "expected a positive number of seconds", argument="time_limit", value=time_limit
+            )
+        deadline = None if time_limit is None else start + time_limit
+        width, height = self.board
+        n = len(read)
+        first, mask = read.first, read.mask
+        ok = read.status == ROW_OK
+        stones = read.stones
+        bottom = _column_bits(width, height, 0)
+        tops = _column_bits(width, height, height - 1)
+        playable = ((mask[:, None] & tops[None, :]) == 0) & ok[:, None]
+        # the cell a stone dropped in each column lands on (garbage where full)
+        column = _column_bits(width, height, None)
+        move = (mask[:, None] + bottom[None, :]) & column[None, :]
+        current = np.where(stones % 2 == 0, first, first ^ mask)
+        wins = (winning_cells_bits(current, mask, width, height)[:, None] & move) != 0
+        wins &= playable
+        score_of, plies_of = score_tables(self.board)
+        scores = np.full((n, width), NO_SCORE, np.int16)
+        safe_stones = np.clip(stones, 0, self.board.cells)
+        win_now = score_of[safe_stones, 1]
+        scores[wins] = np.broadcast_to(win_now[:, None], wins.shape)[wins]
+        open_moves = playable & ~wins
+        child_first = np.where((stones % 2 == 0)[:, None], first[:, None] | move, first[:, None])
+        child_mask = mask[:, None] | move
+        self._book_scores(stones, open_moves, child_first, child_mask, scores)
+        # the rows a book left a move open: the engine, one row at a time
+        for i in np.flatnonzero((open_moves & (scores == NO_SCORE)).any(axis=1)).tolist():
+            pos = Position.from_bitboards(int(first[i]), int(mask[i]), width, height, check=False)
+            if deadline is not None and time.perf_counter() >= deadline:
+                found, unknown = {}, [1]
+            else:
+                found, unknown = self.engine.move_scores(pos, deadline)
+            for col, (score, _source) in found.items():
+                scores[i, col] = score
+            if unknown:
+                if not status:
+                    raise SearchTimeout(
+                        f"row {i} was not answered within the time limit of {time_limit} s"
+                    )
+                read.status[i] = ROW_TIMEOUT
+                read.reasons[i] = f"not answered within the time limit of {time_limit} s"
+        return _answer_arrays(read, scores, playable, plies_of)
+
+    def _book_scores(
+        self,
+        stones: np.ndarray,
+        open_moves: np.ndarray,
+        child_first: np.ndarray,
+        child_mask: np.ndarray,
+        scores: np.ndarray,
+    ) -> None:
+        """Fill ``scores`` of the open moves whose child position a book answers: one
+        bulk lookup per ply over all the children of that ply."""
+        for ply in np.unique(stones[open_moves.any(axis=1)] + 1).tolist():
+            readers = self.engine.readers(ply)
+            if not readers:
+                continue
+            ask = open_moves & (stones == ply - 1)[:, None]
+            rows, cols = np.nonzero(ask)
+            f, m = child_first[rows, cols], child_mask[rows, cols]
+            for reader in readers:
+                bulk = reader.lookup_many(f, m, strict=False)
+                got = bulk.score != UNKNOWN
+                scores[rows[got], cols[got]] = -bulk.score[got]
+                keep = ~got
+                rows, cols, f, m = rows[keep], cols[keep], f[keep], m[keep]
+                if not rows.size:
+                    break
+
+
+def _column_bits(width: int, height: int, row: int | None) -> np.ndarray:
+    """One bitboard per column: the cell of ``row`` (None: every cell of the column)."""
+    h1 = height + 1
+    if row is None:
+        return np.array([((1 << height) - 1) << (c * h1) for c in range(width)], np.uint64)
+    return np.array([1 << (c * h1 + row) for c in range(width)], np.uint64)
+
+
+def _winner_codes(scores: np.ndarray, first_to_move: np.ndarray) -> np.ndarray:
+    """Who wins (+1 the first player, -1 the second, 0 a draw) by Pons scores of the
+    side to move (:func:`solver.winner_from_score` for arrays)."""
+    mover = np.where(first_to_move, 1, -1)
+    return np.sign(scores).astype(np.int64) * mover
+
+
+def _answer_arrays(
+    read: Batch,
+    scores: np.ndarray,
+    playable: np.ndarray,
+    plies_of: np.ndarray,
+) -> OracleAnswer:
+    """The answer's arrays from the move scores (:data:`NO_SCORE` where unknown)."""
+    cells = read.board.cells
+    stones = read.stones
+    ok = read.status == ROW_OK
+    known = playable & (scores != NO_SCORE)
+    scores = np.where(known, scores, NO_SCORE).astype(np.int16)
+    full = ~playable & ok[:, None]
+    first_moves = (stones % 2 == 0)[:, None]
+    n2 = np.broadcast_to(np.clip(stones, 0, cells)[:, None], scores.shape)
+    safe = np.where(known, scores, 0).astype(np.int64) + cells // 2
+    plies = np.where(known, plies_of[n2, safe], NO_SCORE).astype(np.int16)
+    winners = _winner_codes(scores, first_moves)
+    winners = np.where(known, winners, NO_SCORE).astype(np.int8)
+    value = np.where(ok, np.where(known, scores, -cells).max(axis=1), NO_SCORE).astype(np.int16)
+    value = np.where(ok & known.any(axis=1), value, NO_SCORE).astype(np.int16)
+    optimal = known & (scores == value[:, None]) & ok[:, None]
+    has_value = value != NO_SCORE
+    safe_value = np.where(has_value, value, 0).astype(np.int64) + cells // 2
+    value_plies = np.where(has_value, plies_of[np.clip(stones, 0, cells), safe_value], NO_SCORE)
+    value_winner = _winner_codes(value, stones % 2 == 0)
+    value_winner = np.where(has_value, value_winner, NO_SCORE)
+    scores[full] = FULL_COLUMN
+    return OracleAnswer(
+        scores=scores,
+        winners=winners,
+        plies=plies,
+        optimal=optimal,
+        playable=playable,
+        value=value,
+        value_winner=value_winner.astype(np.int8),
+        value_plies=value_plies.astype(np.int16),
+        stones=np.where(ok, stones, 0).astype(np.int8),
+        status=read.status,
+        reasons=read.reasons,
+        first=read.first,
+        mask=read.mask,
+        layout=read.layout,
+    )
