@@ -46,9 +46,8 @@ from openingbook.explorer.server import (
     ExplorerLimits,
     parse_request_moves,
 )
+from openingbook.values import FULL_COLUMN
 
-#: the score of a full column, as the public API answers it
-FULL_COLUMN = 100
 #: one position: ``GET /solve?pos=4453``
 SOLVE_PATH = "/solve"
 #: many positions: ``POST /solve/batch`` with a JSON list of move strings

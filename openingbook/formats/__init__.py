@@ -60,6 +60,8 @@ from openingbook.formats.base import (
     require_writable,
 )
 from openingbook.formats.cadot import CadotFormat
+from openingbook.formats.npz import NpzFormat
+from openingbook.formats.parquet import ParquetFormat
 from openingbook.formats.pons import PonsFormat
 from openingbook.formats.tabular import CsvFormat, JsonlFormat
 from openingbook.formats.uci import UciFormat
@@ -250,6 +252,8 @@ FORMATS: dict[str, Format] = {
         UciFormat(),
         JsonlFormat(),
         CsvFormat(),
+        NpzFormat(),
+        ParquetFormat(),
     )
 }
 
