@@ -28,7 +28,6 @@ import json
 import os
 import platform
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -139,7 +138,7 @@ def main() -> None:
         connection.close()
         cpu_after = cpu_seconds(server.pid)
     finally:
-        server.send_signal(signal.SIGINT)  # Ctrl-C: the server's one line, "interrupted"
+        server.terminate()  # SIGTERM: SIGINT may be ignored in a background job
         server.wait(timeout=30)
 
     total = sum(len(b) for b in batches)
