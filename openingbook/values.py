@@ -49,6 +49,7 @@ from solver import (
 )
 
 __all__ = [
+    "FULL_COLUMN",
     "KINDS",
     "UNKNOWN",
     "VALUE_DRAW",
@@ -86,6 +87,11 @@ VALUE_FIRST = 2
 
 #: Marks "not known" in arrays of winners, plies and scores.
 UNKNOWN = -128
+
+#: The score of a full column where every column of a position is scored (the public
+#: solver's ``/solve`` answer, ``openingbook serve``, the labelled data set): above
+#: every Pons score of every board this project handles.
+FULL_COLUMN = 100
 
 #: Winner codes (+1 first player, -1 second, 0 draw) and the :class:`solver.Winner`
 #: they stand for (``WINNERS[code].value`` is the name: first, second, draw).

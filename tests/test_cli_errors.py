@@ -109,6 +109,11 @@ CASES = [
     (["explore", "--book", "none", "--book", "8-dist", "--no-browser"], 2, "--book none"),
     (["explore", "--size", "6x5", "--book", "12-dist", "--no-browser"], 2, "a 7x6 book"),
     (["explore", "--time-limit", "0", "--no-browser"], 2, "--time-limit"),
+    # serve (refused before the server starts)
+    (["serve", "--port", "70000"], 2, "70000 is not in the range"),
+    (["serve", "--time-limit", "0"], 2, "--time-limit"),
+    (["serve", "--max-batch", "0"], 2, "0 is not in the range 1<=x<=100000"),
+    (["serve", "--book", "none", "--book", "8-dist"], 2, "--book none"),
     # the group itself
     (["convert", "{book8}", "{tmp}/b.txt"], 2, "--format is needed: cannot tell the output format"),
     (["convert", "{book8}", "{tmp}/b.dat"], 2, "is already a thill book"),

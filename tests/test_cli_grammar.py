@@ -247,6 +247,7 @@ UNKNOWN_OPTION_CASES = [
     ["analyze", "44"],
     ["best", "44"],
     ["explore"],
+    ["serve"],
     ["lookup", "8", "44444455"],
     ["info", "8"],
     ["books"],

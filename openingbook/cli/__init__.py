@@ -204,6 +204,7 @@ def _load_commands() -> None:
         explore,
         export,
         lookup,
+        serve,
         solve,
         validate,
     )

@@ -450,6 +450,36 @@ def engine_arguments(
     return {"board": board, "books": None if books == (NO_BOOK,) else list(books)}
 
 
+def listen_options(default_port: int) -> Callable[[F], F]:
+    """``--host`` and ``--port`` of a command that starts a web server (explore, serve)."""
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--port",
+            type=click.IntRange(0, 65535),
+            default=default_port,
+            show_default=True,
+            help="TCP port; 0 picks any free port (the address printed names it).",
+        )(func)
+        return click.option(
+            "--host",
+            default="127.0.0.1",
+            show_default=True,
+            help="Address to listen on. The default answers this machine only; another "
+            "address lets other machines use the server (and its CPU).",
+        )(func)
+
+    return decorate
+
+
+def listening_server(make: Callable[[], Any], host: str, port: int) -> Any:
+    """``make()`` (a server bound to ``host:port``), its ``OSError`` as a bad argument."""
+    try:
+        return make()
+    except OSError as exc:
+        raise BadArgument(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+
+
 class OutputOption(click.Option):
     """``-o/--output``, the one output option of every command that writes; the
     older spelling ``--out`` is still accepted but not shown in the help."""

@@ -12,32 +12,20 @@ import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
-    BadArgument,
     board_size_options,
     book_option,
     emit_json,
     engine_arguments,
     json_option,
+    listen_options,
+    listening_server,
     table_option,
     user_errors,
 )
 
 
 @main.command("explore")
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="Address to listen on. The default answers this machine only; another address "
-    "lets other machines use the explorer (and its CPU).",
-)
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8404,
-    show_default=True,
-    help="TCP port; 0 picks any free port.",
-)
+@listen_options(8404)
 @book_option
 @board_size_options
 @click.option(
@@ -92,10 +80,9 @@ def explore_command(
     engine = Engine(**engine_arguments(books, size, width, height), table_log2=table_log2)
     board = engine.board
     explorer = Explorer(engine, board, limits=ExplorerLimits(time_limit=time_limit))
-    try:
-        server = make_server(explorer, host, port, log_requests=log_requests)
-    except OSError as exc:
-        raise BadArgument(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+    server = listening_server(
+        lambda: make_server(explorer, host, port, log_requests=log_requests), host, port
+    )
     try:
         # the empty board in the background: the page's first question, answered while
         # the browser opens (it waits for this answer rather than asking the engine twice)

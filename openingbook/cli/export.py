@@ -84,7 +84,9 @@ def export_command(
     log_size: int | None,
     as_json: bool,
 ) -> None:
-    """Write BOOK in another engine's format (cadot, pons, uci) or as jsonl/csv rows.
+    """Write BOOK in another engine's format (cadot, pons, uci), as jsonl/csv rows, or
+    as a labelled data set (npz, parquet: the positions one ply above BOOK, every
+    move's exact score; docs/DATASET.md).
 
     Pruned (win/draw/loss) books get their left-out first-player wins back by
     enumeration, so every export is complete for the book's ply.
@@ -94,6 +96,7 @@ def export_command(
       openingbook export 8 -f csv -o book8.csv
       openingbook export 12-dist -f jsonl -o - | head -3
       openingbook export 12-dist -f cadot -o book12.cadot
+      openingbook export 14-dist -f npz -o positions13.npz
     """
     from openingbook.atomicio import refuse_existing
 
@@ -123,6 +126,12 @@ def export_command(
         click.echo(
             f"left out: {counted(lost, 'position')} sharing a table slot with another "
             "(Pons' solver searches them instead); a larger --log-size keeps more"
+        )
+    if "stones" in summary.details:  # a labelled data set: the rows are one ply up
+        click.echo(
+            f"the positions of {summary.details['stones']} stones, every move's score "
+            "from the book",
+            err=piped,
         )
     if "win" in summary.details:  # a UCI export counts its results
         d = summary.details

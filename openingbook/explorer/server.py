@@ -7,7 +7,10 @@ library adds no dependency to install or keep up to date.
 
 Bounds, so that no request can make the server misbehave:
 
-* only ``GET`` and ``HEAD`` (other methods: 405);
+* only ``GET`` and ``HEAD`` (other methods: 405), and ``POST`` to an endpoint that
+  takes a body (:class:`Endpoint`: ``openingbook serve``'s ``/solve/batch``), whose
+  body must announce its length, at most :attr:`ExplorerLimits.max_body` bytes
+  (411, 413), and arrive within the answer's deadline;
 * a request target of at most :attr:`ExplorerLimits.max_target` characters (414);
 * a move string must be legal on the explorer's board (400 with a one-line
   message in JSON, ``{"error": ...}``);
@@ -19,8 +22,8 @@ Bounds, so that no request can make the server misbehave:
   headers within :attr:`ExplorerLimits.request_timeout` seconds of the request's
   first byte, the next request of a kept-alive connection within
   :attr:`ExplorerLimits.idle_timeout`, the answer sent within
-  :attr:`ExplorerLimits.write_timeout`; a request body is never read (a request
-  that announces one is answered, then its connection is closed);
+  :attr:`ExplorerLimits.write_timeout`; any other request body is never read (a
+  request that announces one is answered, then its connection is closed);
 * at most :attr:`ExplorerLimits.max_connections` open connections (a thread each);
   a further one takes the place of the connection that has waited longest for a
   request (so slow clients cannot keep a request out), or is closed at once when
@@ -57,6 +60,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -107,6 +111,21 @@ class EngineLike(Protocol):
     def analyze(self, moves: str, time_limit: float | None = ...) -> AnalysisLike: ...
 
 
+class Endpoint(Protocol):
+    """A JSON endpoint served beside the explorer's API (:mod:`openingbook.explorer.solve`
+    adds the public solver's ``/solve``). ``get`` answers a query string, ``post`` a
+    request body (read only when ``takes_body``, at most ``max_body`` bytes); both
+    raise :class:`ApiError` for a request they refuse. ``cross_origin``: the answers
+    carry ``Access-Control-Allow-Origin: *``, so a web page of any origin may read them."""
+
+    cross_origin: bool
+    takes_body: bool
+
+    def get(self, query: str) -> Any: ...
+
+    def post(self, body: bytes) -> Any: ...
+
+
 @dataclass(frozen=True)
 class ExplorerLimits:
     """The bounds of every request (see the module documentation)."""
@@ -127,6 +146,10 @@ class ExplorerLimits:
     write_timeout: float = 10.0
     #: complete answers remembered (positions revisited by take-back are instant)
     cache_entries: int = 4096
+    #: bytes of a request body (only endpoints that take one read it: ``/solve/batch``)
+    max_body: int = 256 * 1024
+    #: positions in one batch request
+    max_batch: int = 4096
 
 
 class ApiError(Exception):
@@ -249,6 +272,8 @@ class Explorer:
         self._pending = threading.BoundedSemaphore(self.limits.max_pending)
         self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._cache_lock = threading.Lock()
+        #: further endpoints by path (``openingbook serve``: the public solver's API)
+        self.endpoints: dict[str, Endpoint] = {}
 
     def analyze_query(self, query: str) -> dict[str, Any]:
         """The API's answer to a query string (``"moves=4453"``); :class:`ApiError` if refused."""
@@ -328,6 +353,14 @@ class Explorer:
         return move_string(columns[:-1], self.board.width) if columns else None
 
     def _run_engine(self, moves: str) -> AnalysisLike:
+        with self.engine_slot():
+            return self.engine.analyze(moves, time_limit=self.limits.time_limit)
+
+    @contextlib.contextmanager
+    def engine_slot(self) -> Iterator[EngineLike]:
+        """The engine, for this thread alone while the block runs (its solver has one
+        table); :class:`ApiError` 503 at once when ``max_pending`` requests already run
+        or wait for it."""
         if not self._pending.acquire(blocking=False):
             raise ApiError(
                 f"busy: {self.limits.max_pending} analyses are running or waiting; try again",
@@ -335,7 +368,7 @@ class Explorer:
             )
         try:
             with self._engine_lock:
-                return self.engine.analyze(moves, time_limit=self.limits.time_limit)
+                yield self.engine
         finally:
             self._pending.release()
 
@@ -389,7 +422,8 @@ class _DeadlineReader(io.RawIOBase):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """GET and HEAD of the API and the static files; everything else refused."""
+    """GET and HEAD of the API, the further endpoints and the static files; POST (and
+    its preflight, OPTIONS) of the endpoints that take a body; everything else refused."""
 
     server: ExplorerServer
     server_version = "openingbook-explorer"
@@ -416,11 +450,48 @@ class _Handler(BaseHTTPRequestHandler):
         if not super().parse_request():  # it reads the headers; a refusal: send_error
             return False
         self._answering()
+        if self._takes_body():
+            return True  # the endpoint reads its body (_read_body), or refuses and closes
         if self.headers.get("Content-Length", "0").strip() != "0" or (
             "Transfer-Encoding" in self.headers
         ):
             self.close_connection = True  # a body is never read: answer, then close
         return True
+
+    def _endpoint(self) -> Endpoint | None:
+        return self.server.explorer.endpoints.get(urlsplit(self.path).path)
+
+    def _takes_body(self) -> bool:
+        endpoint = self._endpoint()
+        return self.command == "POST" and endpoint is not None and endpoint.takes_body
+
+    def _read_body(self) -> bytes:
+        """The request body, read within the answer's deadline (a client that sends it
+        slowly is closed at the deadline), or :class:`ApiError` (then the connection is
+        closed: its body is not read)."""
+        limit = self.server.explorer.limits.max_body
+        length = self.headers.get("Content-Length")
+        if "Transfer-Encoding" in self.headers or length is None:
+            self.close_connection = True
+            raise ApiError(
+                "a request body needs a Content-Length (chunked bodies are not read)",
+                HTTPStatus.LENGTH_REQUIRED,
+            )
+        length = length.strip()
+        if not length.isdigit() or len(length) > 12:
+            self.close_connection = True
+            raise ApiError(f"Content-Length {length[:20]!r} is not a number of bytes")
+        if int(length) > limit:
+            self.close_connection = True
+            raise ApiError(
+                f"request body of {int(length)} bytes, more than {limit}",
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            )
+        body = self.rfile.read(int(length))
+        if len(body) < int(length):  # the client stopped sending: nobody to answer
+            self.close_connection = True
+            raise ConnectionAbortedError("the client closed the connection within its body")
+        return body
 
     def _answering(self) -> None:
         """From here on the request is answered: no longer to be closed to make room,
@@ -438,14 +509,67 @@ class _Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._respond(send_body=False)
 
+    def do_POST(self) -> None:
+        endpoint = self._endpoint()
+        if endpoint is None or not endpoint.takes_body:
+            self._refuse_method()
+            return
+        refused = self._refusal()
+        if refused is not None:
+            self.close_connection = True  # its body is not read
+            status, why = refused
+            self._send_json(status, {"error": why})
+            return
+        try:
+            body = self._read_body()
+        except ConnectionAbortedError:
+            return
+        except ApiError as exc:
+            self._send_json(exc.status, {"error": str(exc)}, True, self._cors(endpoint))
+            return
+        self._answer(lambda: endpoint.post(body), True, self._cors(endpoint))
+
+    def do_OPTIONS(self) -> None:
+        """A browser's preflight before a cross-origin POST with a JSON body: allowed
+        on the endpoints that any origin may read, refused elsewhere."""
+        endpoint = self._endpoint()
+        if endpoint is None or not endpoint.cross_origin:
+            self._refuse_method()
+            return
+        refused = self._refusal()
+        if refused is not None:
+            status, why = refused
+            self._send_json(status, {"error": why})
+            return
+        headers = {
+            **self._cors(endpoint),
+            "Access-Control-Allow-Methods": self._allowed(),
+            "Access-Control-Allow-Headers": "Content-Type",
+            "Access-Control-Max-Age": "86400",
+        }
+        self._send(HTTPStatus.NO_CONTENT, b"", "text/plain", False, headers)
+
+    def _allowed(self) -> str:
+        endpoint = self._endpoint()
+        if endpoint is None:
+            return "GET, HEAD"
+        extra = ", POST" if endpoint.takes_body else ""
+        return "GET, HEAD" + extra + (", OPTIONS" if endpoint.cross_origin else "")
+
+    @staticmethod
+    def _cors(endpoint: Endpoint) -> dict[str, str]:
+        return {"Access-Control-Allow-Origin": "*"} if endpoint.cross_origin else {}
+
     def _refuse_method(self) -> None:
+        allowed = self._allowed()
+        *others, last = allowed.split(", ")
         self._send_json(
             HTTPStatus.METHOD_NOT_ALLOWED,
-            {"error": f"method {self.command} not allowed (only GET and HEAD)"},
-            extra_headers={"Allow": "GET, HEAD"},
+            {"error": f"method {self.command} not allowed (only {', '.join(others)} and {last})"},
+            extra_headers={"Allow": allowed},
         )
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse_method
+    do_PUT = do_DELETE = do_PATCH = do_TRACE = do_CONNECT = _refuse_method
 
     def _refusal(self) -> tuple[HTTPStatus, str] | None:
         """Why the request is refused before its target is read (a foreign Host: DNS
@@ -470,19 +594,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         target = urlsplit(self.path)
         if target.path == API_PATH:
-            try:
-                self._send_json(HTTPStatus.OK, explorer.analyze_query(target.query), send_body)
-            except ApiError as exc:
-                busy = exc.status == HTTPStatus.SERVICE_UNAVAILABLE
-                headers = {"Retry-After": "1"} if busy else {}
-                self._send_json(exc.status, {"error": str(exc)}, send_body, headers)
-            except Exception as exc:  # a bug: the page shows one line, the console too
-                self.log_error("internal error on %s: %r", self.path, exc)
-                self._send_json(
-                    HTTPStatus.INTERNAL_SERVER_ERROR,
-                    {"error": f"internal error: {type(exc).__name__}: {exc}"},
-                    send_body,
-                )
+            self._answer(lambda: explorer.analyze_query(target.query), send_body, {})
+            return
+        endpoint = explorer.endpoints.get(target.path)
+        if endpoint is not None:
+            self._answer(lambda: endpoint.get(target.query), send_body, self._cors(endpoint))
             return
         name = unquote(target.path)
         found = explorer.static.get("index.html" if name == "/" else name[1:])
@@ -492,10 +608,32 @@ class _Handler(BaseHTTPRequestHandler):
         content, content_type = found
         self._send(HTTPStatus.OK, content, content_type, send_body, {"Cache-Control": "no-cache"})
 
+    def _answer(
+        self, call: Callable[[], Any], send_body: bool, extra_headers: dict[str, str]
+    ) -> None:
+        """Send what ``call`` answers as JSON; a refusal (:class:`ApiError`) as its
+        status and one line, ``{"error": ...}``."""
+        try:
+            answer = call()
+        except ApiError as exc:
+            busy = exc.status == HTTPStatus.SERVICE_UNAVAILABLE
+            headers = {**extra_headers, **({"Retry-After": "1"} if busy else {})}
+            self._send_json(exc.status, {"error": str(exc)}, send_body, headers)
+        except Exception as exc:  # a bug: the page shows one line, the console too
+            self.log_error("internal error on %s: %r", self.path, exc)
+            self._send_json(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                {"error": f"internal error: {type(exc).__name__}: {exc}"},
+                send_body,
+                extra_headers,
+            )
+        else:
+            self._send_json(HTTPStatus.OK, answer, send_body, extra_headers)
+
     def _send_json(
         self,
         status: HTTPStatus,
-        obj: dict[str, Any],
+        obj: Any,
         send_body: bool = True,
         extra_headers: dict[str, str] | None = None,
     ) -> None:

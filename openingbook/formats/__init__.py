@@ -59,6 +59,8 @@ from openingbook.formats.base import (
 )
 from openingbook.formats.cadot import CadotFormat
 from openingbook.formats.compact import COMPACT_SUFFIX, CompactFormat
+from openingbook.formats.npz import NpzFormat
+from openingbook.formats.parquet import ParquetFormat
 from openingbook.formats.pons import PonsFormat
 from openingbook.formats.tabular import CsvFormat, JsonlFormat
 from openingbook.formats.thill import (
@@ -108,6 +110,8 @@ FORMATS: dict[str, Format] = {
         UciFormat(),
         JsonlFormat(),
         CsvFormat(),
+        NpzFormat(),
+        ParquetFormat(),
     )
 }
 

@@ -5,6 +5,8 @@ registry (:func:`openingbook.formats.load_book`) and writes it with a registry e
 * ``pons``: Pascal Pons' solver book, a prime-sized hash table (:mod:`openingbook.formats.pons`);
 * ``uci``: the UCI / John Tromp CSV lines (:mod:`openingbook.formats.uci`);
 * ``jsonl`` / ``csv``: one position per line for data work (:mod:`openingbook.formats.tabular`).
+* ``npz`` / ``parquet``: the labelled data set, every move's exact score of the positions
+  one ply above the book (:mod:`openingbook.formats.dataset`).
 
 Every export holds exactly the positions the book answers for. A pruned
 (win/draw/loss) book leaves the first player's wins out; they are recovered by
@@ -15,7 +17,7 @@ distances: ``pons`` always (its values are exact scores), ``cadot`` unless
 ``no_distance`` asks for half-move counts of 0 ("unknown").
 
 >>> sorted(EXPORT_FORMATS)
-['cadot', 'csv', 'jsonl', 'pons', 'uci']
+['cadot', 'csv', 'jsonl', 'npz', 'parquet', 'pons', 'uci']
 """
 
 from __future__ import annotations

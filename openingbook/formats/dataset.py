@@ -1,0 +1,211 @@
+"""A labelled data set from a distance book: every move's exact value (``export -f npz``,
+``-f parquet``).
+
+A book of ``p`` stones holds the value of each of its positions, not of their
+moves: the children of a ``p``-stone position have ``p + 1`` stones and are in
+no book of that ply (searching them all, 23 million positions times 7 moves for
+the 14-ply book, would take days). The positions one ply above the book are
+another matter: every move of a ``p - 1``-stone position leads into the book
+(or completes four, a win by rule), so each move's exact value is one lookup,
+and the position's own value is the best of them (negamax over one ply, exact).
+So the rows of the data set are **the positions of** ``p - 1`` **stones** (every
+legal position that is not over, one of each mirror pair, those where the side
+to move can win at once included), each with every column's exact value; the
+values of the book's own positions are the rows' move values.
+
+Columns (``N`` rows; the board of the book, ``H`` rows by ``W`` columns):
+
+``board``
+    ``(N, H, W)`` int8: 0 empty, 1 the first player's stone, 2 the second
+    player's; **row 0 is the top row** (``board[i]`` prints as the board is
+    seen; PettingZoo's, OpenSpiel's and Kaggle's order), column 0 the left one.
+``to_move``
+    ``(N,)`` int8: 1 or 2, the player to move.
+``stones``
+    ``(N,)`` int8: stones on the board (``p - 1``).
+``scores``
+    ``(N, W)`` int8: each column's Pons score for the side to move (positive:
+    it wins, the sooner the higher; 0: draw; negative: it loses, the later the
+    higher), :data:`~openingbook.values.FULL_COLUMN` (100) for a full column:
+    the public solver's ``/solve`` answer (``docs/SERVE.md``).
+``value``
+    ``(N,)`` int8: the position's Pons score for the side to move (the best
+    column's score).
+``winner``
+    ``(N,)`` int8: 1 the first player wins, 2 the second, 0 a draw (perfect play).
+``plies``
+    ``(N,)`` int8: plies to the end with perfect play (the winning stone, or the
+    full board for a draw).
+``first``, ``mask``
+    ``(N,)`` uint64: the position as this library's bitboards (the first
+    player's stones, the occupied cells; cell (column, row from the bottom) at
+    bit ``column * (H + 1) + row``): ``solver.Position.from_bitboards``.
+
+>>> from openingbook.api import open_book
+>>> from openingbook.formats import read_model
+>>> with open_book("4-dist") as book:
+...     rows = labelled_rows(read_model(book))
+>>> rows.stones, len(rows)  # the 3-stone positions, one of each mirror pair
+(3, 121)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.formats.base import require_distances
+from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
+from solver import BoardSize, enumerate_positions, has_four_bits
+
+if TYPE_CHECKING:
+    from openingbook.model import BookModel
+
+__all__ = ["COLUMNS", "LabelledRows", "boards", "labelled_rows"]
+
+#: the data set's columns, in the order they are written
+COLUMNS = ("board", "to_move", "stones", "scores", "value", "winner", "plies", "first", "mask")
+#: rows computed at once (bounds the memory of the per-move lookups: ~100 bytes a row)
+CHUNK = 1 << 20
+_U64 = np.uint64
+
+
+@dataclass(frozen=True)
+class LabelledRows:
+    """The rows of the data set (see the module documentation) but their boards, which
+    :meth:`board_chunks` makes a chunk at a time (42 bytes a row on 7x6)."""
+
+    board_size: BoardSize
+    stones: int
+    first: np.ndarray
+    mask: np.ndarray
+    scores: np.ndarray
+    value: np.ndarray
+    winner: np.ndarray
+    plies: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.first.size)
+
+    @property
+    def to_move(self) -> np.ndarray:
+        return np.full(len(self), 1 + self.stones % 2, dtype=np.int8)
+
+    @property
+    def stone_counts(self) -> np.ndarray:
+        return np.full(len(self), self.stones, dtype=np.int8)
+
+    def column(self, name: str) -> np.ndarray:
+        """A column other than ``board`` (:data:`COLUMNS`), whole."""
+        if name == "board":
+            raise InvalidArgument("the boards come a chunk at a time: board_chunks()")
+        if name == "stones":
+            return self.stone_counts
+        return getattr(self, name)
+
+    def board_chunks(self, chunk: int = CHUNK) -> Iterator[np.ndarray]:
+        """The ``board`` column, ``chunk`` rows at a time."""
+        for start in range(0, len(self), chunk):
+            stop = start + chunk
+            yield boards(self.first[start:stop], self.mask[start:stop], self.board_size)
+
+
+def boards(first: np.ndarray, mask: np.ndarray, board: BoardSize) -> np.ndarray:
+    """``(N, height, width)`` int8 boards, row 0 the top row: 0 empty, 1 first, 2 second.
+
+    >>> from solver import Position
+    >>> p = Position.from_moves("4453")
+    >>> boards(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
+    ...        BoardSize(7, 6))[0, -2:]
+    array([[0, 0, 0, 2, 0, 0, 0],
+           [0, 0, 2, 1, 1, 0, 0]], dtype=int8)
+    """
+    width, height = board
+    first = np.asarray(first, dtype=_U64)
+    mask = np.asarray(mask, dtype=_U64)
+    out = np.empty((first.size, height, width), dtype=np.int8)
+    for col in range(width):
+        for row in range(height):
+            bit = _U64(col * (height + 1) + row)
+            occupied = ((mask >> bit) & _U64(1)).astype(np.int8)
+            is_first = ((first >> bit) & _U64(1)).astype(np.int8)
+            out[:, height - 1 - row, col] = occupied * (2 - is_first)
+    return out
+
+
+def labelled_rows(model: BookModel) -> LabelledRows:
+    """The rows of the data set of ``model`` (a complete distance book, or every
+    position under a line shorter than its ply): the positions one ply above it, each
+    move valued from the book. :class:`BookFileError` / :class:`InvalidArgument` for a
+    book that cannot give every move's exact value."""
+    require_distances(model, "labelled data set")
+    if model.plies < 1:
+        raise InvalidArgument(
+            f"{model.source}: a book of 0 plies has no positions above it to label",
+            argument="book",
+        )
+    scope = model.scope
+    under = scope.under
+    if not scope.known or scope.partial or (under is not None and len(under) >= model.plies):
+        raise BookFileError(
+            f"{model.source}: the book is {scope.describe()}; a labelled data set needs "
+            "every move of the positions above it: a complete book, or every position "
+            "under a line shorter than its ply"
+        )
+    stones = model.plies - 1
+    board = model.board
+    first, mask = enumerate_positions(stones, under, *board, drop_immediate_wins=False)
+    scores = np.empty((first.size, board.width), dtype=np.int8)
+    for start in range(0, first.size, CHUNK):
+        part = slice(start, start + CHUNK)
+        scores[part] = _move_scores(model, first[part], mask[part], stones)
+    value, winner, plies = _own_values(scores, stones, board)
+    return LabelledRows(board, stones, first, mask, scores, value, winner, plies)
+
+
+def _move_scores(model: BookModel, first: np.ndarray, mask: np.ndarray, stones: int) -> np.ndarray:
+    """``(N, width)`` Pons scores of every move for the side to move; FULL_COLUMN where
+    the column is full."""
+    width, height = model.board
+    first_to_move = stones % 2 == 0
+    win_now = int(score_tables(model.board)[0][stones, 1])
+    out = np.full((first.size, width), FULL_COLUMN, dtype=np.int8)
+    mover = first if first_to_move else first ^ mask
+    for col in range(width):
+        bottom = _U64(1 << (col * (height + 1)))
+        top = _U64(1 << (col * (height + 1) + height - 1))
+        playable = (mask & top) == 0
+        child_mask = mask | (mask + bottom)
+        stone = child_mask ^ mask
+        child_first = first | stone if first_to_move else first
+        wins = playable & has_four_bits(mover | stone, height)
+        rest = playable & ~wins
+        answers = model.answers(child_first[rest], child_mask[rest])
+        if (answers.score == UNKNOWN).any():
+            missing = int((answers.score == UNKNOWN).sum())
+            raise BookFileError(
+                f"{model.source}: {missing:,} positions after a move are not in the book; "
+                "its data set needs every one"
+            )
+        column = out[:, col]
+        column[wins] = win_now
+        column[rest] = -answers.score.astype(np.int16)
+    return out
+
+
+def _own_values(
+    scores: np.ndarray, stones: int, board: BoardSize
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each position's value (the best move's score), winner (1 first, 2 second, 0 draw)
+    and plies to the end."""
+    playable = np.where(scores == FULL_COLUMN, np.int8(-127), scores)
+    value = playable.max(axis=1).astype(np.int8)
+    mover = 1 + stones % 2
+    winner = np.where(value > 0, mover, np.where(value < 0, 3 - mover, 0)).astype(np.int8)
+    plies_of = score_tables(board)[1]
+    plies = plies_of[stones, value.astype(np.int64) + board.cells // 2].astype(np.int8)
+    return value, winner, plies
