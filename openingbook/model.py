@@ -206,6 +206,15 @@ class BookModel:
         """Are the plies to the end (and so the scores) known for every position?"""
         return self.kind != "wdl" and not bool((self.plies_to_end == UNKNOWN).any())
 
+    def require_distances(self, name: str) -> None:
+        """Refuse this model for ``name`` (a format or a product) that stores the plies to
+        the result when some are not known."""
+        if not self.has_distances:
+            raise BookFileError(
+                f"{self.source}: the {name} format stores the plies to the result, and this "
+                "book has no distances: use a book built with --distances"
+            )
+
     @property
     def stones(self) -> np.ndarray:
         return np.bitwise_count(self.mask).astype(np.int64)

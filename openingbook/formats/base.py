@@ -23,7 +23,6 @@ __all__ = [
     "Format",
     "WrittenBook",
     "require_7x6",
-    "require_distances",
     "require_writable",
     "value_from_arrays",
 ]
@@ -121,20 +120,11 @@ def require_writable(model: Any, name: str, scope: bool) -> None:
     without every distance, and (``scope``) a book that is neither complete nor every
     position under a line (a sample or shard needs its record to say so)."""
     if model.kind != "wdl":
-        require_distances(model, name)
+        model.require_distances(name)
     if scope and (not model.scope.known or model.scope.partial):
         raise BookFileError(
             f"{model.source}: the book is {model.scope.describe()}; the {name} format holds "
             "complete books and books under a line only"
-        )
-
-
-def require_distances(model: Any, name: str) -> None:
-    """Refuse a model without every distance for the format ``name``, which stores them."""
-    if not model.has_distances:
-        raise BookFileError(
-            f"{model.source}: the {name} format stores the plies to the result, and this "
-            "book has no distances: use a book built with --distances"
         )
 
 

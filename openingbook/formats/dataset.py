@@ -58,7 +58,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.formats.base import require_distances
 from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
 from solver import BoardSize, enumerate_positions, has_four_bits
 
@@ -142,7 +141,7 @@ def labelled_rows(model: BookModel) -> LabelledRows:
     position under a line shorter than its ply): the positions one ply above it, each
     move valued from the book. :class:`BookFileError` / :class:`InvalidArgument` for a
     book that cannot give every move's exact value."""
-    require_distances(model, "labelled data set")
+    model.require_distances("labelled data set")
     if model.plies < 1:
         raise InvalidArgument(
             f"{model.source}: a book of 0 plies has no positions above it to label",
