@@ -1922,6 +1922,9 @@ def stored_model(book: Book, pruned: bool, source: dict[str, Any]) -> BookModel:
 
 # ------------------------------------------------------------------ the registry's entry
 class ThillFormat(Format):
+    """The registry's entry of Thill's layout: detection and the reader both take
+    :func:`identify`'s verdict; the writer writes the book and its manifest as one unit."""
+
     name = "thill"
     description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
     suffixes = (".dat",)
