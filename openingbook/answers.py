@@ -374,19 +374,26 @@ class BookReader(ABC):
     def _answer_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """The rule for flat uint64 arrays of positions of the book's board."""
         known = self._stored_checked_many(first, mask)
+        rest = None  # with ``known``: the positions not found among the stored ones
         if known is None:
             status = self.statuses(first, mask)
+            every = bool((status == STATUS_BOOK).all())
         else:  # the stored positions are book positions: check only the others
-            status = np.full(first.size, STATUS_BOOK, np.int8)
             rest = np.flatnonzero(known.index < 0)
-            if rest.size:
-                status[rest] = self.statuses(first[rest], mask[rest])
-        book = status == STATUS_BOOK
-        every = bool(book.all())
+            rest_status = self.statuses(first[rest], mask[rest]) if rest.size else None
+            every = rest_status is None or bool((rest_status == STATUS_BOOK).all())
+            if not every:
+                status = np.full(first.size, STATUS_BOOK, np.int8)
+                status[rest] = rest_status
         if every:  # the usual bulk call: book positions only, nothing refused
-            index, winner, plies, score = self._stored_many(first, mask) if known is None else known
-            absent = index < 0
+            if known is None:
+                index, winner, plies, score = self._stored_many(first, mask)
+                absent_rows = np.flatnonzero(index < 0)
+            else:
+                index, winner, plies, score = known
+                absent_rows = rest
         else:
+            book = status == STATUS_BOOK
             if known is not None:  # stored where index >= 0, UNKNOWN elsewhere
                 index, winner, plies, score = (a.copy() for a in known)
                 rows = np.empty(0, np.int64)
@@ -410,19 +417,21 @@ class BookReader(ABC):
                     counts, at = np.unique(stones, return_inverse=True)
                     of = [score_from_plies(1, int(c), *self.board) for c in counts]
                     score[now] = np.asarray(of, np.int16)[at]
-            absent = book & (index < 0)
-        unanswered = absent.any() and not self._absent_first_wins
-        if absent.any():
-            winner[absent], plies[absent], score[absent] = UNKNOWN, UNKNOWN, UNKNOWN
-            if self._absent_first_wins:
-                winner[absent] = 1
+            absent_rows = np.flatnonzero(book & (index < 0))
+        unanswered = absent_rows.size > 0 and not self._absent_first_wins
+        if absent_rows.size:
+            plies[absent_rows] = UNKNOWN
+            score[absent_rows] = UNKNOWN
+            winner[absent_rows] = 1 if self._absent_first_wins else UNKNOWN
         if strict and (unanswered or not every):
-            failed = absent if unanswered else np.zeros(first.size, bool)
+            failed = np.zeros(first.size, bool)
+            if unanswered:
+                failed[absent_rows] = True
             if not every:
                 failed = failed | ((status != STATUS_BOOK) & (status != STATUS_WINS_AT_ONCE))
             if failed.any():  # the first position not answered names the error
                 i = int(np.argmax(failed))
-                if status[i] == STATUS_BOOK:
+                if every or status[i] == STATUS_BOOK:
                     raise PositionNotInBook(self._absent_why(f"position {i}"))
                 stones = int(np.bitwise_count(mask[i]))
                 raise self._refusal(int(status[i]), f"position {i}", stones)

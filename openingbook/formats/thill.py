@@ -1327,6 +1327,7 @@ class Book(BookReader):
         self._not_book: tuple[np.ndarray | None] | None = None
         fmt = self.format
         self._luts = value_tables(fmt.plies, fmt.distances, fmt.board)
+        self._bulk_luts: tuple[np.ndarray, ...] | None = None
         self._verified = False
         if check or verify:
             self.verify()
@@ -1696,21 +1697,37 @@ class Book(BookReader):
         """``checked``: every position is of the book's ply with bitboards a key encodes."""
         index = self._find_sorted(first, mask, checked)
         _, values = self._arrays()
-        winner_lut, plies_lut, score_lut, valid_lut = self._luts
-        # value bytes as intp indices into the per-byte tables (fast gathers)
+        winner_lut, plies_lut, score_lut, valid_lut = self._bulk_tables()
+        # value bytes as intp indices into the tables (fast gathers); not stored: entry 256
         if values.size:
-            raw = values.take(np.maximum(index, 0)).view(np.uint8).astype(np.intp)
+            raw = values.view(np.uint8).take(np.maximum(index, 0)).astype(np.intp)
+            raw[index < 0] = _NOT_STORED
         else:  # an empty book: nothing stored, every index -1
-            raw = np.zeros(index.shape, np.intp)
-        found = index >= 0
+            raw = np.full(index.shape, _NOT_STORED, np.intp)
         valid = valid_lut.take(raw)
-        if not valid[found].all():
-            bad = int(index[found][np.argmax(~valid[found])])
+        if not valid.all():
+            bad = int(index[np.argmax(~valid)])
             raise BookFileError(f"{self.path}: record {bad} has an impossible value")
-        winner = np.where(found, winner_lut.take(raw), UNKNOWN).astype(np.int8)
-        plies = np.where(found, plies_lut.take(raw), UNKNOWN).astype(np.int16)
-        score = np.where(found, score_lut.take(raw), UNKNOWN).astype(np.int16)
-        return BulkValues(index, winner, plies, score)
+        return BulkValues(index, winner_lut.take(raw), plies_lut.take(raw), score_lut.take(raw))
+
+    def _bulk_tables(self) -> tuple[np.ndarray, ...]:
+        """The value tables (:func:`openingbook.values.value_tables`) in the dtypes of
+        :class:`BulkValues`, with one entry more, :data:`_NOT_STORED`: ``UNKNOWN``, valid."""
+        if self._bulk_luts is None:
+            tables = []
+            for table, dtype, extra in zip(
+                self._luts,
+                (np.int8, np.int16, np.int16, bool),
+                (UNKNOWN, UNKNOWN, UNKNOWN, True),
+                strict=True,
+            ):
+                tables.append(np.append(table, extra).astype(dtype))
+            self._bulk_luts = tuple(tables)
+        return self._bulk_luts
+
+
+#: the bulk value tables' entry of a position not stored (after the 256 value bytes)
+_NOT_STORED = 256
 
 
 def _search_sorted(order: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -1905,6 +1922,9 @@ def stored_model(book: Book, pruned: bool, source: dict[str, Any]) -> BookModel:
 
 # ------------------------------------------------------------------ the registry's entry
 class ThillFormat(Format):
+    """The registry's entry of Thill's layout: detection and the reader both take
+    :func:`identify`'s verdict; the writer writes the book and its manifest as one unit."""
+
     name = "thill"
     description = "Markus Thill's layout (book.dat ...; our .dat books with a manifest)"
     suffixes = (".dat",)
