@@ -643,6 +643,11 @@ class CadotFormat(Format):
         half_moves = "unknown (0)" if no_distance else "exact"
         return self.write(model, out, no_distance=no_distance), {"half_moves": half_moves}
 
+    def refuse_export(self, book: Any, **options: Any) -> None:
+        super().refuse_export(book, **options)
+        if book.kind == "wdl" and not options.get("no_distance"):
+            raise _no_distances(book.path)
+
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> int:
         """Options: ``no_distance``: half-move counts of 0 (unknown) for a book without
         distances, which is otherwise refused."""
@@ -650,11 +655,16 @@ class CadotFormat(Format):
         if options.get("no_distance"):
             half = np.zeros(len(model), np.int8)
         elif not model.has_distances:
-            raise BookFileError(
-                f"{model.source}: Cadot records carry the half-moves to the result, and this "
-                "book has no distances: export a book built with --distances, or pass "
-                "--no-distance to write 0 (unknown) half-moves"
-            )
+            raise _no_distances(model.source)
         else:
             half = model.plies_to_end
         return write_cadot(out, model.first, model.mask, model.winner, half)
+
+
+def _no_distances(book: str | os.PathLike[str]) -> BookFileError:
+    """The refusal of a book without distances, unless half-moves of 0 are asked for."""
+    return BookFileError(
+        f"{book}: Cadot records carry the half-moves to the result, and this "
+        "book has no distances: export a book built with --distances, or pass "
+        "--no-distance to write 0 (unknown) half-moves"
+    )

@@ -9,9 +9,9 @@ derivation, as the build does (:func:`openingbook.formats.write_solved_book`).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,11 +29,8 @@ from openingbook.manifest import (
     manifest_path,
     manifest_provenance,
 )
-from openingbook.pipeline.negamax import Derivation, derive_values
+from openingbook.pipeline.negamax import DeepBook, Derivation, derive_values
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
-
-if TYPE_CHECKING:
-    from openingbook.model import BookModel
 
 __all__ = ["DeriveSummary", "derive_book"]
 
@@ -69,6 +66,7 @@ def derive_book(
     force: bool = False,
     command: list[str] | None = None,
     book_format: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DeriveSummary:
     """Write the ``plies``-stone book derived from the deeper book ``source``.
 
@@ -79,7 +77,10 @@ def derive_book(
     derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
     ``"compact"`` (written straight from the derived values, the manifest's content
     in its metadata); default: compact for an output ending in ``.c4b``
-    (:func:`openingbook.formats.writes_compact`).
+    (:func:`openingbook.formats.writes_compact`). A compact source is not loaded: each
+    lookup reads its file (:func:`openingbook.formats.lookup_source`), and the roots are
+    walked slice by slice (:func:`openingbook.pipeline.negamax.derive_values`), with
+    ``progress(done, total)`` after each.
 
     >>> import os, tempfile
     >>> from openingbook.bookfile import BOOK8
@@ -91,33 +92,35 @@ def derive_book(
     """
     refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
     out = Path(output)
-    from openingbook.formats import load_book, open_book
+    from openingbook.formats import lookup_source, open_book
 
-    with open_book(source) as book:  # the output is decided before the book is loaded
+    with open_book(source) as book:  # the output is decided before the book is read
         compact = writes_compact(out, book_format, book.board)
         if not compact:
             refuse_thill_layout(book.board, plies)
     check_book_output(out, force, compact)
-    deep = load_book(source, complete=False)
-    if distances is None:
-        distances = deep.has_distances
-    if distances and not deep.has_distances:
-        raise BookFileError(
-            f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
-        )
-    fmt = BookFormat.for_plies(plies, distances, *deep.board)
-    derivation = derive_values(deep, plies, under)
-    missing = np.flatnonzero(~derivation.covered)
-    if len(missing):
-        where = f" under {derivation.under}" if derivation.under else ""
-        raise BookFileError(
-            f"{deep.path.name} does not cover {len(missing)} of the "
-            f"{len(derivation.first)} {plies}-ply positions{where} "
-            f"(first: {derivation.moves[missing[0]]}); derive only the "
-            "positions under a line it covers (under)"
-        )
-    values = derivation.book_values(distances)
-    histogram = value_histogram(fmt, values)  # of every position, pruned ones included
+    with lookup_source(source) as deep:
+        if distances is None:
+            distances = deep.has_distances
+        if distances and not deep.has_distances:
+            raise BookFileError(
+                f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book "
+                "can be derived"
+            )
+        fmt = BookFormat.for_plies(plies, distances, *deep.board)
+        derivation = derive_values(deep, plies, under, progress)
+        missing = np.flatnonzero(~derivation.covered)
+        if len(missing):
+            where = f" under {derivation.under}" if derivation.under else ""
+            raise BookFileError(
+                f"{deep.path.name} does not cover {len(missing)} of the "
+                f"{len(derivation.first)} {plies}-ply positions{where} "
+                f"(first: {derivation.moves[missing[0]]}); derive only the "
+                "positions under a line it covers (under)"
+            )
+        values = derivation.book_values(distances)
+        histogram = value_histogram(fmt, values)  # of every position, pruned ones included
+        record = _manifest_content(fmt, derivation, histogram, command)
     written = write_solved_book(
         out,
         fmt,
@@ -125,7 +128,7 @@ def derive_book(
         derivation.mask,
         values,
         scope=Scope(derivation.under, board=deep.board),
-        record=_manifest_content(fmt, derivation, histogram, command),
+        record=record,
         compact=compact,
         force=force,
     )
@@ -145,11 +148,12 @@ def derive_book(
     )
 
 
-def _layout(model: BookModel) -> BookFormat:
+def _layout(book: DeepBook) -> BookFormat:
     """The Thill layout of a book's records: its file's, or the one its values fit."""
-    if model.stored is not None:
-        return model.stored[0]
-    return BookFormat.for_plies(model.plies, model.has_distances, *model.board)
+    stored = getattr(book, "stored", None)  # a model loaded from a Thill file has records
+    if stored is not None:
+        return stored[0]
+    return BookFormat.for_plies(int(book.plies or 0), book.has_distances, *book.board)
 
 
 def _manifest_content(
