@@ -142,7 +142,7 @@ def lookup_command(
     else:
         text = f"{value.winner.value} player wins"
         if value.plies is not None:
-            text += f" in {value.plies} {'ply' if value.plies == 1 else 'plies'}"
+            text += f" in {counted(value.plies, 'ply', 'plies')}"
     if value.score is not None:
         score = f"{value.score:+d}" if value.score else "0"
         text += f" (score {score} for the {to_move} player to move)"
@@ -150,7 +150,7 @@ def lookup_command(
         where = "not stored (wins at once) in" if pos.can_win_next() else "in"
     else:
         where = f"record {record} in" if record is not None else "not stored in"
-    click.echo(f"{text}; {pos.stone_count} stones, {where} {fmt_name} book")
+    click.echo(f"{text}; {counted(pos.stone_count, 'stone')}, {where} {fmt_name} book")
 
 
 @main.command("info")
