@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 import openingbook.answers as answers
 import openingbook.formats as formats
+import openingbook.formats.cadot as cadot
 import openingbook.formats.tabular as tabular
 import openingbook.pipeline.negamax as negamax
 from openingbook.answers import BookReader
@@ -251,3 +252,14 @@ def test_validate_against_a_compact_book_loads_none_of_it(
     assert report.ok and report.compared == report.positions == 25718
     assert loaded == ["book7-dist.c4b"]  # the shallower book only
     assert len(seen) > 1 and seen[-1] == (25718, 25718)
+
+
+def test_cadot_keys_come_block_by_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    first, mask = enumerate_positions(6, None, 7, 6)
+    whole = cadot.cadot_keys(first, mask)
+    monkeypatch.setattr(cadot, "_KEY_BLOCK", 7)
+    assert np.array_equal(cadot.cadot_keys(first, mask), whole)
+    floating = mask.copy()
+    floating[100] |= np.uint64(1 << 5)  # a stone above empty cells of column 1
+    with pytest.raises(InvalidArgument, match="position 100 has a column"):
+        cadot.cadot_keys(first, floating)

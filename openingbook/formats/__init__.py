@@ -477,19 +477,28 @@ def read_model(book: BookReader, complete: bool = True) -> BookModel:
     pruned = is_pruned(book)
     if not complete and book.format_name == "thill":
         return _stored_model(book, pruned, source)
-    first, mask = book.positions()
-    first = np.ascontiguousarray(first, dtype=np.uint64)
-    mask = np.ascontiguousarray(mask, dtype=np.uint64)
-    bulk = book.lookup_many(first, mask)
+    # piece by piece (a big book part by part): the enumeration of the whole ply and the
+    # lookups' working arrays are never in memory beside each other
+    pieces: list[tuple[np.ndarray, ...]] = []
+    for first, mask in book.position_pieces():
+        first = np.ascontiguousarray(first, dtype=np.uint64)
+        mask = np.ascontiguousarray(mask, dtype=np.uint64)
+        bulk = book.lookup_many(first, mask)
+        answers = (bulk.winner.astype(np.int8), bulk.plies.astype(np.int16))
+        pieces.append((first, mask, *answers, bulk.score.astype(np.int16)))
+    first, mask, winner, plies_to_end, score = (
+        np.concatenate([piece[i] for piece in pieces]) for i in range(5)
+    )
+    del pieces
     return BookModel(
         board=book.board,
         plies=int(book.plies if book.plies is not None else 0),
         kind=book.kind,
         first=first,
         mask=mask,
-        winner=bulk.winner.astype(np.int8),
-        plies_to_end=bulk.plies.astype(np.int16),
-        score=bulk.score.astype(np.int16),
+        winner=winner,
+        plies_to_end=plies_to_end,
+        score=score,
         scope=book.scope,
         pruned=pruned,
         **source,

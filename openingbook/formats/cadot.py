@@ -149,8 +149,9 @@ def _digits_by_bits() -> np.ndarray:
 _DIGIT_BY_BITS = _digits_by_bits()
 
 
-def _column_digits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Cadot digit of every column, shape ``(n, 7)``; ``ValueError`` on an impossible column."""
+def _column_digits(first: np.ndarray, mask: np.ndarray, offset: int = 0) -> np.ndarray:
+    """Cadot digit of every column, shape ``(n, 7)``; ``ValueError`` on an impossible column
+    (naming the position by its index plus ``offset``)."""
     first = np.asarray(first, dtype=np.uint64).reshape(-1)
     mask = np.asarray(mask, dtype=np.uint64).reshape(-1)
     bits = _U64((1 << HEIGHT) - 1)
@@ -162,7 +163,7 @@ def _column_digits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero((digits < 0).any(axis=1))
     if bad.size:
         raise InvalidArgument(
-            f"position {int(bad[0])} has a column that cannot occur in a game "
+            f"position {int(bad[0]) + offset} has a column that cannot occur in a game "
             "(floating stone or four of a kind below the top)"
         )
     return digits
@@ -176,10 +177,18 @@ def cadot_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     ...                np.array([p.mask], np.uint64))[0]) == cadot_key(p)
     True
     """
-    digits = _column_digits(first, mask).astype(np.uint64)
-    v1 = digits @ _POWERS
-    v2 = digits[:, ::-1] @ _POWERS
-    return np.minimum(v1, v2)
+    first = np.asarray(first, dtype=np.uint64).reshape(-1)
+    mask = np.asarray(mask, dtype=np.uint64).reshape(-1)
+    keys = np.empty(first.size, np.uint64)
+    for start in range(0, first.size, _KEY_BLOCK):  # 7 digits of 8 bytes a position
+        block = slice(start, start + _KEY_BLOCK)
+        digits = _column_digits(first[block], mask[block], start).astype(np.uint64)
+        keys[block] = np.minimum(digits @ _POWERS, digits[:, ::-1] @ _POWERS)
+    return keys
+
+
+#: positions whose digits :func:`cadot_keys` holds at once (about 60 MB)
+_KEY_BLOCK = 1 << 20
 
 
 def cadot_key(pos: Position) -> int:
