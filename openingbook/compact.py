@@ -803,6 +803,8 @@ def describe_compact(
         else:
             try:
                 counted, stored = 0, collections.Counter[int]()
+                if progress is not None:
+                    progress(0, h.positions)
                 for first, mask in book.position_pieces():
                     found, counts = np.unique(book.values_of(first, mask), return_counts=True)
                     stored.update(dict(zip(found.tolist(), counts.tolist(), strict=True)))

@@ -432,6 +432,8 @@ def derive_values(
     first, mask, moves = positions_with_moves(plies, line or None, width, height)
     leaves, scores = book_leaves(deep)
     pieces = []
+    if progress is not None:
+        progress(0, len(first))
     for lo, hi in _slices(len(first), slices):
         pieces.append(
             negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, width, height)
