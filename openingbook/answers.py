@@ -47,6 +47,7 @@ from openingbook.errors import (
 )
 from openingbook.values import UNKNOWN, BookValue, BulkValues, value_from_arrays
 from solver import (
+    AUTO_PARTS,
     STATUS_BLOCK,
     STATUS_BOOK,
     STATUS_MESSAGES,
@@ -55,6 +56,7 @@ from solver import (
     BoardSize,
     Position,
     Winner,
+    iter_parts,
     nb_block_status,
     nb_book_position_status,
     nb_canonical_key,
@@ -65,6 +67,8 @@ from solver import (
 )
 
 __all__ = [
+    "PIECEWISE_POSITIONS",
+    "PIECE_POSITIONS",
     "STATUS_OUT_OF_SCOPE",
     "BookReader",
     "nb_position_status",
@@ -80,6 +84,14 @@ SCOPE_PART = 2
 
 
 _REQUIRED = object()
+
+#: Positions per piece of :meth:`BookReader.position_pieces` (a few MB of answers).
+PIECE_POSITIONS = 1 << 18
+#: A complete book of more positions than this (13 plies and deeper on 7x6) whose
+#: positions are its ply's enumeration comes part by part
+#: (:meth:`BookReader.position_pieces`): the enumeration holds the previous layer and
+#: one part, never the whole ply, and the first piece comes in seconds.
+PIECEWISE_POSITIONS = 5_000_000
 
 
 # ------------------------------------------------------------------ status kernels
@@ -163,6 +175,10 @@ class BookReader(ABC):
 
     #: the registry name of the reader's format
     format_name: ClassVar[str] = ""
+    #: the positions answered are the enumeration of the book's ply and scope
+    #: (:func:`solver.enumerate_positions`), so that :meth:`position_pieces` may
+    #: enumerate them part by part
+    enumerated: ClassVar[bool] = False
     path: Path
     _closed: bool = False
     _length: int | None = None
@@ -188,6 +204,11 @@ class BookReader(ABC):
     @abstractmethod
     def scope(self) -> Any:  # an openingbook.model.Scope (not imported: a layer less)
         """Which positions of its ply the book holds (:class:`openingbook.model.Scope`)."""
+
+    @property
+    def has_distances(self) -> bool:
+        """Does the book answer the plies to the result (a distance or score book)?"""
+        return self.kind != "wdl"
 
     @property
     def provenance(self) -> dict[str, Any]:
@@ -521,24 +542,47 @@ class BookReader(ABC):
 
     def __iter__(self) -> Iterator[tuple[Position, BookValue]]:
         """``(Position, BookValue)`` for every position the book answers (one variant per
-        mirror pair)."""
-        first, mask = self.positions()
+        mirror pair), read piece by piece (:meth:`position_pieces`)."""
         board = self.board
         chunk = 1 << 16
-        for start in range(0, len(first), chunk):
-            f, m = first[start : start + chunk], mask[start : start + chunk]
-            bulk = self.lookup_many(f, m)
-            rows = zip(
-                f.tolist(),
-                m.tolist(),
-                bulk.winner.tolist(),
-                bulk.plies.tolist(),
-                bulk.score.tolist(),
-                strict=True,
-            )
-            for fi, mi, w, p, s in rows:
-                pos = Position.from_bitboards(fi, mi, *board, check=False)
-                yield pos, value_from_arrays(w, p, s)
+        for first, mask in self.position_pieces():
+            for start in range(0, len(first), chunk):
+                f, m = first[start : start + chunk], mask[start : start + chunk]
+                bulk = self.lookup_many(f, m)
+                rows = zip(
+                    f.tolist(),
+                    m.tolist(),
+                    bulk.winner.tolist(),
+                    bulk.plies.tolist(),
+                    bulk.score.tolist(),
+                    strict=True,
+                )
+                for fi, mi, w, p, s in rows:
+                    pos = Position.from_bitboards(fi, mi, *board, check=False)
+                    yield pos, value_from_arrays(w, p, s)
+
+    def position_pieces(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Every position of :meth:`positions`, once, as ``(first, mask)`` pieces of at
+        most :data:`PIECE_POSITIONS`. A complete book of more than
+        :data:`PIECEWISE_POSITIONS` positions that are its ply's enumeration comes part
+        by part (:func:`solver.iter_parts`, :data:`solver.AUTO_PARTS` parts; the
+        order of :meth:`positions` where the enumeration itself goes by parts, as for
+        14 plies on 7x6): memory for the previous layer and one part, and the first
+        piece without enumerating the whole ply. Any other book: :meth:`positions`
+        in slices.
+
+        >>> from openingbook import open_book
+        >>> with open_book("8") as book:
+        ...     sum(len(f) for f, _ in book.position_pieces()) == len(book)
+        True
+        """
+        self._require_open()
+        under, part = self._scope_line()
+        if self.enumerated and under is None and part is None and len(self) > PIECEWISE_POSITIONS:
+            for _, first, mask in iter_parts(int(self.plies or 0), AUTO_PARTS, *self.board):
+                yield from _slices(first, mask)
+            return
+        yield from _slices(*self.positions())
 
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every position :meth:`__iter__` yields."""
@@ -568,6 +612,12 @@ class BookReader(ABC):
     def _require_open(self) -> None:
         if self._closed:
             raise BookClosed(f"{self.path}: the book is closed")
+
+
+def _slices(first: np.ndarray, mask: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``first``/``mask`` in slices of :data:`PIECE_POSITIONS` (one, empty, for no position)."""
+    for start in range(0, max(1, len(first)), PIECE_POSITIONS):
+        yield first[start : start + PIECE_POSITIONS], mask[start : start + PIECE_POSITIONS]
 
 
 def _bitboard_array(values: Any, name: str) -> np.ndarray:

@@ -51,6 +51,7 @@ __all__ = [
     "Scope",
     "model_from_values",
     "require_board",
+    "require_complete",
     "require_complete_model",
 ]
 
@@ -364,17 +365,22 @@ def require_complete_model(model: BookModel) -> None:
     """Refuse a model of a pruned book that could not be completed: its file leaves the
     first player's wins out, and its scope is unknown or partial (a sample, a shard), so
     the model holds only what is stored (:class:`BookFileError`)."""
-    scope = model.scope
-    if not model.pruned:
+    require_complete(model.pruned, model.scope, model.source)
+
+
+def require_complete(pruned: bool, scope: Scope, source: str | os.PathLike[str]) -> None:
+    """:func:`require_complete_model` of a book known by its pruning, scope and file
+    (an open reader, before any position is read)."""
+    if not pruned:
         return
     if not scope.known:
         raise BookFileError(
-            f"{model.source}: scope unknown: {scope.unknown_why}, so the first-player wins "
+            f"{source}: scope unknown: {scope.unknown_why}, so the first-player wins "
             "it leaves out cannot be recovered; keep the manifest beside the book"
         )
     if scope.partial:
         raise BookFileError(
-            f"{model.source}: the book is {scope.partial}, so the first-player wins it leaves "
+            f"{source}: the book is {scope.partial}, so the first-player wins it leaves "
             "out cannot be recovered; export a complete book"
         )
 

@@ -65,7 +65,7 @@ def describe_value(known: bool, winner: int, plies: int = -1, stored: bool = Tru
     else:
         text = f"{WINNERS[winner].value} player wins"
         if plies >= 0:
-            text += f" in {plies} plies"
+            text += f" in {plies} {'ply' if plies == 1 else 'plies'}"
     return text if stored else text + " (not stored)"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ from openingbook.checks.report import (
     position_report,
 )
 from openingbook.errors import BookFileError
-from openingbook.formats import load_book
+from openingbook.formats import load_book, lookup_source
 from openingbook.model import require_board
 from openingbook.pipeline.negamax import derive_values
 from openingbook.values import UNKNOWN
@@ -89,6 +90,7 @@ def validate_books(
     book: str | os.PathLike[str],
     deeper: str | os.PathLike[str],
     under: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
     """Derive ``book``'s values from the ``deeper`` book and compare every position.
 
@@ -97,18 +99,20 @@ def validate_books(
     or ``under``); with a distance book, those whose every needed deeper position
     is stored. Values are compared as win/draw/loss, plus distances when both
     books have them. A pruned ``book`` answers "first player wins" for what it
-    does not store (within its own scope).
+    does not store (within its own scope). A compact deeper book is not loaded (each
+    lookup reads its file) and the derivation goes slice by slice, with
+    ``progress(done, total)`` after each (:func:`openingbook.pipeline.negamax.derive_values`).
     """
     start = time.perf_counter()
     shallow = load_book(book, complete=False)
-    deep = load_book(deeper, complete=False)
-    require_board(deep.path.name, deep.board, shallow.board)
-    if shallow.plies >= deep.plies:
-        raise BookFileError(
-            f"{deep.path.name} ({deep.plies} plies) is not deeper than "
-            f"{shallow.path.name} ({shallow.plies} plies)"
-        )
-    derivation = derive_values(deep, shallow.plies, under)
+    with lookup_source(deeper) as deep:
+        require_board(deep.path.name, deep.board, shallow.board)
+        if shallow.plies >= deep.plies:
+            raise BookFileError(
+                f"{deep.path.name} ({deep.plies} plies) is not deeper than "
+                f"{shallow.path.name} ({shallow.plies} plies)"
+            )
+        derivation = derive_values(deep, shallow.plies, under, progress)
     notes: list[str] = []
     if derivation.under:
         notes.append(

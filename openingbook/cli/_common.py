@@ -10,13 +10,14 @@ existing output), an ``OSError`` (a missing file, a full disk), a stray
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import importlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
@@ -226,6 +227,39 @@ class ShippedBooksHelp(click.Command):
             super().format_help_text(ctx, formatter)
         finally:
             self.help = text
+
+
+#: the smallest job (positions) :func:`progress_bar` shows a bar for: smaller ones end
+#: in seconds
+PROGRESS_FROM = 1_000_000
+
+
+@contextlib.contextmanager
+def progress_bar(enabled: bool, what: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for the library's ``progress(done, total)`` callbacks
+    (positions), shown from the first call of a job of :data:`PROGRESS_FROM` positions
+    or more; None when not ``enabled`` (``--json``)."""
+    if not enabled:
+        yield None
+        return
+    from tqdm import tqdm
+
+    bars: list[Any] = []
+
+    def advance(done: int, total: int) -> None:
+        if not bars:
+            if total < PROGRESS_FROM:
+                return
+            bars.append(tqdm(desc=what, unit=" positions", unit_scale=True, file=sys.stderr))
+        bar = bars[0]
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        yield advance
+    finally:
+        for bar in bars:
+            bar.close()
 
 
 def counted(count: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:

@@ -217,7 +217,7 @@ def build_command(
             f"first wins {v['first']}, second wins "
             f"{v['second']}, draws {v['draw']}; solved {summary.positions_solved} in "
             f"{summary.wall_seconds:.1f} s ({summary.positions_per_second:.1f}/s), "
-            f"{summary.chunks_resumed} of {summary.chunks} chunks resumed"
+            f"{summary.chunks_resumed} of {counted(summary.chunks, 'chunk')} resumed"
         )
 
 

@@ -23,6 +23,7 @@ from openingbook.cli._common import (
     output_format_option,
     output_option,
     parallel_options,
+    progress_bar,
     seed_option,
     user_errors,
 )
@@ -123,16 +124,18 @@ def derive_command(
 
     _check_line(under, source)
 
-    summary = derive_book(
-        source,
-        plies,
-        output,
-        under=under,
-        distances=distances,
-        force=force,
-        command=["openingbook", *sys.argv[1:]],
-        book_format=book_format,
-    )
+    with progress_bar(not as_json, "deriving") as advance:
+        summary = derive_book(
+            source,
+            plies,
+            output,
+            under=under,
+            distances=distances,
+            force=force,
+            command=["openingbook", *sys.argv[1:]],
+            book_format=book_format,
+            progress=advance,
+        )
     if as_json:
         emit_json(summary.as_dict())
         return
@@ -175,7 +178,8 @@ def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool)
     from openingbook.checks.validate import validate_books
 
     _check_line(under, deeper)
-    report = validate_books(book, deeper, under=under)
+    with progress_bar(not as_json, "deriving") as advance:
+        report = validate_books(book, deeper, under=under, progress=advance)
     _finish(report, as_json, report.lines())
 
 

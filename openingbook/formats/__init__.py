@@ -37,8 +37,10 @@ load a whole book.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +89,9 @@ __all__ = [
     "describe",
     "detect",
     "format_named",
+    "is_pruned",
     "load_book",
+    "lookup_source",
     "open_book",
     "output_format",
     "read_model",
@@ -326,26 +330,57 @@ def read_model(book: BookReader, complete: bool = True) -> BookModel:
         "source_format": book.format_name,
         "records": book.records,
     }
-    pruned = book.format_name == "thill" and book.kind == "wdl"
+    pruned = is_pruned(book)
     if not complete and book.format_name == "thill":
         return stored_model(book, pruned, source)
-    first, mask = book.positions()
-    first = np.ascontiguousarray(first, dtype=np.uint64)
-    mask = np.ascontiguousarray(mask, dtype=np.uint64)
-    bulk = book.lookup_many(first, mask)
+    # piece by piece (a big book part by part): the enumeration of the whole ply and the
+    # lookups' working arrays are never in memory beside each other
+    pieces: list[tuple[np.ndarray, ...]] = []
+    for first, mask in book.position_pieces():
+        first = np.ascontiguousarray(first, dtype=np.uint64)
+        mask = np.ascontiguousarray(mask, dtype=np.uint64)
+        bulk = book.lookup_many(first, mask)
+        answers = (bulk.winner.astype(np.int8), bulk.plies.astype(np.int16))
+        pieces.append((first, mask, *answers, bulk.score.astype(np.int16)))
+    first, mask, winner, plies_to_end, score = (
+        np.concatenate([piece[i] for piece in pieces]) for i in range(5)
+    )
+    del pieces
     return BookModel(
         board=book.board,
         plies=int(book.plies if book.plies is not None else 0),
         kind=book.kind,
         first=first,
         mask=mask,
-        winner=bulk.winner.astype(np.int8),
-        plies_to_end=bulk.plies.astype(np.int16),
-        score=bulk.score.astype(np.int16),
+        winner=winner,
+        plies_to_end=plies_to_end,
+        score=score,
         scope=book.scope,
         pruned=pruned,
         **source,
     )
+
+
+@contextlib.contextmanager
+def lookup_source(path: str | os.PathLike[str]) -> Iterator[BookModel | BookReader]:
+    """The book at ``path`` for the bulk lookups of a derivation or a validation: a
+    file of Thill's layouts loaded as stored (:func:`load_book` with ``complete=False``:
+    every record read and checked, its layout and records kept), any other the open
+    reader, which answers every lookup from its file (a compact book: nothing of it
+    loaded, whatever its size)."""
+    from openingbook.booknames import resolve_book
+
+    if detect(resolve_book(path)).layouts:
+        yield load_book(path, complete=False)
+        return
+    with open_book(path) as book:
+        yield book
+
+
+def is_pruned(book: BookReader) -> bool:
+    """Does the open book's file leave the first player's wins out (a pruned Thill
+    book, answered by its rule)?"""
+    return book.format_name == "thill" and book.kind == "wdl"
 
 
 def read_records(
@@ -366,21 +401,30 @@ def read_records(
 
 @reads_book
 def describe(
-    path: str | os.PathLike[str], kind: str | None = None, fmt: BookFormat | None = None
+    path: str | os.PathLike[str],
+    kind: str | None = None,
+    fmt: BookFormat | None = None,
+    *,
+    full: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """What ``openingbook info`` prints for the book at ``path``, as a JSON-ready dict.
 
     Compact and Thill books have their own full reports
-    any other format is read whole through its reader: every answer is checked
-    possible for its position (a damaged file is refused), and the report gives the
-    board, ply, kind, records, the positions answered and their values.
+    (:func:`openingbook.formats.compact.describe_compact`, which ``full`` and ``progress``
+    are for; :func:`openingbook.formats.thill.describe_book`); any other format is read whole
+    through its reader: every answer is checked possible for its position (a damaged
+    file is refused), and the report gives the board, ply, kind, records, the
+    positions answered and their values. Such a file has no checksum: its values are
+    checked against a shipped complete book of its board and ply where there is one
+    (:func:`_values_check`), and ``not_checked`` says so where there is none.
     """
     p = Path(path)
     kind = kind or detect(p).name
     if kind == "compact":
         from openingbook.formats.compact import describe_compact
 
-        return describe_compact(p)
+        return describe_compact(p, full, progress)
     if kind == "thill":
         return describe_book(p, fmt)
     model = load_book(p, kind)
@@ -390,6 +434,13 @@ def describe(
         "second": int((model.winner == -1).sum()),
     }
     board = "" if model.board == DEFAULT_BOARD else f"{model.board} "
+    checks: dict[str, str] = {}
+    not_checked: dict[str, str] = {}
+    result = _values_check(model, kind)
+    if result.startswith(_NOT_AVAILABLE):
+        not_checked["values"] = result
+    else:
+        checks["values"] = result
     return {
         "path": str(path),
         "format": kind,
@@ -403,9 +454,63 @@ def describe(
         "positions": len(model),
         "bytes": p.stat().st_size,
         "values": values,
-        "checks": {"values": "ok"},  # load_book refuses a value no game can have
-        "ok": True,
+        "checks": checks,
+        "not_checked": not_checked,
+        "ok": all(v == "ok" for v in checks.values()),
     }
+
+
+_NOT_AVAILABLE = "not available"
+
+
+def _values_check(model: BookModel, kind: str) -> str:
+    """``"ok"`` when every value of ``model`` (a file of the format ``kind``) agrees
+    with a shipped complete book of its board and ply (winners, and plies where both
+    have distances); else the disagreement, or why the check is not available.
+
+    A format without a checksum can hold any plausible value; the shipped books are
+    checked whole against theirs, so they are what a value is compared with."""
+    from openingbook.booknames import book_name, books_dir
+    from openingbook.compact import CompactBook
+
+    stones = np.bitwise_count(model.mask)
+    reference: Path | None = None
+    directory = books_dir()
+    candidates = sorted(directory.glob(f"*{COMPACT_SUFFIX}")) if directory else []
+    for candidate in candidates:  # a distance book first: it checks the plies too
+        try:
+            with CompactBook(candidate, verify=False) as book:
+                fits = (book.board, book.plies) == (model.board, model.plies) and (
+                    book.under is None and book.part is None
+                )
+                if fits and (reference is None or book.kind != "wdl"):
+                    reference = candidate
+        except BookFileError:
+            continue  # a damaged shipped book is no reference (``books`` flags it)
+    if reference is None:
+        return (
+            f"{_NOT_AVAILABLE} for {kind}: no shipped complete {model.board} "
+            f"{model.plies}-ply book to compare its values with"
+        )
+    at_ply = np.flatnonzero(stones == model.plies)
+    with CompactBook(reference) as book:  # the checksum too: a reference must be sound
+        truth = book.lookup_many(model.first[at_ply], model.mask[at_ply], strict=False)
+        distances = book.kind != "wdl" and model.has_distances
+    differ = truth.winner != model.winner[at_ply]
+    if distances:
+        differ |= truth.plies != model.plies_to_end[at_ply]
+    if not differ.any():
+        return "ok"
+    from solver import Position
+
+    i = int(at_ply[np.argmax(differ)])
+    moves = Position.from_bitboards(
+        int(model.first[i]), int(model.mask[i]), *model.board
+    ).some_moves()
+    return (
+        f"{int(differ.sum()):,} of {len(at_ply):,} positions disagree with the shipped "
+        f"{book_name(reference)} book (first: {moves})"
+    )
 
 
 # ------------------------------------------------------------------ writing solved values

@@ -74,6 +74,9 @@ class Format(ABC):
     #: is the record of how the book was made a manifest file beside the book (else it
     #: is inside the file, or there is none)?
     separate_manifest: ClassVar[bool] = False
+    #: does ``export`` write the book as its positions come (:meth:`export_stream`: rows
+    #: of text, in the book's order), rather than from the whole book in memory?
+    streams: ClassVar[bool] = False
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         """Does the file (its first bytes ``head``, ``size`` bytes long) look like this
@@ -102,6 +105,23 @@ class Format(ABC):
         refuse_existing(out, force)
         check_writable(out)
 
+    def refuse_export(self, book: Any, **options: Any) -> None:
+        """Refuse, before any position is read, a book (an open
+        :class:`~openingbook.answers.BookReader`) this format cannot export with these
+        options, from what its header tells (board, ply, kind). Default: a board other
+        than 7x6 for a format of 7x6 only (:func:`require_7x6`)."""
+        if not self.any_board:
+            require_7x6(book, self.name)
+
+    def export_stream(
+        self, book: Any, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any], int]:
+        """Write the open ``book`` at ``out`` as its positions come
+        (:meth:`~openingbook.answers.BookReader.position_pieces`), for a format whose
+        :attr:`streams`: the positions written, the summary's ``details`` and the
+        first-player wins among them."""
+        raise InvalidArgument(f"the {self.name} format is not written as a stream", argument="fmt")
+
     def export(
         self, model: Any, out: str | os.PathLike[str], **options: Any
     ) -> tuple[int, dict[str, Any]]:
@@ -129,10 +149,12 @@ def require_writable(model: Any, name: str, scope: bool) -> None:
 
 
 def require_7x6(model: Any, name: str) -> None:
-    """Refuse a model of another board than 7x6 for the format ``name``, of 7x6 only."""
+    """Refuse a model (or an open reader) of another board than 7x6 for the format
+    ``name``, of 7x6 only."""
     if model.board != DEFAULT_BOARD:
+        source = getattr(model, "source", None) or getattr(model, "path", "the book")
         raise InvalidArgument(
-            f"the {name} format is of the 7x6 board; {model.source} is a {model.board} book",
+            f"the {name} format is of the 7x6 board; {source} is a {model.board} book",
             argument="fmt",
             value=name,
         )

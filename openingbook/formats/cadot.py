@@ -149,8 +149,9 @@ def _digits_by_bits() -> np.ndarray:
 _DIGIT_BY_BITS = _digits_by_bits()
 
 
-def _column_digits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Cadot digit of every column, shape ``(n, 7)``; ``ValueError`` on an impossible column."""
+def _column_digits(first: np.ndarray, mask: np.ndarray, offset: int = 0) -> np.ndarray:
+    """Cadot digit of every column, shape ``(n, 7)``; ``ValueError`` on an impossible column
+    (naming the position by its index plus ``offset``)."""
     first = np.asarray(first, dtype=np.uint64).reshape(-1)
     mask = np.asarray(mask, dtype=np.uint64).reshape(-1)
     bits = _U64((1 << HEIGHT) - 1)
@@ -162,7 +163,7 @@ def _column_digits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero((digits < 0).any(axis=1))
     if bad.size:
         raise InvalidArgument(
-            f"position {int(bad[0])} has a column that cannot occur in a game "
+            f"position {int(bad[0]) + offset} has a column that cannot occur in a game "
             "(floating stone or four of a kind below the top)"
         )
     return digits
@@ -176,10 +177,18 @@ def cadot_keys(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     ...                np.array([p.mask], np.uint64))[0]) == cadot_key(p)
     True
     """
-    digits = _column_digits(first, mask).astype(np.uint64)
-    v1 = digits @ _POWERS
-    v2 = digits[:, ::-1] @ _POWERS
-    return np.minimum(v1, v2)
+    first = np.asarray(first, dtype=np.uint64).reshape(-1)
+    mask = np.asarray(mask, dtype=np.uint64).reshape(-1)
+    keys = np.empty(first.size, np.uint64)
+    for start in range(0, first.size, _KEY_BLOCK):  # 7 digits of 8 bytes a position
+        block = slice(start, start + _KEY_BLOCK)
+        digits = _column_digits(first[block], mask[block], start).astype(np.uint64)
+        keys[block] = np.minimum(digits @ _POWERS, digits[:, ::-1] @ _POWERS)
+    return keys
+
+
+#: positions whose digits :func:`cadot_keys` holds at once (about 60 MB)
+_KEY_BLOCK = 1 << 20
 
 
 def cadot_key(pos: Position) -> int:
@@ -643,6 +652,11 @@ class CadotFormat(Format):
         half_moves = "unknown (0)" if no_distance else "exact"
         return self.write(model, out, no_distance=no_distance), {"half_moves": half_moves}
 
+    def refuse_export(self, book: Any, **options: Any) -> None:
+        super().refuse_export(book, **options)
+        if book.kind == "wdl" and not options.get("no_distance"):
+            raise _no_distances(book.path)
+
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> int:
         """Options: ``no_distance``: half-move counts of 0 (unknown) for a book without
         distances, which is otherwise refused."""
@@ -650,11 +664,16 @@ class CadotFormat(Format):
         if options.get("no_distance"):
             half = np.zeros(len(model), np.int8)
         elif not model.has_distances:
-            raise BookFileError(
-                f"{model.source}: Cadot records carry the half-moves to the result, and this "
-                "book has no distances: export a book built with --distances, or pass "
-                "--no-distance to write 0 (unknown) half-moves"
-            )
+            raise _no_distances(model.source)
         else:
             half = model.plies_to_end
         return write_cadot(out, model.first, model.mask, model.winner, half)
+
+
+def _no_distances(book: str | os.PathLike[str]) -> BookFileError:
+    """The refusal of a book without distances, unless half-moves of 0 are asked for."""
+    return BookFileError(
+        f"{book}: Cadot records carry the half-moves to the result, and this "
+        "book has no distances: export a book built with --distances, or pass "
+        "--no-distance to write 0 (unknown) half-moves"
+    )

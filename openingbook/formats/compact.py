@@ -37,6 +37,7 @@ and score (Pons score of the side to move).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import math
@@ -44,6 +45,7 @@ import mmap
 import os
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.answers import (
+    PIECEWISE_POSITIONS,
     STATUS_OUT_OF_SCOPE,
     BookReader,
     nb_position_status,
@@ -657,6 +660,7 @@ class CompactBook(BookReader):
         self._table = np.array(h.values, dtype=np.int16)
 
     format_name = "compact"
+    enumerated = True
 
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
@@ -795,35 +799,57 @@ class CompactBook(BookReader):
         return values.astype(np.int8)
 
 
-def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
+def describe_compact(
+    path: str | os.PathLike[str],
+    full: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """What ``openingbook info`` prints for a compact book, as a JSON-ready dict.
 
     Raises :class:`CompactFileError` (one line) for a file whose header is not a
     compact book's or whose checksum (over header and payload) fails: a damaged
     file, whatever byte changed, is reported as damaged and nothing of it is
-    described. The count of positions and a full decode of every position's value
-    are reported as checks (``"ok"`` or the problem).
+    described. ``full``: also decode every position's value, piece by piece
+    (:meth:`CompactBook.position_pieces`; ``progress(done, total)`` is called after
+    each piece), and report the count of positions and the values as checks
+    (``"ok"`` or the problem). By default a book of up to
+    :data:`~openingbook.answers.PIECEWISE_POSITIONS` positions is checked in full; a
+    bigger one (the 14-ply book) is not, and ``not_checked`` says why.
     """
     path = Path(path)
     checks: dict[str, str] = {}
+    not_checked: dict[str, str] = {}
     with CompactBook(path, verify=True) as book:  # the checksum first: damage is refused
         h = book.header
         checks["checksum"] = "ok"
         values: dict[str, Any] = {}
-        try:
-            first, mask = book.positions()
-            # n has no checksum; the ply and scope give the true count
-            checks["positions"] = (
-                "ok"
-                if len(first) == h.positions
-                else f"the header announces {h.positions} positions, its ply and scope "
-                f"give {len(first)}"
-            )
-            stored = book.values_of(first, mask)
-            values = _histogram(h.kind, h.plies, stored, h.board)
-            checks["values"] = "ok"
-        except ValueError as exc:
-            checks["values"] = str(exc).removeprefix(f"{path}: ")
+        if full is None:
+            full = h.positions <= PIECEWISE_POSITIONS
+        if not full:
+            why = f"not run ({h.positions:,} positions: --full decodes every one)"
+            not_checked = {"positions": why, "values": why}
+        else:
+            try:
+                counted, stored = 0, collections.Counter[int]()
+                if progress is not None:
+                    progress(0, h.positions)
+                for first, mask in book.position_pieces():
+                    found, counts = np.unique(book.values_of(first, mask), return_counts=True)
+                    stored.update(dict(zip(found.tolist(), counts.tolist(), strict=True)))
+                    counted += len(first)
+                    if progress is not None:
+                        progress(counted, h.positions)
+                # n has no checksum; the ply and scope give the true count
+                checks["positions"] = (
+                    "ok"
+                    if counted == h.positions
+                    else f"the header announces {h.positions} positions, its ply and scope "
+                    f"give {counted}"
+                )
+                values = _histogram(h.kind, h.plies, stored, h.board)
+                checks["values"] = "ok"
+            except ValueError as exc:
+                checks["values"] = str(exc).removeprefix(f"{path}: ")
         info: dict[str, Any] = {
             "path": str(path),
             "format": "compact",
@@ -843,6 +869,7 @@ def describe_compact(path: str | os.PathLike[str]) -> dict[str, Any]:
             "values": values,
             "provenance": provenance(h.metadata),
             "checks": checks,
+            "not_checked": not_checked,
         }
     info["ok"] = all(v == "ok" for v in checks.values())
     return info
@@ -877,24 +904,27 @@ def _object(metadata: dict[str, Any], key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _histogram(kind: str, plies: int, values: np.ndarray, board: BoardSize) -> dict[str, Any]:
-    """Counts of first/second/draw (and, with distances, by plies) of stored values."""
-    winner, dist, _ = _value_luts(kind, plies, sorted(set(values.tolist())), board)[:, :-1]
-    table = sorted(set(values.tolist()))
-    at = np.searchsorted(np.array(table, dtype=np.int64), values.astype(np.int64))
-    w, d = winner[at], dist[at]
-    out: dict[str, Any] = {
-        "draw": int((w == 0).sum()),
-        "first": int((w == 1).sum()),
-        "second": int((w == -1).sum()),
+def _histogram(kind: str, plies: int, counts: dict[int, int], board: BoardSize) -> dict[str, Any]:
+    """Counts of first/second/draw (and, with distances, by plies) of stored values,
+    from the count of each stored value."""
+    table = sorted(counts)
+    winner, dist, _ = _value_luts(kind, plies, table, board)[:, :-1]
+    out: dict[str, Any] = {"draw": 0, "first": 0, "second": 0}
+    by_plies: dict[str, collections.Counter[int]] = {
+        "first": collections.Counter(),
+        "second": collections.Counter(),
     }
+    sides = {0: "draw", 1: "first", -1: "second"}
+    for value, w, d in zip(table, winner.tolist(), dist.tolist(), strict=True):
+        side = sides.get(w)
+        if side is None:
+            continue
+        out[side] += counts[value]
+        if side != "draw":
+            by_plies[side][d] += counts[value]
     if kind != "wdl":
-        for side, code in (("first", 1), ("second", -1)):
-            plies_of = d[w == code]
-            out[f"{side}_by_plies"] = {
-                str(int(k)): int(c)
-                for k, c in zip(*np.unique(plies_of, return_counts=True), strict=True)
-            }
+        for side, plies_of in by_plies.items():
+            out[f"{side}_by_plies"] = {str(k): c for k, c in sorted(plies_of.items())}
     return out
 
 

@@ -641,13 +641,15 @@ class PonsFormat(Format):
             "lost_to_slot_clashes": result.lost,
         }
 
+    def refuse_export(self, book: Any, **options: Any) -> None:
+        super().refuse_export(book, **options)
+        if book.kind == "wdl":
+            raise _no_scores(book.path)
+
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> PonsExport:
         """Options: ``log_size``: log2 of the table size (:data:`PONS_LOG_SIZES`)."""
         if not model.has_distances:
-            raise BookFileError(
-                f"{model.source}: a Pons book stores exact scores, and this book has no "
-                "distances: export a book built with --distances"
-            )
+            raise _no_scores(model.source)
         return write_pons(
             out,
             model.first,
@@ -657,3 +659,11 @@ class PonsFormat(Format):
             width=model.board.width,
             height=model.board.height,
         )
+
+
+def _no_scores(book: str | os.PathLike[str]) -> BookFileError:
+    """The refusal of a book without distances, which a Pons book cannot hold."""
+    return BookFileError(
+        f"{book}: a Pons book stores exact scores, and this book has no "
+        "distances: export a book built with --distances"
+    )

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.atomicio import atomic_output
-from openingbook.errors import InvalidArgument
+from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.formats.base import Format, require_7x6
-from openingbook.values import WINNERS
+from openingbook.values import UNKNOWN, WINNERS
 from solver import BoardSize
 
 if TYPE_CHECKING:
@@ -202,6 +202,43 @@ class TabularFormat(Format):
 
     name = "tabular"
     readable = False
+    streams = True
+
+    def export_stream(
+        self, book: Any, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any], int]:
+        """Rows as the positions come from the open ``book``
+        (:meth:`~openingbook.answers.BookReader.position_pieces`), each piece answered in
+        one bulk lookup and written (and flushed) before the next is read: the first rows
+        come while the rest of the book is still unread, and memory holds one piece."""
+        from openingbook.bookfile import BookFormat
+
+        known = book.kind != "wdl"
+        key_bits = BookFormat.for_plies(book.plies, known, *book.board).key_bits
+        written = first_wins = 0
+        with atomic_output(out, text=True) as fh:
+            if self.name == "csv":
+                fh.write(",".join(FIELDS) + "\n")
+            for first, mask in book.position_pieces():
+                answers = book.lookup_many(first, mask)
+                if known and (answers.plies == UNKNOWN).any():
+                    raise BookFileError(
+                        f"{book.path}: a {book.kind} book answers a position without its "
+                        "distance (damaged file)"
+                    )
+                plies = answers.plies if known else None
+                score = answers.score if known else None
+                fh.write(
+                    "".join(
+                        tabular_lines(
+                            self.name, first, mask, answers.winner, plies, score, key_bits
+                        )
+                    )
+                )
+                fh.flush()
+                written += len(first)
+                first_wins += int((answers.winner == 1).sum())
+        return written, {"distances": known}, first_wins
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
         from openingbook.codec import key_field_bits  # bitarray: loaded only by an export

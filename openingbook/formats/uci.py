@@ -109,11 +109,7 @@ def tromp_order(plies: int, tromp_subset: bool = False) -> tuple[np.ndarray, np.
     >>> uci_fields(Position.from_bitboards(int(first[0]), int(mask[0]))).split(",")[12:24]
     ['x', 'o', 'b', 'b', 'b', 'b', 'x', 'o', 'x', 'o', 'x', 'o']
     """
-    if not 0 <= plies <= MAX_UCI_PLIES:
-        raise InvalidArgument(
-            f"UCI rows are made for books of at most {MAX_UCI_PLIES} plies, not {plies} "
-            "(use the csv or jsonl format for deeper books)"
-        )
+    _require_uci_plies(plies)
     h1 = HEIGHT + 1
     first = np.zeros(1, dtype=np.uint64)
     mask = np.zeros(1, dtype=np.uint64)
@@ -141,6 +137,15 @@ def tromp_order(plies: int, tromp_subset: bool = False) -> tuple[np.ndarray, np.
     if tromp_subset:
         keep &= ~opponent_threat(first, mask)
     return first[keep], mask[keep]
+
+
+def _require_uci_plies(plies: int) -> None:
+    """Refuse a ply past :data:`MAX_UCI_PLIES` (:class:`InvalidArgument`)."""
+    if not 0 <= plies <= MAX_UCI_PLIES:
+        raise InvalidArgument(
+            f"UCI rows are made for books of at most {MAX_UCI_PLIES} plies, not {plies} "
+            "(use the csv or jsonl format for deeper books)"
+        )
 
 
 def uci_lines(first: np.ndarray, mask: np.ndarray, winner: np.ndarray) -> list[bytes]:
@@ -185,6 +190,10 @@ class UciFormat(Format):
     suffixes = (".data",)
     readable = False
     export_options = frozenset({"tromp_subset"})
+
+    def refuse_export(self, book: Any, **options: Any) -> None:
+        super().refuse_export(book, **options)
+        _require_uci_plies(int(book.plies or 0))
 
     def export(
         self, model: BookModel, out: str | os.PathLike[str], **options: Any

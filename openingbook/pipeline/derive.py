@@ -9,9 +9,9 @@ derivation, as the build does (:func:`openingbook.formats.write_solved_book`).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,11 +26,8 @@ from openingbook.formats.thill import (
     value_histogram,
 )
 from openingbook.model import Scope
-from openingbook.pipeline.negamax import Derivation, derive_values
+from openingbook.pipeline.negamax import DeepBook, Derivation, derive_values
 from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
-
-if TYPE_CHECKING:
-    from openingbook.model import BookModel
 
 __all__ = ["DeriveSummary", "derive_book"]
 
@@ -66,6 +63,7 @@ def derive_book(
     force: bool = False,
     command: list[str] | None = None,
     book_format: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DeriveSummary:
     """Write the ``plies``-stone book derived from the deeper book ``source``.
 
@@ -76,7 +74,10 @@ def derive_book(
     derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
     ``"compact"`` (written straight from the derived values, the manifest's content
     in its metadata); default: compact for an output ending in ``.c4b``
-    (:func:`openingbook.formats.solved_book_writer`).
+    (:func:`openingbook.formats.solved_book_writer`). A compact source is not loaded: each
+    lookup reads its file (:func:`openingbook.formats.lookup_source`), and the roots are
+    walked slice by slice (:func:`openingbook.pipeline.negamax.derive_values`), with
+    ``progress(done, total)`` after each.
 
     >>> import os, tempfile
     >>> from openingbook.formats.thill import BOOK8
@@ -88,32 +89,34 @@ def derive_book(
     """
     refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
     out = Path(output)
-    from openingbook.formats import load_book, open_book
+    from openingbook.formats import lookup_source, open_book
 
-    with open_book(source) as book:  # the output is decided before the book is loaded
+    with open_book(source) as book:  # the output is decided before the book is read
         writer = solved_book_writer(out, book_format, book.board)
         writer.check_book(book.board, plies)
     writer.check_output(out, force)
-    deep = load_book(source, complete=False)
-    if distances is None:
-        distances = deep.has_distances
-    if distances and not deep.has_distances:
-        raise BookFileError(
-            f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book can be derived"
-        )
-    fmt = BookFormat.for_plies(plies, distances, *deep.board)
-    derivation = derive_values(deep, plies, under)
-    missing = np.flatnonzero(~derivation.covered)
-    if len(missing):
-        where = f" under {derivation.under}" if derivation.under else ""
-        raise BookFileError(
-            f"{deep.path.name} does not cover {len(missing)} of the "
-            f"{len(derivation.first)} {plies}-ply positions{where} "
-            f"(first: {derivation.moves[missing[0]]}); derive only the "
-            "positions under a line it covers (under)"
-        )
-    values = derivation.book_values(distances)
-    histogram = value_histogram(fmt, values)  # of every position, pruned ones included
+    with lookup_source(source) as deep:
+        if distances is None:
+            distances = deep.has_distances
+        if distances and not deep.has_distances:
+            raise BookFileError(
+                f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book "
+                "can be derived"
+            )
+        fmt = BookFormat.for_plies(plies, distances, *deep.board)
+        derivation = derive_values(deep, plies, under, progress)
+        missing = np.flatnonzero(~derivation.covered)
+        if len(missing):
+            where = f" under {derivation.under}" if derivation.under else ""
+            raise BookFileError(
+                f"{deep.path.name} does not cover {len(missing)} of the "
+                f"{len(derivation.first)} {plies}-ply positions{where} "
+                f"(first: {derivation.moves[missing[0]]}); derive only the "
+                "positions under a line it covers (under)"
+            )
+        values = derivation.book_values(distances)
+        histogram = value_histogram(fmt, values)  # of every position, pruned ones included
+        record = _manifest_content(fmt, derivation, histogram, command)
     written = write_solved_book(
         out,
         fmt,
@@ -121,7 +124,7 @@ def derive_book(
         derivation.mask,
         values,
         scope=Scope(derivation.under, board=deep.board),
-        record=_manifest_content(fmt, derivation, histogram, command),
+        record=record,
         writer=writer,
         force=force,
     )
@@ -141,11 +144,12 @@ def derive_book(
     )
 
 
-def _layout(model: BookModel) -> BookFormat:
+def _layout(book: DeepBook) -> BookFormat:
     """The Thill layout of a book's records: its file's, or the one its values fit."""
-    if model.stored is not None:
-        return model.stored[0]
-    return BookFormat.for_plies(model.plies, model.has_distances, *model.board)
+    stored = getattr(book, "stored", None)  # a model loaded from a Thill file has records
+    if stored is not None:
+        return stored[0]
+    return BookFormat.for_plies(int(book.plies or 0), book.has_distances, *book.board)
 
 
 def _manifest_content(

@@ -1,5 +1,5 @@
-"""Exporting a book: :func:`export_book` reads any readable book through the format
-registry (:func:`openingbook.formats.load_book`) and writes it with a registry entry:
+"""Exporting a book: :func:`export_book` opens any readable book through the format
+registry (:func:`openingbook.formats.open_book`) and writes it with a registry entry:
 
 * ``cadot``: Sidney Cadot's sorted 7-byte records (:mod:`openingbook.formats.cadot`);
 * ``pons``: Pascal Pons' solver book, a prime-sized hash table (:mod:`openingbook.formats.pons`);
@@ -16,6 +16,13 @@ refused. Formats that need the distance to the result refuse books without
 distances: ``pons`` always (its values are exact scores), ``cadot`` unless
 ``no_distance`` asks for half-move counts of 0 ("unknown").
 
+Every refusal (format, options, board, ply, kind, scope) comes from the book's header,
+before any position is read. The text formats ``jsonl`` and ``csv`` stream: each piece
+of positions (:meth:`openingbook.answers.BookReader.position_pieces`) is answered and
+written before the next is read, so the first rows come at once and memory holds one
+piece; the others are written from the whole book in memory
+(:func:`openingbook.formats.read_model`).
+
 >>> sorted(EXPORT_FORMATS)
 ['cadot', 'csv', 'jsonl', 'npz', 'parquet', 'pons', 'uci']
 """
@@ -29,9 +36,9 @@ from typing import Any
 
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.errors import InvalidArgument, reads_book
-from openingbook.formats import FORMATS, load_book
+from openingbook.formats import FORMATS, BookReader, is_pruned, open_book, read_model
 from openingbook.formats.thill import BookFormat, manifest_path
-from openingbook.model import BookModel, require_complete_model
+from openingbook.model import require_complete
 from solver import DEFAULT_BOARD
 
 __all__ = [
@@ -75,8 +82,8 @@ def export_book(
     ``no_distance`` (cadot): write half-move counts of 0 instead of refusing a
     book without distances. ``tromp_subset`` (uci): only the positions of
     Tromp's data set. ``log_size`` (pons): log2 of the table size, 21..27.
-    Raises ``ValueError`` with a one-line reason for anything that cannot be
-    exported faithfully.
+    Raises an error of :mod:`openingbook.errors` with a one-line reason for anything
+    that cannot be exported faithfully, before any position is read.
     """
     if fmt not in EXPORT_FORMATS:
         choices = ", ".join(EXPORT_FORMATS)
@@ -89,31 +96,40 @@ def export_book(
         raise InvalidArgument(f"applies to the {owner} format only", argument=argument)
     book = Path(book)
     refuse_input_as_output(out, [book, manifest_path(book)])
-    model = load_book(book)  # any readable format; a pruned book with its first-player wins
-    require_complete_model(model)
-    if model.board != DEFAULT_BOARD and not writer.any_board:
-        # Cadot's keys, Tromp's 42 cells and the tabular diagrams are of the 7x6 board
-        takes = ", ".join(n for n in EXPORT_FORMATS if FORMATS[n].any_board)
-        raise InvalidArgument(
-            f"exports 7x6 books only; {book} is a {model.board} book "
-            f"(the formats that take any size: {takes})",
-            argument="fmt",
-            value=fmt,
+    with open_book(book) as reader:  # the header only: every refusal before any position
+        pruned = is_pruned(reader)
+        require_complete(pruned, reader.scope, reader.path)
+        if reader.board != DEFAULT_BOARD and not writer.any_board:
+            # Cadot's keys, Tromp's 42 cells and the tabular diagrams are of the 7x6 board
+            takes = ", ".join(n for n in EXPORT_FORMATS if FORMATS[n].any_board)
+            raise InvalidArgument(
+                f"exports 7x6 books only; {book} is a {reader.board} book "
+                f"(the formats that take any size: {takes})",
+                argument="fmt",
+                value=fmt,
+            )
+        writer.refuse_export(reader, **given)
+        summary = ExportSummary(
+            format=fmt,
+            output=str(out),
+            book=str(book),
+            book_format=_layout_name(reader),
+            positions=0,
         )
-    summary = ExportSummary(
-        format=fmt,
-        output=str(out),
-        book=str(book),
-        book_format=_layout_name(model),
-        positions=0,
-        recovered_first_wins=int((model.winner == 1).sum()) if model.pruned else 0,
-    )
-    summary.positions, summary.details = writer.export(model, out, **given)
+        if writer.streams:  # rows as the positions come: the first before the book is read
+            summary.positions, summary.details, first_wins = writer.export_stream(
+                reader, out, **given
+            )
+        else:
+            model = read_model(reader)  # a pruned book with its first-player wins
+            summary.positions, summary.details = writer.export(model, out, **given)
+            first_wins = int((model.winner == 1).sum())
+    summary.recovered_first_wins = first_wins if pruned else 0
     return summary
 
 
-def _layout_name(model: BookModel) -> str:
+def _layout_name(book: BookReader) -> str:
     """The source's layout name as Thill's layouts call it (``12-ply-dist``), or its format."""
-    if not FORMATS[model.source_format].own:
-        return model.source_format
-    return BookFormat.for_plies(model.plies, model.kind != "wdl", *model.board).name
+    if not FORMATS[book.format_name].own:
+        return book.format_name
+    return BookFormat.for_plies(int(book.plies or 0), book.kind != "wdl", *book.board).name

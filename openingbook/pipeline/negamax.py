@@ -28,16 +28,18 @@ with its rule "a position that is not stored is a first-player win".
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
 from openingbook.checks.booksizes import complete_positions
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.memory import require_memory
+from openingbook.model import BookModel
 from openingbook.values import (
     UNKNOWN,
     distance_bytes_from_scores,
@@ -56,10 +58,15 @@ from solver import (
 )
 
 if TYPE_CHECKING:
-    from openingbook.model import BookModel
+    from openingbook.answers import BookReader
+
+#: the deeper book of a derivation: loaded whole, or an open reader
+DeepBook = Union["BookModel", "BookReader"]
 
 __all__ = [
     "DERIVE_BYTES_PER_DEEP_POSITION",
+    "DERIVE_SLICE_BYTES",
+    "DeepBook",
     "Derivation",
     "DerivedValues",
     "LeafLookup",
@@ -270,14 +277,18 @@ def _leaf_values(
 
 
 # ------------------------------------------------------------------ books
-def book_leaves(book: BookModel) -> tuple[LeafLookup, bool]:
-    """The leaf lookup reading ``book``, and whether it gives Pons scores.
+def book_leaves(book: DeepBook) -> tuple[LeafLookup, bool]:
+    """The leaf lookup reading ``book`` (a loaded :class:`~openingbook.model.BookModel`
+    or an open :class:`~openingbook.answers.BookReader`, which answers each lookup from
+    its file), and whether it gives Pons scores.
 
     A book with distances gives exact scores (unknown where a position is missing);
     another gives win/draw/loss, a pruned book's missing position inside its scope
-    being a first-player win (:meth:`BookModel.answers`).
+    being a first-player win (:meth:`BookModel.answers`, the reader's own rule).
     """
     plies = book.plies
+    if not isinstance(book, BookModel):
+        return _reader_leaves(book)
     if book.has_distances:
 
         def leaves(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -304,6 +315,24 @@ def book_leaves(book: BookModel) -> tuple[LeafLookup, bool]:
     return leaves_wdl, False
 
 
+def _reader_leaves(book: BookReader) -> tuple[LeafLookup, bool]:
+    """:func:`book_leaves` of an open reader: one bulk lookup per call (``strict=False``:
+    what the book does not answer is unknown)."""
+    plies = int(book.plies or 0)
+    scores = book.has_distances
+
+    def leaves(first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        answers = book.lookup_many(first, mask, strict=False)
+        if scores:
+            known = answers.score != UNKNOWN
+            return known, np.where(known, answers.score, 0).astype(np.int8)
+        known = answers.winner != UNKNOWN
+        first_view = np.where(known, answers.winner, 0)
+        return known, (first_view if plies % 2 == 0 else -first_view).astype(np.int8)
+
+    return leaves, scores
+
+
 # ------------------------------------------------------------------ derivation
 @dataclass
 class Derivation:
@@ -314,7 +343,7 @@ class Derivation:
     """
 
     plies: int
-    deep: BookModel
+    deep: DeepBook
     under: str | None
     first: np.ndarray
     mask: np.ndarray
@@ -348,16 +377,28 @@ class Derivation:
         return pruned_values(self.winners())
 
 
-def derive_values(deep: BookModel, plies: int, under: str | None = None) -> Derivation:
+def derive_values(
+    deep: DeepBook,
+    plies: int,
+    under: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Derivation:
     """Derive the values of the ``plies``-stone book positions from a deeper book.
 
-    ``under``: only the positions under this line (default: the deeper book's
-    own scope). Raises ``ValueError`` when ``plies`` is not shallower than the
-    book, or when a pruned deeper book is only a sample or shard (its missing
-    positions are not first-player wins). :class:`~openingbook.errors.NotEnoughMemory`
-    before anything is allocated when the derivation would need more memory than
-    this machine has (:data:`DERIVE_BYTES_PER_DEEP_POSITION`; deriving from the
-    14-ply book takes about 9 GB).
+    ``deep``: the loaded model, or an open reader whose lookups read its file
+    (:func:`book_leaves`; a compact book: nothing of it is loaded). ``under``: only the
+    positions under this line (default: the deeper book's own scope). Raises
+    ``ValueError`` when ``plies`` is not shallower than the book, or when a pruned
+    deeper book is only a sample or shard (its missing positions are not first-player
+    wins).
+
+    The roots are walked down in consecutive slices (:func:`_slices`), each within
+    :data:`DERIVE_SLICE_BYTES` of working memory (deriving 13 plies from the 14-ply
+    book: about ten); ``progress(done, total)`` is called with the roots done after
+    each. The layer sizes and lookups of the result are summed over the slices (a
+    position two slices reach is counted in each). :class:`NotEnoughMemory` before
+    anything is allocated when one slice would need more memory than this machine
+    has (:data:`DERIVE_BYTES_PER_DEEP_POSITION`).
     """
     start = time.perf_counter()
     if not 0 <= plies < deep.plies:
@@ -379,16 +420,27 @@ def derive_values(deep: BookModel, plies: int, under: str | None = None) -> Deri
             + (f" ({deep.path.name} holds only positions under it)" if not under else "")
         )
     deepest = _deepest_layer(deep, line or None)
+    slices = 1 if deepest is None else _slice_count(deepest)
     if deepest is not None:
         require_memory(
-            deepest * DERIVE_BYTES_PER_DEEP_POSITION,
+            -(-deepest // slices) * DERIVE_BYTES_PER_DEEP_POSITION,
             f"deriving the {plies}-ply values from {deep.path.name} "
-            f"({deepest:,} positions at {deep.plies} plies)",
+            f"({deepest:,} positions at {deep.plies} plies"
+            + (f", in {slices} slices)" if slices > 1 else ")"),
         )
     width, height = deep.board
     first, mask, moves = positions_with_moves(plies, line or None, width, height)
     leaves, scores = book_leaves(deep)
-    result = negamax_layers(first, mask, deep.plies, leaves, scores, width, height)
+    pieces = []
+    if progress is not None:
+        progress(0, len(first))
+    for lo, hi in _slices(len(first), slices):
+        pieces.append(
+            negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, width, height)
+        )
+        if progress is not None:
+            progress(hi, len(first))
+    result = _joined(first, mask, pieces)
     covered = result.known.copy()
     if not deep.has_distances and deep.scope.under:
         # a pruned book answers only inside its scope; a root's whole subtree is
@@ -410,20 +462,51 @@ def derive_values(deep: BookModel, plies: int, under: str | None = None) -> Deri
     )
 
 
-#: a derivation's peak memory per position of the deeper ply: every layer from the roots
-#: down with its child indices, and the loaded book (measured peaks: 1.7 GB deriving 11
-#: plies from the 4,200,899 positions of the 12-ply distance book, 9.0 GB deriving 13
-#: plies from the 14-ply one: about 400 bytes each)
+def _slice_count(deepest: int) -> int:
+    """Slices of the roots whose walks each reach about :data:`DERIVE_SLICE_BYTES` worth
+    of deeper positions (``deepest`` for all the roots)."""
+    return max(1, -(-deepest * DERIVE_BYTES_PER_DEEP_POSITION // DERIVE_SLICE_BYTES))
+
+
+def _slices(count: int, slices: int) -> list[tuple[int, int]]:
+    """``slices`` consecutive ``(lo, hi)`` ranges covering ``range(count)``, as even as can be."""
+    bounds = np.linspace(0, count, max(1, min(slices, count)) + 1).astype(np.int64).tolist()
+    return list(itertools.pairwise(bounds))
+
+
+def _joined(first: np.ndarray, mask: np.ndarray, pieces: list[DerivedValues]) -> DerivedValues:
+    """The :class:`DerivedValues` of consecutive slices of roots, as one."""
+    if len(pieces) == 1:
+        return pieces[0]
+    return DerivedValues(
+        first=first,
+        mask=mask,
+        values=np.concatenate([p.values for p in pieces]),
+        known=np.concatenate([p.known for p in pieces]),
+        plies=pieces[0].plies,
+        scores=pieces[0].scores,
+        layer_sizes=[sum(sizes) for sizes in zip(*(p.layer_sizes for p in pieces), strict=True)],
+        looked_up=sum(p.looked_up for p in pieces),
+    )
+
+
+#: a derivation's peak working memory per position of the deeper ply its walk reaches:
+#: every layer from the roots down with its child indices (measured peaks: 1.7 GB deriving
+#: 11 plies from the 4,200,899 positions of the 12-ply distance book, 9.0 GB deriving 13
+#: plies from the 14-ply one in one walk, the book loaded: about 400 bytes each)
 DERIVE_BYTES_PER_DEEP_POSITION = 420
 
+#: the working memory of one slice of a derivation's roots (:func:`derive_values`)
+DERIVE_SLICE_BYTES = 1 << 30
 
-def _deepest_layer(deep: BookModel, line: str | None) -> int | None:
+
+def _deepest_layer(deep: DeepBook, line: str | None) -> int | None:
     """How many positions at the deeper ply a derivation under ``line`` walks to, when
     known: those of the whole book (a narrower line walks to fewer, not estimated)."""
     if line != (deep.scope.under or None):
         return None
     if deep.has_distances:  # a distance book stores every position of its scope
-        return len(deep.first)
+        return len(deep)
     return complete_positions(deep.board, deep.plies) if deep.scope.complete else None
 
 
