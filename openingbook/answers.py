@@ -45,7 +45,7 @@ from openingbook.errors import (
     PositionNotInBook,
     name_file,
 )
-from openingbook.values import UNKNOWN, BookValue, BulkValues, value_from_arrays
+from openingbook.values import UNKNOWN, BookValue, BulkValues, score_tables, value_from_arrays
 from solver import (
     AUTO_PARTS,
     STATUS_BLOCK,
@@ -64,6 +64,7 @@ from solver import (
     nb_under_line,
     njit,
     score_from_plies,
+    stone_counts,
 )
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "PIECE_POSITIONS",
     "STATUS_OUT_OF_SCOPE",
     "BookReader",
+    "bulk_values",
     "nb_position_status",
 ]
 
@@ -634,3 +636,45 @@ def _bitboard_array(values: Any, name: str) -> np.ndarray:
     if a.size and a.dtype.kind == "i" and (a < 0).any():
         raise InvalidArgument(f"{name}: a bitboard is negative")
     return np.ascontiguousarray(a, dtype=np.uint64)
+
+
+def bulk_values(
+    mask: np.ndarray,
+    index: np.ndarray,
+    winner: np.ndarray,
+    plies: np.ndarray,
+    book: str,
+    board: BoardSize,
+    scores: np.ndarray | None = None,
+) -> BulkValues:
+    """:class:`BulkValues` from stored exact results on ``board`` of the positions of
+    ``mask`` (``index`` -1 where not stored): what a reader's ``_stored_many`` returns.
+
+    ``winner`` (+1/-1/0) and ``plies`` (``UNKNOWN`` when not known) are read
+    where ``index >= 0``; scores follow from them unless given; ``UNKNOWN`` where not
+    stored (what a position not stored answers is the rule of
+    :class:`openingbook.answers.BookReader`). A stored result that no game can have
+    raises :class:`BookFileError`.
+    """
+    score_of = score_tables(board)[0]
+    cells = board.cells
+    stones = stone_counts(mask).astype(np.int64)
+    found = index >= 0
+    winner = np.where(found, winner, UNKNOWN).astype(np.int8)
+    plies = np.where(found, plies, UNKNOWN).astype(np.int16)
+    known = found & (plies != UNKNOWN)
+    safe_plies = np.clip(plies, 0, cells).astype(np.int64)
+    safe_stones = np.clip(stones, 0, cells)
+    if scores is None:
+        score = np.where(winner == 0, 0, score_of[safe_stones, safe_plies])
+    else:
+        score = np.asarray(scores)
+    score = np.where(known, score, UNKNOWN).astype(np.int16)
+    decided = known & (winner != 0) & (plies != 0)
+    mover_wins = (winner > 0) == (stones % 2 == 0)
+    off_board = (plies < 1) | (stones + plies > cells)
+    bad = decided & ((((plies % 2) == 1) != mover_wins) | off_board)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
+    return BulkValues(index.astype(np.int64), winner, plies, score)

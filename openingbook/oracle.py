@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,13 +48,11 @@ import numpy as np
 from openingbook.engine import SHIPPED, Engine
 from openingbook.errors import InvalidArgument, SearchTimeout
 from openingbook.layouts import ROW_OK, ROW_TIMEOUT, Batch, read_batch
-from openingbook.values import UNKNOWN, score_tables
+from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
 from solver import DEFAULT_BOARD, BoardSize, Position, winning_cells_bits
 
-__all__ = ["FULL_COLUMN", "NO_SCORE", "Oracle", "OracleAnswer"]
+__all__ = ["FULL_COLUMN", "NO_SCORE", "Oracle", "OracleAnswer", "solver_api_scores"]
 
-#: The score of a full column (the public solver API's ``100``).
-FULL_COLUMN = 100
 #: Every array's value where a row was not answered, and ``winners``/``plies`` of a
 #: full column (:data:`openingbook.values.UNKNOWN`).
 NO_SCORE = UNKNOWN
@@ -338,3 +336,26 @@ def _answer_arrays(
         mask=read.mask,
         layout=read.layout,
     )
+
+
+def solver_api_scores(
+    engine: Engine, positions: Sequence[str], time_limit: float | None
+) -> list[list[int] | None]:
+    """Each position's scores as the public solver API gives them (``openingbook serve``):
+    one per column (:data:`FULL_COLUMN` for a full one), or None for a position not solved
+    before ``time_limit`` seconds (for them all) ran out; an :class:`Oracle` of ``engine``.
+
+    >>> solver_api_scores(Engine(), ["", "4453"], None)
+    [[-2, -1, 0, 1, 0, -1, -2], [-5, -5, -2, -3, -4, -2, -2]]
+
+    ``positions`` are legal move strings of games not over (checked by the caller).
+    """
+    if not positions:
+        return []
+    answer = Oracle(engine=engine).analyze(
+        list(positions), "moves", status=True, time_limit=time_limit
+    )
+    return [
+        row.tolist() if answered else None
+        for row, answered in zip(answer.scores, answer.answered, strict=True)
+    ]

@@ -37,9 +37,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from openingbook.errors import BookFileError, InvalidArgument
+# the solver's InvalidArgument is the library's (openingbook.errors re-exports it): values
+# import nothing of the library, so every module that reads values stands one layer lower
 from solver import (
     BoardSize,
+    InvalidArgument,
     Winner,
     can_win_next_bits,
     plies_from_score,
@@ -63,7 +65,6 @@ __all__ = [
     "answer_tables",
     "book_value",
     "book_values",
-    "bulk_values",
     "byte_tables",
     "distance_bytes_from_scores",
     "distance_plies",
@@ -428,45 +429,3 @@ def missing_answers(
     winner = np.where(win_now, mover, np.where(implied, 1, UNKNOWN)).astype(np.int8)
     plies = np.where(win_now, 1, UNKNOWN).astype(np.int16)
     return winner, plies
-
-
-def bulk_values(
-    mask: np.ndarray,
-    index: np.ndarray,
-    winner: np.ndarray,
-    plies: np.ndarray,
-    book: str,
-    board: BoardSize,
-    scores: np.ndarray | None = None,
-) -> BulkValues:
-    """:class:`BulkValues` from stored exact results on ``board`` of the positions of
-    ``mask`` (``index`` -1 where not stored): what a reader's ``_stored_many`` returns.
-
-    ``winner`` (+1/-1/0) and ``plies`` (``UNKNOWN`` when not known) are read
-    where ``index >= 0``; scores follow from them unless given; ``UNKNOWN`` where not
-    stored (what a position not stored answers is the rule of
-    :class:`openingbook.answers.BookReader`). A stored result that no game can have
-    raises :class:`BookFileError`.
-    """
-    score_of = score_tables(board)[0]
-    cells = board.cells
-    stones = stone_counts(mask).astype(np.int64)
-    found = index >= 0
-    winner = np.where(found, winner, UNKNOWN).astype(np.int8)
-    plies = np.where(found, plies, UNKNOWN).astype(np.int16)
-    known = found & (plies != UNKNOWN)
-    safe_plies = np.clip(plies, 0, cells).astype(np.int64)
-    safe_stones = np.clip(stones, 0, cells)
-    if scores is None:
-        score = np.where(winner == 0, 0, score_of[safe_stones, safe_plies])
-    else:
-        score = np.asarray(scores)
-    score = np.where(known, score, UNKNOWN).astype(np.int16)
-    decided = known & (winner != 0) & (plies != 0)
-    mover_wins = (winner > 0) == (stones % 2 == 0)
-    off_board = (plies < 1) | (stones + plies > cells)
-    bad = decided & ((((plies % 2) == 1) != mover_wins) | off_board)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
-    return BulkValues(index.astype(np.int64), winner, plies, score)

@@ -20,7 +20,9 @@ import pytest
 
 from openingbook.engine import Engine
 from openingbook.explorer import Explorer, ExplorerLimits
-from openingbook.explorer.solve import FULL_COLUMN, add_solve_api, scores_for, serve_limits
+from openingbook.explorer.solve import add_solve_api, serve_limits
+from openingbook.oracle import solver_api_scores
+from openingbook.values import FULL_COLUMN
 from solver import Position, Solver, score_from_plies
 from tests.browser import running_explorer
 from tests.conftest import default_sigint
@@ -36,7 +38,9 @@ def engine() -> Engine:
 
 @pytest.fixture(scope="module")
 def server(engine: Engine):
-    with running_explorer(add_solve_api(Explorer(engine, limits=serve_limits()))) as running:
+    with running_explorer(
+        add_solve_api(Explorer(engine, limits=serve_limits()), solver_api_scores)
+    ) as running:
         yield running
 
 
@@ -110,7 +114,7 @@ def random_positions(count: int, stones: range, seed: int) -> list[str]:
 def test_the_public_apis_answers() -> None:
     """The public API's answers for the empty board and 4453, column by column."""
     engine = Engine()
-    assert scores_for(engine, ["", "4453"], None) == [
+    assert solver_api_scores(engine, ["", "4453"], None) == [
         [-2, -1, 0, 1, 0, -1, -2],
         [-5, -5, -2, -3, -4, -2, -2],
     ]
@@ -176,7 +180,9 @@ def test_a_full_board_is_refused(server) -> None:
 
 
 def test_a_position_not_solved_in_time_is_503_not_a_guess(engine: Engine) -> None:
-    explorer = add_solve_api(Explorer(engine, limits=serve_limits(time_limit=1e-6)))
+    explorer = add_solve_api(
+        Explorer(engine, limits=serve_limits(time_limit=1e-6)), solver_api_scores
+    )
     with running_explorer(explorer) as hurried:
         status, answer = solve(hurried, "pos=12345671234567")  # 14 stones: searched
         assert status == 503 and "not solved within the time limit" in answer["error"]
@@ -186,7 +192,9 @@ def test_a_position_not_solved_in_time_is_503_not_a_guess(engine: Engine) -> Non
 
 
 def test_busy_engine_gets_503(engine: Engine) -> None:
-    explorer = add_solve_api(Explorer(engine, limits=ExplorerLimits(max_pending=1)))
+    explorer = add_solve_api(
+        Explorer(engine, limits=ExplorerLimits(max_pending=1)), solver_api_scores
+    )
     with running_explorer(explorer) as busy:
         with explorer.engine_slot():
             status, headers, body = call(busy, "GET", "/solve?pos=4")
@@ -297,7 +305,8 @@ def test_a_slow_body_is_cut_at_the_deadline(engine: Engine) -> None:
     """A client that announces a body and sends it a byte now and then is closed at the
     answer's deadline (``write_timeout`` for the whole body), and others are answered."""
     explorer = add_solve_api(
-        Explorer(engine, limits=ExplorerLimits(write_timeout=1.0, max_pending=32))
+        Explorer(engine, limits=ExplorerLimits(write_timeout=1.0, max_pending=32)),
+        solver_api_scores,
     )
     with running_explorer(explorer) as served:
         host = served.url.split("/")[2].encode()

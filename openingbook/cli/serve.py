@@ -82,11 +82,12 @@ def serve_command(
     from openingbook.engine import Engine
     from openingbook.explorer import Explorer, make_server
     from openingbook.explorer.solve import SOLVE_PATH, add_solve_api, serve_limits
+    from openingbook.oracle import solver_api_scores
 
     engine = Engine(**engine_arguments(books, size, width, height), table_log2=table_log2)
     board = engine.board
     limits = serve_limits(time_limit, max_batch)
-    explorer = add_solve_api(Explorer(engine, board, limits=limits))
+    explorer = add_solve_api(Explorer(engine, board, limits=limits), solver_api_scores)
     server = listening_server(
         lambda: make_server(explorer, host, port, log_requests=log_requests), host, port
     )

@@ -23,30 +23,24 @@ and answers the list of ``/solve`` answers, in order; one bad position refuses t
 batch (400, naming its index), as does a batch not solved within the time limit
 (503).
 
-:func:`scores_for` is the one place where the scores come from.
-
->>> from openingbook.engine import Engine
->>> scores_for(Engine(), ["", "4453"], None)
-[[-2, -1, 0, 1, 0, -1, -2], [-5, -5, -2, -3, -4, -2, -2]]
+The scores come from the function given to :func:`add_solve_api` (``openingbook serve``
+gives :func:`openingbook.oracle.solver_api_scores`, the batched oracle's).
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs
 
 from openingbook.explorer.server import (
     ApiError,
-    EngineLike,
     Explorer,
     ExplorerLimits,
     parse_request_moves,
 )
-from openingbook.values import FULL_COLUMN
 
 #: one position: ``GET /solve?pos=4453``
 SOLVE_PATH = "/solve"
@@ -55,28 +49,9 @@ BATCH_PATH = "/solve/batch"
 #: query fields read at most (``pos`` and a client's own few)
 _MAX_FIELDS = 8
 
-
-def scores_for(
-    engine: EngineLike, positions: Sequence[str], time_limit: float | None
-) -> list[list[int] | None]:
-    """Each position's scores, one per column (:data:`FULL_COLUMN` for a full one), or
-    None for a position not solved before ``time_limit`` seconds (for them all) ran out.
-
-    ``positions`` are legal move strings of games not over (checked by the caller).
-    """
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    out: list[list[int] | None] = []
-    for moves in positions:
-        remaining = None if deadline is None else deadline - time.monotonic()
-        if remaining is not None and remaining <= 0:
-            out.append(None)
-            continue
-        analysis: Any = engine.analyze(moves, time_limit=remaining)
-        if not analysis.complete:
-            out.append(None)
-            continue
-        out.append([FULL_COLUMN if m is None else m.score for m in analysis.moves])
-    return out
+#: ``scores(engine, positions, time_limit)``: each legal move string's scores, one per
+#: column (``FULL_COLUMN`` for a full one), or None for a position not solved in time
+Scores = Callable[[Any, Sequence[str], float | None], list[list[int] | None]]
 
 
 class SolveApi:
@@ -86,9 +61,10 @@ class SolveApi:
 
     cross_origin = True
 
-    def __init__(self, explorer: Explorer, takes_body: bool) -> None:
+    def __init__(self, explorer: Explorer, takes_body: bool, scores: Scores) -> None:
         self.explorer = explorer
         self.takes_body = takes_body
+        self.scores = scores
 
     def get(self, query: str) -> dict[str, Any]:
         """The answer to ``/solve?<query>``."""
@@ -143,7 +119,7 @@ class SolveApi:
         if not checked:
             return []
         with self.explorer.engine_slot() as engine:
-            scores = scores_for(engine, checked, limit)
+            scores = self.scores(engine, checked, limit)
         for index, found in enumerate(scores):
             if found is None:
                 where = f"position {index} ({positions[index][:50]!r})" if batch else "position"
@@ -169,8 +145,9 @@ def serve_limits(time_limit: float = 10.0, max_batch: int = 4096) -> ExplorerLim
     )
 
 
-def add_solve_api(explorer: Explorer) -> Explorer:
-    """``explorer`` with :data:`SOLVE_PATH` and :data:`BATCH_PATH` added (returned)."""
-    explorer.endpoints[SOLVE_PATH] = SolveApi(explorer, takes_body=False)
-    explorer.endpoints[BATCH_PATH] = SolveApi(explorer, takes_body=True)
+def add_solve_api(explorer: Explorer, scores: Scores) -> Explorer:
+    """``explorer`` with :data:`SOLVE_PATH` and :data:`BATCH_PATH` added (returned),
+    answered with ``scores`` of the explorer's engine."""
+    explorer.endpoints[SOLVE_PATH] = SolveApi(explorer, takes_body=False, scores=scores)
+    explorer.endpoints[BATCH_PATH] = SolveApi(explorer, takes_body=True, scores=scores)
     return explorer

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from openingbook.answers import BookReader
+from openingbook.atomicio import check_writable, refuse_existing
 from openingbook.errors import (
     BookFileError,
     BookFileMissing,
@@ -196,6 +197,15 @@ name a thill book *.dat, or leave the option out
 
 
 @reads_book
+def check_output(fmt: Format, out: str | os.PathLike[str], force: bool) -> None:
+    """Refuse, before any work, an output ``fmt`` cannot write: what the format refuses
+    (:meth:`Format.check_output`: Thill's manifest beside the book), then one that exists
+    (without ``force``) or cannot be written (:mod:`openingbook.atomicio`)."""
+    fmt.check_output(out, force)
+    refuse_existing(out, force)
+    check_writable(out)
+
+
 def detect(path: str | os.PathLike[str]) -> Format:
     """The format of the file at ``path`` (see the module docstring).
 
@@ -471,7 +481,7 @@ def _values_check(model: BookModel, kind: str) -> str:
     A format without a checksum can hold any plausible value; the shipped books are
     checked whole against theirs, so they are what a value is compared with."""
     from openingbook.booknames import book_name, books_dir
-    from openingbook.compact import CompactBook
+    from openingbook.formats.compact import CompactBook
 
     stones = np.bitwise_count(model.mask)
     reference: Path | None = None
@@ -521,6 +531,7 @@ if TYPE_CHECKING:
 
 __all__ += [
     "check_compact_output",
+    "check_output",
     "outcomes",
     "solved_book_writer",
     "write_solved_book",
@@ -531,8 +542,6 @@ __all__ += [
 def check_compact_output(out: Path, force: bool, what: str) -> None:
     """A part, or parts merged, make a compact book: its name ends in ``.c4b``; an existing
     file needs force. ``what``: the start of the message (``"a part is written"``)."""
-    from openingbook.atomicio import refuse_existing
-
     if out.suffix.lower() != COMPACT_SUFFIX:
         raise InvalidArgument(
             f"{what} as a compact book: its name ends in {COMPACT_SUFFIX}",

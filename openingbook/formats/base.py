@@ -98,12 +98,10 @@ class Format(ABC):
         return
 
     def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
-        """Refuse, before any work, an output this format cannot write: one that exists
-        (without ``force``) or cannot be written (:mod:`openingbook.atomicio`)."""
-        from openingbook.atomicio import check_writable, refuse_existing
-
-        refuse_existing(out, force)
-        check_writable(out)
+        """Refuse, before any work, an output this format cannot write beyond the rule of
+        every output (:func:`openingbook.formats.check_output` applies both): nothing
+        more by default."""
+        return
 
     def refuse_export(self, book: Any, **options: Any) -> None:
         """Refuse, before any position is read, a book (an open

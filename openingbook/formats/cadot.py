@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openingbook.answers import BookReader
+from openingbook.answers import BookReader, bulk_values
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.formats.base import Format, require_7x6
@@ -51,7 +51,6 @@ from openingbook.values import (
     WINNERS,
     BookValue,
     BulkValues,
-    bulk_values,
     value_from_plies,
 )
 from solver import DEFAULT_BOARD, BoardSize, Position

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openingbook.answers import BookReader
+from openingbook.answers import BookReader, bulk_values
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.formats.base import Format
@@ -59,7 +59,6 @@ from openingbook.values import (
     UNKNOWN,
     BookValue,
     BulkValues,
-    bulk_values,
     score_tables,
     value_from_score,
 )

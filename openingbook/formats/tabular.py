@@ -211,10 +211,10 @@ class TabularFormat(Format):
         (:meth:`~openingbook.answers.BookReader.position_pieces`), each piece answered in
         one bulk lookup and written (and flushed) before the next is read: the first rows
         come while the rest of the book is still unread, and memory holds one piece."""
-        from openingbook.bookfile import BookFormat
+        from openingbook.codec import key_field_bits  # bitarray: loaded only by an export
 
         known = book.kind != "wdl"
-        key_bits = BookFormat.for_plies(book.plies, known, *book.board).key_bits
+        key_bits = key_field_bits(book.plies, known, book.board.width)
         written = first_wins = 0
         with atomic_output(out, text=True) as fh:
             if self.name == "csv":

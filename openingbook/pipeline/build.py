@@ -57,6 +57,7 @@ from openingbook.errors import (
 )
 from openingbook.formats import (
     check_compact_output,
+    check_output,
     outcomes,
     solved_book_writer,
     write_solved_book,
@@ -468,7 +469,7 @@ def build_book(
     if options.part is not None:
         check_compact_output(out, force, "a part is written")
     else:
-        writer.check_output(out, force)
+        check_output(writer, out, force)
     plan = plan_build(options)
     if not scheduler:  # local workers: no more than the chunks or the memory, checked
         jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written

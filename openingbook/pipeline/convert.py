@@ -102,12 +102,12 @@ def convert_book(
     )
     if source_format == target:
         raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
-    from openingbook.formats import FORMATS
+    from openingbook.formats import FORMATS, check_output
     from openingbook.formats.thill import manifest_path
 
     # nothing is ever written over what is read: the book, nor its manifest
     refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
-    FORMATS[target].check_output(out, force)  # before the book is read
+    check_output(FORMATS[target], out, force)  # before the book is read
     if FORMATS[target].separate_manifest:
         positions, manifest = _compact_to_thill(src, out, force, command)
     else:

@@ -17,7 +17,7 @@ import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.errors import BookFileError, reads_book
-from openingbook.formats import solved_book_writer, write_solved_book
+from openingbook.formats import check_output, solved_book_writer, write_solved_book
 from openingbook.formats.thill import (
     BookFormat,
     file_sha256,
@@ -94,7 +94,7 @@ def derive_book(
     with open_book(source) as book:  # the output is decided before the book is read
         writer = solved_book_writer(out, book_format, book.board)
         writer.check_book(book.board, plies)
-    writer.check_output(out, force)
+    check_output(writer, out, force)
     with lookup_source(source) as deep:
         if distances is None:
             distances = deep.has_distances
