@@ -128,7 +128,7 @@ assert -(-DEFAULT_WIDTH // _LANE_WIDTH) * _LANE_WIDTH <= _LANE_COUNT
 
 def _stack_row(width: int) -> int:
     """Entries per row (one row per depth) of the search's stack, a flat uint64
-    array (the search loop computes the row length with the same formula)."""
+    array (:func:`_stack_columns` computes it in the kernels with the same formula)."""
     return _MOVES + 3 * width + _LANE_COUNT
 
 
@@ -421,6 +421,19 @@ def _self_mirror(cur: np.uint64, mask: np.uint64, width: int, h1: int) -> bool:
     """Is the position its own mirror image?"""
     col0 = (_ONE << np.uint64(h1)) - _ONE  # the cells of column 0 (and the one above)
     return _mirror(mask, width, h1, col0) == mask and _mirror(cur, width, h1, col0) == cur
+
+
+@njit(cache=True, inline="always")
+def _mirror_moves(
+    cur: np.uint64, mask: np.uint64, nxt: np.uint64, n: int, width: int, h1: int, right: np.uint64
+) -> np.uint64:
+    """The moves ``nxt`` worth searching at a node of ``n`` stones: without those of the
+    columns ``right`` of the centre when the position is its own mirror image below
+    ``SYMMETRY_STONES`` stones (so are its threats and its moves then: one move of each
+    mirror pair is enough)."""
+    if n < SYMMETRY_STONES and _self_mirror(cur, mask, width, h1):
+        return nxt & ~right
+    return nxt
 
 
 @njit(cache=True, inline="always")
@@ -812,16 +825,23 @@ def _node_bounds(
 
 @njit(cache=True, inline="always")
 def _table_slot(
-    key: np.uint64, n: int, deep: int, big_log2: int, small_log2: int, key_bits: int
-) -> tuple[np.uint64, np.uint64]:
-    """Slot and tag of a position of ``n`` stones: in the small table from ``deep``
-    stones on, else in the big one. The callers name the array in each branch
-    themselves (``probe(small, ...) if n >= deep else probe(big, ...)``): an array
-    held in a variable, or passed to an inlined function that branches on it, makes
-    numba count its references in the loop (half the speed, measured)."""
+    key: np.uint64, n: int, addr: tuple[int, int, bool, int, int, int, int]
+) -> tuple[np.uint64, np.uint64, bool]:
+    """(slot, tag, flipped) of the position of Pons key ``key`` with ``n`` stones: its
+    entry in the small table from ``deep`` stones on, else in the big one; ``flipped``:
+    the entry is its mirror image's (:func:`_table_key`). ``addr`` = (width, h1,
+    symmetry, deep, big_log2, small_log2, key_bits), constants of a search. The callers
+    name the array in each branch themselves (``probe(small, ...) if n >= deep else
+    probe(big, ...)``): an array held in a variable, or passed to an inlined function
+    that branches on it, makes numba count its references in the loop (half the speed,
+    measured)."""
+    width, h1, symmetry, deep, big_log2, small_log2, key_bits = addr
+    tkey, flipped = _table_key(key, n, width, h1, symmetry)
     if n >= deep:
-        return slot_and_tag(key, small_log2, key_bits)
-    return slot_and_tag(key, big_log2, key_bits)
+        slot, tag = slot_and_tag(tkey, small_log2, key_bits)
+    else:
+        slot, tag = slot_and_tag(tkey, big_log2, key_bits)
+    return slot, tag, flipped
 
 
 @njit(cache=True, inline="always")
@@ -997,6 +1017,40 @@ def _insert_move(
     stack[_u(base + scores + j)] = np.uint64(sc)
 
 
+@njit(cache=True, inline="always")
+def _search_sizes(
+    geo: np.ndarray, tparams: np.ndarray, default_size: bool
+) -> tuple[int, int, int, int, int]:
+    """(width, height, cells, small_log2, key_bits) of a search: constants in the 7x6
+    copy of :func:`_search` (``default_size``, see :func:`_is_7x6`), else ``geo``'s and
+    ``tparams``'."""
+    if default_size:
+        return DEFAULT_WIDTH, DEFAULT_HEIGHT, _CELLS_7X6, SMALL_TABLE_LOG2, _KEY_BITS_7X6
+    return geo[0], geo[1], geo[2], tparams[1], tparams[2]
+
+
+@njit(cache=True, inline="always")
+def _stack_columns(width: int) -> tuple[int, int, int, int]:
+    """(row, wins, scores, lanes): the length of a row of the search's flat stack (see
+    :func:`_stack_row`) and the first entry of the moves' winning cells, of their
+    ordering scores and of :func:`_winning_lanes`' output (7x6 copy) in a row. An entry
+    of row ``d`` is at ``d * row + field``: one base pointer for every field, and
+    ``row`` a constant in the 7x6 copy (the row length of a 2-D array is a run-time
+    value that the loop reloads)."""
+    wins = _MOVES + width
+    return _MOVES + 3 * width + _LANE_COUNT, wins, wins + width, wins + 2 * width
+
+
+@njit(cache=True, inline="always")
+def _read_row(stack: np.ndarray, base: int) -> tuple[np.uint64, np.uint64, int, int, np.uint64]:
+    """(current, mask, alpha, beta, the opponent's winning cells) of the row at ``base``."""
+    cur = stack[_u(base + _CUR)]
+    mask = stack[_u(base + _MASK)]
+    alpha = np.int64(stack[_u(base + _ALPHA)])
+    beta = np.int64(stack[_u(base + _BETA)])
+    return cur, mask, alpha, beta, stack[_u(base + _OPPW)]
+
+
 @njit(cache=True, nogil=True)
 def _search(
     d0: int,
@@ -1030,35 +1084,19 @@ def _search(
     symmetry = mirror is not None
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
-    if default_size:
-        width, height, cells = DEFAULT_WIDTH, DEFAULT_HEIGHT, _CELLS_7X6
-        small_log2, key_bits = SMALL_TABLE_LOG2, _KEY_BITS_7X6
-    else:
-        width, height, cells = geo[0], geo[1], geo[2]
-        small_log2, key_bits = tparams[1], tparams[2]
+    width, height, cells, small_log2, key_bits = _search_sizes(geo, tparams, default_size)
     # the stone counts from which each table and cut-off applies (solver.settings)
-    deep = cells - DEEP_EMPTY
-    etc_stones = cells - ETC_EMPTY
-    tt_stones = cells - TT_EMPTY
+    deep, etc_stones, tt_stones = cells - DEEP_EMPTY, cells - ETC_EMPTY, cells - TT_EMPTY
     h1 = height + 1
     bottom, board, claim_rows, right_cols = _board_masks(width, height, col_masks)
-    # the stack's rows (see _stack_row): an entry is at d * row + field, with
-    # ``row`` a constant in the 7x6 copy (the row length of a 2-D array is a
-    # run-time value that the loop reloads), one base pointer for every field
-    row = _MOVES + 3 * width + _LANE_COUNT
+    row, wins, scores, lanes = _stack_columns(width)
+    addr = (width, h1, symmetry, deep, big_log2, small_log2, key_bits)  # see _table_slot
     d = d0
-    wins = _MOVES + width  # first column of the moves' winning cells
-    scores = wins + width  # first column of the moves' scores
-    lanes = scores + width  # first column of _winning_lanes' output (7x6 copy)
     nodes = 0
     v = 0
     # the node's position, window and the opponent's winning cells: read from the
     # stack for the first node, then set by the push of each child (see _enter_row)
-    cur = stack[_u(d * row + _CUR)]
-    mask = stack[_u(d * row + _MASK)]
-    alpha = np.int64(stack[_u(d * row + _ALPHA)])
-    beta = np.int64(stack[_u(d * row + _BETA)])
-    opp_win = stack[_u(d * row + _OPPW)]
+    cur, mask, alpha, beta, opp_win = _read_row(stack, d * row)
     while True:
         # ---------------------------------------------------- enter node d
         nodes += 1
@@ -1066,10 +1104,8 @@ def _search(
         done, v, nxt, alpha, beta, best = _node_bounds(
             cur, mask, opp_win, n, d == 0, alpha, beta, cells, board, bottom, claim_rows, height
         )
-        if symmetry and not done and n < SYMMETRY_STONES and _self_mirror(cur, mask, width, h1):
-            # the position is its own mirror image, and so are its threats and
-            # its set of moves: one move of each mirror pair is enough
-            nxt &= ~right_cols
+        if symmetry and not done:
+            nxt = _mirror_moves(cur, mask, nxt, n, width, h1, right_cols)
         if probing and not done and n == book_ply:
             # a position of the book's ply: its exact score, if the book holds it,
             # is the node's value whatever the window (an exact score is a bound
@@ -1089,8 +1125,7 @@ def _search(
         single = (nxt & (nxt - _ONE)) == _ZERO
         slot, tag, flipped, tt_cells = _ZERO, _ZERO, False, _ZERO
         if not done and n < tt_stones:
-            key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
-            slot, tag = _table_slot(key, n, deep, big_log2, small_log2, key_bits)
+            slot, tag, flipped = _table_slot(cur + mask + bottom, n, addr)
             payload = _ZERO
             if not single:
                 payload = probe(small, slot, tag) if n >= deep else probe(big, slot, tag)
@@ -1133,10 +1168,7 @@ def _search(
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
-                    ckey, _ = _table_key(
-                        (cur ^ mask) + (mask | m) + bottom, n + 1, width, h1, symmetry
-                    )
-                    cslot, ctag = _table_slot(ckey, n + 1, deep, big_log2, small_log2, key_bits)
+                    cslot, ctag, _ = _table_slot((cur ^ mask) + (mask | m) + bottom, n + 1, addr)
                     cpay = probe(small, cslot, ctag) if n + 1 >= deep else probe(big, cslot, ctag)
                     if cpay != _ZERO:
                         clower, cupper = entry_bounds(cpay)
@@ -1233,10 +1265,9 @@ def _search(
                 lower = False
             if n >= tt_stones:
                 continue
-            key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
+            slot, tag, flipped = _table_slot(cur + mask + bottom, n, addr)
             if flipped and lower:
                 col = width - 1 - col
-            slot, tag = _table_slot(key, n, deep, big_log2, small_log2, key_bits)
             if n >= deep:
                 store(small, slot, tag, v, lower, col)
                 continue
