@@ -873,14 +873,12 @@ def _prefetch_children(
     bottom: np.uint64,
     nxt: np.uint64,
     n: int,
-    width: int,
-    h1: int,
-    symmetry: bool,
-    big_log2: int,
-    key_bits: int,
+    addr: tuple[int, int, bool, int, int, int, int],
 ) -> None:
     """Start loading the big-table slots of the children (the moves ``nxt``) that the
-    enhanced transposition cut-offs of the move ordering probe, all at once."""
+    enhanced transposition cut-offs of the move ordering probe, all at once (``addr``:
+    see :func:`_table_slot`; the children have fewer than ``deep`` stones)."""
+    width, h1, symmetry, _, big_log2, _, key_bits = addr
     # a child's key is its current + mask + bottom: its side to move holds the other
     # stones (cur ^ mask), and its mask is mask + m (m, an empty cell: + is |)
     child_base = (cur ^ mask) + mask + bottom
@@ -901,6 +899,28 @@ def _two_threats(w: np.uint64, nm: np.uint64, bottom: np.uint64, board: np.uint6
     t = w & ((nm + bottom) & board)  # the winning cells now playable
     # x & (x - 1) != 0: two bits or more; w >> 1: the cells under a winning cell
     return (t & (t - _ONE)) != _ZERO or (t & (w >> _ONE)) != _ZERO
+
+
+@njit(cache=True, inline="always")
+def _move_threats(
+    stack: np.ndarray,
+    at: int,
+    two_threats: np.uint64,
+    cur: np.uint64,
+    mask: np.uint64,
+    m: np.uint64,
+    board: np.uint64,
+    bottom: np.uint64,
+    height: int,
+    default_size: bool,
+) -> tuple[np.uint64, bool]:
+    """(the winning cells the move ``m`` leaves, whether they hold two threats): in the
+    7x6 copy (``default_size``) read from :func:`_winning_lanes`' output (the entry at
+    ``at``, and its result ``two_threats``), else computed for this move alone."""
+    if default_size:
+        return stack[_u(at)], (two_threats & m) != _ZERO
+    w = _winning_cells(cur | m, mask | m, board, height)
+    return w, _two_threats(w, mask | m, bottom, board)
 
 
 @njit(cache=True, inline="always")
@@ -944,6 +964,31 @@ def _threat_score(
         + LATER_THREAT_WEIGHT * popcount(useful & ((up1 << _ONE) & board))
         + THREAT_WEIGHT * popcount(useful)
     )
+
+
+@njit(cache=True, inline="always")
+def _order_score(
+    w: np.uint64,
+    m: np.uint64,
+    mask: np.uint64,
+    opp_win: np.uint64,
+    board: np.uint64,
+    bottom: np.uint64,
+    tie_break: np.ndarray,
+    tt_cells: np.uint64,
+    single: bool,
+) -> int:
+    """The ordering score of the move ``m`` (leaving the winning cells ``w``), best
+    first: the table's move (``tt_cells``, its column), then :func:`_threat_score`,
+    then the column's rank (``tie_break``, by bit); 0 at a node with a single move
+    (nothing to order)."""
+    if single:
+        return 0
+    sc = _threat_score(w, mask | m, opp_win, board, bottom) * _RANKS
+    sc += tie_break[_u(trailing_zeros(m))]
+    if (m & tt_cells) != _ZERO:
+        sc += _TT_MOVE_BONUS
+    return sc
 
 
 @njit(cache=True, inline="always")
@@ -1116,9 +1161,7 @@ def _search(
                 done = True
                 stats[3] += 1
         if not done and PREFETCH and n + 1 < deep and n < etc_stones:
-            _prefetch_children(
-                big, cur, mask, bottom, nxt, n, width, h1, symmetry, big_log2, key_bits
-            )
+            _prefetch_children(big, cur, mask, bottom, nxt, n, addr)
         # one move left (a forced block, or every other move loses at once): the
         # table's move orders nothing, and its bounds cut nothing the parent's
         # enhanced transposition cut-off did not (x & (x - 1) == 0: at most one bit)
@@ -1149,13 +1192,11 @@ def _search(
             while rest != _ZERO:
                 m = rest & (_ZERO - rest)  # x & -x: the lowest set bit
                 rest ^= m
-                if default_size:
-                    w = stack[_u(d * row + lanes + lane)]
-                    lane += 1
-                    two = (two_threats & m) != _ZERO
-                else:
-                    w = _winning_cells(cur | m, mask | m, board, height)
-                    two = _two_threats(w, mask | m, bottom, board)
+                w, two = _move_threats(
+                    stack, d * row + lanes + lane, two_threats, cur, mask, m, board, bottom,
+                    height, default_size,
+                )  # fmt: skip
+                lane += 1
                 if two:
                     v, done = (cells - 1 - n) // 2, True
                     break
@@ -1179,12 +1220,7 @@ def _search(
                             # this move cannot raise alpha: left out, its bound joins best
                             best = max(best, -clower)
                             continue
-                sc = 0
-                if not single:
-                    sc = _threat_score(w, mask | m, opp_win, board, bottom) * _RANKS
-                    sc += tie_break[_u(trailing_zeros(m))]
-                    if (m & tt_cells) != _ZERO:
-                        sc += _TT_MOVE_BONUS
+                sc = _order_score(w, m, mask, opp_win, board, bottom, tie_break, tt_cells, single)
                 _insert_move(stack, d * row, wins, scores, k, m, w, sc)
                 k += 1
             if etc_col >= 0 or (not done and k == 0):
