@@ -509,7 +509,8 @@ def _book_score(book: np.ndarray, key: np.uint64, width: int, h1: int) -> int:
     """The exact score :mod:`solver.probe`'s array ``book`` holds for the position of
     Pons key ``key`` (either mirror variant), or ``_NO_BOUND``: a binary search of
     its canonical key among the sorted keys (a node of the book's ply only, a few
-    per thousand nodes: not inlined into the loop)."""
+    per thousand nodes: not inlined into the loop). A score found is the node's value
+    whatever the window: an exact score is a bound on either side."""
     mirrored = _mirror(key, width, h1, (_ONE << np.uint64(h1)) - _ONE)
     if mirrored < key:
         key = mirrored
@@ -850,7 +851,9 @@ def _entry_window(payload: np.uint64, alpha: int, beta: int) -> tuple[int, int, 
     column or -1, alpha, beta, done, value), the window narrowed by the stored bounds.
     They hardly ever cut: the parent probed this entry before it pushed the node
     (enhanced transposition cut-offs, same window); the probe brings the move to try
-    first."""
+    first. A node with one move left (a forced block, or every other move loses at
+    once) is not probed: the table's move orders nothing there, and its bounds cut
+    nothing the parent's enhanced transposition cut-off did not."""
     if payload == _ZERO:
         return -1, alpha, beta, False, 0
     lower, upper = entry_bounds(payload)
@@ -989,6 +992,19 @@ def _order_score(
     if (m & tt_cells) != _ZERO:
         sc += _TT_MOVE_BONUS
     return sc
+
+
+@njit(cache=True, inline="always")
+def _early_bound(
+    v: int, best: int, etc_col: int, flipped: bool, width: int
+) -> tuple[int, bool, int]:
+    """(value, lower, stored column) of a node decided in its move ordering: by a move's
+    cut-off before any search (``etc_col`` >= 0: the lower bound ``v`` and that column,
+    the mirror column in a ``flipped`` entry), or by every move refuted from the table
+    (fail low with the upper bound ``best``, no column)."""
+    lower = etc_col >= 0
+    col = (width - 1 - etc_col if flipped else etc_col) if lower else -1
+    return (v if lower else best), lower, col
 
 
 @njit(cache=True, inline="always")
@@ -1151,21 +1167,14 @@ def _search(
         )
         if symmetry and not done:
             nxt = _mirror_moves(cur, mask, nxt, n, width, h1, right_cols)
-        if probing and not done and n == book_ply:
-            # a position of the book's ply: its exact score, if the book holds it,
-            # is the node's value whatever the window (an exact score is a bound
-            # on either side); the bounds above are kept when they already cut
+        if probing and not done and n == book_ply:  # bounds that cut already are kept
             known = _book_score(book, cur + mask + bottom, width, h1)
             if known != _NO_BOUND:
-                v = known
-                done = True
+                v, done = known, True
                 stats[3] += 1
         if not done and PREFETCH and n + 1 < deep and n < etc_stones:
             _prefetch_children(big, cur, mask, bottom, nxt, n, addr)
-        # one move left (a forced block, or every other move loses at once): the
-        # table's move orders nothing, and its bounds cut nothing the parent's
-        # enhanced transposition cut-off did not (x & (x - 1) == 0: at most one bit)
-        single = (nxt & (nxt - _ONE)) == _ZERO
+        single = (nxt & (nxt - _ONE)) == _ZERO  # x & (x - 1) == 0: one move (_entry_window)
         slot, tag, flipped, tt_cells = _ZERO, _ZERO, False, _ZERO
         if not done and n < tt_stones:
             slot, tag, flipped = _table_slot(cur + mask + bottom, n, addr)
@@ -1177,9 +1186,9 @@ def _search(
                 tt_cells = col_masks[_u(width - 1 - tt_move if flipped else tt_move)]
         if not done:
             # ------------------------------------------------ order moves
-            # the moves into the row, best first: the table's move, then c4's weights,
-            # centre first on ties; a move may decide the node before any search
-            # (arrays stay in this loop, the insertion sort aside: see _table_slot)
+            # the moves into the row, best first (_order_score); a move may decide the
+            # node before any search (arrays stay in this loop, the insertion sort aside:
+            # see _table_slot)
             k = 0
             etc_col = -1  # the column of a cut-off by the zugzwang bound or the table
             odd_empty = ((cells - n) & 1) == 1
@@ -1224,13 +1233,9 @@ def _search(
                 _insert_move(stack, d * row, wins, scores, k, m, w, sc)
                 k += 1
             if etc_col >= 0 or (not done and k == 0):
-                # a move's cut-off before any search (its lower bound and column), or
-                # every move refuted from the table: fail low with the upper bound best
-                lower = etc_col >= 0
-                v = v if lower else best
+                v, lower, col = _early_bound(v, best, etc_col, flipped, width)
                 done = True
                 if n < tt_stones:
-                    col = (width - 1 - etc_col if flipped else etc_col) if lower else -1
                     if n >= deep:
                         store(small, slot, tag, v, lower, col)
                     else:
@@ -1309,10 +1314,8 @@ def _search(
                 continue
             store(big, slot, tag, v, lower, col)
             if load_relaxed(geo, _u(_STOP)) != 0:
-                # stopped: another thread has the answer, or a time limit or an
-                # interrupt. Leave at once, storing nothing more (each entry stored so
-                # far is the bound of a finished subtree). Checked only after the big
-                # table's stores, the rarer ones, so that it costs nothing in the deep nodes.
+                # stopped (see _negamax): leave, storing nothing more (each entry stored so far
+                # is a finished subtree's bound); tested after the big table's rarer stores only
                 _count_nodes(stats, nodes, symmetry)
                 stats[1] = 1
                 return 0
