@@ -1152,9 +1152,7 @@ def _search(
     bottom, board, claim_rows, right_cols = _board_masks(width, height, col_masks)
     row, wins, scores, lanes = _stack_columns(width)
     addr = (width, h1, symmetry, deep, big_log2, small_log2, key_bits)  # see _table_slot
-    d = d0
-    nodes = 0
-    v = 0
+    d, nodes, v = d0, 0, 0
     # the node's position, window and the opponent's winning cells: read from the
     # stack for the first node, then set by the push of each child (see _enter_row)
     cur, mask, alpha, beta, opp_win = _read_row(stack, d * row)
@@ -1242,9 +1240,8 @@ def _search(
                         store(big, slot, tag, v, lower, col)
             if not done:
                 _save_node(stack, d * row, alpha, beta, k, best)
-                # push the first child
                 cur, mask, alpha, beta, opp_win = _push(
-                    stack, d, row, wins, 0, cur, mask, alpha, beta, mirror is not None
+                    stack, d, row, wins, 0, cur, mask, alpha, beta, symmetry
                 )
                 d += 1
                 if mirror is None or n + 1 < SYMMETRY_STONES:
@@ -1270,10 +1267,8 @@ def _search(
             idx = np.int64(stack[_u(d * row + _IDX)])
             if score >= np.int64(stack[_u(d * row + _BETA)]):
                 # a cut-off: store the lower bound with the move that proved it
-                m = stack[_u(d * row + _MOVES + idx)]
-                col = col_of_bit[_u(trailing_zeros(m))]
-                v = score
-                lower = True
+                col = col_of_bit[_u(trailing_zeros(stack[_u(d * row + _MOVES + idx)]))]
+                v, lower = score, True
             else:
                 if score > np.int64(stack[_u(d * row + _BEST)]):
                     stack[_u(d * row + _BEST)] = np.uint64(score)
@@ -1282,12 +1277,10 @@ def _search(
                 idx += 1
                 if idx < np.int64(stack[_u(d * row + _NMOVES)]):
                     stack[_u(d * row + _IDX)] = np.uint64(idx)
+                    _, _, alpha, beta, _ = _read_row(stack, d * row)  # the row's window
                     cur, mask, alpha, beta, opp_win = _push(
-                        stack, d, row, wins, idx, cur, mask,
-                        np.int64(stack[_u(d * row + _ALPHA)]),
-                        np.int64(stack[_u(d * row + _BETA)]),
-                        mirror is not None,
-                    )  # fmt: skip
+                        stack, d, row, wins, idx, cur, mask, alpha, beta, symmetry
+                    )
                     d += 1
                     if mirror is None or n + 1 < SYMMETRY_STONES:
                         break
@@ -1301,9 +1294,7 @@ def _search(
                         return 0
                     continue
                 # every move searched: the best score is an upper bound
-                v = np.int64(stack[_u(d * row + _BEST)])
-                col = -1
-                lower = False
+                v, col, lower = np.int64(stack[_u(d * row + _BEST)]), -1, False
             if n >= tt_stones:
                 continue
             slot, tag, flipped = _table_slot(cur + mask + bottom, n, addr)
