@@ -1185,8 +1185,7 @@ def _search(
         if not done:
             # ------------------------------------------------ order moves
             # the moves into the row, best first (_order_score); a move may decide the
-            # node before any search (arrays stay in this loop, the insertion sort aside:
-            # see _table_slot)
+            # node before any search (the tables' probes stay in this loop: see _table_slot)
             k = 0
             etc_col = -1  # the column of a cut-off by the zugzwang bound or the table
             odd_empty = ((cells - n) & 1) == 1
