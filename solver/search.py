@@ -128,7 +128,7 @@ assert -(-DEFAULT_WIDTH // _LANE_WIDTH) * _LANE_WIDTH <= _LANE_COUNT
 
 def _stack_row(width: int) -> int:
     """Entries per row (one row per depth) of the search's stack, a flat uint64
-    array (the search loop computes the row length with the same formula)."""
+    array (:func:`_stack_columns` computes it in the kernels with the same formula)."""
     return _MOVES + 3 * width + _LANE_COUNT
 
 
@@ -424,6 +424,19 @@ def _self_mirror(cur: np.uint64, mask: np.uint64, width: int, h1: int) -> bool:
 
 
 @njit(cache=True, inline="always")
+def _mirror_moves(
+    cur: np.uint64, mask: np.uint64, nxt: np.uint64, n: int, width: int, h1: int, right: np.uint64
+) -> np.uint64:
+    """The moves ``nxt`` worth searching at a node of ``n`` stones: without those of the
+    columns ``right`` of the centre when the position is its own mirror image below
+    ``SYMMETRY_STONES`` stones (so are its threats and its moves then: one move of each
+    mirror pair is enough)."""
+    if n < SYMMETRY_STONES and _self_mirror(cur, mask, width, h1):
+        return nxt & ~right
+    return nxt
+
+
+@njit(cache=True, inline="always")
 def _table_key(
     key: np.uint64, n: int, width: int, h1: int, symmetry: bool
 ) -> tuple[np.uint64, bool]:
@@ -496,7 +509,8 @@ def _book_score(book: np.ndarray, key: np.uint64, width: int, h1: int) -> int:
     """The exact score :mod:`solver.probe`'s array ``book`` holds for the position of
     Pons key ``key`` (either mirror variant), or ``_NO_BOUND``: a binary search of
     its canonical key among the sorted keys (a node of the book's ply only, a few
-    per thousand nodes: not inlined into the loop)."""
+    per thousand nodes: not inlined into the loop). A score found is the node's value
+    whatever the window: an exact score is a bound on either side."""
     mirrored = _mirror(key, width, h1, (_ONE << np.uint64(h1)) - _ONE)
     if mirrored < key:
         key = mirrored
@@ -812,16 +826,23 @@ def _node_bounds(
 
 @njit(cache=True, inline="always")
 def _table_slot(
-    key: np.uint64, n: int, deep: int, big_log2: int, small_log2: int, key_bits: int
-) -> tuple[np.uint64, np.uint64]:
-    """Slot and tag of a position of ``n`` stones: in the small table from ``deep``
-    stones on, else in the big one. The callers name the array in each branch
-    themselves (``probe(small, ...) if n >= deep else probe(big, ...)``): an array
-    held in a variable, or passed to an inlined function that branches on it, makes
-    numba count its references in the loop (half the speed, measured)."""
+    key: np.uint64, n: int, addr: tuple[int, int, bool, int, int, int, int]
+) -> tuple[np.uint64, np.uint64, bool]:
+    """(slot, tag, flipped) of the position of Pons key ``key`` with ``n`` stones: its
+    entry in the small table from ``deep`` stones on, else in the big one; ``flipped``:
+    the entry is its mirror image's (:func:`_table_key`). ``addr`` = (width, h1,
+    symmetry, deep, big_log2, small_log2, key_bits), constants of a search. The callers
+    name the array in each branch themselves (``probe(small, ...) if n >= deep else
+    probe(big, ...)``): an array held in a variable, or passed to an inlined function
+    that branches on it, makes numba count its references in the loop (half the speed,
+    measured)."""
+    width, h1, symmetry, deep, big_log2, small_log2, key_bits = addr
+    tkey, flipped = _table_key(key, n, width, h1, symmetry)
     if n >= deep:
-        return slot_and_tag(key, small_log2, key_bits)
-    return slot_and_tag(key, big_log2, key_bits)
+        slot, tag = slot_and_tag(tkey, small_log2, key_bits)
+    else:
+        slot, tag = slot_and_tag(tkey, big_log2, key_bits)
+    return slot, tag, flipped
 
 
 @njit(cache=True, inline="always")
@@ -830,7 +851,9 @@ def _entry_window(payload: np.uint64, alpha: int, beta: int) -> tuple[int, int, 
     column or -1, alpha, beta, done, value), the window narrowed by the stored bounds.
     They hardly ever cut: the parent probed this entry before it pushed the node
     (enhanced transposition cut-offs, same window); the probe brings the move to try
-    first."""
+    first. A node with one move left (a forced block, or every other move loses at
+    once) is not probed: the table's move orders nothing there, and its bounds cut
+    nothing the parent's enhanced transposition cut-off did not."""
     if payload == _ZERO:
         return -1, alpha, beta, False, 0
     lower, upper = entry_bounds(payload)
@@ -853,14 +876,12 @@ def _prefetch_children(
     bottom: np.uint64,
     nxt: np.uint64,
     n: int,
-    width: int,
-    h1: int,
-    symmetry: bool,
-    big_log2: int,
-    key_bits: int,
+    addr: tuple[int, int, bool, int, int, int, int],
 ) -> None:
     """Start loading the big-table slots of the children (the moves ``nxt``) that the
-    enhanced transposition cut-offs of the move ordering probe, all at once."""
+    enhanced transposition cut-offs of the move ordering probe, all at once (``addr``:
+    see :func:`_table_slot`; the children have fewer than ``deep`` stones)."""
+    width, h1, symmetry, _, big_log2, _, key_bits = addr
     # a child's key is its current + mask + bottom: its side to move holds the other
     # stones (cur ^ mask), and its mask is mask + m (m, an empty cell: + is |)
     child_base = (cur ^ mask) + mask + bottom
@@ -881,6 +902,28 @@ def _two_threats(w: np.uint64, nm: np.uint64, bottom: np.uint64, board: np.uint6
     t = w & ((nm + bottom) & board)  # the winning cells now playable
     # x & (x - 1) != 0: two bits or more; w >> 1: the cells under a winning cell
     return (t & (t - _ONE)) != _ZERO or (t & (w >> _ONE)) != _ZERO
+
+
+@njit(cache=True, inline="always")
+def _move_threats(
+    stack: np.ndarray,
+    at: int,
+    two_threats: np.uint64,
+    cur: np.uint64,
+    mask: np.uint64,
+    m: np.uint64,
+    board: np.uint64,
+    bottom: np.uint64,
+    height: int,
+    default_size: bool,
+) -> tuple[np.uint64, bool]:
+    """(the winning cells the move ``m`` leaves, whether they hold two threats): in the
+    7x6 copy (``default_size``) read from :func:`_winning_lanes`' output (the entry at
+    ``at``, and its result ``two_threats``), else computed for this move alone."""
+    if default_size:
+        return stack[_u(at)], (two_threats & m) != _ZERO
+    w = _winning_cells(cur | m, mask | m, board, height)
+    return w, _two_threats(w, mask | m, bottom, board)
 
 
 @njit(cache=True, inline="always")
@@ -924,6 +967,44 @@ def _threat_score(
         + LATER_THREAT_WEIGHT * popcount(useful & ((up1 << _ONE) & board))
         + THREAT_WEIGHT * popcount(useful)
     )
+
+
+@njit(cache=True, inline="always")
+def _order_score(
+    w: np.uint64,
+    m: np.uint64,
+    mask: np.uint64,
+    opp_win: np.uint64,
+    board: np.uint64,
+    bottom: np.uint64,
+    tie_break: np.ndarray,
+    tt_cells: np.uint64,
+    single: bool,
+) -> int:
+    """The ordering score of the move ``m`` (leaving the winning cells ``w``), best
+    first: the table's move (``tt_cells``, its column), then :func:`_threat_score`,
+    then the column's rank (``tie_break``, by bit); 0 at a node with a single move
+    (nothing to order)."""
+    if single:
+        return 0
+    sc = _threat_score(w, mask | m, opp_win, board, bottom) * _RANKS
+    sc += tie_break[_u(trailing_zeros(m))]
+    if (m & tt_cells) != _ZERO:
+        sc += _TT_MOVE_BONUS
+    return sc
+
+
+@njit(cache=True, inline="always")
+def _early_bound(
+    v: int, best: int, etc_col: int, flipped: bool, width: int
+) -> tuple[int, bool, int]:
+    """(value, lower, stored column) of a node decided in its move ordering: by a move's
+    cut-off before any search (``etc_col`` >= 0: the lower bound ``v`` and that column,
+    the mirror column in a ``flipped`` entry), or by every move refuted from the table
+    (fail low with the upper bound ``best``, no column)."""
+    lower = etc_col >= 0
+    col = (width - 1 - etc_col if flipped else etc_col) if lower else -1
+    return (v if lower else best), lower, col
 
 
 @njit(cache=True, inline="always")
@@ -997,6 +1078,40 @@ def _insert_move(
     stack[_u(base + scores + j)] = np.uint64(sc)
 
 
+@njit(cache=True, inline="always")
+def _search_sizes(
+    geo: np.ndarray, tparams: np.ndarray, default_size: bool
+) -> tuple[int, int, int, int, int]:
+    """(width, height, cells, small_log2, key_bits) of a search: constants in the 7x6
+    copy of :func:`_search` (``default_size``, see :func:`_is_7x6`), else ``geo``'s and
+    ``tparams``'."""
+    if default_size:
+        return DEFAULT_WIDTH, DEFAULT_HEIGHT, _CELLS_7X6, SMALL_TABLE_LOG2, _KEY_BITS_7X6
+    return geo[0], geo[1], geo[2], tparams[1], tparams[2]
+
+
+@njit(cache=True, inline="always")
+def _stack_columns(width: int) -> tuple[int, int, int, int]:
+    """(row, wins, scores, lanes): the length of a row of the search's flat stack (see
+    :func:`_stack_row`) and the first entry of the moves' winning cells, of their
+    ordering scores and of :func:`_winning_lanes`' output (7x6 copy) in a row. An entry
+    of row ``d`` is at ``d * row + field``: one base pointer for every field, and
+    ``row`` a constant in the 7x6 copy (the row length of a 2-D array is a run-time
+    value that the loop reloads)."""
+    wins = _MOVES + width
+    return _MOVES + 3 * width + _LANE_COUNT, wins, wins + width, wins + 2 * width
+
+
+@njit(cache=True, inline="always")
+def _read_row(stack: np.ndarray, base: int) -> tuple[np.uint64, np.uint64, int, int, np.uint64]:
+    """(current, mask, alpha, beta, the opponent's winning cells) of the row at ``base``."""
+    cur = stack[_u(base + _CUR)]
+    mask = stack[_u(base + _MASK)]
+    alpha = np.int64(stack[_u(base + _ALPHA)])
+    beta = np.int64(stack[_u(base + _BETA)])
+    return cur, mask, alpha, beta, stack[_u(base + _OPPW)]
+
+
 @njit(cache=True, nogil=True)
 def _search(
     d0: int,
@@ -1030,35 +1145,17 @@ def _search(
     symmetry = mirror is not None
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
-    if default_size:
-        width, height, cells = DEFAULT_WIDTH, DEFAULT_HEIGHT, _CELLS_7X6
-        small_log2, key_bits = SMALL_TABLE_LOG2, _KEY_BITS_7X6
-    else:
-        width, height, cells = geo[0], geo[1], geo[2]
-        small_log2, key_bits = tparams[1], tparams[2]
+    width, height, cells, small_log2, key_bits = _search_sizes(geo, tparams, default_size)
     # the stone counts from which each table and cut-off applies (solver.settings)
-    deep = cells - DEEP_EMPTY
-    etc_stones = cells - ETC_EMPTY
-    tt_stones = cells - TT_EMPTY
+    deep, etc_stones, tt_stones = cells - DEEP_EMPTY, cells - ETC_EMPTY, cells - TT_EMPTY
     h1 = height + 1
     bottom, board, claim_rows, right_cols = _board_masks(width, height, col_masks)
-    # the stack's rows (see _stack_row): an entry is at d * row + field, with
-    # ``row`` a constant in the 7x6 copy (the row length of a 2-D array is a
-    # run-time value that the loop reloads), one base pointer for every field
-    row = _MOVES + 3 * width + _LANE_COUNT
-    d = d0
-    wins = _MOVES + width  # first column of the moves' winning cells
-    scores = wins + width  # first column of the moves' scores
-    lanes = scores + width  # first column of _winning_lanes' output (7x6 copy)
-    nodes = 0
-    v = 0
+    row, wins, scores, lanes = _stack_columns(width)
+    addr = (width, h1, symmetry, deep, big_log2, small_log2, key_bits)  # see _table_slot
+    d, nodes, v = d0, 0, 0
     # the node's position, window and the opponent's winning cells: read from the
     # stack for the first node, then set by the push of each child (see _enter_row)
-    cur = stack[_u(d * row + _CUR)]
-    mask = stack[_u(d * row + _MASK)]
-    alpha = np.int64(stack[_u(d * row + _ALPHA)])
-    beta = np.int64(stack[_u(d * row + _BETA)])
-    opp_win = stack[_u(d * row + _OPPW)]
+    cur, mask, alpha, beta, opp_win = _read_row(stack, d * row)
     while True:
         # ---------------------------------------------------- enter node d
         nodes += 1
@@ -1066,31 +1163,19 @@ def _search(
         done, v, nxt, alpha, beta, best = _node_bounds(
             cur, mask, opp_win, n, d == 0, alpha, beta, cells, board, bottom, claim_rows, height
         )
-        if symmetry and not done and n < SYMMETRY_STONES and _self_mirror(cur, mask, width, h1):
-            # the position is its own mirror image, and so are its threats and
-            # its set of moves: one move of each mirror pair is enough
-            nxt &= ~right_cols
-        if probing and not done and n == book_ply:
-            # a position of the book's ply: its exact score, if the book holds it,
-            # is the node's value whatever the window (an exact score is a bound
-            # on either side); the bounds above are kept when they already cut
+        if symmetry and not done:
+            nxt = _mirror_moves(cur, mask, nxt, n, width, h1, right_cols)
+        if probing and not done and n == book_ply:  # bounds that cut already are kept
             known = _book_score(book, cur + mask + bottom, width, h1)
             if known != _NO_BOUND:
-                v = known
-                done = True
+                v, done = known, True
                 stats[3] += 1
         if not done and PREFETCH and n + 1 < deep and n < etc_stones:
-            _prefetch_children(
-                big, cur, mask, bottom, nxt, n, width, h1, symmetry, big_log2, key_bits
-            )
-        # one move left (a forced block, or every other move loses at once): the
-        # table's move orders nothing, and its bounds cut nothing the parent's
-        # enhanced transposition cut-off did not (x & (x - 1) == 0: at most one bit)
-        single = (nxt & (nxt - _ONE)) == _ZERO
+            _prefetch_children(big, cur, mask, bottom, nxt, n, addr)
+        single = (nxt & (nxt - _ONE)) == _ZERO  # x & (x - 1) == 0: one move (_entry_window)
         slot, tag, flipped, tt_cells = _ZERO, _ZERO, False, _ZERO
         if not done and n < tt_stones:
-            key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
-            slot, tag = _table_slot(key, n, deep, big_log2, small_log2, key_bits)
+            slot, tag, flipped = _table_slot(cur + mask + bottom, n, addr)
             payload = _ZERO
             if not single:
                 payload = probe(small, slot, tag) if n >= deep else probe(big, slot, tag)
@@ -1099,9 +1184,8 @@ def _search(
                 tt_cells = col_masks[_u(width - 1 - tt_move if flipped else tt_move)]
         if not done:
             # ------------------------------------------------ order moves
-            # the moves into the row, best first: the table's move, then c4's weights,
-            # centre first on ties; a move may decide the node before any search
-            # (arrays stay in this loop, the insertion sort aside: see _table_slot)
+            # the moves into the row, best first (_order_score); a move may decide the
+            # node before any search (the tables' probes stay in this loop: see _table_slot)
             k = 0
             etc_col = -1  # the column of a cut-off by the zugzwang bound or the table
             odd_empty = ((cells - n) & 1) == 1
@@ -1114,13 +1198,11 @@ def _search(
             while rest != _ZERO:
                 m = rest & (_ZERO - rest)  # x & -x: the lowest set bit
                 rest ^= m
-                if default_size:
-                    w = stack[_u(d * row + lanes + lane)]
-                    lane += 1
-                    two = (two_threats & m) != _ZERO
-                else:
-                    w = _winning_cells(cur | m, mask | m, board, height)
-                    two = _two_threats(w, mask | m, bottom, board)
+                w, two = _move_threats(
+                    stack, d * row + lanes + lane, two_threats, cur, mask, m, board, bottom,
+                    height, default_size,
+                )  # fmt: skip
+                lane += 1
                 if two:
                     v, done = (cells - 1 - n) // 2, True
                     break
@@ -1133,10 +1215,7 @@ def _search(
                 if n < etc_stones and n + 1 < tt_stones:
                     # enhanced transposition cut-off: a child whose stored upper
                     # bound already refutes it proves this node fails high
-                    ckey, _ = _table_key(
-                        (cur ^ mask) + (mask | m) + bottom, n + 1, width, h1, symmetry
-                    )
-                    cslot, ctag = _table_slot(ckey, n + 1, deep, big_log2, small_log2, key_bits)
+                    cslot, ctag, _ = _table_slot((cur ^ mask) + (mask | m) + bottom, n + 1, addr)
                     cpay = probe(small, cslot, ctag) if n + 1 >= deep else probe(big, cslot, ctag)
                     if cpay != _ZERO:
                         clower, cupper = entry_bounds(cpay)
@@ -1147,31 +1226,21 @@ def _search(
                             # this move cannot raise alpha: left out, its bound joins best
                             best = max(best, -clower)
                             continue
-                sc = 0
-                if not single:
-                    sc = _threat_score(w, mask | m, opp_win, board, bottom) * _RANKS
-                    sc += tie_break[_u(trailing_zeros(m))]
-                    if (m & tt_cells) != _ZERO:
-                        sc += _TT_MOVE_BONUS
+                sc = _order_score(w, m, mask, opp_win, board, bottom, tie_break, tt_cells, single)
                 _insert_move(stack, d * row, wins, scores, k, m, w, sc)
                 k += 1
             if etc_col >= 0 or (not done and k == 0):
-                # a move's cut-off before any search (its lower bound and column), or
-                # every move refuted from the table: fail low with the upper bound best
-                lower = etc_col >= 0
-                v = v if lower else best
+                v, lower, col = _early_bound(v, best, etc_col, flipped, width)
                 done = True
                 if n < tt_stones:
-                    col = (width - 1 - etc_col if flipped else etc_col) if lower else -1
                     if n >= deep:
                         store(small, slot, tag, v, lower, col)
                     else:
                         store(big, slot, tag, v, lower, col)
             if not done:
                 _save_node(stack, d * row, alpha, beta, k, best)
-                # push the first child
                 cur, mask, alpha, beta, opp_win = _push(
-                    stack, d, row, wins, 0, cur, mask, alpha, beta, mirror is not None
+                    stack, d, row, wins, 0, cur, mask, alpha, beta, symmetry
                 )
                 d += 1
                 if mirror is None or n + 1 < SYMMETRY_STONES:
@@ -1197,10 +1266,8 @@ def _search(
             idx = np.int64(stack[_u(d * row + _IDX)])
             if score >= np.int64(stack[_u(d * row + _BETA)]):
                 # a cut-off: store the lower bound with the move that proved it
-                m = stack[_u(d * row + _MOVES + idx)]
-                col = col_of_bit[_u(trailing_zeros(m))]
-                v = score
-                lower = True
+                col = col_of_bit[_u(trailing_zeros(stack[_u(d * row + _MOVES + idx)]))]
+                v, lower = score, True
             else:
                 if score > np.int64(stack[_u(d * row + _BEST)]):
                     stack[_u(d * row + _BEST)] = np.uint64(score)
@@ -1209,12 +1276,10 @@ def _search(
                 idx += 1
                 if idx < np.int64(stack[_u(d * row + _NMOVES)]):
                     stack[_u(d * row + _IDX)] = np.uint64(idx)
+                    _, _, alpha, beta, _ = _read_row(stack, d * row)  # the row's window
                     cur, mask, alpha, beta, opp_win = _push(
-                        stack, d, row, wins, idx, cur, mask,
-                        np.int64(stack[_u(d * row + _ALPHA)]),
-                        np.int64(stack[_u(d * row + _BETA)]),
-                        mirror is not None,
-                    )  # fmt: skip
+                        stack, d, row, wins, idx, cur, mask, alpha, beta, symmetry
+                    )
                     d += 1
                     if mirror is None or n + 1 < SYMMETRY_STONES:
                         break
@@ -1228,24 +1293,19 @@ def _search(
                         return 0
                     continue
                 # every move searched: the best score is an upper bound
-                v = np.int64(stack[_u(d * row + _BEST)])
-                col = -1
-                lower = False
+                v, col, lower = np.int64(stack[_u(d * row + _BEST)]), -1, False
             if n >= tt_stones:
                 continue
-            key, flipped = _table_key(cur + mask + bottom, n, width, h1, symmetry)
+            slot, tag, flipped = _table_slot(cur + mask + bottom, n, addr)
             if flipped and lower:
                 col = width - 1 - col
-            slot, tag = _table_slot(key, n, deep, big_log2, small_log2, key_bits)
             if n >= deep:
                 store(small, slot, tag, v, lower, col)
                 continue
             store(big, slot, tag, v, lower, col)
             if load_relaxed(geo, _u(_STOP)) != 0:
-                # stopped: another thread has the answer, or a time limit or an
-                # interrupt. Leave at once, storing nothing more (each entry stored so
-                # far is the bound of a finished subtree). Checked only after the big
-                # table's stores, the rarer ones, so that it costs nothing in the deep nodes.
+                # stopped (see _negamax): leave, storing nothing more (each entry stored so far
+                # is a finished subtree's bound); tested after the big table's rarer stores only
                 _count_nodes(stats, nodes, symmetry)
                 stats[1] = 1
                 return 0
