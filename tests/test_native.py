@@ -26,8 +26,9 @@ from solver import DEFAULT_BOARD, Position, Solver, _native
 from solver._jit import NATIVE_KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLVE_ONE = "solver.search._solve_one"
-SOLVE_BATCH = "solver.search._solve_batch"
+#: the entry kernels of a 7x6 solver without a book (solver.search._entry_kernels)
+SOLVE_ONE = "solver.search._solve_one_7x6"
+SOLVE_BATCH = "solver.search._solve_batch_7x6"
 LOOKUP_ONE = "openingbook.compact._lookup_one"
 
 
@@ -68,7 +69,15 @@ def _read_failure(path: Path) -> str:
 
 
 def _tiny_solver() -> Solver:
-    return Solver(table_log2=10, width=4, height=4)
+    """A 7x6 solver with a small table: the kernels of the reference positions' board."""
+    return Solver(table_log2=10)
+
+
+def _near_the_end() -> Position:
+    """A 7x6 position a few cells from the end: a library is built from a run on it."""
+    from solver.search import _warm_up_position
+
+    return _warm_up_position(7, 6)
 
 
 def test_signatures():
@@ -91,7 +100,7 @@ def test_signatures():
 def test_native_search_is_numbas_search(reference_lines):
     """Same scores and the same number of nodes, position after position, tables kept."""
     tiny = _tiny_solver()
-    _ensure_library(SOLVE_ONE, _solve_args(tiny, Position(width=4, height=4)))
+    _ensure_library(SOLVE_ONE, _solve_args(tiny, _near_the_end()))
     kernel = NATIVE_KERNELS[SOLVE_ONE]
     by_numba, by_native = Solver(table_log2=20), Solver(table_log2=20)
     for i, (moves, expected) in enumerate(reference_lines):
