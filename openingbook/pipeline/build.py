@@ -505,7 +505,7 @@ def build_book(
         with contextlib.ExitStack() as stack:
             # the executor first: a cluster that cannot be reached fails before any output
             ex = None
-            if todo and scheduler is None:
+            if todo and not scheduler:
                 # the workers are on this machine: they load the kernel this process
                 # compiles (or loads) now, instead of each compiling it
                 load_worker_kernel(options.board)
