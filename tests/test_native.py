@@ -114,9 +114,9 @@ def test_native_search_is_numbas_search(reference_lines):
 
 
 def test_native_batch_is_numbas_batch(reference_lines):
-    tiny = _tiny_solver()
-    one = np.zeros(1, np.uint64)
-    _ensure_library(SOLVE_BATCH, (one, one, np.zeros(1, np.int8), True, *tiny._kernel_args()))
+    tiny, pos = _tiny_solver(), _near_the_end()
+    first, mask = np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
+    _ensure_library(SOLVE_BATCH, (first, mask, np.zeros(1, np.int8), True, *tiny._kernel_args()))
     kernel = NATIVE_KERNELS[SOLVE_BATCH]
     positions = [Position.from_moves(m) for m, _ in reference_lines[:30]]
     first = np.array([p.first_stones for p in positions], np.uint64)

@@ -220,3 +220,21 @@ def test_the_7x6_copy_serves_exactly_the_7x6_board(width, height, seven_by_six):
         # the solver runs that copy, and only on that board
         assert s._entry() is search._ENTRY_KERNELS[seven_by_six, False][0]
         assert s._entry(batch=True) is search._ENTRY_KERNELS[seven_by_six, False][1]
+
+
+def test_the_7x6_kernel_refuses_a_table_it_was_not_compiled_for():
+    """The solver chooses the 7x6 copy in Python; the kernel checks what it was compiled
+    with (a numba cache left from other settings would not match): never a search with
+    the wrong table size, an error instead."""
+    from solver.errors import InternalError
+
+    solver = Solver(table_log2=16)
+    big, small, tparams, *rest = solver._kernel_args()
+    other = tparams.copy()
+    other[1] += 1  # the small table's log2
+    pos = Position.from_moves("4455")
+    one = search._ENTRY_KERNELS[True, False][0]
+    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, 0, big, small)
+    with pytest.raises(InternalError):
+        one(*args, other, *rest)
+    assert one(*args, tparams, *rest) == 18  # the right table: the answer
