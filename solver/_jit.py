@@ -202,8 +202,9 @@ def _choose_numba_cache() -> None:
 
 #: seconds a cold first run spends compiling, by the module whose kernels it runs
 #: (measured on 2 cores: ``benchmarks/bench_first_use.py``, the CPU time of a first
-#: ``solve``: every copy of the search); any other module's kernels take a few seconds
-COMPILE_SECONDS = {"solver.search": 60}
+#: ``analyze`` past the books: the two copies of the search a 7x6 search compiles);
+#: any other module's kernels take a few seconds
+COMPILE_SECONDS = {"solver.search": 25}
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
 #: a run that has loaded one of these will compile the search (a build's workers do)
 _SOLVER_USERS = ("solver.search", "openingbook.pipeline.solving")

@@ -5,7 +5,10 @@ move, ``+(cells/2 + 1 - k)`` for a win with its k-th stone, ``0`` for a draw,
 negative for a loss.
 
 The search kernel is one numba function with an explicit stack (no
-recursion: each numba call passes every array again). It uses
+recursion: each numba call passes every array again), compiled in a few copies
+(with and without the mirror code, with the 7x6 board as constants or not, probing
+a book or not: :func:`_search`); the solver calls the entry kernel of the copies its
+board and book need (:func:`_entry_kernels`). It uses
 
 * null windows only: the exact score is found by asking "win or not?"
   first and then walking one score at a time away from 0 (or, given a guess,
@@ -32,8 +35,8 @@ recursion: each numba call passes every array again). It uses
 
 Board size: any ``width x height`` that fits the 64-bit board
 (``width * (height + 1) <= 64``), with an even or an odd number of cells; every
-size-dependent constant is an argument of the kernel, so one compiled kernel
-serves all sizes. 7x6 is the size it is tuned for. Nothing in the search
+size-dependent constant is an argument of the kernel, so one compiled copy
+serves all sizes; 7x6, the size it is tuned for, has copies of its own. Nothing in the search
 depends on the parity of the board: its score bounds are those of
 :mod:`solver.scores` (``|score| = (cells - p) // 2 + 1`` for a game ending with
 the p-th stone), and the zugzwang bound needs only an even number of empty
@@ -57,6 +60,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +86,7 @@ from solver.settings import (
     THREAT_WEIGHT,
     TT_EMPTY,
 )
-from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable
+from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable, min_table_log2
 
 __all__ = [
     "SearchStats",
@@ -546,6 +550,8 @@ def _negamax(
     stack: np.ndarray,
     stats: np.ndarray,
     book: np.ndarray,
+    default_size: bool,
+    probing: bool,
 ) -> int:
     """Alpha-beta value of a position whose side to move cannot win at once.
 
@@ -564,7 +570,10 @@ def _negamax(
 
     The search itself is :func:`_search`, compiled with the mirror code for the
     nodes below ``SYMMETRY_STONES`` stones and without it (:func:`_negamax_deep`)
-    for every node from there on.
+    for every node from there on. ``default_size`` (the 7x6 copy of the search
+    without the mirror code, :func:`_is_7x6`) and ``probing`` (the copy with the
+    mirror code reads ``book``) are constants of the entry kernel
+    (:func:`_entry_kernels`): numba compiles only the copies they name.
     """
     width = geo[0]
     height = geo[1]
@@ -591,10 +600,6 @@ def _negamax(
     root = np.int64(0)
     if n0 >= SYMMETRY_STONES:
         return _negamax_deep(
-            root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break
-        )
-    if book[1] != _ZERO:  # a book with positions: the copy that probes it
-        return _search(
             root,
             n0,
             big,
@@ -606,10 +611,7 @@ def _negamax(
             stats,
             col_of_bit,
             tie_break,
-            book,
-            True,
-            False,
-            True,
+            default_size,
         )
     return _search(
         root,
@@ -626,15 +628,18 @@ def _negamax(
         book,
         True,
         False,
-        False,
+        probing,
+        default_size,
     )
 
 
 @njit(cache=True, inline="always")
 def _is_7x6(geo: np.ndarray, tparams: np.ndarray) -> bool:
     """Whether the 7x6 copy of :func:`_search` (board and small table as constants)
-    serves a search: a 7x6 board whose small table has the size that copy was compiled
-    with (always, but for a numba cache compiled before solver.settings changed)."""
+    can serve a search: a 7x6 board whose small table has the size that copy was
+    compiled with (always, but for a numba cache compiled before solver.settings
+    changed: the entry kernels refuse it, :func:`_solve_one`). The solver chooses the
+    copy (:meth:`Solver._entry`) with the same test in Python."""
     return (
         geo[0] == DEFAULT_WIDTH
         and geo[1] == DEFAULT_HEIGHT
@@ -656,29 +661,12 @@ def _negamax_deep(
     stats: np.ndarray,
     col_of_bit: np.ndarray,
     tie_break: np.ndarray,
+    default_size: bool,
 ) -> int:
     """:func:`_search` without the mirror code, from a node of ``n0 + d0 >=
     SYMMETRY_STONES`` stones at row ``d0`` of the stack (set up as for
-    :func:`_search`): on 7x6, the copy compiled with the board as constants
-    (:func:`_is_7x6`)."""
-    if _is_7x6(geo, tparams):
-        return _search(
-            d0,
-            n0,
-            big,
-            small,
-            tparams,
-            geo,
-            col_masks,
-            stack,
-            stats,
-            col_of_bit,
-            tie_break,
-            small,  # no book: the copies without the mirror code never read it
-            None,
-            True,
-            False,
-        )
+    :func:`_search`): with ``default_size`` (a constant, as in :func:`_negamax`) the
+    copy compiled with the 7x6 board as constants (:func:`_is_7x6`)."""
     return _search(
         d0,
         n0,
@@ -691,10 +679,11 @@ def _negamax_deep(
         stats,
         col_of_bit,
         tie_break,
-        small,  # no book (as above)
+        small,  # no book: the copies without the mirror code never read it
         None,
+        default_size,
         False,
-        False,
+        False,  # no hand-over either
     )
 
 
@@ -1129,6 +1118,7 @@ def _search(
     mirror: bool | None,
     default_size: bool,
     probing: bool,
+    deep_default_size: bool,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack (current,
     mask, the opponent's winning cells, alpha, beta), which has ``n0 + d0`` stones.
@@ -1141,7 +1131,9 @@ def _search(
     another (a cycle of calls crashes when loaded from numba's cache).
     ``default_size``: the 7x6 board as constants (:func:`_is_7x6`) and the move
     ordering's bit work in vector registers (:func:`_winning_lanes`). ``probing``: the
-    scores of the nodes of ``book``'s ply are read from it (:mod:`solver.probe`)."""
+    scores of the nodes of ``book``'s ply are read from it (:mod:`solver.probe`).
+    ``deep_default_size``: the ``default_size`` of the copy the hand-over goes to, so
+    that a 7x6 search compiles no copy for other boards, nor they one for 7x6."""
     symmetry = mirror is not None
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
@@ -1248,8 +1240,9 @@ def _search(
                 # the child and its subtree are past the mirror code: the kernel
                 # compiled without it searches them; its value returns below
                 v = _negamax_deep(
-                    d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break
-                )
+                    d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break,
+                    deep_default_size,
+                )  # fmt: skip
                 if stats[1] != 0:  # stopped (see below)
                     stats[0] += nodes
                     return 0
@@ -1286,7 +1279,7 @@ def _search(
                     # past the mirror code, as above: return the child's value at once
                     v = _negamax_deep(
                         d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit,
-                        tie_break,
+                        tie_break, deep_default_size,
                     )  # fmt: skip
                     if stats[1] != 0:  # stopped
                         stats[0] += nodes
@@ -1311,7 +1304,7 @@ def _search(
                 return 0
 
 
-@njit(cache=True, nogil=True, native=True)  # solver/_native.py: run without numba
+@njit(cache=True, nogil=True)
 def _solve_one(
     cur: np.uint64,
     mask: np.uint64,
@@ -1328,13 +1321,21 @@ def _solve_one(
     stack: np.ndarray,
     stats: np.ndarray,
     book: np.ndarray,
+    default_size: bool,
+    probing: bool,
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
 
     Without a guess, the walk's first window is (``start``, ``start + 1``): 0
     ("win or not?"); a helper thread of a parallel search starts one further.
     Meaningless if ``stats[1]`` is set on return: another thread stopped it.
+    ``default_size`` and ``probing``: constants of the entry kernel, see :func:`_negamax`.
     """
+    if default_size and not _is_7x6(geo, tparams):
+        raise InternalError(
+            "the compiled 7x6 search does not match solver.settings: numba's cache of "
+            "solver.search is stale (delete it)"
+        )
     width = geo[0]
     height = geo[1]
     cells = geo[2]
@@ -1351,9 +1352,13 @@ def _solve_one(
         stats[0] += 1
         return 1 if wdl else (cells + 1 - n) // 2
     if wdl:
+        # the windows as run-time values: literal ones would compile more copies of
+        # _negamax (and of everything it links), one per window
+        zero = np.int64(0)
         r = _negamax(
-            cur, mask, n, 0, 1, big, small, tparams, geo, order, col_masks, stack, stats, book
-        )
+            cur, mask, n, zero, zero + 1, big, small, tparams, geo, order, col_masks, stack,
+            stats, book, default_size, probing,
+        )  # fmt: skip
         if stats[1] != 0:
             return 0  # stopped
         if r > 0:
@@ -1361,8 +1366,9 @@ def _solve_one(
         if r < 0:
             return -1
         r = _negamax(
-            cur, mask, n, -1, 0, big, small, tparams, geo, order, col_masks, stack, stats, book
-        )
+            cur, mask, n, zero - 1, zero, big, small, tparams, geo, order, col_masks, stack,
+            stats, book, default_size, probing,
+        )  # fmt: skip
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
@@ -1413,6 +1419,8 @@ def _solve_one(
             stack,
             stats,
             book,
+            default_size,
+            probing,
         )
         if stats[1] != 0:
             return 0  # stopped
@@ -1423,7 +1431,7 @@ def _solve_one(
     return lo
 
 
-@njit(cache=True, nogil=True, native=True)  # solver/_native.py: run without numba
+@njit(cache=True, nogil=True)
 def _solve_batch(
     first: np.ndarray,
     masks: np.ndarray,
@@ -1438,10 +1446,16 @@ def _solve_batch(
     stack: np.ndarray,
     stats: np.ndarray,
     book: np.ndarray,
+    default_size: bool,
+    probing: bool,
 ) -> None:
     # no guess: the previous score (the neighbours of a build are related) made a
     # worse first guess than walking from 0 (measured: 5% more nodes on the
-    # build's positions, 16% on related 12-ply positions)
+    # build's positions, 16% on related 12-ply positions). The arguments of the
+    # one-position kernel as run-time values of the types a single solve passes,
+    # so that both use one compiled copy of it (literals would compile another)
+    no_guess = np.bool_(False)
+    zero = np.int64(0)
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
@@ -1449,9 +1463,9 @@ def _solve_batch(
             cur,
             mask,
             wdl,
-            False,
-            0,
-            0,
+            no_guess,
+            zero,
+            zero,
             big,
             small,
             tparams,
@@ -1461,7 +1475,82 @@ def _solve_batch(
             stack,
             stats,
             book,
+            default_size,
+            probing,
         )
+
+
+def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
+    """The kernels the solver calls (native ones, :mod:`solver._native`) for one
+    choice of :func:`_negamax`'s copies: one position (:func:`_solve_one`) and many
+    (:func:`_solve_batch`), with ``default_size`` and ``probing`` as constants.
+
+    numba compiles a kernel with everything it calls, whether a run needs it or
+    not, and a copy of :func:`_search` is most of the time a first run spends
+    compiling: with the choice made in Python (:meth:`Solver._entry`), a 7x6 search
+    without a book compiles two copies (with and without the mirror code), not
+    every copy of every board and book, and a command compiles only the kernel it
+    runs (``benchmarks/bench_first_use.py``). numba caches each entry kernel under
+    its own name (and keys on its constants too); so does the native cache.
+    """
+    suffix = ("_7x6" if default_size else "_any_size") + ("_probing" if probing else "")
+
+    def solve_one(
+        cur: np.uint64,
+        mask: np.uint64,
+        wdl: bool,
+        use_guess: bool,
+        guess: int,
+        start: int,
+        big: np.ndarray,
+        small: np.ndarray,
+        tparams: np.ndarray,
+        geo: np.ndarray,
+        order: np.ndarray,
+        col_masks: np.ndarray,
+        stack: np.ndarray,
+        stats: np.ndarray,
+        book: np.ndarray,
+    ) -> int:
+        return _solve_one(
+            cur, mask, wdl, use_guess, guess, start, big, small, tparams, geo, order,
+            col_masks, stack, stats, book, default_size, probing,
+        )  # fmt: skip
+
+    def solve_batch(
+        first: np.ndarray,
+        masks: np.ndarray,
+        out: np.ndarray,
+        wdl: bool,
+        big: np.ndarray,
+        small: np.ndarray,
+        tparams: np.ndarray,
+        geo: np.ndarray,
+        order: np.ndarray,
+        col_masks: np.ndarray,
+        stack: np.ndarray,
+        stats: np.ndarray,
+        book: np.ndarray,
+    ) -> None:
+        _solve_batch(
+            first, masks, out, wdl, big, small, tparams, geo, order, col_masks, stack,
+            stats, book, default_size, probing,
+        )  # fmt: skip
+
+    kernels = []
+    for func, name in ((solve_one, "_solve_one"), (solve_batch, "_solve_batch")):
+        func.__name__ = func.__qualname__ = name + suffix
+        # solver/_native.py: run without numba
+        kernels.append(njit(cache=True, nogil=True, native=True)(func))
+    return kernels[0], kernels[1]
+
+
+#: the entry kernels by (7x6 copy, probing copy): (one position, many positions)
+_ENTRY_KERNELS = {
+    (default_size, probing): _entry_kernels(default_size, probing)
+    for default_size in (True, False)
+    for probing in (False, True)
+}
 
 
 # ------------------------------------------------------------- Python API
@@ -1662,7 +1751,7 @@ class Solver:
 
         def search() -> None:
             cpu = time.thread_time()
-            _solve_batch(first, mask, out, wdl, *self._kernel_args())
+            self._entry(batch=True)(first, mask, out, wdl, *self._kernel_args())
             self._cpu_seconds += time.thread_time() - cpu
 
         try:
@@ -1675,20 +1764,30 @@ class Solver:
         self._positions += first.shape[0]
         return out
 
-    def warm_up(self) -> float:
-        """Load (or compile) the search kernel now; returns the seconds it took.
+    def warm_up(self, *, solve: bool = True, solve_many: bool = True) -> float:
+        """Load (or compile) the search kernels now; returns the seconds it took.
 
-        The first solve in a process otherwise pays this: about 0.5 s from
-        numba's on-disk cache, several seconds when the cache is cold.
-        Leaves the table and the statistics as they were.
+        ``solve``: the kernel of :meth:`solve`, :meth:`solve_wdl` and :meth:`analyze`;
+        ``solve_many``: that of :meth:`solve_many`; each for this solver's board (7x6
+        or any other) and book (probed or not) only. numba compiles a kernel once
+        (its cache keeps it; the native cache, :mod:`solver._native`, loads it later
+        without numba); the first solve in a process otherwise pays the loading or
+        the compiling. Leaves the table and the statistics as they were.
         """
         start = time.perf_counter()
-        # the kernels are compiled per argument type, not per board size: a
-        # tiny board exercises every one of them in microseconds
-        tiny = Solver(table_log2=10, width=4, height=4)
-        empty = Position(width=4, height=4)
-        tiny.solve(empty)
-        tiny.solve_many(np.zeros(1, np.uint64), np.zeros(1, np.uint64), wdl=True)
+        if solve or solve_many:
+            # a copy of this solver (board and book) with a small table, on a position
+            # of its board a few cells from the end: the same kernels, in microseconds
+            log2 = max(10, min_table_log2(self.width * (self.height + 1)))
+            tiny = Solver(log2, width=self.width, height=self.height)
+            tiny.book = self.book
+            pos = _warm_up_position(self.width, self.height)
+            if solve:
+                tiny.solve(pos)
+            if solve_many:
+                tiny.solve_many(
+                    np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64), True
+                )
         return time.perf_counter() - start
 
     # ---------------------------------------------------------- the table
@@ -1721,6 +1820,17 @@ class Solver:
         return f"Solver(table_log2={self.table.log2}, width={self.width}, height={self.height})"
 
     # ----------------------------------------------------------- helpers
+    def _entry(self, batch: bool = False) -> Any:
+        """The kernel that searches one position (or, with ``batch``, many) for this
+        solver: the copies of the search its board and book need (:func:`_entry_kernels`)."""
+        default_size = (
+            (self.width, self.height) == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
+            and int(self.table.params[1]) == SMALL_TABLE_LOG2
+            and int(self.table.params[2]) == _KEY_BITS_7X6
+        )
+        probing = int(self._book_array[1]) != 0  # a book with positions (as _book_score reads it)
+        return _ENTRY_KERNELS[default_size, probing][1 if batch else 0]
+
     def _kernel_args(self, worker: int = 0) -> tuple:
         w = self._workers[worker]
         return (
@@ -1766,7 +1876,7 @@ class Solver:
                 if threads > 1:
                     return self._run_parallel(args, threads)
                 cpu = time.thread_time()
-                found = int(_solve_one(*args, 0, *self._kernel_args()))
+                found = int(self._entry()(*args, 0, *self._kernel_args()))
                 self._cpu_seconds += time.thread_time() - cpu
                 # stopped by the time limit (an interrupt raises instead)
                 return None if self._workers[0].stats[1] != 0 else found
@@ -1805,6 +1915,7 @@ class Solver:
             self._workers.append(_Worker.helper(self, len(self._workers)))
         results: list[int | None] = [None] * threads
         cpu = [0.0] * threads
+        kernel = self._entry()
 
         def search(i: int) -> None:
             worker = self._workers[i]
@@ -1813,7 +1924,7 @@ class Solver:
             # both windows are what a small win needs, searched at once
             start = SPLIT_START if i % 2 == 1 else 0
             cpu_start = time.thread_time()
-            score = int(_solve_one(*args, start, *self._kernel_args(i)))  # releases the GIL
+            score = int(kernel(*args, start, *self._kernel_args(i)))  # releases the GIL
             cpu[i] = time.thread_time() - cpu_start
             if worker.stats[1] == 0:  # finished, not stopped
                 results[i] = score
@@ -1885,6 +1996,25 @@ class Solver:
             except ValueError as exc:
                 reason = str(exc)
             raise InvalidArgument(f"position {i} cannot be solved: {reason}")
+
+
+def _warm_up_position(width: int, height: int) -> Position:
+    """A legal position of the board a few cells from its end that nobody has won, for
+    :meth:`Solver.warm_up`: from the empty board, each move the first column (centre
+    first) that completes no four and, when there is one, leaves the opponent none.
+
+    >>> _warm_up_position(7, 6).stone_count, _warm_up_position(4, 4).stone_count
+    (34, 8)
+    """
+    pos = Position(width=width, height=height)
+    order = _column_order(width)
+    while pos.stone_count < width * height - 8:
+        playable = [c for c in order if pos.can_play(c) and not pos.is_winning_move(c)]
+        quiet = [c for c in playable if not pos.play(c).can_win_next()]
+        if not playable:
+            break
+        pos = pos.play((quiet or playable)[0])
+    return pos
 
 
 def _thread_count(threads: int | None) -> int:

@@ -356,6 +356,25 @@ def _build(out, plies=12, under=SMALL, distances=True, **kwargs):
     return build_book(out, options, **kwargs)
 
 
+def test_the_workers_kernel_is_compiled_once_before_they_start(tmp_path, monkeypatch):
+    """A build on this machine compiles (or loads) its workers' kernel in its own process
+    before it starts them: they load it from the cache instead of each compiling it. Not
+    for a cluster's workers, elsewhere (a remote scheduler)."""
+    import openingbook.pipeline.build as build_module
+
+    calls = []
+    monkeypatch.setattr(build_module, "load_worker_kernel", lambda board: calls.append(board))
+    real = build_module.make_executor
+
+    def executor(*args, **kwargs):
+        calls.append("executor")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "make_executor", executor)
+    _build(tmp_path / "b.dat", plies=8, under="4444443", distances=False)
+    assert calls == [DEFAULT_BOARD, "executor"]
+
+
 def _book_positions(path, plies, distances):
     """(first, mask, values) decoded from the written file, independently of the build."""
     fmt = BookFormat.for_plies(plies, distances, *DEFAULT_BOARD)

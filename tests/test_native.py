@@ -26,8 +26,9 @@ from solver import DEFAULT_BOARD, Position, Solver, _native
 from solver._jit import NATIVE_KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLVE_ONE = "solver.search._solve_one"
-SOLVE_BATCH = "solver.search._solve_batch"
+#: the entry kernels of a 7x6 solver without a book (solver.search._entry_kernels)
+SOLVE_ONE = "solver.search._solve_one_7x6"
+SOLVE_BATCH = "solver.search._solve_batch_7x6"
 LOOKUP_ONE = "openingbook.formats.compact._lookup_one"
 
 
@@ -68,7 +69,15 @@ def _read_failure(path: Path) -> str:
 
 
 def _tiny_solver() -> Solver:
-    return Solver(table_log2=10, width=4, height=4)
+    """A 7x6 solver with a small table: the kernels of the reference positions' board."""
+    return Solver(table_log2=10)
+
+
+def _near_the_end() -> Position:
+    """A 7x6 position a few cells from the end: a library is built from a run on it."""
+    from solver.search import _warm_up_position
+
+    return _warm_up_position(7, 6)
 
 
 def test_signatures():
@@ -91,7 +100,7 @@ def test_signatures():
 def test_native_search_is_numbas_search(reference_lines):
     """Same scores and the same number of nodes, position after position, tables kept."""
     tiny = _tiny_solver()
-    _ensure_library(SOLVE_ONE, _solve_args(tiny, Position(width=4, height=4)))
+    _ensure_library(SOLVE_ONE, _solve_args(tiny, _near_the_end()))
     kernel = NATIVE_KERNELS[SOLVE_ONE]
     by_numba, by_native = Solver(table_log2=20), Solver(table_log2=20)
     for i, (moves, expected) in enumerate(reference_lines):
@@ -105,9 +114,9 @@ def test_native_search_is_numbas_search(reference_lines):
 
 
 def test_native_batch_is_numbas_batch(reference_lines):
-    tiny = _tiny_solver()
-    one = np.zeros(1, np.uint64)
-    _ensure_library(SOLVE_BATCH, (one, one, np.zeros(1, np.int8), True, *tiny._kernel_args()))
+    tiny, pos = _tiny_solver(), _near_the_end()
+    first, mask = np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
+    _ensure_library(SOLVE_BATCH, (first, mask, np.zeros(1, np.int8), True, *tiny._kernel_args()))
     kernel = NATIVE_KERNELS[SOLVE_BATCH]
     positions = [Position.from_moves(m) for m, _ in reference_lines[:30]]
     first = np.array([p.first_stones for p in positions], np.uint64)

@@ -15,19 +15,53 @@ import random
 
 import numpy as np
 import pytest
+from numba import njit
 
 from solver import Position, Solver, search, settings
+from solver._jit import materialize
 from solver.position import winning_cells
 from tests.strategies import random_game
 
 SYMMETRY = settings.SYMMETRY_STONES
+materialize()  # the kernels below call the search's kernels: numba's dispatchers
+
+
+def _copies(default_size: bool) -> tuple:
+    """``_negamax`` and ``_negamax_deep`` with the board's copy of the search chosen by
+    a constant, as the solver's entry kernels choose it (a run-time flag would compile
+    another copy of the search than the one the solver runs)."""
+
+    @njit
+    def general(cur, mask, n, alpha, beta, big, small, tparams, geo, order, cols, stack, stats, bk):
+        return search._negamax(
+            cur, mask, n, alpha, beta, big, small, tparams, geo, order, cols, stack, stats, bk,
+            default_size, False,
+        )  # fmt: skip
+
+    @njit
+    def mirror_free(d0, n0, big, small, tparams, geo, cols, stack, stats, col_of_bit, tie_break):
+        return search._negamax_deep(
+            d0, n0, big, small, tparams, geo, cols, stack, stats, col_of_bit, tie_break,
+            default_size,
+        )  # fmt: skip
+
+    return general, mirror_free
+
+
+#: by "the 7x6 copy": (_negamax, _negamax_deep)
+_KERNELS = {True: _copies(True), False: _copies(False)}
+
+
+def _default_size(solver: Solver) -> bool:
+    return bool(search._is_7x6(solver._geo, solver.table.params))
 
 
 def _general(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     """``_negamax`` on ``pos`` (the kernel the solver runs)."""
     args = solver._kernel_args()
     n = pos.stone_count
-    return int(search._negamax(np.uint64(pos.current), np.uint64(pos.mask), n, alpha, beta, *args))
+    general = _KERNELS[_default_size(solver)][0]
+    return int(general(np.uint64(pos.current), np.uint64(pos.mask), n, alpha, beta, *args))
 
 
 def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
@@ -46,7 +80,7 @@ def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     rank[order] = search._RANKS - 1 - np.arange(width)
     tie_break = np.zeros(64, dtype=np.int64)  # by bit
     tie_break[: width * (height + 1)] = np.repeat(rank, height + 1)
-    v = search._negamax_deep(
+    v = _KERNELS[_default_size(solver)][1](
         0,
         pos.stone_count,
         big,
@@ -183,3 +217,24 @@ def test_the_7x6_copy_serves_exactly_the_7x6_board(width, height, seven_by_six):
     for log2 in (16, 20):
         s = Solver(table_log2=log2, width=width, height=height)
         assert bool(search._is_7x6(s._geo, s.table.params)) is seven_by_six
+        # the solver runs that copy, and only on that board
+        assert s._entry() is search._ENTRY_KERNELS[seven_by_six, False][0]
+        assert s._entry(batch=True) is search._ENTRY_KERNELS[seven_by_six, False][1]
+
+
+def test_the_7x6_kernel_refuses_a_table_it_was_not_compiled_for():
+    """The solver chooses the 7x6 copy in Python; the kernel checks what it was compiled
+    with (a numba cache left from other settings would not match): never a search with
+    the wrong table size, an error instead."""
+    from solver.errors import InternalError
+
+    solver = Solver(table_log2=16)
+    big, small, tparams, *rest = solver._kernel_args()
+    other = tparams.copy()
+    other[1] += 1  # the small table's log2
+    pos = Position.from_moves("4455")
+    one = search._ENTRY_KERNELS[True, False][0]
+    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, 0, big, small)
+    with pytest.raises(InternalError):
+        one(*args, other, *rest)
+    assert one(*args, tparams, *rest) == 18  # the right table: the answer

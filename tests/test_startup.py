@@ -186,13 +186,11 @@ def test_solver_package_loads_numba_on_first_numba_run():
 
 
 def test_the_second_solve_loads_no_numba(tmp_path):
-    """The first run saves the native library of both kernels of a solve's warm-up
-    (the batch one runs after numba was loaded for the first): the second runs
-    without numba."""
+    """The first run saves the native library of the one kernel a solve runs (that of
+    a 7x6 solver without a book, no batch kernel): the second runs without numba."""
     env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path / "native")}  # empty: a first run
     assert "numba" in _loaded_modules(["solve", "44444455", "--threads", "1"], env)
     assert sorted(p.name.split("-")[0] for p in (tmp_path / "native").glob("*.so")) == [
-        "solver.search._solve_batch",
-        "solver.search._solve_one",
+        "solver.search._solve_one_7x6",
     ]
     assert _top_level(_loaded_modules(["solve", "44444455"], env), SOLVER_MODULES) == []

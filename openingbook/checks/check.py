@@ -270,7 +270,12 @@ def solve_book_values(
     """
     from openingbook.memory import worker_count
     from openingbook.pipeline.executors import make_executor
-    from openingbook.pipeline.solving import ChunkTask, init_worker, solve_chunk
+    from openingbook.pipeline.solving import (
+        ChunkTask,
+        init_worker,
+        load_worker_kernel,
+        solve_chunk,
+    )
 
     n = len(first)
     if not scheduler:  # local workers: no more than the chunks or the memory
@@ -280,6 +285,8 @@ def solve_book_values(
         for i, s in enumerate(range(0, n, chunk))
     ]
     out = np.empty(n, np.int8)
+    if tasks and not scheduler:  # workers on this machine load what this process compiles
+        load_worker_kernel(board)
     with make_executor(
         executor, jobs, scheduler, initializer=init_worker, initargs=(table_log2, board)
     ) as ex:

@@ -162,7 +162,8 @@ def solve_command(
     from solver import Solver  # numba: only the solve command loads it
 
     solver = Solver(table_log2, threads=threads, width=width, height=height)
-    solver.warm_up()  # load the compiled kernel now, so that "ms" is solving time only
+    # load (or compile) the kernel now, so that "ms" is solving time only
+    solver.warm_up(solve_many=False)
     if position is not None and moves is not None:
         result = _result(solver, position, moves, all_moves)
         if as_json:

@@ -77,7 +77,12 @@ from openingbook.pipeline.executors import (
     make_executor,
     require_dask,
 )
-from openingbook.pipeline.solving import ChunkTask, init_worker, solve_chunk
+from openingbook.pipeline.solving import (
+    ChunkTask,
+    init_worker,
+    load_worker_kernel,
+    solve_chunk,
+)
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
@@ -502,6 +507,10 @@ def build_book(
         with contextlib.ExitStack() as stack:
             # the executor first: a cluster that cannot be reached fails before any output
             ex = None
+            if todo and not scheduler:
+                # the workers are on this machine: they load the kernel this process
+                # compiles (or loads) now, instead of each compiling it
+                load_worker_kernel(options.board)
             if todo:
                 if jobs is not None:  # and no more than the chunks left after resuming
                     jobs = min(jobs, len(todo))

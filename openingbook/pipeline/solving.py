@@ -19,7 +19,7 @@ from openingbook.pipeline.workdir import ChunkResult
 from openingbook.values import book_values
 from solver import BoardSize
 
-__all__ = ["ChunkTask", "init_worker", "solve_chunk"]
+__all__ = ["ChunkTask", "init_worker", "load_worker_kernel", "solve_chunk"]
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,23 @@ def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
 
 
 def init_worker(table_log2: int | None, board: BoardSize) -> None:
-    """Executor initializer: create the worker's solver and load its compiled code.
+    """Executor initializer: create the worker's solver and load its compiled code
+    (that of :meth:`~solver.Solver.solve_many`, all a worker runs).
 
     Done before the first task so that the chunks' CPU times measure solving only.
     """
-    _worker_solver(table_log2, BoardSize(*board)).warm_up()
+    _worker_solver(table_log2, BoardSize(*board)).warm_up(solve=False)
+
+
+def load_worker_kernel(board: BoardSize) -> None:
+    """Compile (or load from the cache) in this process the kernel the workers run, for
+    ``board``: started after it, workers on this machine load it from the cache instead
+    of each compiling it (the native cache's library is built once, here)."""
+    from solver import Solver, min_table_log2
+
+    tiny = Solver(max(10, min_table_log2(board.width * (board.height + 1))), width=board.width,
+                  height=board.height)  # fmt: skip
+    tiny.warm_up(solve=False)
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
