@@ -40,6 +40,7 @@ COMMANDS = {
     "export csv -o -": ["export", "{book}", "-f", "csv", "-o", "-"],
     "export uci (refused)": ["export", "{book}", "-f", "uci", "-o", "b14.data"],
     "export cadot": ["export", "{book}", "-f", "cadot", "-o", "b14.cadot"],
+    "export pons": ["export", "{book}", "-f", "pons", "-o", "b14.book"],
     "validate 13-dist": ["validate", "13-dist", "{book}"],
     "derive --plies 13": ["derive", "--from", "{book}", "--plies", "13", "-o", "b13.c4b"],
 }
@@ -114,7 +115,8 @@ def main() -> None:
             )
             for file in Path(tmp).iterdir():
                 file.unlink()
-    write_json_atomic(options.out, {"python": sys.version.split()[0], "results": results})
+            # after each command: a run stopped half-way keeps what it measured
+            write_json_atomic(options.out, {"python": sys.version.split()[0], "results": results})
 
 
 if __name__ == "__main__":
