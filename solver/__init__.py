@@ -27,7 +27,14 @@ from solver.geometry import (
     move_string,
     parse_board_size,
 )
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
+from solver.position import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    Player,
+    Position,
+    board_mask,
+    bottom_mask,
+)
 from solver.scores import (
     Winner,
     describe_score,
@@ -48,6 +55,7 @@ if TYPE_CHECKING:
         mirror_bits,
         position_keys,
         stone_counts,
+        winning_cells_bits,
     )
     from solver.bitops import prefetch
     from solver.enumerate import (
@@ -89,6 +97,7 @@ _LAZY = {
     "has_four_bits": "solver.bitboards",
     "mirror_bits": "solver.bitboards",
     "position_keys": "solver.bitboards",
+    "winning_cells_bits": "solver.bitboards",
     "AUTO_PARTS": "solver.enumerate",
     "LayerTooLarge": "solver.enumerate",
     "check_part": "solver.enumerate",
@@ -143,6 +152,7 @@ __all__ = [
     "analyze",
     "board_mask",
     "book_position_status",
+    "bottom_mask",
     "can_win_next_bits",
     "canonical_bits",
     "canonical_keys",
@@ -181,6 +191,7 @@ __all__ = [
     "table_bytes",
     "under_line",
     "winner_from_score",
+    "winning_cells_bits",
 ]
 
 

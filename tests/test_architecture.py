@@ -182,6 +182,7 @@ LIBRARY_MODULES = {
     "openingbook.api",
     "openingbook.checks.check",
     "openingbook.checks.diff",
+    "openingbook.checks.entropy",
     "openingbook.checks.stats",
     "openingbook.checks.validate",
     "openingbook.engine",
