@@ -42,6 +42,7 @@ __all__ = [
     "MAX_SEGMENT_LENGTH",
     "Retrieval",
     "build_retrieval",
+    "fuse_layout",
     "mix",
     "nb_cells",
     "nb_cells_value",
@@ -169,8 +170,9 @@ class Retrieval:
         return (self.segment_count + 2) * self.segment_length
 
 
-def _layout(n: int, growth: float) -> tuple[int, int]:
-    """Segment length and count for ``n`` keys (more room for small ``n``)."""
+def fuse_layout(n: int, growth: float) -> tuple[int, int]:
+    """Segment length and count of a table of ``n`` equations, ``growth`` times the
+    usual room (more room for small ``n``)."""
     if n < 2:
         return 4, 1
     segment_length = 1 << max(2, int(math.log(n) / math.log(3.33) + 2.25))
@@ -254,7 +256,7 @@ def build_retrieval(keys: np.ndarray, values: np.ndarray, bits: int) -> Retrieva
     for attempt in range(1000):
         if attempt and attempt % 8 == 0:
             growth *= 1.025
-        segment_length, segment_count = _layout(keys.size, growth)
+        segment_length, segment_count = fuse_layout(keys.size, growth)
         cells = _peel(keys, seed, segment_length, segment_count, values)
         if cells.size or keys.size == 0:
             if keys.size == 0:

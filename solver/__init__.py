@@ -27,7 +27,14 @@ from solver.geometry import (
     move_string,
     parse_board_size,
 )
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Player, Position, board_mask
+from solver.position import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    Player,
+    Position,
+    board_mask,
+    bottom_mask,
+)
 from solver.scores import (
     Winner,
     describe_score,
@@ -97,6 +104,7 @@ _LAZY = {
     "mirror_bits": "solver.bitboards",
     "winning_cells_bits": "solver.bitboards",
     "position_keys": "solver.bitboards",
+    "winning_cells_bits": "solver.bitboards",
     "AUTO_PARTS": "solver.enumerate",
     "LayerTooLarge": "solver.enumerate",
     "check_part": "solver.enumerate",
@@ -159,6 +167,7 @@ __all__ = [
     "analyze",
     "board_mask",
     "book_position_status",
+    "bottom_mask",
     "can_win_next_bits",
     "canonical_bits",
     "canonical_keys",

@@ -192,6 +192,7 @@ LIBRARY_MODULES = {
     "openingbook.api",
     "openingbook.checks.check",
     "openingbook.checks.diff",
+    "openingbook.checks.entropy",
     "openingbook.checks.stats",
     "openingbook.checks.validate",
     "openingbook.engine",

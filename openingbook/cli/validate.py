@@ -285,14 +285,37 @@ def check_command(
     "immediate wins, finished games) and compare with the published per-ply counts "
     "(Tromp's positions, the strong solution's won/drawn/lost; exit status 1 if not equal).",
 )
+@click.option(
+    "--entropy",
+    is_flag=True,
+    help="Instead of the counts, the entropy of the stored values in bits per position "
+    "(one position per mirror pair, wins at once left out): order 0 and given what a "
+    "reader knows of a position for free (threats, column heights, the centre column), "
+    "with the Huffman code length of each.",
+)
 @format_option
 @json_option
 @user_errors
 def stats_command(
-    book: Path, tromp: bool, per_ply: bool, fmt: BookFormat | None, as_json: bool
+    book: Path,
+    tromp: bool,
+    per_ply: bool,
+    entropy: bool,
+    fmt: BookFormat | None,
+    as_json: bool,
 ) -> None:
     """Record and value counts of BOOK."""
-    from openingbook.checks.stats import book_stats
+    if entropy:
+        from openingbook.checks.entropy import book_entropy
 
-    report = book_stats(book, tromp=tromp, fmt=fmt, per_ply=per_ply)
+        if tromp or per_ply:
+            raise click.UsageError(
+                "--entropy is a report of its own: without --tromp or --per-ply-counts"
+            )
+        options = {} if fmt is None else {"fmt": fmt}
+        report: Any = book_entropy(book, **options)
+    else:
+        from openingbook.checks.stats import book_stats
+
+        report = book_stats(book, tromp=tromp, fmt=fmt, per_ply=per_ply)
     _finish(report, as_json, report.lines())

@@ -1,0 +1,333 @@
+"""A compressed static function: small values stored in about their entropy, no keys.
+
+:mod:`openingbook.retrieval` stores every value in the same ``r`` bits. Here each value is
+stored as its codeword in a prefix (Huffman) code, one code per *context* (a small number
+the caller computes from the key for free, such as features of a position that make
+some values likelier), so a key costs its codeword's length, about the entropy of the
+values given the context, times the table's overhead.
+
+The construction, after the compressed static functions of Genuzio, Ottaviano and Vigna
+(the codeword bits of a key at consecutive positions of three windows) in the segmented
+"binary fuse" layout of Graf and Lemire (:mod:`openingbook.retrieval`): a key's hash
+gives three bit positions ``c0, c1, c2`` (the cell formula of
+:func:`openingbook.retrieval.nb_cells`); bit ``j`` of its codeword is
+``B[c0 + j] ^ B[c1 + j] ^ B[c2 + j]`` in a bit array ``B`` of ``(S + 2) * L + MAX_CODE``
+bits. A lookup reads three 64-bit windows, XORs them and decodes the codeword from the
+low bit up: three memory reads whatever the codeword's length.
+
+Construction peels the hypergraph of these equations (one per codeword bit) and
+assigns the bits in reverse order, retrying with the next seed when peeling gets stuck
+and growing the array by 2.5% after every 8 failures, as :mod:`openingbook.retrieval`.
+
+The codes are canonical: per context, symbols by (length, symbol); a context with one
+symbol has length-0 codewords (nothing stored: the context alone gives the value).
+
+>>> import numpy as np
+>>> keys = np.arange(1000, dtype=np.uint64) * 7919
+>>> values = (np.arange(1000) % 3 == 0).astype(np.int64)
+>>> f = build_function(keys, values, np.zeros(1000, np.int64), 1)
+>>> bool((query_function(f, keys, np.zeros(1000, np.int64)) == values).all())
+True
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from openingbook.errors import InvalidArgument
+from openingbook.retrieval import FIRST_SEED, fuse_layout, nb_cells, nb_mix
+from solver import njit
+
+__all__ = [
+    "MAX_CODE",
+    "CompressedFunction",
+    "build_function",
+    "code_lengths",
+    "decode_tables",
+    "nb_decode",
+    "nb_window",
+    "query_function",
+]
+
+#: Longest codeword in bits (a window of 64 bits read at any bit position holds it).
+MAX_CODE = 32
+
+
+@dataclass(frozen=True)
+class CompressedFunction:
+    """A built function: the table (``seed``, ``segment_length``, ``segment_count``,
+    ``words``) and the code of each context (``lengths[context, value]``: -1 for a value
+    the context never has, 0 for the one value of a one-value context)."""
+
+    seed: int
+    segment_length: int
+    segment_count: int
+    words: np.ndarray
+    lengths: np.ndarray
+
+    @property
+    def bits(self) -> int:
+        """Bits of the table (without the code lengths)."""
+        return int(self.words.size) * 64
+
+
+def code_lengths(counts: np.ndarray) -> np.ndarray:
+    """Huffman codeword lengths (int64) of symbols with these counts: -1 for a symbol that
+    does not occur, 0 for the only one when one occurs. At most :data:`MAX_CODE` bits.
+
+    >>> code_lengths(np.array([5, 0, 2, 1])).tolist()
+    [1, -1, 2, 2]
+    >>> code_lengths(np.array([0, 3])).tolist()
+    [-1, 0]
+    """
+    counts = np.asarray(counts, np.int64)
+    lengths = np.full(counts.size, -1, np.int64)
+    used = np.flatnonzero(counts > 0)
+    lengths[used] = 0
+    if used.size <= 1:
+        return lengths
+    weights = counts[used].copy()
+    while True:
+        heap = [(int(w), i, [i]) for i, w in enumerate(weights)]
+        heapq.heapify(heap)
+        depth = [0] * used.size
+        tie = used.size
+        while len(heap) > 1:
+            a, _, sa = heapq.heappop(heap)
+            b, _, sb = heapq.heappop(heap)
+            for i in sa + sb:
+                depth[i] += 1
+            heapq.heappush(heap, (a + b, tie, sa + sb))
+            tie += 1
+        if max(depth) <= MAX_CODE:
+            lengths[used] = depth
+            return lengths
+        weights = (weights + 1) // 2  # flatter counts, shorter longest codeword
+
+
+def decode_tables(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The canonical code of each context (row of ``lengths``) as decode tables:
+    ``first[c, l]`` (the first codeword of length ``l``), ``count[c, l]`` (``count[c, 0]``:
+    the symbols with a codeword, 0 for a one-value context) and ``symbols[c, :]`` (the
+    symbols by length, then value; ``symbols[c, 0]`` is the value of a one-value
+    context)."""
+    contexts, nvalues = lengths.shape
+    first = np.zeros((contexts, MAX_CODE + 2), np.int64)
+    count = np.zeros((contexts, MAX_CODE + 2), np.int64)
+    symbols = np.zeros((contexts, max(nvalues, 1)), np.int64)
+    for c in range(contexts):
+        row = lengths[c]
+        coded = [v for v in np.lexsort((np.arange(nvalues), row)) if row[v] > 0]
+        if not coded:
+            present = np.flatnonzero(row == 0)
+            symbols[c, 0] = present[0] if present.size else 0
+            continue
+        if (row == 0).any():
+            raise InvalidArgument(f"context {c}: a value without a codeword beside others")
+        symbols[c, : len(coded)] = coded
+        count[c, 0] = len(coded)
+        code = 0
+        for length in range(1, MAX_CODE + 1):
+            n = int((row == length).sum())
+            code <<= 1
+            first[c, length] = code
+            count[c, length] = n
+            code += n
+        if code != 1 << MAX_CODE:
+            raise InvalidArgument(f"context {c}: the code lengths do not make a complete code")
+    return first, count, symbols
+
+
+@njit(cache=True, inline="always")
+def nb_window(words, position):
+    """The 64 bits of a bit stream of uint64 words starting at bit ``position`` (the
+    stream is followed by one more word)."""
+    w = position >> np.uint64(6)
+    off = position & np.uint64(63)
+    return (words[w] >> off) | ((words[w + np.uint64(1)] << np.uint64(1)) << (np.uint64(63) - off))
+
+
+@njit(cache=True, inline="always")
+def nb_decode(x, context, first, count, symbols):
+    """The value whose codeword starts at the low bit of ``x`` in ``context``'s code."""
+    if count[context, 0] == 0:
+        return symbols[context, 0]  # a one-value context: no codeword
+    code = np.int64(0)
+    offset = np.int64(0)
+    for length in range(1, MAX_CODE + 1):
+        code = (code << 1) | np.int64((x >> np.uint64(length - 1)) & np.uint64(1))
+        n = count[context, length]
+        delta = code - first[context, length]
+        if 0 <= delta < n:
+            return symbols[context, offset + delta]
+        offset += n
+    return np.int64(-1)  # not a codeword: a damaged table
+
+
+@njit(cache=True)
+def _codewords(values, contexts, lengths, first, count, symbols):
+    """Each key's codeword (bit ``j`` = its ``j``-th bit from the first) and length."""
+    n = values.size
+    word = np.zeros(n, np.uint64)
+    size = np.zeros(n, np.uint8)
+    nvalues = lengths.shape[1]
+    # the canonical codeword of each (context, value)
+    table = np.zeros((lengths.shape[0], nvalues), np.uint64)
+    for c in range(lengths.shape[0]):
+        offset = 0
+        for length in range(1, MAX_CODE + 1):
+            for k in range(count[c, length]):
+                v = symbols[c, offset + k]
+                code = first[c, length] + k
+                reversed_code = np.uint64(0)
+                for j in range(length):  # the first bit (most significant) goes lowest
+                    bit = (code >> (length - 1 - j)) & 1
+                    reversed_code |= np.uint64(bit) << np.uint64(j)
+                table[c, v] = reversed_code
+            offset += count[c, length]
+    for i in range(n):
+        word[i] = table[contexts[i], values[i]]
+        size[i] = max(lengths[contexts[i], values[i]], 0)
+    return word, size
+
+
+@njit(cache=True)
+def _peel(keys, seed, segment_length, segment_count, word, size, total_bits):
+    """The bit array (uint64 words) of one attempt, or an empty array when stuck."""
+    n = keys.size
+    scl = segment_count * segment_length
+    nbits = (segment_count + 2) * segment_length + MAX_CODE
+    h0 = np.empty(n, np.uint32)
+    h1 = np.empty(n, np.uint32)
+    h2 = np.empty(n, np.uint32)
+    start = np.empty(n + 1, np.int64)
+    start[0] = 0
+    for i in range(n):
+        c0, c1, c2 = nb_cells(nb_mix(keys[i], np.uint64(seed)), segment_length, scl)
+        h0[i], h1[i], h2[i] = c0, c1, c2
+        start[i + 1] = start[i] + size[i]
+    edges = start[n]
+    edge_key = np.empty(edges, np.uint32)
+    for i in range(n):
+        for j in range(size[i]):
+            edge_key[start[i] + j] = i
+    count = np.zeros(nbits, np.uint16)
+    xor_edges = np.zeros(nbits, np.uint32)
+    for e in range(edges):
+        i = edge_key[e]
+        j = e - start[i]
+        for c in (h0[i] + j, h1[i] + j, h2[i] + j):
+            count[c] += 1
+            xor_edges[c] ^= e
+    queue = np.empty(nbits, np.uint32)
+    tail = 0
+    for c in range(nbits):
+        if count[c] == 1:
+            queue[tail] = c
+            tail += 1
+    order_edge = np.empty(edges, np.uint32)
+    order_cell = np.empty(edges, np.uint32)
+    peeled = 0
+    head = 0
+    while head < tail:
+        c = queue[head]
+        head += 1
+        if count[c] != 1:
+            continue
+        e = xor_edges[c]
+        order_edge[peeled] = e
+        order_cell[peeled] = c
+        peeled += 1
+        i = edge_key[e]
+        j = e - start[i]
+        for other in (h0[i] + j, h1[i] + j, h2[i] + j):
+            count[other] -= 1
+            xor_edges[other] ^= e
+            if count[other] == 1:
+                queue[tail] = other
+                tail += 1
+    if peeled != edges:
+        return np.empty(0, np.uint64)
+    words = np.zeros((nbits + 63) // 64 + 1, np.uint64)
+    one = np.uint64(1)
+    six = np.uint64(6)
+    low = np.uint64(63)
+    for k in range(edges - 1, -1, -1):
+        e = order_edge[k]
+        c = np.uint64(order_cell[k])
+        i = edge_key[e]
+        j = e - start[i]
+        bit = (word[i] >> np.uint64(j)) & one
+        for other in (h0[i] + j, h1[i] + j, h2[i] + j):
+            o = np.uint64(other)
+            if o != c:
+                bit ^= (words[o >> six] >> (o & low)) & one
+        words[c >> six] |= bit << (c & low)
+    return words
+
+
+def build_function(
+    keys: np.ndarray, values: np.ndarray, contexts: np.ndarray, context_count: int
+) -> CompressedFunction:
+    """A function answering ``values[i]`` (small non-negative ints) for ``keys[i]``
+    (distinct uint64) given ``contexts[i]`` (``0 <= contexts[i] < context_count``)."""
+    keys = np.ascontiguousarray(keys, np.uint64)
+    values = np.ascontiguousarray(values, np.int64)
+    contexts = np.ascontiguousarray(contexts, np.int64)
+    if not keys.shape == values.shape == contexts.shape or keys.ndim != 1:
+        raise InvalidArgument("keys, values and contexts must be 1-d arrays of one length")
+    if keys.size and (values.min() < 0 or contexts.min() < 0 or contexts.max() >= context_count):
+        raise InvalidArgument("a value or context out of range")
+    if np.unique(keys).size != keys.size:
+        raise InvalidArgument("duplicate keys")
+    nvalues = int(values.max()) + 1 if values.size else 1
+    counts = np.bincount(contexts * nvalues + values, minlength=context_count * nvalues)
+    counts = counts.reshape(context_count, nvalues)
+    lengths = np.stack([code_lengths(row) for row in counts]) if context_count else counts
+    first, count, symbols = decode_tables(lengths)
+    word, size = _codewords(values, contexts, lengths, first, count, symbols)
+    total = int(size.sum(dtype=np.int64))
+    if total >= 1 << 32:  # codeword bits are numbered in uint32
+        raise InvalidArgument(f"{total:,} codeword bits: at most 2^32 - 1 in one function")
+    growth = 1.0
+    seed = FIRST_SEED
+    for attempt in range(1000):
+        if attempt and attempt % 8 == 0:
+            growth *= 1.025
+        segment_length, segment_count = fuse_layout(max(total, 1), growth)
+        words = _peel(keys, seed, segment_length, segment_count, word, size, total)
+        if words.size:
+            return CompressedFunction(seed, segment_length, segment_count, words, lengths)
+        seed += 1
+    raise RuntimeError("no compressed function found in 1000 attempts")  # pragma: no cover
+
+
+@njit(cache=True)
+def _query(keys, contexts, seed, segment_length, segment_count, words, first, count, symbols):
+    out = np.empty(keys.size, np.int64)
+    scl = segment_count * segment_length
+    for i in range(keys.size):
+        c0, c1, c2 = nb_cells(nb_mix(keys[i], np.uint64(seed)), segment_length, scl)
+        x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
+        out[i] = nb_decode(x, contexts[i], first, count, symbols)
+    return out
+
+
+def query_function(f: CompressedFunction, keys: np.ndarray, contexts: np.ndarray) -> np.ndarray:
+    """The stored value of each key in its context (arbitrary for keys outside the
+    construction set)."""
+    first, count, symbols = decode_tables(f.lengths)
+    return _query(
+        np.ascontiguousarray(keys, np.uint64),
+        np.ascontiguousarray(contexts, np.int64),
+        np.uint64(f.seed),
+        f.segment_length,
+        f.segment_count,
+        f.words,
+        first,
+        count,
+        symbols,
+    )
