@@ -104,7 +104,6 @@ _LAZY = {
     "mirror_bits": "solver.bitboards",
     "winning_cells_bits": "solver.bitboards",
     "position_keys": "solver.bitboards",
-    "winning_cells_bits": "solver.bitboards",
     "AUTO_PARTS": "solver.enumerate",
     "LayerTooLarge": "solver.enumerate",
     "check_part": "solver.enumerate",
