@@ -1,8 +1,9 @@
 """The format registry: every book format, its detection, reader and writer.
 
 Each entry is a :class:`~openingbook.formats.base.Format`, defined in its format's
-module (:mod:`.compact`, :mod:`.cadot`, :mod:`.pons`, :mod:`.uci`, :mod:`.tabular`): a
-name, ``sniff`` (does a file look like this format?), ``open`` (a reader keeping the one
+module (:mod:`.thill`, :mod:`.compact`, :mod:`.cadot`, :mod:`.pons`, :mod:`.uci`,
+:mod:`.tabular`, :mod:`.npz`, :mod:`.parquet`): a name, ``sniff`` (does a file look like
+this format?), ``open`` (a reader keeping the one
 reader contract of :class:`~openingbook.answers.BookReader`) and
 ``write`` (a :class:`~openingbook.model.BookModel` to a file).
 
