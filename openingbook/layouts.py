@@ -49,7 +49,6 @@ import numpy as np
 
 from openingbook.errors import InvalidArgument
 from solver import (
-    DEFAULT_BOARD,
     STATUS_BOOK,
     STATUS_HAS_FOUR,
     STATUS_MESSAGES,
@@ -65,6 +64,7 @@ from solver import (
 )
 
 __all__ = [
+    "ENVIRONMENT_BOARD",
     "LAYOUTS",
     "ROW_BAD_CELLS",
     "ROW_BAD_MOVES",
@@ -81,6 +81,10 @@ __all__ = [
     "read_batch",
     "write_boards",
 ]
+
+#: The board of the environments' Connect Four (PettingZoo, OpenSpiel, ConnectX), the
+#: layouts' default; move strings, actions and plain cells are read on any board.
+ENVIRONMENT_BOARD = BoardSize(7, 6)
 
 LAYOUTS = ("moves", "actions", "pettingzoo", "openspiel", "connectx", "cells012", "cells101")
 
@@ -163,7 +167,7 @@ class Batch:
 
 
 # ------------------------------------------------------------------ reading
-def infer_layout(batch: Any, board: BoardSize = DEFAULT_BOARD) -> str:
+def infer_layout(batch: Any, board: BoardSize = ENVIRONMENT_BOARD) -> str:
     """The layout of ``batch`` where its type or shape tells it, else
     :class:`~openingbook.errors.InvalidArgument` asking for ``layout=``.
 
@@ -227,7 +231,7 @@ def read_batch(
     batch: Any,
     layout: str | None = None,
     *,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize = ENVIRONMENT_BOARD,
     rows: str = "top",
     relative: bool = False,
     action_mask: Any = None,
@@ -520,7 +524,7 @@ def write_boards(
     first: np.ndarray,
     mask: np.ndarray,
     *,
-    board: BoardSize = DEFAULT_BOARD,
+    board: BoardSize = ENVIRONMENT_BOARD,
     rows: str = "top",
     relative: bool = False,
 ) -> np.ndarray:

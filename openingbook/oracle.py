@@ -234,20 +234,22 @@ class Oracle:
         self._book_scores(stones, open_moves, child_first, child_mask, scores)
         # the rows a book left a move open: the engine, one row at a time
         for i in np.flatnonzero((open_moves & (scores == NO_SCORE)).any(axis=1)).tolist():
-            pos = Position.from_bitboards(int(first[i]), int(mask[i]), width, height, check=False)
-            if deadline is not None and time.perf_counter() >= deadline:
-                found, unknown = {}, [1]
-            else:
+            if deadline is None or time.perf_counter() < deadline:
+                pos = Position.from_bitboards(
+                    int(first[i]), int(mask[i]), width, height, check=False
+                )
                 found, unknown = self.engine.move_scores(pos, deadline)
-            for col, (score, _source) in found.items():
-                scores[i, col] = score
-            if unknown:
-                if not status:
-                    raise SearchTimeout(
-                        f"row {i} was not answered within the time limit of {time_limit} s"
-                    )
-                read.status[i] = ROW_TIMEOUT
-                read.reasons[i] = f"not answered within the time limit of {time_limit} s"
+                for col, (score, _source) in found.items():
+                    scores[i, col] = score
+                if not unknown:
+                    continue
+            # the time limit stopped the search of this row, or came before it
+            if not status:
+                raise SearchTimeout(
+                    f"row {i} was not answered within the time limit of {time_limit} s"
+                )
+            read.status[i] = ROW_TIMEOUT
+            read.reasons[i] = f"not answered within the time limit of {time_limit} s"
         return _answer_arrays(read, scores, playable, plies_of)
 
     def _book_scores(

@@ -84,8 +84,10 @@ def test_the_family_tree():
 
 
 def test_the_package_exports_the_whole_family():
-    """``openingbook`` exports exactly ``errors.__all__`` (one list, no copy to forget)."""
-    assert openingbook.__all__ == ["__version__", "open_book", *errors.__all__]
+    """``openingbook`` exports its few names and exactly ``errors.__all__`` (one list, no
+    copy to forget)."""
+    names = ["__version__", "Oracle", "OracleAnswer", "open_book"]
+    assert openingbook.__all__ == [*names, *errors.__all__]
     for name in errors.__all__:
         assert getattr(openingbook, name) is getattr(errors, name), name
         assert name in dir(openingbook)
