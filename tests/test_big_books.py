@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import openingbook.answers as answers
+import openingbook.compact as compact  # imported before any fixture lowers the bound
 import openingbook.formats as formats
 import openingbook.formats.cadot as cadot
 import openingbook.formats.tabular as tabular
@@ -56,6 +57,7 @@ class Counted:
 def piecewise(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small books read as the 14-ply one is: part by part, in small pieces."""
     monkeypatch.setattr(answers, "PIECEWISE_POSITIONS", 1000)
+    monkeypatch.setattr(compact, "PIECEWISE_POSITIONS", 1000)  # info's default
     monkeypatch.setattr(answers, "PIECE_POSITIONS", 1000)
 
 

@@ -291,7 +291,9 @@ def write_pons(
     """
     first = np.asarray(first, dtype=np.uint64)
     mask = np.asarray(mask, dtype=np.uint64)
-    scores = np.asarray(scores).astype(np.int64)
+    scores = np.asarray(scores)
+    if scores.dtype.kind not in "iu":
+        scores = scores.astype(np.int64)
     if first.size == 0:
         raise InvalidArgument("there are no positions to write")
     low, high = min_score(width, height), -min_score(width, height)
@@ -311,12 +313,12 @@ def write_pons(
     size = next_prime(1 << log_size)
     nbytes = partial_key_bytes(depth, size, width)
     keys = key3_many(first, mask, width, height)
-    slots = (keys % _U64(size)).astype(np.int64)
+    slots = (keys % _U64(size)).astype(np.uint32)  # size < 2**28: half the memory of int64
     _, keep = np.unique(slots, return_index=True)  # first occurrence in input order
     table_keys = np.zeros(size, dtype=_KEY_DTYPES[nbytes])
     table_values = np.zeros(size, dtype=np.uint8)
     table_keys[slots[keep]] = (keys[keep] & _U64((1 << (8 * nbytes)) - 1)).astype(table_keys.dtype)
-    table_values[slots[keep]] = (scores[keep] - low + 1).astype(np.uint8)
+    table_values[slots[keep]] = (scores[keep].astype(np.int64) - low + 1).astype(np.uint8)
     header = bytes([width, height, depth, nbytes, 1, log_size])
     with atomic_output(path) as fh:
         fh.write(header)
