@@ -1075,7 +1075,8 @@ def _search_sizes(
     copy of :func:`_search` (``default_size``, see :func:`_is_7x6`), else ``geo``'s and
     ``tparams``'."""
     if default_size:
-        return DEFAULT_WIDTH, DEFAULT_HEIGHT, _CELLS_7X6, SMALL_TABLE_LOG2, _KEY_BITS_7X6
+        width, height = DEFAULT_WIDTH, DEFAULT_HEIGHT
+        return width, height, _CELLS_7X6, SMALL_TABLE_LOG2, _KEY_BITS_7X6
     return geo[0], geo[1], geo[2], tparams[1], tparams[2]
 
 

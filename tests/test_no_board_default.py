@@ -32,8 +32,8 @@ ALLOWED = {
     "solver.position:Position.from_moves": "a position is where a board is chosen",
     "solver.position:Position.from_bitboards": "a position is where a board is chosen",
     "solver.search:Solver.__init__": "a solver is where a board is chosen; it carries it",
-    "solver.search:_search.width": "the search's 7x6 copy compiles that board as constants",
-    "solver.search:_search.height": "the search's 7x6 copy compiles that board as constants",
+    "solver.search:_search_sizes.width": "the search's 7x6 copy compiles that board as constants",
+    "solver.search:_search_sizes.height": "the search's 7x6 copy compiles that board as constants",
     "openingbook.engine:Engine.__init__": "an engine, as a solver, is where a board is chosen",
     "openingbook.explorer.server:Explorer.__init__": "a user interface, as the CLI: its "
     "default is the user's board",
