@@ -34,9 +34,18 @@ SCOPED8 = ROOT / "books" / "book8-under44444.c4b"
 SOLVER_MODULES = ("numba", "llvmlite", "scipy", "dask", "distributed", "multiprocess")
 #: what a lookup in a compact book does not need either: the whole-book model
 WHOLE_BOOK = ("openingbook.model",)
-#: what the engine's lookups (``analyze``, ``best``: compact books opened directly) do not
-#: need: the format registry, and so Thill's format and its codec, which it imports
-REGISTRY = ("openingbook.formats", "openingbook.formats.thill", "openingbook.codec", "bitarray")
+#: what the engine's lookups (``analyze``, ``best``: compact books) do not need: any other
+#: format's module (the registry in ``openingbook.formats`` loads them when first asked),
+#: so neither Thill's format nor its codec
+REGISTRY = (
+    "openingbook.formats.thill",
+    "openingbook.formats.cadot",
+    "openingbook.formats.pons",
+    "openingbook.formats.tabular",
+    "openingbook.formats.npz",
+    "openingbook.codec",
+    "bitarray",
+)
 
 #: runs the CLI with the arguments of argv[1] (JSON), then prints the modules loaded
 _PROBE = """

@@ -32,13 +32,14 @@ rule of which format an output is written in. :func:`load_book` is the one way t
 load a whole book.
 
 >>> from openingbook.booknames import resolve_book
->>> detect(resolve_book("8")).name, sorted(n for n, f in FORMATS.items() if f.readable)
-('compact', ['cadot', 'compact', 'pons', 'thill'])
+>>> detect(resolve_book("8")).name, readable_formats()
+('compact', ('compact', 'pons', 'thill', 'cadot'))
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -61,25 +62,11 @@ from openingbook.formats.base import (
     Format,
     WrittenBook,
 )
-from openingbook.formats.cadot import CadotFormat
 from openingbook.formats.compact import COMPACT_SUFFIX, CompactFormat
-from openingbook.formats.npz import NpzFormat
-from openingbook.formats.parquet import ParquetFormat
-from openingbook.formats.pons import PonsFormat
-from openingbook.formats.tabular import CsvFormat, JsonlFormat
-from openingbook.formats.thill import (
-    BookFormat,
-    ThillFormat,
-    describe_book,
-    manifest_path,
-    refuse_thill_layout,
-    stored_model,
-)
-from openingbook.formats.uci import UciFormat
 from solver import DEFAULT_BOARD, BoardSize
 
 if TYPE_CHECKING:
-    from openingbook.formats.thill import Records
+    from openingbook.formats.thill import BookFormat, Records
     from openingbook.model import BookModel
 
 __all__ = [
@@ -105,36 +92,61 @@ __all__ = [
 _HEAD_BYTES = 64
 
 
-#: every format, in the order detection asks them
-FORMATS: dict[str, Format] = {
-    f.name: f
-    for f in (
-        CompactFormat(),
-        PonsFormat(),
-        ThillFormat(),
-        CadotFormat(),
-        UciFormat(),
-        JsonlFormat(),
-        CsvFormat(),
-        NpzFormat(),
-        ParquetFormat(),
-    )
-}
+#: the compact format: the shipped books' (and the engine's), known without the registry
+_COMPACT = CompactFormat()
+
+
+@functools.cache
+def _registry() -> dict[str, Format]:
+    """Every format, in the order detection asks them. Built on first use, so that a
+    command that only reads compact books (``analyze``, ``best``) loads no other format's
+    module."""
+    from openingbook.formats.cadot import CadotFormat
+    from openingbook.formats.npz import NpzFormat
+    from openingbook.formats.parquet import ParquetFormat
+    from openingbook.formats.pons import PonsFormat
+    from openingbook.formats.tabular import CsvFormat, JsonlFormat
+    from openingbook.formats.thill import ThillFormat
+    from openingbook.formats.uci import UciFormat
+
+    return {
+        f.name: f
+        for f in (
+            _COMPACT,
+            PonsFormat(),
+            ThillFormat(),
+            CadotFormat(),
+            UciFormat(),
+            JsonlFormat(),
+            CsvFormat(),
+            NpzFormat(),
+            ParquetFormat(),
+        )
+    }
+
+
+def __getattr__(name: str) -> Any:
+    # ``FORMATS`` (every format by name) is the registry, built when first asked for
+    if name == "FORMATS":
+        return _registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def format_named(name: str) -> Format:
     """The registry entry called ``name``; :class:`InvalidArgument` naming the choices."""
+    if name == _COMPACT.name:
+        return _COMPACT  # without building the registry (see _registry)
     try:
-        return FORMATS[name]
+        return _registry()[name]
     except KeyError:
         raise InvalidArgument(
-            f"choose one of {', '.join(FORMATS)}", argument="kind", value=name
+            f"choose one of {', '.join(_registry())}", argument="kind", value=name
         ) from None
 
 
 def readable_formats() -> tuple[str, ...]:
     """The names of the formats that can be read (``open_book``'s ``kind``)."""
-    return tuple(name for name, f in FORMATS.items() if f.readable)
+    return tuple(name for name, f in _registry().items() if f.readable)
 
 
 def output_format(
@@ -169,28 +181,30 @@ name a thill book *.dat, or leave the option out
         raise InvalidArgument(f"choose one of {', '.join(writes)}", argument=argument, value=fmt)
     out = None if output is None else Path(output)
     suffix = "" if out is None else out.suffix.lower()
-    named = next((f.name for f in FORMATS.values() if suffix and suffix in f.suffixes), None)
+    named = next((f.name for f in _registry().values() if suffix and suffix in f.suffixes), None)
     if fmt is not None and named not in (None, fmt):
         raise InvalidArgument(
             f"{out} is named as a {named} book ({suffix}): name a {fmt} book "
-            f"*{FORMATS[fmt].suffixes[0]}, or leave the option out",
+            f"*{_registry()[fmt].suffixes[0]}, or leave the option out",
             argument=argument,
             value=fmt,
         )
     if fmt is None and named is not None and named not in writes:
-        names = " or ".join(f"*{FORMATS[w].suffixes[0]}" for w in writes)
+        names = " or ".join(f"*{_registry()[w].suffixes[0]}" for w in writes)
         raise InvalidArgument(
             f"{out} is named as a {named} book ({suffix}), and this command writes "
             f"{' or '.join(writes)} books: name it {names}"
         )
     chosen = fmt or named or default
     if chosen is None:
-        names = ", ".join(f"{FORMATS[w].suffixes[0]} {w}" for w in writes)
+        names = ", ".join(f"{_registry()[w].suffixes[0]} {w}" for w in writes)
         raise InvalidArgument(
             f"is needed: cannot tell the output format from the name {out} ({names})",
             argument=argument,
         )
     if chosen == "thill" and board is not None:
+        from openingbook.formats.thill import refuse_thill_layout
+
         refuse_thill_layout(board)
     if chosen == "compact" and out is not None and suffix != COMPACT_SUFFIX:
         raise InvalidArgument(f"{out}: a compact book's name ends in {COMPACT_SUFFIX}")
@@ -215,16 +229,20 @@ def detect(path: str | os.PathLike[str]) -> Format:
     """
     p = Path(path)
     if not p.exists():
+        from openingbook.formats.thill import manifest_path
+
         if manifest_path(p).exists():  # an interrupted write: the Thill reader says so
-            return FORMATS["thill"]
+            return _registry()["thill"]
         raise BookFileMissing(p)
     if p.is_dir():
         raise BookFileError(f"{p}: is a directory, not a book")
     size = p.stat().st_size
     with open(p, "rb") as fh:
         head = fh.read(_HEAD_BYTES)
-    readable = [f for f in FORMATS.values() if f.readable]
     suffix = p.suffix.lower()
+    if suffix in _COMPACT.suffixes and _COMPACT.sniff(p, head, size):
+        return _COMPACT  # the shipped books: no other format's module is loaded
+    readable = [f for f in _registry().values() if f.readable]
     by_name = [f for f in readable if suffix in f.suffixes]
     for fmt in itertools.chain(by_name, (f for f in readable if f not in by_name)):
         if fmt.sniff(p, head, size):
@@ -273,6 +291,8 @@ def open_book(
 
     p = resolve_book(path)
     if isinstance(fmt, str):
+        from openingbook.formats.thill import BookFormat
+
         fmt = BookFormat.parse(fmt)
     if fmt is not None:
         if kind not in (None, "thill"):
@@ -343,6 +363,8 @@ def read_model(book: BookReader, complete: bool = True) -> BookModel:
     }
     pruned = is_pruned(book)
     if not complete and book.format_name == "thill":
+        from openingbook.formats.thill import stored_model
+
         return stored_model(book, pruned, source)
     # piece by piece (a big book part by part): the enumeration of the whole ply and the
     # lookups' working arrays are never in memory beside each other
@@ -437,6 +459,8 @@ def describe(
 
         return describe_compact(p, full, progress)
     if kind == "thill":
+        from openingbook.formats.thill import describe_book
+
         return describe_book(p, fmt)
     model = load_book(p, kind)
     values = {
@@ -455,7 +479,7 @@ def describe(
     return {
         "path": str(path),
         "format": kind,
-        "description": f"{board}{FORMATS[kind].description}",
+        "description": f"{board}{_registry()[kind].description}",
         "board": str(model.board),
         "plies": model.plies,
         "kind": model.kind,
@@ -579,12 +603,12 @@ def solved_book_writer(
     'compact'
     """
     if part is not None:
-        return next(f for f in FORMATS.values() if f.holds_parts)
+        return next(f for f in _registry().values() if f.holds_parts)
     default = "thill" if board == DEFAULT_BOARD else "compact"
     chosen = output_format(
         output, book_format, writes=("thill", "compact"), default=default, board=board
     )
-    return FORMATS[chosen]
+    return _registry()[chosen]
 
 
 def writes_compact(
@@ -620,5 +644,5 @@ def write_solved_book(
     kind = "distance" if fmt.distances else "pruned"
     model = model_from_values(kind, fmt.plies, first, mask, values, board=fmt.board, scope=scope)
     if writer is None:
-        writer = FORMATS["compact" if compact else "thill"]
+        writer = _registry()["compact" if compact else "thill"]
     return writer.write(model, out, force=force, record=record, part=part)
