@@ -1238,8 +1238,7 @@ def _search(
                 d += 1
                 if mirror is None or n + 1 < SYMMETRY_STONES:
                     continue
-                # the child and its subtree are past the mirror code: the kernel
-                # compiled without it searches them; its value returns below
+                # past the mirror code: the copy without it searches the child's subtree
                 v = _negamax_deep(
                     d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break,
                     deep_default_size,

@@ -63,7 +63,8 @@ def test_dask_is_an_extra_not_a_dependency():
     assert not any(d.startswith("dask") for d in PYPROJECT["project"]["dependencies"])
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert extras["dask"] == ["dask[distributed]>=2024.1"]
-    assert "openingbook[dask]" in extras["test"]  # the suite tests the dask executor
+    # the suite tests the dask executor (and the Parquet export)
+    assert "openingbook[dask,parquet]" in extras["test"]
 
 
 @pytest.fixture
