@@ -49,7 +49,10 @@ def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
         first = False
         med = min(max(med, lo), hi - 1)
         before = solver.nodes
-        r = search._negamax(np.uint64(cur), np.uint64(mask), n, med, med + 1, *args)
+        # the 7x6 copies, no book (run-time flags here: the same search, compiled once more)
+        r = search._negamax(
+            np.uint64(cur), np.uint64(mask), n, med, med + 1, *args, True, False
+        )  # fmt: skip
         pos_windows.append((med, solver.nodes - before, r > med))
         if r <= med:
             hi = r

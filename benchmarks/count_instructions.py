@@ -7,7 +7,8 @@ Times on this shared host move by 10-30% between identical runs; instruction cou
 do not, and the search is compute-bound, so they are the yardstick for small changes
 to the kernel (the fifth speed pass in benchmarks/NOTES.md was measured this way).
 
-How: the kernel (``solver.search._solve_batch`` and everything it calls) is compiled
+How: the kernel (the batch entry kernel of a 7x6 solver without a book,
+``solver.search._solve_batch_7x6``, and everything it calls) is compiled
 ahead of time with ``numba.pycc`` into an extension module that imports with numpy
 alone (importing numba under valgrind takes many minutes). The module solves
 ``--positions`` consecutive 12-ply positions of the build's order (from one eighth
@@ -67,7 +68,8 @@ def compile_kernel(directory: Path, cpu: str) -> None:
     cc.output_dir = str(directory)
     cc.target_cpu = cpu
     cc.verbose = False
-    cc.export("solve_batch", _SIGNATURE)(search._solve_batch.py_func)
+    # the entry kernel's function: its board and book choice are constants of it
+    cc.export("solve_batch", _SIGNATURE)(search._ENTRY_KERNELS[True, False][1].py_func)
     cc.compile()
 
 

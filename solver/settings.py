@@ -11,8 +11,9 @@ in empty cells, so that it means the same on every board.
 numba's on-disk cache of :mod:`solver.search` is keyed on that file alone: after
 editing a value here, delete the ``__pycache__`` directories of ``solver`` (the
 native cache, :mod:`solver._native`, keys on every ``solver`` module and needs
-nothing). A stale copy stays correct: the search checks at run time that the table
-sizes it was compiled with are those of the solver's table.
+nothing). A stale copy never answers wrongly: the 7x6 search checks at run time that
+the table sizes it was compiled with are those of the solver's table, and raises
+``InternalError`` when they are not.
 """
 
 from __future__ import annotations
