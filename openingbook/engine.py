@@ -55,6 +55,7 @@ MoveValue(column=4, winner=<Winner.FIRST: 'first'>, plies=41, score=1, source='b
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import threading
@@ -108,20 +109,24 @@ SOURCES = ("four", "book", "derived", "solver")
 MAX_BOOK_GAP = 8
 
 
-def _checked_time_limit(value: object) -> float | None:
-    """``value`` as a time limit in seconds: None (no limit) or a positive number, else
-    :class:`~openingbook.errors.InvalidArgument`.
+def checked_time_limit(value: object) -> float | None:
+    """``value`` as a time limit in seconds: None (no limit) or a positive finite number,
+    else :class:`~openingbook.errors.InvalidArgument` (the engine's and the oracle's).
 
-    >>> _checked_time_limit(2), _checked_time_limit(None)
+    >>> checked_time_limit(2), checked_time_limit(None)
     (2.0, None)
-    >>> _checked_time_limit("2")
+    >>> checked_time_limit("2")
     Traceback (most recent call last):
     ...
     solver.errors.InvalidArgument: time_limit 2: expected a positive number of seconds
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0 < value < math.inf  # NaN and infinity too: None is "no limit"
+    ):
         raise InvalidArgument(
             "expected a positive number of seconds", argument="time_limit", value=value
         )
@@ -427,7 +432,7 @@ class Engine:
                     argument="books",
                     value=wrong[0],
                 )
-        time_limit = _checked_time_limit(time_limit)
+        time_limit = checked_time_limit(time_limit)
         #: the first book, opened to learn the board (``board=None``)
         first: tuple[str | os.PathLike[str], Any] | None = None
         if board is None:
@@ -573,7 +578,7 @@ class Engine:
         played, a position of another board or a game that is over.
         """
         start = time.perf_counter()
-        time_limit = self.time_limit if time_limit is None else _checked_time_limit(time_limit)
+        time_limit = self.time_limit if time_limit is None else checked_time_limit(time_limit)
         deadline = None if time_limit is None else start + time_limit
         pos = self.position(moves)
         line = moves.strip() if isinstance(moves, str) else pos.some_moves()

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from openingbook.engine import SHIPPED, Engine
+from openingbook.engine import SHIPPED, Engine, checked_time_limit
 from openingbook.errors import InvalidArgument, SearchTimeout
 from openingbook.layouts import ROW_OK, ROW_TIMEOUT, Batch, read_batch
 from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
@@ -202,12 +202,8 @@ class Oracle:
         start = time.perf_counter()
         if time_limit is None:
             time_limit = self.engine.time_limit
-        elif isinstance(time_limit, bool) or not (
-            isinstance(time_limit, (int, float)) and time_limit > 0
-        ):
-            raise InvalidArgument(
-                "expected a positive number of seconds", argument="time_limit", value=time_limit
-            )
+        else:
+            time_limit = checked_time_limit(time_limit)
         deadline = None if time_limit is None else start + time_limit
         width, height = self.board
         n = len(read)

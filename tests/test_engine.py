@@ -253,6 +253,8 @@ def test_a_time_limit_answers_what_it_can():
         ({"time_limit": "2"}, "time_limit 2: expected a positive number of seconds"),
         ({"time_limit": 0}, "time_limit 0: expected a positive number"),
         ({"time_limit": True}, "time_limit True: expected a positive number"),
+        ({"time_limit": float("inf")}, "time_limit inf: expected a positive number"),
+        ({"time_limit": float("nan")}, "time_limit nan: expected a positive number"),
         ({"board": BoardSize(0, 0)}, "board 0x0: width and height must be at least 1"),
         ({"board": (9, 9)}, "board 9x9 does not fit the 64-bit bitboard"),
         ({"board": 7}, "board 7: expected a board size"),
