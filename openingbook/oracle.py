@@ -337,21 +337,25 @@ def _answer_arrays(
 
 
 def solver_api_scores(
-    engine: Engine, positions: Sequence[str], time_limit: float | None
+    engine: Engine, positions: Sequence[Position], time_limit: float | None
 ) -> list[list[int] | None]:
     """Each position's scores as the public solver API gives them (``openingbook serve``):
     one per column (:data:`FULL_COLUMN` for a full one), or None for a position not solved
     before ``time_limit`` seconds (for them all) ran out; an :class:`Oracle` of ``engine``.
 
-    >>> solver_api_scores(Engine(), ["", "4453"], None)
+    >>> moves = ["", "4453"]
+    >>> solver_api_scores(Engine(), [Position.from_moves(m) for m in moves], None)
     [[-2, -1, 0, 1, 0, -1, -2], [-5, -5, -2, -3, -4, -2, -2]]
 
-    ``positions`` are legal move strings of games not over (checked by the caller).
+    ``positions`` are positions of games that go on (the caller parsed and checked
+    them), read as bitboards: no move string is parsed twice.
     """
     if not positions:
         return []
-    answer = Oracle(engine=engine).analyze(
-        list(positions), "moves", status=True, time_limit=time_limit
+    first = np.fromiter((p.first_stones for p in positions), np.uint64, len(positions))
+    mask = np.fromiter((p.mask for p in positions), np.uint64, len(positions))
+    answer = Oracle(engine=engine).analyze_bitboards(
+        first, mask, status=True, time_limit=time_limit
     )
     return [
         row.tolist() if answered else None

@@ -128,3 +128,21 @@ def test_openspiel_random_games(oracle, engine):
         answer = oracle.analyze(tensor[None], "openspiel", status=True)
         assert not answer.answered[0] and "over" in answer.reasons[0]
     assert checked > 50
+
+
+def test_oracle_docs_first_example_runs_without_deprecation(capsys):
+    """``docs/ORACLE.md`` opens with a PettingZoo example: it runs as written, with the
+    environment's deprecation warnings turned into errors, and prints its rates."""
+    import re
+    import warnings
+    from pathlib import Path
+
+    if not hasattr(require("pettingzoo"), "make"):
+        pytest.fail("the docs' example needs pettingzoo 1.27 or later: pip install -e '.[test]'")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ORACLE.md").read_text()
+    example = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        exec(compile(example, "docs/ORACLE.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert re.fullmatch(r"\d+ moves: \d+% perfect, \d+% good\n", printed), printed

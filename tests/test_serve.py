@@ -114,7 +114,8 @@ def random_positions(count: int, stones: range, seed: int) -> list[str]:
 def test_the_public_apis_answers() -> None:
     """The public API's answers for the empty board and 4453, column by column."""
     engine = Engine()
-    assert solver_api_scores(engine, ["", "4453"], None) == [
+    positions = [Position.from_moves(m) for m in ("", "4453")]
+    assert solver_api_scores(engine, positions, None) == [
         [-2, -1, 0, 1, 0, -1, -2],
         [-5, -5, -2, -3, -4, -2, -2],
     ]

@@ -41,6 +41,7 @@ from openingbook.explorer.server import (
     ExplorerLimits,
     parse_request_moves,
 )
+from solver import Position
 
 #: one position: ``GET /solve?pos=4453``
 SOLVE_PATH = "/solve"
@@ -49,9 +50,10 @@ BATCH_PATH = "/solve/batch"
 #: query fields read at most (``pos`` and a client's own few)
 _MAX_FIELDS = 8
 
-#: ``scores(engine, positions, time_limit)``: each legal move string's scores, one per
-#: column (``FULL_COLUMN`` for a full one), or None for a position not solved in time
-Scores = Callable[[Any, Sequence[str], float | None], list[list[int] | None]]
+#: ``scores(engine, positions, time_limit)``: each position's scores (positions of games
+#: that go on, parsed once from the request's move strings), one per column
+#: (``FULL_COLUMN`` for a full one), or None for a position not solved in time
+Scores = Callable[[Any, Sequence[Position], float | None], list[list[int] | None]]
 
 
 class SolveApi:
@@ -114,7 +116,7 @@ class SolveApi:
                     f"{where}the game is over: the {requested.result} player completed "
                     f"four with move {requested.position.stone_count}"
                 )
-            checked.append(requested.moves)
+            checked.append(requested.position)
         limit = self.explorer.limits.time_limit
         if not checked:
             return []
