@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,23 @@ def reference_dir() -> Path:
             "directory holding thill-original-book8.dat"
         )
     return REFERENCE
+
+
+#: the command line as a child process runs it, from this checkout
+CLI = [sys.executable, "-c", "from openingbook.cli import main; main()"]
+
+
+def cli_process(*args: str) -> subprocess.Popen:
+    """``openingbook ARGS`` as a child of this checkout, text pipes, interruptible by
+    SIGINT (:func:`default_sigint`)."""
+    return subprocess.Popen(
+        [*CLI, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        preexec_fn=default_sigint,
+    )
 
 
 def default_sigint() -> None:

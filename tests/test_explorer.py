@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import random
 import re
 import select
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -29,7 +27,7 @@ from openingbook.explorer import STATIC_DIR, Explorer, ExplorerLimits
 from openingbook.explorer.server import load_static, parse_request_moves
 from solver import DEFAULT_BOARD, BoardSize, Position, move_columns
 from tests.browser import running_explorer
-from tests.conftest import default_sigint
+from tests.conftest import cli_process
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -495,15 +493,7 @@ def test_other_board_sizes() -> None:
 
 # ---------------------------------------------------------------------- the command
 def explore_process(*args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(
-        [sys.executable, "-c", "from openingbook.cli import main; main()", "explore", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=default_sigint,
-    )
+    return cli_process("explore", *args)
 
 
 @pytest.mark.slow

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import random
 import re
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -25,7 +23,7 @@ from openingbook.oracle import solver_api_scores
 from openingbook.values import FULL_COLUMN
 from solver import Position, Solver, score_from_plies
 from tests.browser import running_explorer
-from tests.conftest import default_sigint
+from tests.conftest import cli_process
 from tests.test_explorer import OPENINGS, _rest_until_closed, drawn_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -372,15 +370,7 @@ def test_the_explorer_is_on_the_same_server(server) -> None:
 
 # ---------------------------------------------------------------------- the command
 def serve_process(*args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(
-        [sys.executable, "-c", "from openingbook.cli import main; main()", "serve", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=default_sigint,
-    )
+    return cli_process("serve", *args)
 
 
 @pytest.mark.slow
