@@ -1237,9 +1237,10 @@ def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
     """Where a compact book came from: its source file and the commands that made it
     (``source_manifest``: the manifest of the Thill book a conversion read, or what
     ``build``/``derive`` record of a book they write directly; a derivation's source
-    is the deeper book it was derived from, a build's is None)."""
-    source, manifest, converted = (
-        _object(metadata, key) for key in ("source", "source_manifest", "converted")
+    is the deeper book it was derived from, a build's is None), and the command that
+    re-encoded it into the current version, from which file."""
+    source, manifest, converted, reencoded = (
+        _object(metadata, key) for key in ("source", "source_manifest", "converted", "reencoded")
     )
     # a book derived straight into the compact format names its source in its record
     source = source or _object(manifest, "derived_from")
@@ -1252,6 +1253,8 @@ def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
         "built": manifest.get("created"),
         "converted_by": converted.get("command"),
         "version": converted.get("version"),
+        "reencoded_by": reencoded.get("command"),
+        "reencoded_from": reencoded.get("file"),
     }
 
 
