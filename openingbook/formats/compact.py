@@ -66,9 +66,9 @@ from openingbook.compressed import (
     MAX_CODE,
     build_function,
     code_lengths,
+    decode_longer,
     decode_tables,
     lookup_tables,
-    nb_decode,
     nb_window,
 )
 from openingbook.contexts import (
@@ -809,14 +809,6 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
 
 
 # ----------------------------------------------------------- version 3 lookups
-@njit(cache=True, inline="always")
-def _nb_decoded(x, row, lut, first_code, code_count, symbols):
-    """The value index of window ``x`` in the code of ``row`` (-1: none, damage)."""
-    if row < 0:
-        return np.int64(-1)  # a context no stored position has: damage
-    return nb_decode(x, row, lut, first_code, code_count, symbols)
-
-
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one_v3(
     first, mask, plies, width, height, scope, line_first, line_mask,
@@ -832,7 +824,12 @@ def _lookup_one_v3(
     c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
     x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
     row = row_of[nb_context(first, mask, function, height, bottom, full, odd, centre, base)]
-    return s, _nb_decoded(x, row, lut, first_code, code_count, symbols)
+    # the decoding written out (as in _read_blocks_v3): through an inlined function it
+    # is twice as slow
+    v = np.int64(lut[row, x & np.uint64(lut.shape[1] - 1)]) if row >= 0 else np.int64(-1)
+    if v == LONGER:
+        v = decode_longer(x, row, first_code, code_count, symbols)
+    return s, v
 
 
 @njit(cache=True, inline="always")
@@ -855,6 +852,7 @@ def _read_blocks_v3(
     cell_of = np.empty((2, 3, block), dtype=np.uint64)
     row_in = np.empty((2, block), dtype=np.int64)
     six = np.uint64(6)
+    lut_mask = np.uint64(lut.shape[1] - 1)
     for b in range(blocks + 1):
         if b < blocks:  # hash, context and prefetch block b
             start = b * block
@@ -862,11 +860,16 @@ def _read_blocks_v3(
             cs = cell_of[b & 1]
             rs = row_in[b & 1]
             for j in range(stop - start):
-                f = first[start + j]
-                m = mask[start + j]
-                key = nb_canonical_key(f, m, width, height)
+                key = nb_canonical_key(first[start + j], mask[start + j], width, height)
                 cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
-                rs[j] = row_of[nb_context(f, m, function, height, bottom, full, odd, centre, base)]
+            # the contexts in a loop of their own: plain arithmetic, it vectorizes
+            for j in range(stop - start):
+                rs[j] = nb_context(
+                    first[start + j], mask[start + j], function, height,
+                    bottom, full, odd, centre, base,
+                )  # fmt: skip
+            for j in range(stop - start):
+                rs[j] = row_of[rs[j]]
             for j in range(stop - start):
                 prefetch(words, cs[0, j] >> six)
                 prefetch(words, cs[1, j] >> six)
@@ -880,7 +883,12 @@ def _read_blocks_v3(
                 j = i - start
                 x = nb_window(words, cs[0, j]) ^ nb_window(words, cs[1, j])
                 x ^= nb_window(words, cs[2, j])
-                v = _nb_decoded(x, rs[j], lut, first_code, code_count, symbols)
+                # the first step of nb_decode written out: through the inlined
+                # function every lookup takes twice as long
+                row = rs[j]
+                v = np.int64(lut[row, x & lut_mask]) if row >= 0 else np.int64(-1)
+                if v == LONGER:
+                    v = decode_longer(x, row, first_code, code_count, symbols)
                 index[i] = v if v >= 0 else nvalues
                 col = index[i] if index[i] < nvalues else nvalues
                 winner[i] = luts[0, col]
