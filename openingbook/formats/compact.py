@@ -851,6 +851,7 @@ def _read_blocks_v3(
     blocks = (n + block - 1) // block
     cell_of = np.empty((2, 3, block), dtype=np.uint64)
     row_in = np.empty((2, block), dtype=np.int64)
+    keys = np.empty(block, dtype=np.uint64)
     six = np.uint64(6)
     lut_mask = np.uint64(lut.shape[1] - 1)
     for b in range(blocks + 1):
@@ -859,10 +860,12 @@ def _read_blocks_v3(
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             rs = row_in[b & 1]
+            # keys, hashes and contexts each in a loop of their own: plain
+            # arithmetic, they vectorize
             for j in range(stop - start):
-                key = nb_canonical_key(first[start + j], mask[start + j], width, height)
-                cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
-            # the contexts in a loop of their own: plain arithmetic, it vectorizes
+                keys[j] = nb_canonical_key(first[start + j], mask[start + j], width, height)
+            for j in range(stop - start):
+                cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(keys[j], seed), seg_len, scl)
             for j in range(stop - start):
                 rs[j] = nb_context(
                     first[start + j], mask[start + j], function, height,
