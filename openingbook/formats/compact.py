@@ -811,25 +811,48 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
 # ----------------------------------------------------------- version 3 lookups
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one_v3(
-    first, mask, plies, width, height, scope, line_first, line_mask,
-    seed, seg_len, seg_count, words, function, bottom, full, odd, centre, base,
-    row_of, lut, first_code, code_count, symbols,
+    first, mask, plies, width, height, scope, line_first, line_mask, words, tables,
 ):  # fmt: skip
     """``(status, value index)`` of one position of a version 3 book (-1 when not a
-    book position, or for damage)."""
+    book position, or for damage). Few arguments (a native call's cost grows with
+    them): the bit array and ``tables``, the parameters (:data:`_ONE_PARAMS`) then the
+    context rows, the lookup table and the canonical decoder's arrays, in one int64
+    array."""
     s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
     if s != STATUS_BOOK:
         return s, np.int64(-1)
+    seg_len = tables[1]
     key = nb_canonical_key(first, mask, width, height)
-    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    c0, c1, c2 = nb_cells(nb_mix(key, np.uint64(tables[0])), seg_len, seg_len * tables[2])
     x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
-    row = row_of[nb_context(first, mask, function, height, bottom, full, odd, centre, base)]
+    context = nb_context(
+        first, mask, tables[3], height, np.uint64(tables[4]), np.uint64(tables[5]),
+        np.uint64(tables[6]), np.uint64(tables[7]), np.uint64(tables[8]),
+    )  # fmt: skip
+    row = tables[_ONE_ROWS_AT + context]
+    lut_at, lut_width = tables[9], tables[10]
     # the decoding written out (as in _read_blocks_v3): through an inlined function it
     # is twice as slow
-    v = np.int64(lut[row, x & np.uint64(lut.shape[1] - 1)]) if row >= 0 else np.int64(-1)
+    v = np.int64(-1)
+    if row >= 0:
+        v = tables[lut_at + row * lut_width + np.int64(x & np.uint64(lut_width - 1))]
     if v == LONGER:
-        v = decode_longer(x, row, first_code, code_count, symbols)
+        first_at, count_at, symbols_at = tables[11], tables[12], tables[13]
+        v = decode_longer(
+            x, row, tables[first_at:count_at], tables[count_at:symbols_at],
+            tables[symbols_at:], tables[14],
+        )  # fmt: skip
     return s, v
+
+
+#: What ``params`` of :func:`_lookup_one_v3` holds, in order.
+_ONE_PARAMS = (
+    "seed", "segment length", "segment count", "context function", "bottom", "full", "odd",
+    "centre", "base", "lookup table at", "lookup table width", "first codes at",
+    "counts at", "symbols at", "values",
+)  # fmt: skip
+#: Where the context rows start in ``tables`` of :func:`_lookup_one_v3`.
+_ONE_ROWS_AT = len(_ONE_PARAMS)
 
 
 @njit(cache=True, inline="always")
@@ -852,6 +875,7 @@ def _read_blocks_v3(
     cell_of = np.empty((2, 3, block), dtype=np.uint64)
     row_in = np.empty((2, block), dtype=np.int64)
     keys = np.empty(block, dtype=np.uint64)
+    nsymbols = symbols.size // max(1, lut.shape[0])
     six = np.uint64(6)
     lut_mask = np.uint64(lut.shape[1] - 1)
     for b in range(blocks + 1):
@@ -891,7 +915,7 @@ def _read_blocks_v3(
                 row = rs[j]
                 v = np.int64(lut[row, x & lut_mask]) if row >= 0 else np.int64(-1)
                 if v == LONGER:
-                    v = decode_longer(x, row, first_code, code_count, symbols)
+                    v = decode_longer(x, row, first_code, code_count, symbols, nsymbols)
                 index[i] = v if v >= 0 else nvalues
                 col = index[i] if index[i] < nvalues else nvalues
                 winner[i] = luts[0, col]
@@ -990,12 +1014,28 @@ class CompactBook(BookReader):
             except BaseException:
                 self._release()
                 raise
+        self._one_args = self._table_args
+        if h.version >= 3:  # the single lookup's: few (see _lookup_one_v3)
+            self._one_args = self._one_lookup_args()
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values))]
         self._table = np.array(h.values, dtype=np.int16)
 
     format_name = "compact"
     enumerated = True
+
+    def _one_lookup_args(self) -> tuple[Any, ...]:
+        """:func:`_lookup_one_v3`'s table arguments: the bit array and one int64 array,
+        the parameters (:data:`_ONE_PARAMS`) then the context rows, the lookup table and
+        the canonical decoder's arrays."""
+        a = self._table_args
+        parts = [x.reshape(-1).astype(np.int64) for x in a[10:15]]
+        lut = a[11]
+        at = len(_ONE_PARAMS) + np.cumsum([0] + [x.size for x in parts])
+        params = [int(a[0]), a[1], a[2], a[4], *(int(x) for x in a[5:10])]
+        params += [int(at[1]), lut.shape[1], *(int(x) for x in at[2:5])]
+        params.append(a[14].shape[1] if a[14].ndim == 2 else a[14].size // max(1, lut.shape[0]))
+        return (a[3], np.concatenate([np.array(params, np.int64), *parts]))
 
     def _v3_args(self, words: np.ndarray) -> tuple[Any, ...]:
         """The version 3 kernels' table arguments: the hash's, the bit array, the context
@@ -1023,15 +1063,15 @@ class CompactBook(BookReader):
             *context_constants(h.width, h.height),
             row_of,
             lookup_tables(lengths),
-            first_code,
-            code_count,
-            symbols,
+            first_code.reshape(-1),
+            code_count.reshape(-1),
+            symbols.reshape(-1),
         )
 
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
         self._cells = None  # type: ignore[assignment]
-        self._table_args = ()
+        self._table_args = self._one_args = ()
         if not self._mm.closed:
             with contextlib.suppress(BufferError):  # arrays handed out still view the map
                 self._mm.close()
@@ -1109,7 +1149,7 @@ class CompactBook(BookReader):
             np.uint64(pos.first_stones),
             np.uint64(pos.mask),
             *self._kernel_args(),
-            *self._table_args,
+            *self._one_args,
         )
         if status != STATUS_BOOK:
             return int(status), None
