@@ -107,6 +107,7 @@ from solver import (
     canonical_keys,
     count_positions,
     enumerate_positions,
+    nb_block_status,
     nb_canonical_key,
     njit,
     parse_board_size,
@@ -857,13 +858,17 @@ _ONE_ROWS_AT = len(_ONE_PARAMS)
 
 @njit(cache=True, inline="always")
 def _read_blocks_v3(
-    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks` for version 3: block ``b``'s keys hashed, their contexts
     computed and their three windows prefetched, then block ``b - 1``'s windows read and
-    decoded."""
+    decoded. ``plies`` >= 0: each block's positions are first checked as positions of a
+    complete book of that ply (:func:`solver.nb_block_status`, in the same pass), and
+    one that is not a book position gets index -1 and ``UNKNOWN`` answers."""
     n = first.size
+    status = np.full(n, STATUS_BOOK, dtype=np.int8)
+    scratch = np.empty((4, _READ_BLOCK), dtype=np.uint64)
     index = np.empty(n, dtype=np.int64)
     winner = np.empty(n, dtype=np.int8)
     dist = np.empty(n, dtype=np.int16)
@@ -884,6 +889,8 @@ def _read_blocks_v3(
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             rs = row_in[b & 1]
+            if plies >= 0:
+                nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
             # keys, hashes and contexts each in a loop of their own: plain
             # arithmetic, they vectorize
             for j in range(stop - start):
@@ -908,6 +915,12 @@ def _read_blocks_v3(
             rs = row_in[(b - 1) & 1]
             for i in range(start, stop):
                 j = i - start
+                if status[i] != STATUS_BOOK:
+                    index[i] = -1
+                    winner[i] = UNKNOWN
+                    dist[i] = UNKNOWN
+                    score[i] = UNKNOWN
+                    continue
                 x = nb_window(words, cs[0, j]) ^ nb_window(words, cs[1, j])
                 x ^= nb_window(words, cs[2, j])
                 # the first step of nb_decode written out: through the inlined
@@ -926,12 +939,12 @@ def _read_blocks_v3(
 
 @njit(cache=True)
 def _read_kernel_v3(
-    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` for any board."""
     return _read_blocks_v3(
-        first, mask, width, height, seed, seg_len, seg_count, words, function,
+        first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
         bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
     )  # fmt: skip
 
@@ -942,12 +955,12 @@ _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6 = context_constants(7, 
 
 @njit(cache=True)
 def _read_kernel_v3_7x6(
-    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` compiled for 7x6 (the board's masks constant)."""
     return _read_blocks_v3(
-        first, mask, 7, 6, seed, seg_len, seg_count, words, function,
+        first, mask, plies, 7, 6, seed, seg_len, seg_count, words, function,
         _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6,
         row_of, lut, first_code, code_count, symbols, luts,
     )  # fmt: skip
@@ -1164,11 +1177,29 @@ class CompactBook(BookReader):
         h = self.header
         if h.version == 2:
             kernel = _read_kernel_7x6 if (h.width, h.height) == (7, 6) else _read_kernel
+            index, winner, plies, score = kernel(
+                first, mask, h.width, h.height, *self._params(), self._luts
+            )
         else:
-            kernel = _read_kernel_v3_7x6 if (h.width, h.height) == (7, 6) else _read_kernel_v3
-        index, winner, plies, score = kernel(
-            first, mask, h.width, h.height, *self._params(), self._luts
-        )
+            index, winner, plies, score = self._read_v3(first, mask, -1)
+        if (index >= len(h.values)).any():
+            raise self._damaged()
+        return BulkValues(index, winner, plies, score)
+
+    def _read_v3(self, first: np.ndarray, mask: np.ndarray, plies: int) -> tuple[Any, ...]:
+        h = self.header
+        kernel = _read_kernel_v3_7x6 if (h.width, h.height) == (7, 6) else _read_kernel_v3
+        return kernel(first, mask, plies, h.width, h.height, *self._params(), self._luts)
+
+    def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
+        """A complete version 3 book: the position checks in the read kernel's pass
+        (:func:`_read_blocks_v3`); other books: None (checked apart)."""
+        h = self.header
+        if h.version < 3 or h.structure != STRUCTURE_COMPLETE:
+            return None
+        f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
+        m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
+        index, winner, plies, score = self._read_v3(f, m, h.plies)
         if (index >= len(h.values)).any():
             raise self._damaged()
         return BulkValues(index, winner, plies, score)
