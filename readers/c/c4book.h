@@ -13,8 +13,10 @@
  *   c4book_close(&book);
  *
  * Positions are two 64-bit bitboards in Pons' layout: cell (column c, row r),
- * both counted from 0 at the bottom left, is bit c * 7 + r; `first` holds the
- * first player's stones, `mask` every stone.
+ * both counted from 0 at the bottom left, is bit c * (H + 1) + r (c * 7 + r on the
+ * 7x6 board); `first` holds the first player's stones, `mask` every stone. A book
+ * says its board (c4book.width x c4book.height): any board with W * (H + 1) <= 64
+ * and H <= 9.
  */
 #ifndef C4BOOK_H
 #define C4BOOK_H
@@ -50,9 +52,10 @@ enum {
 typedef struct {
     unsigned char *data; /* the whole file */
     size_t size;
+    int width, height; /* the board */
     int plies;
     int kind;
-    int structure; /* 0 complete, 1 scoped: only the positions under the scope line */
+    int structure; /* 0 complete, 1 scoped (the positions under the scope line), 2 a part */
     int value_bits;
     uint64_t positions;
     uint64_t seed;
@@ -60,8 +63,9 @@ typedef struct {
     uint32_t segment_count;
     int value_count;
     int values[256];
-    char scope[64]; /* the line of a scoped book ("" when complete) */
+    char scope[256]; /* the line of a scoped book, "i/n" of a part ("" when complete) */
     uint64_t line_first, line_mask; /* the scope line's position */
+    uint32_t part_index, part_count; /* a part: part i of n */
     const unsigned char *payload;
 } c4book;
 
@@ -73,10 +77,14 @@ void c4book_close(c4book *book);
 /* Status (C4BOOK_*) of a position; on C4BOOK_FOUND *value is the stored value. */
 int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value);
 
-/* The same for a position given as 1-based column digits ("4453"). */
+/* The same for a position given as 1-based column digits ("4453"), or as column
+ * numbers separated by commas ("10,1,12": any board; needed beyond 9 columns). */
 int c4book_lookup_moves(const c4book *book, const char *moves, int *value);
 
-/* The position-model check alone (C4BOOK_FOUND for a book position of `plies`). */
+/* The position-model check alone (C4BOOK_FOUND for a book position of `plies`), 7x6. */
 int c4book_position_status(uint64_t first, uint64_t mask, int plies);
+
+/* The same on a board of width x height. */
+int c4book_board_position_status(uint64_t first, uint64_t mask, int plies, int width, int height);
 
 #endif
