@@ -10,6 +10,7 @@
 
 #define FIXED_HEADER 64
 #define MAX_PARTS 65536
+#define MAX_CODE 15 /* version 3: the longest codeword the format allows */
 
 static const unsigned char MAGIC[8] = {'C', '4', 'B', 'O', 'O', 'K', 0x1a, '\n'};
 
@@ -142,6 +143,137 @@ static int parse_part(const char *text, uint32_t *i, uint32_t *n)
     return 1;
 }
 
+
+/* ------------------------------------------------------- version 3: the codes */
+/* Bytes of version 3's bit array: (S + 2) * L + MAX_CODE bits in 64-bit words, and
+ * one more zero word. */
+static uint64_t bit_array_bytes(uint64_t table_cells)
+{
+    return 8 * ((table_cells + MAX_CODE + 63) / 64 + 1);
+}
+
+/* b of the context function "threats and centre": the stone counts one player can
+ * have in the centre column (W odd) or the two centre columns (W even). */
+static uint32_t centre_base(int width, int height)
+{
+    return (uint32_t)(width % 2 ? height + 1 : 2 * height + 1);
+}
+
+/* X, the number of contexts of the book's context function. */
+static uint32_t context_space(const c4book *book)
+{
+    uint32_t b = centre_base(book->width, book->height);
+    return book->context_function == 0 ? 1 : 432 * b * b;
+}
+
+/* Parse and check version 3's code section (FORMATS.md, "Version 3"): every rule of
+ * the section, so that a lookup needs no check but "context listed" and "a codeword
+ * within K bits". NULL on success, else the reason; moves book->payload to the bit
+ * array. */
+static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t table_cells)
+{
+    const unsigned char *p = book->payload;
+    uint64_t used = rd_le(p, 4), list_bytes = rd_le(p + 4, 4);
+    uint32_t space = context_space(book);
+    int nvalues = book->value_count;
+    if (used < 1 || used > space)
+        return "bad code section (used contexts out of range)";
+    uint64_t length_bytes = (used * (uint64_t)nvalues + 1) / 2;
+    uint64_t section = 8 * ((8 + list_bytes + length_bytes + 7) / 8);
+    if (list_bytes < used || section + bit_array_bytes(table_cells) != payload_bytes)
+        return "bad code section (its length does not match the payload)";
+    book->context_space = space;
+    book->code_of_context = malloc(sizeof(int32_t) * space);
+    book->code_first = calloc((size_t)used * 16, sizeof(uint16_t));
+    book->code_count = calloc((size_t)used * 16, sizeof(uint16_t));
+    book->code_values = calloc((size_t)used * (size_t)nvalues, 1);
+    if (!book->code_of_context || !book->code_first || !book->code_count || !book->code_values)
+        return "out of memory";
+    for (uint32_t x = 0; x < space; x++)
+        book->code_of_context[x] = -1;
+    /* the context list: LEB128 numbers, the first context, then the gaps */
+    const unsigned char *at = p + 8, *end = p + 8 + list_bytes;
+    uint64_t context = 0;
+    for (uint64_t u = 0; u < used; u++) {
+        uint64_t number = 0;
+        int shift = 0;
+        for (;;) {
+            if (at == end || shift > 28)
+                return "bad code section (the context list)";
+            unsigned char byte = *at++;
+            number |= (uint64_t)(byte & 0x7F) << shift;
+            shift += 7;
+            if (!(byte & 0x80))
+                break;
+        }
+        if (u > 0 && number == 0)
+            return "bad code section (a context listed twice)";
+        context = u == 0 ? number : context + number;
+        if (context >= space)
+            return "bad code section (a context past the context space)";
+        book->code_of_context[context] = (int32_t)u;
+    }
+    if (at != end)
+        return "bad code section (the context list is longer than its numbers)";
+    /* the code lengths: 4-bit fields, low half first */
+    const unsigned char *lengths = end;
+    int longest = 0;
+    for (uint64_t u = 0; u < used; u++) {
+        int len[256], per_length[MAX_CODE + 1] = {0};
+        int coded = 0, only = 0;
+        for (int v = 0; v < nvalues; v++) {
+            uint64_t i = u * (uint64_t)nvalues + (uint64_t)v;
+            len[v] = (lengths[i / 2] >> (4 * (i % 2))) & 0xF;
+            if (len[v]) {
+                per_length[len[v]]++;
+                coded++;
+                only = v;
+            }
+        }
+        uint16_t *first = book->code_first + 16 * u, *count = book->code_count + 16 * u;
+        unsigned char *values = book->code_values + u * (uint64_t)nvalues;
+        if (coded == 0)
+            return "bad code section (a listed context without values)";
+        if (coded == 1) { /* one value: no codeword, count[0] = 0 */
+            if (len[only] != 1)
+                return "bad code section (a context's lengths are not a complete code)";
+            values[0] = (unsigned char)only;
+            continue;
+        }
+        /* complete: sum of 2^-length = 1, in units of 2^-15 */
+        uint32_t kraft = 0;
+        for (int l = 1; l <= MAX_CODE; l++) {
+            kraft += (uint32_t)per_length[l] << (MAX_CODE - l);
+            if (per_length[l] && l > longest)
+                longest = l;
+        }
+        if (kraft != 1u << MAX_CODE)
+            return "bad code section (a context's lengths are not a complete code)";
+        /* canonical (DEFLATE's rule): values by (length, index); first codeword per length */
+        count[0] = (uint16_t)coded;
+        uint32_t code = 0;
+        int k = 0;
+        for (int l = 1; l <= MAX_CODE; l++) {
+            code = (code + (l > 1 ? (uint32_t)per_length[l - 1] : 0)) << 1;
+            first[l] = (uint16_t)code;
+            count[l] = (uint16_t)per_length[l];
+            for (int v = 0; v < nvalues; v++)
+                if (len[v] == l)
+                    values[k++] = (unsigned char)v;
+        }
+    }
+    if (longest != book->longest_code)
+        return "bad code section (K is not the longest codeword)";
+    uint64_t fields = used * (uint64_t)nvalues;
+    if ((fields % 2 && (lengths[fields / 2] >> 4)) != 0)
+        return "bad code section (nonzero padding)";
+    for (const unsigned char *q = lengths + length_bytes; q < p + section; q++)
+        if (*q)
+            return "bad code section (nonzero padding)";
+    book->payload = p + section;
+    return NULL;
+}
+
 int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
 {
     memset(book, 0, sizeof *book);
@@ -181,7 +313,7 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     book->plies = d[12];
     book->kind = d[13];
     book->structure = d[14];
-    book->value_bits = d[15];
+    book->version = (int)version;
     book->positions = rd_le(d + 16, 8);
     book->seed = rd_le(d + 24, 8);
     book->segment_length = (uint32_t)rd_le(d + 32, 4);
@@ -192,21 +324,35 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     book->value_count = d[56];
     int scope_len = d[57];
     unsigned reserved = (unsigned)rd_le(d + 58, 2);
-    uint64_t meta_len = rd_le(d + 60, 4);
+    if (version == 3) { /* offset 15: K; offset 58: the context function */
+        book->longest_code = d[15];
+        book->context_function = d[58];
+        reserved = d[59];
+    } else {
+        book->value_bits = d[15];
+    }
+    uint64_t meta_len = rd_le(d + 60, 4); /* version 3: zlib-compressed; skipped */
     int cells = book->width * book->height;
     const char *bad = NULL;
     if (version == 1)
         bad = "compact format version 1, whose header has no checksum (write the book again)";
-    else if (version != 2)
-        bad = "unsupported version (this reader knows version 2)";
+    else if (version != 2 && version != 3)
+        bad = "unsupported version (this reader knows versions 2 and 3)";
     else if (book->width < 1 || book->height < 1 || book->height > 9 ||
              book->width * (book->height + 1) > 64)
         bad = "bad board size (a board of W x H needs W * (H + 1) <= 64 and H <= 9)";
     else if (book->kind > 2 || book->structure > 2 || reserved)
         bad = "unknown value kind or structure";
-    else if (book->value_bits < 1 || book->value_bits > 8 || book->value_count < 1 ||
-             book->value_count > (1 << book->value_bits))
+    else if (version == 2 && (book->value_bits < 1 || book->value_bits > 8 ||
+                              book->value_count < 1 ||
+                              book->value_count > (1 << book->value_bits)))
         bad = "bad value table size";
+    else if (version == 3 && book->value_count < 1)
+        bad = "bad value table size";
+    else if (version == 3 && book->longest_code > MAX_CODE)
+        bad = "bad code section (a codeword longer than 15 bits)";
+    else if (version == 3 && book->context_function > 1)
+        bad = "bad code section (unknown context function)";
     else if (book->plies > cells)
         bad = "bad ply (more stones than cells)";
     else if (header_bytes != ((FIXED_HEADER + book->value_count + scope_len + meta_len + 7) / 8) * 8)
@@ -221,7 +367,10 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
         if (L < 4 || (L & (L - 1)) || L > 65536u || book->segment_count < 1 ||
             (uint64_t)L * book->segment_count > (1ull << 32))
             bad = "bad segment length or count";
-        else if (payload_bytes != 8 * ((table_cells * (uint64_t)book->value_bits + 63) / 64 + 1))
+        else if (version == 2 &&
+                 payload_bytes != 8 * ((table_cells * (uint64_t)book->value_bits + 63) / 64 + 1))
+            bad = "payload length does not match the table size";
+        else if (version == 3 && payload_bytes < 8 + bit_array_bytes(table_cells))
             bad = "payload length does not match the table size";
         else if ((book->structure != 0) != (scope_len > 0))
             bad = "a scope belongs to a scoped book or a part, and only there";
@@ -270,14 +419,29 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
         c4book_close(book);
         return fail(err, errlen, path, "checksum mismatch (damaged file)");
     }
+    if (version == 3) {
+        uint64_t table_cells = (uint64_t)book->segment_length * ((uint64_t)book->segment_count + 2);
+        bad = read_codes(book, payload_bytes, table_cells);
+        if (bad) {
+            c4book_close(book);
+            return fail(err, errlen, path, bad);
+        }
+    }
     return 0;
 }
 
 void c4book_close(c4book *book)
 {
     free(book->data);
+    free(book->code_of_context);
+    free(book->code_first);
+    free(book->code_count);
+    free(book->code_values);
     book->data = NULL;
     book->payload = NULL;
+    book->code_of_context = NULL;
+    book->code_first = book->code_count = NULL;
+    book->code_values = NULL;
 }
 
 /* ----------------------------------------------------------- position model */
@@ -477,9 +641,77 @@ static uint64_t mix(uint64_t key, uint64_t seed)
     return z ^ (z >> 31);
 }
 
+/* 64-bit little-endian word w of a stream of words (one load on little-endian hosts) */
 static uint64_t word(const unsigned char *words, uint64_t w)
 {
+    static const uint16_t one = 1;
+    if (*(const unsigned char *)&one) {
+        uint64_t v;
+        memcpy(&v, words + 8 * w, 8);
+        return v;
+    }
     return rd_le(words + 8 * w, 8);
+}
+
+/* Version 3: the 64 bits of the bit array from bit p (the array is followed by a zero
+ * word, so the next word always exists). */
+static uint64_t window(const unsigned char *words, uint64_t p)
+{
+    uint64_t w = p >> 6;
+    unsigned off = (unsigned)(p & 63);
+    uint64_t v = word(words, w) >> off;
+    if (off)
+        v |= word(words, w + 1) << (64 - off);
+    return v;
+}
+
+/* Version 3, context function 1 ("threats and centre", FORMATS.md): the opponent's
+ * playable wins, each player's winning cells, odd/even threats, centre stones. */
+static uint32_t threats_and_centre(const geometry *g, uint64_t first, uint64_t mask)
+{
+    uint64_t second = first ^ mask;
+    uint64_t a = winning_cells(g, first, mask), b = winning_cells(g, second, mask);
+    uint64_t threat = popcount64(mask) % 2 == 0 ? b : a;
+    int f = popcount64(threat & ((mask + g->bottom) & g->board));
+    int ta = popcount64(a), tb = popcount64(b);
+    uint64_t odd = 0; /* rows 1, 3, 5, ... counted from 1 at the bottom */
+    for (int r = 0; r < g->height; r += 2)
+        odd |= g->bottom << r;
+    int oa = popcount64(a & odd), ob = popcount64(b & (g->board ^ odd));
+    uint64_t column = (1ull << g->height) - 1;
+    uint64_t centre = (column << ((g->width - 1) / 2 * (g->height + 1))) |
+                      (column << (g->width / 2 * (g->height + 1)));
+    uint32_t base = centre_base(g->width, g->height);
+    uint32_t t = (uint32_t)(4 * (ta < 3 ? ta : 3) + (tb < 3 ? tb : 3));
+    uint32_t o = (uint32_t)(3 * (oa < 2 ? oa : 2) + (ob < 2 ? ob : 2));
+    return (((uint32_t)(f < 2 ? f : 2) * 16 + t) * 9 + o) * base * base +
+           (uint32_t)popcount64(first & centre) * base + (uint32_t)popcount64(second & centre);
+}
+
+/* Version 3: the value index of a book position, or -1 (a damaged file). */
+static int decode_index(const c4book *book, const geometry *g, uint64_t first, uint64_t mask,
+                        uint64_t c0, uint64_t c1, uint64_t c2)
+{
+    uint32_t context = book->context_function ? threats_and_centre(g, first, mask) : 0;
+    int32_t u = book->code_of_context[context];
+    if (u < 0)
+        return -1; /* a context no stored position has */
+    const uint16_t *first_code = book->code_first + 16 * (uint32_t)u;
+    const uint16_t *count = book->code_count + 16 * (uint32_t)u;
+    const unsigned char *values = book->code_values + (uint32_t)u * (uint32_t)book->value_count;
+    if (count[0] == 0)
+        return values[0]; /* one value: no codeword */
+    uint64_t x = window(book->payload, c0) ^ window(book->payload, c1) ^ window(book->payload, c2);
+    uint32_t code = 0;
+    int offset = 0;
+    for (int l = 1; l <= book->longest_code; l++) {
+        code = (code << 1) | (uint32_t)((x >> (l - 1)) & 1);
+        uint32_t delta = code - first_code[l]; /* wraps when code < first: no match */
+        if (delta < count[l])
+            return values[offset + (int)delta];
+        offset += count[l];
+    }
+    return -1; /* no codeword within K bits */
 }
 
 static unsigned field(const unsigned char *words, uint64_t index, int bits)
@@ -514,10 +746,14 @@ int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value)
     uint64_t c0 = ((h >> 32) * (L * book->segment_count)) >> 32;
     uint64_t c1 = (c0 + L) ^ (h & (L - 1));
     uint64_t c2 = (c0 + 2 * L) ^ ((h >> 16) & (L - 1));
-    unsigned index = field(book->payload, c0, book->value_bits) ^
-                     field(book->payload, c1, book->value_bits) ^
-                     field(book->payload, c2, book->value_bits);
-    if ((int)index >= book->value_count)
+    int index;
+    if (book->version == 3)
+        index = decode_index(book, &g, first, mask, c0, c1, c2);
+    else
+        index = (int)(field(book->payload, c0, book->value_bits) ^
+                      field(book->payload, c1, book->value_bits) ^
+                      field(book->payload, c2, book->value_bits));
+    if (index < 0 || index >= book->value_count)
         return C4BOOK_DAMAGED; /* cannot happen in an intact file */
     *value = book->values[index];
     return C4BOOK_FOUND;

@@ -27,8 +27,9 @@
 /* Lookup status: C4BOOK_FOUND gives a value; C4BOOK_WINS_AT_ONCE is a position of
  * the book's ply where the side to move completes four with its next stone (never
  * stored: the side to move wins in 1 ply); every other status is a refusal.
- * C4BOOK_DAMAGED: the table gave an index past the value table (only a damaged
- * file does; the CRC-32 checked at open makes it unlikely). */
+ * C4BOOK_DAMAGED: the table gave an index past the value table, or (version 3) a
+ * context without a code or bits that are no codeword (only a damaged file does;
+ * the CRC-32 checked at open makes it unlikely). */
 enum {
     C4BOOK_FOUND = 0,
     C4BOOK_WINS_AT_ONCE = 1,
@@ -52,11 +53,14 @@ enum {
 typedef struct {
     unsigned char *data; /* the whole file */
     size_t size;
+    int version;       /* 2 or 3 */
     int width, height; /* the board */
     int plies;
     int kind;
     int structure; /* 0 complete, 1 scoped (the positions under the scope line), 2 a part */
-    int value_bits;
+    int value_bits;       /* version 2: bits per value field (version 3: 0) */
+    int longest_code;     /* version 3: K, the longest codeword (version 2: 0) */
+    int context_function; /* version 3: 0 none, 1 threats and centre (version 2: 0) */
     uint64_t positions;
     uint64_t seed;
     uint32_t segment_length;
@@ -66,11 +70,20 @@ typedef struct {
     char scope[256]; /* the line of a scoped book, "i/n" of a part ("" when complete) */
     uint64_t line_first, line_mask; /* the scope line's position */
     uint32_t part_index, part_count; /* a part: part i of n */
-    const unsigned char *payload;
+    const unsigned char *payload; /* version 2: the table; version 3: the bit array */
+    /* version 3, the codes: context -> code number (-1: not used), and per code its
+     * first codeword and count of each length (index 0: the count of coded values,
+     * 0 for a one-value context) and its value indices by (length, index) */
+    uint32_t context_space;
+    int32_t *code_of_context;
+    uint16_t *code_first;
+    uint16_t *code_count;
+    unsigned char *code_values;
 } c4book;
 
-/* Read and check a book (header fields, sizes, the CRC-32 over header and payload). 0 on success; else
- * -1 with a one-line message in err. */
+/* Read and check a book of version 2 or 3 (header fields, sizes, the CRC-32 over header
+ * and payload, version 3's code section). 0 on success; else -1 with a one-line message
+ * in err (the book needs no c4book_close then). */
 int c4book_open(c4book *book, const char *path, char *err, size_t errlen);
 void c4book_close(c4book *book);
 
