@@ -13,11 +13,15 @@ gives three bit positions ``c0, c1, c2`` (the cell formula of
 :func:`openingbook.retrieval.nb_cells`); bit ``j`` of its codeword is
 ``B[c0 + j] ^ B[c1 + j] ^ B[c2 + j]`` in a bit array ``B`` of ``(S + 2) * L + MAX_CODE``
 bits. A lookup reads three 64-bit windows, XORs them and decodes the codeword from the
-low bit up: three memory reads whatever the codeword's length.
+low bit up (a table indexed by the window's low bits, :func:`lookup_tables`, then a
+canonical decoder for longer codewords): three memory reads whatever the codeword's
+length.
 
 Construction peels the hypergraph of these equations (one per codeword bit) and
 assigns the bits in reverse order, retrying with the next seed when peeling gets stuck
-and growing the array by 2.5% after every 8 failures, as :mod:`openingbook.retrieval`.
+(as :mod:`openingbook.retrieval`), from 1.11 bits of array per codeword bit
+(:data:`FIRST_FACTOR`), 1% more after every 4 failures. The compact format's version 3
+stores such a function (:mod:`openingbook.formats.compact`).
 
 The codes are canonical: per context, symbols by (length, symbol); a context with one
 symbol has length-0 codewords (nothing stored: the context alone gives the value).
@@ -37,9 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from openingbook.errors import InvalidArgument
 from openingbook.retrieval import FIRST_SEED, fuse_layout, nb_cells, nb_mix
-from solver import njit
+from solver import InternalError, InvalidArgument, njit
 
 __all__ = [
     "MAX_CODE",
@@ -47,13 +50,25 @@ __all__ = [
     "build_function",
     "code_lengths",
     "decode_tables",
+    "lookup_tables",
     "nb_decode",
     "nb_window",
     "query_function",
 ]
 
-#: Longest codeword in bits (a window of 64 bits read at any bit position holds it).
-MAX_CODE = 32
+#: Longest codeword in bits (a length fits in 4 bits; one 64-bit window holds it).
+MAX_CODE = 15
+#: Index bits of the first decoding step's table (:func:`lookup_tables`).
+LUT_BITS = 8
+#: A lookup table entry: the codeword is longer than the table's index.
+LONGER = 255
+#: The peeling's first room: ``(S + 2) * L`` cells for 1.11 codeword bits (the 3-wise
+#: fuse layout peels there for millions of bits); small functions get more
+#: (:func:`openingbook.retrieval.fuse_layout`).
+FIRST_FACTOR = 1.11
+#: Failed seeds before the room grows, and by how much.
+TRIES_PER_SIZE = 4
+GROWTH = 1.01
 
 
 @dataclass(frozen=True)
@@ -150,11 +165,57 @@ def nb_window(words, position):
     return (words[w] >> off) | ((words[w + np.uint64(1)] << np.uint64(1)) << (np.uint64(63) - off))
 
 
+def lookup_tables(lengths: np.ndarray) -> np.ndarray:
+    """The first step of decoding: ``lut[c, x & (2^k - 1)]`` is the value whose codeword
+    in context ``c``'s code starts at the low bit of ``x`` when that codeword has at most
+    ``k`` bits (:data:`LUT_BITS`, fewer when every codeword is shorter), else
+    :data:`LONGER` (decode on with :func:`nb_decode`); a one-value context's value
+    everywhere. ``k`` is ``log2`` of the row length."""
+    contexts, nvalues = lengths.shape
+    if nvalues >= LONGER:
+        raise InvalidArgument(f"{nvalues} values: at most {LONGER - 1}")
+    k = int(min(LUT_BITS, max(int(lengths.max(initial=0)), 0)))
+    lut = np.full((contexts, 1 << k), LONGER, np.uint8)
+    for c in range(contexts):
+        row = lengths[c]
+        if not (row > 0).any():
+            present = np.flatnonzero(row == 0)
+            lut[c, :] = present[0] if present.size else LONGER
+            continue
+        for v, code in _canonical_codes(row):
+            length = int(row[v])
+            if length > k:
+                continue
+            # the codeword's first bit lowest: every k-bit window that starts with it
+            reversed_code = int(f"{code:0{length}b}"[::-1], 2)
+            lut[c, reversed_code :: 1 << length] = v
+    return lut
+
+
+def _canonical_codes(row: np.ndarray) -> list[tuple[int, int]]:
+    """``(value, codeword)`` of the canonical code of one context's lengths (DEFLATE's
+    rule: by length, then value; the first codeword all zeros)."""
+    out = []
+    code, previous = 0, 0
+    for v in np.lexsort((np.arange(row.size), row)):
+        length = int(row[v])
+        if length <= 0:
+            continue
+        code <<= length - previous
+        out.append((int(v), code))
+        code += 1
+        previous = length
+    return out
+
+
 @njit(cache=True, inline="always")
-def nb_decode(x, context, first, count, symbols):
-    """The value whose codeword starts at the low bit of ``x`` in ``context``'s code."""
-    if count[context, 0] == 0:
-        return symbols[context, 0]  # a one-value context: no codeword
+def nb_decode(x, context, lut, first, count, symbols):
+    """The value whose codeword starts at the low bit of ``x`` in ``context``'s code
+    (-1: no codeword, a damaged table): the lookup table, then for a codeword longer
+    than its index the canonical loop."""
+    v = lut[context, x & np.uint64(lut.shape[1] - 1)]
+    if v != LONGER:
+        return np.int64(v)
     code = np.int64(0)
     offset = np.int64(0)
     for length in range(1, MAX_CODE + 1):
@@ -167,61 +228,61 @@ def nb_decode(x, context, first, count, symbols):
     return np.int64(-1)  # not a codeword: a damaged table
 
 
+def _code_table(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The codeword (first bit lowest, uint16) and length (uint8) of each (context,
+    value) of the canonical codes."""
+    words = np.zeros(lengths.shape, np.uint16)
+    sizes = np.maximum(lengths, 0).astype(np.uint8)
+    for c in range(lengths.shape[0]):
+        for v, code in _canonical_codes(lengths[c]):
+            length = int(lengths[c, v])
+            words[c, v] = int(f"{code:0{length}b}"[::-1], 2)
+    return words, sizes
+
+
 @njit(cache=True)
-def _codewords(values, contexts, lengths, first, count, symbols):
+def _codewords(values, contexts, table_word, table_size):
     """Each key's codeword (bit ``j`` = its ``j``-th bit from the first) and length."""
     n = values.size
-    word = np.zeros(n, np.uint64)
-    size = np.zeros(n, np.uint8)
-    nvalues = lengths.shape[1]
-    # the canonical codeword of each (context, value)
-    table = np.zeros((lengths.shape[0], nvalues), np.uint64)
-    for c in range(lengths.shape[0]):
-        offset = 0
-        for length in range(1, MAX_CODE + 1):
-            for k in range(count[c, length]):
-                v = symbols[c, offset + k]
-                code = first[c, length] + k
-                reversed_code = np.uint64(0)
-                for j in range(length):  # the first bit (most significant) goes lowest
-                    bit = (code >> (length - 1 - j)) & 1
-                    reversed_code |= np.uint64(bit) << np.uint64(j)
-                table[c, v] = reversed_code
-            offset += count[c, length]
+    word = np.empty(n, np.uint16)
+    size = np.empty(n, np.uint8)
     for i in range(n):
-        word[i] = table[contexts[i], values[i]]
-        size[i] = max(lengths[contexts[i], values[i]], 0)
+        word[i] = table_word[contexts[i], values[i]]
+        size[i] = table_size[contexts[i], values[i]]
     return word, size
 
 
 @njit(cache=True)
-def _peel(keys, seed, segment_length, segment_count, word, size, total_bits):
-    """The bit array (uint64 words) of one attempt, or an empty array when stuck."""
+def _peel(keys, seed, segment_length, segment_count, word, size):
+    """The bit array (uint64 words) of one attempt, or an empty array when stuck.
+
+    One equation (edge) per codeword bit: bit ``j`` of key ``i`` is the XOR of the bits
+    at its three cells plus ``j``. Peeling removes an edge alone at one of its bits
+    (recorded as the edge and which of its three bits, 5 bytes), then the bits are
+    assigned in reverse order."""
     n = keys.size
     scl = segment_count * segment_length
     nbits = (segment_count + 2) * segment_length + MAX_CODE
     h0 = np.empty(n, np.uint32)
     h1 = np.empty(n, np.uint32)
     h2 = np.empty(n, np.uint32)
-    start = np.empty(n + 1, np.int64)
+    start = np.empty(n + 1, np.uint32)  # the caller keeps the edges below 2^32
     start[0] = 0
     for i in range(n):
         c0, c1, c2 = nb_cells(nb_mix(keys[i], np.uint64(seed)), segment_length, scl)
         h0[i], h1[i], h2[i] = c0, c1, c2
         start[i + 1] = start[i] + size[i]
-    edges = start[n]
+    edges = np.int64(start[n])
     edge_key = np.empty(edges, np.uint32)
-    for i in range(n):
-        for j in range(size[i]):
-            edge_key[start[i] + j] = i
     count = np.zeros(nbits, np.uint16)
     xor_edges = np.zeros(nbits, np.uint32)
-    for e in range(edges):
-        i = edge_key[e]
-        j = e - start[i]
-        for c in (h0[i] + j, h1[i] + j, h2[i] + j):
-            count[c] += 1
-            xor_edges[c] ^= e
+    for i in range(n):
+        for j in range(size[i]):
+            e = start[i] + j
+            edge_key[e] = i
+            for c in (h0[i] + j, h1[i] + j, h2[i] + j):
+                count[c] += 1
+                xor_edges[c] ^= e
     queue = np.empty(nbits, np.uint32)
     tail = 0
     for c in range(nbits):
@@ -229,7 +290,7 @@ def _peel(keys, seed, segment_length, segment_count, word, size, total_bits):
             queue[tail] = c
             tail += 1
     order_edge = np.empty(edges, np.uint32)
-    order_cell = np.empty(edges, np.uint32)
+    order_which = np.empty(edges, np.uint8)
     peeled = 0
     head = 0
     while head < tail:
@@ -238,11 +299,11 @@ def _peel(keys, seed, segment_length, segment_count, word, size, total_bits):
         if count[c] != 1:
             continue
         e = xor_edges[c]
-        order_edge[peeled] = e
-        order_cell[peeled] = c
-        peeled += 1
         i = edge_key[e]
         j = e - start[i]
+        order_edge[peeled] = e
+        order_which[peeled] = 0 if h0[i] + j == c else (1 if h1[i] + j == c else 2)
+        peeled += 1
         for other in (h0[i] + j, h1[i] + j, h2[i] + j):
             count[other] -= 1
             xor_edges[other] ^= e
@@ -257,12 +318,12 @@ def _peel(keys, seed, segment_length, segment_count, word, size, total_bits):
     low = np.uint64(63)
     for k in range(edges - 1, -1, -1):
         e = order_edge[k]
-        c = np.uint64(order_cell[k])
         i = edge_key[e]
         j = e - start[i]
-        bit = (word[i] >> np.uint64(j)) & one
-        for other in (h0[i] + j, h1[i] + j, h2[i] + j):
-            o = np.uint64(other)
+        cells = (np.uint64(h0[i] + j), np.uint64(h1[i] + j), np.uint64(h2[i] + j))
+        c = cells[order_which[k]]
+        bit = (np.uint64(word[i]) >> np.uint64(j)) & one
+        for o in cells:
             if o != c:
                 bit ^= (words[o >> six] >> (o & low)) & one
         words[c >> six] |= bit << (c & low)
@@ -272,47 +333,60 @@ def _peel(keys, seed, segment_length, segment_count, word, size, total_bits):
 def build_function(
     keys: np.ndarray, values: np.ndarray, contexts: np.ndarray, context_count: int
 ) -> CompressedFunction:
-    """A function answering ``values[i]`` (small non-negative ints) for ``keys[i]``
-    (distinct uint64) given ``contexts[i]`` (``0 <= contexts[i] < context_count``)."""
+    """A function answering ``values[i]`` (ints from 0 to 254) for ``keys[i]``
+    (distinct uint64) given ``contexts[i]`` (``0 <= contexts[i] < context_count``).
+    Every key is queried once built: a function that answers one wrongly is never
+    returned."""
     keys = np.ascontiguousarray(keys, np.uint64)
-    values = np.ascontiguousarray(values, np.int64)
-    contexts = np.ascontiguousarray(contexts, np.int64)
+    values = np.asarray(values)
+    contexts = np.asarray(contexts)
     if not keys.shape == values.shape == contexts.shape or keys.ndim != 1:
         raise InvalidArgument("keys, values and contexts must be 1-d arrays of one length")
-    if keys.size and (values.min() < 0 or contexts.min() < 0 or contexts.max() >= context_count):
+    if keys.size and (
+        values.min() < 0
+        or values.max() >= LONGER
+        or contexts.min() < 0
+        or contexts.max() >= context_count
+    ):
         raise InvalidArgument("a value or context out of range")
+    values = np.ascontiguousarray(values, np.uint8)
+    contexts = np.ascontiguousarray(contexts, np.int32)
     if np.unique(keys).size != keys.size:
         raise InvalidArgument("duplicate keys")
     nvalues = int(values.max()) + 1 if values.size else 1
-    counts = np.bincount(contexts * nvalues + values, minlength=context_count * nvalues)
-    counts = counts.reshape(context_count, nvalues)
+    counts = np.bincount(
+        contexts.astype(np.int64) * nvalues + values, minlength=context_count * nvalues
+    ).reshape(context_count, nvalues)
     lengths = np.stack([code_lengths(row) for row in counts]) if context_count else counts
-    first, count, symbols = decode_tables(lengths)
-    word, size = _codewords(values, contexts, lengths, first, count, symbols)
+    word, size = _codewords(values, contexts, *_code_table(lengths))
     total = int(size.sum(dtype=np.int64))
     if total >= 1 << 32:  # codeword bits are numbered in uint32
         raise InvalidArgument(f"{total:,} codeword bits: at most 2^32 - 1 in one function")
     growth = 1.0
     seed = FIRST_SEED
     for attempt in range(1000):
-        if attempt and attempt % 8 == 0:
-            growth *= 1.025
-        segment_length, segment_count = fuse_layout(max(total, 1), growth)
-        words = _peel(keys, seed, segment_length, segment_count, word, size, total)
+        if attempt and attempt % TRIES_PER_SIZE == 0:
+            growth *= GROWTH
+        segment_length, segment_count = fuse_layout(max(total, 1), growth, FIRST_FACTOR)
+        words = _peel(keys, seed, segment_length, segment_count, word, size)
         if words.size:
-            return CompressedFunction(seed, segment_length, segment_count, words, lengths)
+            del word, size
+            f = CompressedFunction(seed, segment_length, segment_count, words, lengths)
+            if not np.array_equal(query_function(f, keys, contexts), values):
+                raise InternalError("a compressed function answers a key wrongly")
+            return f
         seed += 1
     raise RuntimeError("no compressed function found in 1000 attempts")  # pragma: no cover
 
 
 @njit(cache=True)
-def _query(keys, contexts, seed, segment_length, segment_count, words, first, count, symbols):
+def _query(keys, contexts, seed, segment_length, segment_count, words, lut, first, count, symbols):
     out = np.empty(keys.size, np.int64)
     scl = segment_count * segment_length
     for i in range(keys.size):
         c0, c1, c2 = nb_cells(nb_mix(keys[i], np.uint64(seed)), segment_length, scl)
         x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
-        out[i] = nb_decode(x, contexts[i], first, count, symbols)
+        out[i] = nb_decode(x, contexts[i], lut, first, count, symbols)
     return out
 
 
@@ -322,11 +396,12 @@ def query_function(f: CompressedFunction, keys: np.ndarray, contexts: np.ndarray
     first, count, symbols = decode_tables(f.lengths)
     return _query(
         np.ascontiguousarray(keys, np.uint64),
-        np.ascontiguousarray(contexts, np.int64),
+        np.ascontiguousarray(contexts, np.int32),
         np.uint64(f.seed),
         f.segment_length,
         f.segment_count,
         f.words,
+        lookup_tables(f.lengths),
         first,
         count,
         symbols,

@@ -35,8 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from openingbook.errors import InvalidArgument
-from solver import njit
+from solver import InvalidArgument, njit
 
 __all__ = [
     "MAX_SEGMENT_LENGTH",
@@ -170,14 +169,14 @@ class Retrieval:
         return (self.segment_count + 2) * self.segment_length
 
 
-def fuse_layout(n: int, growth: float) -> tuple[int, int]:
+def fuse_layout(n: int, growth: float, least: float = 1.125) -> tuple[int, int]:
     """Segment length and count of a table of ``n`` equations, ``growth`` times the
-    usual room (more room for small ``n``)."""
+    usual room: ``least`` cells per equation, more for small ``n``."""
     if n < 2:
         return 4, 1
     segment_length = 1 << max(2, int(math.log(n) / math.log(3.33) + 2.25))
     segment_length = min(segment_length, MAX_SEGMENT_LENGTH)
-    factor = max(1.125, 0.875 + 0.25 * math.log(1e6) / math.log(max(n, 3)))
+    factor = max(least, 0.875 + 0.25 * math.log(1e6) / math.log(max(n, 3)))
     capacity = round(n * factor * growth)
     segment_count = max(1, -(-capacity // segment_length) - 2)
     return segment_length, segment_count

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
         stone_counts,
         winning_cells_bits,
     )
-    from solver.bitops import prefetch
+    from solver.bitops import popcount, prefetch
     from solver.enumerate import (
         AUTO_PARTS,
         LayerTooLarge,
@@ -87,6 +87,7 @@ if TYPE_CHECKING:
         nb_canonical_key,
         nb_part_of,
         nb_under_line,
+        nb_winning_cells,
         under_line,
     )
     from solver.probe import BookProbe
@@ -129,6 +130,8 @@ _LAZY = {
     "nb_book_position_status": "solver.membership",
     "nb_canonical_key": "solver.membership",
     "nb_part_of": "solver.membership",
+    "nb_winning_cells": "solver.membership",
+    "popcount": "solver.bitops",
     "nb_under_line": "solver.membership",
     "under_line": "solver.membership",
     "BookProbe": "solver.probe",
@@ -191,10 +194,12 @@ __all__ = [
     "nb_canonical_key",
     "nb_part_of",
     "nb_under_line",
+    "nb_winning_cells",
     "njit",
     "parse_board_size",
     "part_of",
     "plies_from_score",
+    "popcount",
     "position_keys",
     "positions_with_moves",
     "prefetch",

@@ -57,6 +57,7 @@ __all__ = [
     "nb_canonical_key",
     "nb_part_of",
     "nb_under_line",
+    "nb_winning_cells",
     "under_line",
 ]
 
@@ -357,6 +358,10 @@ def nb_canonical_key(first, mask, width, height):
 
 #: The part (1..n) of a canonical key in compiled code (:func:`solver.enumerate.part_of`).
 nb_part_of = _nb_part_of
+
+#: The empty cells that complete four for ``stones`` in compiled code
+#: (:func:`solver.bitboards.winning_cells_bits`; ``board`` = every cell of the board).
+nb_winning_cells = _nb_winning_cells
 
 
 @njit(cache=True)

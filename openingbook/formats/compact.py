@@ -60,6 +60,26 @@ from openingbook.answers import (
 )
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.checks.booksizes import complete_positions
+from openingbook.compressed import (
+    FIRST_FACTOR,
+    LONGER,
+    MAX_CODE,
+    build_function,
+    code_lengths,
+    decode_tables,
+    lookup_tables,
+    nb_decode,
+    nb_window,
+)
+from openingbook.contexts import (
+    CONTEXT_FUNCTIONS,
+    CONTEXT_NONE,
+    CONTEXT_THREATS_CENTRE,
+    context_constants,
+    context_space,
+    nb_context,
+    position_contexts,
+)
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
 from openingbook.formats.base import Format, WrittenBook, require_writable
 from openingbook.inputs import require_regular_file
@@ -116,9 +136,14 @@ __all__ = [
 MAGIC = b"C4BOOK\x1a\n"
 COMPACT_SUFFIX = ".c4b"
 
-#: Version 2: the CRC-32 covers the header too (version 1 covered only the payload,
-#: so a damaged header field could still give answers; version 1 files are refused).
-VERSION = 2
+#: Version 3: each value stored as its codeword in a prefix code per context
+#: (:mod:`openingbook.compressed`). Version 2, still read (and written on request):
+#: a retrieval table of fixed-width value indices. Both have the CRC-32 over the whole
+#: file (version 1 covered only the payload, so a damaged header field could still
+#: give answers; version 1 files are refused).
+VERSION = 3
+#: The versions this module reads and writes.
+VERSIONS = (2, 3)
 #: Offset and size of the CRC-32 field in the fixed header.
 _CRC_AT = 40
 #: Value kinds, by their code in the header.
@@ -171,6 +196,9 @@ class CompactHeader:
     values: list[int]
     scope: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
+    version: int = VERSION
+    #: version 3: the context function (:mod:`openingbook.contexts`)
+    context_function: int = 0
 
     @property
     def complete(self) -> bool:
@@ -193,10 +221,10 @@ class CompactHeader:
     def pack(self) -> bytes:
         """The header bytes, zero-padded to ``header_bytes`` (a multiple of 8)."""
         scope = (self.scope or "").encode("ascii")
-        meta = json.dumps(self.metadata, separators=(",", ":")).encode()
+        meta = _metadata_bytes(self.metadata, self.version)
         fixed = _FIXED.pack(
             MAGIC,
-            VERSION,
+            self.version,
             self.width,
             self.height,
             self.plies,
@@ -212,15 +240,17 @@ class CompactHeader:
             self.payload_bytes,
             len(self.values),
             len(scope),
-            0,
+            self.context_function if self.version >= 3 else 0,
             len(meta),
         )
         body = fixed + struct.pack(f"<{len(self.values)}b", *self.values) + scope + meta
         return body + b"\0" * (self.header_bytes - len(body))
 
     @staticmethod
-    def size_for(values: int, scope: str | None, metadata: dict[str, Any]) -> int:
-        meta = json.dumps(metadata, separators=(",", ":")).encode()
+    def size_for(
+        values: int, scope: str | None, metadata: dict[str, Any], version: int = VERSION
+    ) -> int:
+        meta = _metadata_bytes(metadata, version)
         n = FIXED_HEADER_BYTES + values + len(scope or "") + len(meta)
         return -(-n // 8) * 8
 
@@ -255,8 +285,11 @@ class CompactHeader:
                 f"{name}: compact format version 1, whose header has no checksum (this "
                 f"reader reads version {VERSION}): write the book again"
             )
-        if version != VERSION:
-            raise CompactFileError(f"{name}: compact format version {version}, expected {VERSION}")
+        if version not in VERSIONS:
+            raise CompactFileError(
+                f"{name}: compact format version {version}, expected "
+                f"{' or '.join(map(str, VERSIONS))}"
+            )
         try:
             board = parse_board_size(f"{width}x{height}")
         except ValueError as exc:
@@ -266,8 +299,15 @@ class CompactHeader:
             problems.append(f"unknown value kind {kind}")
         if structure not in (STRUCTURE_COMPLETE, STRUCTURE_SCOPED, STRUCTURE_PART):
             problems.append(f"unknown structure {structure}")
-        if not nvalues >= 1 or nvalues > 1 << bits or not 1 <= bits <= 8:
+        if version == 2 and (not nvalues >= 1 or nvalues > 1 << bits or not 1 <= bits <= 8):
             problems.append(f"{nvalues} values in {bits}-bit fields")
+        if version >= 3 and (not 1 <= nvalues <= LONGER or bits > MAX_CODE):
+            problems.append(f"{nvalues} values, codewords of up to {bits} bits")
+        context_function, reserved = reserved & 0xFF, reserved >> 8
+        if version == 2 and context_function:
+            reserved = 1
+        if version >= 3 and context_function not in CONTEXT_FUNCTIONS:
+            problems.append(f"unknown context function {context_function}")
         if not 0 <= plies <= board.cells or reserved:
             problems.append("ply or reserved field out of range")
         expected_header = -(-(FIXED_HEADER_BYTES + nvalues + nscope + nmeta) // 8) * 8
@@ -287,8 +327,12 @@ class CompactHeader:
                 or seg_len * seg_count > 1 << 32
             ):
                 problems.append(f"segment length {seg_len} / count {seg_count}")
-            elif payload_bytes != 8 * ((seg_len * (seg_count + 2) * bits + 63) // 64 + 1):
+            elif version == 2 and payload_bytes != 8 * (
+                (seg_len * (seg_count + 2) * bits + 63) // 64 + 1
+            ):
                 problems.append("payload length does not match the table size")
+            elif version >= 3 and payload_bytes < 8 + _bit_array_bytes(seg_len, seg_count):
+                problems.append("payload shorter than its bit array")
             if (structure != STRUCTURE_COMPLETE) != (nscope > 0):
                 problems.append("a scope belongs to a scoped book or a part, and only there")
             # a complete book's table answers every position of its ply: it must have
@@ -307,8 +351,11 @@ class CompactHeader:
         try:
             scope = bytes(data[at : at + nscope]).decode("ascii") or None
             at += nscope
-            metadata = json.loads(bytes(data[at : at + nmeta]).decode()) if nmeta else {}
-        except (ValueError, RecursionError) as exc:  # json: too deeply nested
+            meta = bytes(data[at : at + nmeta])
+            if version >= 3 and nmeta:
+                meta = zlib.decompress(meta)
+            metadata = json.loads(meta.decode()) if nmeta else {}
+        except (ValueError, RecursionError, zlib.error) as exc:  # json: too deeply nested
             raise CompactFileError(f"{name}: bad compact book header ({exc})") from None
         if scope is not None and structure == STRUCTURE_PART:
             try:
@@ -345,7 +392,131 @@ class CompactHeader:
             values,
             scope,
             metadata if isinstance(metadata, dict) else {},
+            version,
+            context_function,
         )
+
+
+def _metadata_bytes(metadata: dict[str, Any], version: int) -> bytes:
+    """The header's metadata: JSON text, zlib-compressed from version 3 on."""
+    meta = json.dumps(metadata, separators=(",", ":")).encode()
+    return zlib.compress(meta, 9) if version >= 3 else meta
+
+
+def _bit_array_bytes(segment_length: int, segment_count: int) -> int:
+    """Bytes of version 3's bit array: ``(S + 2) * L + MAX_CODE`` bits in 64-bit words,
+    then one zero word."""
+    return 8 * (-(-((segment_count + 2) * segment_length + MAX_CODE) // 64) + 1)
+
+
+def _choose_contexts(
+    contexts: np.ndarray, index: np.ndarray, nvalues: int, board: BoardSize
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """The context function that makes the smaller file, given each key's context under
+    :data:`CONTEXT_THREATS_CENTRE` and its value index: ``(function, used contexts
+    ascending, each key's row among them)``. A small book's code tables can cost more
+    than its contexts save: then none."""
+    space = context_space(CONTEXT_THREATS_CENTRE, *board)
+    counts = np.bincount(
+        contexts.astype(np.int64) * nvalues + index, minlength=space * nvalues
+    ).reshape(space, nvalues)
+    used = np.flatnonzero(counts.sum(axis=1))
+
+    def cost(rows: np.ndarray, contexts_used: np.ndarray) -> float:
+        bits = sum(int((row * np.maximum(code_lengths(row), 0)).sum()) for row in rows)
+        return FIRST_FACTOR * bits + 8 * len(_pack_codes(contexts_used, np.zeros((0, 0))))
+
+    whole = counts.sum(axis=0, keepdims=True)
+    if cost(counts[used], used) + 4 * used.size * nvalues < cost(whole, np.zeros(1, np.int64)):
+        row_of = np.full(space, -1, np.int32)
+        row_of[used] = np.arange(used.size, dtype=np.int32)
+        return CONTEXT_THREATS_CENTRE, used, row_of[contexts]
+    return CONTEXT_NONE, np.zeros(1, np.int64), np.zeros(contexts.size, np.int32)
+
+
+def _pack_codes(used: np.ndarray, lengths: np.ndarray) -> bytes:
+    """Version 3's code section (``docs/FORMATS.md``): the used contexts (ascending) as
+    LEB128 gaps, then a 4-bit length field per context and value (``lengths`` as
+    :func:`openingbook.compressed.code_lengths` gives them: -1 absent, 0 the one value of
+    a one-value context, stored as 1), zero-padded to a multiple of 8 bytes."""
+    gaps = bytearray()
+    previous = 0
+    for k, context in enumerate(used.tolist()):
+        gap = context - previous if k else context
+        previous = context
+        while True:
+            low, gap = gap & 0x7F, gap >> 7
+            gaps.append(low | (0x80 if gap else 0))
+            if not gap:
+                break
+    fields = np.where(lengths < 0, 0, np.where(lengths == 0, 1, lengths)).astype(np.uint8)
+    fields = fields.reshape(-1)
+    if fields.size % 2:
+        fields = np.append(fields, np.uint8(0))
+    nibbles = (fields[0::2] | (fields[1::2] << 4)).astype(np.uint8).tobytes()
+    body = struct.pack("<II", used.size, len(gaps)) + bytes(gaps) + nibbles
+    return body + b"\0" * (-len(body) % 8)
+
+
+def _parse_codes(
+    data: memoryview, nvalues: int, space: int, longest: int, name: str
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The code section at the start of ``data`` (a version 3 payload): ``(used
+    contexts, lengths as :func:`_pack_codes` takes them, the section's bytes)``;
+    :class:`CompactFileError` for any rule ``docs/FORMATS.md`` states broken."""
+
+    def bad(why: str) -> CompactFileError:
+        return CompactFileError(f"{name}: bad code tables: {why} (damaged file)")
+
+    if len(data) < 8:
+        raise bad("no code section")
+    count, nlist = struct.unpack_from("<II", data, 0)
+    nfields = count * nvalues
+    size = -(-(8 + nlist + (nfields + 1) // 2) // 8) * 8
+    if not 1 <= count <= space or size > len(data):
+        raise bad(f"{count} used contexts in {nlist} bytes")
+    raw = bytes(data[8 : 8 + nlist])
+    used = np.empty(count, np.int64)
+    k = at = 0
+    previous = -1
+    while k < count:
+        value = shift = 0
+        while True:
+            if at >= nlist or shift > 35:
+                raise bad("the context list is cut short")
+            byte = raw[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        context = value if k == 0 else previous + value
+        if (k and value == 0) or context >= space:
+            raise bad(f"context {context} after {previous}")
+        used[k] = previous = context
+        k += 1
+    if at != nlist:
+        raise bad("the context list is longer than its contexts")
+    packed = np.frombuffer(data, np.uint8, (nfields + 1) // 2, 8 + nlist)
+    fields = np.empty(2 * packed.size, np.int64)
+    fields[0::2], fields[1::2] = packed & 0x0F, packed >> 4
+    if fields.size > nfields and fields[-1]:
+        raise bad("nonzero padding")
+    if any(bytes(data[8 + nlist + packed.size : size])):
+        raise bad("nonzero padding")
+    fields = fields[:nfields].reshape(count, nvalues)
+    lengths = np.where(fields == 0, -1, fields)
+    one_value = (fields > 0).sum(axis=1) == 1
+    lengths[one_value] = np.where(fields[one_value] == 1, 0, lengths[one_value])
+    coded = np.where(lengths > 0, lengths, 0)
+    kraft = np.where(lengths > 0, 2.0 ** -coded.astype(np.float64), 0.0).sum(axis=1)
+    if ((fields > 0).sum(axis=1) == 0).any():
+        raise bad("a context with no value")
+    if ((~one_value) & (kraft != 1.0)).any() or (one_value & (fields.max(axis=1) != 1)).any():
+        raise bad("a code that is not a complete prefix code")
+    if int(coded.max(initial=0)) != longest:
+        raise bad(f"codewords of up to {int(coded.max(initial=0))} bits, the header says {longest}")
+    return used, lengths, size
 
 
 def _parse_part(text: str) -> tuple[int, int]:
@@ -402,6 +573,7 @@ def write_compact(
     force: bool = False,
     board: BoardSize,
     part: tuple[int, int] | None = None,
+    version: int = VERSION,
 ) -> CompactHeader:
     """Write a compact book of the given positions and values; return its header.
 
@@ -413,9 +585,15 @@ def write_compact(
     line (a scoped book); with ``part=(i, n)`` exactly the positions of that part
     of the ply (:func:`solver.enumerate.part_of`). ``board``: the board size,
     written in the header.
+    ``version``: 3 (the values as codewords, the context function that makes the
+    smaller file) or 2 (a retrieval table of fixed-width fields).
     Raises ``ValueError`` for anything else; writes atomically and needs
     ``force`` to replace a file.
     """
+    if version not in VERSIONS:
+        raise InvalidArgument(
+            f"compact format version {version}: choose {' or '.join(map(str, VERSIONS))}"
+        )
     if kind not in KINDS:
         raise InvalidArgument(f"unknown value kind {kind!r}: choose one of {', '.join(KINDS)}")
     out = Path(path)
@@ -435,8 +613,18 @@ def write_compact(
             + STATUS_MESSAGES[int(status[i])]
         )
     keys = canonical_keys(first, mask, width, height)
+    # the contexts of version 3 (the same for both variants of a mirror pair), as small
+    # as they go: the 14-ply book has 23 million
+    contexts = (
+        position_contexts(first, mask, width, height, CONTEXT_THREATS_CENTRE).astype(np.int32)
+        if version >= 3
+        else np.zeros(0, np.int32)
+    )
     order = np.argsort(keys, kind="stable")
     keys, values = keys[order], values[order]
+    if contexts.size:
+        contexts = contexts[order]
+    del order
     dup = np.flatnonzero(keys[1:] == keys[:-1]) if keys.size > 1 else np.empty(0, np.int64)
     if dup.size:
         if (values[dup] != values[dup + 1]).any():
@@ -444,6 +632,8 @@ def write_compact(
         keep = np.ones(keys.size, dtype=bool)
         keep[dup + 1] = False
         keys, values = keys[keep], values[keep]
+        if contexts.size:
+            contexts = contexts[keep]
     if part is not None:
         from solver import check_part, part_of
 
@@ -478,12 +668,27 @@ def write_compact(
                 f"the positions are not exactly the {plies}-ply positions under {under}"
             )
     table = np.unique(values)
-    bits = _value_bits(table.size)
-    index = np.searchsorted(table, values).astype(np.uint64)
     metadata = dict(metadata or {})
-    ret = build_retrieval(keys, index, bits)
-    payload = ret.words.astype("<u8").tobytes()
-    seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
+    function = CONTEXT_NONE
+    if version == 2:
+        bits = _value_bits(table.size)
+        index = np.searchsorted(table, values).astype(np.uint64)
+        ret = build_retrieval(keys, index, bits)
+        payload = ret.words.astype("<u8").tobytes()
+        seed, seg_len, seg_count = ret.seed, ret.segment_length, ret.segment_count
+    else:
+        if table.size > LONGER:
+            raise InvalidArgument(f"{table.size} distinct values: at most {LONGER}")
+        index = np.searchsorted(table, values).astype(np.uint8)
+        del values
+        function, used, rows = _choose_contexts(contexts, index, table.size, board)
+        del contexts
+        f = build_function(keys, index, rows, used.size)
+        del rows
+        codes = _pack_codes(used, f.lengths)
+        bits = int(f.lengths.max(initial=0))
+        payload = codes + f.words.astype("<u8").tobytes()
+        seed, seg_len, seg_count = f.seed, f.segment_length, f.segment_count
     structure = STRUCTURE_COMPLETE if under is None else STRUCTURE_SCOPED
     scope = under
     if part is not None:
@@ -500,11 +705,13 @@ def write_compact(
         seg_len,
         seg_count,
         0,  # the CRC-32, computed over these header bytes below
-        CompactHeader.size_for(table.size, scope, metadata),
+        CompactHeader.size_for(table.size, scope, metadata, version),
         len(payload),
         [int(v) for v in table],
         scope,
         metadata,
+        version,
+        function,
     )
     header.crc32 = file_crc32(header.pack(), payload)
     with atomic_output(out) as fh:
@@ -601,6 +808,116 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
     return _read_blocks(first, mask, 7, 6, seed, seg_len, seg_count, bits, cells, luts)
 
 
+# ----------------------------------------------------------- version 3 lookups
+@njit(cache=True, inline="always")
+def _nb_decoded(x, row, lut, first_code, code_count, symbols):
+    """The value index of window ``x`` in the code of ``row`` (-1: none, damage)."""
+    if row < 0:
+        return np.int64(-1)  # a context no stored position has: damage
+    return nb_decode(x, row, lut, first_code, code_count, symbols)
+
+
+@njit(cache=True, native=True)  # solver/_native.py: run without numba
+def _lookup_one_v3(
+    first, mask, plies, width, height, scope, line_first, line_mask,
+    seed, seg_len, seg_count, words, function, bottom, full, odd, centre, base,
+    row_of, lut, first_code, code_count, symbols,
+):  # fmt: skip
+    """``(status, value index)`` of one position of a version 3 book (-1 when not a
+    book position, or for damage)."""
+    s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
+    if s != STATUS_BOOK:
+        return s, np.int64(-1)
+    key = nb_canonical_key(first, mask, width, height)
+    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
+    row = row_of[nb_context(first, mask, function, height, bottom, full, odd, centre, base)]
+    return s, _nb_decoded(x, row, lut, first_code, code_count, symbols)
+
+
+@njit(cache=True, inline="always")
+def _read_blocks_v3(
+    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+):  # fmt: skip
+    """:func:`_read_blocks` for version 3: block ``b``'s keys hashed, their contexts
+    computed and their three windows prefetched, then block ``b - 1``'s windows read and
+    decoded."""
+    n = first.size
+    index = np.empty(n, dtype=np.int64)
+    winner = np.empty(n, dtype=np.int8)
+    dist = np.empty(n, dtype=np.int16)
+    score = np.empty(n, dtype=np.int16)
+    scl = seg_len * seg_count
+    nvalues = luts.shape[1] - 1
+    block = _READ_BLOCK
+    blocks = (n + block - 1) // block
+    cell_of = np.empty((2, 3, block), dtype=np.uint64)
+    row_in = np.empty((2, block), dtype=np.int64)
+    six = np.uint64(6)
+    for b in range(blocks + 1):
+        if b < blocks:  # hash, context and prefetch block b
+            start = b * block
+            stop = min(n, start + block)
+            cs = cell_of[b & 1]
+            rs = row_in[b & 1]
+            for j in range(stop - start):
+                f = first[start + j]
+                m = mask[start + j]
+                key = nb_canonical_key(f, m, width, height)
+                cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
+                rs[j] = row_of[nb_context(f, m, function, height, bottom, full, odd, centre, base)]
+            for j in range(stop - start):
+                prefetch(words, cs[0, j] >> six)
+                prefetch(words, cs[1, j] >> six)
+                prefetch(words, cs[2, j] >> six)
+        if b > 0:  # read block b - 1
+            start = (b - 1) * block
+            stop = min(n, start + block)
+            cs = cell_of[(b - 1) & 1]
+            rs = row_in[(b - 1) & 1]
+            for i in range(start, stop):
+                j = i - start
+                x = nb_window(words, cs[0, j]) ^ nb_window(words, cs[1, j])
+                x ^= nb_window(words, cs[2, j])
+                v = _nb_decoded(x, rs[j], lut, first_code, code_count, symbols)
+                index[i] = v if v >= 0 else nvalues
+                col = index[i] if index[i] < nvalues else nvalues
+                winner[i] = luts[0, col]
+                dist[i] = luts[1, col]
+                score[i] = luts[2, col]
+    return index, winner, dist, score
+
+
+@njit(cache=True)
+def _read_kernel_v3(
+    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+):  # fmt: skip
+    """:func:`_read_blocks_v3` for any board."""
+    return _read_blocks_v3(
+        first, mask, width, height, seed, seg_len, seg_count, words, function,
+        bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+    )  # fmt: skip
+
+
+#: The 7x6 board's masks of the context (compile-time constants of the 7x6 kernel).
+_BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6 = context_constants(7, 6)
+
+
+@njit(cache=True)
+def _read_kernel_v3_7x6(
+    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+):  # fmt: skip
+    """:func:`_read_blocks_v3` compiled for 7x6 (the board's masks constant)."""
+    return _read_blocks_v3(
+        first, mask, 7, 6, seed, seg_len, seg_count, words, function,
+        _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6,
+        row_of, lut, first_code, code_count, symbols, luts,
+    )  # fmt: skip
+
+
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
     """Winner code, plies and score (rows; int16, ``UNKNOWN`` for None) of each table
     entry (:func:`openingbook.values.answer_tables`), then ``UNKNOWN`` for an index
@@ -647,20 +964,58 @@ class CompactBook(BookReader):
             self._fh.close()
             raise
         self._cells = words
-        # the kernels' arguments after the position's and the status': the table
-        self._table_args = (
-            np.uint64(h.seed),
-            h.segment_length,
-            h.segment_count,
-            h.value_bits,
-            words,
-        )
+        if h.version == 2:
+            # the kernels' arguments after the position's and the status': the table
+            self._table_args = (
+                np.uint64(h.seed),
+                h.segment_length,
+                h.segment_count,
+                h.value_bits,
+                words,
+            )
+        else:
+            try:
+                self._table_args = self._v3_args(words)
+            except BaseException:
+                self._release()
+                raise
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values))]
         self._table = np.array(h.values, dtype=np.int16)
 
     format_name = "compact"
     enumerated = True
+
+    def _v3_args(self, words: np.ndarray) -> tuple[Any, ...]:
+        """The version 3 kernels' table arguments: the hash's, the bit array, the context
+        function and its board masks, each context's row and the decode tables."""
+        h = self.header
+        space = context_space(h.context_function, h.width, h.height)
+        with memoryview(self._mm) as view:
+            used, lengths, size = _parse_codes(
+                view[h.header_bytes :], len(h.values), space, h.value_bits, str(self.path)
+            )
+        if h.payload_bytes != size + _bit_array_bytes(h.segment_length, h.segment_count):
+            raise CompactFileError(
+                f"{self.path}: bad compact book header: payload length does not match the "
+                "table size"
+            )
+        row_of = np.full(space, -1, np.int32)
+        row_of[used] = np.arange(used.size, dtype=np.int32)
+        first_code, code_count, symbols = decode_tables(lengths)
+        return (
+            np.uint64(h.seed),
+            h.segment_length,
+            h.segment_count,
+            words[size // 8 :],
+            h.context_function,
+            *context_constants(h.width, h.height),
+            row_of,
+            lookup_tables(lengths),
+            first_code,
+            code_count,
+            symbols,
+        )
 
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
@@ -739,7 +1094,7 @@ class CompactBook(BookReader):
     def _probe(self, pos: Position) -> tuple[int, BookValue | None]:
         if self._cells is None:
             raise BookClosed(f"{self.path}: the book is closed")
-        status, index = _lookup_one(
+        status, index = (_lookup_one if self.header.version == 2 else _lookup_one_v3)(
             np.uint64(pos.first_stones),
             np.uint64(pos.mask),
             *self._kernel_args(),
@@ -747,7 +1102,7 @@ class CompactBook(BookReader):
         )
         if status != STATUS_BOOK:
             return int(status), None
-        if index >= len(self._answers):
+        if not 0 <= index < len(self._answers):
             raise self._damaged()
         return STATUS_BOOK, self._answers[index]
 
@@ -756,7 +1111,10 @@ class CompactBook(BookReader):
 
     def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
         h = self.header
-        kernel = _read_kernel_7x6 if (h.width, h.height) == (7, 6) else _read_kernel
+        if h.version == 2:
+            kernel = _read_kernel_7x6 if (h.width, h.height) == (7, 6) else _read_kernel
+        else:
+            kernel = _read_kernel_v3_7x6 if (h.width, h.height) == (7, 6) else _read_kernel_v3
         index, winner, plies, score = kernel(
             first, mask, h.width, h.height, *self._params(), self._luts
         )

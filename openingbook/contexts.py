@@ -1,0 +1,121 @@
+"""The context of a position: a small number computed from the position alone that
+makes some values likelier (``docs/FORMATS.md``, "Version 3").
+
+The compact format's version 3 keeps one prefix code of the values per context, so a
+value costs about its entropy given the context. Context functions, by their code in
+the header:
+
+* ``0`` (:data:`CONTEXT_NONE`): every position has context 0;
+* ``1`` (:data:`CONTEXT_THREATS_CENTRE`): the opponent's playable winning cells (0, 1,
+  2 or more), each player's winning cells (0 to 3 or more each), the first player's
+  winning cells on odd rows and the second player's on even rows (0 to 2 or more each),
+  and each player's stones in the centre column (the two middle columns on a board of
+  even width). The same for both variants of a mirror pair.
+
+>>> import numpy as np
+>>> from solver import Position
+>>> p = Position.from_moves("4444")
+>>> position_contexts(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
+...                   7, 6, CONTEXT_THREATS_CENTRE).tolist()  # two stones each in the centre
+[16]
+>>> context_space(CONTEXT_THREATS_CENTRE, 7, 6)
+21168
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from openingbook.errors import InvalidArgument
+from solver import nb_winning_cells, njit, popcount
+
+__all__ = [
+    "CONTEXT_FUNCTIONS",
+    "CONTEXT_NONE",
+    "CONTEXT_THREATS_CENTRE",
+    "context_constants",
+    "context_space",
+    "nb_context",
+    "position_contexts",
+]
+
+CONTEXT_NONE = 0
+CONTEXT_THREATS_CENTRE = 1
+#: The context functions, by their code in the header, with what each one holds.
+CONTEXT_FUNCTIONS = {
+    CONTEXT_NONE: "none",
+    CONTEXT_THREATS_CENTRE: "threats and centre",
+}
+
+
+def _base(width: int, height: int) -> int:
+    """How many stone counts one player can have in the centre column(s), plus one."""
+    return height + 1 if width % 2 else 2 * height + 1
+
+
+def context_space(function: int, width: int, height: int) -> int:
+    """How many contexts ``function`` can give on a ``width`` x ``height`` board."""
+    if function == CONTEXT_NONE:
+        return 1
+    if function == CONTEXT_THREATS_CENTRE:
+        return 432 * _base(width, height) ** 2
+    raise InvalidArgument(f"unknown context function {function}")
+
+
+def context_constants(width: int, height: int) -> tuple[np.uint64, ...]:
+    """The board's masks :func:`nb_context` takes: bottom row, every cell, the odd rows
+    (counted from 1), the centre column(s), and the base of the centre counts."""
+
+    def col(c: int) -> int:
+        return ((1 << height) - 1) << (c * (height + 1))
+
+    bottom = sum(1 << (c * (height + 1)) for c in range(width))
+    full = sum(col(c) for c in range(width))
+    odd = sum(bottom << r for r in range(0, height, 2))
+    centre = col((width - 1) // 2) | col(width // 2)
+    return (
+        np.uint64(bottom),
+        np.uint64(full),
+        np.uint64(odd),
+        np.uint64(centre),
+        np.uint64(_base(width, height)),
+    )
+
+
+@njit(cache=True, inline="always")
+def nb_context(first, mask, function, height, bottom, full, odd, centre, base):
+    """The context (int64) of one position under context ``function`` (0 or 1; the
+    board's masks from :func:`context_constants`)."""
+    if function == 0:
+        return np.int64(0)
+    second = first ^ mask
+    a = nb_winning_cells(first, mask, full, height)
+    b = nb_winning_cells(second, mask, full, height)
+    threat = b if popcount(mask) % 2 == 0 else a
+    f = min(popcount(threat & ((mask + bottom) & full)), 2)
+    t = 4 * min(popcount(a), 3) + min(popcount(b), 3)
+    o = 3 * min(popcount(a & odd), 2) + min(popcount(b & (full ^ odd)), 2)
+    k = np.int64(base)
+    return ((f * 16 + t) * 9 + o) * k * k + popcount(first & centre) * k + popcount(second & centre)
+
+
+@njit(cache=True)
+def _contexts(first, mask, function, height, bottom, full, odd, centre, base):
+    out = np.empty(first.size, np.int64)
+    for i in range(first.size):
+        out[i] = nb_context(first[i], mask[i], function, height, bottom, full, odd, centre, base)
+    return out
+
+
+def position_contexts(
+    first: np.ndarray, mask: np.ndarray, width: int, height: int, function: int
+) -> np.ndarray:
+    """The context (int64) of each position under context ``function``."""
+    context_space(function, width, height)  # a known function
+    return _contexts(
+        np.ascontiguousarray(first, np.uint64).reshape(-1),
+        np.ascontiguousarray(mask, np.uint64).reshape(-1),
+        function,
+        height,
+        *context_constants(width, height),
+    )
