@@ -2,9 +2,10 @@
 it must answer every position exactly as the Python reader does (the status of every
 probe and the value of every book position) and refuse what the Python reader refuses.
 
-The books: every shipped compact book of up to 8 plies and a sample of the 12-ply ones,
-and books written here by the Python writer: each value kind, a scoped book, a part,
-and boards other than 7x6 (one of them wider than 9 columns)."""
+The books: every shipped compact book of up to 8 plies and samples of the bigger ones,
+and books written here by the Python writer in both versions (2: fixed-width fields; 3:
+codewords per context, with each context function): each value kind, scoped books,
+parts, and boards other than 7x6 (one of them wider than 9 columns)."""
 
 from __future__ import annotations
 
@@ -184,6 +185,7 @@ def _write(
     under: str | None = None,
     part: tuple[int, int] | None = None,
     real: bool = False,
+    version: int = 3,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A book of the positions of ``plies`` (under ``under``, of ``part``); its positions."""
     first, mask = enumerate_positions(plies, under, *board, part=part)
@@ -192,7 +194,10 @@ def _write(
     else:
         keys = canonical_keys(first, mask, *board)
         values = _made_up_values(kind, plies, keys, board.cells)
-    write_compact(path, plies, kind, first, mask, values, under=under, part=part, board=board)
+    header = write_compact(
+        path, plies, kind, first, mask, values, under=under, part=part, board=board, version=version
+    )
+    assert header.version == version
     return first, mask
 
 
@@ -202,52 +207,91 @@ def _all_positions(plies: int, board: BoardSize, under: str | None = None):
     return enumerate_positions(plies, under, *board, merge_mirrors=False, drop_immediate_wins=False)
 
 
+@pytest.mark.parametrize("version", [3, 2])
 @pytest.mark.parametrize("kind", ["wdl", "distance", "score"])
 def test_c_reader_agrees_on_every_position_of_small_books(
-    kind: str, c_reader: Path, tmp_path: Path
+    kind: str, version: int, c_reader: Path, tmp_path: Path
 ) -> None:
     """Complete 7x6 books of 0 to 8 plies holding the true values, as each kind."""
-    plies_list = range(9) if kind == "distance" else (0, 1, 5, 8)
+    plies_list = range(9) if kind == "distance" and version == 3 else (0, 1, 5, 8)
     for plies in plies_list:
         book = tmp_path / f"b{plies}-{kind}.c4b"
-        _write(book, plies, kind, real=True)
+        _write(book, plies, kind, real=True, version=version)
         py = _agree(c_reader, book, *_all_positions(plies, DEFAULT_BOARD), DEFAULT_BOARD, plies)
         if plies >= 1:
             assert (py[:, 0] == 0).any() and (py[:, 0] > 1).any()  # answers and refusals
 
 
-# a board, a ply, a scope line, a part
+# a board, a ply, a scope line, a part, the kind, the version
 SCOPED_AND_PARTS = [
-    (DEFAULT_BOARD, 8, "44", None, "wdl"),
-    (DEFAULT_BOARD, 7, "4", None, "score"),
-    (DEFAULT_BOARD, 8, None, (2, 5), "distance"),
-    (DEFAULT_BOARD, 6, None, (1, 1), "wdl"),
-    (BoardSize(5, 4), 8, None, None, "distance"),
-    (BoardSize(5, 4), 9, None, None, "score"),
-    (BoardSize(5, 4), 8, "33", None, "wdl"),
-    (BoardSize(6, 5), 7, None, (3, 4), "score"),
-    (BoardSize(4, 9), 6, None, None, "distance"),
-    (BoardSize(10, 4), 5, "5", None, "wdl"),
-    (BoardSize(10, 5), 4, None, None, "score"),
-    (BoardSize(4, 4), 16, None, None, "distance"),
+    (DEFAULT_BOARD, 8, "44", None, "wdl", 3),
+    (DEFAULT_BOARD, 8, "44", None, "wdl", 2),
+    (DEFAULT_BOARD, 7, "4", None, "score", 3),
+    (DEFAULT_BOARD, 8, None, (2, 5), "distance", 3),
+    (DEFAULT_BOARD, 8, None, (2, 5), "distance", 2),
+    (DEFAULT_BOARD, 6, None, (1, 1), "wdl", 3),
+    (BoardSize(5, 4), 8, None, None, "distance", 3),
+    (BoardSize(5, 4), 9, None, None, "score", 2),
+    (BoardSize(5, 4), 8, "33", None, "wdl", 3),
+    (BoardSize(6, 5), 7, None, (3, 4), "score", 3),
+    (BoardSize(6, 5), 8, None, None, "distance", 3),
+    (BoardSize(4, 9), 6, None, None, "distance", 3),
+    (BoardSize(10, 4), 5, "5", None, "wdl", 3),
+    (BoardSize(10, 5), 4, None, None, "score", 2),
+    (BoardSize(10, 5), 5, None, None, "score", 3),
+    (BoardSize(4, 4), 16, None, None, "distance", 3),
 ]
 
 
 @pytest.mark.parametrize(
-    ("board", "plies", "under", "part", "kind"),
+    ("board", "plies", "under", "part", "kind", "version"),
     SCOPED_AND_PARTS,
-    ids=[f"{b}-{n}-{u or ''}-{p or ''}-{k}" for b, n, u, p, k in SCOPED_AND_PARTS],
+    ids=[f"{b}-{n}-{u or ''}-{p or ''}-{k}-v{v}" for b, n, u, p, k, v in SCOPED_AND_PARTS],
 )
 def test_c_reader_agrees_on_scoped_books_parts_and_other_boards(
-    board, plies, under, part, kind, c_reader: Path, tmp_path: Path
+    board, plies, under, part, kind, version, c_reader: Path, tmp_path: Path
 ) -> None:
     book = tmp_path / "b.c4b"
-    _write(book, plies, kind, BoardSize(*board), under, part)
+    _write(book, plies, kind, BoardSize(*board), under, part, version=version)
     first, mask = _all_positions(plies, BoardSize(*board))
     py = _agree(c_reader, book, first, mask, BoardSize(*board), plies)
     if under is not None or (part is not None and part[1] > 1):
         assert (py[:, 0] == 7).any()  # refused: out of scope
     assert (py[: len(first), 0] == 0).any()
+
+
+def test_c_reader_reads_each_context_function_and_codes_without_bits(
+    c_reader: Path, tmp_path: Path
+) -> None:
+    """Version 3 books of context function 0 and 1 (the writer picks the smaller file),
+    with codewords, and with one value per context only (K = 0: no bit read)."""
+    from openingbook.contexts import CONTEXT_THREATS_CENTRE, position_contexts
+
+    seen = set()
+    for plies, board, how in (
+        (8, DEFAULT_BOARD, "real"),  # threats and centre pay: function 1
+        (3, DEFAULT_BOARD, "made up"),  # too few positions for 1: function 0
+        (6, BoardSize(6, 5), "one value"),  # K = 0, function 0
+        (7, DEFAULT_BOARD, "the context"),  # the value follows the context: function 1, K = 0
+        (6, BoardSize(6, 5), "the context"),
+    ):
+        first, mask = enumerate_positions(plies, None, *board)
+        if how == "real":
+            values = _real_values("distance", plies, first, mask)
+        elif how == "made up":
+            keys = canonical_keys(first, mask, *board)
+            values = _made_up_values("distance", plies, keys, board.cells)
+        elif how == "one value":
+            values = np.zeros(first.size, np.int8)
+        else:
+            contexts = position_contexts(first, mask, *board, CONTEXT_THREATS_CENTRE)
+            values = (contexts % 3 - 1).astype(np.int8)
+        book = tmp_path / f"{plies}-{board}-{how}.c4b"
+        kind = "distance" if how in ("real", "made up") else "wdl"
+        header = write_compact(book, plies, kind, first, mask, values, board=board)
+        seen.add((header.context_function, header.value_bits == 0))
+        _agree(c_reader, book, *_all_positions(plies, board), board, plies)
+    assert seen == {(1, False), (0, False), (0, True), (1, True)}
 
 
 def test_c_reader_reads_move_strings(c_reader: Path, tmp_path: Path) -> None:

@@ -177,11 +177,12 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
     uint32_t space = context_space(book);
     int nvalues = book->value_count;
     if (used < 1 || used > space)
-        return "bad code section (used contexts out of range)";
+        return "bad code tables: used contexts out of range (damaged file)";
     uint64_t length_bytes = (used * (uint64_t)nvalues + 1) / 2;
     uint64_t section = 8 * ((8 + list_bytes + length_bytes + 7) / 8);
     if (list_bytes < used || section + bit_array_bytes(table_cells) != payload_bytes)
-        return "bad code section (its length does not match the payload)";
+        return "bad code tables: the code section and the bit array do not fill the payload "
+               "(damaged file)";
     book->context_space = space;
     book->code_of_context = malloc(sizeof(int32_t) * space);
     book->code_first = calloc((size_t)used * 16, sizeof(uint16_t));
@@ -198,8 +199,8 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
         uint64_t number = 0;
         int shift = 0;
         for (;;) {
-            if (at == end || shift > 28)
-                return "bad code section (the context list)";
+            if (at == end || shift > 35)
+                return "bad code tables: the context list is cut short (damaged file)";
             unsigned char byte = *at++;
             number |= (uint64_t)(byte & 0x7F) << shift;
             shift += 7;
@@ -207,14 +208,14 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
                 break;
         }
         if (u > 0 && number == 0)
-            return "bad code section (a context listed twice)";
+            return "bad code tables: a context listed twice (damaged file)";
         context = u == 0 ? number : context + number;
         if (context >= space)
-            return "bad code section (a context past the context space)";
+            return "bad code tables: a context past the context space (damaged file)";
         book->code_of_context[context] = (int32_t)u;
     }
     if (at != end)
-        return "bad code section (the context list is longer than its numbers)";
+        return "bad code tables: the context list is longer than its numbers (damaged file)";
     /* the code lengths: 4-bit fields, low half first */
     const unsigned char *lengths = end;
     int longest = 0;
@@ -233,10 +234,11 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
         uint16_t *first = book->code_first + 16 * u, *count = book->code_count + 16 * u;
         unsigned char *values = book->code_values + u * (uint64_t)nvalues;
         if (coded == 0)
-            return "bad code section (a listed context without values)";
+            return "bad code tables: a listed context without values (damaged file)";
         if (coded == 1) { /* one value: no codeword, count[0] = 0 */
             if (len[only] != 1)
-                return "bad code section (a context's lengths are not a complete code)";
+                return "bad code tables: a context's lengths are not a complete code "
+                       "(damaged file)";
             values[0] = (unsigned char)only;
             continue;
         }
@@ -248,7 +250,7 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
                 longest = l;
         }
         if (kraft != 1u << MAX_CODE)
-            return "bad code section (a context's lengths are not a complete code)";
+            return "bad code tables: a context's lengths are not a complete code (damaged file)";
         /* canonical (DEFLATE's rule): values by (length, index); first codeword per length */
         count[0] = (uint16_t)coded;
         uint32_t code = 0;
@@ -263,13 +265,13 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
         }
     }
     if (longest != book->longest_code)
-        return "bad code section (K is not the longest codeword)";
+        return "bad code tables: K is not the longest codeword (damaged file)";
     uint64_t fields = used * (uint64_t)nvalues;
     if ((fields % 2 && (lengths[fields / 2] >> 4)) != 0)
-        return "bad code section (nonzero padding)";
+        return "bad code tables: nonzero padding (damaged file)";
     for (const unsigned char *q = lengths + length_bytes; q < p + section; q++)
         if (*q)
-            return "bad code section (nonzero padding)";
+            return "bad code tables: nonzero padding (damaged file)";
     book->payload = p + section;
     return NULL;
 }
@@ -350,9 +352,9 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     else if (version == 3 && book->value_count < 1)
         bad = "bad value table size";
     else if (version == 3 && book->longest_code > MAX_CODE)
-        bad = "bad code section (a codeword longer than 15 bits)";
+        bad = "bad code tables: a codeword longer than 15 bits (damaged file)";
     else if (version == 3 && book->context_function > 1)
-        bad = "bad code section (unknown context function)";
+        bad = "unknown context function";
     else if (book->plies > cells)
         bad = "bad ply (more stones than cells)";
     else if (header_bytes != ((FIXED_HEADER + book->value_count + scope_len + meta_len + 7) / 8) * 8)
