@@ -489,3 +489,199 @@ def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_p
         book.values_of(first[:1], mask[:1])
     answers = _c_answers(c_reader, bad, first[:50], mask[:50])
     assert (answers[:, 0] == 9).all()  # C4BOOK_DAMAGED
+
+
+# ------------------------------------------------ version 3's code section, damaged
+def _leb128(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n >> 7 else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _codes(data: bytes) -> tuple[list[int], list[list[int]], int]:
+    """A version 3 book's used contexts, each one's length fields, and the section's bytes
+    (docs/FORMATS.md, "Version 3")."""
+    start, nvalues = struct.unpack_from("<I", data, 44)[0], data[56]
+    count, nlist = struct.unpack_from("<II", data, start)
+    at, used = start + 8, []
+    for _ in range(count):
+        value = shift = 0
+        while True:
+            value |= (data[at] & 0x7F) << shift
+            shift += 7
+            at += 1
+            if not data[at - 1] & 0x80:
+                break
+        used.append(value + (used[-1] if used else 0))
+    nibbles = [(b >> s) & 15 for b in data[at : at + (count * nvalues + 1) // 2] for s in (0, 4)]
+    rows = [nibbles[i * nvalues : (i + 1) * nvalues] for i in range(count)]
+    return used, rows, -(-(8 + nlist + (count * nvalues + 1) // 2) // 8) * 8
+
+
+def _section(numbers: list[int], rows: list[list[int]], list_tail: bytes = b"", pad: int = 0):
+    """A code section of these LEB128 numbers (the first context, then the gaps) and
+    length fields; ``pad`` goes into the first padding byte (or the spare half byte)."""
+    listed = b"".join(map(_leb128, numbers)) + list_tail
+    nibbles = [x for row in rows for x in row]
+    packed = bytearray((len(nibbles) + 1) // 2)
+    for i, x in enumerate(nibbles):
+        packed[i // 2] |= x << (4 * (i % 2))
+    body = bytearray(struct.pack("<II", len(rows), len(listed)) + listed + bytes(packed))
+    body += bytes(-len(body) % 8)
+    if pad:  # the spare half byte, else the first padding byte
+        at = 8 + len(listed) + len(packed)
+        if len(nibbles) % 2:
+            body[at - 1] |= pad << 4
+        else:
+            assert at < len(body), "no padding byte to damage"
+            body[at] = pad
+    return bytes(body)
+
+
+def _with_section(data: bytes, section: bytes) -> bytes:
+    """The book with another code section; the payload length and CRC-32 to match."""
+    start = struct.unpack_from("<I", data, 44)[0]
+    old = _codes(data)[2]
+    out = bytearray(data[:start] + section + data[start + old :])
+    struct.pack_into("<Q", out, 48, len(out) - start)
+    struct.pack_into("<I", out, 40, file_crc32(bytes(out[:start]), bytes(out[start:])))
+    return bytes(out)
+
+
+def _gaps(used: list[int]) -> list[int]:
+    return [c - (used[i - 1] if i else 0) for i, c in enumerate(used)]
+
+
+@pytest.fixture(scope="module")
+def v3_book(tmp_path_factory) -> Path:
+    """An 8-ply distance book of version 3 with context function 1 and real values."""
+    path = tmp_path_factory.mktemp("v3") / "b8.c4b"
+    _write(path, 8, "distance", real=True)
+    assert path.read_bytes()[58] == 1
+    return path
+
+
+def _damaged_codes(data: bytes, case: str) -> bytes:
+    used, rows, _ = _codes(data)
+    multi = next(i for i, r in enumerate(rows) if sum(x > 0 for x in r) >= 3)
+    row = rows[multi]
+    longest = max(row)
+    if case == "no context":
+        return _with_section(data, _section([], []))
+    if case == "a context twice":
+        return _with_section(data, _section(_gaps(used[:1] + used), rows[:1] + rows))
+    if case == "a context past the space":
+        return _with_section(data, _section([*_gaps(used), 21168 - used[-1]], [*rows, rows[-1]]))
+    if case == "more contexts than the space":
+        return _with_section(
+            data, _section(list(range(21169)), [[1] + [0] * (len(row) - 1)] * 21169)
+        )
+    if case == "an incomplete code":
+        short = row.index(longest)
+        bad = [x + (i == short) for i, x in enumerate(row)]
+        return _with_section(data, _section(_gaps(used), [*rows[:multi], bad, *rows[multi + 1 :]]))
+    if case == "an oversubscribed code":
+        bad = [x - (i == row.index(longest)) for i, x in enumerate(row)]
+        return _with_section(data, _section(_gaps(used), [*rows[:multi], bad, *rows[multi + 1 :]]))
+    if case == "one value of length 2":
+        one = [2] + [0] * (len(row) - 1)
+        return _with_section(data, _section(_gaps(used), [*rows[:multi], one, *rows[multi + 1 :]]))
+    if case == "a context without values":
+        empty = [0] * len(row)
+        return _with_section(
+            data, _section(_gaps(used), [*rows[:multi], empty, *rows[multi + 1 :]])
+        )
+    if case == "a longer list":
+        return _with_section(data, _section(_gaps(used), rows, list_tail=b"\x00"))
+    if case == "a list cut short":
+        section = bytearray(_section(_gaps(used), rows))
+        nlist = struct.unpack_from("<I", section, 4)[0]
+        section[8 + nlist - 1] |= 0x80  # the last number goes on
+        return _with_section(data, bytes(section))
+    if case == "nonzero padding":
+        return _with_section(data, _section(_gaps(used), rows, pad=1))
+    raise AssertionError(case)
+
+
+CODE_DAMAGE = [
+    "no context",
+    "a context twice",
+    "a context past the space",
+    "more contexts than the space",
+    "an incomplete code",
+    "an oversubscribed code",
+    "one value of length 2",
+    "a context without values",
+    "a longer list",
+    "a list cut short",
+    "nonzero padding",
+]
+
+
+@pytest.mark.parametrize("case", CODE_DAMAGE)
+def test_a_broken_code_section_is_refused_by_both_readers(
+    case: str, v3_book: Path, c_reader: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.c4b"
+    bad.write_bytes(_damaged_codes(v3_book.read_bytes(), case))
+    with pytest.raises(CompactFileError, match="code tables") as info:
+        CompactBook(bad)
+    assert "\n" not in str(info.value) and str(bad) in str(info.value)
+    assert re.search(r"bad\.c4b: bad code tables: .*\(damaged file\)", _refusal(c_reader, bad))
+    # the section written back as it was opens: only the damage refused it
+    used, rows, _ = _codes(v3_book.read_bytes())
+    same = tmp_path / "same.c4b"
+    same.write_bytes(_with_section(v3_book.read_bytes(), _section(_gaps(used), rows)))
+    assert _refusal_or_none(c_reader, same) is None
+
+
+V3_HEADERS = {
+    "K not the longest": (lambda d: d.__setitem__(15, d[15] + 1), "code|bits"),
+    "K past 15": (lambda d: d.__setitem__(15, 16), "code|bits"),
+    "unknown context function": (lambda d: d.__setitem__(58, 2), "context function"),
+    "reserved byte": (lambda d: d.__setitem__(59, 1), "reserved"),
+    "no value table": (lambda d: d.__setitem__(56, 0), "value"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(V3_HEADERS))
+def test_a_damaged_version_3_header_is_refused_by_both_readers(
+    case: str, v3_book: Path, c_reader: Path, tmp_path: Path
+) -> None:
+    edit, message = V3_HEADERS[case]
+    data = bytearray(v3_book.read_bytes())
+    edit(data)
+    start = struct.unpack_from("<I", data, 44)[0]
+    struct.pack_into("<I", data, 40, file_crc32(bytes(data[:start]), bytes(data[start:])))
+    bad = tmp_path / "bad.c4b"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(CompactFileError, match=message):
+        CompactBook(bad)
+    assert re.search(rf"bad\.c4b: .*({message})", _refusal(c_reader, bad))
+
+
+def test_a_context_missing_from_the_list_is_reported_as_damage(
+    v3_book: Path, c_reader: Path, tmp_path: Path
+) -> None:
+    """A context dropped from the code section (CRC-32 recomputed): the positions of that
+    context have no code; both readers say the file is damaged, and answer the others."""
+    data = v3_book.read_bytes()
+    used, rows, _ = _codes(data)
+    drop = max(range(len(used)), key=lambda i: sum(rows[i]))  # a context with codewords
+    keep = [i for i in range(len(used)) if i != drop]
+    bad = tmp_path / "bad.c4b"
+    bad.write_bytes(
+        _with_section(data, _section(_gaps([used[i] for i in keep]), [rows[i] for i in keep]))
+    )
+    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
+    c = _c_answers(c_reader, bad, first, mask)
+    from openingbook.contexts import CONTEXT_THREATS_CENTRE, position_contexts
+
+    lost = position_contexts(first, mask, 7, 6, CONTEXT_THREATS_CENTRE) == used[drop]
+    assert lost.any() and (c[lost, 0] == 9).all()  # C4BOOK_DAMAGED
+    assert np.array_equal(c[~lost], _python_answers(bad, first[~lost], mask[~lost]))
+    with CompactBook(bad) as book, pytest.raises(CompactFileError, match="damaged"):
+        book.values_of(first[lost][:1], mask[lost][:1])

@@ -343,8 +343,10 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     else if (book->width < 1 || book->height < 1 || book->height > 9 ||
              book->width * (book->height + 1) > 64)
         bad = "bad board size (a board of W x H needs W * (H + 1) <= 64 and H <= 9)";
-    else if (book->kind > 2 || book->structure > 2 || reserved)
+    else if (book->kind > 2 || book->structure > 2)
         bad = "unknown value kind or structure";
+    else if (reserved)
+        bad = "a reserved field is not 0";
     else if (version == 2 && (book->value_bits < 1 || book->value_bits > 8 ||
                               book->value_count < 1 ||
                               book->value_count > (1 << book->value_bits)))
