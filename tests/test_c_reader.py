@@ -33,29 +33,34 @@ from tests.test_build import BOOKS
 READER = Path(__file__).resolve().parents[1] / "readers" / "c"
 
 C_DRIVER = r"""
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "c4book.h"
-/* argv[1]: a book. Reads lines "FIRST MASK" (two decimal bitboards) or "m MOVES" and
- * prints "STATUS VALUE" for each (VALUE 0 unless the status is C4BOOK_FOUND). */
+/* argv[1]: a book. Without argv[2]: reads positions as pairs of native uint64 (first,
+ * mask) and writes a native int32 pair (status, value) for each; with argv[2] "moves":
+ * reads lines of move strings and prints "STATUS VALUE" for each. VALUE is 0 unless the
+ * status is C4BOOK_FOUND. */
 int main(int argc, char **argv) {
-    c4book book; char err[512], line[512];
-    if (argc != 2) return 2;
+    c4book book; char err[512];
+    if (argc < 2) return 2;
     if (c4book_open(&book, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
-    while (fgets(line, sizeof line, stdin)) {
-        unsigned long long f, m;
-        char moves[400];
-        int v = 0, s;
-        if (line[0] == 'm') {
+    if (argc > 2 && strcmp(argv[2], "moves") == 0) {
+        char line[512], moves[400];
+        while (fgets(line, sizeof line, stdin)) {
+            int v = 0, s;
             moves[0] = '\0';
-            sscanf(line + 1, "%399s", moves);
+            sscanf(line, "%399s", moves);
             s = c4book_lookup_moves(&book, moves, &v);
-        } else if (sscanf(line, "%llu %llu", &f, &m) == 2) {
-            s = c4book_lookup(&book, f, m, &v);
-        } else {
-            continue;
+            printf("%d %d\n", s, s == 0 ? v : 0);
         }
-        printf("%d %d\n", s, s == 0 ? v : 0);
+    } else {
+        uint64_t in[2];
+        while (fread(in, sizeof in, 1, stdin) == 1) {
+            int v = 0, s = c4book_lookup(&book, in[0], in[1], &v);
+            int32_t out[2] = {s, s == 0 ? v : 0};
+            fwrite(out, sizeof out, 1, stdout);
+        }
     }
     c4book_close(&book);
     return 0;
@@ -91,18 +96,28 @@ def c_reader(tmp_path_factory) -> Path:
     return exe
 
 
-def _run(exe: Path, book: Path, lines: list[str]) -> np.ndarray:
+def _c_answers(exe: Path, book: Path, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The C reader's (status, value) of each position."""
+    pairs = np.stack([np.asarray(first, np.uint64), np.asarray(mask, np.uint64)], axis=1)
+    out = subprocess.run([str(exe), str(book)], input=pairs.tobytes(), capture_output=True)
+    assert out.returncode == 0, out.stderr
+    answers = np.frombuffer(out.stdout, np.int32).reshape(-1, 2).astype(np.int64)
+    assert len(answers) == len(pairs)
+    return answers
+
+
+def _c_move_answers(exe: Path, book: Path, moves: list[str]) -> list[list[int]]:
+    """The C reader's (status, value) of each move string."""
     out = subprocess.run(
-        [str(exe), str(book)], input="\n".join(lines) + "\n", capture_output=True, text=True
+        [str(exe), str(book), "moves"],
+        input="\n".join(moves) + "\n",
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stderr
     rows = [list(map(int, x.split())) for x in out.stdout.split("\n") if x]
-    assert len(rows) == len(lines)
-    return np.array(rows, np.int64).reshape(-1, 2)
-
-
-def _c_answers(exe: Path, book: Path, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    return _run(exe, book, [f"{int(f)} {int(m)}" for f, m in zip(first, mask, strict=True)])
+    assert len(rows) == len(moves)
+    return rows
 
 
 def _python_answers(book: Path, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -305,8 +320,8 @@ def test_c_reader_reads_move_strings(c_reader: Path, tmp_path: Path) -> None:
     for (board, plies), moves in cases.items():
         book = tmp_path / f"m{board.width}.c4b"
         _write(book, plies, "wdl", board)
-        c = _run(c_reader, book, [f"m {m}" for m in moves])
-        for text, (status, value) in zip(moves, c.tolist(), strict=True):
+        c = _c_move_answers(c_reader, book, moves)
+        for text, (status, value) in zip(moves, c, strict=True):
             try:
                 p = Position.from_moves(text, *board)
             except ValueError:
