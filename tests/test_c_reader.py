@@ -362,6 +362,21 @@ def test_c_reader_agrees_on_a_sample_of_12_ply_positions(c_reader: Path) -> None
         assert statuses <= set(py[:, 0].tolist())  # answers, and refusals of every kind
 
 
+def test_c_reader_agrees_on_a_version_3_book_of_10_plies(c_reader: Path, tmp_path: Path) -> None:
+    """The shipped 10-ply distance book written again in version 3 (whatever version the
+    shipped books are): every position, and the probes of a sample."""
+    with CompactBook(BOOKS / "book10-dist.c4b") as b:
+        first, mask = b.positions()
+        values = b.values_of(first, mask)
+    book = tmp_path / "b10.c4b"
+    header = write_compact(book, 10, "distance", first, mask, values, board=DEFAULT_BOARD)
+    assert (header.version, header.context_function) == (3, 1) and header.value_bits > 8
+    c = _c_answers(c_reader, book, first, mask)
+    assert (c[:, 0] == 0).all() and np.array_equal(c[:, 1], values)
+    pick = np.random.default_rng(10).choice(len(first), 20_000, replace=False)
+    _agree(c_reader, book, first[pick], mask[pick], DEFAULT_BOARD, 10)
+
+
 def test_c_reader_agrees_on_a_sample_of_other_boards_books(c_reader: Path) -> None:
     rng = np.random.default_rng(14)
     for name in ("book12-dist-6x6.c4b", "book14-dist-6x5.c4b"):
