@@ -19,6 +19,8 @@ typedef struct {
     int width, height;
     uint64_t bottom; /* bit 0 of every column */
     uint64_t board;  /* the W * H cells */
+    uint64_t odd;    /* the rows 1, 3, 5, ... counted from 1 at the bottom */
+    uint64_t centre; /* the centre column (W odd) or the two centre columns (W even) */
 } geometry;
 
 static geometry make_geometry(int width, int height)
@@ -30,6 +32,24 @@ static geometry make_geometry(int width, int height)
     for (int c = 0; c < width; c++)
         g.bottom |= 1ull << (c * (height + 1));
     g.board = g.bottom * ((1ull << height) - 1);
+    g.odd = 0;
+    for (int r = 0; r < height; r += 2)
+        g.odd |= g.bottom << r;
+    uint64_t column = (1ull << height) - 1;
+    g.centre = (column << ((width - 1) / 2 * (height + 1))) | (column << (width / 2 * (height + 1)));
+    return g;
+}
+
+/* The book's geometry, from the masks c4book_open keeps (no loop per lookup). */
+static geometry book_geometry(const c4book *book)
+{
+    geometry g;
+    g.width = book->width;
+    g.height = book->height;
+    g.bottom = book->masks[0];
+    g.board = book->masks[1];
+    g.odd = book->masks[2];
+    g.centre = book->masks[3];
     return g;
 }
 
@@ -185,10 +205,9 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
                "(damaged file)";
     book->context_space = space;
     book->code_of_context = malloc(sizeof(int32_t) * space);
-    book->code_first = calloc((size_t)used * 16, sizeof(uint16_t));
-    book->code_count = calloc((size_t)used * 16, sizeof(uint16_t));
+    book->codes = calloc((size_t)used * 32, sizeof(uint16_t));
     book->code_values = calloc((size_t)used * (size_t)nvalues, 1);
-    if (!book->code_of_context || !book->code_first || !book->code_count || !book->code_values)
+    if (!book->code_of_context || !book->codes || !book->code_values)
         return "out of memory";
     for (uint32_t x = 0; x < space; x++)
         book->code_of_context[x] = -1;
@@ -231,7 +250,7 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
                 only = v;
             }
         }
-        uint16_t *first = book->code_first + 16 * u, *count = book->code_count + 16 * u;
+        uint16_t *first = book->codes + 32 * u, *count = first + 16;
         unsigned char *values = book->code_values + u * (uint64_t)nvalues;
         if (coded == 0)
             return "bad code tables: a listed context without values (damaged file)";
@@ -398,6 +417,10 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
     book->scope[scope_len] = '\0';
     book->payload = d + header_bytes;
     geometry g = make_geometry(book->width, book->height);
+    book->masks[0] = g.bottom;
+    book->masks[1] = g.board;
+    book->masks[2] = g.odd;
+    book->masks[3] = g.centre;
     if (book->structure == 1 &&
         (strlen(book->scope) != (size_t)scope_len ||
          moves_to_board(&g, book->scope, &book->line_first, &book->line_mask) != 0 ||
@@ -438,13 +461,12 @@ void c4book_close(c4book *book)
 {
     free(book->data);
     free(book->code_of_context);
-    free(book->code_first);
-    free(book->code_count);
+    free(book->codes);
     free(book->code_values);
     book->data = NULL;
     book->payload = NULL;
     book->code_of_context = NULL;
-    book->code_first = book->code_count = NULL;
+    book->codes = NULL;
     book->code_values = NULL;
 }
 
@@ -678,13 +700,8 @@ static uint32_t threats_and_centre(const geometry *g, uint64_t first, uint64_t m
     uint64_t threat = popcount64(mask) % 2 == 0 ? b : a;
     int f = popcount64(threat & ((mask + g->bottom) & g->board));
     int ta = popcount64(a), tb = popcount64(b);
-    uint64_t odd = 0; /* rows 1, 3, 5, ... counted from 1 at the bottom */
-    for (int r = 0; r < g->height; r += 2)
-        odd |= g->bottom << r;
-    int oa = popcount64(a & odd), ob = popcount64(b & (g->board ^ odd));
-    uint64_t column = (1ull << g->height) - 1;
-    uint64_t centre = (column << ((g->width - 1) / 2 * (g->height + 1))) |
-                      (column << (g->width / 2 * (g->height + 1)));
+    int oa = popcount64(a & g->odd), ob = popcount64(b & (g->board ^ g->odd));
+    uint64_t centre = g->centre;
     uint32_t base = centre_base(g->width, g->height);
     uint32_t t = (uint32_t)(4 * (ta < 3 ? ta : 3) + (tb < 3 ? tb : 3));
     uint32_t o = (uint32_t)(3 * (oa < 2 ? oa : 2) + (ob < 2 ? ob : 2));
@@ -696,16 +713,17 @@ static uint32_t threats_and_centre(const geometry *g, uint64_t first, uint64_t m
 static int decode_index(const c4book *book, const geometry *g, uint64_t first, uint64_t mask,
                         uint64_t c0, uint64_t c1, uint64_t c2)
 {
+    /* the bit array's windows first: their loads overlap the context's computation */
+    uint64_t x = window(book->payload, c0) ^ window(book->payload, c1) ^ window(book->payload, c2);
     uint32_t context = book->context_function ? threats_and_centre(g, first, mask) : 0;
     int32_t u = book->code_of_context[context];
     if (u < 0)
         return -1; /* a context no stored position has */
-    const uint16_t *first_code = book->code_first + 16 * (uint32_t)u;
-    const uint16_t *count = book->code_count + 16 * (uint32_t)u;
+    const uint16_t *first_code = book->codes + 32 * (uint32_t)u; /* one cache line */
+    const uint16_t *count = first_code + 16;
     const unsigned char *values = book->code_values + (uint32_t)u * (uint32_t)book->value_count;
     if (count[0] == 0)
         return values[0]; /* one value: no codeword */
-    uint64_t x = window(book->payload, c0) ^ window(book->payload, c1) ^ window(book->payload, c2);
     uint32_t code = 0;
     int offset = 0;
     for (int l = 1; l <= book->longest_code; l++) {
@@ -731,7 +749,7 @@ static unsigned field(const unsigned char *words, uint64_t index, int bits)
 
 int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value)
 {
-    geometry g = make_geometry(book->width, book->height);
+    geometry g = book_geometry(book);
     int status = position_status(&g, first, mask, book->plies);
     if (status > C4BOOK_WINS_AT_ONCE)
         return status;
@@ -766,7 +784,7 @@ int c4book_lookup(const c4book *book, uint64_t first, uint64_t mask, int *value)
 int c4book_lookup_moves(const c4book *book, const char *moves, int *value)
 {
     uint64_t first, mask;
-    geometry g = make_geometry(book->width, book->height);
+    geometry g = book_geometry(book);
     if (moves_to_board(&g, moves, &first, &mask) != 0)
         return C4BOOK_BAD_MOVES;
     return c4book_lookup(book, first, mask, value);

@@ -71,13 +71,14 @@ typedef struct {
     uint64_t line_first, line_mask; /* the scope line's position */
     uint32_t part_index, part_count; /* a part: part i of n */
     const unsigned char *payload; /* version 2: the table; version 3: the bit array */
-    /* version 3, the codes: context -> code number (-1: not used), and per code its
-     * first codeword and count of each length (index 0: the count of coded values,
-     * 0 for a one-value context) and its value indices by (length, index) */
+    uint64_t masks[4]; /* the board's bottom row, cells, odd rows, centre column(s) */
+    /* version 3, the codes: context -> code number (-1: not used); per code 32 entries,
+     * the first codeword of each length 0..15 then the count of each length (count 0:
+     * the values with a codeword, 0 for a one-value context); per code its value
+     * indices by (length, index) */
     uint32_t context_space;
     int32_t *code_of_context;
-    uint16_t *code_first;
-    uint16_t *code_count;
+    uint16_t *codes;
     unsigned char *code_values;
 } c4book;
 
