@@ -250,11 +250,11 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
                 only = v;
             }
         }
-        uint16_t *first = book->codes + 32 * u, *count = first + 16;
+        uint16_t *limit = book->codes + 32 * u, *base = limit + 16;
         unsigned char *values = book->code_values + u * (uint64_t)nvalues;
         if (coded == 0)
             return "bad code tables: a listed context without values (damaged file)";
-        if (coded == 1) { /* one value: no codeword, count[0] = 0 */
+        if (coded == 1) { /* one value: no codeword, limit[0] = 0 */
             if (len[only] != 1)
                 return "bad code tables: a context's lengths are not a complete code "
                        "(damaged file)";
@@ -270,14 +270,18 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
         }
         if (kraft != 1u << MAX_CODE)
             return "bad code tables: a context's lengths are not a complete code (damaged file)";
-        /* canonical (DEFLATE's rule): values by (length, index); first codeword per length */
-        count[0] = (uint16_t)coded;
+        /* canonical (DEFLATE's rule): values by (length, index), the first codeword of each
+         * length one more than the last of the length before, shifted. For the decoder:
+         * limit[l], the end of the codewords of up to l bits as 15-bit numbers (the
+         * codeword's bits left-aligned), and base[l], what turns a codeword of l bits into
+         * its place among the values (mod 2^16) */
+        limit[0] = (uint16_t)coded;
         uint32_t code = 0;
         int k = 0;
         for (int l = 1; l <= MAX_CODE; l++) {
             code = (code + (l > 1 ? (uint32_t)per_length[l - 1] : 0)) << 1;
-            first[l] = (uint16_t)code;
-            count[l] = (uint16_t)per_length[l];
+            limit[l] = (uint16_t)((code + (uint32_t)per_length[l]) << (MAX_CODE - l));
+            base[l] = (uint16_t)((uint32_t)k - code);
             for (int v = 0; v < nvalues; v++)
                 if (len[v] == l)
                     values[k++] = (unsigned char)v;
@@ -471,14 +475,13 @@ void c4book_close(c4book *book)
 }
 
 /* ----------------------------------------------------------- position model */
+/* Branch-free (SWAR): the context counts several bit sets per lookup. */
 static int popcount64(uint64_t x)
 {
-    int n = 0;
-    while (x) {
-        x &= x - 1;
-        n++;
-    }
-    return n;
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
 static int has_four(uint64_t s, int height)
@@ -719,21 +722,23 @@ static int decode_index(const c4book *book, const geometry *g, uint64_t first, u
     int32_t u = book->code_of_context[context];
     if (u < 0)
         return -1; /* a context no stored position has */
-    const uint16_t *first_code = book->codes + 32 * (uint32_t)u; /* one cache line */
-    const uint16_t *count = first_code + 16;
+    const uint16_t *limit = book->codes + 32 * (uint32_t)u; /* one cache line */
+    const uint16_t *base = limit + 16;
     const unsigned char *values = book->code_values + (uint32_t)u * (uint32_t)book->value_count;
-    if (count[0] == 0)
+    if (limit[0] == 0)
         return values[0]; /* one value: no codeword */
-    uint32_t code = 0;
-    int offset = 0;
-    for (int l = 1; l <= book->longest_code; l++) {
-        code = (code << 1) | (uint32_t)((x >> (l - 1)) & 1);
-        uint32_t delta = code - first_code[l]; /* wraps when code < first: no match */
-        if (delta < count[l])
-            return values[offset + (int)delta];
-        offset += count[l];
-    }
-    return -1; /* no codeword within K bits */
+    /* the codeword's first bit is bit 0 of x: reverse the low 15 bits, so that the
+     * codeword stands left-aligned in a 15-bit number; its length is one more than the
+     * limits it reaches (the code is complete: every 15 bits start a codeword) */
+    uint32_t r = (uint32_t)(x & 0x7FFF) << 1;
+    r = ((r >> 1) & 0x5555) | ((r & 0x5555) << 1);
+    r = ((r >> 2) & 0x3333) | ((r & 0x3333) << 2);
+    r = ((r >> 4) & 0x0F0F) | ((r & 0x0F0F) << 4);
+    r = ((r >> 8) & 0x00FF) | ((r & 0x00FF) << 8);
+    int l = 1;
+    for (int j = 1; j < MAX_CODE; j++) /* past the longest codeword limit[j] = 2^15 > r */
+        l += r >= limit[j];
+    return values[(uint16_t)(base[l] + (r >> (MAX_CODE - l)))];
 }
 
 static unsigned field(const unsigned char *words, uint64_t index, int bits)
