@@ -2,6 +2,7 @@
 
     python benchmarks/bench_compact.py            # every book in books/, ~2 min
     python benchmarks/bench_compact.py --quick    # 8-ply and the under-44444 books
+    python benchmarks/bench_compact.py --versions OLD.c4b NEW.c4b --rounds 7
 
 For each book in ``books/`` with both a Thill file (``.dat``) and a compact one
 (``.c4b``): sizes (Thill, compact, Pons' table for the same positions as our
@@ -15,6 +16,14 @@ process's CPU time (best of ``--repeat`` each); on a machine shared with other
 jobs the CPU time is the fair "one core" figure. The distance book's size is also measured on the
 committed quarters of the 12-ply distance book (the table the full book would
 get, per position) until the full book is in ``books/``.
+
+``--versions A B`` (repeatable): two compact books of the same positions (a version 2
+book and its version 3 re-encoding), side by side in one process: every position of
+the book in a random order, half as their mirror image, both books' answers compared
+first; then ``--rounds`` rounds, the two books alternating within each round, of
+``lookup_many`` (position checks and values), of the format's read kernel alone
+(``_stored_many``: key, hash, reads, decoding) and of ``--singles`` single lookups
+(``get``); CPU time per position, best and median over the rounds, and the load average.
 """
 
 from __future__ import annotations
@@ -116,6 +125,65 @@ def measure(name: str, repeat: int, singles: int) -> dict:
     return row
 
 
+def side_by_side(paths: list[Path], rounds: int, singles: int) -> dict:
+    """CPU nanoseconds per position of two compact books of the same positions."""
+    books = [CompactBook(p) for p in paths]
+    try:
+        first, mask = books[0].positions()
+        board = books[0].board
+        rng = np.random.default_rng(1)
+        order = rng.permutation(first.size)
+        first, mask = first[order], mask[order]
+        flip = rng.random(first.size) < 0.5
+        first = np.where(flip, mirror_bits(first, *board), first)
+        mask = np.where(flip, mirror_bits(mask, *board), mask)
+        answers = [b.lookup_many(first, mask) for b in books]  # compiled, and compared
+        for field in ("index", "winner", "plies", "score"):
+            if field != "index":
+                assert np.array_equal(getattr(answers[0], field), getattr(answers[1], field))
+        del answers
+        picks = [
+            Position.from_bitboards(int(first[i]), int(mask[i]), *board)
+            for i in rng.choice(first.size, min(first.size, singles), replace=False)
+        ]
+        for b in books:
+            b.get(picks[0])
+        times: dict[str, list[list[float]]] = {"lookup_many": [], "stored_many": [], "get": []}
+        for key in times:
+            times[key] = [[] for _ in books]
+        for _ in range(rounds):
+            for k, b in enumerate(books):
+                start = time.process_time()
+                b.lookup_many(first, mask)
+                times["lookup_many"][k].append((time.process_time() - start) / first.size)
+                start = time.process_time()
+                b._stored_many(first, mask)
+                times["stored_many"][k].append((time.process_time() - start) / first.size)
+                start = time.process_time()
+                for pos in picks:
+                    b.get(pos)
+                times["get"][k].append((time.process_time() - start) / len(picks))
+        row: dict = {
+            "books": [str(p) for p in paths],
+            "versions": [b.header.version for b in books],
+            "bytes": [p.stat().st_size for p in paths],
+            "bits_per_position": [
+                round(8 * p.stat().st_size / b.header.positions, 4)
+                for p, b in zip(paths, books, strict=True)
+            ],
+            "positions": int(first.size),
+            "rounds": rounds,
+            "load_average_1min": round(os.getloadavg()[0], 2),
+        }
+        for key, per_book in times.items():
+            row[f"{key}_ns_best"] = [round(min(x) * 1e9, 1) for x in per_book]
+            row[f"{key}_ns_median"] = [round(float(np.median(x)) * 1e9, 1) for x in per_book]
+        return row
+    finally:
+        for b in books:
+            b.close()
+
+
 def distance_quarters() -> dict | None:
     """Bits per position of the distance table, measured on the committed quarters."""
     parts = sorted(BOOKS.glob("book12-dist-shard*of4.dat"))
@@ -156,7 +224,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--singles", type=int, default=2000)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/compact.json")
+    parser.add_argument(
+        "--versions",
+        nargs=2,
+        type=Path,
+        action="append",
+        metavar=("A", "B"),
+        help="two compact books of the same positions, side by side (repeatable)",
+    )
+    parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
+    if args.versions:
+        out = ROOT / "benchmarks/results/compact-versions.json"
+        results = json.loads(out.read_text()) if out.exists() else {}
+        for pair in args.versions:
+            row = side_by_side(pair, args.rounds, args.singles)
+            results[pair[0].name] = row
+            out.write_text(json.dumps(results, indent=1) + "\n")
+            print(json.dumps(row))
+        return
     names = [
         p.stem
         for p in sorted(BOOKS.glob("*.c4b"))

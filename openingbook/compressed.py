@@ -49,6 +49,7 @@ __all__ = [
     "CompressedFunction",
     "build_function",
     "code_lengths",
+    "decode_longer",
     "decode_tables",
     "lookup_tables",
     "nb_decode",
@@ -212,10 +213,18 @@ def _canonical_codes(row: np.ndarray) -> list[tuple[int, int]]:
 def nb_decode(x, context, lut, first, count, symbols):
     """The value whose codeword starts at the low bit of ``x`` in ``context``'s code
     (-1: no codeword, a damaged table): the lookup table, then for a codeword longer
-    than its index the canonical loop."""
-    v = lut[context, x & np.uint64(lut.shape[1] - 1)]
-    if v != LONGER:
-        return np.int64(v)
+    than its index the canonical loop (:func:`decode_longer`, out of line: inlined, its
+    loop slows every lookup down). The compact reader's kernels write the first step
+    out themselves: even so inlined, this function makes them twice as slow."""
+    v = np.int64(lut[context, x & np.uint64(lut.shape[1] - 1)])
+    if v == LONGER:
+        v = decode_longer(x, context, first, count, symbols)
+    return v
+
+
+@njit(cache=True)
+def decode_longer(x, context, first, count, symbols):
+    """The canonical decoder: bit by bit from the low bit of ``x`` (-1: no codeword)."""
     code = np.int64(0)
     offset = np.int64(0)
     for length in range(1, MAX_CODE + 1):

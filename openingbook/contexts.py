@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from openingbook.errors import InvalidArgument
-from solver import nb_winning_cells, njit, popcount
+from solver import nb_winning_cells, njit
 
 __all__ = [
     "CONTEXT_FUNCTIONS",
@@ -83,20 +83,41 @@ def context_constants(width: int, height: int) -> tuple[np.uint64, ...]:
 
 
 @njit(cache=True, inline="always")
+def _at_least(x, k):
+    """``min(popcount(x), k)`` for ``k`` of 2 or 3, without a popcount instruction (so
+    that a loop of contexts vectorizes on processors without a vector popcount)."""
+    zero = np.uint64(0)
+    one = np.uint64(1)
+    x1 = x & (x - one)
+    n = np.int64(x != zero) + np.int64(x1 != zero)
+    if k == 3:
+        n += np.int64((x1 & (x1 - one)) != zero)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _count(x):
+    """``popcount(x)`` of a 64-bit ``x`` by shifts and masks (vectorizes)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
 def nb_context(first, mask, function, height, bottom, full, odd, centre, base):
     """The context (int64) of one position under context ``function`` (0 or 1; the
     board's masks from :func:`context_constants`)."""
-    if function == 0:
-        return np.int64(0)
     second = first ^ mask
     a = nb_winning_cells(first, mask, full, height)
     b = nb_winning_cells(second, mask, full, height)
-    threat = b if popcount(mask) % 2 == 0 else a
-    f = min(popcount(threat & ((mask + bottom) & full)), 2)
-    t = 4 * min(popcount(a), 3) + min(popcount(b), 3)
-    o = 3 * min(popcount(a & odd), 2) + min(popcount(b & (full ^ odd)), 2)
+    threat = b if (_count(mask) & 1) == 0 else a
+    f = _at_least(threat & ((mask + bottom) & full), 2)
+    t = 4 * _at_least(a, 3) + _at_least(b, 3)
+    o = 3 * _at_least(a & odd, 2) + _at_least(b & (full ^ odd), 2)
     k = np.int64(base)
-    return ((f * 16 + t) * 9 + o) * k * k + popcount(first & centre) * k + popcount(second & centre)
+    c = ((f * 16 + t) * 9 + o) * k * k + _count(first & centre) * k + _count(second & centre)
+    return c if function != 0 else np.int64(0)
 
 
 @njit(cache=True)

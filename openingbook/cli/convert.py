@@ -46,12 +46,16 @@ def convert_command(
 
     Thill -> compact keeps every answer (a pruned book's left-out first-player
     wins are recovered by enumeration); compact -> Thill gives back the book
-    this project built, byte for byte, with its manifest.
+    this project built, byte for byte, with its manifest; compact -> compact
+    re-encodes a book of an older version of the compact format (version 2) in
+    the current one, keeping its provenance ('openingbook diff OLD NEW' then
+    compares every position).
 
     \b
     Examples:
       openingbook convert books/book12.dat books/book12.c4b
       openingbook convert books/book12.c4b -o book12.dat
+      openingbook convert old/book12.c4b books/book12.c4b --force
     """
     if (target is None) == (output is None):
         raise click.UsageError("give the output once: as OUTPUT or with -o/--output")

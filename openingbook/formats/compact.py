@@ -66,9 +66,9 @@ from openingbook.compressed import (
     MAX_CODE,
     build_function,
     code_lengths,
+    decode_longer,
     decode_tables,
     lookup_tables,
-    nb_decode,
     nb_window,
 )
 from openingbook.contexts import (
@@ -809,14 +809,6 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
 
 
 # ----------------------------------------------------------- version 3 lookups
-@njit(cache=True, inline="always")
-def _nb_decoded(x, row, lut, first_code, code_count, symbols):
-    """The value index of window ``x`` in the code of ``row`` (-1: none, damage)."""
-    if row < 0:
-        return np.int64(-1)  # a context no stored position has: damage
-    return nb_decode(x, row, lut, first_code, code_count, symbols)
-
-
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one_v3(
     first, mask, plies, width, height, scope, line_first, line_mask,
@@ -832,7 +824,12 @@ def _lookup_one_v3(
     c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
     x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
     row = row_of[nb_context(first, mask, function, height, bottom, full, odd, centre, base)]
-    return s, _nb_decoded(x, row, lut, first_code, code_count, symbols)
+    # the decoding written out (as in _read_blocks_v3): through an inlined function it
+    # is twice as slow
+    v = np.int64(lut[row, x & np.uint64(lut.shape[1] - 1)]) if row >= 0 else np.int64(-1)
+    if v == LONGER:
+        v = decode_longer(x, row, first_code, code_count, symbols)
+    return s, v
 
 
 @njit(cache=True, inline="always")
@@ -854,19 +851,28 @@ def _read_blocks_v3(
     blocks = (n + block - 1) // block
     cell_of = np.empty((2, 3, block), dtype=np.uint64)
     row_in = np.empty((2, block), dtype=np.int64)
+    keys = np.empty(block, dtype=np.uint64)
     six = np.uint64(6)
+    lut_mask = np.uint64(lut.shape[1] - 1)
     for b in range(blocks + 1):
         if b < blocks:  # hash, context and prefetch block b
             start = b * block
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             rs = row_in[b & 1]
+            # keys, hashes and contexts each in a loop of their own: plain
+            # arithmetic, they vectorize
             for j in range(stop - start):
-                f = first[start + j]
-                m = mask[start + j]
-                key = nb_canonical_key(f, m, width, height)
-                cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(key, seed), seg_len, scl)
-                rs[j] = row_of[nb_context(f, m, function, height, bottom, full, odd, centre, base)]
+                keys[j] = nb_canonical_key(first[start + j], mask[start + j], width, height)
+            for j in range(stop - start):
+                cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(keys[j], seed), seg_len, scl)
+            for j in range(stop - start):
+                rs[j] = nb_context(
+                    first[start + j], mask[start + j], function, height,
+                    bottom, full, odd, centre, base,
+                )  # fmt: skip
+            for j in range(stop - start):
+                rs[j] = row_of[rs[j]]
             for j in range(stop - start):
                 prefetch(words, cs[0, j] >> six)
                 prefetch(words, cs[1, j] >> six)
@@ -880,7 +886,12 @@ def _read_blocks_v3(
                 j = i - start
                 x = nb_window(words, cs[0, j]) ^ nb_window(words, cs[1, j])
                 x ^= nb_window(words, cs[2, j])
-                v = _nb_decoded(x, rs[j], lut, first_code, code_count, symbols)
+                # the first step of nb_decode written out: through the inlined
+                # function every lookup takes twice as long
+                row = rs[j]
+                v = np.int64(lut[row, x & lut_mask]) if row >= 0 else np.int64(-1)
+                if v == LONGER:
+                    v = decode_longer(x, row, first_code, code_count, symbols)
                 index[i] = v if v >= 0 else nvalues
                 col = index[i] if index[i] < nvalues else nvalues
                 winner[i] = luts[0, col]
@@ -1237,9 +1248,10 @@ def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
     """Where a compact book came from: its source file and the commands that made it
     (``source_manifest``: the manifest of the Thill book a conversion read, or what
     ``build``/``derive`` record of a book they write directly; a derivation's source
-    is the deeper book it was derived from, a build's is None)."""
-    source, manifest, converted = (
-        _object(metadata, key) for key in ("source", "source_manifest", "converted")
+    is the deeper book it was derived from, a build's is None), and the command that
+    re-encoded it into the current version, from which file."""
+    source, manifest, converted, reencoded = (
+        _object(metadata, key) for key in ("source", "source_manifest", "converted", "reencoded")
     )
     # a book derived straight into the compact format names its source in its record
     source = source or _object(manifest, "derived_from")
@@ -1252,6 +1264,8 @@ def provenance(metadata: dict[str, Any]) -> dict[str, Any]:
         "built": manifest.get("created"),
         "converted_by": converted.get("command"),
         "version": converted.get("version"),
+        "reencoded_by": reencoded.get("command"),
+        "reencoded_from": reencoded.get("file"),
     }
 
 

@@ -7,6 +7,11 @@ written by the registry's compact writer. Samples and shards of a
 book cannot be completed and are refused. The source's identity (file name,
 size, sha256, format) and its manifest travel in the compact file's metadata.
 
+Compact -> compact: the book re-encoded in the compact format's current version (a
+version 2 book into version 3), every position's stored value read from the source and
+written again; the metadata kept (the provenance, ``source_manifest``) with a
+``reencoded`` record of the source file added.
+
 Compact -> Thill: the book model (:func:`openingbook.formats.load_book`) written by
 the registry's Thill writer, the one every Thill-layout book goes through, so a book
 this project built comes back byte for byte; its manifest is restored from the
@@ -100,7 +105,7 @@ def convert_book(
         "convert",
         "Thill and compact books (other engines' formats are written by 'openingbook export')",
     )
-    if source_format == target:
+    if source_format == target and target != "compact":
         raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
     from openingbook.formats import FORMATS, check_output
     from openingbook.formats.thill import manifest_path
@@ -108,7 +113,9 @@ def convert_book(
     # nothing is ever written over what is read: the book, nor its manifest
     refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
     check_output(FORMATS[target], out, force)  # before the book is read
-    if FORMATS[target].separate_manifest:
+    if source_format == target:
+        positions, manifest = _reencode_compact(src, out, force, command)
+    elif FORMATS[target].separate_manifest:
         positions, manifest = _compact_to_thill(src, out, force, command)
     else:
         positions, manifest = _thill_to_compact(src, out, force, command)
@@ -157,6 +164,49 @@ def _thill_to_compact(
     except ValueError as exc:
         raise BookFileError(f"{src}: {exc}") from None
     return len(book), None
+
+
+def _reencode_compact(
+    src: Path, out: Path, force: bool, command: Sequence[str] | None
+) -> tuple[int, None]:
+    """Write the compact book ``src`` again, in the compact format's current version."""
+    from openingbook.formats.compact import VERSION, write_compact
+    from openingbook.formats.thill import file_sha256, manifest_provenance
+
+    with CompactBook(src) as book:  # the checksum first: a damaged book is refused
+        h = book.header
+        if h.version == VERSION:
+            raise InvalidArgument(
+                f"{src} is already a version {VERSION} compact book: nothing to re-encode"
+            )
+        first, mask = book.positions()
+        values = book.values_of(first, mask)
+    metadata = {
+        **h.metadata,
+        "reencoded": {
+            "file": src.name,
+            "bytes": src.stat().st_size,
+            "sha256": file_sha256(src),
+            "from_version": h.version,
+            "to_version": VERSION,
+            **manifest_provenance(command),
+        },
+    }
+    positions = int(first.size)
+    write_compact(
+        out,
+        h.plies,
+        h.kind,
+        first,
+        mask,
+        values,
+        under=h.line,
+        part=h.part,
+        metadata=metadata,
+        force=force,
+        board=h.board,
+    )
+    return positions, None
 
 
 #: The keys of a manifest that describe the book file itself (written with it).
