@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import shutil
 import struct
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from openingbook.formats.compact import (
     CompactBook,
     CompactFileError,
     describe_compact,
-    file_crc32,
     write_compact,
 )
 from openingbook.formats.thill import Book, PositionNotInBook
@@ -415,225 +413,6 @@ def test_cli_on_compact_books(tmp_path: Path, monkeypatch) -> None:
     assert result.exit_code == 2 and "--format" in result.output  # a bad argument
 
 
-# ------------------------------------------------------------------ C reader
-C_DRIVER = r"""
-#include <stdio.h>
-#include "c4book.h"
-int main(int argc, char **argv) {
-    c4book book; char err[512];
-    if (argc != 2) return 2;
-    if (c4book_open(&book, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
-    unsigned long long f, m;
-    while (scanf("%llu %llu", &f, &m) == 2) {
-        int v = 0, s = c4book_lookup(&book, f, m, &v);
-        printf("%d %d\n", s, s == 0 ? v : 0);
-    }
-    c4book_close(&book);
-    return 0;
-}
-"""
-
-
-@pytest.fixture(scope="module")
-def c_reader(tmp_path_factory) -> Path:
-    import subprocess
-
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if cc is None:
-        pytest.skip("no C compiler (cc, gcc or clang) on this machine")
-    tmp = tmp_path_factory.mktemp("c4book")
-    (tmp / "driver.c").write_text(C_DRIVER)
-    source = Path(__file__).resolve().parents[1] / "readers" / "c"
-    exe = tmp / "c4book-driver"
-    subprocess.run(
-        [
-            cc,
-            "-std=c99",
-            "-O2",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            f"-I{source}",
-            "-o",
-            str(exe),
-            str(tmp / "driver.c"),
-            str(source / "c4book.c"),
-        ],
-        check=True,
-    )
-    return exe
-
-
-def _c_answers(exe: Path, book: Path, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    import subprocess
-
-    lines = "\n".join(f"{int(f)} {int(m)}" for f, m in zip(first, mask, strict=True))
-    out = subprocess.run([str(exe), str(book)], input=lines, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    return np.array([list(map(int, x.split())) for x in out.stdout.split("\n") if x], np.int64)
-
-
-def _python_answers(book: Path, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    with CompactBook(book) as b:
-        status, values = b.raw_lookup(first, mask)
-    return np.stack([status.astype(np.int64), values.astype(np.int64)], axis=1)
-
-
-def _probe_set(first: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
-    """The positions, their mirror images, and damaged variants: a stone recoloured
-    (wrong counts), two stones of different colours swapped (fours, unreachable
-    boards), stones with a stone above them removed (floating stones, wrong ply)."""
-    flip = rng.integers(0, 42, first.size)
-    cells = ((flip // 6) * 7 + flip % 6).astype(np.uint64)
-    recoloured = first ^ ((np.uint64(1) << cells) & mask)
-    second = first ^ mask
-    low_a, low_b = first & (np.uint64(0) - first), second & (np.uint64(0) - second)
-    swapped = first ^ low_a ^ low_b
-    return (
-        np.concatenate([first, mirror_bits(first, *DEFAULT_BOARD), recoloured, swapped, first]),
-        np.concatenate(
-            [
-                mask,
-                mirror_bits(mask, *DEFAULT_BOARD),
-                mask,
-                mask,
-                mask ^ (mask & (mask >> np.uint64(1))),
-            ]
-        ),
-    )
-
-
-def test_c_reader_agrees_on_every_8_ply_position(c_reader: Path) -> None:
-    rng = np.random.default_rng(8)
-    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
-    for name in ("book8.c4b", "book8-under44444.c4b"):
-        f, m = _probe_set(first, mask, rng)
-        c, py = _c_answers(c_reader, BOOKS / name, f, m), _python_answers(BOOKS / name, f, m)
-        assert np.array_equal(c, py)
-        assert (py[: len(first), 0] != 0).sum() == (0 if name == "book8.c4b" else len(first) - 111)
-
-
-def test_c_reader_agrees_on_a_sample_of_12_ply_positions(c_reader: Path) -> None:
-    rng = np.random.default_rng(12)
-    # both variants, and positions whose side to move wins at once
-    first, mask = enumerate_positions(
-        12, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
-    )
-    pick = rng.choice(len(first), 40_000, replace=False)
-    under_first, under_mask = enumerate_positions(
-        12, under="44444", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
-    )
-    first = np.concatenate([first[pick], under_first])
-    mask = np.concatenate([mask[pick], under_mask])
-    for name, statuses in (("book12.c4b", {0, 1, 2, 4, 5, 6}), ("book12-dist-under44444.c4b", {7})):
-        f, m = _probe_set(first, mask, rng)
-        c, py = _c_answers(c_reader, BOOKS / name, f, m), _python_answers(BOOKS / name, f, m)
-        assert np.array_equal(c, py)
-        assert statuses <= set(py[:, 0].tolist())  # answers, and refusals of every kind
-
-
-def test_c_reader_refuses_a_damaged_file(c_reader: Path, tmp_path: Path) -> None:
-    import subprocess
-
-    data = bytearray((BOOKS / "book8.c4b").read_bytes())
-    data[-30] ^= 4
-    bad = tmp_path / "bad.c4b"
-    bad.write_bytes(bytes(data))
-    out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
-    assert out.returncode == 1 and re.search(r"bad\.c4b: checksum mismatch", out.stderr)
-
-
-def _damaged_header(name: str, edit) -> bytes:
-    """A shipped book with its header edited and its CRC-32 recomputed, so that only
-    the checks of the fields can refuse it."""
-    data = bytearray((BOOKS / name).read_bytes())
-    edit(data)
-    start = struct.unpack_from("<I", data, 44)[0]
-    struct.pack_into("<I", data, 40, file_crc32(bytes(data[:start]), bytes(data[start:])))
-    return bytes(data)
-
-
-def _wrapped_segments(data: bytearray) -> None:
-    """L = 4, S = 2^32 - 1: a reader adding 2 to S in 32 bits sees a 4-cell table."""
-    struct.pack_into("<II", data, 32, 4, 0xFFFFFFFF)
-    start = struct.unpack_from("<I", data, 44)[0]
-    del data[start:]
-    data += bytes(16)  # 4 cells of 2 bits and the spare word
-    struct.pack_into("<IIQ", data, 40, 0, start, 16)  # the CRC-32 is set by the caller
-
-
-# header fields: each must be checked (FORMATS.md) by both readers, also when the
-# checksum matches (a writer with a bug writes a matching checksum)
-DAMAGED_HEADERS = {
-    "wdl entry 2": ("book8.c4b", lambda d: d.__setitem__(66, 2), "value table"),
-    "wdl table as distances": ("book8.c4b", lambda d: d.__setitem__(13, 1), "value table"),
-    "score beyond the ply": (
-        "book8.c4b",
-        lambda d: (d.__setitem__(13, 2), d.__setitem__(66, 18)),
-        "value table",
-    ),
-    "table not ascending": ("book8.c4b", lambda d: d.__setitem__(64, 1), "ascending"),
-    "scope longer than the ply": (
-        "book8-under44444.c4b",
-        lambda d: d.__setitem__(12, 4),
-        "scope",
-    ),
-    "segment count wraps": ("book8.c4b", _wrapped_segments, "segment|payload length"),
-    "scope with a NUL": (  # "44\0\0\0": a C string reads "44"
-        "book8-under44444.c4b",
-        lambda d: d.__setitem__(slice(69, 72), bytes(3)),
-        "scope line",
-    ),
-}
-
-
-@pytest.mark.parametrize("case", sorted(DAMAGED_HEADERS))
-def test_damaged_headers_are_refused_by_both_readers(
-    case: str, c_reader: Path, tmp_path: Path
-) -> None:
-    import subprocess
-
-    name, edit, message = DAMAGED_HEADERS[case]
-    bad = tmp_path / "bad.c4b"
-    bad.write_bytes(_damaged_header(name, edit))
-    with pytest.raises(CompactFileError, match=message) as info:
-        CompactBook(bad)
-    assert "\n" not in str(info.value) and str(bad) in str(info.value)
-    out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
-    assert out.returncode == 1 and re.search(rf"bad\.c4b: .*({message})", out.stderr), out
-
-
-def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(
-    c_reader: Path, tmp_path: Path
-) -> None:
-    import subprocess
-
-    first, mask = enumerate_positions(
-        8, under="1212123", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
-    )
-    good = tmp_path / "good.c4b"
-    write_compact(
-        good,
-        8,
-        "wdl",
-        first,
-        mask,
-        np.zeros(len(first), np.int8),
-        under="1212123",
-        board=DEFAULT_BOARD,
-        version=2,  # the header's check, whatever the payload's version
-    )
-    data = good.read_bytes()
-    at = data.index(b"1212123", 64)
-    bad = tmp_path / "bad.c4b"
-    bad.write_bytes(data[:at] + b"1212121" + data[at + 7 :])  # the first player's four
-    with pytest.raises(CompactFileError, match="scope line"):
-        CompactBook(bad)
-    out = subprocess.run([str(c_reader), str(bad)], input="", capture_output=True, text=True)
-    assert out.returncode == 1 and "bad.c4b: bad scope line" in out.stderr, out
-
-
 def test_info_checks_the_position_count_of_the_header(tmp_path: Path) -> None:
     data = bytearray((BOOKS / "book8.c4b").read_bytes())
     data[16] ^= 1  # n
@@ -651,22 +430,6 @@ def test_a_closed_book_refuses_lookups() -> None:
         book.get(Position.from_moves("67464334"))
     with pytest.raises(ValueError, match="closed"):
         book.lookup_many(*enumerate_positions(8, None, *DEFAULT_BOARD))
-
-
-def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_path: Path):
-    """Every cell 3 in a 3-value table (CRC-32 recomputed): every index is 3 ^ 3 ^ 3."""
-    data = bytearray((BOOKS / "book8.c4b").read_bytes())
-    start = struct.unpack_from("<I", data, 44)[0]
-    payload = b"\xff" * (len(data) - start - 8) + bytes(8)  # cells all ones, the spare word 0
-    data[start:] = payload
-    struct.pack_into("<I", data, 40, file_crc32(bytes(data[:start]), payload))
-    bad = tmp_path / "cells.c4b"
-    bad.write_bytes(bytes(data))
-    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
-    with CompactBook(bad) as book, pytest.raises(CompactFileError, match="holds no value"):
-        book.get(Position.from_bitboards(int(first[0]), int(mask[0])))
-    answers = _c_answers(c_reader, bad, first[:50], mask[:50])
-    assert (answers[:, 0] == 9).all()  # C4BOOK_DAMAGED
 
 
 def test_deeply_nested_metadata_is_refused_in_one_line(tmp_path: Path) -> None:
