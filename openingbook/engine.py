@@ -432,11 +432,16 @@ class Engine:
                     argument="books",
                     value=wrong[0],
                 )
+        names = [books] if isinstance(books, (str, os.PathLike)) else list(books or [])
+        if any(os.fspath(name) == "" for name in names):
+            # else open_book("") reads the current directory: ".: is a directory"
+            raise InvalidArgument(
+                "expected a book name or path, not an empty one", argument="books", value="''"
+            )
         time_limit = checked_time_limit(time_limit)
         #: the first book, opened to learn the board (``board=None``)
         first: tuple[str | os.PathLike[str], Any] | None = None
         if board is None:
-            names = [books] if isinstance(books, (str, os.PathLike)) else books
             if books is None or books == SHIPPED or not names:
                 raise InvalidArgument(
                     "expected books to take the board from, or a board size",

@@ -24,8 +24,8 @@ Compiling a command's kernels takes from a few seconds to about a minute, once:
 when numba starts compiling one of ours (its cache holds no code for it), a
 one-line note says so on stderr (:func:`_note_compiling`), when stderr is a
 terminal (``OPENINGBOOK_COMPILE_NOTE=1`` always, ``0`` never), once per run: only
-the run's first process says it (a build's workers show the progress bar's
-"compiling").
+the run's first process says it (a build's workers stay silent: on this machine
+they load the kernel the build compiled before starting them).
 
 A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
 or a tuple of scalars as result) is first looked up in the native cache

@@ -332,6 +332,44 @@ def test_derive_cli(tmp_path, thill_book8):
         assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
+def test_derive_and_validate_show_their_last_step_on_stderr(tmp_path, thill_book8, monkeypatch):
+    """After the derivation's bar, the write (derive) and the comparison (validate) get
+    bars of their own on stderr, none with --json; the library names each step."""
+    import openingbook.checks.validate as validate_module
+    from openingbook.checks.validate import validate_books
+    from openingbook.cli import _common
+
+    monkeypatch.setattr(_common, "PROGRESS_FROM", 1)  # a bar for these small books too
+    runner = CliRunner()
+    out = tmp_path / "b6.dat"
+    derive = ["derive", "--from", thill_book8, "--plies", "6", "--under", "4444", "-o", str(out)]
+    result = runner.invoke(main, derive)
+    assert result.exit_code == 0, result.output
+    assert "deriving" in result.stderr and "writing b6.dat" in result.stderr
+    assert "writing b6.dat: 100%" in result.stderr  # the write's bar, finished
+    result = runner.invoke(main, [*derive, "--force", "--json"])
+    assert result.exit_code == 0 and result.stderr == ""
+    result = runner.invoke(main, ["validate", str(out), thill_book8])
+    assert result.exit_code == 0, result.output
+    assert "deriving" in result.stderr and "comparing" in result.stderr
+
+    monkeypatch.setattr(validate_module, "COMPARE_PART", 10)  # the comparison in parts
+    calls: list[object] = []
+    report = validate_books(
+        out, thill_book8, progress=lambda *a: calls.append(a), stage=calls.append
+    )
+    assert report.ok and report.compared == 25
+    n = report.positions  # every 6-ply position, 25 of them under the book's line
+    parts = [(min(done + 10, n), n) for done in range(0, n, 10)]
+    assert calls[calls.index("comparing") :] == ["comparing", *parts] and parts[-1] == (n, n)
+    calls.clear()
+    derive_book(
+        thill_book8, 6, out, under="4444", force=True,
+        progress=lambda *a: calls.append(a), stage=calls.append,
+    )  # fmt: skip
+    assert calls[calls.index("writing b6.dat") :] == ["writing b6.dat", (0, 25), (25, 25)]
+
+
 def test_book_model_finds_what_the_reader_finds(thill_book8):
     # every 8-ply book position, and its mirror: the in-memory index and the reader's
     # mirrored dual binary search must agree on what is stored

@@ -263,6 +263,8 @@ def test_a_time_limit_answers_what_it_can():
         ({"table_log2": 99}, "table_log2 99: expected 10 to 32"),
         ({"books": 5}, "books 5: expected SHIPPED, None, or book names and paths"),
         ({"books": ["14-dist", 5]}, "books 5: expected"),
+        ({"books": ""}, "books '': expected a book name or path, not an empty one"),
+        ({"books": ["14-dist", ""]}, "books '': expected a book name or path"),
         ({"board": None}, "board None: expected books to take the board from"),
         ({"board": None, "books": None}, "board None: expected books to take the board from"),
         ({"board": None, "books": []}, "board None: expected books to take the board from"),

@@ -59,6 +59,25 @@ def test_every_package_of_the_source_is_in_the_wheel():
     assert found <= listed, f"not in pyproject's packages: {sorted(found - listed)}"
 
 
+def test_every_directory_of_the_source_is_a_listed_package():
+    # a directory of data files (the explorer's page) reached through its parent's
+    # package-data patterns makes setuptools warn that it is absent from the packages
+    # and may leave it out: each such directory is listed and names its own data
+    setuptools = PYPROJECT["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    directories = {
+        ".".join(path.relative_to(ROOT).parts)
+        for top in ("openingbook", "solver")
+        for path in [ROOT / top, *(ROOT / top).rglob("*")]
+        if path.is_dir() and "__pycache__" not in path.parts
+    }
+    assert directories <= listed, f"not in pyproject's packages: {sorted(directories - listed)}"
+    data = setuptools["package-data"]
+    assert set(data) <= listed
+    assert [p for patterns in data.values() for p in patterns if "/" in p] == []
+    assert data["openingbook.explorer.static"] == ["*"]
+
+
 def test_dask_is_an_extra_not_a_dependency():
     assert not any(d.startswith("dask") for d in PYPROJECT["project"]["dependencies"])
     extras = PYPROJECT["project"]["optional-dependencies"]

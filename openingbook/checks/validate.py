@@ -21,9 +21,9 @@ from openingbook.checks.report import (
 )
 from openingbook.errors import BookFileError
 from openingbook.formats import load_book, lookup_source
-from openingbook.model import require_board
+from openingbook.model import BookModel, require_board
 from openingbook.pipeline.negamax import derive_values
-from openingbook.values import UNKNOWN
+from openingbook.values import UNKNOWN, BulkValues
 from solver import (
     canonical_keys,
 )
@@ -86,11 +86,38 @@ class ValidationReport(Report):
         return out
 
 
+#: positions of the shallower book looked up at once by :func:`validate_books` (a part
+#: of the 13-ply book takes about a second), reporting progress after each part
+COMPARE_PART = 1 << 20
+
+
+def _answers_in_parts(
+    book: BookModel,
+    first: np.ndarray,
+    mask: np.ndarray,
+    progress: Callable[[int, int], None] | None,
+) -> BulkValues:
+    """``book.answers(first, mask)``, :data:`COMPARE_PART` positions at a time."""
+    total = len(first)
+    if progress is None or total <= COMPARE_PART:
+        answers = book.answers(first, mask)
+        if progress is not None:
+            progress(total, total)
+        return answers
+    parts = []
+    for start in range(0, total, COMPARE_PART):
+        end = min(start + COMPARE_PART, total)
+        parts.append(book.answers(first[start:end], mask[start:end]))
+        progress(end, total)
+    return BulkValues(*(np.concatenate(column) for column in zip(*parts, strict=True)))
+
+
 def validate_books(
     book: str | os.PathLike[str],
     deeper: str | os.PathLike[str],
     under: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> ValidationReport:
     """Derive ``book``'s values from the ``deeper`` book and compare every position.
 
@@ -101,7 +128,9 @@ def validate_books(
     books have them. A pruned ``book`` answers "first player wins" for what it
     does not store (within its own scope). A compact deeper book is not loaded (each
     lookup reads its file) and the derivation goes slice by slice, with
-    ``progress(done, total)`` after each (:func:`openingbook.pipeline.negamax.derive_values`).
+    ``progress(done, total)`` after each (:func:`openingbook.pipeline.negamax.derive_values`);
+    then ``stage("comparing")`` and ``progress(done, total)`` after each part of
+    :data:`COMPARE_PART` positions looked up in ``book``.
     """
     start = time.perf_counter()
     shallow = load_book(book, complete=False)
@@ -119,7 +148,9 @@ def validate_books(
             f"only the {shallow.plies}-ply positions under {derivation.under} are validated "
             f"({deep.path.name}: {deep.scope.describe()})"
         )
-    answers = shallow.answers(derivation.first, derivation.mask)
+    if stage is not None:
+        stage("comparing")
+    answers = _answers_in_parts(shallow, derivation.first, derivation.mask, progress)
     if shallow.scope.partial and not shallow.has_distances:
         notes.append(
             f"{shallow.path.name} is {shallow.scope.describe()}: "

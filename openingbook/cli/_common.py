@@ -234,32 +234,53 @@ class ShippedBooksHelp(click.Command):
 PROGRESS_FROM = 1_000_000
 
 
+class Progress:
+    """Progress bars on stderr for the library's ``progress(done, total)`` callbacks
+    (positions): called as that callback; :meth:`stage` starts the bar of the next step
+    of the same command (a derivation's write, a validation's comparison)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.bar: Any = None
+        #: a bar was shown: the command is long enough for every later step to show one
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < PROGRESS_FROM and not self.shown:
+                return
+            from tqdm import tqdm
+
+            self.bar = tqdm(desc=self.what, unit=" positions", unit_scale=True, file=sys.stderr)
+            self.shown = True
+        self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def stage(self, what: str) -> None:
+        """The next step is ``what``: the current bar ends, its progress gets its own."""
+        self.close()
+        self.what = what
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
 @contextlib.contextmanager
-def progress_bar(enabled: bool, what: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for the library's ``progress(done, total)`` callbacks
-    (positions), shown from the first call of a job of :data:`PROGRESS_FROM` positions
-    or more; None when not ``enabled`` (``--json``)."""
+def progress_bar(enabled: bool, what: str) -> Iterator[Progress | None]:
+    """A :class:`Progress` for the library's ``progress(done, total)`` callbacks, shown
+    from the first call of a job of :data:`PROGRESS_FROM` positions or more (and for
+    every later step of a command that showed one); None when not ``enabled``
+    (``--json``)."""
     if not enabled:
         yield None
         return
-    from tqdm import tqdm
-
-    bars: list[Any] = []
-
-    def advance(done: int, total: int) -> None:
-        if not bars:
-            if total < PROGRESS_FROM:
-                return
-            bars.append(tqdm(desc=what, unit=" positions", unit_scale=True, file=sys.stderr))
-        bar = bars[0]
-        bar.total = total
-        bar.update(done - bar.n)
-
+    progress = Progress(what)
     try:
-        yield advance
+        yield progress
     finally:
-        for bar in bars:
-            bar.close()
+        progress.close()
 
 
 def counted(count: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:

@@ -135,6 +135,7 @@ def derive_command(
             command=["openingbook", *sys.argv[1:]],
             book_format=book_format,
             progress=advance,
+            stage=advance and advance.stage,
         )
     if as_json:
         emit_json(summary.as_dict())
@@ -179,7 +180,9 @@ def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool)
 
     _check_line(under, deeper)
     with progress_bar(not as_json, "deriving") as advance:
-        report = validate_books(book, deeper, under=under, progress=advance)
+        report = validate_books(
+            book, deeper, under=under, progress=advance, stage=advance and advance.stage
+        )
     _finish(report, as_json, report.lines())
 
 

@@ -640,14 +640,16 @@ def _same_positions(saved: ChunkResult, first: np.ndarray, mask: np.ndarray) -> 
     return np.array_equal(saved.first, first) and np.array_equal(saved.mask, mask)
 
 
-#: the bar until the first chunk lands: the workers load (or compile) the solver, and
-#: a rate or an ETA from that time would be wrong (it showed "ETA 46:15" at 0%)
+#: the bar until the first chunk lands: the workers start, load the solver (this
+#: process compiled it for workers on this machine, :func:`load_worker_kernel`) and
+#: solve their first chunks; a rate or an ETA from that time would be wrong (it showed
+#: "ETA 46:15" at 0%)
 _STARTING_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 
 def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: bool) -> Any:
-    """The build's progress bar on stderr: "compiling" without rate or ETA until the
-    first chunk lands (:func:`_solving`), then "solving" with both."""
+    """The build's progress bar on stderr: "solving", without rate or ETA until the
+    first chunk lands (:func:`_solving`), then with both."""
     from tqdm import tqdm
 
     class BuildBar(tqdm):  # type: ignore[misc]
@@ -672,7 +674,7 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
         total=total,
         initial=done,
         unit="pos",
-        desc="compiling",
+        desc="solving",
         file=sys.stderr,
         disable=not enabled,
         dynamic_ncols=True,
@@ -683,10 +685,9 @@ def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: boo
 
 
 def _solving(bar: Any) -> None:
-    """The first chunk landed: from now on the bar says "solving" and estimates the rate
-    and the time left from the chunks solved since (the start-up left out)."""
+    """The first chunk landed: from now on the bar estimates the rate and the time left
+    from the chunks solved since (the start-up left out)."""
     if bar.disable:
         return
-    bar.set_description_str("solving", refresh=False)
     bar.bar_format = None  # tqdm's default: rate and ETA
     bar.solving_since = (bar.format_dict["elapsed"], bar.n)

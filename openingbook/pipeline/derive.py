@@ -64,6 +64,7 @@ def derive_book(
     command: list[str] | None = None,
     book_format: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> DeriveSummary:
     """Write the ``plies``-stone book derived from the deeper book ``source``.
 
@@ -77,7 +78,9 @@ def derive_book(
     (:func:`openingbook.formats.solved_book_writer`). A compact source is not loaded: each
     lookup reads its file (:func:`openingbook.formats.lookup_source`), and the roots are
     walked slice by slice (:func:`openingbook.pipeline.negamax.derive_values`), with
-    ``progress(done, total)`` after each.
+    ``progress(done, total)`` after each; then ``stage("writing <output's name>")``
+    and ``progress(0, positions)`` before the book is written, ``progress(positions,
+    positions)`` once it is.
 
     >>> import os, tempfile
     >>> from openingbook.formats.thill import BOOK8
@@ -117,6 +120,11 @@ def derive_book(
         values = derivation.book_values(distances)
         histogram = value_histogram(fmt, values)  # of every position, pruned ones included
         record = _manifest_content(fmt, derivation, histogram, command)
+    positions = len(derivation.first)
+    if stage is not None:
+        stage(f"writing {out.name}")
+    if progress is not None:
+        progress(0, positions)
     written = write_solved_book(
         out,
         fmt,
@@ -128,6 +136,8 @@ def derive_book(
         writer=writer,
         force=force,
     )
+    if progress is not None:
+        progress(positions, positions)
     return DeriveSummary(
         output=str(out),
         manifest=str(written.manifest or ""),
@@ -135,7 +145,7 @@ def derive_book(
         format=fmt.name,
         plies=plies,
         under=derivation.under,
-        positions=len(derivation.first),
+        positions=positions,
         records=written.records,
         deeper_positions_looked_up=derivation.result.looked_up,
         layer_sizes=derivation.result.layer_sizes,
