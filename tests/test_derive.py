@@ -318,7 +318,8 @@ def test_derive_cli(tmp_path, thill_book8):
     again = runner.invoke(main, [*args, "--under", "4444"])
     assert again.exit_code == 1 and "exists" in again.output and "Traceback" not in again.output
     for bad, message in (
-        (["--plies", "8"], "must be less than"),
+        (["--plies", "9"], "must be at most the 8 plies"),
+        (["--plies", "8"], "only its win/draw/loss book"),
         (["--under", "44x4"], "not a 1-based move string"),
         (["--under", "1234567"], "7 moves"),
         (["--distances"], "no distances"),
@@ -330,6 +331,25 @@ def test_derive_cli(tmp_path, thill_book8):
         assert result.exit_code != 0, bad
         assert message in result.output, (bad, result.output)
         assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_a_distance_books_win_draw_loss_book_at_its_own_ply(tmp_path):
+    """``derive --pruned`` at the distance book's own ply writes its win/draw/loss part:
+    the same answers as the shipped 8-ply win/draw/loss book (built from Thill's
+    published file), every position compared; a copy at the same ply is refused."""
+    from openingbook.checks.diff import diff_books
+
+    out = tmp_path / "b8.c4b"
+    runner = CliRunner()
+    argv = ["derive", "--from", "8-dist", "--plies", "8", "-o", str(out)]
+    result = runner.invoke(main, [*argv, "--pruned", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["positions"] == 77715
+    report = diff_books(str(out), "8")
+    assert report.ok and report.common == 77715, report.lines(5)
+    refused = runner.invoke(main, [*argv[:-1], str(tmp_path / "c.c4b")])
+    assert refused.exit_code == 2 and "only its win/draw/loss book" in refused.output
+    assert not (tmp_path / "c.c4b").exists()
 
 
 def test_derive_and_validate_show_their_last_step_on_stderr(tmp_path, thill_book8, monkeypatch):

@@ -116,9 +116,12 @@ def derive_command(
 
     Positions where someone can win on the way are scored directly; a pruned
     deeper book is read with its rule "not stored = first player wins";
-    distances carry through from a distance book.
+    distances carry through from a distance book. At the deeper book's own ply,
+    --pruned writes a distance book's win/draw/loss book.
 
-    Example: openingbook derive --from 12-dist --plies 8 -o book8.dat --pruned
+    Examples:
+      openingbook derive --from 12-dist --plies 8 -o book8.dat --pruned
+      openingbook derive --from 14-dist --plies 14 --pruned -o book14.c4b
     """
     from openingbook.pipeline.derive import derive_book  # the command modules import only click
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.errors import BookFileError, reads_book
+from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.formats import check_output, solved_book_writer, write_solved_book
 from openingbook.formats.thill import (
     BookFormat,
@@ -105,6 +105,14 @@ def derive_book(
             raise BookFileError(
                 f"{deep.path.name} has no distances: only a pruned (win/draw/loss) book "
                 "can be derived"
+            )
+        if plies == deep.plies and (distances or not deep.has_distances):
+            raise InvalidArgument(
+                f"{deep.path.name} has {plies} plies: at its own ply only its win/draw/loss "
+                "book is derived (--pruned); 'openingbook convert' copies a book into "
+                "another format",
+                argument="plies",
+                value=plies,
             )
         fmt = BookFormat.for_plies(plies, distances, *deep.board)
         derivation = derive_values(deep, plies, under, progress)

@@ -388,7 +388,8 @@ def derive_values(
     ``deep``: the loaded model, or an open reader whose lookups read its file
     (:func:`book_leaves`; a compact book: nothing of it is loaded). ``under``: only the
     positions under this line (default: the deeper book's own scope). Raises
-    ``ValueError`` when ``plies`` is not shallower than the book, or when a pruned
+    ``ValueError`` when ``plies`` is deeper than the book (its own ply: the book's
+    values read once, e.g. a distance book's win/draw/loss part), or when a pruned
     deeper book is only a sample or shard (its missing positions are not first-player
     wins).
 
@@ -401,9 +402,9 @@ def derive_values(
     has (:data:`DERIVE_BYTES_PER_DEEP_POSITION`).
     """
     start = time.perf_counter()
-    if not 0 <= plies < deep.plies:
+    if not 0 <= plies <= deep.plies:
         raise InvalidArgument(
-            f"must be less than the {deep.plies} plies of {deep.path.name}",
+            f"must be at most the {deep.plies} plies of {deep.path.name}",
             argument="plies",
             value=plies,
         )
