@@ -119,6 +119,7 @@ def derive_command(
     distances carry through from a distance book. At the deeper book's own ply,
     --pruned writes a distance book's win/draw/loss book.
 
+    \b
     Examples:
       openingbook derive --from 12-dist --plies 8 -o book8.dat --pruned
       openingbook derive --from 14-dist --plies 14 --pruned -o book14.c4b
