@@ -347,6 +347,10 @@ def test_a_distance_books_win_draw_loss_book_at_its_own_ply(tmp_path):
     assert json.loads(result.output)["positions"] == 77715
     report = diff_books(str(out), "8")
     assert report.ok and report.common == 77715, report.lines(5)
+    thill = tmp_path / "b8.dat"  # Thill's layout: the shipped book8.dat, byte for byte
+    result = runner.invoke(main, [*argv[:-1], str(thill), "--pruned"])
+    assert result.exit_code == 0, result.output
+    assert thill.read_bytes() == (Path(__file__).parents[1] / "books" / "book8.dat").read_bytes()
     refused = runner.invoke(main, [*argv[:-1], str(tmp_path / "c.c4b")])
     assert refused.exit_code == 2 and "only its win/draw/loss book" in refused.output
     assert not (tmp_path / "c.c4b").exists()

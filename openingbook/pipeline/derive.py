@@ -115,6 +115,10 @@ def derive_book(
                 value=plies,
             )
         fmt = BookFormat.for_plies(plies, distances, *deep.board)
+        if plies == deep.plies:  # its own positions and values, read once
+            from openingbook.formats import load_book
+
+            deep = load_book(source, complete=False)
         derivation = derive_values(deep, plies, under, progress)
         missing = np.flatnonzero(~derivation.covered)
         if len(missing):

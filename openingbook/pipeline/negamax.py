@@ -420,6 +420,8 @@ def derive_values(
             f"the line {line} has {len(line)} moves: no {plies}-ply position lies under it"
             + (f" ({deep.path.name} holds only positions under it)" if not under else "")
         )
+    if plies == deep.plies:
+        return _own_ply(deep, line or None, start)
     deepest = _deepest_layer(deep, line or None)
     slices = 1 if deepest is None else _slice_count(deepest)
     if deepest is not None:
@@ -461,6 +463,31 @@ def derive_values(
         covered,
         time.perf_counter() - start,
     )
+
+
+def _own_ply(deep: DeepBook, line: str | None, start: float) -> Derivation:
+    """The values of a loaded distance book at its own ply, read once (its win/draw/loss
+    part): its own positions, no enumeration and no walk."""
+    if not isinstance(deep, BookModel) or not deep.has_distances:
+        raise InvalidArgument(
+            f"{deep.path.name}: only a loaded distance book is read at its own ply",
+            argument="plies",
+            value=deep.plies,
+        )
+    if line != (deep.scope.under or None):
+        raise InvalidArgument(
+            f"{deep.path.name} holds its own positions at {deep.plies} plies: "
+            "--under is not taken there",
+            argument="under",
+            value=line,
+        )
+    n = len(deep)
+    values = deep.score.astype(np.int8)
+    known = np.ones(n, bool)
+    result = DerivedValues(deep.first, deep.mask, values, known, deep.plies, True, [n], n)
+    moves = np.full(n, "", dtype="<U1")  # every value is known: no position is named
+    seconds = time.perf_counter() - start
+    return Derivation(deep.plies, deep, line, deep.first, deep.mask, moves, result, known, seconds)
 
 
 def _slice_count(deepest: int) -> int:
