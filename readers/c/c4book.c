@@ -163,7 +163,6 @@ static int parse_part(const char *text, uint32_t *i, uint32_t *n)
     return 1;
 }
 
-
 /* ------------------------------------------------------- version 3: the codes */
 /* Bytes of version 3's bit array: (S + 2) * L + MAX_CODE bits in 64-bit words, and
  * one more zero word. */
@@ -187,8 +186,8 @@ static uint32_t context_space(const c4book *book)
 }
 
 /* Parse and check version 3's code section (FORMATS.md, "Version 3"): every rule of
- * the section, so that a lookup needs no check but "context listed" and "a codeword
- * within K bits". NULL on success, else the reason; moves book->payload to the bit
+ * the section, so that a lookup needs no check but "context listed" (a complete code
+ * decodes any bits). NULL on success, else the reason; moves book->payload to the bit
  * array. */
 static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t table_cells)
 {
@@ -290,7 +289,7 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
     if (longest != book->longest_code)
         return "bad code tables: K is not the longest codeword (damaged file)";
     uint64_t fields = used * (uint64_t)nvalues;
-    if ((fields % 2 && (lengths[fields / 2] >> 4)) != 0)
+    if (fields % 2 && (lengths[fields / 2] >> 4))
         return "bad code tables: nonzero padding (damaged file)";
     for (const unsigned char *q = lengths + length_bytes; q < p + section; q++)
         if (*q)
