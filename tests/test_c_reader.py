@@ -39,13 +39,20 @@ C_DRIVER = r"""
 #include "c4book.h"
 /* argv[1]: a book. Without argv[2]: reads positions as pairs of native uint64 (first,
  * mask) and writes a native int32 pair (status, value) for each; with argv[2] "moves":
- * reads lines of move strings and prints "STATUS VALUE" for each. VALUE is 0 unless the
- * status is C4BOOK_FOUND. */
+ * reads lines of move strings and prints "STATUS VALUE" for each (VALUE 0 unless the
+ * status is C4BOOK_FOUND); with argv[2] "counts": prints "W H PLIES COUNT" of every board
+ * and ply (c4book_complete_positions). */
 int main(int argc, char **argv) {
     c4book book; char err[512];
     if (argc < 2) return 2;
     if (c4book_open(&book, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
-    if (argc > 2 && strcmp(argv[2], "moves") == 0) {
+    if (argc > 2 && strcmp(argv[2], "counts") == 0) {
+        for (int w = 1; w <= 64; w++)
+            for (int h = 1; w * (h + 1) <= 64; h++)
+                for (int n = 0; n <= w * h; n++)
+                    printf("%d %d %d %llu\n", w, h, n,
+                           (unsigned long long)c4book_complete_positions(w, h, n));
+    } else if (argc > 2 && strcmp(argv[2], "moves") == 0) {
         char line[512], moves[400];
         while (fgets(line, sizeof line, stdin)) {
             int v = 0, s;
@@ -444,6 +451,8 @@ DAMAGED_HEADERS = {
         "scope line",
     ),
     "board too big": ("book8.c4b", lambda d: d.__setitem__(10, 10), "board"),
+    # a complete book's count is its ply's (openingbook.checks.booksizes)
+    "positions": ("book8.c4b", lambda d: d.__setitem__(16, d[16] ^ 1), r"has 77,?715 \(damaged"),
     "unknown structure": ("book8.c4b", lambda d: d.__setitem__(14, 3), "structure"),
 }
 
@@ -494,6 +503,19 @@ def test_a_bad_part_is_refused_by_both_readers(part: str, c_reader: Path, tmp_pa
 def _refusal_or_none(exe: Path, book: Path) -> str | None:
     out = subprocess.run([str(exe), str(book)], input="", capture_output=True, text=True)
     return None if out.returncode == 0 else out.stderr
+
+
+def test_the_c_reader_knows_the_complete_books_sizes(c_reader: Path) -> None:
+    """Its table of complete books' position counts is openingbook.checks.booksizes'."""
+    from openingbook.checks.booksizes import complete_positions
+
+    out = subprocess.run(
+        [str(c_reader), str(BOOKS / "book8.c4b"), "counts"], capture_output=True, text=True
+    )
+    rows = [tuple(map(int, line.split())) for line in out.stdout.splitlines()]
+    assert len(rows) > 1000 and sum(count > 0 for *_, count in rows) > 600
+    for w, h, n, count in rows:
+        assert count == (complete_positions(BoardSize(w, h), n) or 0), (w, h, n)
 
 
 def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(

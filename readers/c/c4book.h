@@ -101,4 +101,10 @@ int c4book_position_status(uint64_t first, uint64_t mask, int plies);
 /* The same on a board of width x height. */
 int c4book_board_position_status(uint64_t first, uint64_t mask, int plies, int width, int height);
 
+/* The positions of a complete book of `plies` on a board of width x height (one per mirror
+ * pair), or 0 where this reader does not know the count (boards under 4 x 4, and from a
+ * board's first ply of more than 5,000,000 positions on); c4book_open refuses a complete
+ * book whose header says another count. */
+uint64_t c4book_complete_positions(int width, int height, int plies);
+
 #endif
