@@ -1381,6 +1381,7 @@ class CompactFormat(Format):
     open_options = frozenset({"verify"})
     own = True
     holds_parts = True
+    reencodes = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return head.startswith(MAGIC)
