@@ -654,8 +654,15 @@ def test_a_closed_book_refuses_lookups() -> None:
 
 
 def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_path: Path):
-    """Every cell 3 in a 3-value table (CRC-32 recomputed): every index is 3 ^ 3 ^ 3."""
-    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    """Every cell 3 in a 3-value table of version 2 (CRC-32 recomputed): every index is
+    3 ^ 3 ^ 3."""
+    from openingbook.formats import load_book
+
+    model = load_book(BOOKS / "book8.c4b")
+    v2 = tmp_path / "v2.c4b"
+    write_compact(v2, 8, "wdl", model.first, model.mask, model.winner, board=model.board,
+                  version=2)  # fmt: skip
+    data = bytearray(v2.read_bytes())
     start = struct.unpack_from("<I", data, 44)[0]
     payload = b"\xff" * (len(data) - start - 8) + bytes(8)  # cells all ones, the spare word 0
     data[start:] = payload
