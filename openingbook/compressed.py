@@ -214,25 +214,29 @@ def nb_decode(x, context, lut, first, count, symbols):
     """The value whose codeword starts at the low bit of ``x`` in ``context``'s code
     (-1: no codeword, a damaged table): the lookup table, then for a codeword longer
     than its index the canonical loop (:func:`decode_longer`, out of line: inlined, its
-    loop slows every lookup down). The compact reader's kernels write the first step
-    out themselves: even so inlined, this function makes them twice as slow."""
+    loop slows every lookup down; ``first``, ``count`` and ``symbols`` flattened). The
+    compact reader's kernels write the first step out themselves: even so inlined,
+    this function makes them twice as slow."""
     v = np.int64(lut[context, x & np.uint64(lut.shape[1] - 1)])
     if v == LONGER:
-        v = decode_longer(x, context, first, count, symbols)
+        v = decode_longer(x, context, first, count, symbols, symbols.size // lut.shape[0])
     return v
 
 
 @njit(cache=True)
-def decode_longer(x, context, first, count, symbols):
-    """The canonical decoder: bit by bit from the low bit of ``x`` (-1: no codeword)."""
+def decode_longer(x, context, first, count, symbols, nvalues):
+    """The canonical decoder: bit by bit from the low bit of ``x`` (-1: no codeword);
+    :func:`decode_tables`' arrays flattened (row ``context`` of ``first`` and ``count``
+    at ``context * (MAX_CODE + 2)``, of ``symbols`` at ``context * nvalues``)."""
     code = np.int64(0)
-    offset = np.int64(0)
+    row = context * (MAX_CODE + 2)
+    offset = np.int64(context * nvalues)
     for length in range(1, MAX_CODE + 1):
         code = (code << 1) | np.int64((x >> np.uint64(length - 1)) & np.uint64(1))
-        n = count[context, length]
-        delta = code - first[context, length]
+        n = np.int64(count[row + length])
+        delta = code - first[row + length]
         if 0 <= delta < n:
-            return symbols[context, offset + delta]
+            return np.int64(symbols[offset + delta])
         offset += n
     return np.int64(-1)  # not a codeword: a damaged table
 
@@ -411,7 +415,7 @@ def query_function(f: CompressedFunction, keys: np.ndarray, contexts: np.ndarray
         f.segment_count,
         f.words,
         lookup_tables(f.lengths),
-        first,
-        count,
-        symbols,
+        first.reshape(-1),
+        count.reshape(-1),
+        symbols.reshape(-1),
     )

@@ -533,8 +533,12 @@ def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(
 
 
 def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_path: Path):
-    """Every cell 3 in a 3-value table (CRC-32 recomputed): every index is 3 ^ 3 ^ 3."""
-    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    """Every cell 3 in a 3-value table of version 2 (CRC-32 recomputed): every index is
+    3 ^ 3 ^ 3."""
+    v2 = tmp_path / "v2.c4b"
+    _write(v2, 8, "wdl", real=True, version=2)
+    data = bytearray(v2.read_bytes())
+    assert data[15] == 2 and data[56] == 3  # 2-bit cells, 3 values
     start = struct.unpack_from("<I", data, 44)[0]
     payload = b"\xff" * (len(data) - start - 8) + bytes(8)  # cells all ones, the spare word 0
     data[start:] = payload

@@ -270,3 +270,24 @@ def test_books_of_other_boards_round_trip(board: tuple[int, int], tmp_path: Path
         assert np.array_equal(book.values_of(first, mask), values)
         mf, mm = mirror_bits(first, width, height), mirror_bits(mask, width, height)
         assert np.array_equal(book.values_of(mf, mm), values)
+
+
+def test_positions_of_every_status_answer_as_in_version_2(tmp_path: Path):
+    """Book positions, positions of other plies, wins at once and boards no game has,
+    in one bulk call: version 3 (whose kernel checks them in its own pass) answers
+    exactly as version 2."""
+    source = resolve_book("8-dist")
+    out = tmp_path / "b.c4b"
+    convert_book(source, out)
+    parts = [enumerate_positions(k, None, 7, 6) for k in (7, 8, 9)]
+    first = np.concatenate([f for f, _ in parts] + [np.array([1, 0], np.uint64)])
+    mask = np.concatenate([m for _, m in parts] + [np.array([1, 1 << 7 | 1], np.uint64)])
+    first = np.concatenate([first, mirror_bits(first, 7, 6)])
+    mask = np.concatenate([mask, mirror_bits(mask, 7, 6)])
+    with CompactBook(source) as old, CompactBook(out) as new:
+        a = old.lookup_many(first, mask, strict=False)
+        b = new.lookup_many(first, mask, strict=False)
+        for field in ("index", "winner", "plies", "score"):
+            assert np.array_equal(getattr(a, field), getattr(b, field)), field
+        assert (a.index >= 0).sum() == 2 * 77_715 and (a.index < 0).any()
+        assert np.array_equal(old.statuses(first, mask), new.statuses(first, mask))

@@ -5,10 +5,15 @@ specifies both byte for byte):
 
 * **complete** books (every position of a ply) store no positions at all: the
   set of positions is the position model's (:func:`solver.book_position_status`),
-  and the payload is a retrieval table (:mod:`openingbook.retrieval`) from the
-  canonical position key to an index into the header's value table. A lookup
-  checks the position, takes the smaller-key variant of its mirror pair, hashes
-  it and XORs three ``r``-bit cells: a handful of memory reads, no search.
+  and the payload maps the canonical position key to an index into the header's
+  value table. Version 3 (written): the index's codeword in a Huffman code chosen
+  by the position's context (:mod:`openingbook.contexts`), stored in a compressed
+  static function (:mod:`openingbook.compressed`); a lookup checks the position,
+  takes the smaller-key variant of its mirror pair, hashes it, XORs three 64-bit
+  windows of one bit array and decodes the codeword (a table indexed by its low
+  bits). Version 2 (read, and written on request): a retrieval table
+  (:mod:`openingbook.retrieval`) of ``r``-bit cells, three of them XORed. Either
+  way a handful of memory reads, no search.
 * **scoped** books (the positions under a line) have the same table, over
   the positions of their scope, and the scope line in the header: a position
   is answered only when a game continuing the line reaches it (or its mirror
@@ -107,6 +112,7 @@ from solver import (
     canonical_keys,
     count_positions,
     enumerate_positions,
+    nb_block_status,
     nb_canonical_key,
     njit,
     parse_board_size,
@@ -811,36 +817,63 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
 # ----------------------------------------------------------- version 3 lookups
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one_v3(
-    first, mask, plies, width, height, scope, line_first, line_mask,
-    seed, seg_len, seg_count, words, function, bottom, full, odd, centre, base,
-    row_of, lut, first_code, code_count, symbols,
+    first, mask, plies, width, height, scope, line_first, line_mask, words, tables,
 ):  # fmt: skip
     """``(status, value index)`` of one position of a version 3 book (-1 when not a
-    book position, or for damage)."""
+    book position, or for damage). Few arguments (a native call's cost grows with
+    them): the bit array and ``tables``, the parameters (:data:`_ONE_PARAMS`) then the
+    context rows, the lookup table and the canonical decoder's arrays, in one int64
+    array."""
     s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
     if s != STATUS_BOOK:
         return s, np.int64(-1)
+    seg_len = tables[1]
     key = nb_canonical_key(first, mask, width, height)
-    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    c0, c1, c2 = nb_cells(nb_mix(key, np.uint64(tables[0])), seg_len, seg_len * tables[2])
     x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
-    row = row_of[nb_context(first, mask, function, height, bottom, full, odd, centre, base)]
+    context = nb_context(
+        first, mask, tables[3], height, np.uint64(tables[4]), np.uint64(tables[5]),
+        np.uint64(tables[6]), np.uint64(tables[7]), np.uint64(tables[8]),
+    )  # fmt: skip
+    row = tables[_ONE_ROWS_AT + context]
+    lut_at, lut_width = tables[9], tables[10]
     # the decoding written out (as in _read_blocks_v3): through an inlined function it
     # is twice as slow
-    v = np.int64(lut[row, x & np.uint64(lut.shape[1] - 1)]) if row >= 0 else np.int64(-1)
+    v = np.int64(-1)
+    if row >= 0:
+        v = tables[lut_at + row * lut_width + np.int64(x & np.uint64(lut_width - 1))]
     if v == LONGER:
-        v = decode_longer(x, row, first_code, code_count, symbols)
+        first_at, count_at, symbols_at = tables[11], tables[12], tables[13]
+        v = decode_longer(
+            x, row, tables[first_at:count_at], tables[count_at:symbols_at],
+            tables[symbols_at:], tables[14],
+        )  # fmt: skip
     return s, v
+
+
+#: What ``params`` of :func:`_lookup_one_v3` holds, in order.
+_ONE_PARAMS = (
+    "seed", "segment length", "segment count", "context function", "bottom", "full", "odd",
+    "centre", "base", "lookup table at", "lookup table width", "first codes at",
+    "counts at", "symbols at", "values",
+)  # fmt: skip
+#: Where the context rows start in ``tables`` of :func:`_lookup_one_v3`.
+_ONE_ROWS_AT = len(_ONE_PARAMS)
 
 
 @njit(cache=True, inline="always")
 def _read_blocks_v3(
-    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks` for version 3: block ``b``'s keys hashed, their contexts
     computed and their three windows prefetched, then block ``b - 1``'s windows read and
-    decoded."""
+    decoded. ``plies`` >= 0: each block's positions are first checked as positions of a
+    complete book of that ply (:func:`solver.nb_block_status`, in the same pass), and
+    one that is not a book position gets index -1 and ``UNKNOWN`` answers."""
     n = first.size
+    status = np.full(n, STATUS_BOOK, dtype=np.int8)
+    scratch = np.empty((4, _READ_BLOCK), dtype=np.uint64)
     index = np.empty(n, dtype=np.int64)
     winner = np.empty(n, dtype=np.int8)
     dist = np.empty(n, dtype=np.int16)
@@ -852,6 +885,7 @@ def _read_blocks_v3(
     cell_of = np.empty((2, 3, block), dtype=np.uint64)
     row_in = np.empty((2, block), dtype=np.int64)
     keys = np.empty(block, dtype=np.uint64)
+    nsymbols = symbols.size // max(1, lut.shape[0])
     six = np.uint64(6)
     lut_mask = np.uint64(lut.shape[1] - 1)
     for b in range(blocks + 1):
@@ -860,6 +894,8 @@ def _read_blocks_v3(
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             rs = row_in[b & 1]
+            if plies >= 0:
+                nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
             # keys, hashes and contexts each in a loop of their own: plain
             # arithmetic, they vectorize
             for j in range(stop - start):
@@ -884,6 +920,12 @@ def _read_blocks_v3(
             rs = row_in[(b - 1) & 1]
             for i in range(start, stop):
                 j = i - start
+                if status[i] != STATUS_BOOK:
+                    index[i] = -1
+                    winner[i] = UNKNOWN
+                    dist[i] = UNKNOWN
+                    score[i] = UNKNOWN
+                    continue
                 x = nb_window(words, cs[0, j]) ^ nb_window(words, cs[1, j])
                 x ^= nb_window(words, cs[2, j])
                 # the first step of nb_decode written out: through the inlined
@@ -891,7 +933,7 @@ def _read_blocks_v3(
                 row = rs[j]
                 v = np.int64(lut[row, x & lut_mask]) if row >= 0 else np.int64(-1)
                 if v == LONGER:
-                    v = decode_longer(x, row, first_code, code_count, symbols)
+                    v = decode_longer(x, row, first_code, code_count, symbols, nsymbols)
                 index[i] = v if v >= 0 else nvalues
                 col = index[i] if index[i] < nvalues else nvalues
                 winner[i] = luts[0, col]
@@ -902,12 +944,12 @@ def _read_blocks_v3(
 
 @njit(cache=True)
 def _read_kernel_v3(
-    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` for any board."""
     return _read_blocks_v3(
-        first, mask, width, height, seed, seg_len, seg_count, words, function,
+        first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
         bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
     )  # fmt: skip
 
@@ -918,12 +960,12 @@ _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6 = context_constants(7, 
 
 @njit(cache=True)
 def _read_kernel_v3_7x6(
-    first, mask, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` compiled for 7x6 (the board's masks constant)."""
     return _read_blocks_v3(
-        first, mask, 7, 6, seed, seg_len, seg_count, words, function,
+        first, mask, plies, 7, 6, seed, seg_len, seg_count, words, function,
         _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6,
         row_of, lut, first_code, code_count, symbols, luts,
     )  # fmt: skip
@@ -990,12 +1032,28 @@ class CompactBook(BookReader):
             except BaseException:
                 self._release()
                 raise
+        self._one_args = self._table_args
+        if h.version >= 3:  # the single lookup's: few (see _lookup_one_v3)
+            self._one_args = self._one_lookup_args()
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
         self._answers = [book_value(*self._luts[:, i]) for i in range(len(h.values))]
         self._table = np.array(h.values, dtype=np.int16)
 
     format_name = "compact"
     enumerated = True
+
+    def _one_lookup_args(self) -> tuple[Any, ...]:
+        """:func:`_lookup_one_v3`'s table arguments: the bit array and one int64 array,
+        the parameters (:data:`_ONE_PARAMS`) then the context rows, the lookup table and
+        the canonical decoder's arrays."""
+        a = self._table_args
+        parts = [x.reshape(-1).astype(np.int64) for x in a[10:15]]
+        lut = a[11]
+        at = len(_ONE_PARAMS) + np.cumsum([0] + [x.size for x in parts])
+        params = [int(a[0]), a[1], a[2], a[4], *(int(x) for x in a[5:10])]
+        params += [int(at[1]), lut.shape[1], *(int(x) for x in at[2:5])]
+        params.append(a[14].shape[1] if a[14].ndim == 2 else a[14].size // max(1, lut.shape[0]))
+        return (a[3], np.concatenate([np.array(params, np.int64), *parts]))
 
     def _v3_args(self, words: np.ndarray) -> tuple[Any, ...]:
         """The version 3 kernels' table arguments: the hash's, the bit array, the context
@@ -1023,15 +1081,15 @@ class CompactBook(BookReader):
             *context_constants(h.width, h.height),
             row_of,
             lookup_tables(lengths),
-            first_code,
-            code_count,
-            symbols,
+            first_code.reshape(-1),
+            code_count.reshape(-1),
+            symbols.reshape(-1),
         )
 
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
         self._cells = None  # type: ignore[assignment]
-        self._table_args = ()
+        self._table_args = self._one_args = ()
         if not self._mm.closed:
             with contextlib.suppress(BufferError):  # arrays handed out still view the map
                 self._mm.close()
@@ -1109,7 +1167,7 @@ class CompactBook(BookReader):
             np.uint64(pos.first_stones),
             np.uint64(pos.mask),
             *self._kernel_args(),
-            *self._table_args,
+            *self._one_args,
         )
         if status != STATUS_BOOK:
             return int(status), None
@@ -1124,11 +1182,29 @@ class CompactBook(BookReader):
         h = self.header
         if h.version == 2:
             kernel = _read_kernel_7x6 if (h.width, h.height) == (7, 6) else _read_kernel
+            index, winner, plies, score = kernel(
+                first, mask, h.width, h.height, *self._params(), self._luts
+            )
         else:
-            kernel = _read_kernel_v3_7x6 if (h.width, h.height) == (7, 6) else _read_kernel_v3
-        index, winner, plies, score = kernel(
-            first, mask, h.width, h.height, *self._params(), self._luts
-        )
+            index, winner, plies, score = self._read_v3(first, mask, -1)
+        if (index >= len(h.values)).any():
+            raise self._damaged()
+        return BulkValues(index, winner, plies, score)
+
+    def _read_v3(self, first: np.ndarray, mask: np.ndarray, plies: int) -> tuple[Any, ...]:
+        h = self.header
+        kernel = _read_kernel_v3_7x6 if (h.width, h.height) == (7, 6) else _read_kernel_v3
+        return kernel(first, mask, plies, h.width, h.height, *self._params(), self._luts)
+
+    def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
+        """A complete version 3 book: the position checks in the read kernel's pass
+        (:func:`_read_blocks_v3`); other books: None (checked apart)."""
+        h = self.header
+        if h.version < 3 or h.structure != STRUCTURE_COMPLETE:
+            return None
+        f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
+        m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
+        index, winner, plies, score = self._read_v3(f, m, h.plies)
         if (index >= len(h.values)).any():
             raise self._damaged()
         return BulkValues(index, winner, plies, score)
@@ -1310,6 +1386,7 @@ class CompactFormat(Format):
     open_options = frozenset({"verify"})
     own = True
     holds_parts = True
+    reencodes = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return head.startswith(MAGIC)
