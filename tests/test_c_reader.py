@@ -316,6 +316,22 @@ def test_c_reader_reads_each_context_function_and_codes_without_bits(
     assert seen == {(1, False), (0, False), (0, True), (1, True)}
 
 
+def test_c_reader_reads_codewords_of_15_bits(c_reader: Path, tmp_path: Path) -> None:
+    """A geometric spread of values (half the book one value, a quarter the next, ...): a
+    Huffman code deeper than the format allows, limited to 15-bit codewords."""
+    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
+    keys = canonical_keys(first, mask, *DEFAULT_BOARD)
+    rank = np.argsort(np.argsort(keys * np.uint64(0x9E3779B97F4A7C15)))
+    index = np.floor(-np.log2(1 - (rank + 0.5) / len(keys))).astype(np.int64)
+    distances = np.concatenate([[0], 100 - np.arange(1, 35)])
+    book = tmp_path / "deep.c4b"
+    header = write_compact(
+        book, 8, "distance", first, mask, distances[index].astype(np.int8), board=DEFAULT_BOARD
+    )
+    assert header.value_bits == 15  # K
+    _agree(c_reader, book, *_all_positions(8, DEFAULT_BOARD), DEFAULT_BOARD, 8)
+
+
 def test_c_reader_reads_move_strings(c_reader: Path, tmp_path: Path) -> None:
     """Digits on boards of up to 9 columns, comma-separated numbers on any board."""
     from solver import Position
