@@ -24,6 +24,10 @@ first; then ``--rounds`` rounds, the two books alternating within each round, of
 ``lookup_many`` (position checks and values), of the format's read kernel alone
 (``_stored_many``: key, hash, reads, decoding) and of ``--singles`` single lookups
 (``get``); CPU time per position, best and median over the rounds, and the load average.
+The single lookups are timed twice: in this process, where numba is loaded (a native
+kernel then runs through numba), and in a fresh process that loads no numba (the
+kernels' native libraries, as a user's ``openingbook lookup`` runs them; built by the
+first run).
 """
 
 from __future__ import annotations
@@ -178,10 +182,52 @@ def side_by_side(paths: list[Path], rounds: int, singles: int) -> dict:
         for key, per_book in times.items():
             row[f"{key}_ns_best"] = [round(min(x) * 1e9, 1) for x in per_book]
             row[f"{key}_ns_median"] = [round(float(np.median(x)) * 1e9, 1) for x in per_book]
+        fresh = _fresh_singles(paths, picks, rounds)
+        row["get_fresh_ns_best"] = [round(min(x) * 1e9, 1) for x in fresh]
+        row["get_fresh_ns_median"] = [round(float(np.median(x)) * 1e9, 1) for x in fresh]
         return row
     finally:
         for b in books:
             b.close()
+
+
+#: The fresh process of :func:`_fresh_singles`: no numba, native kernels only.
+_FRESH = """
+import json, sys, time
+import numpy as np
+from openingbook.formats.compact import CompactBook
+from solver import Position
+paths, picks, rounds = json.loads(sys.stdin.read())
+books = [CompactBook(p) for p in paths]
+picks = [Position.from_bitboards(f, m, w, h) for f, m, w, h in picks]
+for b in books:
+    b.get(picks[0])
+times = [[] for _ in books]
+for _ in range(rounds):
+    for k, b in enumerate(books):
+        start = time.process_time()
+        for pos in picks:
+            b.get(pos)
+        times[k].append((time.process_time() - start) / len(picks))
+assert "numba" not in sys.modules
+print(json.dumps(times))
+"""
+
+
+def _fresh_singles(paths: list[Path], picks: list[Position], rounds: int) -> list[list[float]]:
+    """Seconds per ``get`` of each book per round, in a fresh process without numba."""
+    import subprocess
+
+    picks_json = [(p.first_stones, p.mask, p.width, p.height) for p in picks]
+    out = subprocess.run(
+        [sys.executable, "-c", _FRESH],
+        input=json.dumps([[str(p) for p in paths], picks_json, rounds]),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return json.loads(out.stdout)
 
 
 def distance_quarters() -> dict | None:

@@ -39,13 +39,20 @@ C_DRIVER = r"""
 #include "c4book.h"
 /* argv[1]: a book. Without argv[2]: reads positions as pairs of native uint64 (first,
  * mask) and writes a native int32 pair (status, value) for each; with argv[2] "moves":
- * reads lines of move strings and prints "STATUS VALUE" for each. VALUE is 0 unless the
- * status is C4BOOK_FOUND. */
+ * reads lines of move strings and prints "STATUS VALUE" for each (VALUE 0 unless the
+ * status is C4BOOK_FOUND); with argv[2] "counts": prints "W H PLIES COUNT" of every board
+ * and ply (c4book_complete_positions). */
 int main(int argc, char **argv) {
     c4book book; char err[512];
     if (argc < 2) return 2;
     if (c4book_open(&book, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
-    if (argc > 2 && strcmp(argv[2], "moves") == 0) {
+    if (argc > 2 && strcmp(argv[2], "counts") == 0) {
+        for (int w = 1; w <= 64; w++)
+            for (int h = 1; w * (h + 1) <= 64; h++)
+                for (int n = 0; n <= w * h; n++)
+                    printf("%d %d %d %llu\n", w, h, n,
+                           (unsigned long long)c4book_complete_positions(w, h, n));
+    } else if (argc > 2 && strcmp(argv[2], "moves") == 0) {
         char line[512], moves[400];
         while (fgets(line, sizeof line, stdin)) {
             int v = 0, s;
@@ -309,6 +316,22 @@ def test_c_reader_reads_each_context_function_and_codes_without_bits(
     assert seen == {(1, False), (0, False), (0, True), (1, True)}
 
 
+def test_c_reader_reads_codewords_of_15_bits(c_reader: Path, tmp_path: Path) -> None:
+    """A geometric spread of values (half the book one value, a quarter the next, ...): a
+    Huffman code deeper than the format allows, limited to 15-bit codewords."""
+    first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
+    keys = canonical_keys(first, mask, *DEFAULT_BOARD)
+    rank = np.argsort(np.argsort(keys * np.uint64(0x9E3779B97F4A7C15)))
+    index = np.floor(-np.log2(1 - (rank + 0.5) / len(keys))).astype(np.int64)
+    distances = np.concatenate([[0], 100 - np.arange(1, 35)])
+    book = tmp_path / "deep.c4b"
+    header = write_compact(
+        book, 8, "distance", first, mask, distances[index].astype(np.int8), board=DEFAULT_BOARD
+    )
+    assert header.value_bits == 15  # K
+    _agree(c_reader, book, *_all_positions(8, DEFAULT_BOARD), DEFAULT_BOARD, 8)
+
+
 def test_c_reader_reads_move_strings(c_reader: Path, tmp_path: Path) -> None:
     """Digits on boards of up to 9 columns, comma-separated numbers on any board."""
     from solver import Position
@@ -444,6 +467,8 @@ DAMAGED_HEADERS = {
         "scope line",
     ),
     "board too big": ("book8.c4b", lambda d: d.__setitem__(10, 10), "board"),
+    # a complete book's count is its ply's (openingbook.checks.booksizes)
+    "positions": ("book8.c4b", lambda d: d.__setitem__(16, d[16] ^ 1), r"has 77,?715 \(damaged"),
     "unknown structure": ("book8.c4b", lambda d: d.__setitem__(14, 3), "structure"),
 }
 
@@ -496,6 +521,19 @@ def _refusal_or_none(exe: Path, book: Path) -> str | None:
     return None if out.returncode == 0 else out.stderr
 
 
+def test_the_c_reader_knows_the_complete_books_sizes(c_reader: Path) -> None:
+    """Its table of complete books' position counts is openingbook.checks.booksizes'."""
+    from openingbook.checks.booksizes import complete_positions
+
+    out = subprocess.run(
+        [str(c_reader), str(BOOKS / "book8.c4b"), "counts"], capture_output=True, text=True
+    )
+    rows = [tuple(map(int, line.split())) for line in out.stdout.splitlines()]
+    assert len(rows) > 1000 and sum(count > 0 for *_, count in rows) > 600
+    for w, h, n, count in rows:
+        assert count == (complete_positions(BoardSize(w, h), n) or 0), (w, h, n)
+
+
 def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(
     c_reader: Path, tmp_path: Path
 ) -> None:
@@ -511,8 +549,12 @@ def test_a_scope_line_with_four_in_a_row_is_refused_by_both_readers(
 
 
 def test_a_cell_past_the_value_table_is_reported_as_damage(c_reader: Path, tmp_path: Path):
-    """Every cell 3 in a 3-value table (CRC-32 recomputed): every index is 3 ^ 3 ^ 3."""
-    data = bytearray((BOOKS / "book8.c4b").read_bytes())
+    """Every cell 3 in a 3-value table of version 2 (CRC-32 recomputed): every index is
+    3 ^ 3 ^ 3."""
+    v2 = tmp_path / "v2.c4b"
+    _write(v2, 8, "wdl", real=True, version=2)
+    data = bytearray(v2.read_bytes())
+    assert data[15] == 2 and data[56] == 3  # 2-bit cells, 3 values
     start = struct.unpack_from("<I", data, 44)[0]
     payload = b"\xff" * (len(data) - start - 8) + bytes(8)  # cells all ones, the spare word 0
     data[start:] = payload

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import openingbook
 from openingbook.booknames import SHIPPED_SUFFIX
 from openingbook.cli import main
+from openingbook.contexts import position_contexts
 from openingbook.formats.compact import (
     COMPACT_SUFFIX,
     STATUS_OUT_OF_SCOPE,
@@ -498,9 +499,53 @@ def test_the_writer_refuses_scores_beyond_the_ply(tmp_path: Path) -> None:
     write_compact(tmp_path / "s.c4b", 6, "score", first, mask, scores, board=DEFAULT_BOARD)
 
 
-def test_formats_page_worked_example() -> None:
+def _example_section(version: int) -> str:
     text = (Path(__file__).resolve().parents[1] / "docs" / "FORMATS.md").read_text()
-    section = text[text.index("## The compact book format") :]
+    section = text[text.index(f"### Worked example, version {version}") :]
+    return section[: re.search(r"\n##+ ", section).start()]
+
+
+def test_formats_page_worked_example_of_version_3(tmp_path: Path) -> None:
+    """The version 3 example, against the shipped book12.c4b when it is of version 3,
+    else against its re-encoding (the bytes the metadata decides are not shown)."""
+    book12 = BOOKS / "book12.c4b"
+    with CompactBook(book12) as book:
+        if book.header.version != 3:
+            book12 = tmp_path / "book12.c4b"
+            convert_book(BOOKS / "book12.c4b", book12)
+    section = _example_section(3)
+    rows = re.findall(
+        r"^((?:[0-9a-f]{2} ){7}[0-9a-f]{2})  ((?:[0-9a-f]{2} ){7}[0-9a-f]{2})", section, re.M
+    )
+    documented = bytes.fromhex("".join(a + b for a, b in rows).replace(" ", ""))
+    data = book12.read_bytes()
+    assert len(documented) == 32 and documented == data[:32]
+    flat = " ".join(section.split())
+    p = Position.from_moves("616157435612")
+    f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    key = int(canonical_keys(f, m, *DEFAULT_BOARD)[0])
+    with CompactBook(book12) as book:
+        h = book.header
+        assert f"a payload of {h.payload_bytes:,} bytes" in flat
+        assert f"payload {h.payload_bytes:,} bytes" in flat
+        hashed = mix(key, h.seed)
+        assert f"key `{key:#x}` and `h` = `{hashed:#x}`" in flat
+        length, cells = h.segment_length, h.segment_length * h.segment_count
+        c0 = ((hashed >> 32) * cells) >> 32
+        c1 = (c0 + length) ^ (hashed & (length - 1))
+        c2 = (c0 + 2 * length) ^ ((hashed >> 16) & (length - 1))
+        assert f"cells {c0:,}, {c1:,} and {c2:,}" in flat
+        assert int(position_contexts(f, m, 7, 6, h.context_function)[0]) == 7
+        assert "context `0 * 49 + 1 * 7 + 0` = 7" in flat
+        assert book.get(p).winner.value == "first"
+
+
+def test_formats_page_worked_example() -> None:
+    """The version 2 example, against the shipped book12.c4b while it is of version 2."""
+    with CompactBook(BOOKS / "book12.c4b") as book:
+        if book.header.version != 2:
+            pytest.skip("book12.c4b is re-encoded: the version 2 example is of its former file")
+    section = _example_section(2)
     header = (BOOKS / "book12.c4b").read_bytes()[:64]
     rows = re.findall(
         r"^((?:[0-9a-f]{2} ){7}[0-9a-f]{2})  ((?:[0-9a-f]{2} ){7}[0-9a-f]{2})", section, re.M

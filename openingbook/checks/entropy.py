@@ -23,7 +23,9 @@ are part of every context (a book of one ply holds them constant). The contexts:
   even rows (rows counted from 1 at the bottom; Allis' zugzwang rule), 0 to 2 or more each;
 * ``centre``: each player's stones in the centre column;
 * ``heights``: the height of every column (of the mirror pair's smaller variant);
-* ``combined``: ``forced``, ``threats``, ``odd-even`` and ``centre`` together.
+* ``combined``: ``forced``, ``threats``, ``odd-even`` and ``centre`` together (on a
+  board of even width the centre is the two middle columns): the compact format's
+  context (:mod:`openingbook.contexts`).
 
 An empirical entropy over many contexts is lower than what a code can reach: the
 ``bias`` column bounds how much lower, ``contexts * (values - 1) / (2 N ln 2)`` bits per
@@ -49,6 +51,8 @@ from typing import Any
 import numpy as np
 
 from openingbook.checks.report import Report
+from openingbook.contexts import CONTEXT_THREATS_CENTRE, context_space
+from openingbook.contexts import position_contexts as book_contexts
 from openingbook.formats import load_book
 from solver import (
     STATUS_BOOK,
@@ -206,9 +210,10 @@ def position_contexts(
         "odd-even": ply * 9 + odd_even,
         "centre": ply * (height + 1) ** 2 + centre,
         "heights": heights,  # the heights give the ply
-        "combined": ((ply * 3 + forced) * 16 + threats) * 9 * (height + 1) ** 2
-        + odd_even * (height + 1) ** 2
-        + centre,
+        # the compact format's context (openingbook.contexts: the centre column, or the
+        # two middle columns on a board of even width)
+        "combined": ply * context_space(CONTEXT_THREATS_CENTRE, width, height)
+        + book_contexts(first, mask, width, height, CONTEXT_THREATS_CENTRE),
     }
     return out
 

@@ -69,6 +69,9 @@ class Format(ABC):
     layouts: ClassVar[bool] = False
     #: can a file be part ``i`` of ``n`` of a ply (``build --part``, merged by ``merge``)?
     holds_parts: ClassVar[bool] = False
+    #: does ``convert`` write a book of an older version of the format again in the
+    #: current one (``convert OLD NEW`` within the format)?
+    reencodes: ClassVar[bool] = False
     #: can a file be a sample or a shard of a ply (recorded in its manifest)?
     holds_samples: ClassVar[bool] = False
     #: is the record of how the book was made a manifest file beside the book (else it

@@ -5,10 +5,15 @@ specifies both byte for byte):
 
 * **complete** books (every position of a ply) store no positions at all: the
   set of positions is the position model's (:func:`solver.book_position_status`),
-  and the payload is a retrieval table (:mod:`openingbook.retrieval`) from the
-  canonical position key to an index into the header's value table. A lookup
-  checks the position, takes the smaller-key variant of its mirror pair, hashes
-  it and XORs three ``r``-bit cells: a handful of memory reads, no search.
+  and the payload maps the canonical position key to an index into the header's
+  value table. Version 3 (written): the index's codeword in a Huffman code chosen
+  by the position's context (:mod:`openingbook.contexts`), stored in a compressed
+  static function (:mod:`openingbook.compressed`); a lookup checks the position,
+  takes the smaller-key variant of its mirror pair, hashes it, XORs three 64-bit
+  windows of one bit array and decodes the codeword (a table indexed by its low
+  bits). Version 2 (read, and written on request): a retrieval table
+  (:mod:`openingbook.retrieval`) of ``r``-bit cells, three of them XORed. Either
+  way a handful of memory reads, no search.
 * **scoped** books (the positions under a line) have the same table, over
   the positions of their scope, and the scope line in the header: a position
   is answered only when a game continuing the line reaches it (or its mirror
@@ -1381,6 +1386,7 @@ class CompactFormat(Format):
     open_options = frozenset({"verify"})
     own = True
     holds_parts = True
+    reencodes = True
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return head.startswith(MAGIC)

@@ -105,9 +105,10 @@ def convert_book(
         "convert",
         "Thill and compact books (other engines' formats are written by 'openingbook export')",
     )
-    if source_format == target and target != "compact":
-        raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
     from openingbook.formats import FORMATS, check_output
+
+    if source_format == target and not FORMATS[target].reencodes:
+        raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
     from openingbook.formats.thill import manifest_path
 
     # nothing is ever written over what is read: the book, nor its manifest

@@ -14,6 +14,92 @@
 
 static const unsigned char MAGIC[8] = {'C', '4', 'B', 'O', 'O', 'K', 0x1a, '\n'};
 
+/* Positions of a complete book per board and ply, where known: each row W, H, the number
+ * of plies counted, then the counts from ply 0 (openingbook/checks/booksizes.py,
+ * COMPLETE_POSITIONS; tests/test_c_reader.py checks the two agree). */
+static const uint32_t COMPLETE_POSITIONS[] = {
+    4, 4, 17, 1, 2, 8, 26, 82, 218, 524, 1202, 2218, 4123, 5900, 8526, 9390, 9473, 7780, 5346,
+    2674,
+    4, 5, 21, 1, 2, 8, 26, 82, 220, 560, 1424, 3028, 6637, 11720, 22045, 32500, 50582, 62040,
+    77319, 73250, 67797, 53735, 37186, 18549,
+    4, 6, 25, 1, 2, 8, 26, 82, 220, 562, 1466, 3320, 7979, 15590, 33193, 56963, 107329, 159895,
+    260926, 341124, 471749, 523070, 571994, 520952, 471557, 381737, 263020, 131147,
+    4, 7, 29, 1, 2, 8, 26, 82, 220, 562, 1468, 3368, 8393, 17454, 40003, 74170, 154314, 259266,
+    487082, 734959, 1229777, 1671478, 2474698, 3010056, 3782094, 3872256, 4043923, 3648968,
+    3305893, 2686006, 1844137, 919762,
+    4, 8, 19, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8447, 17950, 42923, 84166, 185683, 332752,
+    679659, 1125121, 2117372, 3222370,
+    4, 9, 19, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8449, 18010, 43589, 87910, 202297, 379700,
+    815020, 1427344, 2869797, 4721090,
+    4, 10, 18, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8449, 18012, 43655, 88664, 207855,
+    402602, 896871, 1634580, 3432542,
+    4, 11, 18, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8449, 18012, 43657, 88736, 208833,
+    409288, 932907, 1751861, 3802510,
+    4, 12, 18, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8449, 18012, 43657, 88738, 208911,
+    410354, 942435, 1798679, 3997147,
+    4, 13, 18, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8449, 18012, 43657, 88738, 208913,
+    410438, 943785, 1809605, 4067497,
+    4, 14, 18, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8449, 18012, 43657, 88738, 208913,
+    410440, 943875, 1811037, 4082599,
+    4, 15, 18, 1, 2, 8, 26, 82, 220, 562, 1468, 3370, 8449, 18012, 43657, 88738, 208913,
+    410440, 943877, 1811133, 4084381,
+    5, 4, 21, 1, 3, 13, 49, 177, 542, 1500, 3936, 8556, 18911, 33490, 61168, 88583, 130723,
+    150630, 175404, 154386, 127787, 84059, 46724, 18739,
+    5, 5, 26, 1, 3, 13, 49, 177, 545, 1560, 4414, 10647, 26501, 54078, 118476, 207963, 396130,
+    600165, 985979, 1274967, 1761019, 1917313, 2173845, 1931162, 1662324, 1182340, 821356,
+    449096, 170009,
+    5, 6, 17, 1, 3, 13, 49, 177, 545, 1563, 4484, 11286, 29981, 65918, 157274, 306052, 661165,
+    1146462, 2224680, 3455788,
+    5, 7, 16, 1, 3, 13, 49, 177, 545, 1563, 4487, 11366, 30881, 70786, 178300, 366941, 847953,
+    1590987, 3388752,
+    5, 8, 16, 1, 3, 13, 49, 177, 545, 1563, 4487, 11369, 30971, 71880, 185964, 398016, 960390,
+    1887351, 4251031,
+    5, 9, 16, 1, 3, 13, 49, 177, 545, 1563, 4487, 11369, 30974, 71980, 187418, 407903, 1012620,
+    2057807, 4805061,
+    5, 10, 15, 1, 3, 13, 49, 177, 545, 1563, 4487, 11369, 30974, 71983, 187528, 409573,
+    1027344, 2129895,
+    5, 11, 15, 1, 3, 13, 49, 177, 545, 1563, 4487, 11369, 30974, 71983, 187531, 409693,
+    1029484, 2147684,
+    6, 4, 25, 1, 3, 18, 78, 330, 1125, 3550, 10435, 25942, 64979, 134018, 286169, 496452,
+    901017, 1305290, 1994579, 2378969, 2969224, 2842319, 2797878, 2055059, 1472763, 822561,
+    396648, 132232,
+    6, 5, 15, 1, 3, 18, 78, 330, 1128, 3640, 11281, 30439, 83521, 191625, 469193, 938770,
+    2045895, 3600499,
+    6, 6, 14, 1, 3, 18, 78, 330, 1128, 3643, 11386, 31594, 91002, 220972, 577035, 1245153,
+    2974908,
+    6, 7, 14, 1, 3, 18, 78, 330, 1128, 3643, 11389, 31714, 92613, 231554, 629150, 1416880,
+    3556225,
+    6, 8, 14, 1, 3, 18, 78, 330, 1128, 3643, 11389, 31717, 92748, 233549, 645757, 1494726,
+    3874872,
+    6, 9, 14, 1, 3, 18, 78, 330, 1128, 3643, 11389, 31717, 92751, 233699, 648373, 1516434,
+    4005829,
+    7, 4, 14, 1, 4, 25, 121, 568, 2140, 7508, 24181, 67273, 186247, 433258, 1039910, 2062265,
+    4314390,
+    7, 5, 13, 1, 4, 25, 121, 568, 2144, 7634, 25571, 75790, 225809, 570931, 1527969, 3390986,
+    7, 6, 13, 1, 4, 25, 121, 568, 2144, 7638, 25718, 77715, 239959, 634338, 1784788, 4200899,
+    7, 7, 13, 1, 4, 25, 121, 568, 2144, 7638, 25722, 77883, 242630, 654551, 1897119, 4614903,
+    7, 8, 13, 1, 4, 25, 121, 568, 2144, 7638, 25722, 77887, 242819, 657898, 1928720, 4784416,
+    8, 4, 12, 1, 4, 32, 172, 908, 3724, 14448, 50548, 155329, 468442, 1206400, 3188180,
+    8, 5, 12, 1, 4, 32, 172, 908, 3728, 14616, 52630, 170031, 544432, 1499787, 4331064,
+    8, 6, 12, 1, 4, 32, 172, 908, 3728, 14620, 52826, 172955, 568858, 1622751, 4876954,
+    8, 7, 11, 1, 4, 32, 172, 908, 3728, 14620, 52830, 173179, 572900, 1657905,
+    9, 4, 11, 1, 5, 41, 241, 1385, 6156, 26032, 97929, 328561, 1068180, 3005277,
+    9, 5, 11, 1, 5, 41, 241, 1385, 6161, 26248, 100929, 352216, 1203405, 3577749,
+    9, 6, 11, 1, 5, 41, 241, 1385, 6161, 26253, 101181, 356473, 1242732, 3798115,
+    10, 4, 10, 1, 5, 50, 320, 2020, 9645, 44280, 178186, 647625, 2252742,
+    10, 5, 10, 1, 5, 50, 320, 2020, 9650, 44550, 182280, 683646, 2478630,
+    11, 4, 10, 1, 6, 61, 421, 2856, 14600, 72090, 308488, 1205815, 4461430,
+    12, 4, 9, 1, 6, 72, 534, 3918, 21318, 112860, 511748, 2139905,
+    0};
+
+uint64_t c4book_complete_positions(int width, int height, int plies)
+{
+    for (const uint32_t *row = COMPLETE_POSITIONS; row[0]; row += 3 + row[2])
+        if ((int)row[0] == width && (int)row[1] == height)
+            return plies >= 0 && (uint32_t)plies < row[2] ? row[3 + plies] : 0;
+    return 0;
+}
+
 /* The geometry of a W x H board in Pons' layout (column c, row r: bit c * (H + 1) + r). */
 typedef struct {
     int width, height;
@@ -163,7 +249,6 @@ static int parse_part(const char *text, uint32_t *i, uint32_t *n)
     return 1;
 }
 
-
 /* ------------------------------------------------------- version 3: the codes */
 /* Bytes of version 3's bit array: (S + 2) * L + MAX_CODE bits in 64-bit words, and
  * one more zero word. */
@@ -187,8 +272,8 @@ static uint32_t context_space(const c4book *book)
 }
 
 /* Parse and check version 3's code section (FORMATS.md, "Version 3"): every rule of
- * the section, so that a lookup needs no check but "context listed" and "a codeword
- * within K bits". NULL on success, else the reason; moves book->payload to the bit
+ * the section, so that a lookup needs no check but "context listed" (a complete code
+ * decodes any bits). NULL on success, else the reason; moves book->payload to the bit
  * array. */
 static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t table_cells)
 {
@@ -290,7 +375,7 @@ static const char *read_codes(c4book *book, uint64_t payload_bytes, uint64_t tab
     if (longest != book->longest_code)
         return "bad code tables: K is not the longest codeword (damaged file)";
     uint64_t fields = used * (uint64_t)nvalues;
-    if ((fields % 2 && (lengths[fields / 2] >> 4)) != 0)
+    if (fields % 2 && (lengths[fields / 2] >> 4))
         return "bad code tables: nonzero padding (damaged file)";
     for (const unsigned char *q = lengths + length_bytes; q < p + section; q++)
         if (*q)
@@ -401,6 +486,19 @@ int c4book_open(c4book *book, const char *path, char *err, size_t errlen)
             bad = "payload length does not match the table size";
         else if ((book->structure != 0) != (scope_len > 0))
             bad = "a scope belongs to a scoped book or a part, and only there";
+    }
+    /* a complete book's table answers every position of its ply: it must have been built
+     * over all of them, or it answers positions it never held */
+    uint64_t need = c4book_complete_positions(book->width, book->height, book->plies);
+    if (!bad && book->structure == 0 && need && book->positions != need) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "a complete %d-ply book of %llu positions, where a complete %dx%d %d-ply book "
+                 "has %llu (damaged, or a partial book)",
+                 book->plies, (unsigned long long)book->positions, book->width, book->height,
+                 book->plies, (unsigned long long)need);
+        c4book_close(book);
+        return fail(err, errlen, path, why);
     }
     if (bad) {
         c4book_close(book);

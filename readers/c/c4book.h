@@ -27,9 +27,9 @@
 /* Lookup status: C4BOOK_FOUND gives a value; C4BOOK_WINS_AT_ONCE is a position of
  * the book's ply where the side to move completes four with its next stone (never
  * stored: the side to move wins in 1 ply); every other status is a refusal.
- * C4BOOK_DAMAGED: the table gave an index past the value table, or (version 3) a
- * context without a code or bits that are no codeword (only a damaged file does;
- * the CRC-32 checked at open makes it unlikely). */
+ * C4BOOK_DAMAGED: the table gave an index past the value table (version 2), or the
+ * position's context has no code (version 3): only a damaged file does, and the
+ * CRC-32 checked at open makes it unlikely. */
 enum {
     C4BOOK_FOUND = 0,
     C4BOOK_WINS_AT_ONCE = 1,
@@ -100,5 +100,11 @@ int c4book_position_status(uint64_t first, uint64_t mask, int plies);
 
 /* The same on a board of width x height. */
 int c4book_board_position_status(uint64_t first, uint64_t mask, int plies, int width, int height);
+
+/* The positions of a complete book of `plies` on a board of width x height (one per mirror
+ * pair), or 0 where this reader does not know the count (boards under 4 x 4, and from a
+ * board's first ply of more than 5,000,000 positions on); c4book_open refuses a complete
+ * book whose header says another count. */
+uint64_t c4book_complete_positions(int width, int height, int plies);
 
 #endif
