@@ -26,7 +26,7 @@ from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.merge import merge_books
 from openingbook.registry import books_dir
 from solver import DEFAULT_BOARD, BoardSize, enumerate_positions
-from tests.test_compact_writes import assert_same_table
+from tests.test_compact_writes import assert_same_as_shipped
 
 BOOKS = books_dir()
 
@@ -62,7 +62,7 @@ def test_derive_writes_through_the_registry_the_shipped_bytes(tmp_path, writes):
     direct = tmp_path / "b4.c4b"
     derive_book(BOOKS / "book8-dist.dat", 4, direct)  # compact by its name
     assert writes == ["thill", "compact"]
-    assert_same_table(direct, BOOKS / "book4-dist.c4b")
+    assert_same_as_shipped(direct, BOOKS / "book4-dist.c4b")
 
 
 def test_build_writes_through_the_registry_the_shipped_bytes(tmp_path, writes):
@@ -86,7 +86,7 @@ def test_convert_writes_through_the_registry_the_shipped_bytes(tmp_path, writes)
     shipped = read_manifest(BOOKS / "book8-dist.dat")
     assert read_manifest(back)["command"] == shipped["command"]  # the build's record kept
     convert_book(BOOKS / "book8-under44444.dat", tmp_path / "b.c4b")
-    assert_same_table(tmp_path / "b.c4b", BOOKS / "book8-under44444.c4b")
+    assert_same_as_shipped(tmp_path / "b.c4b", BOOKS / "book8-under44444.c4b")
     assert writes == ["thill", "compact"]
 
 

@@ -87,7 +87,9 @@ def test_a_compact_book_made_to_say_complete_is_refused(tmp_path):
     header = CompactHeader.parse(bytes(data), "scoped", len(data))
     payload = bytes(data[header.header_bytes :])
     header.structure, header.scope = 0, None
-    header.header_bytes = CompactHeader.size_for(len(header.values), None, header.metadata)
+    header.header_bytes = CompactHeader.size_for(
+        len(header.values), None, header.metadata, header.version
+    )
     header.crc32 = 0
     header.crc32 = file_crc32(header.pack(), payload)
     path = tmp_path / "claims-complete.c4b"

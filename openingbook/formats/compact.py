@@ -1309,7 +1309,10 @@ def describe_compact(
             "positions": h.positions,
             "bytes": path.stat().st_size,
             "bits_per_position": round(8 * path.stat().st_size / max(1, h.positions), 3),
+            "version": h.version,
+            # version 2: bits per value; version 3: the longest codeword
             "value_bits": h.value_bits,
+            "context_function": CONTEXT_FUNCTIONS[h.context_function] if h.version >= 3 else None,
             "value_table": h.values,
             "values": values,
             "provenance": provenance(h.metadata),
