@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from solver import _native
-from solver._jit import intrinsic, njit
+from solver._jit import COMPILE_HOOKS, intrinsic, njit, no_cache
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.errors import InternalError, InvalidArgument, SearchTimeout
 from solver.geometry import check_board_size
@@ -1551,6 +1551,139 @@ _ENTRY_KERNELS = {
     for default_size in (True, False)
     for probing in (False, True)
 }
+
+
+# ------------------------------------------- the first compile on two cores
+# A first run compiles two copies of _search, one after the other (each waits for
+# numba's Python-level work: inlining, SSA, typing). The copy without the mirror code
+# calls nothing of the other: while this process compiles the copy with it, a child
+# process compiles the one without (_negamax_deep) into numba's cache, and the copy
+# with the mirror code loads it there when its typing reaches the hand-over call.
+#: the child's program: argv[1] the directory holding this ``solver``, argv[2] 1 for
+#: the 7x6 copy; it compiles _negamax_deep into numba's cache
+_DEEP_CHILD = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from solver.search import _compile_deep_copy; _compile_deep_copy(sys.argv[2] == '1')"
+)
+
+
+#: how long the copy with the mirror code waits for the child's (a compile takes 5-10 s
+#: on a quiet machine): then it compiles both itself
+_DEEP_CHILD_SECONDS = 600
+
+
+class _NotHandedOver(Exception):
+    """The child left no deep copy in numba's cache."""
+
+
+def _copy_signatures(default_size: bool, probing: bool) -> tuple[tuple, tuple]:
+    """numba's signatures of _negamax_deep and of the copy of _search with the mirror
+    code, as :func:`_negamax` calls them (types of the solver's arrays, constants as
+    literals)."""
+    from numba.core import types
+
+    u8, i8 = types.Array(types.uint64, 1, "C"), types.Array(types.int64, 1, "C")
+    # stack's row, stones, big, small, tparams, geo, col_masks, stack, stats, col_of_bit,
+    # tie_break
+    common = (types.int64, types.int64, u8, u8, i8, i8, u8, u8, i8, i8, i8)
+    deep = (*common, types.literal(default_size))
+    # book, mirror, default_size, probing, deep_default_size
+    flags = (True, False, probing, default_size)
+    mirror = (*common, u8, *(types.literal(flag) for flag in flags))
+    return deep, mirror
+
+
+def _idle_core() -> bool:
+    """Whether a child compiling beside this process would have a core of its own:
+    ``OPENINGBOOK_COMPILE_CHILD`` 1 always, 0 never, else when the load average leaves
+    a core idle (on a busy machine the child's start-up costs more than it saves)."""
+    wanted = os.environ.get("OPENINGBOOK_COMPILE_CHILD")
+    if wanted in ("0", "1"):
+        return wanted == "1"
+    try:
+        return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
+    except OSError:  # no load average here
+        return False
+
+
+def _dispatcher(kernel: Any) -> Any:
+    """numba's dispatcher of a kernel of this module (numba is loaded)."""
+    return kernel.dispatcher() if hasattr(kernel, "dispatcher") else kernel
+
+
+def _compile_deep_copy(default_size: bool) -> None:
+    """In the child of :func:`_compile_copies_apart`: compile _negamax_deep (and the copy
+    of _search it calls) into numba's cache."""
+    deep_signature, _ = _copy_signatures(default_size, False)
+    _dispatcher(_negamax_deep).compile(deep_signature)
+
+
+def _compile_copies_apart(dispatcher: Any) -> None:
+    """A hook of :data:`solver._jit.COMPILE_HOOKS`: when numba starts compiling an entry
+    kernel, compile its two copies of _search at once, the one without the mirror code
+    in a child process (:func:`_compile_deep_copy`), the one with it here. Whatever
+    fails (no cache, no child, a numba that differs inside) leaves the entry kernel to
+    compile both copies itself, as it would without this hook."""
+    key = next(
+        (k for k, pair in _ENTRY_KERNELS.items() if any(e.real is dispatcher for e in pair)),
+        None,
+    )
+    if key is None or no_cache() or not _idle_core():
+        return
+    deep, search = _dispatcher(_negamax_deep), _dispatcher(_search)
+    try:
+        deep_signature, mirror_signature = _copy_signatures(*key)
+        if deep_signature in deep.overloads or mirror_signature in search.overloads:
+            return
+        if deep._cache.load_overload(deep_signature, deep.targetctx) is not None:
+            return  # another entry kernel's run compiled it: numba loads it, in order
+        failures = search._compiler._failed_cache
+    except Exception:  # numba's internals are not as expected: nothing done yet
+        return
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    home = str(Path(__file__).resolve().parent.parent)
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-c", _DEEP_CHILD, home, "1" if key[0] else "0"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+    except OSError:
+        return
+
+    def load_from_child(signature: Any) -> Any:
+        # the typing of the mirror copy reaches the hand-over: the child's copy, loaded
+        # from the cache; never compiled here, inside the compile of _search (numba
+        # would take the call of the other copy of _search for a recursion and leave
+        # its symbol unresolved when the kernel runs)
+        try:
+            child.wait(_DEEP_CHILD_SECONDS)
+        except subprocess.TimeoutExpired:
+            raise _NotHandedOver(signature) from None
+        if tuple(signature) != deep_signature or (
+            deep._cache.load_overload(deep_signature, deep.targetctx) is None
+        ):
+            raise _NotHandedOver(signature)
+        return compile_here(signature)  # numba's own compile: it loads the cached copy
+
+    compile_here = deep.compile
+    deep.compile = load_from_child
+    try:
+        search.compile(mirror_signature)
+    except Exception:
+        # numba keeps a typing failure for its signature: forget it, so that the entry
+        # kernel compiles both copies itself, the deep one first
+        failures.clear()
+    finally:
+        del deep.compile
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+
+
+COMPILE_HOOKS.append(_compile_copies_apart)
 
 
 # ------------------------------------------------------------- Python API

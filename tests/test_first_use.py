@@ -112,3 +112,41 @@ def test_a_run_that_loaded_the_search_names_the_solver(tmp_path, module):
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (0, ANSWER)
     assert done.stderr == compile_note("solver.search") + "\n"
+
+
+#: a first solve past the books in a fresh process, then what numba's dispatchers of
+#: the two copies did: (score, deep copy loaded from the cache, compiled here, mirror
+#: copy compiled here)
+_SOLVE = """
+import sys
+from solver import Solver, search
+if sys.argv[1] == "failing child":
+    search._DEEP_CHILD = "import sys; sys.exit(3)"
+score = Solver(table_log2=16).solve("44444433333312")
+deep, mirror = search._negamax_deep.stats, search._search.stats
+print(score, sum(deep.cache_hits.values()), sum(deep.cache_misses.values()),
+      sum(mirror.cache_misses.values()))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("child", "counts"),
+    [
+        ("compiling child", "1 0 1"),  # the child's copy loaded, the mirror copy compiled
+        # both compiled here, in order, as without a child, after the mirror copy's
+        # first try stopped at the hand-over: three compiles of _search
+        ("failing child", "0 1 3"),
+    ],
+)
+def test_a_first_solve_compiles_its_two_copies_of_the_search_at_once(tmp_path, child, counts):
+    """While the process compiles the copy of the search with the mirror code, a child
+    compiles the copy without it into numba's cache, where the first loads it; a child
+    that leaves nothing there leaves the process to compile both, with the same answer
+    (solver.search._compile_copies_apart)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SOLVE, child], capture_output=True, text=True, cwd=ROOT,
+        env=_env(tmp_path / "numba", OPENINGBOOK_COMPILE_CHILD="1"), timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", *counts.split()]  # a draw
