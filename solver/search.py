@@ -1595,15 +1595,33 @@ def _copy_signatures(default_size: bool, probing: bool) -> tuple[tuple, tuple]:
 
 def _idle_core() -> bool:
     """Whether a child compiling beside this process would have a core of its own:
-    ``OPENINGBOOK_COMPILE_CHILD`` 1 always, 0 never, else when the load average leaves
-    a core idle (on a busy machine the child's start-up costs more than it saves)."""
+    ``OPENINGBOOK_COMPILE_CHILD`` 1 always, 0 never, else when the processors were at
+    least one core's worth idle over the last tenth of a second (``/proc/stat``; the
+    load average where that is missing, which lags a minute behind). On a busy machine
+    the process would wait for a child that shares its core, for longer than it saves."""
     wanted = os.environ.get("OPENINGBOOK_COMPILE_CHILD")
     if wanted in ("0", "1"):
         return wanted == "1"
+    cores = os.cpu_count() or 1
     try:
-        return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
-    except OSError:  # no load average here
-        return False
+        first = _cpu_times()
+        time.sleep(0.1)
+        second = _cpu_times()
+    except (OSError, ValueError, IndexError):
+        try:
+            return os.getloadavg()[0] <= cores - 1
+        except OSError:  # no load average either
+            return False
+    busy, idle = (b - a for a, b in zip(first, second, strict=True))
+    return busy + idle > 0 and idle / (busy + idle) * cores >= 1
+
+
+def _cpu_times() -> tuple[int, int]:
+    """(busy, idle) clock ticks of all processors since boot (Linux's ``/proc/stat``)."""
+    with open("/proc/stat") as stat:
+        ticks = [int(t) for t in stat.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return sum(ticks[:8]) - idle, idle  # user .. steal (guest time is inside user)
 
 
 def _dispatcher(kernel: Any) -> Any:
