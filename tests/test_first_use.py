@@ -150,3 +150,22 @@ def test_a_first_solve_compiles_its_two_copies_of_the_search_at_once(tmp_path, c
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", *counts.split()]  # a draw
+
+
+def test_the_child_compiles_when_a_core_is_idle_or_when_asked(monkeypatch):
+    from solver import search
+
+    monkeypatch.setenv("OPENINGBOOK_COMPILE_CHILD", "0")
+    assert search._idle_core() is False
+    monkeypatch.setenv("OPENINGBOOK_COMPILE_CHILD", "1")
+    assert search._idle_core() is True
+    monkeypatch.delenv("OPENINGBOOK_COMPILE_CHILD")
+    if os.path.exists("/proc/stat"):  # Linux: the processors' ticks since boot
+        busy, idle = search._cpu_times()
+        assert busy > 0 and idle > 0
+    ticks = iter([(100, 100), (150, 250)])  # a tenth of a second: 50 busy, 150 idle ticks
+    monkeypatch.setattr(search, "_cpu_times", lambda: next(ticks))
+    monkeypatch.setattr(search.os, "cpu_count", lambda: 2)
+    assert search._idle_core() is True  # 1.5 cores idle
+    ticks = iter([(100, 100), (250, 150)])  # 0.5 of a core idle
+    assert search._idle_core() is False
