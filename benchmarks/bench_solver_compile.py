@@ -8,11 +8,13 @@ Each run is a fresh process with numba's cache in a new empty directory and the
 native cache off, importing ``solver`` from TREE, that solves one 14-stone position
 (``44444433333312``, a draw) with a small table: numba compiles the 7x6 entry kernel
 and the two copies of ``_search`` it calls. Timed in the compiling thread (thread CPU,
-from numba's ``numba:compile`` event of the entry kernel to its end); where the
-search compiles one copy in a child process (``solver.search._compile_copies_apart``,
-``OPENINGBOOK_COMPILE_CHILD=1``), also the thread CPU before and after the wait for
-the child, the wait (wall) and the child's CPU, and the estimate of a quiet 2-core
-machine: max(before the wait, the child) + after it. The runs alternate the trees.
+from numba's ``numba:compile`` event of the entry kernel to its end). A tree whose
+search compiles one copy in a child process and waits for it (``subprocess.Popen.wait``,
+started from a hook in ``solver._jit.COMPILE_HOOKS``; ``OPENINGBOOK_COMPILE_CHILD=1``
+is set; see benchmarks/NOTES.md, "The first compile") also gets the thread CPU before
+and after the wait for the child, the wait (wall) and the child's CPU, and the
+estimate of a quiet 2-core machine: max(before the wait, the child) + after it. The
+runs alternate the trees.
 Writes ``benchmarks/results/solver_compile.json``.
 """
 

@@ -27,9 +27,6 @@ terminal (``OPENINGBOOK_COMPILE_NOTE=1`` always, ``0`` never), once per run: onl
 the run's first process says it (a build's workers stay silent: on this machine
 they load the kernel the build compiled before starting them).
 
-A module may ask to hear when numba starts compiling a kernel (:data:`COMPILE_HOOKS`):
-:mod:`solver.search` compiles one copy of the search in another process meanwhile.
-
 A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
 or a tuple of scalars as result) is first looked up in the native cache
 (:mod:`solver._native`): the same compiled code, saved as a shared library
@@ -45,16 +42,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["COMPILE_HOOKS", "NATIVE_KERNELS", "LazyKernel", "intrinsic", "materialize", "njit"]
+__all__ = ["NATIVE_KERNELS", "LazyKernel", "intrinsic", "materialize", "njit"]
 
 #: every stand-in made before numba was loaded, in definition order
 _PENDING: list[LazyKernel] = []
 #: every kernel decorated ``native=True``, by ``module.qualname`` (the stand-in,
 #: which keeps its native path after numba is loaded: tests compare the two)
 NATIVE_KERNELS: dict[str, LazyKernel] = {}
-#: called with numba's dispatcher whenever numba starts compiling a kernel (its cache
-#: holds no code for it), in the compiling thread, before the kernel is compiled
-COMPILE_HOOKS: list[Callable[[Any], None]] = []
 _LOCK = threading.RLock()
 _LOADED = False
 #: True when no cache directory is writable: kernels are compiled without ``cache=True``
@@ -162,7 +156,6 @@ def materialize() -> None:
             numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba came first
 
         _note_compiling()
-        _call_compile_hooks()
         for kernel in _PENDING:
             kernel.real = kernel.make(numba)
         # the kernels find each other through their modules' globals, which numba
@@ -260,26 +253,6 @@ def _note_compiling() -> None:
             pass
 
     event.register("numba:compile", FirstCompile())
-
-
-def _call_compile_hooks() -> None:
-    """Call every :data:`COMPILE_HOOKS` when numba starts compiling a kernel."""
-    from numba.core import event
-
-    class Hooks(event.Listener):
-        def on_start(self, ev: Any) -> None:
-            for hook in COMPILE_HOOKS:
-                hook(ev.data.get("dispatcher"))
-
-        def on_end(self, ev: Any) -> None:
-            pass
-
-    event.register("numba:compile", Hooks())
-
-
-def no_cache() -> bool:
-    """Whether kernels are compiled without numba's cache (no writable directory)."""
-    return _NO_CACHE
 
 
 def _is_terminal(stream: Any) -> bool:
