@@ -129,8 +129,8 @@ def validate_books(
     does not store (within its own scope). A compact deeper book is not loaded (each
     lookup reads its file) and the derivation goes slice by slice, with
     ``progress(done, total)`` after each (:func:`openingbook.pipeline.negamax.derive_values`);
-    then ``stage("comparing")`` and ``progress(done, total)`` after each part of
-    :data:`COMPARE_PART` positions looked up in ``book``.
+    then, given ``stage``, ``stage("comparing")`` and ``progress(done, total)`` after each
+    part of :data:`COMPARE_PART` positions looked up in ``book``.
     """
     start = time.perf_counter()
     shallow = load_book(book, complete=False)
@@ -150,7 +150,10 @@ def validate_books(
         )
     if stage is not None:
         stage("comparing")
-    answers = _answers_in_parts(shallow, derivation.first, derivation.mask, progress)
+    # the comparison's progress only for a caller told that a new step starts
+    answers = _answers_in_parts(
+        shallow, derivation.first, derivation.mask, progress if stage is not None else None
+    )
     if shallow.scope.partial and not shallow.has_distances:
         notes.append(
             f"{shallow.path.name} is {shallow.scope.describe()}: "

@@ -78,9 +78,9 @@ def derive_book(
     (:func:`openingbook.formats.solved_book_writer`). A compact source is not loaded: each
     lookup reads its file (:func:`openingbook.formats.lookup_source`), and the roots are
     walked slice by slice (:func:`openingbook.pipeline.negamax.derive_values`), with
-    ``progress(done, total)`` after each; then ``stage("writing <output's name>")``
-    and ``progress(0, positions)`` before the book is written, ``progress(positions,
-    positions)`` once it is.
+    ``progress(done, total)`` after each; then, given ``stage``, ``stage("writing
+    <output's name>")`` and ``progress(0, positions)`` before the book is written,
+    ``progress(positions, positions)`` once it is.
 
     >>> import os, tempfile
     >>> from openingbook.formats.thill import BOOK8
@@ -133,10 +133,13 @@ def derive_book(
         histogram = value_histogram(fmt, values)  # of every position, pruned ones included
         record = _manifest_content(fmt, derivation, histogram, command)
     positions = len(derivation.first)
+    # the write's progress only for a caller told that a new step starts (``stage``):
+    # to any other the derivation's progress(done, total) never goes back
+    write_progress = progress if stage is not None else None
     if stage is not None:
         stage(f"writing {out.name}")
-    if progress is not None:
-        progress(0, positions)
+    if write_progress is not None:
+        write_progress(0, positions)
     written = write_solved_book(
         out,
         fmt,
@@ -148,8 +151,8 @@ def derive_book(
         writer=writer,
         force=force,
     )
-    if progress is not None:
-        progress(positions, positions)
+    if write_progress is not None:
+        write_progress(positions, positions)
     return DeriveSummary(
         output=str(out),
         manifest=str(written.manifest or ""),
