@@ -181,3 +181,29 @@ def test_random_games_agree_with_the_solver(plies):
                 continue
             assert book.get(pos).score == solver.solve(pos), pos.some_moves()
             checked += 1
+
+
+def test_the_14_ply_win_draw_loss_book_is_the_distance_books_part():
+    """``books/book14.c4b`` (``14``: ``derive --from 14-dist --plies 14 --pruned``) holds
+    every position of the 14-ply distance book with its winner: the same count, the
+    same winner on positions of random games (both readers in bulk), and the solver's
+    on some; its whole position set was compared with ``openingbook diff`` (NOTES)."""
+    rng = random.Random(14)
+    positions = []
+    while len(positions) < 3000:
+        pos = random_game(rng, 7, 6, 14)
+        if pos is not None and not pos.can_win_next():  # a win at once is answered by rule
+            positions.append(pos)
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    with CompactBook(BOOKS / "book14.c4b") as wdl, CompactBook(book_path(14)) as dist:
+        assert wdl.kind == "wdl" and len(wdl) == len(dist) == 23_192_137
+        assert "--plies 14 --pruned" in provenance(wdl.header.metadata)["built_by"]
+        answers, exact = wdl.lookup_many(first, mask), dist.lookup_many(first, mask)
+        assert (answers.index >= 0).all() and (exact.index >= 0).all()
+        assert (answers.winner == exact.winner).all()
+        solver = Solver(table_log2=TABLE)
+        names = {1: "first", -1: "second", 0: "draw"}  # the side to move's score, by sign
+        for pos in positions[:12]:
+            sign = int(np.sign(solver.solve(pos)))  # the first player moves at 14 stones
+            assert wdl.get(pos).winner.value == names[sign], pos.some_moves()
