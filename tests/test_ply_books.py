@@ -161,10 +161,13 @@ def test_the_13_ply_book_says_it_was_derived_from_the_14_ply_book():
         assert len(book) == 10_881_076  # openingbook enumerate --plies 13 (docs/BOOK14.md)
         meta = book.header.metadata
     source = meta["source_manifest"]["derived_from"]
-    assert source["sha256"] == file_sha256(book_path(14))
     assert source["scope"] == "complete"
     with CompactBook(book_path(14)) as book:
         assert (book.plies, book.kind, book.part, len(book)) == (14, "distance", None, 23_192_137)
+        # derived from the 14-ply book's file, or from the file it was re-encoded from
+        # (openingbook convert: the same answers, every position compared)
+        reencoded = book.header.metadata.get("reencoded", {})
+    assert source["sha256"] in (file_sha256(book_path(14)), reencoded.get("sha256"))
 
 
 @pytest.mark.slow
