@@ -36,6 +36,7 @@ __all__ = [
     "context_constants",
     "context_space",
     "nb_context",
+    "nb_context_of_cells",
     "position_contexts",
 ]
 
@@ -108,9 +109,16 @@ def _count(x):
 def nb_context(first, mask, function, height, bottom, full, odd, centre, base):
     """The context (int64) of one position under context ``function`` (0 or 1; the
     board's masks from :func:`context_constants`)."""
-    second = first ^ mask
     a = nb_winning_cells(first, mask, full, height)
-    b = nb_winning_cells(second, mask, full, height)
+    b = nb_winning_cells(first ^ mask, mask, full, height)
+    return nb_context_of_cells(first, mask, a, b, function, bottom, full, odd, centre, base)
+
+
+@njit(cache=True, inline="always")
+def nb_context_of_cells(first, mask, a, b, function, bottom, full, odd, centre, base):
+    """:func:`nb_context` given the first player's winning cells ``a`` and the second
+    player's ``b`` (``nb_winning_cells``), for a caller that needs them too."""
+    second = first ^ mask
     threat = b if (_count(mask) & 1) == 0 else a
     f = _at_least(threat & ((mask + bottom) & full), 2)
     t = 4 * _at_least(a, 3) + _at_least(b, 3)

@@ -83,6 +83,7 @@ from openingbook.contexts import (
     context_constants,
     context_space,
     nb_context,
+    nb_context_of_cells,
     position_contexts,
 )
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
@@ -114,6 +115,7 @@ from solver import (
     enumerate_positions,
     nb_block_status,
     nb_canonical_key,
+    nb_winning_cells,
     njit,
     parse_board_size,
     prefetch,
@@ -885,6 +887,7 @@ def _read_blocks_v3(
     cell_of = np.empty((2, 3, block), dtype=np.uint64)
     row_in = np.empty((2, block), dtype=np.int64)
     keys = np.empty(block, dtype=np.uint64)
+    movers = np.empty(block, dtype=np.uint64)
     nsymbols = symbols.size // max(1, lut.shape[0])
     six = np.uint64(6)
     lut_mask = np.uint64(lut.shape[1] - 1)
@@ -894,8 +897,6 @@ def _read_blocks_v3(
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             rs = row_in[b & 1]
-            if plies >= 0:
-                nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
             # keys, hashes and contexts each in a loop of their own: plain
             # arithmetic, they vectorize
             for j in range(stop - start):
@@ -903,10 +904,17 @@ def _read_blocks_v3(
             for j in range(stop - start):
                 cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(keys[j], seed), seg_len, scl)
             for j in range(stop - start):
-                rs[j] = nb_context(
-                    first[start + j], mask[start + j], function, height,
-                    bottom, full, odd, centre, base,
-                )  # fmt: skip
+                f, m = first[start + j], mask[start + j]
+                a = nb_winning_cells(f, m, full, height)
+                o = nb_winning_cells(f ^ m, m, full, height)
+                rs[j] = nb_context_of_cells(f, m, a, o, function, bottom, full, odd, centre, base)
+                # the side to move's cells, for the position check (a book position
+                # has ``plies`` stones)
+                movers[j] = a if plies % 2 == 0 else o
+            if plies >= 0:
+                nb_block_status(
+                    first, mask, start, stop, plies, width, height, status, scratch, movers
+                )
             for j in range(stop - start):
                 rs[j] = row_of[rs[j]]
             for j in range(stop - start):
