@@ -3,7 +3,10 @@ same book files with the code of several checkouts, side by side.
 
 Usage: ``python benchmarks/bench_bulk_checkouts.py CHECKOUT [CHECKOUT ...]
 [--books BOOK ...] [--rounds N] [--processes N]``
-(default books ``books/book8.dat books/book8-dist.dat``).
+(default books ``books/book8.dat books/book8-dist.dat``), or
+``python benchmarks/bench_bulk_checkouts.py --pair CHECKOUT BOOK --pair CHECKOUT BOOK
+...``: each checkout with its own book (a book and its re-encoding in a version only
+the newer checkout reads, e.g. ``--pair OLD books/book12.c4b --pair . NEW/book12.c4b``).
 
 A checkout is a directory holding ``openingbook/`` and ``solver/`` (this one, or another
 commit's tree from ``git archive COMMIT | tar -x -C DIR``). For each of ``--processes``
@@ -47,18 +50,30 @@ print(json.dumps(out))
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkouts", nargs="+")
+    parser.add_argument("checkouts", nargs="*")
     parser.add_argument("--books", nargs="+", default=["books/book8.dat", "books/book8-dist.dat"])
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("CHECKOUT", "BOOK"),
+        help="a checkout with its own book (repeatable; instead of CHECKOUT and --books)",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--processes", type=int, default=5)
     args = parser.parse_args()
     # the bytecode cache on, as in an installation
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    runs = [(c, list(args.books)) for c in args.checkouts]
+    runs += [(c, [book]) for c, book in args.pair]
+    if not runs:
+        parser.error("give checkouts, or --pair CHECKOUT BOOK")
     found: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.processes):
-        for checkout in args.checkouts:
+        for checkout, books in runs:
             done = subprocess.run(
-                [sys.executable, "-c", _CHILD, checkout, str(args.rounds), *args.books],
+                [sys.executable, "-c", _CHILD, checkout, str(args.rounds), *books],
                 capture_output=True,
                 text=True,
                 check=True,

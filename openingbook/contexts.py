@@ -36,6 +36,7 @@ __all__ = [
     "context_constants",
     "context_space",
     "nb_context",
+    "nb_context_of_cells",
     "position_contexts",
 ]
 
@@ -108,10 +109,21 @@ def _count(x):
 def nb_context(first, mask, function, height, bottom, full, odd, centre, base):
     """The context (int64) of one position under context ``function`` (0 or 1; the
     board's masks from :func:`context_constants`)."""
-    second = first ^ mask
     a = nb_winning_cells(first, mask, full, height)
-    b = nb_winning_cells(second, mask, full, height)
-    threat = b if (_count(mask) & 1) == 0 else a
+    b = nb_winning_cells(first ^ mask, mask, full, height)
+    odd_stones = _count(mask) & 1
+    return nb_context_of_cells(
+        first, mask, a, b, odd_stones, function, bottom, full, odd, centre, base
+    )
+
+
+@njit(cache=True, inline="always")
+def nb_context_of_cells(first, mask, a, b, odd_stones, function, bottom, full, odd, centre, base):
+    """:func:`nb_context` given the first player's winning cells ``a``, the second
+    player's ``b`` (``nb_winning_cells``) and the parity of the stone count, for a
+    caller that knows them already."""
+    second = first ^ mask
+    threat = b if odd_stones == 0 else a
     f = _at_least(threat & ((mask + bottom) & full), 2)
     t = 4 * _at_least(a, 3) + _at_least(b, 3)
     o = 3 * _at_least(a & odd, 2) + _at_least(b & (full ^ odd), 2)

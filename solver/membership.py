@@ -264,15 +264,23 @@ def _nb_board_status(first, mask, plies, width, height):
 
 
 @njit(cache=True, inline="always")
-def _nb_move_status(first, mask, width, height):
-    """The check after reachability: can the side to move complete four at once?"""
+def _nb_move_status_of(cells, mask, width, height):
+    """The check after reachability, given the side to move's winning cells
+    (:data:`nb_winning_cells`): can it complete four at once?"""
     bottom = _bottom(width, height)
-    board = bottom * np.uint64((1 << height) - 1)
-    current = first if popcount(mask) % 2 == 0 else first ^ mask
-    playable = (mask + bottom) & board
-    if _nb_winning_cells(current, mask, board, height) & playable != np.uint64(0):
+    playable = (mask + bottom) & (bottom * np.uint64((1 << height) - 1))
+    if cells & playable != np.uint64(0):
         return STATUS_WINS_AT_ONCE
     return STATUS_BOOK
+
+
+@njit(cache=True, inline="always")
+def _nb_move_status(first, mask, width, height):
+    """The check after reachability: can the side to move complete four at once?"""
+    board = _bottom(width, height) * np.uint64((1 << height) - 1)
+    current = first if popcount(mask) % 2 == 0 else first ^ mask
+    cells = _nb_winning_cells(current, mask, board, height)
+    return _nb_move_status_of(cells, mask, width, height)
 
 
 @njit(cache=True)
@@ -292,10 +300,12 @@ STATUS_BLOCK = 64
 
 
 @njit(cache=True)
-def nb_block_status(first, mask, start, stop, plies, width, height, status, scratch):
+def nb_block_status(first, mask, start, stop, plies, width, height, status, scratch, movers=None):
     """``status[i] = nb_book_position_status(first[i], mask[i], ...)`` for ``start <= i
     < stop`` (at most :data:`STATUS_BLOCK` positions; ``scratch``: a uint64 array of
-    shape ``(4, STATUS_BLOCK)``).
+    shape ``(4, STATUS_BLOCK)``). ``movers``, when given: ``movers[i - start]`` holds
+    the side to move's winning cells (:data:`nb_winning_cells`) of position ``i``, which
+    a caller that computes them anyway passes so that they are not computed twice.
 
     Same answers, faster: the first greedy take-back pass runs for the whole block
     at once, position by position inside each take-back step (a structure of
@@ -340,8 +350,10 @@ def nb_block_status(first, mask, start, stop, plies, width, height, status, scra
             first[i], mask[i], plies, zero, zero, width, height
         ):
             status[i] = STATUS_UNREACHABLE
-        else:
+        elif movers is None:
             status[i] = _nb_move_status(first[i], mask[i], width, height)
+        else:
+            status[i] = _nb_move_status_of(movers[j], mask[i], width, height)
 
 
 @njit(cache=True, inline="always")

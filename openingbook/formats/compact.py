@@ -83,6 +83,7 @@ from openingbook.contexts import (
     context_constants,
     context_space,
     nb_context,
+    nb_context_of_cells,
     position_contexts,
 )
 from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
@@ -114,6 +115,7 @@ from solver import (
     enumerate_positions,
     nb_block_status,
     nb_canonical_key,
+    nb_winning_cells,
     njit,
     parse_board_size,
     prefetch,
@@ -863,14 +865,16 @@ _ONE_ROWS_AT = len(_ONE_PARAMS)
 
 @njit(cache=True, inline="always")
 def _read_blocks_v3(
-    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks` for version 3: block ``b``'s keys hashed, their contexts
     computed and their three windows prefetched, then block ``b - 1``'s windows read and
-    decoded. ``plies`` >= 0: each block's positions are first checked as positions of a
-    complete book of that ply (:func:`solver.nb_block_status`, in the same pass), and
-    one that is not a book position gets index -1 and ``UNKNOWN`` answers."""
+    decoded; ``plies``: the book's. ``check``: each block's positions are also checked as
+    positions of a complete book of that ply (:func:`solver.nb_block_status`, in the same
+    pass), and one that is not a book position gets index -1 and ``UNKNOWN`` answers;
+    else they are book positions (checked already). Also returns whether a codeword was
+    not found (a damaged file)."""
     n = first.size
     status = np.full(n, STATUS_BOOK, dtype=np.int8)
     scratch = np.empty((4, _READ_BLOCK), dtype=np.uint64)
@@ -885,17 +889,17 @@ def _read_blocks_v3(
     cell_of = np.empty((2, 3, block), dtype=np.uint64)
     row_in = np.empty((2, block), dtype=np.int64)
     keys = np.empty(block, dtype=np.uint64)
+    movers = np.empty(block, dtype=np.uint64)
     nsymbols = symbols.size // max(1, lut.shape[0])
     six = np.uint64(6)
     lut_mask = np.uint64(lut.shape[1] - 1)
+    damaged = False
     for b in range(blocks + 1):
         if b < blocks:  # hash, context and prefetch block b
             start = b * block
             stop = min(n, start + block)
             cs = cell_of[b & 1]
             rs = row_in[b & 1]
-            if plies >= 0:
-                nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
             # keys, hashes and contexts each in a loop of their own: plain
             # arithmetic, they vectorize
             for j in range(stop - start):
@@ -903,10 +907,18 @@ def _read_blocks_v3(
             for j in range(stop - start):
                 cs[0, j], cs[1, j], cs[2, j] = nb_cells(nb_mix(keys[j], seed), seg_len, scl)
             for j in range(stop - start):
-                rs[j] = nb_context(
-                    first[start + j], mask[start + j], function, height,
-                    bottom, full, odd, centre, base,
-                )  # fmt: skip
+                f, m = first[start + j], mask[start + j]
+                a = nb_winning_cells(f, m, full, height)
+                o = nb_winning_cells(f ^ m, m, full, height)
+                # a book position has ``plies`` stones (the others are not read)
+                rs[j] = nb_context_of_cells(
+                    f, m, a, o, plies & 1, function, bottom, full, odd, centre, base
+                )
+                movers[j] = a if plies & 1 == 0 else o  # for the position check
+            if check:
+                nb_block_status(
+                    first, mask, start, stop, plies, width, height, status, scratch, movers
+                )
             for j in range(stop - start):
                 rs[j] = row_of[rs[j]]
             for j in range(stop - start):
@@ -934,22 +946,23 @@ def _read_blocks_v3(
                 v = np.int64(lut[row, x & lut_mask]) if row >= 0 else np.int64(-1)
                 if v == LONGER:
                     v = decode_longer(x, row, first_code, code_count, symbols, nsymbols)
-                index[i] = v if v >= 0 else nvalues
-                col = index[i] if index[i] < nvalues else nvalues
+                col = v if 0 <= v < nvalues else nvalues
+                damaged |= col == nvalues
+                index[i] = col
                 winner[i] = luts[0, col]
                 dist[i] = luts[1, col]
                 score[i] = luts[2, col]
-    return index, winner, dist, score
+    return index, winner, dist, score, damaged
 
 
 @njit(cache=True)
 def _read_kernel_v3(
-    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` for any board."""
     return _read_blocks_v3(
-        first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
+        first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
         bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
     )  # fmt: skip
 
@@ -960,12 +973,12 @@ _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6 = context_constants(7, 
 
 @njit(cache=True)
 def _read_kernel_v3_7x6(
-    first, mask, plies, width, height, seed, seg_len, seg_count, words, function,
+    first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` compiled for 7x6 (the board's masks constant)."""
     return _read_blocks_v3(
-        first, mask, plies, 7, 6, seed, seg_len, seg_count, words, function,
+        first, mask, plies, check, 7, 6, seed, seg_len, seg_count, words, function,
         _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6,
         row_of, lut, first_code, code_count, symbols, luts,
     )  # fmt: skip
@@ -1185,16 +1198,23 @@ class CompactBook(BookReader):
             index, winner, plies, score = kernel(
                 first, mask, h.width, h.height, *self._params(), self._luts
             )
+            if (index >= len(h.values)).any():
+                raise self._damaged()
         else:
-            index, winner, plies, score = self._read_v3(first, mask, -1)
-        if (index >= len(h.values)).any():
-            raise self._damaged()
+            index, winner, plies, score = self._read_v3(first, mask, False)
         return BulkValues(index, winner, plies, score)
 
-    def _read_v3(self, first: np.ndarray, mask: np.ndarray, plies: int) -> tuple[Any, ...]:
+    def _read_v3(self, first: np.ndarray, mask: np.ndarray, check: bool) -> tuple[Any, ...]:
+        """The version 3 read kernel's ``(index, winner, plies, score)``; a damaged
+        file (a codeword no code holds) refused."""
         h = self.header
         kernel = _read_kernel_v3_7x6 if (h.width, h.height) == (7, 6) else _read_kernel_v3
-        return kernel(first, mask, plies, h.width, h.height, *self._params(), self._luts)
+        *out, damaged = kernel(
+            first, mask, h.plies, check, h.width, h.height, *self._params(), self._luts
+        )
+        if damaged:
+            raise self._damaged()
+        return tuple(out)
 
     def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
         """A complete version 3 book: the position checks in the read kernel's pass
@@ -1204,9 +1224,7 @@ class CompactBook(BookReader):
             return None
         f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
         m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
-        index, winner, plies, score = self._read_v3(f, m, h.plies)
-        if (index >= len(h.values)).any():
-            raise self._damaged()
+        index, winner, plies, score = self._read_v3(f, m, True)
         return BulkValues(index, winner, plies, score)
 
     def status(self, pos: Position) -> int:
