@@ -182,6 +182,29 @@ def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
         )
 
 
+def test_a_part_has_its_own_guard_for_the_layers_before_its_own(monkeypatch):
+    """The layers a part builds whole (the 15-ply parts' 14-stone layer) have the part
+    guard, larger than a whole ply's; a guard given explicitly is the one used."""
+    import solver.enumerate as enumeration
+
+    whole = enumerate_positions(9, None, *DEFAULT_BOARD)
+    # 9 plies: the whole ply examines 639,065 children, a part's 8-stone layer 189,763
+    monkeypatch.setattr(enumeration, "DEFAULT_MAX_CANDIDATES", 100_000)
+    monkeypatch.setattr(enumeration, "PART_MAX_CANDIDATES", 250_000)
+    with pytest.raises(LayerTooLarge, match="100,000 allowed"):
+        enumerate_positions(9, None, *DEFAULT_BOARD, by_parts=False)
+    pieces = [enumerate_positions(9, None, *DEFAULT_BOARD, part=(i, 3)) for i in (1, 2, 3)]
+    assert sorted(as_pairs(*whole)) == sorted(itertools.chain(*(as_pairs(f, m) for f, m in pieces)))
+    got = enumerate_positions(9, None, *DEFAULT_BOARD)  # the whole ply, by parts
+    assert sorted(as_pairs(*got)) == sorted(as_pairs(*whole))
+    assert count_positions(9, None, *DEFAULT_BOARD, part=(2, 3)) == len(pieces[1][0])
+    with pytest.raises(LayerTooLarge, match="100,000 allowed"):
+        enumerate_positions(9, None, *DEFAULT_BOARD, part=(1, 3), max_candidates=100_000)
+    monkeypatch.setattr(enumeration, "PART_MAX_CANDIDATES", 150_000)
+    with pytest.raises(LayerTooLarge, match="150,000 allowed"):
+        next(iter_parts(9, 3, *DEFAULT_BOARD))
+
+
 def test_enumerate_command_counts_a_part_and_everything(tmp_path):
     from click.testing import CliRunner
 
