@@ -355,6 +355,30 @@ def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
         assert [m["part"] for m in a.header.metadata["merged_from"]] == ["1/3", "2/3", "3/3"]
 
 
+def test_a_part_of_an_odd_ply_has_the_solvers_values(tmp_path):
+    """Parts take odd plies (the 15-ply book is built in parts): the second player is to
+    move, and every stored answer is the solver's score of the position, or its sign."""
+    from openingbook.pipeline.build import BuildOptions, build_book
+    from solver import Solver, parse_board_size
+
+    board = parse_board_size("5x4")
+    solver = Solver(width=5, height=4, table_log2=16)
+    for distances in (True, False):
+        out = tmp_path / f"odd-{distances}.c4b"
+        options = BuildOptions(7, distances=distances, board=board, part=(2, 3))
+        build_book(out, options, jobs=1, progress=False)
+        first, mask = enumerate_positions(7, None, *board, part=(2, 3))
+        scores = solver.solve_many(first, mask)  # for the side to move: the second player
+        with CompactBook(out) as book:
+            assert (book.plies, book.part, len(book)) == (7, (2, 3), len(first))
+            got = book.lookup_many(first, mask)
+        assert np.array_equal(got.winner, -np.sign(scores))
+        if distances:
+            assert np.array_equal(got.score, scores)
+    with pytest.raises(ValueError, match="even number of plies"):
+        BuildOptions(7, distances=True, board=board).validate()  # not a whole book
+
+
 def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):
     from openingbook.pipeline.merge import merge_books
 
