@@ -46,6 +46,13 @@ if [ "$SIZE" != 7x6 ]; then
     size="--size $SIZE"
 fi
 mkdir -p "$WORK/out"
+# absolute paths, then run from $WORK: `python -c` puts the current directory first on
+# its path, so started from a checkout it would import that checkout's code, not $CODE's
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+CODE=$(absolute "$CODE")
+BOOKS=$(absolute "$BOOKS")
+WORK=$(absolute "$WORK")
+cd "$WORK"
 if [ $# -eq 0 ]; then
     set -- $(seq 1 "$PARTS")
 fi

@@ -109,21 +109,29 @@ def finish(tmp: Path, parts: Path) -> tuple[subprocess.CompletedProcess, ...]:
     return check, run("sh benchmarks/finish_parts.sh", env=settings(tmp, parts))
 
 
-def test_build_parts_builds_a_part_once(tmp_path):
+def test_build_parts_builds_a_part_once_with_the_code_of_its_checkout(tmp_path):
     """build_parts.sh with PLIES, PARTS and SIZE: the part is written under $WORK/out in
     the build's own name, with the part's positions, and a rerun skips it (check_parts.py
-    needs 7x6: the published per-ply counts are of that board)."""
+    needs 7x6: the published per-ply counts are of that board). Started from a directory
+    holding other code (a checkout that changes), it runs $CODE's; relative paths are
+    taken from where it starts."""
     from solver import count_positions
 
+    other = tmp_path / "openingbook"
+    other.mkdir()
+    (other / "__init__.py").write_text("raise SystemExit('not the code of CODE')\n")
     env = {
+        **os.environ,
         "PLIES": "7",
         "PARTS": "3",
         "SIZE": "5x4",
-        "WORK": str(tmp_path / "work"),
-        "BOOKS": str(tmp_path / "books"),
+        "CODE": str(ROOT),
+        "WORK": "work",
+        "BOOKS": "books",
         "PYTHON": sys.executable,
     }
-    done = run("sh benchmarks/build_parts.sh", "2", env=env)
+    script = ["sh", str(ROOT / "benchmarks" / "build_parts.sh"), "2"]
+    done = subprocess.run(script, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     part = tmp_path / "work" / "out" / "book7-dist-5x4-part2of3.c4b"
     with CompactBook(part) as book:
@@ -133,7 +141,7 @@ def test_build_parts_builds_a_part_once(tmp_path):
     assert {"--plies 7", "--part 2/3", "--size 5x4"} <= set(
         " ".join(pair) for pair in zip(command.split(), command.split()[1:], strict=False)
     )
-    again = run("sh benchmarks/build_parts.sh", "2", env=env)
+    again = subprocess.run(script, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert again.returncode == 0 and "exists, skipped" in again.stdout
 
 
