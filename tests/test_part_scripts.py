@@ -145,6 +145,46 @@ def test_build_parts_builds_a_part_once_with_the_code_of_its_checkout(tmp_path):
     assert again.returncode == 0 and "exists, skipped" in again.stdout
 
 
+def test_land_parts_commits_the_parts_that_pass_their_checks(tmp_path):
+    """land_parts.sh in a repository of its own: a sound part is checked and committed
+    with its result, a damaged one (a byte of its payload changed) is left out."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    (repo / "benchmarks").mkdir(parents=True)
+    for script in ("check_parts.py", "land_parts.sh"):
+        shutil.copy(ROOT / "benchmarks" / script, repo / "benchmarks")
+    for setting in (["init", "-q"], ["config", "user.name", "t"], ["config", "user.email", "t@t"]):
+        subprocess.run(["git", "-C", str(repo), *setting], check=True)
+    out = tmp_path / "work" / "out"
+    out.mkdir(parents=True)
+    parts = write_parts(tmp_path)
+    for i in (1, 2):
+        shutil.copy(parts / f"book8-dist-part{i}of3.c4b", out)
+    damaged = out / "book8-dist-part2of3.c4b"
+    data = bytearray(damaged.read_bytes())
+    data[-1] ^= 1
+    damaged.write_bytes(data)
+    env = {**os.environ, "PLIES": "8", "WORK": str(tmp_path / "work"), "SAMPLE": "5"}
+    env["PYTHON"] = sys.executable
+    script = ["sh", "benchmarks/land_parts.sh"]
+    done = subprocess.run(script, cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "committed book8-dist-part1of3.c4b" in done.stdout
+    assert "book8-dist-part2of3.c4b: a check failed" in done.stderr
+    files = subprocess.run(
+        ["git", "-C", str(repo), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert files == [
+        "benchmarks/results/book8/book8-dist-part1of3.json",
+        "books/book8-dist/book8-dist-part1of3.c4b",
+    ]
+    result = json.loads((repo / "benchmarks/results/book8/book8-dist-part1of3.json").read_text())
+    assert result["ok"] and result["resolved_sample"] == 5 and result["plies"] == 8
+    again = subprocess.run(script, cwd=repo, env=env, capture_output=True, text=True)
+    assert again.returncode == 1 and "committed" not in again.stdout
+
+
 @pytest.mark.slow
 def test_finish_merges_checks_validates_and_derives(tmp_path):
     check, done = finish(tmp_path, write_parts(tmp_path))
