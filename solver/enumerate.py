@@ -71,8 +71,8 @@ __all__ = [
 DEFAULT_MAX_CANDIDATES = 60_000_000
 #: The guard for the whole layers a part's enumeration builds before its own (the part's
 #: own layer holds only its children): 15 plies on 7x6 examine 98.7M children for the
-#: 14-stone layer, 2.8 GB at the peak for one part of 64; the 15-stone layer is
-#: several times larger, so parts of 16 plies are refused.
+#: 14-stone layer, 2.8 GB at the peak for one part of 64; a part of 16 plies would need
+#: the whole 15-stone layer (245.3M children) and is refused.
 PART_MAX_CANDIDATES = 120_000_000
 
 
