@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from solver import _native
+from solver import _firstuse, _native
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.errors import InternalError, InvalidArgument, SearchTimeout
@@ -552,6 +552,7 @@ def _negamax(
     book: np.ndarray,
     default_size: bool,
     probing: bool,
+    deep_copy: bool | None,
 ) -> int:
     """Alpha-beta value of a position whose side to move cannot win at once.
 
@@ -573,7 +574,9 @@ def _negamax(
     for every node from there on. ``default_size`` (the 7x6 copy of the search
     without the mirror code, :func:`_is_7x6`) and ``probing`` (the copy with the
     mirror code reads ``book``) are constants of the entry kernel
-    (:func:`_entry_kernels`): numba compiles only the copies they name.
+    (:func:`_entry_kernels`): numba compiles only the copies they name. So is
+    ``deep_copy``: the ``default_size`` of the copy without the mirror code, or None
+    for none (the light kernel: the copy with the mirror code searches every node).
     """
     width = geo[0]
     height = geo[1]
@@ -598,7 +601,7 @@ def _negamax(
             tie_break[b] = _RANKS - 1 - i
     # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
     root = np.int64(0)
-    if n0 >= SYMMETRY_STONES:
+    if deep_copy is not None and n0 >= SYMMETRY_STONES:
         return _negamax_deep(
             root,
             n0,
@@ -611,7 +614,7 @@ def _negamax(
             stats,
             col_of_bit,
             tie_break,
-            default_size,
+            deep_copy,
         )
     return _search(
         root,
@@ -629,7 +632,7 @@ def _negamax(
         True,
         False,
         probing,
-        default_size,
+        deep_copy,
     )
 
 
@@ -1119,7 +1122,7 @@ def _search(
     mirror: bool | None,
     default_size: bool,
     probing: bool,
-    deep_default_size: bool,
+    deep_default_size: bool | None,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack (current,
     mask, the opponent's winning cells, alpha, beta), which has ``n0 + d0`` stones.
@@ -1133,8 +1136,8 @@ def _search(
     ``default_size``: the 7x6 board as constants (:func:`_is_7x6`) and the move
     ordering's bit work in vector registers (:func:`_winning_lanes`). ``probing``: the
     scores of the nodes of ``book``'s ply are read from it (:mod:`solver.probe`).
-    ``deep_default_size``: the ``default_size`` of the copy the hand-over goes to, so
-    that a 7x6 search compiles no copy for other boards, nor they one for 7x6."""
+    ``deep_default_size``: the ``default_size`` of the copy the hand-over goes to (a 7x6
+    search compiles no copy for other boards, nor they one for 7x6), None for none."""
     symmetry = mirror is not None
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
@@ -1236,7 +1239,7 @@ def _search(
                     stack, d, row, wins, 0, cur, mask, alpha, beta, symmetry
                 )
                 d += 1
-                if mirror is None or n + 1 < SYMMETRY_STONES:
+                if mirror is None or deep_default_size is None or n + 1 < SYMMETRY_STONES:
                     continue
                 # past the mirror code: the copy without it searches the child's subtree
                 v = _negamax_deep(
@@ -1274,7 +1277,7 @@ def _search(
                         stack, d, row, wins, idx, cur, mask, alpha, beta, symmetry
                     )
                     d += 1
-                    if mirror is None or n + 1 < SYMMETRY_STONES:
+                    if mirror is None or deep_default_size is None or n + 1 < SYMMETRY_STONES:
                         break
                     # past the mirror code, as above: return the child's value at once
                     v = _negamax_deep(
@@ -1323,6 +1326,7 @@ def _solve_one(
     book: np.ndarray,
     default_size: bool,
     probing: bool,
+    deep_copy: bool | None,
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
 
@@ -1357,7 +1361,7 @@ def _solve_one(
         zero = np.int64(0)
         r = _negamax(
             cur, mask, n, zero, zero + 1, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing,
+            stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
         if stats[1] != 0:
             return 0  # stopped
@@ -1367,7 +1371,7 @@ def _solve_one(
             return -1
         r = _negamax(
             cur, mask, n, zero - 1, zero, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing,
+            stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
@@ -1421,6 +1425,7 @@ def _solve_one(
             book,
             default_size,
             probing,
+            deep_copy,
         )
         if stats[1] != 0:
             return 0  # stopped
@@ -1448,6 +1453,7 @@ def _solve_batch(
     book: np.ndarray,
     default_size: bool,
     probing: bool,
+    deep_copy: bool | None,
 ) -> None:
     # no guess: the previous score (the neighbours of a build are related) made a
     # worse first guess than walking from 0 (measured: 5% more nodes on the
@@ -1477,13 +1483,18 @@ def _solve_batch(
             book,
             default_size,
             probing,
+            deep_copy,
         )
 
 
-def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
+def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tuple[Any, Any]:
     """The kernels the solver calls (native ones, :mod:`solver._native`) for one
     choice of :func:`_negamax`'s copies: one position (:func:`_solve_one`) and many
     (:func:`_solve_batch`), with ``default_size`` and ``probing`` as constants.
+    ``split``: the fast kernels, two copies of :func:`_search` (with the mirror code,
+    and without it from ``SYMMETRY_STONES`` stones on); without it the light ones, the
+    copy with the mirror code for every node, that a first use compiles in half the
+    time (:mod:`solver._firstuse`; numba-only: a light kernel is no native library).
 
     numba compiles a kernel with everything it calls, whether a run needs it or
     not, and a copy of :func:`_search` is most of the time a first run spends
@@ -1493,7 +1504,9 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
     runs (``benchmarks/bench_first_use.py``). numba caches each entry kernel under
     its own name (and keys on its constants too); so does the native cache.
     """
+    deep_copy = default_size if split else None  # see _negamax
     suffix = ("_7x6" if default_size else "_any_size") + ("_probing" if probing else "")
+    suffix += "" if split else "_light"
 
     def solve_one(
         cur: np.uint64,
@@ -1514,7 +1527,7 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
     ) -> int:
         return _solve_one(
             cur, mask, wdl, use_guess, guess, start, big, small, tparams, geo, order,
-            col_masks, stack, stats, book, default_size, probing,
+            col_masks, stack, stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
 
     def solve_batch(
@@ -1534,20 +1547,26 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
     ) -> None:
         _solve_batch(
             first, masks, out, wdl, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing,
+            stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
 
     kernels = []
     for func, name in ((solve_one, "_solve_one"), (solve_batch, "_solve_batch")):
         func.__name__ = func.__qualname__ = name + suffix
-        # solver/_native.py: run without numba
-        kernels.append(njit(cache=True, nogil=True, native=True)(func))
+        # solver/_native.py: run without numba (the fast kernels)
+        kernels.append(njit(cache=True, nogil=True, native=split)(func))
     return kernels[0], kernels[1]
 
 
 #: the entry kernels by (7x6 copy, probing copy): (one position, many positions)
 _ENTRY_KERNELS = {
     (default_size, probing): _entry_kernels(default_size, probing)
+    for default_size in (True, False)
+    for probing in (False, True)
+}
+#: the light entry kernels, the same way (solver._firstuse)
+_LIGHT_KERNELS = {
+    (default_size, probing): _entry_kernels(default_size, probing, split=False)
     for default_size in (True, False)
     for probing in (False, True)
 }
@@ -1751,7 +1770,8 @@ class Solver:
 
         def search() -> None:
             cpu = time.thread_time()
-            self._entry(batch=True)(first, mask, out, wdl, *self._kernel_args())
+            kernel_args = (first, mask, out, wdl, *self._kernel_args())
+            self._entry(kernel_args, batch=True)(*kernel_args)
             self._cpu_seconds += time.thread_time() - cpu
 
         try:
@@ -1820,16 +1840,24 @@ class Solver:
         return f"Solver(table_log2={self.table.log2}, width={self.width}, height={self.height})"
 
     # ----------------------------------------------------------- helpers
-    def _entry(self, batch: bool = False) -> Any:
+    def _entry(self, args: tuple, batch: bool = False) -> Any:
         """The kernel that searches one position (or, with ``batch``, many) for this
-        solver: the copies of the search its board and book need (:func:`_entry_kernels`)."""
+        solver and these arguments: the copies of the search its board and book need
+        (:func:`_entry_kernels`); on a first use the light kernel, while the fast one
+        compiles in the background (:mod:`solver._firstuse`)."""
         default_size = (
             (self.width, self.height) == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
             and int(self.table.params[1]) == SMALL_TABLE_LOG2
             and int(self.table.params[2]) == _KEY_BITS_7X6
         )
         probing = int(self._book_array[1]) != 0  # a book with positions (as _book_score reads it)
-        return _ENTRY_KERNELS[default_size, probing][1 if batch else 0]
+        i = 1 if batch else 0
+        return _firstuse.choose(
+            _ENTRY_KERNELS[default_size, probing][i],
+            _LIGHT_KERNELS[default_size, probing][i],
+            args,
+            (self.width, self.height, probing, batch),
+        )
 
     def _kernel_args(self, worker: int = 0) -> tuple:
         w = self._workers[worker]
@@ -1876,7 +1904,8 @@ class Solver:
                 if threads > 1:
                     return self._run_parallel(args, threads)
                 cpu = time.thread_time()
-                found = int(self._entry()(*args, 0, *self._kernel_args()))
+                kernel_args = (*args, 0, *self._kernel_args())
+                found = int(self._entry(kernel_args)(*kernel_args))
                 self._cpu_seconds += time.thread_time() - cpu
                 # stopped by the time limit (an interrupt raises instead)
                 return None if self._workers[0].stats[1] != 0 else found
@@ -1915,7 +1944,7 @@ class Solver:
             self._workers.append(_Worker.helper(self, len(self._workers)))
         results: list[int | None] = [None] * threads
         cpu = [0.0] * threads
-        kernel = self._entry()
+        kernel = self._entry((*args, 0, *self._kernel_args()))
 
         def search(i: int) -> None:
             worker = self._workers[i]

@@ -1,0 +1,181 @@
+"""The first use of the search: a one-copy kernel now, the fast kernel in the background.
+
+The fast 7x6 search is two copies of :func:`solver.search._search` (with the mirror
+code, and from ``SYMMETRY_STONES`` stones on without it, about 40 instructions per
+node cheaper), compiled into one entry kernel: about 20 s of numba's work before a
+first run's first answer. A run that finds the fast kernel neither in the native
+cache (:mod:`solver._native`) nor remembered as unbuildable there searches with the
+*light* kernel instead (:data:`solver.search._LIGHT_KERNELS`): the copy with the
+mirror code serves every node, without the hand-over. It visits the same nodes in
+the same order and gives the same answers, about 9% slower per node, and compiles
+in half the time. Meanwhile one background process (``python -m solver._firstuse``,
+niced, in a session of its own so that it outlives the command, as ``git gc --auto``
+does) compiles the fast kernel and builds its native library with
+:meth:`solver.Solver.warm_up`; every later run loads that library in milliseconds.
+
+A lock file beside the library's name (``.compiling``, holding the background
+process's id) keeps a second run, or a build's workers, from starting another
+one; a lock whose process is gone (killed, or its machine restarted) is taken
+over. When the background process fails, the next run starts it again; when the
+library cannot be built, the ``.failed`` file :mod:`solver._native` leaves says
+so and runs compile the fast kernel themselves.
+
+Only with the native cache: without it (``OPENINGBOOK_NATIVE=0``, no C compiler,
+no writable cache directory, an untested numba) nothing would tell a later run
+that the fast kernel is ready, so every run uses the fast kernel, compiled in the
+run as numba does. ``OPENINGBOOK_FIRST_USE=0`` turns the light kernel off (the
+test suite does, so that one kernel serves it; the background process does, so
+that it compiles the fast one).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from solver import _native
+
+__all__ = ["background_locks", "choose", "enabled", "main"]
+
+#: the variable that turns the light kernel off ("0")
+SWITCH = "OPENINGBOOK_FIRST_USE"
+#: a lock older than this is taken over even if a process of its id is alive (the
+#: id reused after a restart); a background compile takes well under a minute
+_LOCK_SECONDS = 600
+#: (fast kernel, signature) pairs whose library exists or cannot be built: fast
+_READY: set[tuple[Any, str]] = set()
+_GUARD = threading.Lock()
+
+
+def enabled() -> bool:
+    """Whether a first use takes the light kernel (native cache usable, not turned off)."""
+    return (
+        os.environ.get(SWITCH, "1") != "0"
+        and _native.enabled()
+        and _native.numba_tested()
+        and _native._compiler() is not None
+    )
+
+
+def choose(
+    fast: Any, light: Any, args: tuple[Any, ...], variant: tuple[int, int, bool, bool]
+) -> Any:
+    """The kernel to call with ``args``: ``fast``, or ``light`` while the fast one's
+    native library does not exist yet (then its background compile is started once).
+    ``variant``: (width, height, probing, batch), what the background process warms up.
+    """
+    if not enabled():
+        return fast
+    signature = _native._signature(args)
+    if signature is None or (fast, signature) in _READY:
+        return fast
+    library = _native.library_path(fast, signature)
+    if library is None:
+        return fast
+    if library.exists() or library.with_suffix(".failed").exists():
+        _READY.add((fast, signature))
+        return fast
+    _start_background(library.with_suffix(".compiling"), variant)
+    return light
+
+
+def background_locks(directory: Path) -> list[Path]:
+    """The lock files of background compiles running now under ``directory`` (the
+    native cache): benchmarks wait for them before clearing the caches."""
+    return [lock for lock in directory.glob("*.compiling") if _held(lock)]
+
+
+def _held(lock: Path) -> bool:
+    """Whether the process named in ``lock`` still runs (and the lock is recent)."""
+    try:
+        pid = int(lock.read_text(encoding="ascii").strip() or "0")
+        age = time.time() - lock.stat().st_mtime
+    except (OSError, ValueError):
+        return False
+    if pid <= 0 or age > _LOCK_SECONDS:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _start_background(lock: Path, variant: tuple[int, int, bool, bool]) -> None:
+    """Start the background compile of ``variant`` unless one holds ``lock``."""
+    with _GUARD:
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            if _held(lock):
+                return
+            try:  # a stale lock: its process is gone
+                lock.unlink()
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            except OSError:
+                return
+        except OSError:
+            return
+        try:
+            width, height, probing, batch = variant
+            # the solver package this process runs, whatever sys.path found it
+            root = str(Path(__file__).resolve().parent.parent)
+            env = dict(os.environ)
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+            env[SWITCH] = "0"
+            env["OPENINGBOOK_COMPILE_NOTE"] = "0"
+            argv = [sys.executable, "-m", "solver._firstuse", str(width), str(height)]
+            argv += ["probing" if probing else "plain", "batch" if batch else "one", str(lock)]
+            child = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,  # not stopped by the command's Ctrl-C: it outlives it
+            )
+            os.write(fd, str(child.pid).encode("ascii"))
+        except OSError:
+            os.close(fd)
+            lock.unlink(missing_ok=True)
+            return
+        os.close(fd)
+
+
+def main(argv: list[str]) -> int:
+    """The background process: compile the fast kernel of one variant and build its
+    native library (``width height probing|plain batch|one LOCK``), then drop the lock."""
+    width, height, probing, batch, lock = argv
+    try:
+        os.nice(10)  # the command that started it, or the next one, comes first
+        from solver.position import Position
+        from solver.probe import BookProbe
+        from solver.search import Solver
+        from solver.table import min_table_log2
+
+        book = None
+        if probing == "probing":
+            # any book of positions: the kernel's arguments have the same types
+            pos = Position.from_moves("1", width=int(width), height=int(height))
+            book = BookProbe.from_positions(
+                [pos.first_stones], [pos.mask], [0], 1, int(width), int(height)
+            )
+        # warm_up solves with a small copy of this solver: the table's size is no matter
+        log2 = max(10, min_table_log2(int(width) * (int(height) + 1)))
+        solver = Solver(log2, width=int(width), height=int(height), book=book)
+        solver.warm_up(solve=batch == "one", solve_many=batch == "batch")
+        return 0
+    finally:
+        Path(lock).unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,203 @@
+"""The first use (solver._firstuse): the light kernel now, the fast one in the background.
+
+The light kernel must be the fast kernel's search, node for node: the same scores and
+the same node counts on symmetric positions near the root (the mirror code acts),
+past ``SYMMETRY_STONES`` stones (where the fast kernel hands over to its copy
+without the mirror code), one position and many, with a book probed and without.
+Then the choice between the two, the background compile's lock, and a first run of
+the command line from empty caches: the answer, the note, the background process
+that leaves the fast kernel's native library behind, and a second run that compiles
+nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openingbook.api import open_book
+from openingbook.engine import book_probe
+from solver import Position, Solver, _firstuse, _native
+from solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
+from solver.settings import SYMMETRY_STONES
+from tests.conftest import CLI
+from tests.strategies import random_game
+
+TABLE = 20
+
+
+def light(fast, light, args, variant):
+    """:func:`solver._firstuse.choose` as on a first use: the light kernel."""
+    return light
+
+
+def positions() -> list[Position]:
+    """Symmetric positions near the root and random ones on both sides of
+    ``SYMMETRY_STONES``."""
+    rng = random.Random(5)
+    found = [Position.from_moves(m) for m in ("444", "4444", "444444")]
+    for stones in (10, 12, 14, 16, SYMMETRY_STONES - 1, SYMMETRY_STONES, 20, 24, 30):
+        found += [p for p in (random_game(rng, 7, 6, stones) for _ in range(2)) if p]
+    return found
+
+
+def answers(book=None) -> list[tuple[int, int]]:
+    """(score, nodes) of each position, each by a fresh solver, then the scores of
+    all of them by one ``solve_many`` and its nodes."""
+    found = []
+    for pos in positions():
+        solver = Solver(TABLE, book=book)
+        found.append((solver.solve(pos), solver.nodes))
+    solver = Solver(TABLE, book=book)
+    many = [p for p in positions() if p.stone_count >= 8]
+    first = np.array([p.first_stones for p in many], np.uint64)
+    mask = np.array([p.mask for p in many], np.uint64)
+    found.append((tuple(solver.solve_many(first, mask).tolist()), solver.nodes))
+    return found
+
+
+@pytest.mark.slow
+def test_the_light_kernel_is_the_fast_kernels_search(monkeypatch):
+    fast = answers()
+    monkeypatch.setattr(_firstuse, "choose", light)
+    assert answers() == fast
+    assert fast[0][1] > 1000  # a real search, with the mirror code at work
+
+
+@pytest.mark.slow
+def test_the_light_kernel_probes_a_book_as_the_fast_one(monkeypatch):
+    with open_book("12-dist-under44444") as book:
+        probe = book_probe([book])
+    rng = random.Random(9)
+    lines = []
+    while len(lines) < 6:  # positions under the book's line: the probe answers their ply
+        pos = Position.from_moves("44444")
+        while pos.stone_count < 9 + len(lines) % 3:
+            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
+            pos = pos.play(rng.choice(moves))
+        lines.append(pos)
+
+    def scores() -> list[tuple[int, int]]:
+        found = []
+        for pos in lines:
+            solver = Solver(TABLE, book=probe)
+            found.append((solver.solve(pos), solver.nodes))
+        return found
+
+    fast = scores()
+    monkeypatch.setattr(_firstuse, "choose", light)
+    assert scores() == fast
+
+
+@pytest.fixture
+def native_dir(tmp_path, monkeypatch):
+    """A native cache of its own, the light kernel on, a C compiler assumed."""
+    monkeypatch.setenv("OPENINGBOOK_NATIVE_DIR", str(tmp_path))
+    monkeypatch.setenv(_firstuse.SWITCH, "1")
+    monkeypatch.setattr(_native, "_compiler", lambda: "cc")
+    _firstuse._READY.clear()
+    yield tmp_path
+    _firstuse._READY.clear()
+
+
+def kernel_args() -> tuple:
+    solver = Solver(10)
+    pos = Position.from_moves("4455")
+    return (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0, 0,
+            *solver._kernel_args())  # fmt: skip
+
+
+def test_a_first_use_takes_the_light_kernel_and_starts_the_background_compile(
+    native_dir, monkeypatch
+):
+    started = []
+    monkeypatch.setattr(_firstuse, "_start_background", lambda lock, v: started.append((lock, v)))
+    fast, slow = _ENTRY_KERNELS[True, False][0], _LIGHT_KERNELS[True, False][0]
+    args = kernel_args()
+    variant = (7, 6, False, False)
+    assert _firstuse.choose(fast, slow, args, variant) is slow
+    library = _native.library_path(fast, _native._signature(args))
+    assert started == [(library.with_suffix(".compiling"), variant)]
+    assert library.parent == native_dir
+    # the library built: the fast kernel from then on
+    library.write_bytes(b"")
+    assert _firstuse.choose(fast, slow, args, variant) is fast
+    library.unlink()
+    assert _firstuse.choose(fast, slow, args, variant) is fast  # remembered
+
+
+@pytest.mark.parametrize("why", ["switch", "no native", "failed"])
+def test_the_fast_kernel_when_no_library_will_come(native_dir, monkeypatch, why):
+    monkeypatch.setattr(_firstuse, "_start_background", lambda lock, v: pytest.fail("started"))
+    fast, slow = _ENTRY_KERNELS[True, False][0], _LIGHT_KERNELS[True, False][0]
+    args = kernel_args()
+    if why == "switch":
+        monkeypatch.setenv(_firstuse.SWITCH, "0")
+    elif why == "no native":
+        monkeypatch.setenv("OPENINGBOOK_NATIVE", "0")
+    else:  # a library that could not be built is never retried by the background
+        library = _native.library_path(fast, _native._signature(args))
+        library.with_suffix(".failed").write_text("CalledProcessError: ...\n")
+    assert _firstuse.choose(fast, slow, args, (7, 6, False, False)) is fast
+
+
+class FakeChild:
+    pid = 4242
+
+    def __init__(self, argv, **options):
+        FakeChild.started.append((argv, options))
+
+
+def test_one_background_compile_at_a_time(tmp_path, monkeypatch):
+    FakeChild.started = []
+    monkeypatch.setattr(subprocess, "Popen", FakeChild)
+    lock = tmp_path / "k.compiling"
+    lock.write_text(str(os.getpid()))  # held by a live process: nothing started
+    _firstuse._start_background(lock, (7, 6, True, False))
+    assert FakeChild.started == [] and _firstuse.background_locks(tmp_path) == [lock]
+    lock.write_text("999999999")  # its process is gone: taken over
+    _firstuse._start_background(lock, (7, 6, True, False))
+    [(argv, options)] = FakeChild.started
+    assert argv[-6:] == ["solver._firstuse", "7", "6", "probing", "one", str(lock)]
+    assert options["start_new_session"] and options["env"][_firstuse.SWITCH] == "0"
+    assert lock.read_text() == "4242"
+    lock.write_text(str(os.getpid()))
+    _firstuse._start_background(lock, (7, 6, True, False))
+    assert len(FakeChild.started) == 1
+
+
+@pytest.mark.slow
+def test_a_first_run_answers_with_the_light_kernel_and_leaves_the_fast_one(tmp_path):
+    # the run's own process says the note (not the test process it would inherit)
+    env = {k: v for k, v in os.environ.items() if k != "OPENINGBOOK_COMPILE_NOTE_PID"}
+    env = {
+        **env,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+        "OPENINGBOOK_NATIVE_DIR": str(tmp_path / "native"),
+        "OPENINGBOOK_COMPILE_NOTE": "1",
+        _firstuse.SWITCH: "1",
+    }
+    pos = "4444333"
+    command = [*CLI, "solve", "--table-log2", "20", pos]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    expected = Solver(TABLE).solve(Position.from_moves(pos))
+    assert f"score {expected}" in first.stdout
+    assert "compiling the solver" in first.stderr and "background" in first.stderr
+    native = tmp_path / "native"
+    deadline = time.monotonic() + 600
+    while _firstuse.background_locks(native):
+        assert time.monotonic() < deadline, "the background compile did not end"
+        time.sleep(0.5)
+    assert list(native.glob("solver.search._solve_one_7x6-*.so"))
+    assert not list(native.glob("*.compiling")) and not list(native.glob("*.failed"))
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0 and f"score {expected}" in second.stdout
+    assert "compiling" not in second.stderr
