@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from solver import _native
+from solver._jit import NATIVE_KERNELS
 
 __all__ = ["background_locks", "choose", "enabled", "main"]
 
@@ -74,7 +75,10 @@ def choose(
     signature = _native._signature(args)
     if signature is None or (fast, signature) in _READY:
         return fast
-    library = _native.library_path(fast, signature)
+    # the stand-in names the library; numba's dispatcher stands in the kernels' place
+    # when numba was loaded before solver.search (a build's enumeration loads it)
+    stand_in = NATIVE_KERNELS.get(f"{fast.__module__}.{fast.__qualname__}")
+    library = None if stand_in is None else _native.library_path(stand_in, signature)
     if library is None:
         return fast
     if library.exists() or library.with_suffix(".failed").exists():

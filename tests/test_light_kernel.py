@@ -24,6 +24,7 @@ import pytest
 from openingbook.api import open_book
 from openingbook.engine import book_probe
 from solver import Position, Solver, _firstuse, _native
+from solver._jit import NATIVE_KERNELS
 from solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
 from solver.settings import SYMMETRY_STONES
 from tests.conftest import CLI
@@ -113,16 +114,20 @@ def kernel_args() -> tuple:
             *solver._kernel_args())  # fmt: skip
 
 
+@pytest.mark.parametrize("numba_first", [False, True])
 def test_a_first_use_takes_the_light_kernel_and_starts_the_background_compile(
-    native_dir, monkeypatch
+    native_dir, monkeypatch, numba_first
 ):
     started = []
     monkeypatch.setattr(_firstuse, "_start_background", lambda lock, v: started.append((lock, v)))
     fast, slow = _ENTRY_KERNELS[True, False][0], _LIGHT_KERNELS[True, False][0]
+    stand_in = NATIVE_KERNELS["solver.search._solve_one_7x6"]
+    if numba_first:  # numba loaded before solver.search: its dispatchers are the kernels
+        fast = stand_in.dispatcher()
     args = kernel_args()
     variant = (7, 6, False, False)
     assert _firstuse.choose(fast, slow, args, variant) is slow
-    library = _native.library_path(fast, _native._signature(args))
+    library = _native.library_path(stand_in, _native._signature(args))
     assert started == [(library.with_suffix(".compiling"), variant)]
     assert library.parent == native_dir
     # the library built: the fast kernel from then on
