@@ -255,8 +255,11 @@ def _note_compiling() -> None:
             self.said = True
             if any(name in sys.modules for name in _SOLVER_USERS):
                 module = "solver.search"
-            firstuse = sys.modules.get("solver._firstuse")
-            light = firstuse is not None and firstuse.enabled()
+            light = False
+            if module == "solver.search":  # a first use compiles the light kernel
+                from solver import _firstuse
+
+                light = _firstuse.enabled()
             print(compile_note(module, light), file=sys.stderr, flush=True)
 
         def on_end(self, ev: Any) -> None:
