@@ -8,10 +8,13 @@ cache (:mod:`solver._native`) nor remembered as unbuildable there searches with 
 *light* kernel instead (:data:`solver.search._LIGHT_KERNELS`): the copy with the
 mirror code serves every node, without the hand-over. It visits the same nodes in
 the same order and gives the same answers, about 9% slower per node, and compiles
-in half the time. Meanwhile one background process (``python -m solver._firstuse``,
-niced, in a session of its own so that it outlives the command, as ``git gc --auto``
-does) compiles the fast kernel and builds its native library with
-:meth:`solver.Solver.warm_up`; every later run loads that library in milliseconds.
+in half the time. One background process (``python -m solver._firstuse``, in a
+session of its own so that it outlives the command, as ``git gc --auto`` does)
+compiles the fast kernel and builds its native library with
+:meth:`solver.Solver.warm_up` once the command has ended (a long-running process:
+after :data:`START_AFTER_SECONDS`), on idle CPU only: a build's workers, measured,
+lost a third of their speed to it even at the lowest priority. Every later run loads
+that library in milliseconds; a process still running picks it up at its next search.
 
 A lock file beside the library's name (``.compiling``, holding the background
 process's id) keeps a second run, or a build's workers, from starting another
@@ -30,7 +33,9 @@ that it compiles the fast one).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -45,9 +50,14 @@ __all__ = ["background_locks", "choose", "enabled", "main"]
 
 #: the variable that turns the light kernel off ("0")
 SWITCH = "OPENINGBOOK_FIRST_USE"
-#: a lock older than this is taken over even if a process of its id is alive (the
-#: id reused after a restart); a background compile takes well under a minute
-_LOCK_SECONDS = 600
+#: where no /proc tells what a process runs, a lock older than this is taken over even
+#: if a process of its id is alive (the id reused after a restart)
+_LOCK_SECONDS = 3600
+#: the background process compiles once the command that started it has ended (its
+#: workers get every core), or after this many seconds of a long-running process
+START_AFTER_SECONDS = 60
+#: the write ends of the pipes the background processes wait on, kept open until exit
+_STARTERS: list[int] = []
 #: (fast kernel, signature) pairs whose library exists or cannot be built: fast
 _READY: set[tuple[Any, str]] = set()
 _GUARD = threading.Lock()
@@ -95,21 +105,32 @@ def background_locks(directory: Path) -> list[Path]:
 
 
 def _held(lock: Path) -> bool:
-    """Whether the process named in ``lock`` still runs (and the lock is recent)."""
+    """Whether the process named in ``lock`` still runs this module (on systems
+    without ``/proc``: whether a process of that id runs and the lock is recent)."""
     try:
         pid = int(lock.read_text(encoding="ascii").strip() or "0")
         age = time.time() - lock.stat().st_mtime
     except (OSError, ValueError):
         return False
-    if pid <= 0 or age > _LOCK_SECONDS:
+    if pid <= 0:
         return False
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        if Path("/proc/self/cmdline").exists():
+            return False  # /proc works: no such process
+        command = None
+    except OSError:
+        command = None
+    if command is not None:
+        return __name__.encode() in command
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return age < _LOCK_SECONDS
 
 
 def _start_background(lock: Path, variant: tuple[int, int, bool, bool]) -> None:
@@ -138,14 +159,19 @@ def _start_background(lock: Path, variant: tuple[int, int, bool, bool]) -> None:
             env["OPENINGBOOK_COMPILE_NOTE"] = "0"
             argv = [sys.executable, "-m", "solver._firstuse", str(width), str(height)]
             argv += ["probing" if probing else "plain", "batch" if batch else "one", str(lock)]
+            # the child's stdin: a pipe whose write end this process keeps, so the child
+            # sees its end (EOF) when this process and its forked workers have exited
+            wait_end, keep_end = os.pipe()
             child = subprocess.Popen(
                 argv,
-                stdin=subprocess.DEVNULL,
+                stdin=wait_end,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 env=env,
                 start_new_session=True,  # not stopped by the command's Ctrl-C: it outlives it
             )
+            os.close(wait_end)
+            _STARTERS.append(keep_end)
             os.write(fd, str(child.pid).encode("ascii"))
         except OSError:
             os.close(fd)
@@ -154,12 +180,25 @@ def _start_background(lock: Path, variant: tuple[int, int, bool, bool]) -> None:
         os.close(fd)
 
 
+def _yield_cpu() -> None:
+    """Run only on CPU time nobody else wants: the command that started this process
+    (a build's workers), and the next one, come first. Linux's idle scheduling class
+    (``SCHED_IDLE``); elsewhere the lowest priority."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        with contextlib.suppress(OSError):
+            os.nice(19)
+
+
 def main(argv: list[str]) -> int:
     """The background process: compile the fast kernel of one variant and build its
     native library (``width height probing|plain batch|one LOCK``), then drop the lock."""
     width, height, probing, batch, lock = argv
     try:
-        os.nice(10)  # the command that started it, or the next one, comes first
+        # after the command that started it (EOF on stdin), or after a while
+        select.select([sys.stdin], [], [], START_AFTER_SECONDS)
+        _yield_cpu()
         from solver.position import Position
         from solver.probe import BookProbe
         from solver.search import Solver

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -160,21 +161,28 @@ class FakeChild:
 
 
 def test_one_background_compile_at_a_time(tmp_path, monkeypatch):
-    FakeChild.started = []
-    monkeypatch.setattr(subprocess, "Popen", FakeChild)
-    lock = tmp_path / "k.compiling"
-    lock.write_text(str(os.getpid()))  # held by a live process: nothing started
-    _firstuse._start_background(lock, (7, 6, True, False))
-    assert FakeChild.started == [] and _firstuse.background_locks(tmp_path) == [lock]
-    lock.write_text("999999999")  # its process is gone: taken over
-    _firstuse._start_background(lock, (7, 6, True, False))
-    [(argv, options)] = FakeChild.started
-    assert argv[-6:] == ["solver._firstuse", "7", "6", "probing", "one", str(lock)]
-    assert options["start_new_session"] and options["env"][_firstuse.SWITCH] == "0"
-    assert lock.read_text() == "4242"
-    lock.write_text(str(os.getpid()))
-    _firstuse._start_background(lock, (7, 6, True, False))
-    assert len(FakeChild.started) == 1
+    # a process that runs the module holds the lock (its command line names it)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", "solver._firstuse"]
+    )
+    try:
+        FakeChild.started = []
+        monkeypatch.setattr(subprocess, "Popen", FakeChild)
+        lock = tmp_path / "k.compiling"
+        lock.write_text(str(holder.pid))
+        _firstuse._start_background(lock, (7, 6, True, False))
+        assert FakeChild.started == [] and _firstuse.background_locks(tmp_path) == [lock]
+        lock.write_text(str(os.getpid()))  # a live process, but not the module's: stale
+        assert _firstuse.background_locks(tmp_path) == []
+        lock.write_text("999999999")  # its process is gone: taken over
+        _firstuse._start_background(lock, (7, 6, True, False))
+        [(argv, options)] = FakeChild.started
+        assert argv[-6:] == ["solver._firstuse", "7", "6", "probing", "one", str(lock)]
+        assert options["start_new_session"] and options["env"][_firstuse.SWITCH] == "0"
+        assert lock.read_text() == "4242"
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 @pytest.mark.slow
