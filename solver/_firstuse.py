@@ -46,7 +46,7 @@ from typing import Any
 from solver import _native
 from solver._jit import NATIVE_KERNELS
 
-__all__ = ["background_locks", "choose", "enabled", "main"]
+__all__ = ["background_locks", "choose", "enabled", "main", "start_light"]
 
 #: the variable that turns the light kernel off ("0")
 SWITCH = "OPENINGBOOK_FIRST_USE"
@@ -58,6 +58,8 @@ _LOCK_SECONDS = 3600
 START_AFTER_SECONDS = 60
 #: the write ends of the pipes the background processes wait on, kept open until exit
 _STARTERS: list[int] = []
+#: the children compiling a light kernel for this process (start_light), by its name
+_LIGHT_CHILDREN: dict[str, subprocess.Popen] = {}
 #: (fast kernel, signature) pairs whose library exists or cannot be built: fast
 _READY: set[tuple[Any, str]] = set()
 _GUARD = threading.Lock()
@@ -80,22 +82,80 @@ def choose(
     native library does not exist yet (then its background compile is started once).
     ``variant``: (width, height, probing, batch), what the background process warms up.
     """
-    if not enabled():
+    if os.environ.get(SWITCH) == "light":  # the child of start_light
+        return light
+    library = _missing_library(fast, args)
+    if library is None:
         return fast
+    _await_light(light)
+    _start_background(library.with_suffix(".compiling"), variant)
+    return light
+
+
+def start_light(
+    fast: Any, light: Any, args: tuple[Any, ...], variant: tuple[int, int, bool, bool]
+) -> None:
+    """If a first use will take ``light`` for such arguments, start compiling it now in
+    a child process (numba compiles one kernel at a time in a process), so that this
+    process does its other first-run work meanwhile (a build enumerates its
+    positions); :func:`choose` waits for the child before the light kernel is called."""
+    name = f"{light.__module__}.{light.__qualname__}"
+    if name in _LIGHT_CHILDREN or _missing_library(fast, args) is None:
+        return
+    width, height, probing, batch = variant
+    env = _child_env()
+    env[SWITCH] = "light"
+    argv = [sys.executable, "-m", "solver._firstuse", str(width), str(height)]
+    argv += ["probing" if probing else "plain", "batch" if batch else "one", "-"]
+    with contextlib.suppress(OSError):  # else this process compiles it when it needs it
+        _LIGHT_CHILDREN[name] = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env=env,
+        )  # fmt: skip
+
+
+def _await_light(light: Any) -> None:
+    """Wait for the child compiling ``light`` (start_light), if any; stopped with this
+    process (Ctrl-C), it is stopped too."""
+    child = _LIGHT_CHILDREN.pop(f"{light.__module__}.{light.__qualname__}", None)
+    if child is None:
+        return
+    try:
+        child.wait()
+    except BaseException:
+        child.kill()
+        child.wait()
+        raise
+
+
+def _missing_library(fast: Any, args: tuple[Any, ...]) -> Path | None:
+    """The native library of ``fast`` for ``args`` when a first use takes the light
+    kernel instead (the library neither exists nor failed to build), else None."""
+    if not enabled():
+        return None
     signature = _native._signature(args)
     if signature is None or (fast, signature) in _READY:
-        return fast
+        return None
     # the stand-in names the library; numba's dispatcher stands in the kernels' place
     # when numba was loaded before solver.search (a build's enumeration loads it)
     stand_in = NATIVE_KERNELS.get(f"{fast.__module__}.{fast.__qualname__}")
     library = None if stand_in is None else _native.library_path(stand_in, signature)
     if library is None:
-        return fast
+        return None
     if library.exists() or library.with_suffix(".failed").exists():
         _READY.add((fast, signature))
-        return fast
-    _start_background(library.with_suffix(".compiling"), variant)
-    return light
+        return None
+    return library
+
+
+def _child_env() -> dict[str, str]:
+    """The environment of a child running this module: the solver package this process
+    runs (whatever ``sys.path`` found it), no compile note."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    env["OPENINGBOOK_COMPILE_NOTE"] = "0"
+    return env
 
 
 def background_locks(directory: Path) -> list[Path]:
@@ -151,12 +211,8 @@ def _start_background(lock: Path, variant: tuple[int, int, bool, bool]) -> None:
             return
         try:
             width, height, probing, batch = variant
-            # the solver package this process runs, whatever sys.path found it
-            root = str(Path(__file__).resolve().parent.parent)
-            env = dict(os.environ)
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+            env = _child_env()
             env[SWITCH] = "0"
-            env["OPENINGBOOK_COMPILE_NOTE"] = "0"
             argv = [sys.executable, "-m", "solver._firstuse", str(width), str(height)]
             argv += ["probing" if probing else "plain", "batch" if batch else "one", str(lock)]
             # the child's stdin: a pipe whose write end this process keeps, so the child
@@ -193,12 +249,15 @@ def _yield_cpu() -> None:
 
 def main(argv: list[str]) -> int:
     """The background process: compile the fast kernel of one variant and build its
-    native library (``width height probing|plain batch|one LOCK``), then drop the lock."""
+    native library (``width height probing|plain batch|one LOCK``), then drop the lock.
+    With ``-`` for LOCK (and ``OPENINGBOOK_FIRST_USE=light``): compile the light kernel
+    for the process that waits for it (:func:`start_light`)."""
     width, height, probing, batch, lock = argv
     try:
-        # after the command that started it (EOF on stdin), or after a while
-        select.select([sys.stdin], [], [], START_AFTER_SECONDS)
-        _yield_cpu()
+        if lock != "-":
+            # after the command that started it (EOF on stdin), or after a while
+            select.select([sys.stdin], [], [], START_AFTER_SECONDS)
+            _yield_cpu()
         from solver.position import Position
         from solver.probe import BookProbe
         from solver.search import Solver
@@ -217,7 +276,8 @@ def main(argv: list[str]) -> int:
         solver.warm_up(solve=batch == "one", solve_many=batch == "batch")
         return 0
     finally:
-        Path(lock).unlink(missing_ok=True)
+        if lock != "-":
+            Path(lock).unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

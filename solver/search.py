@@ -1784,7 +1784,7 @@ class Solver:
         self._positions += first.shape[0]
         return out
 
-    def warm_up(self, *, solve: bool = True, solve_many: bool = True) -> float:
+    def warm_up(self, *, solve: bool = True, solve_many: bool = True, wait: bool = True) -> float:
         """Load (or compile) the search kernels now; returns the seconds it took.
 
         ``solve``: the kernel of :meth:`solve`, :meth:`solve_wdl` and :meth:`analyze`;
@@ -1793,6 +1793,9 @@ class Solver:
         (its cache keeps it; the native cache, :mod:`solver._native`, loads it later
         without numba); the first solve in a process otherwise pays the loading or
         the compiling. Leaves the table and the statistics as they were.
+        ``wait=False``: on a first use, start compiling the light kernel in a child
+        process and return at once (:func:`solver._firstuse.start_light`); the next
+        search (or warm-up) waits for it. Otherwise it does nothing.
         """
         start = time.perf_counter()
         if solve or solve_many:
@@ -1802,6 +1805,11 @@ class Solver:
             tiny = Solver(log2, width=self.width, height=self.height)
             tiny.book = self.book
             pos = _warm_up_position(self.width, self.height)
+            if not wait:
+                for batch in [False] * solve + [True] * solve_many:
+                    args = tiny._warm_up_args(pos, batch)
+                    _firstuse.start_light(*tiny._entry_choice(batch), args, tiny._variant(batch))
+                return time.perf_counter() - start
             if solve:
                 tiny.solve(pos)
             if solve_many:
@@ -1809,6 +1817,16 @@ class Solver:
                     np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64), True
                 )
         return time.perf_counter() - start
+
+    def _warm_up_args(self, pos: Position, batch: bool) -> tuple:
+        """The entry kernel's arguments of a warm-up of ``pos`` (as :meth:`solve` and
+        :meth:`solve_many` pass them): what its compiled code is chosen by."""
+        if batch:
+            first = np.array([pos.first_stones], np.uint64)
+            mask = np.array([pos.mask], np.uint64)
+            return (first, mask, np.zeros(1, np.int8), True, *self._kernel_args())
+        return (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0, 0,
+                *self._kernel_args())  # fmt: skip
 
     # ---------------------------------------------------------- the table
     def reset(self) -> None:
@@ -1845,6 +1863,10 @@ class Solver:
         solver and these arguments: the copies of the search its board and book need
         (:func:`_entry_kernels`); on a first use the light kernel, while the fast one
         compiles in the background (:mod:`solver._firstuse`)."""
+        return _firstuse.choose(*self._entry_choice(batch), args, self._variant(batch))
+
+    def _entry_choice(self, batch: bool) -> tuple[Any, Any]:
+        """(fast, light) entry kernels of this solver's board and book."""
         default_size = (
             (self.width, self.height) == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
             and int(self.table.params[1]) == SMALL_TABLE_LOG2
@@ -1852,12 +1874,11 @@ class Solver:
         )
         probing = int(self._book_array[1]) != 0  # a book with positions (as _book_score reads it)
         i = 1 if batch else 0
-        return _firstuse.choose(
-            _ENTRY_KERNELS[default_size, probing][i],
-            _LIGHT_KERNELS[default_size, probing][i],
-            args,
-            (self.width, self.height, probing, batch),
-        )
+        return _ENTRY_KERNELS[default_size, probing][i], _LIGHT_KERNELS[default_size, probing][i]
+
+    def _variant(self, batch: bool) -> tuple[int, int, bool, bool]:
+        """What a background process warms up for this solver (solver._firstuse)."""
+        return (self.width, self.height, int(self._book_array[1]) != 0, batch)
 
     def _kernel_args(self, worker: int = 0) -> tuple:
         w = self._workers[worker]

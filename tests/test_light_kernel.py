@@ -214,3 +214,48 @@ def test_a_first_run_answers_with_the_light_kernel_and_leaves_the_fast_one(tmp_p
     second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0 and f"score {expected}" in second.stdout
     assert "compiling" not in second.stderr
+
+
+class FakeCompile:
+    """A child compiling the light kernel (start_light), waited for by choose()."""
+
+    def __init__(self, argv, **options):
+        self.argv, self.options, self.waited = argv, options, False
+        FakeCompile.made.append(self)
+
+    def wait(self):
+        self.waited = True
+        return 0
+
+
+def test_a_build_compiles_the_light_kernel_while_it_enumerates(native_dir, monkeypatch):
+    """start_light: a child compiles the light kernel now; choose() waits for it, then
+    answers with the light kernel (compiled by the child, loaded from the cache)."""
+    FakeCompile.made = []
+    monkeypatch.setattr(subprocess, "Popen", FakeCompile)
+    monkeypatch.setattr(_firstuse, "_start_background", lambda lock, v: None)
+    fast, slow = _ENTRY_KERNELS[True, False][1], _LIGHT_KERNELS[True, False][1]
+    solver = Solver(10)
+    pos = Position.from_moves("4455")
+    args = solver._warm_up_args(pos, batch=True)
+    variant = (7, 6, False, True)
+    _firstuse.start_light(fast, slow, args, variant)
+    _firstuse.start_light(fast, slow, args, variant)  # once
+    [child] = FakeCompile.made
+    assert child.argv[-6:] == ["solver._firstuse", "7", "6", "plain", "batch", "-"]
+    assert child.options["env"][_firstuse.SWITCH] == "light"
+    assert not child.waited
+    assert _firstuse.choose(fast, slow, args, variant) is slow and child.waited
+    # the fast kernel's library exists: nothing to start
+    library = _native.library_path(
+        NATIVE_KERNELS["solver.search._solve_batch_7x6"], _native._signature(args)
+    )
+    library.write_bytes(b"")
+    _firstuse.start_light(fast, slow, args, variant)
+    assert len(FakeCompile.made) == 1
+
+
+def test_the_light_switch_forces_the_light_kernel(monkeypatch):
+    monkeypatch.setenv(_firstuse.SWITCH, "light")
+    fast, slow = _ENTRY_KERNELS[True, False][0], _LIGHT_KERNELS[True, False][0]
+    assert _firstuse.choose(fast, slow, kernel_args(), (7, 6, False, False)) is slow

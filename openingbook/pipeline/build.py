@@ -82,6 +82,7 @@ from openingbook.pipeline.solving import (
     init_worker,
     load_worker_kernel,
     solve_chunk,
+    start_worker_kernel,
 )
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
@@ -475,6 +476,8 @@ def build_book(
         check_compact_output(out, force, "a part is written")
     else:
         check_output(writer, out, force)
+    if not scheduler:  # a first use compiles the workers' kernel while this enumerates
+        start_worker_kernel(options.board)
     plan = plan_build(options)
     if not scheduler:  # local workers: no more than the chunks or the memory, checked
         jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written

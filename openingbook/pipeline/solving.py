@@ -19,7 +19,7 @@ from openingbook.pipeline.workdir import ChunkResult
 from openingbook.values import book_values
 from solver import BoardSize
 
-__all__ = ["ChunkTask", "init_worker", "load_worker_kernel", "solve_chunk"]
+__all__ = ["ChunkTask", "init_worker", "load_worker_kernel", "solve_chunk", "start_worker_kernel"]
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,21 @@ def load_worker_kernel(board: BoardSize) -> None:
     """Compile (or load from the cache) in this process the kernel the workers run, for
     ``board``: started after it, workers on this machine load it from the cache instead
     of each compiling it (the native cache's library is built once, here)."""
+    _tiny_solver(board).warm_up(solve=False)
+
+
+def start_worker_kernel(board: BoardSize) -> None:
+    """Start what :func:`load_worker_kernel` will do: on a first use the kernel compiles
+    in a child process meanwhile (``Solver.warm_up(wait=False)``), while this process
+    enumerates the positions; otherwise nothing."""
+    _tiny_solver(board).warm_up(solve=False, wait=False)
+
+
+def _tiny_solver(board: BoardSize) -> Any:
     from solver import Solver, min_table_log2
 
-    tiny = Solver(max(10, min_table_log2(board.width * (board.height + 1))), width=board.width,
+    return Solver(max(10, min_table_log2(board.width * (board.height + 1))), width=board.width,
                   height=board.height)  # fmt: skip
-    tiny.warm_up(solve=False)
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
