@@ -3,13 +3,15 @@
 Usage: ``python benchmarks/bench_light_kernel.py [--stones 12,16] [--count 40]
 [--rounds 3] [--seed 1] [--out PATH]``
 
-The light kernel is the copy of the search with the mirror code serving every node
-(no hand-over to the copy without it): a first run uses it while the fast kernel
-compiles in the background. Same positions (random games of each stone count, the
-side to move not winning at once), each solved by a fresh solver (2^22 entries, one
-thread) with the fast kernel and with the light one, alternating by round; the
-search's CPU time (``Solver.stats.cpu_seconds``) and nodes (they must be equal). Both
-kernels are loaded first (compiled if needed), outside the timing. Writes
+The light kernel is the copy of the search without the mirror code serving every node: a
+first run uses it while the fast kernel compiles in the background. Same positions
+(random games of each stone count, the side to move not winning at once), each solved by
+a fresh solver (2^22 entries, one thread) with the fast kernel and with the light one,
+alternating by round; the search's CPU time (``Solver.stats.cpu_seconds``) and nodes
+(more for the light kernel where the fast one's mirror code prunes a symmetric
+position's moves). Both kernels are loaded first (compiled if needed), outside the
+timing.
+Writes
 ``benchmarks/results/light_kernel.json``.
 """
 
@@ -81,22 +83,22 @@ def main() -> None:
             fast_cpu.append(cpu)
             cpu, light_nodes = run(positions, True)
             light_cpu.append(cpu)
-            if fast_nodes != light_nodes:
-                raise SystemExit(f"nodes differ at {stones} stones: {fast_nodes} {light_nodes}")
         ratio = min(light_cpu) / min(fast_cpu)
         rows[stones] = {
             "positions": len(positions),
-            "nodes": fast_nodes,
+            "nodes_fast": fast_nodes,
+            "nodes_light": light_nodes,
             "fast_cpu_s": [round(c, 3) for c in fast_cpu],
             "light_cpu_s": [round(c, 3) for c in light_cpu],
             "light_over_fast_best": round(ratio, 3),
         }
         print(
             f"{stones} stones: fast {min(fast_cpu):.3f} s, light {min(light_cpu):.3f} s "
-            f"(best of {args.rounds}), light/fast {ratio:.3f}, {fast_nodes:,} nodes each"
+            f"(best of {args.rounds}), light/fast {ratio:.3f}, "
+            f"nodes {fast_nodes:,} / {light_nodes:,}"
         )
     results = {
-        "benchmark": "light kernel beside the fast one: CPU per position set, same nodes",
+        "benchmark": "light kernel beside the fast one: CPU and nodes per position set",
         "command": " ".join(["python", "benchmarks/bench_light_kernel.py", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "rows": rows,

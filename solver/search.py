@@ -576,7 +576,7 @@ def _negamax(
     mirror code reads ``book``) are constants of the entry kernel
     (:func:`_entry_kernels`): numba compiles only the copies they name. So is
     ``deep_copy``: the ``default_size`` of the copy without the mirror code, or None
-    for none (the light kernel: the copy with the mirror code searches every node).
+    for the light kernel, that copy alone for every node (:mod:`solver._firstuse`).
     """
     width = geo[0]
     height = geo[1]
@@ -601,7 +601,14 @@ def _negamax(
             tie_break[b] = _RANKS - 1 - i
     # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
     root = np.int64(0)
-    if deep_copy is not None and n0 >= SYMMETRY_STONES:
+    if deep_copy is None:
+        # the light kernel: one copy, without the mirror code, for every node (probing
+        # the book if any); None as its last constant keeps it apart from the fast copies
+        return _search(
+            root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break,
+            book, None, default_size, probing, None,
+        )  # fmt: skip
+    if n0 >= SYMMETRY_STONES:
         return _negamax_deep(
             root,
             n0,
@@ -1136,8 +1143,8 @@ def _search(
     ``default_size``: the 7x6 board as constants (:func:`_is_7x6`) and the move
     ordering's bit work in vector registers (:func:`_winning_lanes`). ``probing``: the
     scores of the nodes of ``book``'s ply are read from it (:mod:`solver.probe`).
-    ``deep_default_size``: the ``default_size`` of the copy the hand-over goes to (a 7x6
-    search compiles no copy for other boards, nor they one for 7x6), None for none."""
+    ``deep_default_size``: the ``default_size`` of the copy the hand-over goes to, so
+    that a 7x6 search compiles no copy for other boards, nor they one for 7x6."""
     symmetry = mirror is not None
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
@@ -1239,7 +1246,7 @@ def _search(
                     stack, d, row, wins, 0, cur, mask, alpha, beta, symmetry
                 )
                 d += 1
-                if mirror is None or deep_default_size is None or n + 1 < SYMMETRY_STONES:
+                if mirror is None or n + 1 < SYMMETRY_STONES:
                     continue
                 # past the mirror code: the copy without it searches the child's subtree
                 v = _negamax_deep(
@@ -1277,7 +1284,7 @@ def _search(
                         stack, d, row, wins, idx, cur, mask, alpha, beta, symmetry
                     )
                     d += 1
-                    if mirror is None or deep_default_size is None or n + 1 < SYMMETRY_STONES:
+                    if mirror is None or n + 1 < SYMMETRY_STONES:
                         break
                     # past the mirror code, as above: return the child's value at once
                     v = _negamax_deep(
@@ -1493,8 +1500,9 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
     (:func:`_solve_batch`), with ``default_size`` and ``probing`` as constants.
     ``split``: the fast kernels, two copies of :func:`_search` (with the mirror code,
     and without it from ``SYMMETRY_STONES`` stones on); without it the light ones, the
-    copy with the mirror code for every node, that a first use compiles in half the
-    time (:mod:`solver._firstuse`; numba-only: a light kernel is no native library).
+    copy without the mirror code for every node (probing the book, if any), that a
+    first use compiles in half the time (:mod:`solver._firstuse`; numba-only: a light
+    kernel is no native library).
 
     numba compiles a kernel with everything it calls, whether a run needs it or
     not, and a copy of :func:`_search` is most of the time a first run spends
