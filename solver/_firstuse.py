@@ -1,16 +1,18 @@
 """The first use of the search: a one-copy kernel now, the fast kernel in the background.
 
 The fast 7x6 search is two copies of :func:`solver.search._search` (with the mirror
-code, and from ``SYMMETRY_STONES`` stones on without it, about 40 instructions per
-node cheaper), compiled into one entry kernel: about 20 s of numba's work before a
-first run's first answer. A run that finds the fast kernel neither in the native
-cache (:mod:`solver._native`) nor remembered as unbuildable there searches with the
-*light* kernel instead (:data:`solver.search._LIGHT_KERNELS`): the copy with the
-mirror code serves every node, without the hand-over. It visits the same nodes in
-the same order and gives the same answers, about 9% slower per node, and compiles
-in half the time. One background process (``python -m solver._firstuse``, in a
-session of its own so that it outlives the command, as ``git gc --auto`` does)
-compiles the fast kernel and builds its native library with
+code, and from ``SYMMETRY_STONES`` stones on without it), compiled into one entry
+kernel: about 18 s of numba's work before a first run's first answer. A run that
+finds the fast kernel neither in the native cache (:mod:`solver._native`) nor
+remembered as unbuildable there searches with the *light* kernel instead
+(:data:`solver.search._LIGHT_KERNELS`): the copy without the mirror code serves every
+node (probing the book, if the solver has one). It gives the same answers, searches
+more nodes only where the mirror code would have pruned a symmetric position's moves
+(below ``SYMMETRY_STONES`` stones; from there on it is the same search), and compiles
+in under half the time. A build starts that compile in a child process while it
+enumerates its positions (:func:`start_light`). One background process (``python -m
+solver._firstuse``, in a session of its own so that it outlives the command, as
+``git gc --auto`` does) compiles the fast kernel and builds its native library with
 :meth:`solver.Solver.warm_up` once the command has ended (a long-running process:
 after :data:`START_AFTER_SECONDS`), on idle CPU only: a build's workers, measured,
 lost a third of their speed to it even at the lowest priority. Every later run loads

@@ -206,7 +206,7 @@ def _choose_numba_cache() -> None:
 #: any other module's kernels take a few seconds
 COMPILE_SECONDS = {"solver.search": 25}
 #: the same for the light kernel a first use compiles (solver._firstuse): one copy
-LIGHT_COMPILE_SECONDS = 12
+LIGHT_COMPILE_SECONDS = 10
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
 #: a run that has loaded one of these will compile the search (a build's workers do)
 _SOLVER_USERS = ("solver.search", "openingbook.pipeline.solving")
