@@ -52,6 +52,7 @@ __all__ = [
     "AUTO_PARTS",
     "DEFAULT_MAX_CANDIDATES",
     "MAX_PARTS",
+    "PART_MAX_CANDIDATES",
     "LayerTooLarge",
     "check_part",
     "count_positions",
@@ -66,8 +67,13 @@ __all__ = [
 #: Each costs about 35 bytes while the layer is built (its key, flag and bucket
 #: copy, plus the kept children), so the default bounds one step at about 2 GB: the full enumeration
 #: reaches 13 plies (41M candidates for the last layer; 12 plies: 15M), deeper
-#: plies need ``under``.
+#: plies come by parts (:data:`PART_MAX_CANDIDATES`) or need ``under``.
 DEFAULT_MAX_CANDIDATES = 60_000_000
+#: The guard for the whole layers a part's enumeration builds before its own (the part's
+#: own layer holds only its children): 15 plies on 7x6 examine 98.7M children for the
+#: 14-stone layer, 2.8 GB at the peak for one part of 64; a part of 16 plies would need
+#: the whole 15-stone layer (245.3M children) and is refused.
+PART_MAX_CANDIDATES = 120_000_000
 
 
 #: Most parts a ply can be split into (:func:`check_part`).
@@ -97,6 +103,13 @@ def check_part(part: tuple[int, int]) -> tuple[int, int]:
             f"expected i/n with 1 <= i <= n <= {MAX_PARTS}", argument="part", value=f"{i}/{n}"
         )
     return i, n
+
+
+def _guard(max_candidates: int | None, part: bool) -> int:
+    """The memory guard asked for, or the default of a whole ply or of a part's layers."""
+    if max_candidates is not None:
+        return int(max_candidates)
+    return PART_MAX_CANDIDATES if part else DEFAULT_MAX_CANDIDATES
 
 
 def part_of(
@@ -264,7 +277,7 @@ def _enumerate(
     height: int,
     merge_mirrors: bool,
     drop_immediate_wins: bool,
-    max_candidates: int,
+    max_candidates: int | None,
     part: tuple[int, int] | None = None,
 ) -> tuple[_Layers, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Enumerate; return the layers, the final arrays and, per final position,
@@ -286,7 +299,7 @@ def _enumerate(
     start_symmetric = start.mirror() == start
     # a mirror-closed reachable set may be reduced to one variant per pair as it grows
     canonical = start_symmetric
-    layers = _Layers(start, plies, canonical, max_candidates, part)
+    layers = _Layers(start, plies, canonical, _guard(max_candidates, part is not None), part)
     return (layers, *_finish(layers, width, height, merge_mirrors, drop_immediate_wins))
 
 
@@ -324,7 +337,7 @@ def enumerate_positions(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    max_candidates: int | None = None,
     part: tuple[int, int] | None = None,
     by_parts: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -333,10 +346,11 @@ def enumerate_positions(
     ``part=(i, n)``: only the positions of part ``i`` of ``n`` (:func:`part_of`), in
     the whole enumeration's order: the parts are disjoint, their union is the ply,
     and a part of a deep ply needs only the previous layer and its own positions
-    in memory (14 plies: the 13-ply layer, about 15.5M positions, 0.5 GB). A whole
-    ply whose last layer does not fit ``max_candidates`` (14 plies on 7x6) comes
-    part by part (:data:`AUTO_PARTS` parts, each in its order), or with
-    ``by_parts=False`` raises :class:`LayerTooLarge`.
+    in memory (14 plies: the 13-ply layer, about 15.5M positions, 0.5 GB; 15 plies:
+    the 14-ply layer, 2.8 GB at the peak). A whole ply whose last layer does not fit
+    ``max_candidates`` (14 plies on 7x6) comes part by part (:data:`AUTO_PARTS`
+    parts, each in its order), or with ``by_parts=False`` raises
+    :class:`LayerTooLarge`.
 
     ``under``: a 1-based move string; only positions reachable by continuing it
     (with either variant reachable, when mirror pairs are merged). With
@@ -345,7 +359,8 @@ def enumerate_positions(
     ``drop_immediate_wins=False`` positions where the side to move can
     complete four at once are kept. Raises ``ValueError`` for a bad line, a
     ply outside 0..width*height, or a layer needing more than ``max_candidates``
-    children (the memory guard, see :data:`DEFAULT_MAX_CANDIDATES`).
+    children (the memory guard; by default :data:`DEFAULT_MAX_CANDIDATES` for a whole
+    ply, :data:`PART_MAX_CANDIDATES` for the layers a part builds before its own).
 
     >>> first, mask = enumerate_positions(4, under="4444", width=7, height=6)
     >>> Position.from_bitboards(int(first[0]), int(mask[0])).to_diagram().splitlines()[-4:]
@@ -378,7 +393,7 @@ def positions_with_moves(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    max_candidates: int | None = None,
     part: tuple[int, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Like :func:`enumerate_positions`, plus one 1-based move string per position.
@@ -414,7 +429,7 @@ def count_positions(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    max_candidates: int | None = None,
     part: tuple[int, int] | None = None,
 ) -> int:
     """Number of positions :func:`enumerate_positions` returns.
@@ -463,7 +478,7 @@ def iter_parts(
     *,
     merge_mirrors: bool = True,
     drop_immediate_wins: bool = True,
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    max_candidates: int | None = None,
     which: Iterable[int] | None = None,
     finished: bool = False,
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
@@ -489,7 +504,8 @@ def iter_parts(
             else:
                 yield (i, *enumerate_positions(0, None, width, height, part=(i, parts)))
         return
-    previous = _Layers(Position(width=width, height=height), plies - 1, True, max_candidates)
+    guard = _guard(max_candidates, True)
+    previous = _Layers(Position(width=width, height=height), plies - 1, True, guard)
     for i in numbers:
         layers = copy.copy(previous)
         layers.steps = list(previous.steps)
@@ -507,7 +523,7 @@ def finished_games(
     height: int,
     *,
     part: tuple[int, int] | None = None,
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    max_candidates: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The finished games after ``plies`` plies (the player who just moved has four),
     one variant per mirror pair (the smaller key), each distinct position once, in

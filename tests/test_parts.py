@@ -182,6 +182,29 @@ def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
         )
 
 
+def test_a_part_has_its_own_guard_for_the_layers_before_its_own(monkeypatch):
+    """The layers a part builds whole (the 15-ply parts' 14-stone layer) have the part
+    guard, larger than a whole ply's; a guard given explicitly is the one used."""
+    import solver.enumerate as enumeration
+
+    whole = enumerate_positions(9, None, *DEFAULT_BOARD)
+    # 9 plies: the whole ply examines 639,065 children, a part's 8-stone layer 189,763
+    monkeypatch.setattr(enumeration, "DEFAULT_MAX_CANDIDATES", 100_000)
+    monkeypatch.setattr(enumeration, "PART_MAX_CANDIDATES", 250_000)
+    with pytest.raises(LayerTooLarge, match="100,000 allowed"):
+        enumerate_positions(9, None, *DEFAULT_BOARD, by_parts=False)
+    pieces = [enumerate_positions(9, None, *DEFAULT_BOARD, part=(i, 3)) for i in (1, 2, 3)]
+    assert sorted(as_pairs(*whole)) == sorted(itertools.chain(*(as_pairs(f, m) for f, m in pieces)))
+    got = enumerate_positions(9, None, *DEFAULT_BOARD)  # the whole ply, by parts
+    assert sorted(as_pairs(*got)) == sorted(as_pairs(*whole))
+    assert count_positions(9, None, *DEFAULT_BOARD, part=(2, 3)) == len(pieces[1][0])
+    with pytest.raises(LayerTooLarge, match="100,000 allowed"):
+        enumerate_positions(9, None, *DEFAULT_BOARD, part=(1, 3), max_candidates=100_000)
+    monkeypatch.setattr(enumeration, "PART_MAX_CANDIDATES", 150_000)
+    with pytest.raises(LayerTooLarge, match="150,000 allowed"):
+        next(iter_parts(9, 3, *DEFAULT_BOARD))
+
+
 def test_enumerate_command_counts_a_part_and_everything(tmp_path):
     from click.testing import CliRunner
 
@@ -330,6 +353,30 @@ def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
         # the same retrieval table: only the metadata differs
         assert bytes(a._cells) == bytes(b._cells)
         assert [m["part"] for m in a.header.metadata["merged_from"]] == ["1/3", "2/3", "3/3"]
+
+
+def test_a_part_of_an_odd_ply_has_the_solvers_values(tmp_path):
+    """Parts take odd plies (the 15-ply book is built in parts): the second player is to
+    move, and every stored answer is the solver's score of the position, or its sign."""
+    from openingbook.pipeline.build import BuildOptions, build_book
+    from solver import Solver, parse_board_size
+
+    board = parse_board_size("5x4")
+    solver = Solver(width=5, height=4, table_log2=16)
+    for distances in (True, False):
+        out = tmp_path / f"odd-{distances}.c4b"
+        options = BuildOptions(7, distances=distances, board=board, part=(2, 3))
+        build_book(out, options, jobs=1, progress=False)
+        first, mask = enumerate_positions(7, None, *board, part=(2, 3))
+        scores = solver.solve_many(first, mask)  # for the side to move: the second player
+        with CompactBook(out) as book:
+            assert (book.plies, book.part, len(book)) == (7, (2, 3), len(first))
+            got = book.lookup_many(first, mask)
+        assert np.array_equal(got.winner, -np.sign(scores))
+        if distances:
+            assert np.array_equal(got.score, scores)
+    with pytest.raises(ValueError, match="even number of plies"):
+        BuildOptions(7, distances=True, board=board).validate()  # not a whole book
 
 
 def test_merge_refuses_gaps_overlaps_and_strangers(tmp_path):

@@ -16,7 +16,7 @@ sources:
 The 14-ply book was built in parts and the 13-ply book derived from it
 (``docs/BOOK14.md``); their whole-book checks (published counts, the 12-ply book
 derived again from the 14-ply one, 2,000 positions re-solved by this solver and by
-Pons') take minutes and 9 GB and are in ``benchmarks/finish14.sh``, its results in
+Pons') take minutes and 9 GB and are in ``benchmarks/finish_parts.sh``, its results in
 ``benchmarks/results/book14-final/``. Here: the 12-ply book is one ply of negamax over
 the 13-ply book, and random games of 12 to 14 stones.
 """

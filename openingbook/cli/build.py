@@ -76,9 +76,9 @@ def _command_line() -> list[str]:
     "--plies",
     type=int,
     required=True,
-    help="Stones on the board: an even number from 2 to 16. Whole books up to 12 plies; "
-    "at 14 and 16 the positions do not fit in memory at once: build --part I/N (then "
-    "merge) or --under a line.",
+    help="Stones on the board: an even number from 2 to 16 (any number from 1 to 16 with "
+    "--part). Whole books up to 12 plies; at 14 and 15 the positions do not fit in memory "
+    "at once: build --part I/N (then merge) or --under a line; at 16 only --under.",
 )
 @click.option(
     "--distances",

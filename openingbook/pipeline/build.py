@@ -90,6 +90,7 @@ from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 __all__ = [
     "MAX_CHUNK_SIZE",
     "MIN_CHUNK_SIZE",
+    "PART_PLIES",
     "SUPPORTED_PLIES",
     "BuildOptions",
     "BuildPlan",
@@ -103,6 +104,9 @@ __all__ = [
 
 #: Plies a build accepts (book positions have the first player to move).
 SUPPORTED_PLIES = tuple(range(2, 17, 2))
+#: Plies a part of a ply accepts (``--part``; written compact, which holds either
+#: side to move, as the derived odd-ply books).
+PART_PLIES = tuple(range(1, 17))
 #: Bounds of the automatic chunk size (about 64 chunks per build in between).
 MIN_CHUNK_SIZE = 16
 MAX_CHUNK_SIZE = 1024
@@ -170,10 +174,11 @@ class BuildOptions:
                     argument="part",
                     value=value,
                 )
-        if self.plies not in SUPPORTED_PLIES:
+        if self.plies not in (SUPPORTED_PLIES if self.part is None else PART_PLIES):
             raise InvalidArgument(
                 "books are built for an even number of plies "
-                f"from {SUPPORTED_PLIES[0]} to {SUPPORTED_PLIES[-1]}",
+                f"from {SUPPORTED_PLIES[0]} to {SUPPORTED_PLIES[-1]} (a part, --part I/N: "
+                f"any number from {PART_PLIES[0]} to {PART_PLIES[-1]})",
                 argument="plies",
                 value=self.plies,
             )

@@ -1,14 +1,14 @@
 """Re-solve random positions of books with Pascal Pons' solver: a check by another program.
 
-Usage: ``python benchmarks/cross14.py BOOK.c4b [...] --pons PATH [--sample 200] [--seed 0]
-[--out benchmarks/results/book14-pons.json]``
+Usage: ``python benchmarks/cross_pons.py BOOK.c4b [...] --pons PATH [--sample 200]
+[--seed 0] [--out benchmarks/results/bookP-pons.json]`` (``P``: the first book's plies)
 
-``check14.py`` re-solves samples with this project's solver; this script asks an
+``check_parts.py`` re-solves samples with this project's solver; this script asks an
 independent one, Pons' ``c4solver`` (built from his public source as
 ``benchmarks/NOTES.md`` "Peers" says; never part of this project). For each book (a
-part of the 14-ply book, the merged book, any 7x6 distance book), ``--sample`` of its
+part of the 14- or 15-ply book, a merged book, any 7x6 distance book), ``--sample`` of its
 positions picked at random (seed: ``--seed`` plus the part number, so not
-``check14.py``'s sample) are written as move strings to the solver's standard input,
+``check_parts.py``'s sample) are written as move strings to the solver's standard input,
 run without an opening book (``-b`` names no file: every score is searched), and its
 score (Pons' convention: positive when the side to move wins, ``(cells + 1 - stones) /
 2`` for a win with its next stone) is compared with the book's. Exit status 1 on any
@@ -55,7 +55,7 @@ def sample_moves(path: Path, sample: int, seed: int) -> tuple[list[str], list[in
 
 def pons_scores(binary: Path, moves: list[str]) -> list[int]:
     """Pons' solver's score of every move string, searched without an opening book."""
-    with tempfile.TemporaryDirectory(prefix="cross14-") as empty:
+    with tempfile.TemporaryDirectory(prefix="cross-pons-") as empty:
         done = subprocess.run(
             [str(binary), "-b", str(Path(empty) / "no-book")],
             input="".join(f"{m}\n" for m in moves),
@@ -100,17 +100,20 @@ def main() -> None:
     parser.add_argument("--pons", type=Path, required=True, help="Pons' c4solver binary")
     parser.add_argument("--sample", type=int, default=200, help="positions per book")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "book14-pons.json")
+    parser.add_argument("--out", type=Path, help="[results/bookP-pons.json]")
     args = parser.parse_args()
     if not args.pons.is_file():
-        raise SystemExit(f"cross14: no solver at {args.pons}")
+        raise SystemExit(f"cross_pons: no solver at {args.pons}")
+    if args.out is None:
+        with CompactBook(args.books[0], verify=False) as first:
+            args.out = ROOT / "results" / f"book{first.plies}-pons.json"
     rows = []
     for path in args.books:
         row = cross_check(path, args.pons, args.sample, args.seed)
         print(json.dumps({k: v for k, v in row.items() if k != "disagreements"}), flush=True)
         rows.append(row)
     result = {
-        "command": "python benchmarks/cross14.py "
+        "command": "python benchmarks/cross_pons.py "
         + " ".join(p.name for p in args.books)
         + f" --pons {args.pons.name} --sample {args.sample} --seed {args.seed}",
         "solver": {

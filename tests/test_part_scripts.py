@@ -1,10 +1,12 @@
-"""The 14-ply book's finishing script (benchmarks/finish14.sh), run in small.
+"""The scripts of a book built in parts (benchmarks/build_parts.sh, check_parts.py,
+finish_parts.sh, cross_pons.py), run in small.
 
-The 8-ply distance book (books/) cut into three parts stands in for the 14-ply parts:
-check14.py checks each part, finish14.sh merges them, checks the whole against the
-published counts and a re-solved sample, validates the 6-ply book against it and
-derives the 7-ply book, which must equal the 7-ply book built on its own (books/). A
-part with one wrong value must stop the script before anything is merged.
+A 7-ply part on 5x4 is built by build_parts.sh (an odd ply, as the 15-ply book's
+parts). The 8-ply distance book (books/) cut into three parts stands in for the 14-ply
+parts: check_parts.py checks each part, finish_parts.sh merges them, checks the whole
+against the published counts and a re-solved sample, validates the 6-ply book against
+it and derives the 7-ply book, which must equal the 7-ply book built on its own
+(books/). A part with one wrong value must stop the script before anything is merged.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def stand_in(path: Path, script: str) -> Path:
 
 
 def settings(tmp: Path, parts: Path) -> dict[str, str]:
-    """finish14.sh's environment for the 8-ply parts in ``parts``, results under ``tmp``."""
+    """finish_parts.sh's environment for the 8-ply parts in ``parts``, results under ``tmp``."""
     return {
         "PLIES": "8",
         "PARTS": "3",
@@ -98,13 +100,89 @@ def settings(tmp: Path, parts: Path) -> dict[str, str]:
 
 
 def finish(tmp: Path, parts: Path) -> tuple[subprocess.CompletedProcess, ...]:
-    """check14.py on every part, then finish14.sh on them: both runs."""
+    """check_parts.py on every part, then finish_parts.sh on them: both runs."""
     check = run(
-        f"{sys.executable} benchmarks/check14.py",
+        f"{sys.executable} benchmarks/check_parts.py",
         *map(str, sorted(parts.glob("*.c4b"))),
         "--sample", "10", "--results", str(tmp / "parts-results"),
     )  # fmt: skip
-    return check, run("sh benchmarks/finish14.sh", env=settings(tmp, parts))
+    return check, run("sh benchmarks/finish_parts.sh", env=settings(tmp, parts))
+
+
+def test_build_parts_builds_a_part_once_with_the_code_of_its_checkout(tmp_path):
+    """build_parts.sh with PLIES, PARTS and SIZE: the part is written under $WORK/out in
+    the build's own name, with the part's positions, and a rerun skips it (check_parts.py
+    needs 7x6: the published per-ply counts are of that board). Started from a directory
+    holding other code (a checkout that changes), it runs $CODE's; relative paths are
+    taken from where it starts."""
+    from solver import count_positions
+
+    other = tmp_path / "openingbook"
+    other.mkdir()
+    (other / "__init__.py").write_text("raise SystemExit('not the code of CODE')\n")
+    env = {
+        **os.environ,
+        "PLIES": "7",
+        "PARTS": "3",
+        "SIZE": "5x4",
+        "CODE": str(ROOT),
+        "WORK": "work",
+        "BOOKS": "books",
+        "PYTHON": sys.executable,
+    }
+    script = ["sh", str(ROOT / "benchmarks" / "build_parts.sh"), "2"]
+    done = subprocess.run(script, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    part = tmp_path / "work" / "out" / "book7-dist-5x4-part2of3.c4b"
+    with CompactBook(part) as book:
+        assert (book.plies, book.part, tuple(book.board)) == (7, (2, 3), (5, 4))
+        assert len(book) == count_positions(7, None, 5, 4, part=(2, 3))
+        command = book.header.metadata["source_manifest"]["command"]
+    assert {"--plies 7", "--part 2/3", "--size 5x4"} <= set(
+        " ".join(pair) for pair in zip(command.split(), command.split()[1:], strict=False)
+    )
+    again = subprocess.run(script, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and "exists, skipped" in again.stdout
+
+
+def test_land_parts_commits_the_parts_that_pass_their_checks(tmp_path):
+    """land_parts.sh in a repository of its own: a sound part is checked and committed
+    with its result, a damaged one (a byte of its payload changed) is left out."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    (repo / "benchmarks").mkdir(parents=True)
+    for script in ("check_parts.py", "land_parts.sh"):
+        shutil.copy(ROOT / "benchmarks" / script, repo / "benchmarks")
+    for setting in (["init", "-q"], ["config", "user.name", "t"], ["config", "user.email", "t@t"]):
+        subprocess.run(["git", "-C", str(repo), *setting], check=True)
+    out = tmp_path / "work" / "out"
+    out.mkdir(parents=True)
+    parts = write_parts(tmp_path)
+    for i in (1, 2):
+        shutil.copy(parts / f"book8-dist-part{i}of3.c4b", out)
+    damaged = out / "book8-dist-part2of3.c4b"
+    data = bytearray(damaged.read_bytes())
+    data[-1] ^= 1
+    damaged.write_bytes(data)
+    env = {**os.environ, "PLIES": "8", "WORK": str(tmp_path / "work"), "SAMPLE": "5"}
+    env["PYTHON"] = sys.executable
+    script = ["sh", "benchmarks/land_parts.sh"]
+    done = subprocess.run(script, cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "committed book8-dist-part1of3.c4b" in done.stdout
+    assert "book8-dist-part2of3.c4b: a check failed" in done.stderr
+    files = subprocess.run(
+        ["git", "-C", str(repo), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert files == [
+        "benchmarks/results/book8/book8-dist-part1of3.json",
+        "books/book8-dist/book8-dist-part1of3.c4b",
+    ]
+    result = json.loads((repo / "benchmarks/results/book8/book8-dist-part1of3.json").read_text())
+    assert result["ok"] and result["resolved_sample"] == 5 and result["plies"] == 8
+    again = subprocess.run(script, cwd=repo, env=env, capture_output=True, text=True)
+    assert again.returncode == 1 and "committed" not in again.stdout
 
 
 @pytest.mark.slow
@@ -129,7 +207,7 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
         first, mask = built.positions()
         assert np.array_equal(got.values_of(first, mask), built.values_of(first, mask))
         assert len(got) == len(built)
-    again = run("sh benchmarks/finish14.sh", env=settings(tmp_path, tmp_path / "parts"))
+    again = run("sh benchmarks/finish_parts.sh", env=settings(tmp_path, tmp_path / "parts"))
     assert again.returncode == 0 and again.stdout.count("skipped") == 6, again.stdout
 
 
@@ -142,7 +220,7 @@ def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
 
 
 def test_cost_adds_up_the_parts_manifests(tmp_path):
-    """check14.py --cost: positions and CPU seconds of the parts' own manifests, summed."""
+    """check_parts.py --cost: positions and CPU seconds of the parts' own manifests, summed."""
     from openingbook.pipeline.build import BuildOptions, build_book
     from solver import BoardSize
 
@@ -156,7 +234,7 @@ def test_cost_adds_up_the_parts_manifests(tmp_path):
             manifest = book.header.metadata["source_manifest"]
         recorded.append((manifest["positions"]["in_output"], manifest["time"]["solve_cpu_seconds"]))
         paths.append(path)
-    done = run(f"{sys.executable} benchmarks/check14.py --cost", *map(str, paths))
+    done = run(f"{sys.executable} benchmarks/check_parts.py --cost", *map(str, paths))
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     positions = recorded[0][0] + recorded[1][0]
@@ -183,7 +261,7 @@ for n, line in enumerate(sys.stdin):
 
 
 def test_cross_check_compares_every_sampled_score(tmp_path):
-    """cross14.py feeds the sample's move strings to the solver and compares its scores
+    """cross_pons.py feeds the sample's move strings to the solver and compares its scores
     with the book's (the stand-in solver is ours; the real one is Pons')."""
     from openingbook.pipeline.build import BuildOptions, build_book
     from solver import BoardSize
@@ -194,12 +272,12 @@ def test_cross_check_compares_every_sampled_score(tmp_path):
     fake = stand_in(tmp_path / "c4solver", FAKE_PONS)
     out = tmp_path / "cross.json"
     args = (str(part), "--pons", str(fake), "--sample", "25", "--out", str(out))
-    done = run(f"{sys.executable} benchmarks/cross14.py", *args)
+    done = run(f"{sys.executable} benchmarks/cross_pons.py", *args)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())
     assert (result["positions"], result["disagree"]) == (25, 0)
     assert result["books"][0]["scope"] == "part 2/3"
-    done = run(f"{sys.executable} benchmarks/cross14.py", *args, env={"LIE": "1"})
+    done = run(f"{sys.executable} benchmarks/cross_pons.py", *args, env={"LIE": "1"})
     result = json.loads(out.read_text())
     assert done.returncode == 1 and result["disagree"] == 1
     (wrong,) = result["books"][0]["disagreements"]

@@ -1,24 +1,27 @@
-"""Benchmark: the cost of the 14-ply distance book, from strata of its parts.
+"""Benchmark: the cost of a ply's distance book (14 plies unless ``--plies``), from
+strata of its parts.
 
-Usage: ``python benchmarks/bench_build14.py [--parts 32] [--strata 8] [--warmup 256]
-[--timed 1024] [--seed 1] [--out benchmarks/results/build14-strata.json] [--pons PATH]``
+Usage: ``python benchmarks/bench_build_parts.py [--plies 14] [--parts 32] [--strata 8]
+[--warmup 256] [--timed 1024] [--seed 1] [--out benchmarks/results/buildP-strata.json]
+[--pons PATH]``
 
-The 14-ply book is built in parts (``openingbook build --plies 14 --distances --part
-i/n``, see ``docs/BOOK14.md``): part ``i`` of ``n`` holds the positions whose canonical
-key hashes to ``i`` (:func:`solver.enumerate.part_of`), in the enumeration's order, and
-one worker solves a part's chunks in that order, keeping its table. Each stratum
-reproduces that: a part spread evenly over ``1..n`` is enumerated, a random window of
-``warmup + timed`` consecutive positions of it is solved by one fresh solver (exact
-scores, as the build), and only the last ``timed`` count. The book's estimate is the
+The 14- and 15-ply books are built in parts (``openingbook build --plies P
+--distances --part i/n``, see ``docs/BOOK14.md``, ``docs/BOOK15.md``): part ``i`` of
+``n`` holds the positions whose canonical key hashes to ``i``
+(:func:`solver.enumerate.part_of`), in the enumeration's order, and one worker solves
+a part's chunks in that order, keeping its table. Each stratum reproduces that: a part
+spread evenly over ``1..n`` is enumerated, a random window of ``warmup + timed``
+consecutive positions of it is solved by one fresh solver (exact scores, as the
+build), and only the last ``timed`` count. The book's estimate is the
 mean CPU time per position over the strata times the book's positions (the strata's
-part sizes times ``n``, an estimate; ``openingbook enumerate --plies 14`` counts them),
+part sizes times ``n``, an estimate; ``openingbook enumerate --plies P`` counts them),
 in core-hours, beside the 12-ply book's (``FULL_12_CORE_HOURS``, the ninth pass).
 With ``--pons PATH`` (Pascal Pons' ``c4solver``, built as ``benchmarks/NOTES.md``
 "Peers" says) every window is also solved by his solver, without an opening book, in
 one fresh process (its table kept from position to position, as ours): its CPU time for
 the timed positions (the run of the warm-up alone subtracted), its scores compared with
 ours, and its core-hours for the whole book, as a ratio to ours.
-Writes ``benchmarks/results/build14-strata.json``.
+Writes ``benchmarks/results/buildP-strata.json`` (``P``: the plies).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from cross14 import pons_scores
+from cross_pons import pons_scores
 
 from openingbook.atomicio import write_json_atomic
 from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
@@ -68,6 +71,7 @@ def run_pons(binary: Path, first: np.ndarray, mask: np.ndarray, warmup: int) -> 
 
 
 def run_stratum(
+    plies: int,
     part: int,
     parts: int,
     warmup: int,
@@ -78,16 +82,17 @@ def run_stratum(
     """Solve ``warmup + timed`` consecutive positions of one part; time the last ``timed``
     (and with ``pons``, the same window by Pons' solver, its scores compared)."""
     start = time.perf_counter()
-    first, mask = enumerate_positions(14, None, *DEFAULT_BOARD, part=(part, parts))
+    first, mask = enumerate_positions(plies, None, *DEFAULT_BOARD, part=(part, parts))
     enumerate_seconds = time.perf_counter() - start
     length = warmup + timed
     at = int(rng.integers(0, max(1, len(first) - length)))
     solver = Solver()
     solver.warm_up()
     solver.solve_many(first[at : at + warmup], mask[at : at + warmup])
-    cpu = time.thread_time()
+    # the solver's own CPU time: it searches in a thread of its own (interruptible)
+    cpu = solver.stats.cpu_seconds
     scores = solver.solve_many(first[at + warmup : at + length], mask[at + warmup : at + length])
-    cpu = time.thread_time() - cpu
+    cpu = solver.stats.cpu_seconds - cpu
     n = min(timed, len(first) - at - warmup)
     run = {
         "part": f"{part}/{parts}",
@@ -109,26 +114,30 @@ def run_stratum(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--parts", type=int, default=32, help="parts of the 14-ply book")
+    parser.add_argument("--plies", type=int, default=14, help="stones of the book's positions")
+    parser.add_argument("--parts", type=int, default=32, help="parts of the book")
     parser.add_argument("--strata", type=int, default=8, help="parts to time, evenly spread")
     parser.add_argument("--warmup", type=int, default=256, help="untimed positions first")
     parser.add_argument("--timed", type=int, default=1024, help="timed positions per stratum")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "build14-strata.json")
+    parser.add_argument("--out", type=Path, help="[results/buildP-strata.json]")
     parser.add_argument("--pons", type=Path, help="Pons' c4solver: the same windows, side by side")
     args = parser.parse_args()
+    out = args.out or ROOT / "results" / f"build{args.plies}-strata.json"
     rng = np.random.default_rng(args.seed)
     runs = []
     for k in range(args.strata):
         part = 1 + k * args.parts // args.strata + int(rng.integers(args.parts // args.strata))
-        runs.append(run_stratum(part, args.parts, args.warmup, args.timed, rng, args.pons))
+        runs.append(
+            run_stratum(args.plies, part, args.parts, args.warmup, args.timed, rng, args.pons)
+        )
         print(json.dumps(runs[-1]), flush=True)
     ms = sum(r["cpu_ms_per_position"] for r in runs) / len(runs)
     positions = round(args.parts * sum(r["part_positions"] for r in runs) / len(runs))
     core_hours = positions * ms / 1000 / 3600
     result = {
-        "command": "python benchmarks/bench_build14.py "
-        f"--parts {args.parts} --strata {args.strata} --warmup {args.warmup} "
+        "command": "python benchmarks/bench_build_parts.py "
+        f"--plies {args.plies} --parts {args.parts} --strata {args.strata} --warmup {args.warmup} "
         f"--timed {args.timed} --seed {args.seed}",
         "machine": platform.processor() or platform.machine(),
         "runs": runs,
@@ -154,7 +163,7 @@ def main() -> None:
             "ratio_pons_to_ours": round(pons_ms / ms, 2),
             "scores_compared": sum(r["timed_positions"] for r in runs),
         }
-    write_json_atomic(args.out, result)
+    write_json_atomic(out, result)
     print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=1))
 
 

@@ -1,10 +1,10 @@
-"""Check parts of the 14-ply distance book (or any ply's parts) before they are committed,
-and the complete books merged and derived from them.
+"""Check parts of a ply's distance book (the 14- and 15-ply books are built in parts)
+before they are committed, and the complete books merged and derived from them.
 
-Usage: ``python benchmarks/check14.py PART.c4b [...] [--sample 200] [--jobs 1]
-[--results benchmarks/results/book14] [--published]``, or
-``python benchmarks/check14.py --cost PART.c4b [...]``: the CPU time the parts' manifests
-record, per position and for all parts at that rate.
+Usage: ``python benchmarks/check_parts.py PART.c4b [...] [--sample 200] [--jobs 1]
+[--results benchmarks/results/bookP] [--published [--plies 14]]``, or
+``python benchmarks/check_parts.py --cost PART.c4b [...]``: the CPU time the parts'
+manifests record, per position and for all parts at that rate.
 
 For each part (``openingbook build --part``; docs/BOOK14.md), every check that applies
 to a part on its own:
@@ -23,10 +23,12 @@ A complete compact book (the merged 14-ply book, the 13-ply one derived from it)
 the same checks as one part of one (its sample's seed is 1), and its per-ply counts
 must equal the published ones.
 
-The result of each part goes to ``<results>/<part name>.json``. With ``--published``,
-the counts of every part found in ``<results>`` are added up; once all ``n`` parts are
-there the sum must equal Tromp's position count and Böck's won/drawn/lost counts
-(``openingbook.checks.published``). Exit status 1 when a check fails.
+The result of each book goes to ``<results>/<book name>.json`` (by default
+``benchmarks/results/bookP/``, ``P`` the book's plies). With ``--published``, the counts
+of every part found in ``<results>`` (by default those of ``--plies``) are added up;
+once all ``n`` parts are there the sum must equal Tromp's position count and Böck's
+won/drawn/lost counts (``openingbook.checks.published``). Exit status 1 when a check
+fails.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def check_part(path: Path, sample: int, jobs: int) -> dict:
     with CompactBook(path) as book:
         # a complete book is checked as its own only part; its sample's seed is 1
         is_part = book.part is not None
+        plies = book.plies
         i, n = book.part or (1, 1)
         first, mask = book.positions()
         fmt = BookFormat.for_plies(book.plies, book.kind != "wdl", *book.board)
@@ -78,6 +81,7 @@ def check_part(path: Path, sample: int, jobs: int) -> dict:
     counts = book_stats(path, per_ply=True).per_ply
     result = {
         "part": f"{i}/{n}" if is_part else None,
+        "plies": plies,
         "file": path.name,
         "bytes": path.stat().st_size,
         "positions": info["positions"],
@@ -151,8 +155,13 @@ def main() -> None:
     parser.add_argument("parts", nargs="*", type=Path)
     parser.add_argument("--sample", type=int, default=200, help="positions re-solved per part")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--results", type=Path, default=ROOT / "results" / "book14")
+    parser.add_argument(
+        "--results", type=Path, help="where results go [results/bookP, P the book's plies]"
+    )
     parser.add_argument("--published", action="store_true", help="add up all parts' counts")
+    parser.add_argument(
+        "--plies", type=int, default=14, help="--published without --results: results/bookP"
+    )
     parser.add_argument(
         "--cost", action="store_true", help="the parts' recorded CPU time, no checks"
     )
@@ -160,15 +169,16 @@ def main() -> None:
     if args.cost:
         print(json.dumps(cost(args.parts), indent=1))
         return
-    args.results.mkdir(parents=True, exist_ok=True)
     ok = True
     for path in args.parts:
         result = check_part(path, args.sample, args.jobs)
-        write_json_atomic(args.results / (path.stem + ".json"), result)
+        results = args.results or ROOT / "results" / f"book{result['plies']}"
+        results.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(results / (path.stem + ".json"), result)
         print(json.dumps(result), flush=True)
         ok &= result["ok"]
     if args.published:
-        summary = add_up(args.results)
+        summary = add_up(args.results or ROOT / "results" / f"book{args.plies}")
         print(json.dumps(summary, indent=1))
         ok &= bool(summary and summary["all_ok"] and summary.get("matches_published", True))
     sys.exit(0 if ok else 1)

@@ -1,15 +1,16 @@
 #!/bin/sh
-# Merge the committed parts of the 14-ply distance book, derive the 13-ply book, and run
-# every check of the complete books (docs/BOOK14.md, "Checks").
+# Merge the committed parts of a ply's distance book (14 plies unless PLIES says), derive
+# the book one ply shallower, and run every check of the complete books (docs/BOOK14.md,
+# "Checks").
 #
-# Usage: benchmarks/finish14.sh   (run from the checkout holding the parts)
+# Usage: benchmarks/finish_parts.sh   (run from the checkout holding the parts)
 #
 # Steps, each one skipped when its output exists, so a rerun continues where an
 # interrupted run stopped; the first failing step stops the script (exit status 1):
 #   1. the per-ply counts of all parts added up: Tromp's positions, Böck's won/drawn/lost
-#      (benchmarks/check14.py --published; every part must be checked and committed)
+#      (benchmarks/check_parts.py --published; every part must be checked and committed)
 #   2. openingbook merge of the parts into $OUT/bookP-dist.c4b
-#   3. the merged book checked whole by check14.py: file, $SAMPLE positions re-solved,
+#   3. the merged book checked whole by check_parts.py: file, $SAMPLE positions re-solved,
 #      mirror answers, parity, its per-ply counts against the published ones
 #   4. openingbook validate $SHALLOW against the merged book: the values two plies up
 #      derived from it equal the shallower book's on every position
@@ -17,12 +18,13 @@
 #   6. the derived book checked whole like step 3
 #   7. with PONS set (the path of Pascal Pons' c4solver): 200 positions of every part
 #      ($PARTS_RESULTS-pons.json) and $SAMPLE of each complete book re-solved by his
-#      solver (benchmarks/cross14.py)
+#      solver (benchmarks/cross_pons.py)
 # Results (JSON, one file per step) go to $RESULTS. Nothing is committed.
 #
 # Environment (defaults in brackets):
 #   PLIES [14]; PARTS [32]; PARTS_DIR [books/bookP-dist]; OUT [books]
-#   SHALLOW  the book two plies shallower [books/book(P-2)-dist.dat]
+#   SHALLOW  the book two plies shallower [books/book(P-2)-dist.dat, or its .c4b
+#            where there is no .dat: books/book13-dist.c4b for 15 plies]
 #   SAMPLE   positions re-solved in each complete book [2000]; JOBS [1]
 #   RESULTS  [benchmarks/results/bookP-final]; PARTS_RESULTS  the parts' check results
 #            [benchmarks/results/bookP]; PYTHON [python3]
@@ -34,7 +36,10 @@ PLIES=${PLIES:-14}
 PARTS=${PARTS:-32}
 PARTS_DIR=${PARTS_DIR:-books/book$PLIES-dist}
 OUT=${OUT:-books}
-SHALLOW=${SHALLOW:-books/book$((PLIES - 2))-dist.dat}
+if [ -z "${SHALLOW:-}" ]; then
+    SHALLOW=books/book$((PLIES - 2))-dist.dat
+    [ -e "$SHALLOW" ] || SHALLOW=books/book$((PLIES - 2))-dist.c4b
+fi
 SAMPLE=${SAMPLE:-2000}
 JOBS=${JOBS:-1}
 RESULTS=${RESULTS:-benchmarks/results/book$PLIES-final}
@@ -46,7 +51,7 @@ mkdir -p "$RESULTS"
 
 say() { echo "$(date -u +%FT%TZ) $*"; }
 openingbook() { PYTHONPATH="$REPO" "$PYTHON" -c "from openingbook.cli import main; main()" "$@"; }
-# check14.py writes its result (with "ok") whether or not the book passes
+# check_parts.py writes its result (with "ok") whether or not the book passes
 check_whole() {
     result=$RESULTS/$(basename "$1" .c4b).json
     if grep -qs '"ok": true' "$result"; then
@@ -54,7 +59,7 @@ check_whole() {
         return
     fi
     say "$(basename "$result"): checking $1"
-    PYTHONPATH="$REPO" "$PYTHON" benchmarks/check14.py "$1" --sample "$SAMPLE" \
+    PYTHONPATH="$REPO" "$PYTHON" benchmarks/check_parts.py "$1" --sample "$SAMPLE" \
         --jobs "$JOBS" --results "$RESULTS" > /dev/null || { say "$1: a check failed (see $result)"; exit 1; }
 }
 # a step's JSON is written beside, then renamed: a result file exists only when complete
@@ -70,7 +75,7 @@ step() {
     mv "$result.tmp" "$result"
 }
 
-step parts-published env PYTHONPATH="$REPO" "$PYTHON" benchmarks/check14.py \
+step parts-published env PYTHONPATH="$REPO" "$PYTHON" benchmarks/check_parts.py \
     --published --results "$PARTS_RESULTS"
 grep -q '"matches_published": true' "$RESULTS/parts-published.json" || {
     say "the parts do not add up to the published counts: $RESULTS/parts-published.json"
@@ -87,7 +92,7 @@ if [ ! -e "$derived" ]; then
         -o "$derived" --json
 fi
 check_whole "$derived"
-# cross14.py writes its result whether or not every score agrees: renamed when they do
+# cross_pons.py writes its result whether or not every score agrees: renamed when they do
 cross_check() {
     result=$1
     shift
@@ -96,7 +101,7 @@ cross_check() {
         return
     fi
     say "$(basename "$result"): re-solved by $PONS"
-    PYTHONPATH="$REPO" "$PYTHON" benchmarks/cross14.py "$@" --pons "$PONS" \
+    PYTHONPATH="$REPO" "$PYTHON" benchmarks/cross_pons.py "$@" --pons "$PONS" \
         --out "$result.tmp" > /dev/null || { say "a score differs (see $result.tmp)"; exit 1; }
     mv "$result.tmp" "$result"
 }
