@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
+
+from bench_solver import random_positions  # noqa: E402
 
 from openingbook.atomicio import write_json_atomic  # noqa: E402
 from solver import Position, Solver, _firstuse  # noqa: E402
@@ -38,18 +39,8 @@ def light(fast, light, args, variant):
 
 
 def sample(stones: int, count: int, seed: int) -> list[Position]:
-    rng = random.Random(seed * 1000 + stones)
-    found: list[Position] = []
-    while len(found) < count:
-        pos = Position()
-        while pos.stone_count < stones:
-            moves = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        if pos.stone_count == stones and not pos.can_win_next():
-            found.append(pos)
-    return found
+    """Random games of ``stones`` stones (bench_solver's), the side to move not winning."""
+    return [Position.from_moves(m) for m in random_positions(count, stones, seed * 1000 + stones)]
 
 
 def run(positions: list[Position], use_light: bool) -> tuple[float, int]:
