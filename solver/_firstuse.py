@@ -35,6 +35,7 @@ that it compiles the fast one).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import select
@@ -114,6 +115,18 @@ def start_light(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, env=env,
         )  # fmt: skip
+        if len(_LIGHT_CHILDREN) == 1:
+            atexit.register(_stop_light_children)
+
+
+def _stop_light_children() -> None:
+    """At exit (an error, Ctrl-C or SIGTERM before the light kernel was needed): stop
+    the children still compiling one for this process; nobody will wait for them."""
+    for child in _LIGHT_CHILDREN.values():
+        with contextlib.suppress(OSError):
+            child.kill()
+            child.wait()
+    _LIGHT_CHILDREN.clear()
 
 
 def _await_light(light: Any) -> None:

@@ -233,6 +233,9 @@ class FakeCompile:
         self.waited = True
         return 0
 
+    def kill(self):
+        self.killed = True
+
 
 def test_a_build_compiles_the_light_kernel_while_it_enumerates(native_dir, monkeypatch):
     """start_light: a child compiles the light kernel now; choose() waits for it, then
@@ -265,3 +268,14 @@ def test_the_light_switch_forces_the_light_kernel(monkeypatch):
     monkeypatch.setenv(_firstuse.SWITCH, "light")
     fast, slow = _ENTRY_KERNELS[True, False][0], _LIGHT_KERNELS[True, False][0]
     assert _firstuse.choose(fast, slow, kernel_args(), (7, 6, False, False)) is slow
+
+
+def test_a_light_compile_nobody_waits_for_is_stopped_at_exit(native_dir, monkeypatch):
+    FakeCompile.made = []
+    monkeypatch.setattr(subprocess, "Popen", FakeCompile)
+    fast, slow = _ENTRY_KERNELS[True, False][1], _LIGHT_KERNELS[True, False][1]
+    args = Solver(10)._warm_up_args(Position.from_moves("4455"), batch=True)
+    _firstuse.start_light(fast, slow, args, (7, 6, False, True))
+    _firstuse._stop_light_children()  # what exit runs (atexit), e.g. after SIGTERM
+    [child] = FakeCompile.made
+    assert child.killed and child.waited and not _firstuse._LIGHT_CHILDREN
