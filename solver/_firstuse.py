@@ -56,6 +56,8 @@ SWITCH = "OPENINGBOOK_FIRST_USE"
 #: where no /proc tells what a process runs, a lock older than this is taken over even
 #: if a process of its id is alive (the id reused after a restart)
 _LOCK_SECONDS = 3600
+#: a lock whose process shows no command line yet (being started) is held this long
+_STARTING_SECONDS = 60
 #: the background process compiles once the command that started it has ended (its
 #: workers get every core), or after this many seconds of a long-running process
 START_AFTER_SECONDS = 60
@@ -197,8 +199,10 @@ def _held(lock: Path) -> bool:
         command = None
     except OSError:
         command = None
-    if command is not None:
+    if command:
         return __name__.encode() in command
+    if command is not None:  # empty: a process just started (not run yet) or a zombie
+        return age < _STARTING_SECONDS
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

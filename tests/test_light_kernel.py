@@ -171,6 +171,10 @@ def test_one_background_compile_at_a_time(tmp_path, monkeypatch):
     holder = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)", "solver._firstuse"]
     )
+    deadline = time.monotonic() + 30
+    while b"solver._firstuse" not in Path(f"/proc/{holder.pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline  # started (its command line shows)
+        time.sleep(0.01)
     try:
         FakeChild.started = []
         monkeypatch.setattr(subprocess, "Popen", FakeChild)
