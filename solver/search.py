@@ -72,6 +72,7 @@ from solver.geometry import check_board_size
 from solver.interrupt import run_interruptibly
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.probe import BookProbe, no_probe
+from solver.scores import NO_LOWER_BOUND
 from solver.settings import (
     DEEP_EMPTY,
     ETC_EMPTY,
@@ -1321,6 +1322,7 @@ def _solve_one(
     wdl: bool,
     use_guess: bool,
     guess: int,
+    lower: int,
     start: int,
     big: np.ndarray,
     small: np.ndarray,
@@ -1337,8 +1339,10 @@ def _solve_one(
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
 
-    Without a guess, the walk's first window is (``start``, ``start + 1``): 0
-    ("win or not?"); a helper thread of a parallel search starts one further.
+    ``lower``: a proven lower bound of the score (:data:`NO_LOWER_BOUND`: none), at
+    most the most the side to move can score. Without a guess, the walk's first window
+    is (``start``, ``start + 1``): 0 ("win or not?"); a helper thread of a parallel
+    search starts one further.
     Meaningless if ``stats[1]`` is set on return: another thread stopped it.
     ``default_size`` and ``probing``: constants of the entry kernel, see :func:`_negamax`.
     """
@@ -1363,6 +1367,8 @@ def _solve_one(
         stats[0] += 1
         return 1 if wdl else (cells + 1 - n) // 2
     if wdl:
+        if lower >= 1:
+            return 1
         # the windows as run-time values: literal ones would compile more copies of
         # _negamax (and of everything it links), one per window
         zero = np.int64(0)
@@ -1376,6 +1382,8 @@ def _solve_one(
             return 1
         if r < 0:
             return -1
+        if lower == 0:
+            return 0  # at most a draw (r == 0), and at least one
         r = _negamax(
             cur, mask, n, zero - 1, zero, big, small, tparams, geo, order, col_masks, stack,
             stats, book, default_size, probing, deep_copy,
@@ -1383,6 +1391,22 @@ def _solve_one(
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
+    if lower >= hi:
+        return hi
+    if lower > lo:
+        # a proven bound (a parent's score in the book of the ply before: the score is
+        # at least minus it) is the score of about half of a ply's positions, each its
+        # parent's best move: one window proves "at most the bound" and ends the search
+        # (``benchmarks/bench_parent_bounds.py``); else it fails high to a better ``lo``
+        r = _negamax(
+            cur, mask, n, lower, lower + 1, big, small, tparams, geo, order, col_masks,
+            stack, stats, book, default_size, probing, deep_copy,
+        )  # fmt: skip
+        if stats[1] != 0:
+            return 0  # stopped
+        if r <= lower:
+            return lower
+        lo = r
     guessing = 2 if use_guess else 0
     walking = not use_guess
     first = True
@@ -1449,6 +1473,7 @@ def _solve_batch(
     masks: np.ndarray,
     out: np.ndarray,
     wdl: bool,
+    lower: np.ndarray,
     big: np.ndarray,
     small: np.ndarray,
     tparams: np.ndarray,
@@ -1467,8 +1492,10 @@ def _solve_batch(
     # build's positions, 16% on related 12-ply positions). The arguments of the
     # one-position kernel as run-time values of the types a single solve passes,
     # so that both use one compiled copy of it (literals would compile another)
+    # ``lower``: each position's proven lower bound, or empty (none)
     no_guess = np.bool_(False)
     zero = np.int64(0)
+    bounded = lower.shape[0] != 0
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
@@ -1478,6 +1505,7 @@ def _solve_batch(
             wdl,
             no_guess,
             zero,
+            np.int64(lower[i]) if bounded else np.int64(NO_LOWER_BOUND),
             zero,
             big,
             small,
@@ -1522,6 +1550,7 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
         wdl: bool,
         use_guess: bool,
         guess: int,
+        lower: int,
         start: int,
         big: np.ndarray,
         small: np.ndarray,
@@ -1534,7 +1563,7 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
         book: np.ndarray,
     ) -> int:
         return _solve_one(
-            cur, mask, wdl, use_guess, guess, start, big, small, tparams, geo, order,
+            cur, mask, wdl, use_guess, guess, lower, start, big, small, tparams, geo, order,
             col_masks, stack, stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
 
@@ -1543,6 +1572,7 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
         masks: np.ndarray,
         out: np.ndarray,
         wdl: bool,
+        lower: np.ndarray,
         big: np.ndarray,
         small: np.ndarray,
         tparams: np.ndarray,
@@ -1554,7 +1584,7 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
         book: np.ndarray,
     ) -> None:
         _solve_batch(
-            first, masks, out, wdl, big, small, tparams, geo, order, col_masks, stack,
+            first, masks, out, wdl, lower, big, small, tparams, geo, order, col_masks, stack,
             stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
 
@@ -1760,25 +1790,44 @@ class Solver:
                 out.append(-self._run(child.current, child.mask, wdl=False))
         return out
 
-    def solve_many(self, first: np.ndarray, mask: np.ndarray, wdl: bool = False) -> np.ndarray:
+    def solve_many(
+        self,
+        first: np.ndarray,
+        mask: np.ndarray,
+        wdl: bool = False,
+        lower: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Scores (or -1/0/+1 with ``wdl``) of many positions, keeping the table.
 
         ``first``/``mask``: ``uint64`` arrays of the first player's stones and
-        the occupied cells (Pons layout). Raises ``ValueError`` naming the first
-        illegal or already-won position. Returns ``int8``; full boards score 0.
+        the occupied cells (Pons layout). ``lower``: a proven lower bound of each
+        position's score (:data:`solver.NO_LOWER_BOUND` where none), such as minus
+        a parent's score: it saves the windows below it, and a bound that is the
+        score costs one window. The answer is exact only if every bound is true.
+        Raises ``ValueError`` naming the first illegal or already-won position, or
+        a bound above the position's highest score. Returns ``int8``; full boards
+        score 0.
+
+        >>> s = Solver(table_log2=16)
+        >>> p = Position.from_moves("4455")
+        >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+        >>> bound = np.array([15], np.int8)  # proven: at least 15
+        >>> s.solve_many(first, mask).tolist(), s.solve_many(first, mask, lower=bound).tolist()
+        ([18], [18])
         """
         first = np.ascontiguousarray(first, dtype=np.uint64)
         mask = np.ascontiguousarray(mask, dtype=np.uint64)
         if first.shape != mask.shape or first.ndim != 1:
             raise InvalidArgument("first and mask must be 1-d arrays of the same length")
         self._check_arrays(first, mask)
+        bounds = self._lower_bounds(lower, mask)
         out = np.zeros(first.shape[0], dtype=np.int8)
         start = time.perf_counter()
         stack = contextlib.ExitStack()
 
         def search() -> None:
             cpu = time.thread_time()
-            kernel_args = (first, mask, out, wdl, *self._kernel_args())
+            kernel_args = (first, mask, out, wdl, bounds, *self._kernel_args())
             self._entry(kernel_args, batch=True)(*kernel_args)
             self._cpu_seconds += time.thread_time() - cpu
 
@@ -1832,9 +1881,10 @@ class Solver:
         if batch:
             first = np.array([pos.first_stones], np.uint64)
             mask = np.array([pos.mask], np.uint64)
-            return (first, mask, np.zeros(1, np.int8), True, *self._kernel_args())
-        return (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0, 0,
-                *self._kernel_args())  # fmt: skip
+            no_bounds = np.zeros(0, np.int8)
+            return (first, mask, np.zeros(1, np.int8), True, no_bounds, *self._kernel_args())
+        return (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0,
+                NO_LOWER_BOUND, 0, *self._kernel_args())  # fmt: skip
 
     # ---------------------------------------------------------- the table
     def reset(self) -> None:
@@ -1913,7 +1963,7 @@ class Solver:
     ) -> int:
         threads = self.threads if threads is None else _thread_count(threads)
         start = time.perf_counter()
-        args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0)
+        args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0, NO_LOWER_BOUND)
         timer = None
         stack = contextlib.ExitStack()
         if time_limit is not None:
@@ -2030,6 +2080,24 @@ class Solver:
         if problems:
             raise InvalidArgument("cannot solve: " + "; ".join(problems))
         return pos.current, pos.mask
+
+    def _lower_bounds(self, lower: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """:meth:`solve_many`'s ``lower`` as the kernel takes it: ``int8``, empty for none;
+        a bound above the highest score of its position is refused."""
+        if lower is None:
+            return np.zeros(0, np.int8)
+        bounds = np.asarray(lower)
+        if bounds.shape != mask.shape or not np.issubdtype(bounds.dtype, np.integer):
+            raise InvalidArgument("lower must be an integer array of the positions' length")
+        highest = (self.width * self.height + 1 - np.bitwise_count(mask).astype(np.int64)) // 2
+        bad = (bounds.astype(np.int64) > highest) | (bounds.astype(np.int64) < NO_LOWER_BOUND)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidArgument(
+                f"position {i}: a lower bound of {int(bounds[i])} is no score of a position "
+                f"of {int(np.bitwise_count(mask[i]))} stones"
+            )
+        return np.ascontiguousarray(bounds, dtype=np.int8)
 
     def _check_arrays(self, first: np.ndarray, mask: np.ndarray) -> None:
         from solver.bitboards import has_four_bits

@@ -26,7 +26,7 @@ import pytest
 
 from openingbook.api import open_book
 from openingbook.engine import book_probe
-from solver import Position, Solver, _firstuse, _native
+from solver import NO_LOWER_BOUND, Position, Solver, _firstuse, _native
 from solver._jit import NATIVE_KERNELS
 from solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
 from solver.settings import SYMMETRY_STONES
@@ -117,8 +117,8 @@ def native_dir(tmp_path, monkeypatch):
 def kernel_args() -> tuple:
     solver = Solver(10)
     pos = Position.from_moves("4455")
-    return (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0, 0,
-            *solver._kernel_args())  # fmt: skip
+    return (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0,
+            NO_LOWER_BOUND, 0, *solver._kernel_args())  # fmt: skip
 
 
 @pytest.mark.parametrize("numba_first", [False, True])

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from solver import Position, Solver, search, settings
+from solver import NO_LOWER_BOUND, Position, Solver, search, settings
 from solver._jit import materialize
 from solver.position import winning_cells
 from tests.strategies import random_game
@@ -238,7 +238,8 @@ def test_the_7x6_kernel_refuses_a_table_it_was_not_compiled_for():
     other[1] += 1  # the small table's log2
     pos = Position.from_moves("4455")
     one = search._ENTRY_KERNELS[True, False][0]
-    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, 0, big, small)
+    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, NO_LOWER_BOUND, 0,
+            big, small)  # fmt: skip
     with pytest.raises(InternalError):
         one(*args, other, *rest)
     assert one(*args, tparams, *rest) == 18  # the right table: the answer
