@@ -39,7 +39,7 @@ from solver import DEFAULT_BOARD, Solver, enumerate_positions, search
 
 ROOT = Path(__file__).resolve().parent
 _SIGNATURE = (
-    "void(u8[::1], u8[::1], i1[::1], b1, u8[::1], u8[::1], i8[::1], i8[::1], i8[::1],"
+    "void(u8[::1], u8[::1], i1[::1], b1, i1[::1], u8[::1], u8[::1], i8[::1], i8[::1], i8[::1],"
     " u8[::1], u8[::1], i8[::1], u8[::1])"
 )
 # run under valgrind: numpy and the compiled module only
@@ -53,7 +53,7 @@ n = int(sys.argv[3])
 out = np.zeros(n, np.int8)
 stats = np.zeros(3, np.int64)  # nodes, stopped, nodes of the mirror-free kernel
 kernel_aot.solve_batch(
-    d["first"][:n].copy(), d["mask"][:n].copy(), out, False,
+    d["first"][:n].copy(), d["mask"][:n].copy(), out, False, np.zeros(0, np.int8),
     np.zeros(int(d["big"]), np.uint64), np.zeros(int(d["small"]), np.uint64),
     d["tparams"], d["geo"], d["order"], d["col_masks"], d["stack"], stats, d["book"],
 )

@@ -36,6 +36,7 @@ from solver.position import (
     bottom_mask,
 )
 from solver.scores import (
+    NO_LOWER_BOUND,
     Winner,
     describe_score,
     plies_from_score,
@@ -146,6 +147,7 @@ __all__ = [
     "DEFAULT_BOARD",
     "DEFAULT_HEIGHT",
     "DEFAULT_WIDTH",
+    "NO_LOWER_BOUND",
     "STATUS_BLOCK",
     "STATUS_BOOK",
     "STATUS_HAS_FOUR",

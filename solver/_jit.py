@@ -205,6 +205,8 @@ def _choose_numba_cache() -> None:
 #: ``analyze`` past the books: the two copies of the search a 7x6 search compiles);
 #: any other module's kernels take a few seconds
 COMPILE_SECONDS = {"solver.search": 25}
+#: the same for the light kernel a first use compiles (solver._firstuse): one copy
+LIGHT_COMPILE_SECONDS = 10
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
 #: a run that has loaded one of these will compile the search (a build's workers do)
 _SOLVER_USERS = ("solver.search", "openingbook.pipeline.solving")
@@ -214,10 +216,16 @@ _NOTE_PROCESS = "OPENINGBOOK_COMPILE_NOTE_PID"
 os.environ.setdefault(_NOTE_PROCESS, str(os.getpid()))
 
 
-def compile_note(module: str) -> str:
+def compile_note(module: str, light: bool = False) -> str:
     """The line that says the kernels of ``module`` are being compiled (those of
-    :mod:`solver.search`: "the solver")."""
+    :mod:`solver.search`: "the solver"; ``light``: its light kernel, while the fast
+    one compiles in the background, :mod:`solver._firstuse`)."""
     seconds = COMPILE_SECONDS.get(module)
+    if seconds is not None and light:
+        return (
+            f"openingbook: compiling the solver, once: about {LIGHT_COMPILE_SECONDS} s "
+            "(its fastest form compiles in the background)"
+        )
     if seconds is not None:
         return f"openingbook: compiling the solver, once: about {seconds} s"
     return f"openingbook: compiling {module}, once: a few seconds"
@@ -247,7 +255,12 @@ def _note_compiling() -> None:
             self.said = True
             if any(name in sys.modules for name in _SOLVER_USERS):
                 module = "solver.search"
-            print(compile_note(module), file=sys.stderr, flush=True)
+            light = False
+            if module == "solver.search":  # a first use compiles the light kernel
+                from solver import _firstuse
+
+                light = _firstuse.enabled()
+            print(compile_note(module, light), file=sys.stderr, flush=True)
 
         def on_end(self, ev: Any) -> None:
             pass

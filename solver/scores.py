@@ -30,6 +30,10 @@ from enum import StrEnum
 
 from solver.errors import InvalidArgument
 
+#: "no bound" in an array of lower bounds of scores (:meth:`solver.Solver.solve_many`):
+#: below every score of every board (``|score| <= 33`` on 64 cells), and an ``int8``
+NO_LOWER_BOUND = -128
+
 
 class Winner(StrEnum):
     """Game-theoretic result, named for the player who wins."""

@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from solver import _native
+from solver import _firstuse, _native
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.errors import InternalError, InvalidArgument, SearchTimeout
@@ -72,6 +72,7 @@ from solver.geometry import check_board_size
 from solver.interrupt import run_interruptibly
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.probe import BookProbe, no_probe
+from solver.scores import NO_LOWER_BOUND
 from solver.settings import (
     DEEP_EMPTY,
     ETC_EMPTY,
@@ -552,6 +553,7 @@ def _negamax(
     book: np.ndarray,
     default_size: bool,
     probing: bool,
+    deep_copy: bool | None,
 ) -> int:
     """Alpha-beta value of a position whose side to move cannot win at once.
 
@@ -573,7 +575,9 @@ def _negamax(
     for every node from there on. ``default_size`` (the 7x6 copy of the search
     without the mirror code, :func:`_is_7x6`) and ``probing`` (the copy with the
     mirror code reads ``book``) are constants of the entry kernel
-    (:func:`_entry_kernels`): numba compiles only the copies they name.
+    (:func:`_entry_kernels`): numba compiles only the copies they name. So is
+    ``deep_copy``: the ``default_size`` of the copy without the mirror code, or None
+    for the light kernel, that copy alone for every node (:mod:`solver._firstuse`).
     """
     width = geo[0]
     height = geo[1]
@@ -598,6 +602,13 @@ def _negamax(
             tie_break[b] = _RANKS - 1 - i
     # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
     root = np.int64(0)
+    if deep_copy is None:
+        # the light kernel: one copy, without the mirror code, for every node (probing
+        # the book if any); None as its last constant keeps it apart from the fast copies
+        return _search(
+            root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break,
+            book, None, default_size, probing, None,
+        )  # fmt: skip
     if n0 >= SYMMETRY_STONES:
         return _negamax_deep(
             root,
@@ -611,7 +622,7 @@ def _negamax(
             stats,
             col_of_bit,
             tie_break,
-            default_size,
+            deep_copy,
         )
     return _search(
         root,
@@ -629,7 +640,7 @@ def _negamax(
         True,
         False,
         probing,
-        default_size,
+        deep_copy,
     )
 
 
@@ -1119,7 +1130,7 @@ def _search(
     mirror: bool | None,
     default_size: bool,
     probing: bool,
-    deep_default_size: bool,
+    deep_default_size: bool | None,
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack (current,
     mask, the opponent's winning cells, alpha, beta), which has ``n0 + d0`` stones.
@@ -1311,6 +1322,7 @@ def _solve_one(
     wdl: bool,
     use_guess: bool,
     guess: int,
+    lower: int,
     start: int,
     big: np.ndarray,
     small: np.ndarray,
@@ -1323,11 +1335,14 @@ def _solve_one(
     book: np.ndarray,
     default_size: bool,
     probing: bool,
+    deep_copy: bool | None,
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
 
-    Without a guess, the walk's first window is (``start``, ``start + 1``): 0
-    ("win or not?"); a helper thread of a parallel search starts one further.
+    ``lower``: a proven lower bound of the score (:data:`NO_LOWER_BOUND`: none), at
+    most the most the side to move can score. Without a guess, the walk's first window
+    is (``start``, ``start + 1``): 0 ("win or not?"); a helper thread of a parallel
+    search starts one further.
     Meaningless if ``stats[1]`` is set on return: another thread stopped it.
     ``default_size`` and ``probing``: constants of the entry kernel, see :func:`_negamax`.
     """
@@ -1352,12 +1367,14 @@ def _solve_one(
         stats[0] += 1
         return 1 if wdl else (cells + 1 - n) // 2
     if wdl:
+        if lower >= 1:
+            return 1
         # the windows as run-time values: literal ones would compile more copies of
         # _negamax (and of everything it links), one per window
         zero = np.int64(0)
         r = _negamax(
             cur, mask, n, zero, zero + 1, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing,
+            stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
         if stats[1] != 0:
             return 0  # stopped
@@ -1365,13 +1382,31 @@ def _solve_one(
             return 1
         if r < 0:
             return -1
+        if lower == 0:
+            return 0  # at most a draw (r == 0), and at least one
         r = _negamax(
             cur, mask, n, zero - 1, zero, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing,
+            stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
+    if lower >= hi:
+        return hi
+    if lower > lo:
+        # a proven bound (a parent's score in the book of the ply before: the score is
+        # at least minus it) is the score of about half of a ply's positions, each its
+        # parent's best move: one window proves "at most the bound" and ends the search
+        # (``benchmarks/bench_parent_bounds.py``); else it fails high to a better ``lo``
+        r = _negamax(
+            cur, mask, n, lower, lower + 1, big, small, tparams, geo, order, col_masks,
+            stack, stats, book, default_size, probing, deep_copy,
+        )  # fmt: skip
+        if stats[1] != 0:
+            return 0  # stopped
+        if r <= lower:
+            return lower
+        lo = r
     guessing = 2 if use_guess else 0
     walking = not use_guess
     first = True
@@ -1421,6 +1456,7 @@ def _solve_one(
             book,
             default_size,
             probing,
+            deep_copy,
         )
         if stats[1] != 0:
             return 0  # stopped
@@ -1437,6 +1473,7 @@ def _solve_batch(
     masks: np.ndarray,
     out: np.ndarray,
     wdl: bool,
+    lower: np.ndarray,
     big: np.ndarray,
     small: np.ndarray,
     tparams: np.ndarray,
@@ -1448,14 +1485,17 @@ def _solve_batch(
     book: np.ndarray,
     default_size: bool,
     probing: bool,
+    deep_copy: bool | None,
 ) -> None:
     # no guess: the previous score (the neighbours of a build are related) made a
     # worse first guess than walking from 0 (measured: 5% more nodes on the
     # build's positions, 16% on related 12-ply positions). The arguments of the
     # one-position kernel as run-time values of the types a single solve passes,
     # so that both use one compiled copy of it (literals would compile another)
+    # ``lower``: each position's proven lower bound, or empty (none)
     no_guess = np.bool_(False)
     zero = np.int64(0)
+    bounded = lower.shape[0] != 0
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
@@ -1465,6 +1505,7 @@ def _solve_batch(
             wdl,
             no_guess,
             zero,
+            np.int64(lower[i]) if bounded else np.int64(NO_LOWER_BOUND),
             zero,
             big,
             small,
@@ -1477,13 +1518,19 @@ def _solve_batch(
             book,
             default_size,
             probing,
+            deep_copy,
         )
 
 
-def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
+def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tuple[Any, Any]:
     """The kernels the solver calls (native ones, :mod:`solver._native`) for one
     choice of :func:`_negamax`'s copies: one position (:func:`_solve_one`) and many
     (:func:`_solve_batch`), with ``default_size`` and ``probing`` as constants.
+    ``split``: the fast kernels, two copies of :func:`_search` (with the mirror code,
+    and without it from ``SYMMETRY_STONES`` stones on); without it the light ones, the
+    copy without the mirror code for every node (probing the book, if any), that a
+    first use compiles in half the time (:mod:`solver._firstuse`; numba-only: a light
+    kernel is no native library).
 
     numba compiles a kernel with everything it calls, whether a run needs it or
     not, and a copy of :func:`_search` is most of the time a first run spends
@@ -1493,7 +1540,9 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
     runs (``benchmarks/bench_first_use.py``). numba caches each entry kernel under
     its own name (and keys on its constants too); so does the native cache.
     """
+    deep_copy = default_size if split else None  # see _negamax
     suffix = ("_7x6" if default_size else "_any_size") + ("_probing" if probing else "")
+    suffix += "" if split else "_light"
 
     def solve_one(
         cur: np.uint64,
@@ -1501,6 +1550,7 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
         wdl: bool,
         use_guess: bool,
         guess: int,
+        lower: int,
         start: int,
         big: np.ndarray,
         small: np.ndarray,
@@ -1513,8 +1563,8 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
         book: np.ndarray,
     ) -> int:
         return _solve_one(
-            cur, mask, wdl, use_guess, guess, start, big, small, tparams, geo, order,
-            col_masks, stack, stats, book, default_size, probing,
+            cur, mask, wdl, use_guess, guess, lower, start, big, small, tparams, geo, order,
+            col_masks, stack, stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
 
     def solve_batch(
@@ -1522,6 +1572,7 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
         masks: np.ndarray,
         out: np.ndarray,
         wdl: bool,
+        lower: np.ndarray,
         big: np.ndarray,
         small: np.ndarray,
         tparams: np.ndarray,
@@ -1533,21 +1584,27 @@ def _entry_kernels(default_size: bool, probing: bool) -> tuple[Any, Any]:
         book: np.ndarray,
     ) -> None:
         _solve_batch(
-            first, masks, out, wdl, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing,
+            first, masks, out, wdl, lower, big, small, tparams, geo, order, col_masks, stack,
+            stats, book, default_size, probing, deep_copy,
         )  # fmt: skip
 
     kernels = []
     for func, name in ((solve_one, "_solve_one"), (solve_batch, "_solve_batch")):
         func.__name__ = func.__qualname__ = name + suffix
-        # solver/_native.py: run without numba
-        kernels.append(njit(cache=True, nogil=True, native=True)(func))
+        # solver/_native.py: run without numba (the fast kernels)
+        kernels.append(njit(cache=True, nogil=True, native=split)(func))
     return kernels[0], kernels[1]
 
 
 #: the entry kernels by (7x6 copy, probing copy): (one position, many positions)
 _ENTRY_KERNELS = {
     (default_size, probing): _entry_kernels(default_size, probing)
+    for default_size in (True, False)
+    for probing in (False, True)
+}
+#: the light entry kernels, the same way (solver._firstuse)
+_LIGHT_KERNELS = {
+    (default_size, probing): _entry_kernels(default_size, probing, split=False)
     for default_size in (True, False)
     for probing in (False, True)
 }
@@ -1733,25 +1790,45 @@ class Solver:
                 out.append(-self._run(child.current, child.mask, wdl=False))
         return out
 
-    def solve_many(self, first: np.ndarray, mask: np.ndarray, wdl: bool = False) -> np.ndarray:
+    def solve_many(
+        self,
+        first: np.ndarray,
+        mask: np.ndarray,
+        wdl: bool = False,
+        lower: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Scores (or -1/0/+1 with ``wdl``) of many positions, keeping the table.
 
         ``first``/``mask``: ``uint64`` arrays of the first player's stones and
-        the occupied cells (Pons layout). Raises ``ValueError`` naming the first
-        illegal or already-won position. Returns ``int8``; full boards score 0.
+        the occupied cells (Pons layout). ``lower``: a proven lower bound of each
+        position's score (:data:`solver.NO_LOWER_BOUND` where none), such as minus
+        a parent's score: it saves the windows below it, and a bound that is the
+        score costs one window. The answer is exact only if every bound is true.
+        Raises ``ValueError`` naming the first illegal or already-won position, or
+        a bound above the position's highest score. Returns ``int8``; full boards
+        score 0.
+
+        >>> s = Solver(table_log2=16)
+        >>> p = Position.from_moves("4455")
+        >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+        >>> bound = np.array([15], np.int8)  # proven: at least 15
+        >>> s.solve_many(first, mask).tolist(), s.solve_many(first, mask, lower=bound).tolist()
+        ([18], [18])
         """
         first = np.ascontiguousarray(first, dtype=np.uint64)
         mask = np.ascontiguousarray(mask, dtype=np.uint64)
         if first.shape != mask.shape or first.ndim != 1:
             raise InvalidArgument("first and mask must be 1-d arrays of the same length")
         self._check_arrays(first, mask)
+        bounds = self._lower_bounds(lower, mask)
         out = np.zeros(first.shape[0], dtype=np.int8)
         start = time.perf_counter()
         stack = contextlib.ExitStack()
 
         def search() -> None:
             cpu = time.thread_time()
-            self._entry(batch=True)(first, mask, out, wdl, *self._kernel_args())
+            kernel_args = (first, mask, out, wdl, bounds, *self._kernel_args())
+            self._entry(kernel_args, batch=True)(*kernel_args)
             self._cpu_seconds += time.thread_time() - cpu
 
         try:
@@ -1764,7 +1841,7 @@ class Solver:
         self._positions += first.shape[0]
         return out
 
-    def warm_up(self, *, solve: bool = True, solve_many: bool = True) -> float:
+    def warm_up(self, *, solve: bool = True, solve_many: bool = True, wait: bool = True) -> float:
         """Load (or compile) the search kernels now; returns the seconds it took.
 
         ``solve``: the kernel of :meth:`solve`, :meth:`solve_wdl` and :meth:`analyze`;
@@ -1773,6 +1850,9 @@ class Solver:
         (its cache keeps it; the native cache, :mod:`solver._native`, loads it later
         without numba); the first solve in a process otherwise pays the loading or
         the compiling. Leaves the table and the statistics as they were.
+        ``wait=False``: on a first use, start compiling the light kernel in a child
+        process and return at once (:func:`solver._firstuse.start_light`); the next
+        search (or warm-up) waits for it. Otherwise it does nothing.
         """
         start = time.perf_counter()
         if solve or solve_many:
@@ -1782,6 +1862,11 @@ class Solver:
             tiny = Solver(log2, width=self.width, height=self.height)
             tiny.book = self.book
             pos = _warm_up_position(self.width, self.height)
+            if not wait:
+                for batch in [False] * solve + [True] * solve_many:
+                    args = tiny._warm_up_args(pos, batch)
+                    _firstuse.start_light(*tiny._entry_choice(batch), args, tiny._variant(batch))
+                return time.perf_counter() - start
             if solve:
                 tiny.solve(pos)
             if solve_many:
@@ -1789,6 +1874,17 @@ class Solver:
                     np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64), True
                 )
         return time.perf_counter() - start
+
+    def _warm_up_args(self, pos: Position, batch: bool) -> tuple:
+        """The entry kernel's arguments of a warm-up of ``pos`` (as :meth:`solve` and
+        :meth:`solve_many` pass them): what its compiled code is chosen by."""
+        if batch:
+            first = np.array([pos.first_stones], np.uint64)
+            mask = np.array([pos.mask], np.uint64)
+            no_bounds = np.zeros(0, np.int8)
+            return (first, mask, np.zeros(1, np.int8), True, no_bounds, *self._kernel_args())
+        return (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0,
+                NO_LOWER_BOUND, 0, *self._kernel_args())  # fmt: skip
 
     # ---------------------------------------------------------- the table
     def reset(self) -> None:
@@ -1820,16 +1916,27 @@ class Solver:
         return f"Solver(table_log2={self.table.log2}, width={self.width}, height={self.height})"
 
     # ----------------------------------------------------------- helpers
-    def _entry(self, batch: bool = False) -> Any:
+    def _entry(self, args: tuple, batch: bool = False) -> Any:
         """The kernel that searches one position (or, with ``batch``, many) for this
-        solver: the copies of the search its board and book need (:func:`_entry_kernels`)."""
+        solver and these arguments: the copies of the search its board and book need
+        (:func:`_entry_kernels`); on a first use the light kernel, while the fast one
+        compiles in the background (:mod:`solver._firstuse`)."""
+        return _firstuse.choose(*self._entry_choice(batch), args, self._variant(batch))
+
+    def _entry_choice(self, batch: bool) -> tuple[Any, Any]:
+        """(fast, light) entry kernels of this solver's board and book."""
         default_size = (
             (self.width, self.height) == (DEFAULT_WIDTH, DEFAULT_HEIGHT)
             and int(self.table.params[1]) == SMALL_TABLE_LOG2
             and int(self.table.params[2]) == _KEY_BITS_7X6
         )
         probing = int(self._book_array[1]) != 0  # a book with positions (as _book_score reads it)
-        return _ENTRY_KERNELS[default_size, probing][1 if batch else 0]
+        i = 1 if batch else 0
+        return _ENTRY_KERNELS[default_size, probing][i], _LIGHT_KERNELS[default_size, probing][i]
+
+    def _variant(self, batch: bool) -> tuple[int, int, bool, bool]:
+        """What a background process warms up for this solver (solver._firstuse)."""
+        return (self.width, self.height, int(self._book_array[1]) != 0, batch)
 
     def _kernel_args(self, worker: int = 0) -> tuple:
         w = self._workers[worker]
@@ -1856,7 +1963,7 @@ class Solver:
     ) -> int:
         threads = self.threads if threads is None else _thread_count(threads)
         start = time.perf_counter()
-        args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0)
+        args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0, NO_LOWER_BOUND)
         timer = None
         stack = contextlib.ExitStack()
         if time_limit is not None:
@@ -1876,7 +1983,8 @@ class Solver:
                 if threads > 1:
                     return self._run_parallel(args, threads)
                 cpu = time.thread_time()
-                found = int(self._entry()(*args, 0, *self._kernel_args()))
+                kernel_args = (*args, 0, *self._kernel_args())
+                found = int(self._entry(kernel_args)(*kernel_args))
                 self._cpu_seconds += time.thread_time() - cpu
                 # stopped by the time limit (an interrupt raises instead)
                 return None if self._workers[0].stats[1] != 0 else found
@@ -1915,7 +2023,7 @@ class Solver:
             self._workers.append(_Worker.helper(self, len(self._workers)))
         results: list[int | None] = [None] * threads
         cpu = [0.0] * threads
-        kernel = self._entry()
+        kernel = self._entry((*args, 0, *self._kernel_args()))
 
         def search(i: int) -> None:
             worker = self._workers[i]
@@ -1972,6 +2080,24 @@ class Solver:
         if problems:
             raise InvalidArgument("cannot solve: " + "; ".join(problems))
         return pos.current, pos.mask
+
+    def _lower_bounds(self, lower: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """:meth:`solve_many`'s ``lower`` as the kernel takes it: ``int8``, empty for none;
+        a bound above the highest score of its position is refused."""
+        if lower is None:
+            return np.zeros(0, np.int8)
+        bounds = np.asarray(lower)
+        if bounds.shape != mask.shape or not np.issubdtype(bounds.dtype, np.integer):
+            raise InvalidArgument("lower must be an integer array of the positions' length")
+        highest = (self.width * self.height + 1 - np.bitwise_count(mask).astype(np.int64)) // 2
+        bad = (bounds.astype(np.int64) > highest) | (bounds.astype(np.int64) < NO_LOWER_BOUND)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidArgument(
+                f"position {i}: a lower bound of {int(bounds[i])} is no score of a position "
+                f"of {int(np.bitwise_count(mask[i]))} stones"
+            )
+        return np.ascontiguousarray(bounds, dtype=np.int8)
 
     def _check_arrays(self, first: np.ndarray, mask: np.ndarray) -> None:
         from solver.bitboards import has_four_bits

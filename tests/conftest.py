@@ -27,6 +27,11 @@ settings.register_profile(
 )
 settings.load_profile("openingbook")
 
+# One kernel serves the suite, the fast one: a first use's light kernel, while the fast
+# one compiles in the background (solver._firstuse), is tested by tests/test_light_kernel.py,
+# which turns it on where it needs it. Children of the tests inherit this.
+os.environ.setdefault("OPENINGBOOK_FIRST_USE", "0")
+
 #: The reference data kept in the repository (``tests/data/README.md``).
 DATA = Path(__file__).resolve().parent / "data"
 

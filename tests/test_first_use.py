@@ -65,6 +65,10 @@ def _run_on_a_terminal(cache: Path) -> tuple[int, str, str]:
 
 def test_the_note_names_the_solver_and_its_time():
     assert compile_note("solver.search") == "openingbook: compiling the solver, once: about 25 s"
+    assert compile_note("solver.search", light=True) == (
+        "openingbook: compiling the solver, once: about 10 s "
+        "(its fastest form compiles in the background)"
+    )
     assert compile_note("openingbook.answers") == (
         "openingbook: compiling openingbook.answers, once: a few seconds"
     )

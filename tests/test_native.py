@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import DEFAULT_BOARD, Position, Solver, _native
+from solver import DEFAULT_BOARD, NO_LOWER_BOUND, Position, Solver, _native
 from solver._jit import NATIVE_KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +47,8 @@ def reference_lines(reference_dir: Path) -> list[tuple[str, int]]:
 def _solve_args(solver: Solver, pos: Position, wdl: bool = False) -> tuple:
     """The arguments ``Solver`` passes to the one-position kernel (no guess, the
     walk's first window at 0)."""
-    return (np.uint64(pos.current), np.uint64(pos.mask), wdl, False, 0, 0, *solver._kernel_args())
+    return (np.uint64(pos.current), np.uint64(pos.mask), wdl, False, 0, NO_LOWER_BOUND, 0,
+            *solver._kernel_args())  # fmt: skip
 
 
 def _ensure_library(name: str, args: tuple) -> None:
@@ -116,7 +117,9 @@ def test_native_search_is_numbas_search(reference_lines):
 def test_native_batch_is_numbas_batch(reference_lines):
     tiny, pos = _tiny_solver(), _near_the_end()
     first, mask = np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64)
-    _ensure_library(SOLVE_BATCH, (first, mask, np.zeros(1, np.int8), True, *tiny._kernel_args()))
+    no_bounds = np.zeros(0, np.int8)
+    args = (first, mask, np.zeros(1, np.int8), True, no_bounds, *tiny._kernel_args())
+    _ensure_library(SOLVE_BATCH, args)
     kernel = NATIVE_KERNELS[SOLVE_BATCH]
     positions = [Position.from_moves(m) for m, _ in reference_lines[:30]]
     first = np.array([p.first_stones for p in positions], np.uint64)
@@ -124,7 +127,7 @@ def test_native_batch_is_numbas_batch(reference_lines):
     results = []
     for run in (kernel.dispatcher(), lambda *a: _native.call(kernel, a)):
         solver, out = Solver(table_log2=20), np.zeros(len(positions), np.int8)
-        assert run(first, mask, out, False, *solver._kernel_args()) is None
+        assert run(first, mask, out, False, no_bounds, *solver._kernel_args()) is None
         results.append((out, solver.nodes))
     assert np.array_equal(results[0][0], results[1][0]) and results[0][1] == results[1][1]
     assert results[0][0].tolist() == [s for _, s in reference_lines[:30]]

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from solver import Position, Solver, search, settings
+from solver import NO_LOWER_BOUND, Position, Solver, search, settings
 from solver._jit import materialize
 from solver.position import winning_cells
 from tests.strategies import random_game
@@ -35,7 +35,7 @@ def _copies(default_size: bool) -> tuple:
     def general(cur, mask, n, alpha, beta, big, small, tparams, geo, order, cols, stack, stats, bk):
         return search._negamax(
             cur, mask, n, alpha, beta, big, small, tparams, geo, order, cols, stack, stats, bk,
-            default_size, False,
+            default_size, False, default_size,
         )  # fmt: skip
 
     @njit
@@ -218,8 +218,12 @@ def test_the_7x6_copy_serves_exactly_the_7x6_board(width, height, seven_by_six):
         s = Solver(table_log2=log2, width=width, height=height)
         assert bool(search._is_7x6(s._geo, s.table.params)) is seven_by_six
         # the solver runs that copy, and only on that board
-        assert s._entry() is search._ENTRY_KERNELS[seven_by_six, False][0]
-        assert s._entry(batch=True) is search._ENTRY_KERNELS[seven_by_six, False][1]
+        pos = _positions(width, height, 8, 1, 3)[0]
+        args = (np.uint64(pos.first_stones), np.uint64(pos.mask), False, False, 0, 0)
+        assert s._entry((*args, *s._kernel_args())) is search._ENTRY_KERNELS[seven_by_six, False][0]
+        many = (np.array([pos.first_stones], np.uint64), np.array([pos.mask], np.uint64))
+        batch = (*many, np.zeros(1, np.int8), False, *s._kernel_args())
+        assert s._entry(batch, batch=True) is search._ENTRY_KERNELS[seven_by_six, False][1]
 
 
 def test_the_7x6_kernel_refuses_a_table_it_was_not_compiled_for():
@@ -234,7 +238,8 @@ def test_the_7x6_kernel_refuses_a_table_it_was_not_compiled_for():
     other[1] += 1  # the small table's log2
     pos = Position.from_moves("4455")
     one = search._ENTRY_KERNELS[True, False][0]
-    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, 0, big, small)
+    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, NO_LOWER_BOUND, 0,
+            big, small)  # fmt: skip
     with pytest.raises(InternalError):
         one(*args, other, *rest)
     assert one(*args, tparams, *rest) == 18  # the right table: the answer

@@ -117,6 +117,14 @@ def _command_line() -> list[str]:
     "build's own files are removed.",
 )
 @click.option("--chunk-size", type=int, help="Positions per chunk (default: automatic, <= 1024).")
+@click.option(
+    "--parent-book",
+    metavar="BOOK",
+    help="A distance book of the ply before (a name or a file) whose scores bound the "
+    "positions' scores from below: the same book, solved with fewer searches. Default: "
+    "the shipped one of the board, if any; 'none' for none. Its values are trusted: give "
+    "a checked book.",
+)
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
 @output_format_option
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
@@ -138,6 +146,7 @@ def build_command(
     scheduler: str | None,
     work_dir: Path | None,
     chunk_size: int | None,
+    parent_book: str | None,
     table_log2: int | None,
     force: bool,
     book_format: str | None,
@@ -206,6 +215,7 @@ def build_command(
         progress=not quiet and not as_json,
         command=_command_line(),
         book_format=book_format,
+        parent_book=True if parent_book is None else parent_book != "none" and parent_book,
     )
     if as_json:
         emit_json(summary.as_dict())

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
+from openingbook.booknames import distance_book_plies
 from openingbook.codec import MAX_ARRAY_HEIGHT
 from openingbook.errors import (
     InvalidArgument,
@@ -58,6 +59,7 @@ from openingbook.errors import (
 from openingbook.formats import (
     check_compact_output,
     check_output,
+    open_book,
     outcomes,
     solved_book_writer,
     write_solved_book,
@@ -81,7 +83,9 @@ from openingbook.pipeline.solving import (
     ChunkTask,
     init_worker,
     load_worker_kernel,
+    parent_lower_bounds,
     solve_chunk,
+    start_worker_kernel,
 )
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
@@ -374,6 +378,8 @@ class BuildSummary:
     cpu_seconds: float
     positions_per_second: float
     values: dict[str, int]
+    #: the book whose scores bounded the positions' from below (None: none)
+    parent_book: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -420,6 +426,7 @@ def build_book(
     command: Sequence[str] | None = None,
     on_chunk: Callable[[ChunkResult], None] | None = None,
     book_format: str | None = None,
+    parent_book: str | os.PathLike[str] | bool = True,
 ) -> BuildSummary:
     """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
 
@@ -434,8 +441,12 @@ def build_book(
     is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
     manifest) or ``"compact"`` (:mod:`openingbook.formats.compact`, written straight from the
     solved values, the build's record in its metadata); default: compact for an
-    output ending in ``.c4b`` (:func:`openingbook.formats.solved_book_writer`). Raises
-    ``ValueError``/``OSError`` for bad input, before any work.
+    output ending in ``.c4b`` (:func:`openingbook.formats.solved_book_writer`).
+    ``parent_book``: a distance book of the ply before (a name or a path) whose scores
+    bound the positions' scores from below (:func:`parent_lower_bounds`: the same
+    values, found with fewer windows); its values are trusted, so give only a checked
+    book. True (the default): the shipped one of the board, if there is one; False:
+    none. Raises ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -480,10 +491,17 @@ def build_book(
         check_compact_output(out, force, "a part is written")
     else:
         check_output(writer, out, force)
+    parents_name = _parent_book_name(options, parent_book)
+    if parents_name is not None:  # refused before any work
+        with open_book(parents_name) as parents:
+            _check_parent_book(parents, options, parents_name)
+    if not scheduler:  # a first use compiles the workers' kernel while this enumerates
+        start_worker_kernel(options.board)
     plan = plan_build(options)
     if not scheduler:  # local workers: no more than the chunks or the memory, checked
         jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
-    with WorkDir.open(work_dir_path, plan.work_settings()) as wd:  # locked until the end
+    with contextlib.ExitStack() as books, WorkDir.open(work_dir_path, plan.work_settings()) as wd:
+        parents = None if parents_name is None else books.enter_context(open_book(parents_name))
         results: dict[int, ChunkResult] = {}
         todo: list[ChunkTask] = []
         for chunk in plan.chunks:
@@ -502,6 +520,7 @@ def build_book(
                         options.exact,
                         table_log2,
                         options.board,
+                        None if parents is None else parent_lower_bounds(parents, first, mask),
                     )
                 )
         resumed = len(results)
@@ -576,6 +595,7 @@ def build_book(
                 if executor == "dask"
                 else ("pool" if workers > 1 else "serial"),
                 "workers": workers,
+                "parent_book": None if parents_name is None else str(parents_name),
             },
             "time": {
                 "wall_seconds": round(wall, 3),
@@ -612,6 +632,7 @@ def build_book(
             cpu_seconds=round(solve_cpu, 3),
             positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
             values=outcomes(histogram),
+            parent_book=None if parents_name is None else str(parents_name),
         )
 
 
@@ -629,6 +650,35 @@ def _results(ex: Executor | None, todo: list[ChunkTask], work_dir: Path) -> Iter
             "again to resume (with fewer jobs or a smaller table if memory ran out)"
         )
         raise WorkerLost(exc.worker, exc.exitcode, exc.task, detail) from None
+
+
+def _parent_book_name(
+    options: BuildOptions, parent_book: str | os.PathLike[str] | bool
+) -> str | os.PathLike[str] | None:
+    """The book whose scores bound the build's from below (see :func:`build_book`):
+    the shipped distance book of the ply before on the build's board, when asked for and
+    shipped; None for none."""
+    if parent_book is False:
+        return None
+    if parent_book is not True:
+        return parent_book
+    if options.plies - 1 not in distance_book_plies(options.board):
+        return None
+    standard = options.board == DEFAULT_BOARD
+    return f"{options.plies - 1}-dist" + ("" if standard else f"-{options.board}")
+
+
+def _check_parent_book(parents: Any, options: BuildOptions, name: Any) -> None:
+    """Refuse a parent book of another board or ply, or one without scores."""
+    problem = None
+    if parents.board != options.board:
+        problem = f"a {parents.board} book, the build is of {options.board}"
+    elif parents.plies != options.plies - 1:
+        problem = f"a book of {parents.plies} plies, the build needs one of {options.plies - 1}"
+    elif not parents.has_distances:
+        problem = "a win/draw/loss book: the bounds need its scores (a distance book)"
+    if problem is not None:
+        raise InvalidArgument(problem, argument="parent_book", value=str(name))
 
 
 def _check_solver_board(board: BoardSize) -> None:
