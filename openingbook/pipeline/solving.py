@@ -86,10 +86,9 @@ def start_worker_kernel(board: BoardSize) -> None:
 
 
 def _tiny_solver(board: BoardSize) -> Any:
-    from solver import Solver, min_table_log2
+    from solver import Solver, tiny_table_log2
 
-    return Solver(max(10, min_table_log2(board.width * (board.height + 1))), width=board.width,
-                  height=board.height)  # fmt: skip
+    return Solver(tiny_table_log2(*board), width=board.width, height=board.height)
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
