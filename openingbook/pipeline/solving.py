@@ -127,7 +127,8 @@ def parent_lower_bounds(parents: Any, first: np.ndarray, mask: np.ndarray) -> np
     first = np.asarray(first, np.uint64)
     mask = np.asarray(mask, np.uint64)
     # the last stone was the first player's after an odd number of stones
-    last_mover = np.where(np.bitwise_count(mask) % 2 == 1, first, first ^ mask)
+    first_moved_last = np.bitwise_count(mask) % 2 == 1
+    last_mover = np.where(first_moved_last, first, first ^ mask)
     bounds = np.full(first.shape, NO_LOWER_BOUND, np.int64)
     for col in range(width):
         bottom = np.uint64(1 << (col * (height + 1)))
@@ -140,7 +141,7 @@ def parent_lower_bounds(parents: Any, first: np.ndarray, mask: np.ndarray) -> np
         if not rows.size:
             continue
         lifted = top[rows]
-        parent_first = np.where(last_mover[rows] == first[rows], first[rows] ^ lifted, first[rows])
+        parent_first = np.where(first_moved_last[rows], first[rows] ^ lifted, first[rows])
         answers = parents.lookup_many(parent_first, mask[rows] ^ lifted, strict=False)
         known = answers.score != UNKNOWN
         bound = -answers.score[known].astype(np.int64)
