@@ -2095,7 +2095,8 @@ class Solver:
         if bounds.shape != mask.shape or not np.issubdtype(bounds.dtype, np.integer):
             raise InvalidArgument("lower must be an integer array of the positions' length")
         highest = (self.width * self.height + 1 - np.bitwise_count(mask).astype(np.int64)) // 2
-        bad = (bounds.astype(np.int64) > highest) | (bounds.astype(np.int64) < NO_LOWER_BOUND)
+        wide = bounds.astype(np.int64)
+        bad = (wide > highest) | (wide < NO_LOWER_BOUND)
         if bad.any():
             i = int(np.argmax(bad))
             raise InvalidArgument(
