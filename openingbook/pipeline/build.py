@@ -493,16 +493,16 @@ def build_book(
         check_output(writer, out, force)
     parents_name = _parent_book_name(options, parent_book)
     parent_recorded = None if parents_name is None else str(parents_name)
-    if parents_name is not None:  # refused before any work
-        with open_book(parents_name) as parents:
-            _check_parent_book(parents, options, parents_name)
-    if not scheduler:  # a first use compiles the workers' kernel while this enumerates
-        start_worker_kernel(options.board)
-    plan = plan_build(options)
-    if not scheduler:  # local workers: no more than the chunks or the memory, checked
-        jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
-    with contextlib.ExitStack() as books, WorkDir.open(work_dir_path, plan.work_settings()) as wd:
+    with contextlib.ExitStack() as books:
         parents = None if parents_name is None else books.enter_context(open_book(parents_name))
+        if parents is not None:  # refused before any work
+            _check_parent_book(parents, options, parents_name)
+        if not scheduler:  # a first use compiles the workers' kernel while this enumerates
+            start_worker_kernel(options.board)
+        plan = plan_build(options)
+        if not scheduler:  # local workers: no more than the chunks or the memory, checked
+            jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
+        wd = books.enter_context(WorkDir.open(work_dir_path, plan.work_settings()))
         results: dict[int, ChunkResult] = {}
         todo: list[ChunkTask] = []
         for chunk in plan.chunks:
