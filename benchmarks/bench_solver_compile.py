@@ -28,8 +28,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from runinfo import run_info
 
 from openingbook.atomicio import write_json_atomic
 
@@ -136,8 +137,7 @@ def main() -> None:
     results = {
         "benchmark": "a first compile of the search's 7x6 entry kernel (thread CPU)",
         "kernel": args.kernel,
-        "command": " ".join(["python", "benchmarks/bench_solver_compile.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "cpus": os.cpu_count(),
         "runs": runs,
     }
