@@ -32,6 +32,7 @@ from openingbook.checks.plycounts import per_ply_counts_from_values
 from openingbook.checks.published import WDL_PER_PLY
 from openingbook.formats.compact import CompactBook, provenance
 from openingbook.formats.thill import file_sha256
+from openingbook.oracle import Oracle
 from openingbook.pipeline.negamax import negamax_layers
 from openingbook.values import UNKNOWN
 from solver import (
@@ -168,6 +169,29 @@ def test_the_13_ply_book_says_it_was_derived_from_the_14_ply_book():
         # (openingbook convert: the same answers, every position compared)
         reencoded = book.header.metadata.get("reencoded", {})
     assert source["sha256"] in (file_sha256(book_path(14)), reencoded.get("sha256"))
+
+
+@pytest.mark.parametrize("plies", [13])
+def test_random_game_positions_are_one_ply_of_negamax_over_the_next_book(plies):
+    """2,000 positions of random games (nobody won on the way, nobody wins at once):
+    each one's score in its book is the best of its moves' values, a move that completes
+    four by rule and every other by the next book alone (the oracle's bulk lookups,
+    nothing searched). The whole books were compared by ``finish_parts.sh``."""
+    rng = random.Random(plies)
+    positions: list[Position] = []
+    while len(positions) < 2000:
+        pos = random_game(rng, 7, 6, plies)
+        if pos is not None and not pos.can_win_next():
+            positions.append(pos)
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    with Oracle(books=[book_path(plies + 1)], table_log2=TABLE) as oracle:
+        answer = oracle.analyze_bitboards(first, mask)
+        assert oracle.engine.solver.stats.positions == 0  # every child from the book
+    with CompactBook(book_path(plies)) as book:
+        stored = scores_of(book, first, mask)
+    assert answer.answered.all()
+    assert answer.value.tolist() == stored.tolist()
 
 
 @pytest.mark.slow
