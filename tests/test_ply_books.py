@@ -50,6 +50,22 @@ def book_path(plies: int):
     return BOOKS / f"book{plies}-dist.c4b"
 
 
+def random_book_positions(
+    plies: int, count: int, seed: int
+) -> tuple[list[Position], np.ndarray, np.ndarray]:
+    """``count`` positions of random games of ``plies`` stones in which nobody won on
+    the way and nobody wins at once (a book's positions), with their ``first``/``mask``."""
+    rng = random.Random(seed)
+    positions: list[Position] = []
+    while len(positions) < count:
+        pos = random_game(rng, 7, 6, plies)
+        if pos is not None and not pos.can_win_next():  # a win at once is answered by rule
+            positions.append(pos)
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    return positions, first, mask
+
+
 def scores_of(book: CompactBook, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     bulk = book.lookup_many(first, mask)
     assert (bulk.score != UNKNOWN).all()
@@ -177,14 +193,7 @@ def test_random_game_positions_are_one_ply_of_negamax_over_the_next_book(plies):
     each one's score in its book is the best of its moves' values, a move that completes
     four by rule and every other by the next book alone (the oracle's bulk lookups,
     nothing searched). The whole books were compared by ``finish_parts.sh``."""
-    rng = random.Random(plies)
-    positions: list[Position] = []
-    while len(positions) < 2000:
-        pos = random_game(rng, 7, 6, plies)
-        if pos is not None and not pos.can_win_next():
-            positions.append(pos)
-    first = np.array([p.first_stones for p in positions], np.uint64)
-    mask = np.array([p.mask for p in positions], np.uint64)
+    _, first, mask = random_book_positions(plies, 2000, seed=plies)
     with Oracle(books=[book_path(plies + 1)], table_log2=TABLE) as oracle:
         answer = oracle.analyze_bitboards(first, mask)
         assert oracle.engine.solver.stats.positions == 0  # every child from the book
@@ -215,14 +224,7 @@ def test_the_14_ply_win_draw_loss_book_is_the_distance_books_part():
     every position of the 14-ply distance book with its winner: the same count, the
     same winner on positions of random games (both readers in bulk), and the solver's
     on some; its whole position set was compared with ``openingbook diff`` (NOTES)."""
-    rng = random.Random(14)
-    positions = []
-    while len(positions) < 3000:
-        pos = random_game(rng, 7, 6, 14)
-        if pos is not None and not pos.can_win_next():  # a win at once is answered by rule
-            positions.append(pos)
-    first = np.array([p.first_stones for p in positions], np.uint64)
-    mask = np.array([p.mask for p in positions], np.uint64)
+    positions, first, mask = random_book_positions(14, 3000, seed=14)
     with CompactBook(BOOKS / "book14.c4b") as wdl, CompactBook(book_path(14)) as dist:
         assert wdl.kind == "wdl" and len(wdl) == len(dist) == 23_192_137
         assert "--plies 14 --pruned" in provenance(wdl.header.metadata)["built_by"]
