@@ -46,6 +46,7 @@ from typing import Any
 
 from bench_solver import random_positions
 from bench_startup import ENTRY, run_once
+from runinfo import run_info
 
 from openingbook.api import open_book
 from openingbook.atomicio import write_json_atomic
@@ -300,8 +301,7 @@ def main() -> None:
         results["startup"] = startup
     results = {
         "benchmark": "analysis of positions: every column's exact value (openingbook.engine)",
-        "command": " ".join(["python", "benchmarks/bench_analyze.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "load_average_after": [round(x, 2) for x in os.getloadavg()],

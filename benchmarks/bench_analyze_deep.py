@@ -52,6 +52,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench_solver import WARMUP, random_positions
+from runinfo import run_info
 
 from openingbook.atomicio import write_json_atomic
 from openingbook.engine import Engine
@@ -260,8 +261,7 @@ def main() -> None:
     results = {
         "benchmark": "every move's exact score of random 12..16-stone positions: "
         "Engine.analyze, Solver.analyze (no book), Pons' c4solver -a with and without a book",
-        "command": " ".join(["python", "benchmarks/bench_analyze_deep.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "load_average_before": load_before,

@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from runinfo import run_info
+
 from openingbook.atomicio import write_json_atomic
 from solver._firstuse import background_locks
 
@@ -186,8 +188,7 @@ def main() -> None:
         )
     results = {
         "benchmark": "first use from a fresh wheel install: cold caches, then warm",
-        "command": " ".join(["python", "benchmarks/bench_first_use.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "checkout": checkout,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),

@@ -20,13 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
 from bench_solver import random_positions  # noqa: E402
+from runinfo import run_info  # noqa: E402
 
 from openingbook.atomicio import write_json_atomic  # noqa: E402
 from solver import Position, Solver, _firstuse  # noqa: E402
@@ -90,8 +90,7 @@ def main() -> None:
         )
     results = {
         "benchmark": "light kernel beside the fast one: CPU and nodes per position set",
-        "command": " ".join(["python", "benchmarks/bench_light_kernel.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "rows": rows,
     }
     write_json_atomic(args.out, results)

@@ -29,6 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
+from runinfo import run_info  # noqa: E402
+
 from openingbook.atomicio import write_json_atomic  # noqa: E402
 from openingbook.formats import open_book  # noqa: E402
 from openingbook.pipeline.build import BuildOptions, plan_build  # noqa: E402
@@ -97,8 +99,7 @@ def main() -> None:
     ratio = min(bounded_cpu) / min(plain_cpu)
     results = {
         "benchmark": "a build's searches with and without the parent book's lower bounds",
-        "command": " ".join(["python", "benchmarks/bench_parent_bounds.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "plies": args.plies,
         "scope": f"under {args.under}" if args.under else f"part {part}",
         "parent_book": parent,

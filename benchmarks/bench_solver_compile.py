@@ -1,8 +1,10 @@
 """Benchmark: a first compile of the search, in one process or with the child's copy.
 
 Usage: ``python benchmarks/bench_solver_compile.py TREE [TREE ...] [--runs 2]
-[--out PATH]``, where each TREE is a directory holding a ``solver`` package (e.g.
-``git archive <commit> solver | tar -x -C /tmp/before``, and the worktree root).
+[--kernel fast|light] [--out PATH]``, where each TREE is a directory holding a
+``solver`` package (e.g. ``git archive <commit> solver | tar -x -C /tmp/before``, and
+the worktree root). ``--kernel light``: the first use's light entry kernel
+(:mod:`solver._firstuse`, one copy of ``_search``) instead of the fast one.
 
 Each run is a fresh process with numba's cache in a new empty directory and the
 native cache off, importing ``solver`` from TREE, that solves one 14-stone position
@@ -26,8 +28,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from runinfo import run_info
 
 from openingbook.atomicio import write_json_atomic
 
@@ -38,6 +41,9 @@ CHILD = r"""
 import json, resource, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
 from solver import Position, Solver, _jit
+if sys.argv[2] == "light":  # the kernel a first use runs while the fast one compiles
+    from solver import _firstuse
+    _firstuse.choose = lambda fast, light, args, variant: light
 
 marks = {}
 wait = subprocess.Popen.wait
@@ -100,13 +106,13 @@ print(json.dumps(out))
 """
 
 
-def run(tree: Path) -> dict[str, object]:
+def run(tree: Path, kernel: str) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="solver-compile-") as cache:
         env = {**os.environ, "PYTHONPATH": "", "NUMBA_CACHE_DIR": cache,
                "OPENINGBOOK_NATIVE": "0", "OPENINGBOOK_COMPILE_CHILD": "1"}  # fmt: skip
         load = os.getloadavg()[0]
         done = subprocess.run(
-            [sys.executable, "-c", CHILD, str(tree)], capture_output=True, text=True,
+            [sys.executable, "-c", CHILD, str(tree), kernel], capture_output=True, text=True,
             env=env, cwd="/", check=True,
         )  # fmt: skip
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -119,18 +125,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path, help="directories holding solver")
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--kernel", choices=("fast", "light"), default="fast")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "solver_compile.json")
     args = parser.parse_args()
     runs: dict[str, list[dict[str, object]]] = {str(t): [] for t in args.trees}
     for i in range(args.runs):
         for tree in args.trees:
-            result = run(tree.resolve())
+            result = run(tree.resolve(), args.kernel)
             runs[str(tree)].append(result)
             print(f"run {i + 1} {tree}: {json.dumps(result)}", flush=True)
     results = {
         "benchmark": "a first compile of the search's 7x6 entry kernel (thread CPU)",
-        "command": " ".join(["python", "benchmarks/bench_solver_compile.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "kernel": args.kernel,
+        **run_info(),
         "cpus": os.cpu_count(),
         "runs": runs,
     }

@@ -41,6 +41,8 @@ import sys
 import time
 from pathlib import Path
 
+from runinfo import run_info
+
 from openingbook.atomicio import write_json_atomic
 
 ROOT = Path(__file__).resolve().parent
@@ -167,8 +169,7 @@ def main() -> None:
     load = os.getloadavg()
     results = {
         "benchmark": "start-up of whole openingbook processes (median of interleaved rounds)",
-        "command": " ".join(["python", "benchmarks/bench_startup.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "load_average_before": load_before,

@@ -49,9 +49,11 @@ def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
         first = False
         med = min(max(med, lo), hi - 1)
         before = solver.nodes
-        # the 7x6 copies, no book (run-time flags here: the same search, compiled once more)
+        # the 7x6 copies, no book, the mirror code until the deep copy takes over (as the
+        # build's kernel; run-time flags here: the same search, compiled once more)
         r = search._negamax(
-            np.uint64(cur), np.uint64(mask), n, med, med + 1, *args, True, False
+            np.uint64(cur), np.uint64(mask), n, med, med + 1, *args,
+            default_size=True, probing=False, deep_copy=True,
         )  # fmt: skip
         pos_windows.append((med, solver.nodes - before, r > med))
         if r <= med:

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from runinfo import run_info
 
 from openingbook.atomicio import write_json_atomic
 from solver import DEFAULT_BOARD, Solver, enumerate_positions, search
@@ -141,8 +142,7 @@ def main() -> None:
     kernel = total - baseline
     results = {
         "benchmark": "machine instructions per search node (valgrind, ahead-of-time kernel)",
-        "command": " ".join(["python", "benchmarks/count_instructions.py", *sys.argv[1:]]),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **run_info(),
         "target_cpu": args.cpu,
         "positions": args.positions,
         "first_position_index": start,

@@ -15,14 +15,17 @@
 #   4. openingbook validate $SHALLOW against the merged book: the values two plies up
 #      derived from it equal the shallower book's on every position
 #   5. openingbook derive of the (P-1)-ply book ($OUT/book(P-1)-dist.c4b), compact
-#   6. the derived book checked whole like step 3
+#   6. the derived book checked whole like step 3; where a (P-1)-ply distance book is
+#      shipped (books/book(P-1)-dist.c4b), openingbook diff of the two: equal everywhere
 #   7. with PONS set (the path of Pascal Pons' c4solver): 200 positions of every part
 #      ($PARTS_RESULTS-pons.json) and $SAMPLE of each complete book re-solved by his
 #      solver (benchmarks/cross_pons.py)
-# Results (JSON, one file per step) go to $RESULTS. Nothing is committed.
+# Results (JSON, one file per step) go to $RESULTS. Nothing is committed, and nothing is
+# written into books/ (the shipped books, package data): to ship the merged book, copy
+# it there once every step has passed.
 #
 # Environment (defaults in brackets):
-#   PLIES [14]; PARTS [32]; PARTS_DIR [books/bookP-dist]; OUT [books]
+#   PLIES [14]; PARTS [32]; PARTS_DIR [books/bookP-dist]; OUT [finishP beside the checkout]
 #   SHALLOW  the book two plies shallower [books/book(P-2)-dist.dat, or its .c4b
 #            where there is no .dat: books/book13-dist.c4b for 15 plies]
 #   SAMPLE   positions re-solved in each complete book [2000]; JOBS [1]
@@ -35,7 +38,7 @@ cd "$REPO"
 PLIES=${PLIES:-14}
 PARTS=${PARTS:-32}
 PARTS_DIR=${PARTS_DIR:-books/book$PLIES-dist}
-OUT=${OUT:-books}
+OUT=${OUT:-$(dirname "$REPO")/finish$PLIES}
 if [ -z "${SHALLOW:-}" ]; then
     SHALLOW=books/book$((PLIES - 2))-dist.dat
     [ -e "$SHALLOW" ] || SHALLOW=books/book$((PLIES - 2))-dist.c4b
@@ -47,7 +50,8 @@ PARTS_RESULTS=${PARTS_RESULTS:-benchmarks/results/book$PLIES}
 PYTHON=${PYTHON:-python3}
 deep=$OUT/book$PLIES-dist.c4b
 derived=$OUT/book$((PLIES - 1))-dist.c4b
-mkdir -p "$RESULTS"
+shipped=books/book$((PLIES - 1))-dist.c4b
+mkdir -p "$RESULTS" "$OUT"
 
 say() { echo "$(date -u +%FT%TZ) $*"; }
 openingbook() { PYTHONPATH="$REPO" "$PYTHON" -c "from openingbook.cli import main; main()" "$@"; }
@@ -92,6 +96,9 @@ if [ ! -e "$derived" ]; then
         -o "$derived" --json
 fi
 check_whole "$derived"
+if [ -e "$shipped" ]; then
+    step diff-shipped openingbook diff "$shipped" "$derived" --json
+fi
 # cross_pons.py writes its result whether or not every score agrees: renamed when they do
 cross_check() {
     result=$1

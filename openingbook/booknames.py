@@ -33,6 +33,7 @@ __all__ = [
     "SHIPPED_SUFFIX",
     "book_name",
     "books_dir",
+    "distance_book_name",
     "distance_book_plies",
     "lookup_stones",
     "resolve_book",
@@ -82,14 +83,30 @@ def distance_book_plies(board: tuple[int, int]) -> list[int]:
     directory = books_dir()
     if directory is None:
         return []
-    standard = tuple(board) == tuple(DEFAULT_BOARD)  # its books' names carry no size
-    suffix = "" if standard else f"-{board[0]}x{board[1]}"
+    suffix = _size_suffix(board)
     plies = set()
     for path in directory.glob(f"book*-dist{suffix}{SHIPPED_SUFFIX}"):
         match = re.fullmatch(rf"(\d+)-dist{re.escape(suffix)}", book_name(path))
         if match is not None:
             plies.add(int(match.group(1)))
     return sorted(plies)
+
+
+def distance_book_name(plies: int, board: tuple[int, int]) -> str | None:
+    """The name of the complete distance book of ``plies`` shipped for ``board`` (the
+    naming rule of :func:`distance_book_plies`), None when none is shipped.
+
+    >>> [distance_book_name(14, board) for board in ((7, 6), (6, 5), (5, 4))]
+    ['14-dist', '14-dist-6x5', None]
+    """
+    if plies not in distance_book_plies(board):
+        return None
+    return f"{plies}-dist{_size_suffix(board)}"
+
+
+def _size_suffix(board: tuple[int, int]) -> str:
+    """The board in a shipped book's name: none for the standard board, ``-WxH`` else."""
+    return "" if tuple(board) == tuple(DEFAULT_BOARD) else f"-{board[0]}x{board[1]}"
 
 
 def lookup_stones(board: tuple[int, int]) -> int | None:

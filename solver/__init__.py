@@ -44,7 +44,7 @@ from solver.scores import (
     score_from_plies,
     winner_from_score,
 )
-from solver.table import default_table_log2, min_table_log2, table_bytes
+from solver.table import default_table_log2, min_table_log2, table_bytes, tiny_table_log2
 
 if TYPE_CHECKING:
     from solver.bitboards import (
@@ -211,6 +211,7 @@ __all__ = [
     "solve_wdl",
     "stone_counts",
     "table_bytes",
+    "tiny_table_log2",
     "under_line",
     "winner_from_score",
     "winning_cells_bits",

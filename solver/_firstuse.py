@@ -280,7 +280,7 @@ def main(argv: list[str]) -> int:
         from solver.position import Position
         from solver.probe import BookProbe
         from solver.search import Solver
-        from solver.table import min_table_log2
+        from solver.table import tiny_table_log2
 
         book = None
         if probing == "probing":
@@ -290,7 +290,7 @@ def main(argv: list[str]) -> int:
                 [pos.first_stones], [pos.mask], [0], 1, int(width), int(height)
             )
         # warm_up solves with a small copy of this solver: the table's size is no matter
-        log2 = max(10, min_table_log2(int(width) * (int(height) + 1)))
+        log2 = tiny_table_log2(int(width), int(height))
         solver = Solver(log2, width=int(width), height=int(height), book=book)
         solver.warm_up(solve=batch == "one", solve_many=batch == "batch")
         return 0

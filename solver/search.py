@@ -87,7 +87,7 @@ from solver.settings import (
     THREAT_WEIGHT,
     TT_EMPTY,
 )
-from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable, min_table_log2
+from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable, tiny_table_log2
 
 __all__ = [
     "SearchStats",
@@ -1858,8 +1858,8 @@ class Solver:
         if solve or solve_many:
             # a copy of this solver (board and book) with a small table, on a position
             # of its board a few cells from the end: the same kernels, in microseconds
-            log2 = max(10, min_table_log2(self.width * (self.height + 1)))
-            tiny = Solver(log2, width=self.width, height=self.height)
+            tiny = Solver(tiny_table_log2(self.width, self.height), width=self.width,
+                          height=self.height)  # fmt: skip
             tiny.book = self.book
             pos = _warm_up_position(self.width, self.height)
             if not wait:
@@ -1930,13 +1930,18 @@ class Solver:
             and int(self.table.params[1]) == SMALL_TABLE_LOG2
             and int(self.table.params[2]) == _KEY_BITS_7X6
         )
-        probing = int(self._book_array[1]) != 0  # a book with positions (as _book_score reads it)
         i = 1 if batch else 0
+        probing = self._probing
         return _ENTRY_KERNELS[default_size, probing][i], _LIGHT_KERNELS[default_size, probing][i]
 
     def _variant(self, batch: bool) -> tuple[int, int, bool, bool]:
         """What a background process warms up for this solver (solver._firstuse)."""
-        return (self.width, self.height, int(self._book_array[1]) != 0, batch)
+        return (self.width, self.height, self._probing, batch)
+
+    @property
+    def _probing(self) -> bool:
+        """Does the search probe a book (one with positions, as _book_score reads it)?"""
+        return int(self._book_array[1]) != 0
 
     def _kernel_args(self, worker: int = 0) -> tuple:
         w = self._workers[worker]
@@ -2090,7 +2095,8 @@ class Solver:
         if bounds.shape != mask.shape or not np.issubdtype(bounds.dtype, np.integer):
             raise InvalidArgument("lower must be an integer array of the positions' length")
         highest = (self.width * self.height + 1 - np.bitwise_count(mask).astype(np.int64)) // 2
-        bad = (bounds.astype(np.int64) > highest) | (bounds.astype(np.int64) < NO_LOWER_BOUND)
+        wide = bounds.astype(np.int64)
+        bad = (wide > highest) | (wide < NO_LOWER_BOUND)
         if bad.any():
             i = int(np.argmax(bad))
             raise InvalidArgument(

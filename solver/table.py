@@ -81,6 +81,16 @@ def min_table_log2(key_bits: int) -> int:
     return max(1, key_bits - 48)
 
 
+def tiny_table_log2(width: int, height: int) -> int:
+    """The table of a solver that only loads the kernels (a warm-up solves a position a
+    few cells from the end): the smallest that takes the board's keys, at least 2^10.
+
+    >>> tiny_table_log2(7, 6), tiny_table_log2(8, 7)
+    (10, 16)
+    """
+    return max(10, min_table_log2(width * (height + 1)))
+
+
 def table_bytes(log2: int = TABLE_LOG2, small_log2: int = SMALL_TABLE_LOG2) -> int:
     """Bytes a :class:`TranspositionTable` of these sizes allocates (8 per entry).
 

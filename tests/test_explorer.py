@@ -391,7 +391,7 @@ def test_time_limit_answers_what_is_known(engine: Engine) -> None:
     """A position beyond the books with the smallest time limit: the answer says which
     columns are not solved (those the solver would search), and is not remembered."""
     explorer = Explorer(engine, limits=ExplorerLimits(time_limit=1e-6))
-    moves = "12345671234567"  # 14 stones: the positions after its moves are in no book
+    moves = "1234567123456712"  # 16 stones: the positions after its moves are in no book
     answer = explorer.analyze(moves)
     analysis = answer["analysis"]
     assert not analysis["complete"] and analysis["unknown"]

@@ -287,7 +287,7 @@ def test_a_win_at_once_and_a_full_column(page, server, engine: Engine) -> None:
 def test_columns_not_solved_in_time_are_marked(driver, engine: Engine) -> None:
     """With the smallest time limit, a position beyond the books: the searched columns
     show ?, the verdict says which, and asking again asks the server again."""
-    moves = "12345671234567"  # 14 stones: the positions after its moves are in no book
+    moves = "1234567123456712"  # 16 stones: the positions after its moves are in no book
     limited = Explorer(engine, limits=ExplorerLimits(time_limit=1e-6))
     with running_explorer(limited) as server:
         driver.get(f"{server.url}?moves={moves}")

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import openingbook
+from openingbook.booknames import lookup_stones
 from openingbook.engine import Engine
 from openingbook.errors import InvalidArgument, SearchTimeout
 from openingbook.evaluation import PerfectPlayer, rate_moves
@@ -35,6 +36,8 @@ from tests.strategies import positions, random_game
 
 ARRAY_LAYOUTS = [name for name in LAYOUTS if name not in ("moves", "actions")]
 WINNER_CODES = {"first": 1, "second": -1, "draw": 0}
+#: the most stones of a 7x6 position every move of which the shipped books answer
+LOOKUP_STONES = lookup_stones((7, 6))
 
 
 @pytest.fixture(scope="module")
@@ -75,10 +78,12 @@ def test_the_empty_board_and_a_known_position(oracle):
 
 
 def test_book_positions_of_every_stone_count_agree_with_the_engine(oracle, engine):
-    """0 to 13 stones: every child in a book, answered by the bulk lookups; the engine
-    answers one position at a time by single lookups."""
-    lines = lines_of([n for n in range(14) for _ in range(4)], seed=1)
+    """0 to LOOKUP_STONES stones: every child in a book, answered by the bulk lookups
+    (nothing searched); the engine answers one position at a time by single lookups."""
+    lines = lines_of([n for n in range(LOOKUP_STONES + 1) for _ in range(4)], seed=1)
+    searched = oracle.engine.solver.stats.positions
     answer = oracle.analyze(lines)
+    assert oracle.engine.solver.stats.positions == searched
     for i, moves in enumerate(lines):
         analysis = engine.analyze(moves)
         assert answer.scores[i].tolist() == expected_from_engine(engine, moves), moves
@@ -96,9 +101,9 @@ def test_book_positions_of_every_stone_count_agree_with_the_engine(oracle, engin
 
 
 def test_deep_positions_agree_with_the_solver_without_books(oracle):
-    """14 to 41 stones (the search beyond the books), one position of each, against
-    ``Solver.analyze`` with no book at all."""
-    lines = lines_of(list(range(14, 42)), seed=2)
+    """LOOKUP_STONES + 1 to 41 stones (the search beyond the books), one position of
+    each, against ``Solver.analyze`` with no book at all."""
+    lines = lines_of(list(range(LOOKUP_STONES + 1, 42)), seed=2)
     answer = oracle.analyze(lines)
     solver = Solver(table_log2=22)
     for i, moves in enumerate(lines):

@@ -196,6 +196,9 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
     assert whole["per_ply_counts"]["matches_published"] is True
     assert json.loads((final / "validate.json").read_text())["ok"]
     assert json.loads((final / "book7-dist.json").read_text())["ok"]
+    # the derived book against the shipped one of its ply
+    diff = json.loads((final / "diff-shipped.json").read_text())
+    assert diff["ok"] and diff["common"] == diff["positions_b"] > 0
     pons = json.loads((final / "pons.json").read_text())
     assert (pons["positions"], pons["disagree"]) == (40, 0)
     pons = json.loads((tmp_path / "parts-results-pons.json").read_text())
@@ -208,7 +211,7 @@ def test_finish_merges_checks_validates_and_derives(tmp_path):
         assert np.array_equal(got.values_of(first, mask), built.values_of(first, mask))
         assert len(got) == len(built)
     again = run("sh benchmarks/finish_parts.sh", env=settings(tmp_path, tmp_path / "parts"))
-    assert again.returncode == 0 and again.stdout.count("skipped") == 6, again.stdout
+    assert again.returncode == 0 and again.stdout.count("skipped") == 7, again.stdout
 
 
 def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):

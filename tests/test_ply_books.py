@@ -32,6 +32,7 @@ from openingbook.checks.plycounts import per_ply_counts_from_values
 from openingbook.checks.published import WDL_PER_PLY
 from openingbook.formats.compact import CompactBook, provenance
 from openingbook.formats.thill import file_sha256
+from openingbook.oracle import Oracle
 from openingbook.pipeline.negamax import negamax_layers
 from openingbook.values import UNKNOWN
 from solver import (
@@ -47,6 +48,22 @@ DERIVED_HERE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of 
 
 def book_path(plies: int):
     return BOOKS / f"book{plies}-dist.c4b"
+
+
+def random_book_positions(
+    plies: int, count: int, seed: int
+) -> tuple[list[Position], np.ndarray, np.ndarray]:
+    """``count`` positions of random games of ``plies`` stones in which nobody won on
+    the way and nobody wins at once (a book's positions), with their ``first``/``mask``."""
+    rng = random.Random(seed)
+    positions: list[Position] = []
+    while len(positions) < count:
+        pos = random_game(rng, 7, 6, plies)
+        if pos is not None and not pos.can_win_next():  # a win at once is answered by rule
+            positions.append(pos)
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    return positions, first, mask
 
 
 def scores_of(book: CompactBook, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -170,6 +187,22 @@ def test_the_13_ply_book_says_it_was_derived_from_the_14_ply_book():
     assert source["sha256"] in (file_sha256(book_path(14)), reencoded.get("sha256"))
 
 
+@pytest.mark.parametrize("plies", [13])
+def test_random_game_positions_are_one_ply_of_negamax_over_the_next_book(plies):
+    """2,000 positions of random games (nobody won on the way, nobody wins at once):
+    each one's score in its book is the best of its moves' values, a move that completes
+    four by rule and every other by the next book alone (the oracle's bulk lookups,
+    nothing searched). The whole books were compared by ``finish_parts.sh``."""
+    _, first, mask = random_book_positions(plies, 2000, seed=plies)
+    with Oracle(books=[book_path(plies + 1)], table_log2=TABLE) as oracle:
+        answer = oracle.analyze_bitboards(first, mask)
+        assert oracle.engine.solver.stats.positions == 0  # every child from the book
+    with CompactBook(book_path(plies)) as book:
+        stored = scores_of(book, first, mask)
+    assert answer.answered.all()
+    assert answer.value.tolist() == stored.tolist()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("plies", [12, 13, 14])
 def test_random_games_agree_with_the_solver(plies):
@@ -191,14 +224,7 @@ def test_the_14_ply_win_draw_loss_book_is_the_distance_books_part():
     every position of the 14-ply distance book with its winner: the same count, the
     same winner on positions of random games (both readers in bulk), and the solver's
     on some; its whole position set was compared with ``openingbook diff`` (NOTES)."""
-    rng = random.Random(14)
-    positions = []
-    while len(positions) < 3000:
-        pos = random_game(rng, 7, 6, 14)
-        if pos is not None and not pos.can_win_next():  # a win at once is answered by rule
-            positions.append(pos)
-    first = np.array([p.first_stones for p in positions], np.uint64)
-    mask = np.array([p.mask for p in positions], np.uint64)
+    positions, first, mask = random_book_positions(14, 3000, seed=14)
     with CompactBook(BOOKS / "book14.c4b") as wdl, CompactBook(book_path(14)) as dist:
         assert wdl.kind == "wdl" and len(wdl) == len(dist) == 23_192_137
         assert "--plies 14 --pruned" in provenance(wdl.header.metadata)["built_by"]

@@ -29,8 +29,10 @@ import sys
 import solver.search as search
 def announced(kernel):
     def search_one(*args):
-        # geo: width, height, cells, stop; the warm-up's position is 8 cells from the end
-        if args[9][2] > 16 and int(args[1]).bit_count() < args[9][2] - 8:
+        # geo (width, height, cells, stop), the sixth argument from the end (geo, order,
+        # col_masks, stack, stats, book); the warm-up's position is 8 cells from the end
+        geo = args[-6]
+        if geo[2] > 16 and int(args[1]).bit_count() < geo[2] - 8:
             sys.stderr.write("SEARCHING\\n")
             sys.stderr.flush()
         return kernel(*args)

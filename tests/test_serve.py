@@ -183,10 +183,10 @@ def test_a_position_not_solved_in_time_is_503_not_a_guess(engine: Engine) -> Non
         Explorer(engine, limits=serve_limits(time_limit=1e-6)), solver_api_scores
     )
     with running_explorer(explorer) as hurried:
-        status, answer = solve(hurried, "pos=12345671234567")  # 14 stones: searched
+        status, answer = solve(hurried, "pos=1234567123456712")  # 16: searched
         assert status == 503 and "not solved within the time limit" in answer["error"]
-        status, answer = batch(hurried, ["4", "12345671234567"])
-        assert status == 503 and "position 1 ('12345671234567') not solved" in answer["error"]
+        status, answer = batch(hurried, ["4", "1234567123456712"])
+        assert status == 503 and "position 1 ('1234567123456712') not solved" in answer["error"]
         assert solve(hurried, "pos=4453")[0] == 200  # lookups are never cut short
 
 

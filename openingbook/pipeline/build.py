@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
-from openingbook.booknames import distance_book_plies
+from openingbook.booknames import distance_book_name
 from openingbook.codec import MAX_ARRAY_HEIGHT
 from openingbook.errors import (
     InvalidArgument,
@@ -492,16 +492,17 @@ def build_book(
     else:
         check_output(writer, out, force)
     parents_name = _parent_book_name(options, parent_book)
-    if parents_name is not None:  # refused before any work
-        with open_book(parents_name) as parents:
-            _check_parent_book(parents, options, parents_name)
-    if not scheduler:  # a first use compiles the workers' kernel while this enumerates
-        start_worker_kernel(options.board)
-    plan = plan_build(options)
-    if not scheduler:  # local workers: no more than the chunks or the memory, checked
-        jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
-    with contextlib.ExitStack() as books, WorkDir.open(work_dir_path, plan.work_settings()) as wd:
+    parent_recorded = None if parents_name is None else str(parents_name)
+    with contextlib.ExitStack() as books:
         parents = None if parents_name is None else books.enter_context(open_book(parents_name))
+        if parents is not None:  # refused before any work
+            _check_parent_book(parents, options, parents_name)
+        if not scheduler:  # a first use compiles the workers' kernel while this enumerates
+            start_worker_kernel(options.board)
+        plan = plan_build(options)
+        if not scheduler:  # local workers: no more than the chunks or the memory, checked
+            jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
+        wd = books.enter_context(WorkDir.open(work_dir_path, plan.work_settings()))
         results: dict[int, ChunkResult] = {}
         todo: list[ChunkTask] = []
         for chunk in plan.chunks:
@@ -595,7 +596,7 @@ def build_book(
                 if executor == "dask"
                 else ("pool" if workers > 1 else "serial"),
                 "workers": workers,
-                "parent_book": None if parents_name is None else str(parents_name),
+                "parent_book": parent_recorded,
             },
             "time": {
                 "wall_seconds": round(wall, 3),
@@ -632,7 +633,7 @@ def build_book(
             cpu_seconds=round(solve_cpu, 3),
             positions_per_second=round(solved / wall, 2) if wall > 0 else 0.0,
             values=outcomes(histogram),
-            parent_book=None if parents_name is None else str(parents_name),
+            parent_book=parent_recorded,
         )
 
 
@@ -662,10 +663,7 @@ def _parent_book_name(
         return None
     if parent_book is not True:
         return parent_book
-    if options.plies - 1 not in distance_book_plies(options.board):
-        return None
-    standard = options.board == DEFAULT_BOARD
-    return f"{options.plies - 1}-dist" + ("" if standard else f"-{options.board}")
+    return distance_book_name(options.plies - 1, options.board)
 
 
 def _check_parent_book(parents: Any, options: BuildOptions, name: Any) -> None:

@@ -86,10 +86,9 @@ def start_worker_kernel(board: BoardSize) -> None:
 
 
 def _tiny_solver(board: BoardSize) -> Any:
-    from solver import Solver, min_table_log2
+    from solver import Solver, tiny_table_log2
 
-    return Solver(max(10, min_table_log2(board.width * (board.height + 1))), width=board.width,
-                  height=board.height)  # fmt: skip
+    return Solver(tiny_table_log2(*board), width=board.width, height=board.height)
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
@@ -128,7 +127,8 @@ def parent_lower_bounds(parents: Any, first: np.ndarray, mask: np.ndarray) -> np
     first = np.asarray(first, np.uint64)
     mask = np.asarray(mask, np.uint64)
     # the last stone was the first player's after an odd number of stones
-    last_mover = np.where(np.bitwise_count(mask) % 2 == 1, first, first ^ mask)
+    first_moved_last = np.bitwise_count(mask) % 2 == 1
+    last_mover = np.where(first_moved_last, first, first ^ mask)
     bounds = np.full(first.shape, NO_LOWER_BOUND, np.int64)
     for col in range(width):
         bottom = np.uint64(1 << (col * (height + 1)))
@@ -141,7 +141,7 @@ def parent_lower_bounds(parents: Any, first: np.ndarray, mask: np.ndarray) -> np
         if not rows.size:
             continue
         lifted = top[rows]
-        parent_first = np.where(last_mover[rows] == first[rows], first[rows] ^ lifted, first[rows])
+        parent_first = np.where(first_moved_last[rows], first[rows] ^ lifted, first[rows])
         answers = parents.lookup_many(parent_first, mask[rows] ^ lifted, strict=False)
         known = answers.score != UNKNOWN
         bound = -answers.score[known].astype(np.int64)
