@@ -48,6 +48,7 @@ __all__ = [
     "MAX_CODE",
     "CompressedFunction",
     "build_function",
+    "canonical_codes",
     "code_lengths",
     "decode_longer",
     "decode_tables",
@@ -129,32 +130,52 @@ def decode_tables(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     ``first[c, l]`` (the first codeword of length ``l``), ``count[c, l]`` (``count[c, 0]``:
     the symbols with a codeword, 0 for a one-value context) and ``symbols[c, :]`` (the
     symbols by length, then value; ``symbols[c, 0]`` is the value of a one-value
-    context)."""
+    context). Every context at once (a book has thousands: opening it builds these).
+
+    >>> first, count, symbols = decode_tables(np.array([[2, 1, 2], [-1, 0, -1]]))
+    >>> first[0, 1:3].tolist(), count[0, :3].tolist(), symbols.tolist()
+    ([0, 2], [3, 1, 2], [[1, 0, 2], [1, 0, 0]])
+    """
+    lengths = np.asarray(lengths, np.int64)
     contexts, nvalues = lengths.shape
+    coded = lengths > 0
+    ncoded = coded.sum(axis=1)
+    bad = np.flatnonzero((ncoded > 0) & (lengths == 0).any(axis=1))
+    if bad.size:
+        raise InvalidArgument(f"context {bad[0]}: a value without a codeword beside others")
+    # the coded values by length, then value; the others after them
+    key = np.where(coded, lengths * nvalues + np.arange(nvalues), np.iinfo(np.int64).max)
+    by_code = np.argsort(key, axis=1, kind="stable")
+    symbols = np.zeros((contexts, max(nvalues, 1)), np.int64)
+    symbols[:, :nvalues] = np.where(np.arange(nvalues) < ncoded[:, None], by_code, 0)
+    one_value = ncoded == 0
+    # a one-value context's value: its length-0 entry (none: 0)
+    symbols[one_value, 0] = np.argmax(lengths[one_value] == 0, axis=1) if nvalues else 0
+    first, count, kraft = _first_codewords(lengths)
+    count[:, 0] = ncoded
+    incomplete = np.flatnonzero(~one_value & (kraft != 1 << MAX_CODE))
+    if incomplete.size:
+        raise InvalidArgument(
+            f"context {incomplete[0]}: the code lengths do not make a complete code"
+        )
+    return first, count, symbols
+
+
+def _first_codewords(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per context: ``first[c, l]``, the first canonical codeword of length ``l``;
+    ``count[c, l]``, the codewords of length ``l`` (``l`` from 1; column 0 zero, and
+    ``MAX_CODE + 1`` unused); and the Kraft sum in units of ``2^-MAX_CODE`` (a complete
+    code: ``2^MAX_CODE``)."""
+    contexts = lengths.shape[0]
     first = np.zeros((contexts, MAX_CODE + 2), np.int64)
     count = np.zeros((contexts, MAX_CODE + 2), np.int64)
-    symbols = np.zeros((contexts, max(nvalues, 1)), np.int64)
-    for c in range(contexts):
-        row = lengths[c]
-        coded = [v for v in np.lexsort((np.arange(nvalues), row)) if row[v] > 0]
-        if not coded:
-            present = np.flatnonzero(row == 0)
-            symbols[c, 0] = present[0] if present.size else 0
-            continue
-        if (row == 0).any():
-            raise InvalidArgument(f"context {c}: a value without a codeword beside others")
-        symbols[c, : len(coded)] = coded
-        count[c, 0] = len(coded)
-        code = 0
-        for length in range(1, MAX_CODE + 1):
-            n = int((row == length).sum())
-            code <<= 1
-            first[c, length] = code
-            count[c, length] = n
-            code += n
-        if code != 1 << MAX_CODE:
-            raise InvalidArgument(f"context {c}: the code lengths do not make a complete code")
-    return first, count, symbols
+    code = np.zeros(contexts, np.int64)
+    for length in range(1, MAX_CODE + 1):
+        count[:, length] = (lengths == length).sum(axis=1)
+        code <<= 1
+        first[:, length] = code
+        code += count[:, length]
+    return first, count, code
 
 
 @njit(cache=True, inline="always")
@@ -171,42 +192,54 @@ def lookup_tables(lengths: np.ndarray) -> np.ndarray:
     in context ``c``'s code starts at the low bit of ``x`` when that codeword has at most
     ``k`` bits (:data:`LUT_BITS`, fewer when every codeword is shorter), else
     :data:`LONGER` (decode on with :func:`nb_decode`); a one-value context's value
-    everywhere. ``k`` is ``log2`` of the row length."""
+    everywhere. ``k`` is ``log2`` of the row length. Every context at once.
+
+    >>> lookup_tables(np.array([[2, 1, 2], [-1, 0, -1]])).tolist()  # codes 10, 0, 11
+    [[1, 0, 1, 2], [1, 1, 1, 1]]
+    """
+    lengths = np.asarray(lengths, np.int64)
     contexts, nvalues = lengths.shape
     if nvalues >= LONGER:
         raise InvalidArgument(f"{nvalues} values: at most {LONGER - 1}")
     k = int(min(LUT_BITS, max(int(lengths.max(initial=0)), 0)))
     lut = np.full((contexts, 1 << k), LONGER, np.uint8)
-    for c in range(contexts):
-        row = lengths[c]
-        if not (row > 0).any():
-            present = np.flatnonzero(row == 0)
-            lut[c, :] = present[0] if present.size else LONGER
-            continue
-        for v, code in _canonical_codes(row):
-            length = int(row[v])
-            if length > k:
-                continue
-            # the codeword's first bit lowest: every k-bit window that starts with it
-            reversed_code = int(f"{code:0{length}b}"[::-1], 2)
-            lut[c, reversed_code :: 1 << length] = v
+    one_value = ~(lengths > 0).any(axis=1) & (lengths == 0).any(axis=1)
+    lut[one_value] = np.argmax(lengths[one_value] == 0, axis=1)[:, None]
+    codes = canonical_codes(lengths)
+    for length in range(1, k + 1):
+        # every k-bit window whose low bits are the codeword (first bit lowest)
+        c, v = np.nonzero(lengths == length)
+        windows = codes[c, v][:, None] + (np.arange(1 << (k - length)) << length)
+        lut[c[:, None], windows] = v[:, None]
     return lut
 
 
-def _canonical_codes(row: np.ndarray) -> list[tuple[int, int]]:
-    """``(value, codeword)`` of the canonical code of one context's lengths (DEFLATE's
-    rule: by length, then value; the first codeword all zeros)."""
-    out = []
-    code, previous = 0, 0
-    for v in np.lexsort((np.arange(row.size), row)):
-        length = int(row[v])
-        if length <= 0:
-            continue
-        code <<= length - previous
-        out.append((int(v), code))
-        code += 1
-        previous = length
-    return out
+def canonical_codes(lengths: np.ndarray) -> np.ndarray:
+    """The codeword of each (context, value) of the canonical codes (DEFLATE's rule: by
+    length, then value; the first codeword all zeros), first bit lowest, as the bit
+    stream holds it (0 where a value has no codeword).
+
+    >>> canonical_codes(np.array([[2, 1, 2]])).tolist()  # 10, 0, 11: first bit lowest
+    [[1, 0, 3]]
+    """
+    lengths = np.asarray(lengths, np.int64)
+    first, count, symbols = decode_tables(lengths)
+    # rank of each coded value in its context's (length, value) order
+    c, j = np.nonzero(np.arange(symbols.shape[1]) < count[:, :1])
+    rank = np.zeros(lengths.shape, np.int64)
+    rank[c, symbols[c, j]] = j
+    count[:, 0] = 0
+    shorter = np.cumsum(count, axis=1) - count  # codewords shorter than each length
+    # codeword = first codeword of its length + its rank among the codewords of that length
+    rows = np.arange(lengths.shape[0])[:, None]
+    size = np.maximum(lengths, 0)
+    msb_first = np.where(lengths > 0, first[rows, size] + rank - shorter[rows, size], 0)
+    reversed_code = np.zeros_like(msb_first)
+    for bit in range(MAX_CODE):
+        reversed_code |= np.where(
+            bit < size, ((msb_first >> bit) & 1) << np.maximum(size - 1 - bit, 0), 0
+        )
+    return reversed_code
 
 
 @njit(cache=True, inline="always")
@@ -244,13 +277,7 @@ def decode_longer(x, context, first, count, symbols, nvalues):
 def _code_table(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The codeword (first bit lowest, uint16) and length (uint8) of each (context,
     value) of the canonical codes."""
-    words = np.zeros(lengths.shape, np.uint16)
-    sizes = np.maximum(lengths, 0).astype(np.uint8)
-    for c in range(lengths.shape[0]):
-        for v, code in _canonical_codes(lengths[c]):
-            length = int(lengths[c, v])
-            words[c, v] = int(f"{code:0{length}b}"[::-1], 2)
-    return words, sizes
+    return canonical_codes(lengths).astype(np.uint16), np.maximum(lengths, 0).astype(np.uint8)
 
 
 @njit(cache=True)

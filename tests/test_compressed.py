@@ -9,10 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openingbook.compressed import (
+    LONGER,
     MAX_CODE,
     build_function,
+    canonical_codes,
     code_lengths,
+    decode_longer,
     decode_tables,
+    lookup_tables,
     query_function,
 )
 from openingbook.errors import InvalidArgument
@@ -67,6 +71,67 @@ def test_code_lengths_make_a_complete_prefix_code():
             assert entropy - 1e-9 <= total < entropy + 1
         else:
             assert (lengths >= -1).all() and (lengths == 0).sum() == 1
+
+
+def reference_code(row: np.ndarray) -> dict[int, str]:
+    """One context's canonical code written out the textbook way: values by (length,
+    value), each codeword the previous one plus one, shifted left to its length."""
+    code, previous, out = 0, 0, {}
+    for v in sorted((v for v in range(row.size) if row[v] > 0), key=lambda v: (row[v], v)):
+        code <<= int(row[v]) - previous
+        out[v] = format(code, f"0{row[v]}b")  # first bit first
+        code, previous = code + 1, int(row[v])
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.one_of(
+            st.lists(st.integers(0, 2**40), min_size=2, max_size=30),  # skewed counts
+            st.integers(1, 29).map(lambda n: [-1] * n),  # a context with no value
+            st.integers(1, 29).map(lambda n: [0] * n),  # ... with one value (made below)
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    nvalues=st.integers(2, 30),
+)
+def test_the_tables_of_every_context_decode_its_canonical_code(rows, nvalues):
+    """:func:`canonical_codes`, :func:`lookup_tables` and :func:`decode_tables` (built
+    for all contexts at once) agree with each context's code written out by hand: every
+    codeword is its value's, in the lookup table where it fits, by the canonical loop
+    where it does not."""
+    lengths = np.full((len(rows), nvalues), -1, np.int64)
+    for c, row in enumerate(rows):
+        row = (row + [0] * nvalues)[:nvalues]
+        if any(row) and min(row) >= 0:  # counts: a Huffman code
+            counts = np.array(row, np.int64)
+            counts[c % nvalues] += 1
+            lengths[c] = code_lengths(counts)
+        elif row and row[0] == 0:
+            lengths[c, c % nvalues] = 0  # one value: no codeword
+    codes = canonical_codes(lengths)
+    lut = lookup_tables(lengths)
+    first, count, symbols = decode_tables(lengths)
+    k = lut.shape[1].bit_length() - 1
+    for c in range(lengths.shape[0]):
+        expected = reference_code(lengths[c])
+        if not expected:  # one value or none: the whole row is it
+            one = np.flatnonzero(lengths[c] == 0)
+            assert (lut[c] == (one[0] if one.size else LONGER)).all()
+            assert count[c, 0] == 0 and symbols[c, 0] == (one[0] if one.size else 0)
+            continue
+        for v, word in expected.items():
+            stream = int(word[::-1], 2)  # first bit lowest, as the bit array holds it
+            assert codes[c, v] == stream
+            if len(word) <= k:
+                assert (lut[c, stream :: 1 << len(word)] == v).all()
+            else:
+                assert lut[c, stream & ((1 << k) - 1)] == LONGER
+            noise = np.uint64(stream | (0xABCDE << len(word)))  # bits after the codeword
+            flat = (first.reshape(-1), count.reshape(-1), symbols.reshape(-1))
+            assert decode_longer(noise, c, *flat, symbols.shape[1]) == v
 
 
 def test_the_longest_codeword_is_bounded():
