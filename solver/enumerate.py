@@ -410,15 +410,36 @@ def positions_with_moves(
     """
     if width > 9:
         raise InvalidArgument("move strings are only defined for boards up to 9 columns")
-    layers, first, mask, index, mirrored = _enumerate(
-        plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
-    )
+    try:
+        layers, first, mask, index, mirrored = _enumerate(
+            plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
+        )
+    except LayerTooLarge:
+        if under or part is not None:
+            raise
+        # the whole ply part by part, as enumerate_positions gives it
+        pieces = [
+            (*_finish(layers, width, height, merge_mirrors, drop_immediate_wins), layers)
+            for _, layers in _part_layers(plies, AUTO_PARTS, width, height, max_candidates)
+        ]
+        first = np.concatenate([p[0] for p in pieces])
+        mask = np.concatenate([p[1] for p in pieces])
+        moves = np.concatenate([_move_strings(p[4], p[2], p[3], width) for p in pieces])
+        return first, mask, moves
+    return first, mask, _move_strings(layers, index, mirrored, width)
+
+
+def _move_strings(
+    layers: _Layers, index: np.ndarray, mirrored: np.ndarray, width: int
+) -> np.ndarray:
+    """The move string (bytes, 1-based columns) reaching entry ``index`` of the last
+    layer, or its mirror where ``mirrored``."""
     cols = layers.moves(index)
     cols = np.where(mirrored[:, None], width - 1 - cols, cols).astype(np.uint8)
     if cols.shape[1] == 0:  # zero plies: the empty board, reached by no move
-        return first, mask, np.full(first.size, b"", dtype="S1")
+        return np.full(index.size, b"", dtype="S1")
     digits = np.ascontiguousarray(cols + np.uint8(ord("1")))
-    return first, mask, digits.view(f"S{digits.shape[1]}").reshape(-1)
+    return digits.view(f"S{digits.shape[1]}").reshape(-1)
 
 
 def count_positions(
@@ -504,17 +525,33 @@ def iter_parts(
             else:
                 yield (i, *enumerate_positions(0, None, width, height, part=(i, parts)))
         return
-    guard = _guard(max_candidates, True)
-    previous = _Layers(Position(width=width, height=height), plies - 1, True, guard)
-    for i in numbers:
-        layers = copy.copy(previous)
-        layers.steps = list(previous.steps)
-        layers.add_part_layer(plies - 1, (i, parts), finished)
+    for i, layers in _part_layers(plies, parts, width, height, max_candidates, numbers, finished):
         if finished:
             yield i, layers.first, layers.mask
             continue
         first, mask, _, _ = _finish(layers, width, height, merge_mirrors, drop_immediate_wins)
         yield i, first, mask
+
+
+def _part_layers(
+    plies: int,
+    parts: int,
+    width: int,
+    height: int,
+    max_candidates: int | None,
+    numbers: Iterable[int] | None = None,
+    finished: bool = False,
+) -> Iterator[tuple[int, _Layers]]:
+    """``(i, layers)`` whose last layer is part ``i`` of ``parts`` of a ply (``plies`` >
+    0), the previous layer built once for all (every part, or those in ``numbers``)."""
+    previous = _Layers(
+        Position(width=width, height=height), plies - 1, True, _guard(max_candidates, True)
+    )
+    for i in range(1, parts + 1) if numbers is None else numbers:
+        layers = copy.copy(previous)
+        layers.steps = list(previous.steps)
+        layers.add_part_layer(plies - 1, (i, parts), finished)
+        yield i, layers
 
 
 def finished_games(

@@ -164,8 +164,15 @@ def test_finished_games_parts_cover_the_whole():
 def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
     small = {"max_candidates": 250_000}
     with pytest.raises(LayerTooLarge, match="more than the"):
-        positions_with_moves(9, None, *DEFAULT_BOARD, **small)
+        enumerate_positions(9, None, *DEFAULT_BOARD, **small, by_parts=False)
     first, mask = enumerate_positions(9, None, *DEFAULT_BOARD, **small)
+    # with their move strings (deriving the 14-ply book walks its positions so), each
+    # reaching its position from the empty board
+    first_m, mask_m, moves = positions_with_moves(9, None, *DEFAULT_BOARD, **small)
+    assert np.array_equal(first_m, first) and np.array_equal(mask_m, mask)
+    f, m = replay(moves)
+    assert np.array_equal(canonical_bits(f, m, *DEFAULT_BOARD)[0], first)
+    assert np.array_equal(canonical_bits(f, m, *DEFAULT_BOARD)[1], mask)
     pieces = [
         enumerate_positions(9, None, *DEFAULT_BOARD, part=(i, AUTO_PARTS))
         for i in range(1, AUTO_PARTS + 1)
