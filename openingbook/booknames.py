@@ -114,8 +114,8 @@ def lookup_stones(board: tuple[int, int]) -> int | None:
     every one of its moves by lookups alone (a distance book of every ply from 1 to one
     more than that); None when they do not even answer the empty board's moves.
 
-    >>> lookup_stones((7, 6))  # books of every ply 0 to 14
-    13
+    >>> lookup_stones((7, 6))  # books of every ply 0 to 15
+    14
     """
     plies = set(distance_book_plies(board))
     reach = 0

@@ -36,7 +36,7 @@ Where the values come from (:attr:`MoveValue.source`):
 By default an engine uses the distance books shipped for its board
 (:mod:`openingbook.booknames`), opening each book the first time a position
 needs it; a position of up to :func:`openingbook.booknames.lookup_stones` stones
-(13 on 7x6, with a book of every ply 0 to 14) is answered by lookups alone.
+(14 on 7x6, with a book of every ply 0 to 15) is answered by lookups alone.
 
 >>> engine = Engine()
 >>> a = engine.analyze("")
@@ -50,7 +50,7 @@ MoveValue(column=4, winner=<Winner.FIRST: 'first'>, plies=41, score=1, source='b
 ((3, 6, 7), 3)
 >>> from openingbook.booknames import lookup_stones
 >>> lookup_stones(engine.board)
-13
+14
 """
 
 from __future__ import annotations

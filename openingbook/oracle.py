@@ -12,7 +12,7 @@ observations, plain arrays), with an :class:`OracleAnswer` of arrays:
 * ``optimal`` (B, 7): the moves of the highest score (fastest win, slowest loss);
 * ``value``, ``value_winner``, ``value_plies`` (B,): the position's own value.
 
-Where the answers come from: a position of up to 13 stones (7x6, shipped books)
+Where the answers come from: a position of up to 14 stones (7x6, shipped books)
 by one vectorised ``lookup_many`` per stone count over the children of all its
 rows in the distance book of their ply; a move that completes four by rule; every
 other position by :meth:`openingbook.engine.Engine.move_scores` (the book-probing

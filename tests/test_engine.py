@@ -94,7 +94,7 @@ def test_empty_board_is_the_published_one(engine):
 @pytest.mark.slow
 @pytest.mark.parametrize("plies", range(8, 21))
 def test_engine_equals_the_solver_on_random_positions(engine, solver, plies):
-    """Plies 8..13: children in books (12 and 13: the 13- and 14-ply books); 14..20:
+    """Plies 8..14: children in books (12 to 14: the 13- to 15-ply books); 15..20:
     children past the books, searched."""
     rng = random.Random(2026 + plies)
     for _ in range(6):
@@ -108,7 +108,7 @@ def test_engine_equals_the_solver_near_the_start(engine, solver, plies):
     check_against(engine, solver, random_position(rng, plies))
 
 
-@pytest.mark.parametrize("plies", range(1, 14))
+@pytest.mark.parametrize("plies", range(1, 15))
 def test_each_position_value_is_its_own_book_value(engine, plies):
     """The engine combines the children's values from the book of the next ply; the
     position's own value in the book of its ply must be the same (200 random positions
@@ -419,7 +419,7 @@ def test_the_text_says_one_ply():
 
 
 @pytest.mark.parametrize(
-    ("board", "plies"), [(BoardSize(7, 6), tuple(range(0, 15))), (BoardSize(6, 6), (12,))]
+    ("board", "plies"), [(BoardSize(7, 6), tuple(range(0, 16))), (BoardSize(6, 6), (12,))]
 )
 def test_shipped_books_are_the_complete_distance_books_of_the_board(board, plies):
     """Only the board's complete distance books (not its win/draw/loss books, books

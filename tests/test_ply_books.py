@@ -1,4 +1,4 @@
-"""The shipped 7x6 distance books of every ply 0..14 (``books/book<N>-dist.c4b``).
+"""The shipped 7x6 distance books of every ply 0..15 (``books/book<N>-dist.c4b``).
 
 Plies 8, 10 and 12 are the compact copies of the Thill-layout books checked in
 ``test_distance_books.py``; the others come from ``openingbook derive --from
@@ -17,12 +17,17 @@ The 14-ply book was built in parts and the 13-ply book derived from it
 (``docs/BOOK14.md``); their whole-book checks (published counts, the 12-ply book
 derived again from the 14-ply one, 2,000 positions re-solved by this solver and by
 Pons') take minutes and 9 GB and are in ``benchmarks/finish_parts.sh``, its results in
-``benchmarks/results/book14-final/``. Here: the 12-ply book is one ply of negamax over
-the 13-ply book, and random games of 12 to 14 stones.
+``benchmarks/results/book14-final/``. The 15-ply book was built in parts the same way
+and merged (``docs/BOOK15.md``, results in ``benchmarks/results/book15-final/``: the
+14-ply book derived from it equals the shipped one). Here: the 12-ply book is one ply of
+negamax over the 13-ply book, positions of random games of 13 and 14 stones one ply of
+negamax over the next book, the 15-ply book the merge of its committed parts, and
+random games of 12 to 15 stones against the solver.
 """
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -187,7 +192,7 @@ def test_the_13_ply_book_says_it_was_derived_from_the_14_ply_book():
     assert source["sha256"] in (file_sha256(book_path(14)), reencoded.get("sha256"))
 
 
-@pytest.mark.parametrize("plies", [13])
+@pytest.mark.parametrize("plies", [13, 14])
 def test_random_game_positions_are_one_ply_of_negamax_over_the_next_book(plies):
     """2,000 positions of random games (nobody won on the way, nobody wins at once):
     each one's score in its book is the best of its moves' values, a move that completes
@@ -203,8 +208,34 @@ def test_random_game_positions_are_one_ply_of_negamax_over_the_next_book(plies):
     assert answer.value.tolist() == stored.tolist()
 
 
+def test_the_15_ply_book_is_the_merge_of_its_checked_parts():
+    """``books/book15-dist.c4b`` is ``openingbook merge`` of 64 parts, each checked when
+    it landed (``benchmarks/results/book15/<part>.json``: CRC, values, positions
+    re-solved, mirror answers, per-ply counts; ``docs/BOOK15.md``; the parts are in git
+    history). The book names every part once, in order, and holds exactly the positions
+    the checks counted, 55,482,500 in all (``finish_parts.sh`` added up their per-ply
+    counts against Tromp's and Böck's)."""
+    results = sorted((BOOKS.parent / "benchmarks" / "results" / "book15").glob("*of64.json"))
+    checked = [json.loads(path.read_text()) for path in results]
+    assert len(checked) == 64 and all(result["ok"] for result in checked)
+    with CompactBook(book_path(15)) as book:
+        assert (book.plies, book.kind, book.under, book.part, str(book.board)) == (
+            15,
+            "distance",
+            None,
+            None,
+            "7x6",
+        )
+        merged = book.header.metadata["merged_from"]
+        assert len(book) == sum(result["positions"] for result in checked) == 55_482_500
+    assert [(m["part"], m["file"]) for m in merged] == [
+        (f"{i}/64", f"book15-dist-part{i:02d}of64.c4b") for i in range(1, 65)
+    ]
+    assert [m["file"] for m in merged] == [result["file"] for result in checked]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("plies", [12, 13, 14])
+@pytest.mark.parametrize("plies", [12, 13, 14, 15])
 def test_random_games_agree_with_the_solver(plies):
     """Positions of random games (nobody wins on the way), not the enumeration's."""
     rng = random.Random(plies)
