@@ -368,21 +368,44 @@ def enumerate_positions(
     >>> len(enumerate_positions(8, None, 7, 6, merge_mirrors=False, drop_immediate_wins=False)[0])
     182383
     """
+    pieces = [
+        (first, mask)
+        for _, first, mask, _, _ in _pieces(
+            plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates,
+            part, by_parts,
+        )
+    ]  # fmt: skip
+    if len(pieces) == 1:
+        return pieces[0]
+    return np.concatenate([f for f, _ in pieces]), np.concatenate([m for _, m in pieces])
+
+
+def _pieces(
+    plies: int,
+    under: str | None,
+    width: int,
+    height: int,
+    merge_mirrors: bool,
+    drop_immediate_wins: bool,
+    max_candidates: int | None,
+    part: tuple[int, int] | None,
+    by_parts: bool = True,
+) -> Iterator[tuple[_Layers, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The enumeration as :func:`_enumerate` gives it, in one piece; or, for a whole ply
+    whose last layer does not fit the memory guard (unless ``by_parts`` is false), part
+    by part (:data:`AUTO_PARTS` parts, each in its order): the previous layer and one
+    part's layers in memory at a time."""
     try:
-        _, first, mask, _, _ = _enumerate(
+        whole = _enumerate(
             plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
         )
     except LayerTooLarge:
         if under or part is not None or not by_parts:
             raise
-        # the whole ply part by part: the previous layer and the positions in memory
-        options = {"merge_mirrors": merge_mirrors, "drop_immediate_wins": drop_immediate_wins}
-        pieces = list(
-            iter_parts(plies, AUTO_PARTS, width, height, **options, max_candidates=max_candidates)
-        )
-        first = np.concatenate([f for _, f, _ in pieces])
-        mask = np.concatenate([m for _, _, m in pieces])
-    return first, mask
+        for _, layers in _part_layers(plies, AUTO_PARTS, width, height, max_candidates):
+            yield (layers, *_finish(layers, width, height, merge_mirrors, drop_immediate_wins))
+        return
+    yield whole
 
 
 def positions_with_moves(
@@ -410,23 +433,16 @@ def positions_with_moves(
     """
     if width > 9:
         raise InvalidArgument("move strings are only defined for boards up to 9 columns")
-    try:
-        layers, first, mask, index, mirrored = _enumerate(
+    pieces = [
+        (first, mask, _move_strings(layers, index, mirrored, width))
+        for layers, first, mask, index, mirrored in _pieces(
             plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
         )
-    except LayerTooLarge:
-        if under or part is not None:
-            raise
-        # the whole ply part by part, as enumerate_positions gives it
-        pieces = [
-            (*_finish(layers, width, height, merge_mirrors, drop_immediate_wins), layers)
-            for _, layers in _part_layers(plies, AUTO_PARTS, width, height, max_candidates)
-        ]
-        first = np.concatenate([p[0] for p in pieces])
-        mask = np.concatenate([p[1] for p in pieces])
-        moves = np.concatenate([_move_strings(p[4], p[2], p[3], width) for p in pieces])
-        return first, mask, moves
-    return first, mask, _move_strings(layers, index, mirrored, width)
+    ]
+    if len(pieces) == 1:
+        return pieces[0]
+    first, mask, moves = (np.concatenate([p[k] for p in pieces]) for k in range(3))
+    return first, mask, moves
 
 
 def _move_strings(
