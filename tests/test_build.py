@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import itertools
 import json
@@ -688,18 +689,19 @@ def _gone(pids: list[int]) -> bool:
 
 
 def _lock_released(lock: Path) -> bool:
-    """Wait (up to a minute) until no process holds ``lock`` open."""
+    """Wait (up to a minute) until the lock can be taken, as a resumed build takes it
+    (scanning /proc for processes holding the file open missed a process starting or
+    ending at that moment: the lock was still held when the build resumed)."""
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        holders = []
-        for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+    with open(lock, "a+b") as fh:
+        while time.monotonic() < deadline:
             try:
-                holders += [fd for fd in fd_dir.iterdir() if os.readlink(fd) == str(lock)]
-            except OSError:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                time.sleep(0.05)
                 continue
-        if not holders:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
             return True
-        time.sleep(0.05)
     return False
 
 
