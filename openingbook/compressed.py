@@ -52,6 +52,7 @@ __all__ = [
     "code_lengths",
     "decode_longer",
     "decode_tables",
+    "decoding_tables",
     "lookup_tables",
     "nb_decode",
     "nb_window",
@@ -197,15 +198,28 @@ def lookup_tables(lengths: np.ndarray) -> np.ndarray:
     >>> lookup_tables(np.array([[2, 1, 2], [-1, 0, -1]])).tolist()  # codes 10, 0, 11
     [[1, 0, 1, 2], [1, 1, 1, 1]]
     """
+    return decoding_tables(lengths)[0]
+
+
+def decoding_tables(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What a decoder reads (:func:`nb_decode`): the lookup table of
+    :func:`lookup_tables` and the ``first``, ``count``, ``symbols`` of
+    :func:`decode_tables`, the canonical codes worked out once for both."""
     lengths = np.asarray(lengths, np.int64)
-    contexts, nvalues = lengths.shape
-    if nvalues >= LONGER:
-        raise InvalidArgument(f"{nvalues} values: at most {LONGER - 1}")
+    if lengths.shape[1] >= LONGER:
+        raise InvalidArgument(f"{lengths.shape[1]} values: at most {LONGER - 1}")
+    first, count, symbols = decode_tables(lengths)
+    lut = _lookup_table(lengths, _codes(lengths, first, count, symbols))
+    return lut, first, count, symbols
+
+
+def _lookup_table(lengths: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """:func:`lookup_tables` from the canonical codewords ``codes``."""
+    contexts = lengths.shape[0]
     k = int(min(LUT_BITS, max(int(lengths.max(initial=0)), 0)))
     lut = np.full((contexts, 1 << k), LONGER, np.uint8)
     one_value = ~(lengths > 0).any(axis=1) & (lengths == 0).any(axis=1)
     lut[one_value] = np.argmax(lengths[one_value] == 0, axis=1)[:, None]
-    codes = canonical_codes(lengths)
     for length in range(1, k + 1):
         # every k-bit window whose low bits are the codeword (first bit lowest)
         c, v = np.nonzero(lengths == length)
@@ -223,13 +237,20 @@ def canonical_codes(lengths: np.ndarray) -> np.ndarray:
     [[1, 0, 3]]
     """
     lengths = np.asarray(lengths, np.int64)
-    first, count, symbols = decode_tables(lengths)
+    return _codes(lengths, *decode_tables(lengths))
+
+
+def _codes(
+    lengths: np.ndarray, first: np.ndarray, count: np.ndarray, symbols: np.ndarray
+) -> np.ndarray:
+    """:func:`canonical_codes` from the contexts' :func:`decode_tables`."""
     # rank of each coded value in its context's (length, value) order
     c, j = np.nonzero(np.arange(symbols.shape[1]) < count[:, :1])
     rank = np.zeros(lengths.shape, np.int64)
     rank[c, symbols[c, j]] = j
-    count[:, 0] = 0
-    shorter = np.cumsum(count, axis=1) - count  # codewords shorter than each length
+    per_length = count.copy()
+    per_length[:, 0] = 0  # column 0 counts every codeword
+    shorter = np.cumsum(per_length, axis=1) - per_length  # codewords shorter than each length
     # codeword = first codeword of its length + its rank among the codewords of that length
     rows = np.arange(lengths.shape[0])[:, None]
     size = np.maximum(lengths, 0)
@@ -433,7 +454,7 @@ def _query(keys, contexts, seed, segment_length, segment_count, words, lut, firs
 def query_function(f: CompressedFunction, keys: np.ndarray, contexts: np.ndarray) -> np.ndarray:
     """The stored value of each key in its context (arbitrary for keys outside the
     construction set)."""
-    first, count, symbols = decode_tables(f.lengths)
+    lut, first, count, symbols = decoding_tables(f.lengths)
     return _query(
         np.ascontiguousarray(keys, np.uint64),
         np.ascontiguousarray(contexts, np.int32),
@@ -441,7 +462,7 @@ def query_function(f: CompressedFunction, keys: np.ndarray, contexts: np.ndarray
         f.segment_length,
         f.segment_count,
         f.words,
-        lookup_tables(f.lengths),
+        lut,
         first.reshape(-1),
         count.reshape(-1),
         symbols.reshape(-1),

@@ -72,8 +72,7 @@ from openingbook.compressed import (
     build_function,
     code_lengths,
     decode_longer,
-    decode_tables,
-    lookup_tables,
+    decoding_tables,
     nb_window,
 )
 from openingbook.contexts import (
@@ -1084,7 +1083,7 @@ class CompactBook(BookReader):
             )
         row_of = np.full(space, -1, np.int32)
         row_of[used] = np.arange(used.size, dtype=np.int32)
-        first_code, code_count, symbols = decode_tables(lengths)
+        lut, first_code, code_count, symbols = decoding_tables(lengths)
         return (
             np.uint64(h.seed),
             h.segment_length,
@@ -1093,7 +1092,7 @@ class CompactBook(BookReader):
             h.context_function,
             *context_constants(h.width, h.height),
             row_of,
-            lookup_tables(lengths),
+            lut,
             first_code.reshape(-1),
             code_count.reshape(-1),
             symbols.reshape(-1),
