@@ -368,16 +368,23 @@ def enumerate_positions(
     >>> len(enumerate_positions(8, None, 7, 6, merge_mirrors=False, drop_immediate_wins=False)[0])
     182383
     """
-    pieces = [
+    first, mask = _joined(
         (first, mask)
         for _, first, mask, _, _ in _pieces(
             plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates,
             part, by_parts,
         )
-    ]  # fmt: skip
+    )  # fmt: skip
+    return first, mask
+
+
+def _joined(pieces: Iterable[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """Pieces of arrays (``(first, mask, ...)`` each) joined column by column; one piece
+    as it is, not copied."""
+    pieces = list(pieces)
     if len(pieces) == 1:
         return pieces[0]
-    return np.concatenate([f for f, _ in pieces]), np.concatenate([m for _, m in pieces])
+    return tuple(np.concatenate(column) for column in zip(*pieces, strict=True))
 
 
 def _pieces(
@@ -433,15 +440,12 @@ def positions_with_moves(
     """
     if width > 9:
         raise InvalidArgument("move strings are only defined for boards up to 9 columns")
-    pieces = [
+    first, mask, moves = _joined(
         (first, mask, _move_strings(layers, index, mirrored, width))
         for layers, first, mask, index, mirrored in _pieces(
             plies, under, width, height, merge_mirrors, drop_immediate_wins, max_candidates, part
         )
-    ]
-    if len(pieces) == 1:
-        return pieces[0]
-    first, mask, moves = (np.concatenate([p[k] for p in pieces]) for k in range(3))
+    )
     return first, mask, moves
 
 
