@@ -268,8 +268,8 @@ def bench_batch(count: int, seed: int) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     os.environ["OPENINGBOOK_FIRST_USE"] = "0"  # time the fast kernel (warm_oracle)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--seed", type=int, default=SEED)

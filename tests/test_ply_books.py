@@ -21,7 +21,7 @@ Pons') take minutes and 9 GB and are in ``benchmarks/finish_parts.sh``, its resu
 and merged (``docs/BOOK15.md``, results in ``benchmarks/results/book15-final/``: the
 14-ply book derived from it equals the shipped one). Here: the 12-ply book is one ply of
 negamax over the 13-ply book, positions of random games of 13 and 14 stones one ply of
-negamax over the next book, the 15-ply book the merge of its committed parts, and
+negamax over the next book, the 15-ply book the merge of its checked parts, and
 random games of 12 to 15 stones against the solver.
 """
 
