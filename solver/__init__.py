@@ -92,7 +92,7 @@ if TYPE_CHECKING:
         under_line,
     )
     from solver.probe import BookProbe
-    from solver.search import Solver, analyze, solve, solve_wdl
+    from solver.search import UNSOLVED, Solver, analyze, solve, solve_wdl
 
 #: the module of each name loaded on first use
 _LAZY = {
@@ -138,6 +138,7 @@ _LAZY = {
     "BookProbe": "solver.probe",
     "Solver": "solver.search",
     "analyze": "solver.search",
+    "UNSOLVED": "solver.search",
     "solve": "solver.search",
     "solve_wdl": "solver.search",
 }
@@ -157,6 +158,7 @@ __all__ = [
     "STATUS_UNREACHABLE",
     "STATUS_WINS_AT_ONCE",
     "STATUS_WRONG_PLY",
+    "UNSOLVED",
     "BoardSize",
     "BookProbe",
     "Error",

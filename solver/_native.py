@@ -50,11 +50,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import hashlib
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
@@ -66,9 +67,11 @@ from solver.errors import InternalError
 __all__ = [
     "TESTED_NUMBA",
     "UNAVAILABLE",
+    "bind",
     "cache_dir",
     "call",
     "enabled",
+    "has_library",
     "library_path",
     "run_and_build",
     "timing_dependent",
@@ -165,9 +168,11 @@ void *numba_runtime_build_excinfo_struct(void *a, void *b) { count_error(); retu
 """
 
 
+@functools.cache
 def numba_tested() -> bool:
     """Is the installed numba one of :data:`TESTED_NUMBA` (read from its metadata,
-    without importing it)?"""
+    without importing it)? Read once per process: reading the metadata takes about
+    0.2 ms, and the numba a process runs does not change while it runs."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -231,8 +236,40 @@ class _Library:
         else:
             value = _convert(self.result, self.fn(*cargs))
         if self.errors() != before:
-            raise InternalError("a native solver kernel failed (run with OPENINGBOOK_NATIVE=0)")
+            raise InternalError(_FAILURE)
         return value
+
+    def bind(self, tail: tuple[Any, ...]) -> Callable[..., int]:
+        """This kernel as a function of its leading arguments, ``tail`` (its last
+        arguments) converted now, once: a call converts only the leading ones (Python
+        ints and bools), a few microseconds where :meth:`__call__` takes about 25. The
+        arrays of ``tail`` must stay alive, in place, while the function is in use.
+        Integer and boolean results only."""
+        if self.result not in ("int", "bool"):
+            raise ValueError(f"bind: a kernel returning {self.result}")
+        fixed: list[Any] = []
+        for (kind, code, _), arg in zip(self.plan[len(self.plan) - len(tail) :], tail, strict=True):
+            if kind == "array":
+                fixed.append(arg.__array_interface__["data"][0])
+                fixed.extend(arg.shape)
+            elif code == "d":
+                fixed.append(float(arg))
+            else:
+                fixed.append(int(arg))
+        fn, errors, convert = self.fn, self.errors, int if self.result == "int" else bool
+
+        def bound(*head: Any) -> int:
+            before = errors()
+            value = fn(*head, *fixed)
+            if errors() != before:
+                raise InternalError(_FAILURE)
+            return convert(value)
+
+        bound.library = self  # type: ignore[attr-defined]  # keeps the library loaded
+        return bound
+
+
+_FAILURE = "a native solver kernel failed (run with OPENINGBOOK_NATIVE=0)"
 
 
 def _convert(kind: str, value: Any) -> Any:
@@ -424,11 +461,48 @@ def library_path(kernel: Any, signature: str) -> Path | None:
 # ------------------------------------------------------------------ calling
 def call(kernel: Any, args: tuple[Any, ...]) -> Any:
     """The kernel's result from its native library, or :data:`UNAVAILABLE`."""
-    if not enabled():
+    library = _library(kernel, args)
+    if library is None:
         return UNAVAILABLE
+    return library(args)
+
+
+def bind(kernel: Any, args: tuple[Any, ...], fixed: int) -> Callable[..., int] | None:
+    """``kernel``'s native library for arguments like ``args``, as a function of the
+    first ``len(args) - fixed`` of them, the last ``fixed`` bound now
+    (:meth:`_Library.bind`); None when there is no library for such arguments (yet).
+
+    ``kernel``: a native kernel's stand-in, or its numba dispatcher (numba loaded
+    first): the library is the same compiled code either way."""
+    stand_in = _stand_in(kernel)
+    library = None if stand_in is None else _library(stand_in, args)
+    if library is None or library.result not in ("int", "bool"):
+        return None
+    return library.bind(args[len(args) - fixed :])
+
+
+def has_library(kernel: Any, args: tuple[Any, ...]) -> bool:
+    """Does ``kernel`` (a stand-in or its dispatcher) run from a native library for
+    arguments like ``args``?"""
+    stand_in = _stand_in(kernel)
+    return stand_in is not None and _library(stand_in, args) is not None
+
+
+def _stand_in(kernel: Any) -> Any:
+    """The stand-in (:class:`solver._jit.LazyKernel`) of a native kernel or of its
+    dispatcher, None for a kernel that is not native."""
+    from solver._jit import NATIVE_KERNELS
+
+    return NATIVE_KERNELS.get(f"{kernel.__module__}.{kernel.__qualname__}")
+
+
+def _library(kernel: Any, args: tuple[Any, ...]) -> _Library | None:
+    """The kernel's loaded library for arguments like ``args``, None if none."""
+    if not enabled():
+        return None
     signature = _signature(args)
     if signature is None:
-        return UNAVAILABLE
+        return None
     entry = (kernel, signature)
     library = _LIBRARIES.get(entry, UNAVAILABLE)
     if library is UNAVAILABLE:
@@ -437,9 +511,7 @@ def call(kernel: Any, args: tuple[Any, ...]) -> Any:
             if library is UNAVAILABLE:
                 library = _load(kernel, signature)
                 _LIBRARIES[entry] = library
-    if library is None:
-        return UNAVAILABLE
-    return library(args)  # type: ignore[operator]
+    return library  # type: ignore[return-value]
 
 
 def _load(kernel: Any, signature: str) -> _Library | None:
@@ -640,10 +712,16 @@ def _target_cpu() -> tuple[str, str]:
 
 
 def _compiler() -> str | None:
-    """The C compiler (``$CC``, else ``cc``), None when there is none."""
+    """The C compiler (``$CC``, else ``cc``), None when there is none (looked for once
+    per process and value of ``$CC``: a search of ``PATH`` takes about 0.1 ms)."""
+    return _which(os.environ.get("CC", "cc"))
+
+
+@functools.cache
+def _which(program: str) -> str | None:
     import shutil
 
-    return shutil.which(os.environ.get("CC", "cc"))
+    return shutil.which(program)
 
 
 def _build(

@@ -74,6 +74,7 @@ from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask,
 from solver.probe import BookProbe, no_probe
 from solver.scores import NO_LOWER_BOUND
 from solver.settings import (
+    CALLING_THREAD_NODES,
     DEEP_EMPTY,
     ETC_EMPTY,
     LATER_THREAT_WEIGHT,
@@ -90,6 +91,7 @@ from solver.settings import (
 from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable, tiny_table_log2
 
 __all__ = [
+    "UNSOLVED",
     "SearchStats",
     "SearchTimeout",
     "Solver",
@@ -108,9 +110,17 @@ _TT_MOVE_BONUS = 1 << 20  # sorts the table's move before every other
 _CELLS_7X6 = DEFAULT_WIDTH * DEFAULT_HEIGHT
 #: key bits of a 7x6 position (``width * (height + 1)``): a constant of the 7x6 copy
 _KEY_BITS_7X6 = DEFAULT_WIDTH * (DEFAULT_HEIGHT + 1)
-#: Index in ``geo`` (width, height, cells, stop) of the stop flag: set when one thread
-#: of a parallel search has the answer, or by a time limit or an interrupt.
+#: Index in ``geo`` (width, height, cells, stop, node limit) of the stop flag: set when
+#: one thread of a parallel search has the answer, or by a time limit or an interrupt.
 _STOP = 3
+#: Index in ``geo`` of the node limit: a search stops as at the stop flag once its
+#: thread's node count (``stats[0]``) passes it; 0: no limit. A solve runs in the calling
+#: thread first under a limit (:data:`solver.settings.CALLING_THREAD_NODES`), so that a
+#: position answered in a few nodes pays no hand-over to the interruptible thread.
+_NODE_LIMIT = 4
+#: where :meth:`Solver.solve_until` answers a position not solved in time (and what the
+#: batch kernel leaves where it stopped): no score, scores are within +-(cells + 1) / 2
+UNSOLVED = -128
 
 # Layout of a stack frame (one row per depth): current, mask, the opponent's
 # winning cells (as the parent computed them), the window, the moves' count and
@@ -559,7 +569,7 @@ def _negamax(
 
     Fail-soft: a result ``<= alpha0`` is an upper bound (the best of the
     children's bounds, often below ``alpha0``), ``>= beta0`` a lower bound,
-    anything between is exact. ``geo`` = (width, height, cells, stop); ``tparams`` =
+    anything between is exact. ``geo`` = (width, height, cells, stop, node limit); ``tparams`` =
     (log2, small_log2, key_bits);
     ``stack`` is the search's stack (a flat uint64 array, one row per depth, see
     :func:`_stack_row`); ``stats`` =
@@ -567,8 +577,9 @@ def _negamax(
     the book); ``book``: the
     exact scores of one ply (:mod:`solver.probe`), looked up by the nodes of that
     many stones (:func:`_book_score`). When another thread
-    sets ``geo[_STOP]``, returns soon (at the next store into the big table) with
-    ``stats[1]`` set and a meaningless result.
+    sets ``geo[_STOP]``, or once ``stats[0]`` passes a node limit ``geo[_NODE_LIMIT]``
+    (not 0), returns soon (at the next store into the big table) with ``stats[1]`` set
+    and a meaningless result.
 
     The search itself is :func:`_search`, compiled with the mirror code for the
     nodes below ``SYMMETRY_STONES`` stones and without it (:func:`_negamax_deep`)
@@ -1020,6 +1031,15 @@ def _save_node(stack: np.ndarray, base: int, alpha: int, beta: int, k: int, best
 
 
 @njit(cache=True, inline="always")
+def _stopped(geo: np.ndarray, stats: np.ndarray, nodes: int) -> bool:
+    """Must the search stop (see :func:`_negamax`): the stop flag is set, or the
+    thread's nodes (``stats[0]`` and this call's ``nodes`` not added yet) passed the
+    node limit."""
+    limit = geo[_NODE_LIMIT]
+    return load_relaxed(geo, _u(_STOP)) != 0 or (limit != 0 and stats[0] + nodes > limit)
+
+
+@njit(cache=True, inline="always")
 def _count_nodes(stats: np.ndarray, nodes: int, symmetry: bool) -> None:
     """Add a search's nodes to ``stats`` (see :func:`_negamax`): all, and those of the
     copies without the mirror code."""
@@ -1307,9 +1327,9 @@ def _search(
                 store(small, slot, tag, v, lower, col)
                 continue
             store(big, slot, tag, v, lower, col)
-            if load_relaxed(geo, _u(_STOP)) != 0:
-                # stopped (see _negamax): leave, storing nothing more (each entry stored so far
-                # is a finished subtree's bound); tested after the big table's rarer stores only
+            if _stopped(geo, stats, nodes):
+                # leave, storing nothing more (each entry stored so far is a finished
+                # subtree's bound); tested after the big table's rarer stores only
                 _count_nodes(stats, nodes, symmetry)
                 stats[1] = 1
                 return 0
@@ -1493,13 +1513,15 @@ def _solve_batch(
     # one-position kernel as run-time values of the types a single solve passes,
     # so that both use one compiled copy of it (literals would compile another)
     # ``lower``: each position's proven lower bound, or empty (none)
+    # A stopped search (``stats[1]``: the stop flag or the node limit) ends the batch:
+    # ``out`` keeps what the caller put in the positions not solved (a mark)
     no_guess = np.bool_(False)
     zero = np.int64(0)
     bounded = lower.shape[0] != 0
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
-        out[i] = _solve_one(
+        score = _solve_one(
             cur,
             mask,
             wdl,
@@ -1520,6 +1542,9 @@ def _solve_batch(
             probing,
             deep_copy,
         )
+        if stats[1] != 0:
+            return
+        out[i] = score
 
 
 def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tuple[Any, Any]:
@@ -1689,7 +1714,8 @@ class Solver:
         self.height = height
         self.cells = width * height
         self.table = TranspositionTable(table_log2, SMALL_TABLE_LOG2, width * (height + 1))
-        self._geo = np.array([width, height, self.cells, 0], dtype=np.int64)  # 0: _STOP
+        # _STOP and _NODE_LIMIT: 0, none
+        self._geo = np.array([width, height, self.cells, 0, 0], dtype=np.int64)
         self._col_masks = np.array(
             [((1 << height) - 1) << (c * (height + 1)) for c in range(width)], dtype=np.uint64
         )
@@ -1704,6 +1730,8 @@ class Solver:
         self._timed_out = False
         self._book: BookProbe | None = None
         self._book_array = no_probe()
+        #: (book array, big table, the native kernel bound to them): see _searcher
+        self._bound: tuple[np.ndarray, np.ndarray, Any] | None = None
         self.book = book
 
     @property
@@ -1796,6 +1824,7 @@ class Solver:
         mask: np.ndarray,
         wdl: bool = False,
         lower: np.ndarray | None = None,
+        time_limit: float | None = None,
     ) -> np.ndarray:
         """Scores (or -1/0/+1 with ``wdl``) of many positions, keeping the table.
 
@@ -1804,6 +1833,8 @@ class Solver:
         position's score (:data:`solver.NO_LOWER_BOUND` where none), such as minus
         a parent's score: it saves the windows below it, and a bound that is the
         score costs one window. The answer is exact only if every bound is true.
+        ``time_limit`` (seconds, for the whole batch): stop then and raise
+        :class:`SearchTimeout` (:meth:`solve_until` answers the positions solved by then).
         Raises ``ValueError`` naming the first illegal or already-won position, or
         a bound above the position's highest score. Returns ``int8``; full boards
         score 0.
@@ -1815,30 +1846,77 @@ class Solver:
         >>> s.solve_many(first, mask).tolist(), s.solve_many(first, mask, lower=bound).tolist()
         ([18], [18])
         """
+        out = self.solve_until(first, mask, wdl, lower, time_limit)
+        if time_limit is not None and (out == UNSOLVED).any():
+            raise SearchTimeout(f"the search was stopped by its time limit of {time_limit} s")
+        return out
+
+    def solve_until(
+        self,
+        first: np.ndarray,
+        mask: np.ndarray,
+        wdl: bool = False,
+        lower: np.ndarray | None = None,
+        time_limit: float | None = None,
+        *,
+        check: bool = True,
+    ) -> np.ndarray:
+        """:meth:`solve_many`, but a position not solved within ``time_limit`` seconds
+        (for the whole batch, in order) is :data:`UNSOLVED` (-128, no score) in the
+        answer instead of raising. ``check=False``: the positions are known to be legal
+        and not won (a caller made them so); they are not checked again (for a handful
+        of positions, the check costs more than solving them).
+
+        >>> s = Solver(table_log2=16)
+        >>> p = Position.from_moves("4455")
+        >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+        >>> s.solve_until(first, mask, time_limit=10).tolist()
+        [18]
+        """
         first = np.ascontiguousarray(first, dtype=np.uint64)
         mask = np.ascontiguousarray(mask, dtype=np.uint64)
         if first.shape != mask.shape or first.ndim != 1:
             raise InvalidArgument("first and mask must be 1-d arrays of the same length")
-        self._check_arrays(first, mask)
+        if check:
+            self._check_arrays(first, mask)
         bounds = self._lower_bounds(lower, mask)
-        out = np.zeros(first.shape[0], dtype=np.int8)
+        n = first.shape[0]
+        # the batch kernel leaves a position it did not solve (stopped) as it was: marked
+        out = np.full(n, UNSOLVED, dtype=np.int8)
         start = time.perf_counter()
         stack = contextlib.ExitStack()
+        kernel_args = (first, mask, out, wdl, bounds, *self._kernel_args())
+        kernel = self._entry(kernel_args, batch=True)
+        worker = self._workers[0]
+        timer = self._start_timer(time_limit, stack)
 
-        def search() -> None:
+        def search(done: int) -> None:
             cpu = time.thread_time()
-            kernel_args = (first, mask, out, wdl, bounds, *self._kernel_args())
-            self._entry(kernel_args, batch=True)(*kernel_args)
+            kernel(first[done:], mask[done:], out[done:], wdl, bounds[done:] if len(bounds)
+                   else bounds, *kernel_args[5:])  # fmt: skip
             self._cpu_seconds += time.thread_time() - cpu
 
         try:
-            run_interruptibly(search, lambda: self._interrupt(stack))
+            done = 0
+            if _native.has_library(self._entry_choice(True)[0], kernel_args):
+                # first in the calling thread, up to CALLING_THREAD_NODES (see _run_here);
+                # the rest (if any) where a signal stops it
+                self._geo[_NODE_LIMIT] = worker.stats[0] + CALLING_THREAD_NODES
+                try:
+                    search(0)
+                finally:
+                    self._geo[_NODE_LIMIT] = 0
+                done = n if worker.stats[1] == 0 else int(np.argmax(out == UNSOLVED))
+                worker.stats[1] = 0
+            if done < n and not self._timed_out:
+                run_interruptibly(lambda: search(done), lambda: self._interrupt(stack))
         finally:
+            self._stop_timer(timer)
             stack.close()
             self._geo[_STOP] = 0
-            self._workers[0].stats[1] = 0
+            worker.stats[1] = 0
             self._seconds += time.perf_counter() - start
-        self._positions += first.shape[0]
+        self._positions += int(np.count_nonzero(out != UNSOLVED))
         return out
 
     def warm_up(self, *, solve: bool = True, solve_many: bool = True, wait: bool = True) -> float:
@@ -1967,22 +2045,16 @@ class Solver:
         time_limit: float | None = None,
     ) -> int:
         threads = self.threads if threads is None else _thread_count(threads)
+        if threads == 1 and time_limit is None:
+            searcher = self._searcher()
+            score = None if searcher is None else self._run_here(searcher, cur, mask, wdl, guess)
+            if score is not None:
+                return score
         start = time.perf_counter()
         args = (np.uint64(cur), np.uint64(mask), wdl, guess is not None, guess or 0, NO_LOWER_BOUND)
-        timer = None
         stack = contextlib.ExitStack()
-        if time_limit is not None:
-            if not time_limit > 0:
-                raise InvalidArgument("must be positive", argument="time_limit", value=time_limit)
-            # the kernels release the GIL: the timer sets the stop flag the search polls
-            # (the same flag that ends the other threads of a parallel search)
-            self._timed_out = False
-            timer = threading.Timer(time_limit, self._time_up)
-            timer.start()
+        timer = self._start_timer(time_limit, stack)
         try:
-            if time_limit is not None:
-                # a stopped search is no check of a new native library (solver._native)
-                stack.enter_context(_native.timing_dependent())
 
             def search() -> int | None:
                 if threads > 1:
@@ -1996,11 +2068,8 @@ class Solver:
 
             score = run_interruptibly(search, lambda: self._interrupt(stack))
         finally:
+            self._stop_timer(timer)
             stack.close()
-            if timer is not None:
-                timer.cancel()
-                timer.join()
-                self._timed_out = False
             self._geo[_STOP] = 0  # after an interrupt too: the next search must run
             for worker in self._workers:
                 worker.stats[1] = 0  # a stopped flag left set would stop the next search
@@ -2009,6 +2078,68 @@ class Solver:
             raise SearchTimeout(f"the search was stopped by its time limit of {time_limit} s")
         self._positions += 1
         return score
+
+    def _run_here(
+        self, searcher: Any, cur: int, mask: int, wdl: bool, guess: int | None
+    ) -> int | None:
+        """The search in the calling thread, up to :data:`CALLING_THREAD_NODES` nodes
+        (a signal waits for it: milliseconds); None when it stopped there (the table
+        keeps what it proved, for the search that goes on). ``searcher``: :meth:`_searcher`."""
+        worker = self._workers[0]
+        start = time.perf_counter()
+        cpu = time.thread_time()
+        self._geo[_NODE_LIMIT] = worker.stats[0] + CALLING_THREAD_NODES
+        try:
+            found = searcher(cur, mask, wdl, guess is not None, guess or 0, NO_LOWER_BOUND, 0)
+        finally:
+            self._geo[_NODE_LIMIT] = 0
+            stopped = worker.stats[1] != 0
+            worker.stats[1] = 0
+            self._cpu_seconds += time.thread_time() - cpu
+            self._seconds += time.perf_counter() - start
+        if stopped:
+            return None
+        self._positions += 1
+        return found
+
+    def _searcher(self) -> Any:
+        """The one-position kernel of the main thread as a function of (cur, mask, wdl,
+        use_guess, guess, lower, start), Python ints and bools: the fast kernel's native
+        library bound to the solver's arrays once (:func:`solver._native.bind`; a call
+        then costs microseconds). None without one (a first use, the native cache off):
+        then every search goes where a signal stops it, numba compiling included."""
+        bound = self._bound
+        if bound is not None and bound[0] is self._book_array and bound[1] is self.table.big:
+            return bound[2]
+        fixed = self._kernel_args()
+        example = (np.uint64(0), np.uint64(0), False, False, 0, NO_LOWER_BOUND, 0, *fixed)
+        searcher = _native.bind(self._entry_choice(False)[0], example, len(fixed))
+        if searcher is not None:
+            self._bound = (self._book_array, self.table.big, searcher)
+        return searcher
+
+    def _start_timer(
+        self, time_limit: float | None, stack: contextlib.ExitStack
+    ) -> threading.Timer | None:
+        """The timer of a search's ``time_limit`` (None for none), started."""
+        if time_limit is None:
+            return None
+        if not time_limit > 0:
+            raise InvalidArgument("must be positive", argument="time_limit", value=time_limit)
+        # a stopped search is no check of a new native library (solver._native)
+        stack.enter_context(_native.timing_dependent())
+        # the kernels release the GIL: the timer sets the stop flag the search polls
+        # (the same flag that ends the other threads of a parallel search)
+        self._timed_out = False
+        timer = threading.Timer(time_limit, self._time_up)
+        timer.start()
+        return timer
+
+    def _stop_timer(self, timer: threading.Timer | None) -> None:
+        if timer is not None:
+            timer.cancel()
+            timer.join()
+            self._timed_out = False
 
     def _time_up(self) -> None:
         self._timed_out = True

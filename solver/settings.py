@@ -19,12 +19,15 @@ the table sizes it was compiled with are those of the solver's table, and raises
 from __future__ import annotations
 
 __all__ = [
+    "CALLING_THREAD_NODES",
     "DEEP_EMPTY",
     "ETC_EMPTY",
     "LATER_THREAT_WEIGHT",
     "NEXT_THREAT_WEIGHT",
     "POTENTIAL",
     "PREFETCH",
+    "QUERY_EMPTY",
+    "QUERY_TABLE_LOG2",
     "SMALL_TABLE_LOG2",
     "SPLIT_START",
     "SYMMETRY_STONES",
@@ -37,6 +40,15 @@ __all__ = [
 #: Default entries of the big table (log2): 2**25 = 256 MiB, a worker per core on a
 #: 2-core, 24 GiB machine; 2**26 saved 0.17% of nodes and no time.
 TABLE_LOG2 = 25
+#: Entries of the big table (log2) of a solver that only searches positions past books
+#: with at most :data:`QUERY_EMPTY` empty cells (an engine's, an oracle's: on 7x6 with
+#: the shipped books, 16 stones or more): 2**22 = 32 MiB. Such searches take thousands
+#: to a few million nodes, as fast with it as with the default; a fresh table's pages
+#: cost the kernel's time as the search first touches them (measured: up to 1.2 s of
+#: system time to fill the default table's 256 MiB of 2 MiB pages, 0.03 s for this one).
+QUERY_TABLE_LOG2 = 22
+#: The most empty cells of a search's position for :data:`QUERY_TABLE_LOG2` to serve it.
+QUERY_EMPTY = 27
 #: Entries of the small table (log2): 2**16 = 512 KiB, half of one core's L2 cache, so
 #: the deep nodes' probes stay there (2**18 lives in the shared L3 and lost 18-21%).
 SMALL_TABLE_LOG2 = 16
@@ -74,3 +86,11 @@ THREAT_WEIGHT = 3
 #: The first window of odd-numbered helper threads (the main thread's is 0): both
 #: windows a small win needs are then searched at once.
 SPLIT_START = 1
+
+# ---------------------------------------------------------------- calling
+#: A search runs in the calling thread first, up to about this many nodes (a few
+#: milliseconds), and only past them in the thread a signal can stop
+#: (:mod:`solver.interrupt`): handing a search over costs about 40 us, most of the cost
+#: of a position answered in a few nodes. A search stopped at the limit goes on in that
+#: thread, its table keeping what the first part proved.
+CALLING_THREAD_NODES = 100_000

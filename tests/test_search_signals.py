@@ -28,18 +28,21 @@ _ANNOUNCE_SEARCHES = """
 import sys
 import solver.search as search
 def announced(kernel):
-    def search_one(*args):
-        # geo (width, height, cells, stop), the sixth argument from the end (geo, order,
-        # col_masks, stack, stats, book); the warm-up's position is 8 cells from the end
+    def search(*args):
+        # geo (width, height, cells, stop, node limit), the sixth argument from the end
+        # (geo, order, col_masks, stack, stats, book); the second: the mask (of each
+        # position, for the batch kernel); the warm-up's position is 8 cells from the end
         geo = args[-6]
-        if geo[2] > 16 and int(args[1]).bit_count() < geo[2] - 8:
+        masks = args[1].tolist() if args[1].ndim else [int(args[1])]
+        if geo[2] > 16 and min(m.bit_count() for m in masks) < geo[2] - 8:
             sys.stderr.write("SEARCHING\\n")
             sys.stderr.flush()
         return kernel(*args)
-    return search_one
-# the one-position kernel of every board and book (what Solver._entry chooses from)
+    return search
+# the kernels of every board and book (what Solver._entry chooses from): one position
+# (solve, a first use's analyze) and many (an engine's analyze, solve_many)
 search._ENTRY_KERNELS = {
-    key: (announced(one), many) for key, (one, many) in search._ENTRY_KERNELS.items()
+    key: (announced(one), announced(many)) for key, (one, many) in search._ENTRY_KERNELS.items()
 }
 from openingbook.cli import main
 main()
@@ -66,7 +69,7 @@ def _kernels_ready() -> None:
     from solver import Solver
 
     for width, height in ((7, 6), (7, 7), (8, 7)):
-        Solver(table_log2=16, width=width, height=height).warm_up(solve_many=False)
+        Solver(table_log2=16, width=width, height=height).warm_up()
 
 
 def _default_signals() -> None:
