@@ -69,6 +69,7 @@ from openingbook.errors import InvalidArgument
 from openingbook.values import BookValue, value_from_score
 from solver import (
     DEFAULT_BOARD,
+    UNSOLVED,
     BoardSize,
     Position,
     SearchTimeout,
@@ -377,8 +378,9 @@ class Engine:
     any), ``None`` (the solver alone), or book files / shipped book names
     (distance books of the board; several of one ply are asked in order).
     ``table_log2``: the solver's table (:class:`solver.Solver`), allocated when a
-    position first needs the solver. ``time_limit``: the seconds an analysis may
-    search when :meth:`analyze` is given none (default: no limit).
+    position first needs the solver (default: :meth:`default_table_log2`).
+    ``time_limit``: the seconds an analysis may search when :meth:`analyze` is given
+    none (default: no limit).
 
     Every argument is checked here, at construction: a board that is no board size
     or does not fit the bitboard, books that are not book names or paths, a table
@@ -540,11 +542,30 @@ class Engine:
     def solver(self) -> Solver:
         """The engine's solver (created on first use)."""
         if self._solver is None:
-            from solver import Solver, default_table_log2
+            from solver import Solver
 
-            log2 = default_table_log2() if self._table_log2 is None else self._table_log2
+            log2 = self._table_log2 or self.default_table_log2()
             self._solver = Solver(log2, width=self.board.width, height=self.board.height)
         return self._solver
+
+    def default_table_log2(self) -> int:
+        """The size of the solver's table when none is given: a small one
+        (:data:`solver.settings.QUERY_TABLE_LOG2`, 32 MiB) when the engine's books
+        leave it positions of at most :data:`~solver.settings.QUERY_EMPTY` empty cells to
+        search (on 7x6 with the shipped books: 16 stones or more), else the solver's
+        default (256 MiB).
+
+        >>> Engine().default_table_log2(), Engine(books=None).default_table_log2()
+        (22, 25)
+        """
+        from solver import default_table_log2
+        from solver.settings import QUERY_EMPTY, QUERY_TABLE_LOG2
+
+        # the fewest stones of a position the solver may meet: the first ply with no book
+        searched = next(ply for ply in range(1, self.board.cells + 2) if ply not in self._books)
+        if self.board.cells - searched <= QUERY_EMPTY:
+            return QUERY_TABLE_LOG2
+        return default_table_log2()
 
     def position(self, moves: str | Position) -> Position:
         """The position to analyse: checked to be of the board, legal and not over.
@@ -668,20 +689,49 @@ class Engine:
         unknown: list[int],
         deadline: float | None,
     ) -> None:
-        """Search the ``children``, centre first, until the ``deadline``; the columns
-        left unanswered go to ``unknown``."""
+        """Search the ``children`` (of one stone count), centre first, in one call of
+        the solver's batch kernel, until the ``deadline``; the columns left unanswered
+        go to ``unknown``."""
+        import numpy as np
+
         self._probe_for(next(iter(children.values())).stone_count)
-        for col in _centre_order(self.board.width):
-            if col not in children:
-                continue
-            remaining = None if deadline is None else deadline - time.perf_counter()
-            if remaining is not None and remaining <= 0:
+        cols = [col for col in _centre_order(self.board.width) if col in children]
+        first = np.array([children[col].first_stones for col in cols], np.uint64)
+        mask = np.array([children[col].mask for col in cols], np.uint64)
+        found = self.solve_positions(first, mask, deadline)
+        for col, score in zip(cols, found.tolist(), strict=True):
+            if score == UNSOLVED:
                 unknown.append(col)
-                continue
-            try:
-                scores[col] = (-self.solver.solve(children[col], time_limit=remaining), "solver")
-            except SearchTimeout:
-                unknown.append(col)
+            else:
+                scores[col] = (-score, "solver")
+
+    def searches_only(self, stones: int) -> bool:
+        """Does the engine answer positions of ``stones`` stones by its solver alone (no
+        book of theirs, none deeper to back them up from or for the search to probe)?
+        Then :meth:`solve_positions` answers them all at once.
+
+        >>> Engine().searches_only(14), Engine().searches_only(16)
+        (False, True)
+        """
+        gap = book_gap(self.board.width)
+        return self._probe_ply(stones) is None and not any(
+            stones <= ply <= stones + gap for ply in self._books
+        )
+
+    def solve_positions(
+        self, first: np.ndarray, mask: np.ndarray, deadline: float | None = None
+    ) -> np.ndarray:
+        """The solver's exact scores (int8) of positions of the engine's board that nobody
+        has won, given as ``first``/``mask`` bitboards and known to be legal (the engine
+        made or checked them: they are not checked again), all in one call of its batch
+        kernel; :data:`solver.UNSOLVED` for those not solved before ``deadline`` (a
+        ``time.perf_counter()`` instant; None: no limit)."""
+        import numpy as np
+
+        remaining = None if deadline is None else deadline - time.perf_counter()
+        if remaining is not None and remaining <= 0:
+            return np.full(len(first), UNSOLVED, np.int8)
+        return self.solver.solve_until(first, mask, time_limit=remaining, check=False)
 
     def wait_for_probes(self, timeout: float | None = None) -> bool:
         """Wait for the book probes being read in the background (``timeout`` seconds

@@ -49,13 +49,16 @@ from openingbook.engine import SHIPPED, Engine, checked_time_limit
 from openingbook.errors import InvalidArgument, SearchTimeout
 from openingbook.layouts import ROW_OK, ROW_TIMEOUT, Batch, read_batch
 from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
-from solver import DEFAULT_BOARD, BoardSize, Position, winning_cells_bits
+from solver import DEFAULT_BOARD, UNSOLVED, BoardSize, Position, winning_cells_bits
 
 __all__ = ["FULL_COLUMN", "NO_SCORE", "Oracle", "OracleAnswer", "solver_api_scores"]
 
 #: Every array's value where a row was not answered, and ``winners``/``plies`` of a
 #: full column (:data:`openingbook.values.UNKNOWN`).
 NO_SCORE = UNKNOWN
+#: A move's score while :meth:`Oracle.answer` works, where the time limit stopped the
+#: batch search of its child (a row with one is refused; never in an answer)
+UNSOLVED_MOVE = NO_SCORE - 1
 
 
 @dataclass
@@ -228,9 +231,12 @@ class Oracle:
         child_first = np.where((stones % 2 == 0)[:, None], first[:, None] | move, first[:, None])
         child_mask = mask[:, None] | move
         self._book_scores(stones, open_moves, child_first, child_mask, scores)
-        # the rows a book left a move open: the engine, one row at a time
+        self._searched_scores(stones, open_moves, child_first, child_mask, scores, deadline)
+        stopped = (scores == UNSOLVED_MOVE).any(axis=1)  # by the time limit, in that batch
+        scores[scores == UNSOLVED_MOVE] = NO_SCORE
+        # the rows left: the engine (books to back up from or to probe), one row at a time
         for i in np.flatnonzero((open_moves & (scores == NO_SCORE)).any(axis=1)).tolist():
-            if deadline is None or time.perf_counter() < deadline:
+            if not stopped[i] and (deadline is None or time.perf_counter() < deadline):
                 pos = Position.from_bitboards(
                     int(first[i]), int(mask[i]), width, height, check=False
                 )
@@ -247,6 +253,32 @@ class Oracle:
             read.status[i] = ROW_TIMEOUT
             read.reasons[i] = f"not answered within the time limit of {time_limit} s"
         return _answer_arrays(read, scores, playable, plies_of)
+
+    def _searched_scores(
+        self,
+        stones: np.ndarray,
+        open_moves: np.ndarray,
+        child_first: np.ndarray,
+        child_mask: np.ndarray,
+        scores: np.ndarray,
+        deadline: float | None,
+    ) -> None:
+        """Fill ``scores`` of the open moves left whose child positions the engine answers
+        by its solver alone (:meth:`~openingbook.engine.Engine.searches_only`: past the
+        books), all rows at once in one call of the solver's batch kernel, as many
+        children a second as one at a time; :data:`UNSOLVED_MOVE` for those the
+        ``deadline`` stopped."""
+        left = open_moves & (scores == NO_SCORE)
+        plies = np.unique(stones[left.any(axis=1)] + 1).tolist()
+        searched = [ply for ply in plies if self.engine.searches_only(ply)]
+        if not searched:
+            return
+        left &= np.isin(stones, np.asarray(searched) - 1)[:, None]
+        rows, cols = np.nonzero(left)
+        found = self.engine.solve_positions(
+            child_first[rows, cols], child_mask[rows, cols], deadline
+        )
+        scores[rows, cols] = np.where(found == UNSOLVED, UNSOLVED_MOVE, -found.astype(np.int16))
 
     def _book_scores(
         self,

@@ -327,6 +327,29 @@ def test_a_time_limit_reports_the_rows_not_answered():
         oracle.analyze([""], time_limit=-1)
 
 
+def test_rows_searched_past_the_books_in_one_batch_are_exact_or_refused_at_a_time_limit():
+    """Past the books the children of every row are searched in one batch; a time
+    limit that stops it refuses the rows not finished, and answers the others exactly."""
+    lines = lines_of([16, 17, 18, 20, 22, 16, 17, 18, 20, 22], seed=5)
+    oracle = Oracle()
+    assert oracle.engine.searches_only(17)
+    answer = oracle.analyze(lines, status=True, time_limit=0.02)
+    solver = Solver(table_log2=22)
+    for i, moves in enumerate(lines):
+        expected = [FULL_COLUMN if s is None else s for s in solver.analyze(moves)]
+        if answer.status[i] == ROW_TIMEOUT:  # no value; the moves known are exact
+            assert answer.value[i] == NO_SCORE
+            known = answer.scores[i] != NO_SCORE
+            assert answer.scores[i][known].tolist() == np.array(expected)[known].tolist()
+            continue
+        assert answer.status[i] == ROW_OK
+        assert answer.scores[i].tolist() == expected, moves
+    # without a limit every row is answered, as one at a time
+    again = Oracle().analyze(lines)
+    singly = [Oracle().analyze([m]).scores[0].tolist() for m in lines]
+    assert again.scores.tolist() == singly
+
+
 # ------------------------------------------------------------------ evaluation
 def test_move_rates(oracle):
     # empty board: the centre is perfect and good, column 3 draws (not good);
