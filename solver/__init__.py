@@ -37,6 +37,7 @@ from solver.position import (
 )
 from solver.scores import (
     NO_LOWER_BOUND,
+    UNSOLVED,
     Winner,
     describe_score,
     plies_from_score,
@@ -44,7 +45,13 @@ from solver.scores import (
     score_from_plies,
     winner_from_score,
 )
-from solver.table import default_table_log2, min_table_log2, table_bytes, tiny_table_log2
+from solver.table import (
+    default_table_log2,
+    min_table_log2,
+    query_table_log2,
+    table_bytes,
+    tiny_table_log2,
+)
 
 if TYPE_CHECKING:
     from solver.bitboards import (
@@ -92,7 +99,7 @@ if TYPE_CHECKING:
         under_line,
     )
     from solver.probe import BookProbe
-    from solver.search import UNSOLVED, Solver, analyze, solve, solve_wdl
+    from solver.search import Solver, analyze, solve, solve_wdl
 
 #: the module of each name loaded on first use
 _LAZY = {
@@ -138,7 +145,6 @@ _LAZY = {
     "BookProbe": "solver.probe",
     "Solver": "solver.search",
     "analyze": "solver.search",
-    "UNSOLVED": "solver.search",
     "solve": "solver.search",
     "solve_wdl": "solver.search",
 }
@@ -207,6 +213,7 @@ __all__ = [
     "position_keys",
     "positions_with_moves",
     "prefetch",
+    "query_table_log2",
     "score_bounds",
     "score_from_plies",
     "solve",

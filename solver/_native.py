@@ -71,7 +71,6 @@ __all__ = [
     "cache_dir",
     "call",
     "enabled",
-    "has_library",
     "library_path",
     "run_and_build",
     "timing_dependent",
@@ -212,15 +211,7 @@ class _Library:
         self.fn.argtypes = argtypes
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
-        cargs: list[Any] = []
-        for (kind, code, _), arg in zip(self.plan, args, strict=True):
-            if kind == "array":
-                cargs.append(arg.__array_interface__["data"][0])
-                cargs.extend(arg.shape)
-            elif code == "d":
-                cargs.append(float(arg))
-            else:
-                cargs.append(int(arg))
+        cargs = _c_arguments(self.plan, args)
         before = self.errors()
         if self.result.startswith("tuple"):
             import numpy as np
@@ -239,34 +230,45 @@ class _Library:
             raise InternalError(_FAILURE)
         return value
 
-    def bind(self, tail: tuple[Any, ...]) -> Callable[..., int]:
+    def bind(self, tail: tuple[Any, ...]) -> Callable[..., Any]:
         """This kernel as a function of its leading arguments, ``tail`` (its last
-        arguments) converted now, once: a call converts only the leading ones (Python
-        ints and bools), a few microseconds where :meth:`__call__` takes about 25. The
-        arrays of ``tail`` must stay alive, in place, while the function is in use.
-        Integer and boolean results only."""
-        if self.result not in ("int", "bool"):
+        arguments) converted now, once: a call converts only the leading ones, a few
+        microseconds where :meth:`__call__` takes about 25 (scalars are passed as they
+        are: Python ints and bools). The arrays of ``tail`` must stay alive, in place,
+        while the function is in use. Integer, boolean and no results only."""
+        if self.result not in ("int", "bool", "none"):
             raise ValueError(f"bind: a kernel returning {self.result}")
-        fixed: list[Any] = []
-        for (kind, code, _), arg in zip(self.plan[len(self.plan) - len(tail) :], tail, strict=True):
-            if kind == "array":
-                fixed.append(arg.__array_interface__["data"][0])
-                fixed.extend(arg.shape)
-            elif code == "d":
-                fixed.append(float(arg))
-            else:
-                fixed.append(int(arg))
-        fn, errors, convert = self.fn, self.errors, int if self.result == "int" else bool
+        split = len(self.plan) - len(tail)
+        fixed = _c_arguments(self.plan[split:], tail)
+        head_plan = self.plan[:split]
+        arrays = any(kind == "array" for kind, _, _ in head_plan)
+        fn, errors = self.fn, self.errors
+        convert = {"int": int, "bool": bool, "none": lambda value: None}[self.result]
 
-        def bound(*head: Any) -> int:
+        def bound(*head: Any) -> Any:
             before = errors()
-            value = fn(*head, *fixed)
+            value = fn(*(_c_arguments(head_plan, head) if arrays else head), *fixed)
             if errors() != before:
                 raise InternalError(_FAILURE)
             return convert(value)
 
         bound.library = self  # type: ignore[attr-defined]  # keeps the library loaded
         return bound
+
+
+def _c_arguments(plan: list[tuple[str, str, int]], args: tuple[Any, ...]) -> list[Any]:
+    """``args`` as the library's C function takes them: an array as its address and
+    its shape, a scalar as a Python number."""
+    out: list[Any] = []
+    for (kind, code, _), arg in zip(plan, args, strict=True):
+        if kind == "array":
+            out.append(arg.__array_interface__["data"][0])
+            out.extend(arg.shape)
+        elif code == "d":
+            out.append(float(arg))
+        else:
+            out.append(int(arg))
+    return out
 
 
 _FAILURE = "a native solver kernel failed (run with OPENINGBOOK_NATIVE=0)"
@@ -476,16 +478,9 @@ def bind(kernel: Any, args: tuple[Any, ...], fixed: int) -> Callable[..., int] |
     first): the library is the same compiled code either way."""
     stand_in = _stand_in(kernel)
     library = None if stand_in is None else _library(stand_in, args)
-    if library is None or library.result not in ("int", "bool"):
+    if library is None or library.result not in ("int", "bool", "none"):
         return None
     return library.bind(args[len(args) - fixed :])
-
-
-def has_library(kernel: Any, args: tuple[Any, ...]) -> bool:
-    """Does ``kernel`` (a stand-in or its dispatcher) run from a native library for
-    arguments like ``args``?"""
-    stand_in = _stand_in(kernel)
-    return stand_in is not None and _library(stand_in, args) is not None
 
 
 def _stand_in(kernel: Any) -> Any:

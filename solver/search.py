@@ -72,7 +72,7 @@ from solver.geometry import check_board_size
 from solver.interrupt import run_interruptibly
 from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
 from solver.probe import BookProbe, no_probe
-from solver.scores import NO_LOWER_BOUND
+from solver.scores import NO_LOWER_BOUND, UNSOLVED
 from solver.settings import (
     CALLING_THREAD_NODES,
     DEEP_EMPTY,
@@ -118,9 +118,6 @@ _STOP = 3
 #: thread first under a limit (:data:`solver.settings.CALLING_THREAD_NODES`), so that a
 #: position answered in a few nodes pays no hand-over to the interruptible thread.
 _NODE_LIMIT = 4
-#: where :meth:`Solver.solve_until` answers a position not solved in time (and what the
-#: batch kernel leaves where it stopped): no score, scores are within +-(cells + 1) / 2
-UNSOLVED = -128
 
 # Layout of a stack frame (one row per depth): current, mask, the opponent's
 # winning cells (as the parent computed them), the window, the moves' count and
@@ -1730,8 +1727,9 @@ class Solver:
         self._timed_out = False
         self._book: BookProbe | None = None
         self._book_array = no_probe()
-        #: (book array, big table, the native kernel bound to them): see _searcher
-        self._bound: tuple[np.ndarray, np.ndarray, Any] | None = None
+        #: batch or not -> (book array, big table, the native kernel bound to them):
+        #: see _searcher
+        self._bound: dict[bool, tuple[np.ndarray, np.ndarray, Any]] = {}
         self.book = book
 
     @property
@@ -1885,20 +1883,26 @@ class Solver:
         out = np.full(n, UNSOLVED, dtype=np.int8)
         start = time.perf_counter()
         stack = contextlib.ExitStack()
-        kernel_args = (first, mask, out, wdl, bounds, *self._kernel_args())
-        kernel = self._entry(kernel_args, batch=True)
+        bound = self._searcher(batch=True)
+        if bound is None:
+            kernel_args = (first, mask, out, wdl, bounds, *self._kernel_args())
+            kernel = self._entry(kernel_args, batch=True)
         worker = self._workers[0]
         timer = self._start_timer(time_limit, stack)
 
         def search(done: int) -> None:
             cpu = time.thread_time()
-            kernel(first[done:], mask[done:], out[done:], wdl, bounds[done:] if len(bounds)
-                   else bounds, *kernel_args[5:])  # fmt: skip
+            head = (first[done:], mask[done:], out[done:], wdl, bounds[done:] if len(bounds)
+                    else bounds)  # fmt: skip
+            if bound is not None:
+                bound(*head)
+            else:
+                kernel(*head, *kernel_args[5:])
             self._cpu_seconds += time.thread_time() - cpu
 
         try:
             done = 0
-            if _native.has_library(self._entry_choice(True)[0], kernel_args):
+            if bound is not None:
                 # first in the calling thread, up to CALLING_THREAD_NODES (see _run_here);
                 # the rest (if any) where a signal stops it
                 self._geo[_NODE_LIMIT] = worker.stats[0] + CALLING_THREAD_NODES
@@ -2045,7 +2049,9 @@ class Solver:
         time_limit: float | None = None,
     ) -> int:
         threads = self.threads if threads is None else _thread_count(threads)
-        if threads == 1 and time_limit is None:
+        if time_limit is None:
+            # first alone in the calling thread: a position solved in a few nodes pays no
+            # hand-over, nor helper threads (a longer search goes on with them)
             searcher = self._searcher()
             score = None if searcher is None else self._run_here(searcher, cur, mask, wdl, guess)
             if score is not None:
@@ -2102,20 +2108,27 @@ class Solver:
         self._positions += 1
         return found
 
-    def _searcher(self) -> Any:
-        """The one-position kernel of the main thread as a function of (cur, mask, wdl,
-        use_guess, guess, lower, start), Python ints and bools: the fast kernel's native
-        library bound to the solver's arrays once (:func:`solver._native.bind`; a call
-        then costs microseconds). None without one (a first use, the native cache off):
-        then every search goes where a signal stops it, numba compiling included."""
-        bound = self._bound
+    def _searcher(self, batch: bool = False) -> Any:
+        """The main thread's kernel for one position (or, with ``batch``, many) as a
+        function of its leading arguments, those :meth:`_run` and :meth:`solve_until`
+        vary ((cur, mask, wdl, use_guess, guess, lower, start) as Python ints and
+        bools; (first, mask, out, wdl, lower)): the fast kernel's native library bound
+        to the solver's arrays once (:func:`solver._native.bind`; a call then costs
+        microseconds). None without one (a first use, the native cache off): then the
+        kernel is chosen call by call (:meth:`_entry`), and every search goes where a
+        signal stops it, numba compiling included."""
+        bound = self._bound.get(batch)
         if bound is not None and bound[0] is self._book_array and bound[1] is self.table.big:
             return bound[2]
         fixed = self._kernel_args()
-        example = (np.uint64(0), np.uint64(0), False, False, 0, NO_LOWER_BOUND, 0, *fixed)
-        searcher = _native.bind(self._entry_choice(False)[0], example, len(fixed))
+        if batch:
+            empty = np.zeros(0, np.uint64)
+            head: tuple = (empty, empty, np.zeros(0, np.int8), False, np.zeros(0, np.int8))
+        else:
+            head = (np.uint64(0), np.uint64(0), False, False, 0, NO_LOWER_BOUND, 0)
+        searcher = _native.bind(self._entry_choice(batch)[0], (*head, *fixed), len(fixed))
         if searcher is not None:
-            self._bound = (self._book_array, self.table.big, searcher)
+            self._bound[batch] = (self._book_array, self.table.big, searcher)
         return searcher
 
     def _start_timer(

@@ -90,6 +90,7 @@ def test_the_fast_kernel_is_chosen_once_then_bound(monkeypatch):
     assert solver.solve("4455") == 18
     bound = solver._searcher()
     assert bound is not None and solver._searcher() is bound
+    assert solver._searcher(batch=True) is not None  # the batch kernel's, apart
 
     def asked(*args: object) -> None:
         raise AssertionError("the first-use choice was made again")
@@ -103,6 +104,4 @@ def test_the_fast_kernel_is_chosen_once_then_bound(monkeypatch):
 
 def test_the_bound_kernel_refuses_a_kernel_without_a_library():
     first, mask = bitboards([Position.from_moves("4455")])
-    args = (first, mask)
-    assert _native.bind(print, args, 1) is None
-    assert not _native.has_library(print, args)
+    assert _native.bind(print, (first, mask), 1) is None
