@@ -139,9 +139,8 @@ def _status_one(first, mask, plies, width, height, scope, line_first, line_mask)
 
 
 @njit(cache=True, inline="always")
-def _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask):
+def _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask, status):
     n = first.size
-    status = np.empty(n, dtype=np.int8)
     if plies >= 0:
         scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
         for start in range(0, n, STATUS_BLOCK):
@@ -156,20 +155,21 @@ def _status_blocks(first, mask, plies, width, height, scope, line_first, line_ma
             status[i] = _nb_scope_status(
                 status[i], first[i], mask[i], width, height, scope, line_first, line_mask
             )
-    return status
 
 
-@njit(cache=True)
-def _status_kernel(first, mask, plies, width, height, scope, line_first, line_mask):
+# The status kernels write into ``status`` (int8, one per position) and return nothing,
+# so that they run from their native libraries (solver/_native.py) without numba.
+@njit(cache=True, native=True)
+def _status_kernel(first, mask, plies, width, height, scope, line_first, line_mask, status):
     """The ``STATUS_*`` code of each position, any board."""
-    return _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask)
+    _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask, status)
 
 
-@njit(cache=True)
-def _status_kernel_7x6(first, mask, plies, width, height, scope, line_first, line_mask):
+@njit(cache=True, native=True)
+def _status_kernel_7x6(first, mask, plies, width, height, scope, line_first, line_mask, status):
     """:func:`_status_kernel` compiled for 7x6: with the board's masks constant the
     block check vectorizes."""
-    return _status_blocks(first, mask, plies, 7, 6, scope, line_first, line_mask)
+    _status_blocks(first, mask, plies, 7, 6, scope, line_first, line_mask, status)
 
 
 class BookReader(ABC):
@@ -344,7 +344,8 @@ class BookReader(ABC):
         self._require_open()
         args = self._kernel_args()
         kernel = _status_kernel_7x6 if args[1:3] == (7, 6) else _status_kernel
-        status = kernel(first, mask, *args)
+        status = np.empty(first.size, dtype=np.int8)
+        kernel(first, mask, *args, status)
         if args[0] < 0:  # several stone counts: the book says which it holds
             stones = np.bitwise_count(mask)
             for n in np.unique(stones).tolist():

@@ -376,14 +376,15 @@ nb_part_of = _nb_part_of
 nb_winning_cells = _nb_winning_cells
 
 
-@njit(cache=True)
-def _status_many(first, mask, plies, width, height):
-    out = np.empty(first.size, dtype=np.int8)
-    scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
+@njit(cache=True, native=True)
+def _status_many(first, mask, plies, width, height, out, scratch):
+    """Fill ``out`` (int8, one per position) with the ``STATUS_*`` codes; ``scratch``:
+    (4, STATUS_BLOCK) uint64. Arrays in and nothing out, so that it runs from its
+    native library (:mod:`solver._native`) without loading numba: every batch of the
+    oracle checks its positions here."""
     for start in range(0, first.size, STATUS_BLOCK):
         stop = min(first.size, start + STATUS_BLOCK)
         nb_block_status(first, mask, start, stop, plies, width, height, out, scratch)
-    return out
 
 
 def book_position_status(
@@ -402,4 +403,7 @@ def book_position_status(
     m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
     if f.shape != m.shape:
         raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
-    return _status_many(f, m, plies, width, height).reshape(np.shape(first))
+    out = np.empty(f.size, dtype=np.int8)
+    scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
+    _status_many(f, m, int(plies), int(width), int(height), out, scratch)
+    return out.reshape(np.shape(first))

@@ -866,21 +866,19 @@ _ONE_ROWS_AT = len(_ONE_PARAMS)
 def _read_blocks_v3(
     first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+    index, winner, dist, score,
 ):  # fmt: skip
     """:func:`_read_blocks` for version 3: block ``b``'s keys hashed, their contexts
     computed and their three windows prefetched, then block ``b - 1``'s windows read and
     decoded; ``plies``: the book's. ``check``: each block's positions are also checked as
     positions of a complete book of that ply (:func:`solver.nb_block_status`, in the same
     pass), and one that is not a book position gets index -1 and ``UNKNOWN`` answers;
-    else they are book positions (checked already). Also returns whether a codeword was
-    not found (a damaged file)."""
+    else they are book positions (checked already). Writes each position's ``index``
+    (int64), ``winner`` (int8), ``dist`` and ``score`` (int16); returns whether a
+    codeword was not found (a damaged file)."""
     n = first.size
     status = np.full(n, STATUS_BOOK, dtype=np.int8)
     scratch = np.empty((4, _READ_BLOCK), dtype=np.uint64)
-    index = np.empty(n, dtype=np.int64)
-    winner = np.empty(n, dtype=np.int8)
-    dist = np.empty(n, dtype=np.int16)
-    score = np.empty(n, dtype=np.int16)
     scl = seg_len * seg_count
     nvalues = luts.shape[1] - 1
     block = _READ_BLOCK
@@ -951,18 +949,23 @@ def _read_blocks_v3(
                 winner[i] = luts[0, col]
                 dist[i] = luts[1, col]
                 score[i] = luts[2, col]
-    return index, winner, dist, score, damaged
+    return damaged
 
 
-@njit(cache=True)
+# The bulk read kernels write their answers into arrays the caller gives and return a
+# scalar, so that they run from their native libraries (solver/_native.py) without
+# loading numba: an oracle's first batch, a lookup of many positions.
+@njit(cache=True, native=True)
 def _read_kernel_v3(
     first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+    index, winner, dist, score,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` for any board."""
     return _read_blocks_v3(
         first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
         bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+        index, winner, dist, score,
     )  # fmt: skip
 
 
@@ -970,16 +973,17 @@ def _read_kernel_v3(
 _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6 = context_constants(7, 6)
 
 
-@njit(cache=True)
+@njit(cache=True, native=True)
 def _read_kernel_v3_7x6(
     first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
     bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
+    index, winner, dist, score,
 ):  # fmt: skip
     """:func:`_read_blocks_v3` compiled for 7x6 (the board's masks constant)."""
     return _read_blocks_v3(
         first, mask, plies, check, 7, 6, seed, seg_len, seg_count, words, function,
         _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6,
-        row_of, lut, first_code, code_count, symbols, luts,
+        row_of, lut, first_code, code_count, symbols, luts, index, winner, dist, score,
     )  # fmt: skip
 
 
@@ -1208,12 +1212,15 @@ class CompactBook(BookReader):
         file (a codeword no code holds) refused."""
         h = self.header
         kernel = _read_kernel_v3_7x6 if (h.width, h.height) == (7, 6) else _read_kernel_v3
-        *out, damaged = kernel(
-            first, mask, h.plies, check, h.width, h.height, *self._params(), self._luts
+        n = first.size
+        out = (np.empty(n, np.int64), np.empty(n, np.int8), np.empty(n, np.int16),
+               np.empty(n, np.int16))  # fmt: skip
+        damaged = kernel(
+            first, mask, h.plies, check, h.width, h.height, *self._params(), self._luts, *out
         )
         if damaged:
             raise self._damaged()
-        return tuple(out)
+        return out
 
     def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
         """A complete version 3 book: the position checks in the read kernel's pass
