@@ -549,23 +549,18 @@ class Engine:
         return self._solver
 
     def default_table_log2(self) -> int:
-        """The size of the solver's table when none is given: a small one
-        (:data:`solver.settings.QUERY_TABLE_LOG2`, 32 MiB) when the engine's books
-        leave it positions of at most :data:`~solver.settings.QUERY_EMPTY` empty cells to
-        search (on 7x6 with the shipped books: 16 stones or more), else the solver's
-        default (256 MiB).
+        """The size of the solver's table when none is given: for the fewest stones of a
+        position the solver may meet, the first ply the engine has no book of
+        (:func:`solver.query_table_log2`: 32 MiB on 7x6 with the shipped books, which
+        leave it positions of 16 stones or more; 256 MiB with none).
 
         >>> Engine().default_table_log2(), Engine(books=None).default_table_log2()
         (22, 25)
         """
-        from solver import default_table_log2
-        from solver.settings import QUERY_EMPTY, QUERY_TABLE_LOG2
+        from solver import query_table_log2
 
-        # the fewest stones of a position the solver may meet: the first ply with no book
         searched = next(ply for ply in range(1, self.board.cells + 2) if ply not in self._books)
-        if self.board.cells - searched <= QUERY_EMPTY:
-            return QUERY_TABLE_LOG2
-        return default_table_log2()
+        return query_table_log2(self.board.cells - searched)
 
     def position(self, moves: str | Position) -> Position:
         """The position to analyse: checked to be of the board, legal and not over.

@@ -40,15 +40,17 @@ __all__ = [
 #: Default entries of the big table (log2): 2**25 = 256 MiB, a worker per core on a
 #: 2-core, 24 GiB machine; 2**26 saved 0.17% of nodes and no time.
 TABLE_LOG2 = 25
-#: Entries of the big table (log2) of a solver that only searches positions past books
-#: with at most :data:`QUERY_EMPTY` empty cells (an engine's, an oracle's: on 7x6 with
-#: the shipped books, 16 stones or more): 2**22 = 32 MiB. Such searches take thousands
-#: to a few million nodes, as fast with it as with the default; a fresh table's pages
-#: cost the kernel's time as the search first touches them (measured: up to 1.2 s of
-#: system time to fill the default table's 256 MiB of 2 MiB pages, 0.03 s for this one).
+#: Entries of the big table (log2) of a solver that searches positions of at most
+#: :data:`QUERY_EMPTY` empty cells (on 7x6, 8 stones or more: an engine's or an oracle's
+#: past the books, ``openingbook solve``'s): 2**22 = 32 MiB. Their searches take up to a
+#: few million nodes, as many with it as with 2**25 (the 40 random 8-ply positions of
+#: ``benchmarks/bench_solver.py``: 107.36 against 107.15 million nodes, the 300 random
+#: 12-ply ones 43.85 against 43.84), while a fresh table's pages cost the kernel's time
+#: as a search first touches them: 0.5-0.7 s of system time for 2**25's 256 MiB here.
 QUERY_TABLE_LOG2 = 22
-#: The most empty cells of a search's position for :data:`QUERY_TABLE_LOG2` to serve it.
-QUERY_EMPTY = 27
+#: The most empty cells of a position that :data:`QUERY_TABLE_LOG2` serves (7x6: 34, 8
+#: stones); emptier ones (the empty board: about 10^9 nodes) get :data:`TABLE_LOG2`.
+QUERY_EMPTY = 34
 #: Entries of the small table (log2): 2**16 = 512 KiB, half of one core's L2 cache, so
 #: the deep nodes' probes stay there (2**18 lives in the shared L3 and lost 18-21%).
 SMALL_TABLE_LOG2 = 16

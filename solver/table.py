@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from solver.errors import InvalidArgument
-from solver.settings import SMALL_TABLE_LOG2, TABLE_LOG2
+from solver.settings import QUERY_EMPTY, QUERY_TABLE_LOG2, SMALL_TABLE_LOG2, TABLE_LOG2
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,6 +52,7 @@ __all__ = [
     "TranspositionTable",
     "default_table_log2",
     "min_table_log2",
+    "query_table_log2",
     "table_bytes",
 ]
 
@@ -68,6 +69,17 @@ _MAX_LOG2 = 32
 def default_table_log2() -> int:
     """The default size of the big table, as a power of two (entries)."""
     return TABLE_LOG2
+
+
+def query_table_log2(empty_cells: int) -> int:
+    """The table size (log2 of its entries) for searches of positions with at most
+    ``empty_cells`` empty cells: :data:`~solver.settings.QUERY_TABLE_LOG2` (32 MiB) up
+    to :data:`~solver.settings.QUERY_EMPTY`, else the default (256 MiB).
+
+    >>> query_table_log2(30), query_table_log2(42)  # 7x6: 12 stones, the empty board
+    (22, 25)
+    """
+    return QUERY_TABLE_LOG2 if empty_cells <= QUERY_EMPTY else TABLE_LOG2
 
 
 def min_table_log2(key_bits: int) -> int:

@@ -34,6 +34,33 @@ from solver import (
     plies_from_score,
     winner_from_score,
 )
+from solver.settings import QUERY_EMPTY, QUERY_TABLE_LOG2
+
+
+class _Solvers:
+    """The command's solvers, each made when a position first needs it: one with the
+    table ``--table-log2`` gives, or one per table size :func:`solver.query_table_log2`
+    chooses by the position's empty cells (a 12-ply position is solved as fast with a
+    32 MiB table, which costs the system far less to fill than 256 MiB)."""
+
+    def __init__(self, table_log2: int | None, threads: int | None, width: int, height: int):
+        self.table_log2, self.threads = table_log2, threads
+        self.width, self.height = width, height
+        self.by_size: dict[int, Solver] = {}
+
+    def of(self, pos: Position) -> Solver:
+        from solver import Solver, query_table_log2
+
+        log2 = self.table_log2
+        if log2 is None:
+            log2 = query_table_log2(self.width * self.height - pos.stone_count)
+        solver = self.by_size.get(log2)
+        if solver is None:
+            solver = Solver(log2, threads=self.threads, width=self.width, height=self.height)
+            # load (or compile) the kernel now, so that "ms" is solving time only
+            solver.warm_up(solve_many=False)
+            self.by_size[log2] = solver
+        return solver
 
 
 def _result(solver: Solver, pos: Position, moves: str, all_moves: bool) -> dict:
@@ -106,9 +133,10 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
 @click.option(
     "--table-log2",
     type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
-    default=default_table_log2(),
-    show_default=True,
-    help="Transposition table size: 2^N entries of 8 bytes.",
+    default=None,
+    help="Transposition table size: 2^N entries of 8 bytes (default: sized for each "
+    f"position, {QUERY_TABLE_LOG2} for one of at most {QUERY_EMPTY} empty cells, else "
+    f"{default_table_log2()}).",
 )
 @click.option(
     "--threads",
@@ -123,7 +151,7 @@ def solve_command(
     moves: str | None,
     source: str | None,
     all_moves: bool,
-    table_log2: int,
+    table_log2: int | None,
     threads: int | None,
     size: object,
     width: int | None,
@@ -144,7 +172,7 @@ def solve_command(
     width, height = board
     from solver import min_table_log2
 
-    if table_log2 < min_table_log2(width * (height + 1)):
+    if table_log2 is not None and table_log2 < min_table_log2(width * (height + 1)):
         raise BadArgument(
             f"--table-log2 {table_log2}: {width}x{height} boards need at least "
             f"{min_table_log2(width * (height + 1))}"
@@ -152,20 +180,17 @@ def solve_command(
     if (moves is None) == (source is None):
         raise click.UsageError("give either MOVES or --file F")
     position = parse_moves(moves, "moves", board) if moves is not None else None
-    check_table_size(table_log2)  # before the table is allocated
+    # before a table is allocated
+    check_table_size(default_table_log2() if table_log2 is None else table_log2)
     lines: Iterator[tuple[int, str]] = iter(())
     if source is not None:
         # the first line before the solver: a missing file or a closed or empty stdin
         # fails at once, without loading the solver first
         batch = _batch_lines(source)
         lines = itertools.chain([next(batch)], batch)
-    from solver import Solver  # numba: only the solve command loads it
-
-    solver = Solver(table_log2, threads=threads, width=width, height=height)
-    # load (or compile) the kernel now, so that "ms" is solving time only
-    solver.warm_up(solve_many=False)
+    solvers = _Solvers(table_log2, threads, width, height)
     if position is not None and moves is not None:
-        result = _result(solver, position, moves, all_moves)
+        result = _result(solvers.of(position), position, moves, all_moves)
         if as_json:
             emit_json(result)
         else:
@@ -178,7 +203,7 @@ def solve_command(
             pos = Position.from_moves(line, width, height)
         except ValueError as exc:
             raise InvalidArgument(f"line {number}: {exc}") from None
-        result = _result(solver, pos, line, all_moves)
+        result = _result(solvers.of(pos), pos, line, all_moves)
         if as_json:
             emit_json(result)
         else:
