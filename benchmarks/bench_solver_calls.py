@@ -1,23 +1,26 @@
-"""Benchmark: the cost of one call of the solver on positions it answers at once, with
-the search handed to its own thread (``solver.interrupt``, so that a signal stops it)
-and run in the calling thread, in the same process, alternately.
+"""Benchmark: the cost of one solver call on positions it answers at once, in the
+configuration users get (no switches), after a first run has finished its background
+work (the fast kernel's native library built).
 
-Usage: ``python benchmarks/bench_solver_calls.py [--rounds N] [--out PATH]``
+Usage: ``python benchmarks/bench_solver_calls.py [--rounds N] [--calls N] [--out PATH]``
 
-Prints and writes (``benchmarks/results/solver_calls.json``) the microseconds per
-``Solver.solve`` call, the minimum and the median over the rounds, for each way: CPU
-time of the process (every thread's; wall time on a shared machine counts other
-processes' turns) and wall time.
+Prints and writes (``benchmarks/results/solver_calls.json``) the microseconds per call
+(CPU time of the process, every thread's; the minimum and the median over the rounds)
+of ``Solver().solve`` (the default solver, one thread), ``Solver(threads=2).solve``,
+``solve_many`` of one position and, per position, of a batch of 1,000. Goal (issue 43):
+at most 20 us per ``solve``. The positions are answered from the table after their
+first solve (or are a few cells from the end): what is measured is the call.
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
-import sys
 import time
 from pathlib import Path
+
+import numpy as np
+from runinfo import machine_info, wait_for_background_compiles
 
 from openingbook.atomicio import write_json_atomic
 from solver import Position, Solver
@@ -27,49 +30,65 @@ ROOT = Path(__file__).resolve().parent
 POSITIONS = ["44444455", "444444333333", "2252576253462244111563365343671351441", "4455443"]
 
 
+def per_call(call, count: int, rounds: int) -> dict[str, float]:
+    """Microseconds of CPU per call of ``call()`` (which makes ``count`` calls)."""
+    times = []
+    for _ in range(rounds):
+        start = time.process_time()
+        call()
+        times.append((time.process_time() - start) / count * 1e6)
+    return {"min": round(min(times), 2), "median": round(statistics.median(times), 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=8)
-    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "solver_calls.json")
     args = parser.parse_args()
 
-    import solver.search as search
-
-    solver = Solver(table_log2=20)
-    solver.warm_up()
+    waited = wait_for_background_compiles()
     positions = [Position.from_moves(m) for m in POSITIONS]
-    for p in positions:
-        solver.solve(p)  # the table holds them: every later call is a lookup
-    ways = {
-        "handed_over": search.run_interruptibly,
-        "calling_thread": lambda work, stop: work(),
-    }
-    clocks = {"cpu": time.process_time, "wall": time.perf_counter}
-    times: dict[str, list[float]] = {f"{n}_{c}": [] for n in ways for c in clocks}
-    calls = args.calls * len(positions)
-    for _ in range(args.rounds):
-        for name, runner in ways.items():
-            search.run_interruptibly = runner
-            start = {c: clock() for c, clock in clocks.items()}
-            for _ in range(args.calls):
-                for p in positions:
-                    solver.solve(p)
-            for c, clock in clocks.items():
-                times[f"{name}_{c}"].append((clock() - start[c]) / calls * 1e6)
-    search.run_interruptibly = ways["handed_over"]
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    many_first, many_mask = np.resize(first, 1000), np.resize(mask, 1000)
+    one, two = Solver(), Solver(threads=2)
+    for solver in (one, two):
+        for p in positions:  # the table holds them: every later call is a lookup
+            solver.solve(p)
+    calls = args.calls
+
+    def solve_each(solver: Solver) -> None:
+        for _ in range(calls // len(positions)):
+            for p in positions:
+                solver.solve(p)
+
+    def many_of_one() -> None:
+        for i in range(calls):
+            j = i % len(positions)
+            one.solve_many(first[j : j + 1], mask[j : j + 1])
+
+    def many() -> None:
+        for _ in range(calls // 1000):
+            one.solve_many(many_first, many_mask)
+
+    rounds = args.rounds
     result = {
-        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "machine": {"processor": platform.machine(), "python": sys.version.split()[0]},
+        **machine_info(),
+        "configuration": "default (no switches)",
+        "background_compiles_waited_s": round(waited, 1),
         "positions": POSITIONS,
-        "rounds": args.rounds,
+        "rounds": rounds,
         "calls_per_round": calls,
-        "us_per_call": {
-            name: {"min": round(min(v), 1), "median": round(statistics.median(v), 1)}
-            for name, v in times.items()
+        "us_per_call_cpu": {
+            "solve": per_call(lambda: solve_each(one), calls, rounds),
+            "solve_threads_2": per_call(lambda: solve_each(two), calls, rounds),
+            "solve_many_of_one": per_call(many_of_one, calls, rounds),
+            "solve_many_per_position_of_1000": per_call(many, calls // 1000 * 1000, rounds),
         },
+        "goal_us_per_solve": 20,
     }
-    for name, row in result["us_per_call"].items():
+    for name, row in result["us_per_call_cpu"].items():
         print(f"{name}: {row['min']} us min, {row['median']} us median per call")
     write_json_atomic(args.out, result)
 
