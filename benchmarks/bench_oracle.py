@@ -1,8 +1,13 @@
 """Benchmark: the batched oracle against BitBully (and Pons' solver) on positions of
-random games.
+random games, in the configuration users get.
 
 Usage: ``python benchmarks/bench_oracle.py [--positions 1000] [--batch 4096]
 [--seed S] [--pons PATH] [--out PATH]`` (``0`` for a count skips its part)
+
+Nothing is switched off: the benchmark first leaves the machine as a user's first runs
+leave it, their background compiles done (``runinfo.wait_for_background_compiles``;
+the first use is its own figure, ``bench_first_use.py``), then times fresh oracles,
+the opening of their books and their first batch included.
 
 1. ``--positions`` positions sampled from random games (uniformly random legal moves
    until the game ends; one position per game, its stone count uniform over the game's
@@ -10,9 +15,12 @@ Usage: ``python benchmarks/bench_oracle.py [--positions 1000] [--batch 4096]
    position, side by side in one run:
 
    * BitBully's ``BitBully().score_all_moves(board)`` with its default opening book
-     (``pip install bitbully``, the ``bench`` extra), one call per position;
-   * ours one position per call, ``Oracle().analyze([moves])``;
-   * ours the whole set in one call, ``Oracle().analyze(moves)``;
+     (``pip install bitbully``, the ``bench`` extra), one call per position (its
+     book read before timing);
+   * ours one position per call, ``Oracle().analyze([moves])`` (a fresh oracle);
+   * ours the whole set in one call, ``Oracle().analyze(moves)`` (another);
+   * ours in one call per band of stones (0-8, 9-15, 16-25, 26-41), a fresh oracle
+     each, against BitBully's CPU on the same positions;
    * with ``--pons PATH`` (a ``c4solver`` built from Pons' public source; ``make`` in a
      checkout) ``c4solver -a`` reading the positions on its standard input, CPU time of
      the child process, against ours (one batch, a fresh oracle) and BitBully's on the
@@ -22,20 +30,21 @@ Usage: ``python benchmarks/bench_oracle.py [--positions 1000] [--batch 4096]
      book, 14 without): shallower ones take it seconds (with the 12-ply book: 6.5 s
      for ``44``) to minutes each.
 
-   CPU time per position (``time.process_time``: both engines run in this process,
-   one thread), total, median, 99th percentile and slowest. Goals (issue 33): our total
-   at most 0.2 of BitBully's, no position slower than BitBully's slowest. Every
-   position's seven scores are compared with BitBully's (and Pons'), and with ours for
-   the same positions in every other layout: a disagreement is reported and fails the
-   run.
+   CPU time (``time.process_time``: both engines run in this process, one thread):
+   total, median, 99th percentile and slowest. Goals (issue 43): one batch at most
+   0.1 of BitBully's CPU, one call per position at most 0.3, every band in a batch at
+   most BitBully's. Every position's seven scores are compared with BitBully's (and
+   Pons'), and with ours for the same positions in every other layout: a disagreement
+   is reported and fails the run.
 2. ``--batch`` positions of random games of 0 to 13 stones in one ``analyze`` call, and
    as many of 0 to 14 stones (7x6: every child of either in a shipped book, the 15-ply
    distance book the deepest): positions per CPU second (the median of
    ``BATCH_REPEATS`` calls), and the children the engine had to search (0 when the
    books answer them all). Goal: 200,000 per second.
+3. Memory: the resident size of a fresh process (``/proc/self/statm``) after an oracle
+   answered the ``--batch`` positions of up to 14 stones (lookups only), then after it
+   answered 1,000 positions of 16 to 41 stones (searches).
 
-Before timing, every part runs once untimed (numba's kernels loaded, the books open),
-and each oracle's solver is warmed up (its fast kernel, not the first run's light one).
 Writes ``benchmarks/results/oracle.json``.
 """
 
@@ -44,7 +53,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import resource
 import statistics
@@ -55,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from runinfo import machine_info, wait_for_background_compiles
 
 from openingbook.atomicio import write_json_atomic
 from openingbook.layouts import LAYOUTS, write_boards
@@ -87,14 +96,16 @@ def random_game_positions(count: int, seed: int, most_stones: int = 41) -> list[
     return out
 
 
-def warm_oracle() -> Oracle:
-    """An oracle whose solver runs its fast kernel (compiled in this process: the
-    benchmark turns the first run's light kernel off, ``OPENINGBOOK_FIRST_USE=0`` in
-    :func:`main`; else a first run in an environment would time the light kernel while
-    the fast one compiles in the background, ``solver._firstuse``)."""
-    oracle = Oracle()
-    oracle.engine.solver.warm_up()
-    return oracle
+#: the bands of stone counts the goals name
+BANDS = ((0, 8), (9, 15), (16, 25), (26, 41))
+
+
+def timed_first_batch(positions: list[str]) -> tuple[Any, float]:
+    """A fresh oracle's answer to ``positions`` in one call, and the CPU seconds of
+    making the oracle and of that first call (its books opened on the way)."""
+    t = time.process_time()
+    answer = Oracle().analyze(positions)
+    return answer, time.process_time() - t
 
 
 def summary(seconds: list[float]) -> dict[str, float]:
@@ -148,14 +159,14 @@ def bench_positions(
     positions = random_game_positions(count, seed)
     stones = [len(p) for p in positions]
     agent = BitBully()
-    oracle = warm_oracle()
-    # untimed: the kernels loaded, every book open, BitBully's book read
-    warm = random_game_positions(60, seed + 1)
-    oracle.analyze(warm)
-    for moves in warm[:10]:
+    warm = random_game_positions(10, seed + 1)
+    for moves in warm:  # untimed: BitBully's book read
         bitbully_scores(agent, moves)
     bb_times, ours_times, bb_all = [], [], []
     ours_single = []
+    t = time.process_time()
+    oracle = Oracle()  # its books are opened as its first calls need them: timed
+    made = time.process_time() - t
     for moves in positions:
         t = time.process_time()
         bb_all.append(bitbully_scores(agent, moves))
@@ -164,12 +175,24 @@ def bench_positions(
         answer = oracle.analyze([moves])
         ours_times.append(time.process_time() - t)
         ours_single.append(answer.scores[0].tolist())
-    batch_oracle = warm_oracle()
-    batch_oracle.analyze(warm)
-    t = time.process_time()
-    batch = batch_oracle.analyze(positions)
-    batch_cpu = time.process_time() - t
+    ours_times[0] += made
+    batch, batch_cpu = timed_first_batch(positions)
+    batch_oracle = Oracle()
     ours = batch.scores.tolist()
+    bands = {}
+    for low, high in BANDS:
+        rows = [i for i, n in enumerate(stones) if low <= n <= high]
+        band, cpu = timed_first_batch([positions[i] for i in rows])
+        bitbully_cpu = sum(bb_times[i] for i in rows)
+        bands[f"{low}-{high}"] = {
+            "positions": len(rows),
+            "ours_batch_cpu_s": round(cpu, 4),
+            "bitbully_cpu_s": round(bitbully_cpu, 4),
+            "ratio": round(cpu / bitbully_cpu, 4) if bitbully_cpu else None,
+            "ours_one_per_call_cpu_s": round(sum(ours_times[i] for i in rows), 4),
+        }
+        if band.scores.tolist() != [ours[i] for i in rows]:
+            bands[f"{low}-{high}"]["differs_from_the_whole_batch"] = True
     # the same positions in every array layout (and as 0-based actions): the same scores
     layouts_differ = []
     for layout in LAYOUTS:
@@ -195,12 +218,15 @@ def bench_positions(
         "ours_one_batch_cpu_s": round(batch_cpu, 4),
         "ratio_total_one_per_call": round(sum(ours_times) / sum(bb_times), 4),
         "ratio_total_batch": round(batch_cpu / sum(bb_times), 4),
+        "bands": bands,
         "ratio_max": round(max(ours_times) / max(bb_times), 4),
         "ratio_p99": round(
             summary(ours_times)["p99_ms"] / max(summary(bb_times)["p99_ms"], 1e-9), 4
         ),
         "disagreements_with_bitbully": disagree[:20],
-        "disagreement_count": len(disagree) + len(layouts_differ),
+        "disagreement_count": len(disagree)
+        + len(layouts_differ)
+        + sum(1 for b in bands.values() if b.get("differs_from_the_whole_batch")),
         "layouts_checked": [name for name in LAYOUTS if name != "moves"],
         "layouts_that_differ": layouts_differ,
     }
@@ -212,11 +238,7 @@ def bench_positions(
         rows = [i for i, n in enumerate(stones) if n >= pons_min_stones]
         subset = [positions[i] for i in rows]
         pons_all, pons_cpu = pons_scores(pons, subset, pons_book)
-        subset_oracle = Oracle()  # a fresh table: the batch above solved these already
-        subset_oracle.analyze(warm)
-        t = time.process_time()
-        subset_oracle.analyze(subset)
-        subset_cpu = time.process_time() - t
+        _, subset_cpu = timed_first_batch(subset)  # a fresh oracle: a fresh table
         bitbully_cpu = sum(bb_times[i] for i in rows)
         result["pons"] = {
             "book": pons_book or "none",
@@ -239,7 +261,7 @@ def bench_positions(
 
 
 def bench_batch(count: int, seed: int) -> dict[str, Any]:
-    oracle = warm_oracle()
+    oracle = Oracle()
     out: dict[str, Any] = {}
     for most in (13, 14):
         positions = random_game_positions(count, seed + most, most_stones=most)
@@ -267,8 +289,37 @@ def bench_batch(count: int, seed: int) -> dict[str, Any]:
     return out
 
 
+#: a fresh process: its resident size (MiB) after lookups only, then after searches
+_MEMORY = """
+import json, os, sys
+sys.path.insert(0, {root!r})
+from bench_oracle import random_game_positions
+from openingbook.oracle import Oracle
+def rss():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+out = {{"after_import_mib": round(rss(), 1)}}
+oracle = Oracle()
+oracle.analyze(random_game_positions({count}, {seed}, most_stones=14))
+out["after_lookups_mib"] = round(rss(), 1)
+deep = [m for m in random_game_positions(6000, {seed} + 1) if len(m) >= 16][:1000]
+oracle.analyze(deep)
+out["after_searches_mib"] = round(rss(), 1)
+out["searched_positions"] = len(deep)
+out["table_mib"] = round(oracle.engine.solver.table.nbytes / 2**20, 1)
+print(json.dumps(out))
+"""
+
+
+def bench_memory(count: int, seed: int) -> dict[str, Any]:
+    code = _MEMORY.format(root=str(ROOT), count=count, seed=seed)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    return json.loads(done.stdout)
+
+
 def main() -> int:
-    os.environ["OPENINGBOOK_FIRST_USE"] = "0"  # time the fast kernel (warm_oracle)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=4096)
@@ -286,10 +337,11 @@ def main() -> int:
     )
     parser.add_argument("--out", default=str(ROOT / "results" / "oracle.json"))
     args = parser.parse_args()
+    waited = wait_for_background_compiles()
     result: dict[str, Any] = {
-        "python": sys.version.split()[0],
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
+        **machine_info(),
+        "configuration": "default (no switches)",
+        "background_compiles_waited_s": round(waited, 1),
         "load_before": os.getloadavg(),
     }
     if args.positions:
@@ -306,6 +358,8 @@ def main() -> int:
     if args.batch:
         result["batch"] = bench_batch(args.batch, args.seed)
         print(json.dumps(result["batch"], indent=1), flush=True)
+        result["memory"] = bench_memory(args.batch, args.seed)
+        print(json.dumps(result["memory"], indent=1), flush=True)
     result["load_after"] = os.getloadavg()
     write_json_atomic(Path(args.out), result)
     return 1 if result.get("random_games", {}).get("disagreement_count", 0) else 0
