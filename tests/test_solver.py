@@ -425,6 +425,34 @@ def test_cli_solve_text_and_batch(reference_lines):
     assert all(o["ms"] >= 0 for o in objs)
 
 
+def test_cli_solve_sizes_each_positions_table(reference_lines, monkeypatch):
+    """Without --table-log2 a position of fewer than 8 stones gets the big table and a
+    deeper one the small one, each solver made once; the scores are the reference's and
+    the 7-ply book's (a 7-stone position's score is its value there)."""
+    import openingbook.cli.solve as solve_module
+    from openingbook.formats import open_book
+
+    made = []
+    real = solve_module._Solvers.of
+
+    def of(self, pos):
+        solver = real(self, pos)
+        made.append((pos.stone_count, solver.table.log2))
+        return solver
+
+    monkeypatch.setattr(solve_module._Solvers, "of", of)
+    shallow = ["6151472", "3344521"]
+    with open_book("7-dist") as book:
+        book_scores = [book.get(Position.from_moves(m)).score for m in shallow]
+    deep = reference_lines[:3]
+    text = "\n".join([shallow[0], *(m for m, _ in deep), shallow[1]]) + "\n"
+    res = CliRunner().invoke(main, ["solve", "--file", "-", "--json"], input=text)
+    assert res.exit_code == 0, res.output
+    scores = [json.loads(line)["score"] for line in res.output.splitlines()]
+    assert scores == [book_scores[0], *(s for _, s in deep), book_scores[1]]
+    assert {(n >= 8, log2) for n, log2 in made} == {(False, 25), (True, 22)}
+
+
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
