@@ -237,7 +237,7 @@ class _Library:
         are: Python ints and bools). The arrays of ``tail`` must stay alive, in place,
         while the function is in use. Integer, boolean and no results only."""
         if self.result not in ("int", "bool", "none"):
-            raise ValueError(f"bind: a kernel returning {self.result}")
+            raise InternalError(f"bind: a kernel returning {self.result}")
         split = len(self.plan) - len(tail)
         fixed = _c_arguments(self.plan[split:], tail)
         head_plan = self.plan[:split]

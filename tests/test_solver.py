@@ -357,11 +357,15 @@ def test_ctrl_c_while_the_helper_threads_start_is_a_keyboard_interrupt(monkeypat
             super().start()
 
     solver_3 = Solver(table_log2=18, threads=3)
+    # the search leaves the calling thread for the helpers at its first node-limit check
+    # (an 11-stone position stores into the big table at once)
+    monkeypatch.setattr(solver.search, "CALLING_THREAD_NODES", 1)
     monkeypatch.setattr(solver.search.threading, "Thread", InterruptedOnSecondStart)
     with pytest.raises(KeyboardInterrupt):
-        solver_3.solve(DEEP_MOVES)
+        solver_3.solve("12153644613")
     assert len(starts) == 2
     monkeypatch.undo()
+    assert solver_3.solve("12153644613") == 4  # tests/data/solver-scores.txt
     assert solver_3.solve(DEEP_MOVES) == -1
 
 

@@ -32,9 +32,9 @@ from solver import (
     default_table_log2,
     describe_score,
     plies_from_score,
+    query_table_log2,
     winner_from_score,
 )
-from solver.settings import QUERY_EMPTY, QUERY_TABLE_LOG2
 
 
 class _Solvers:
@@ -49,7 +49,7 @@ class _Solvers:
         self.by_size: dict[int, Solver] = {}
 
     def of(self, pos: Position) -> Solver:
-        from solver import Solver, query_table_log2
+        from solver import Solver
 
         log2 = self.table_log2
         if log2 is None:
@@ -135,8 +135,8 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
     type=click.IntRange(MIN_TABLE_LOG2, MAX_TABLE_LOG2),
     default=None,
     help="Transposition table size: 2^N entries of 8 bytes (default: sized for each "
-    f"position, {QUERY_TABLE_LOG2} for one of at most {QUERY_EMPTY} empty cells, else "
-    f"{default_table_log2()}).",
+    f"position, {query_table_log2(0)} for one of 8 stones or more on 7x6, "
+    f"{default_table_log2()} for an emptier one).",
 )
 @click.option(
     "--threads",
