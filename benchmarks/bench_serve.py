@@ -4,17 +4,19 @@ Usage: ``python benchmarks/bench_serve.py [--requests 2000] [--batches 5]
 [--batch-size 4096] [--seed 1] [--out PATH]``
 
 Starts ``openingbook serve --port 0`` as its own process (the command a user
-runs, its default limits), waits for its first answer, then:
+runs, its default limits, in the default configuration: the environment's switches
+:data:`SWITCHES` are left out), waits for its first answer, then:
 
 * asks ``GET /solve?pos=...`` ``--requests`` times, one at a time, for positions
-  of 0 to 13 stones from random games (answered from the shipped books), over
+  of 0 to 14 stones from random games (answered from the shipped books by lookups), over
   one kept-alive connection and again with a new connection per request (as a
   client without a session does); the time of each request is from sending it
   to its whole answer, on the client;
-* sends ``--batches`` ``POST /solve/batch`` requests of ``--batch-size`` such
-  positions each and reports positions per second (whole requests: the JSON both
-  ways included), of wall time and of the server process's CPU time (read from
-  ``/proc``; on a loaded machine the wall time mostly measures the wait for a core).
+* sends one ``POST /solve/batch`` request of ``--batch-size`` such positions (not
+  timed: the batch's code paths run once), then ``--batches`` more and reports
+  positions per second (whole requests: the JSON both ways included), of wall time
+  and of the server process's CPU time (read from ``/proc``; on a loaded machine the
+  wall time mostly measures the wait for a core).
 
 Every answer is checked to be 200 with the position's 7 scores. Writes
 ``benchmarks/results/serve.json`` and prints the figures.
@@ -40,13 +42,16 @@ from solver import Position
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
 ENTRY = "from openingbook.cli import main; main()"
+#: environment variables that change how the solver runs (the light kernel, the native
+#: code): the server runs without them, as a user's does
+SWITCHES = ("OPENINGBOOK_FIRST_USE", "OPENINGBOOK_NATIVE")
 
 
 def book_positions(count: int, rng: random.Random) -> list[str]:
-    """Move strings of 0 to 13 stones from random games (no four completed)."""
+    """Move strings of 0 to 14 stones from random games (no four completed)."""
     out = []
     while len(out) < count:
-        target = rng.randrange(14)
+        target = rng.randrange(15)
         pos, moves = Position.from_moves("", 7, 6), ""
         while len(moves) < target:
             column = rng.choice(pos.legal_moves())
@@ -67,6 +72,22 @@ def timed_get(connection: http.client.HTTPConnection, moves: str) -> float:
     answer = json.loads(body)
     if response.status != 200 or answer["pos"] != moves or len(answer["score"]) != 7:
         sys.exit(f"bad answer for {moves!r}: {response.status} {body[:200]!r}")
+    return seconds
+
+
+def post_batch(connection: http.client.HTTPConnection, positions: list[str]) -> float:
+    """Seconds of one ``POST /solve/batch`` of ``positions``, from sending the request to
+    its answer read and decoded, which is checked."""
+    body = json.dumps(positions).encode()
+    start = time.perf_counter()
+    connection.request("POST", "/solve/batch", body, {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    answer = json.loads(response.read())
+    seconds = time.perf_counter() - start
+    if response.status != 200 or [a["pos"] for a in answer] != positions:
+        sys.exit(f"bad batch answer: {response.status}")
+    if any(len(a["score"]) != 7 for a in answer):
+        sys.exit("bad batch answer: not 7 scores a position")
     return seconds
 
 
@@ -99,9 +120,10 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     singles = book_positions(args.requests, rng)
-    batches = [book_positions(args.batch_size, rng) for _ in range(args.batches)]
+    batches = [book_positions(args.batch_size, rng) for _ in range(args.batches + 1)]
 
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {k: v for k, v in os.environ.items() if k not in SWITCHES}
+    env["PYTHONPATH"] = str(REPO)
     server = subprocess.Popen(
         [sys.executable, "-c", ENTRY, "serve", "--port", "0", "--json"],
         stdout=subprocess.PIPE,
@@ -124,17 +146,11 @@ def main() -> None:
             new_connection.append(timed_get(connection, moves))
             connection.close()
         batch_seconds = []
-        cpu_before = cpu_seconds(server.pid)
         connection = http.client.HTTPConnection(*address, timeout=300)
+        post_batch(connection, batches.pop())  # warm-up
+        cpu_before = cpu_seconds(server.pid)
         for positions in batches:
-            body = json.dumps(positions).encode()
-            start = time.perf_counter()
-            connection.request("POST", "/solve/batch", body, {"Content-Type": "application/json"})
-            response = connection.getresponse()
-            answer = json.loads(response.read())
-            batch_seconds.append(time.perf_counter() - start)
-            if response.status != 200 or [a["pos"] for a in answer] != positions:
-                sys.exit(f"bad batch answer: {response.status}")
+            batch_seconds.append(post_batch(connection, positions))
         connection.close()
         cpu_after = cpu_seconds(server.pid)
     finally:
@@ -143,7 +159,7 @@ def main() -> None:
 
     total = sum(len(b) for b in batches)
     result = {
-        "positions": "0-13 stones from random games (the shipped books)",
+        "positions": "0-14 stones from random games (the shipped books)",
         "solve_keep_alive": summary(keep_alive),
         "solve_new_connection": summary(new_connection),
         "batch": {

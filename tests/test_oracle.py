@@ -410,11 +410,12 @@ def test_a_large_batch_of_move_strings_reads_as_one_string_at_a_time():
     """From a dozen strings on they are played together: same bitboards, same refusals
     in the same words as ``Position.from_moves`` one by one."""
     lines = lines_of(list(range(0, 42, 3)), seed=8)
-    lines += ["44444444", "1212121", "4x", "", " 44 ", "8", "4" * 50]
+    lines += ["44444444", "1212121", "4x", "", " 44 ", "8", "4" * 50, "44\x00", "\x004", "4,4"]
     together = read_batch(lines)
     alone = [read_batch([line]) for line in lines]
     assert together.first.tolist() == [int(a.first[0]) for a in alone]
     assert together.mask.tolist() == [int(a.mask[0]) for a in alone]
     assert together.reasons == [a.reasons[0] for a in alone]
     assert together.status.tolist() == [int(a.status[0]) for a in alone]
-    assert together.reasons[-7] == "move 7 plays column 4, which is full"
+    assert together.reasons[-10] == "move 7 plays column 4, which is full"
+    assert together.reasons[-3] == "move 3 is '\\x00', not a column digit 1-7"

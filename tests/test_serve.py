@@ -4,6 +4,7 @@ the solver, bad input, large requests, concurrent and slow clients, the command.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import random
@@ -13,15 +14,28 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
+import numpy as np
 import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
 
+from openingbook.cli.serve import oracle_scores
 from openingbook.engine import Engine
 from openingbook.explorer import Explorer, ExplorerLimits
-from openingbook.explorer.solve import add_solve_api, serve_limits
+from openingbook.explorer.server import ApiError
+from openingbook.explorer.solve import (
+    add_solve_api,
+    batch_json,
+    checked_position,
+    checked_positions,
+    serve_limits,
+)
+from openingbook.layouts import PLAY_TOGETHER
 from openingbook.oracle import solver_api_scores
 from openingbook.values import FULL_COLUMN
-from solver import Position, Solver, score_from_plies
+from solver import DEFAULT_BOARD, BoardSize, Position, Solver, score_from_plies
 from tests.browser import running_explorer
 from tests.conftest import cli_process
 from tests.test_explorer import OPENINGS, _rest_until_closed, drawn_game
@@ -37,7 +51,7 @@ def engine() -> Engine:
 @pytest.fixture(scope="module")
 def server(engine: Engine):
     with running_explorer(
-        add_solve_api(Explorer(engine, limits=serve_limits()), solver_api_scores)
+        add_solve_api(Explorer(engine, limits=serve_limits()), oracle_scores)
     ) as running:
         yield running
 
@@ -113,10 +127,12 @@ def test_the_public_apis_answers() -> None:
     """The public API's answers for the empty board and 4453, column by column."""
     engine = Engine()
     positions = [Position.from_moves(m) for m in ("", "4453")]
-    assert solver_api_scores(engine, positions, None) == [
-        [-2, -1, 0, 1, 0, -1, -2],
-        [-5, -5, -2, -3, -4, -2, -2],
-    ]
+    expected = [[-2, -1, 0, 1, 0, -1, -2], [-5, -5, -2, -3, -4, -2, -2]]
+    assert solver_api_scores(engine, positions, None) == expected
+    first = np.array([p.first_stones for p in positions], np.uint64)
+    mask = np.array([p.mask for p in positions], np.uint64)
+    scores, answered = oracle_scores(engine, first, mask, None)
+    assert scores.tolist() == expected and answered.tolist() == [True, True]
 
 
 @pytest.mark.parametrize("moves", OPENINGS)
@@ -179,9 +195,7 @@ def test_a_full_board_is_refused(server) -> None:
 
 
 def test_a_position_not_solved_in_time_is_503_not_a_guess(engine: Engine) -> None:
-    explorer = add_solve_api(
-        Explorer(engine, limits=serve_limits(time_limit=1e-6)), solver_api_scores
-    )
+    explorer = add_solve_api(Explorer(engine, limits=serve_limits(time_limit=1e-6)), oracle_scores)
     with running_explorer(explorer) as hurried:
         status, answer = solve(hurried, "pos=1234567123456712")  # 16: searched
         assert status == 503 and "not solved within the time limit" in answer["error"]
@@ -191,9 +205,7 @@ def test_a_position_not_solved_in_time_is_503_not_a_guess(engine: Engine) -> Non
 
 
 def test_busy_engine_gets_503(engine: Engine) -> None:
-    explorer = add_solve_api(
-        Explorer(engine, limits=ExplorerLimits(max_pending=1)), solver_api_scores
-    )
+    explorer = add_solve_api(Explorer(engine, limits=ExplorerLimits(max_pending=1)), oracle_scores)
     with running_explorer(explorer) as busy:
         with explorer.engine_slot():
             status, headers, body = call(busy, "GET", "/solve?pos=4")
@@ -263,7 +275,7 @@ def test_batch_of_many_positions(server, engine: Engine) -> None:
         (b'{"pos": "4"}', 400, "a JSON list of move strings"),
         (b"[4453", 400, "the body is not JSON"),
         (b"\xff\xfe", 400, "the body is not JSON"),
-        (json.dumps(["4"] * 4097).encode(), 400, "4097 positions in one batch, more than 4096"),
+        (json.dumps(["4"] * 4097).encode(), 413, "4097 positions in one batch, more than 4096"),
         (json.dumps(["4"] * 60_000).encode(), 413, "more than 262144"),
     ],
 )
@@ -271,6 +283,149 @@ def test_bad_batches_are_refused_in_one_line(server, body, status, message) -> N
     got, answer = batch(server, None, raw=body)
     assert got == status and message in answer["error"] and "\n" not in answer["error"]
     assert batch(server, ["4"])[0] == 200
+
+
+def test_a_long_move_string_is_not_echoed_whole(server) -> None:
+    """A refusal quotes at most the start and the end of what it was sent."""
+    long = "1," + "x" * 100_000
+    status, answer = batch(server, [long])
+    assert status == 400 and len(answer["error"]) < 150, len(answer["error"])
+    assert answer["error"].startswith("position 0 ('1,xxx")
+    assert answer["error"].endswith("xxx', not a column number 1-7")
+
+
+# ------------------------------------------- the batch answers as /solve, byte for byte
+#: characters a client may send by mistake: out of range, no digit, separators, whitespace,
+#: a NUL, non-ASCII digits and letters, a character JSON escapes
+_STRAY = '089x ,\t\x00\u0663\u00e9"\\\U0001f600'
+
+
+@st.composite
+def move_strings(draw) -> str:
+    """A move string a client might send, good or bad: random columns (full columns and
+    fours among them), a stray character put in, whitespace around, a whole game over
+    (a four, a full board). Strings of a game that goes on have at most 14 moves (their
+    answers are lookups)."""
+    kind = draw(st.sampled_from(["columns", "columns", "stray", "around", "over", "long"]))
+    moves = draw(st.text("1234567", max_size=16))
+    if kind == "stray":
+        at = draw(st.integers(0, len(moves)))
+        moves = moves[:at] + draw(st.sampled_from(_STRAY)) + moves[at:]
+    elif kind == "around":
+        moves = draw(st.sampled_from([" ", "\t", "\n "])) + moves + draw(st.sampled_from(["", " "]))
+    elif kind == "over":
+        moves = draw(st.sampled_from(["4455667", "1212121", "12121213", drawn_game()]))
+    elif kind == "long":
+        moves = draw(st.text("1234567", min_size=40, max_size=60))
+    try:
+        if checked_position(moves, DEFAULT_BOARD).stone_count > 14:
+            return moves.strip()[:14]  # a game that goes on: the start of it (a lookup)
+    except ApiError:
+        pass
+    return moves
+
+
+@st.composite
+def good_move_strings(draw) -> str:
+    """A move string of a game that goes on, of at most 14 moves (a lookup), now and then
+    with whitespace around."""
+    moves = draw(st.text("1234567", max_size=14))
+    while moves:  # the longest start of it that is a game that goes on
+        try:
+            checked_position(moves, DEFAULT_BOARD)
+            break
+        except ApiError:
+            moves = moves[:-1]
+    return draw(st.sampled_from(["", "", "", " "])) + moves + draw(st.sampled_from(["", "\t"]))
+
+
+@st.composite
+def batches(draw) -> list[str]:
+    """Good move strings enough to be played together, and none, one or two of any kind."""
+    positions = draw(st.lists(good_move_strings(), min_size=PLAY_TOGETHER, max_size=40))
+    for _ in range(draw(st.sampled_from([0, 1, 2]))):
+        positions.insert(draw(st.integers(0, len(positions))), draw(move_strings()))
+    return positions
+
+
+def _get(server, moves: str) -> tuple[int, bytes]:
+    status, _, body = call(server, "GET", "/solve?pos=" + quote(moves, safe=""))
+    return status, body
+
+
+@given(batches())
+def test_a_batch_answers_as_solve_one_by_one_byte_for_byte(server, positions) -> None:
+    """Batches long enough to be played all together: the answer is the ``/solve``
+    answers of the strings one by one, joined, byte for byte; or the refusal of the
+    first that ``/solve`` refuses, in the same words, naming it."""
+    singles = [_get(server, moves) for moves in positions]
+    got, _, body = call(server, "POST", "/solve/batch", json.dumps(positions).encode())
+    refused = [i for i, (status, _) in enumerate(singles) if status != 200]
+    event("refused" if refused else "answered")
+    if not refused:
+        assert (got, body) == (200, b"[" + b",".join(b for _, b in singles) + b"]")
+        return
+    i = refused[0]
+    status, single = singles[i]
+    reason = json.loads(single)["error"]
+    assert got == status
+    assert json.loads(body) == {"error": f"position {i} ({positions[i][:50]!r}): {reason}"}
+
+
+@given(st.one_of(st.lists(move_strings(), max_size=30), batches()))
+def test_strings_played_together_read_as_one_by_one(positions) -> None:
+    """:func:`checked_positions` (the strings played together from ``PLAY_TOGETHER`` on)
+    gives each string's position as :func:`checked_position`, and refuses the first bad
+    one in its words."""
+    for batch_of in (positions, positions * PLAY_TOGETHER):
+        alone = []
+        for i, moves in enumerate(batch_of):
+            try:
+                alone.append(checked_position(moves, DEFAULT_BOARD))
+            except ApiError as exc:
+                with pytest.raises(ApiError) as refused:
+                    checked_positions(batch_of, DEFAULT_BOARD, batch=True)
+                assert str(refused.value) == f"position {i} ({moves[:50]!r}): {exc}"
+                break
+        else:
+            first, mask, plain = checked_positions(batch_of, DEFAULT_BOARD, batch=True)
+            assert first.tolist() == [p.first_stones for p in alone]
+            assert mask.tolist() == [p.mask for p in alone]
+            if len(batch_of) >= PLAY_TOGETHER:
+                assert plain.tolist() == [set(m) <= set("1234567") for m in batch_of]
+
+
+@pytest.mark.parametrize("board", [BoardSize(5, 4), BoardSize(9, 6), BoardSize(8, 7)])
+def test_other_boards_play_together_as_one_by_one(board: BoardSize) -> None:
+    rng = random.Random(board.cells)
+    lines = ["".join(rng.choice("123456789"[: board.width]) for _ in range(rng.randrange(30)))
+             for _ in range(400)]  # fmt: skip
+    good = []
+    for moves in lines:
+        with contextlib.suppress(ApiError):
+            good.append((moves, checked_position(moves, board)))
+    first, mask, _ = checked_positions([m for m, _ in good], board)
+    assert first.tolist() == [p.first_stones for _, p in good]
+    assert mask.tolist() == [p.mask for _, p in good]
+
+
+_DIGITS_OR_ANY = st.one_of(st.text("0123456789", max_size=12), st.text(max_size=12))
+
+
+@given(st.lists(_DIGITS_OR_ANY, min_size=1, max_size=20), st.integers(1, 9), st.data())
+def test_batch_json_is_json_dumps(positions, width, data) -> None:
+    """The batch's JSON, laid out in one array or joined, is ``json.dumps``' byte for byte."""
+    values = st.one_of(st.integers(-99, 999), st.integers(-(10**6), 10**6), st.just(100))
+    rows = data.draw(st.lists(st.lists(values, min_size=width, max_size=width),
+                              min_size=len(positions), max_size=len(positions)))  # fmt: skip
+    scores = np.array(rows, np.int64)
+    expected = json.dumps(
+        [{"pos": p, "score": s} for p, s in zip(positions, rows, strict=True)],
+        separators=(",", ":"),
+    ).encode()
+    plain = np.array([p.isascii() and p.isdigit() for p in positions])
+    assert batch_json(positions, scores, plain) == expected
+    assert batch_json(positions, scores, np.zeros(len(positions), bool)) == expected
 
 
 def test_a_batch_keeps_its_connection(server) -> None:
@@ -305,7 +460,7 @@ def test_a_slow_body_is_cut_at_the_deadline(engine: Engine) -> None:
     answer's deadline (``write_timeout`` for the whole body), and others are answered."""
     explorer = add_solve_api(
         Explorer(engine, limits=ExplorerLimits(write_timeout=1.0, max_pending=32)),
-        solver_api_scores,
+        oracle_scores,
     )
     with running_explorer(explorer) as served:
         host = served.url.split("/")[2].encode()

@@ -114,8 +114,9 @@ class EngineLike(Protocol):
 class Endpoint(Protocol):
     """A JSON endpoint served beside the explorer's API (:mod:`openingbook.explorer.solve`
     adds the public solver's ``/solve``). ``get`` answers a query string, ``post`` a
-    request body (read only when ``takes_body``, at most ``max_body`` bytes); both
-    raise :class:`ApiError` for a request they refuse. ``cross_origin``: the answers
+    request body (read only when ``takes_body``, at most ``max_body`` bytes), each an
+    object to send as JSON or JSON already encoded (``bytes``); both raise
+    :class:`ApiError` for a request they refuse. ``cross_origin``: the answers
     carry ``Access-Control-Allow-Origin: *``, so a web page of any origin may read them."""
 
     cross_origin: bool
@@ -188,17 +189,41 @@ def parse_request_moves(moves: str, board: tuple[int, int]) -> RequestedPosition
         columns = move_columns(moves, width)
         before = Position.from_moves([c + 1 for c in columns[:-1]], width, height)
         last = columns[-1] if columns else None
-        if last is not None and before.can_play(last) and before.is_winning_move(last):
+        if last is None:
+            position = before
+        elif not before.can_play(last):  # a full column: refused in from_moves' words
+            position = Position.from_moves([c + 1 for c in columns], width, height)
+        elif before.is_winning_move(last):
             final = before.play(last)
             winner = "first" if before.side_to_move == Player.FIRST else "second"
             return RequestedPosition(
                 move_string(columns, width), final, winner, four_cells(final, last)
             )
-        position = Position.from_moves([c + 1 for c in columns], width, height)
+        else:
+            position = before.play(last)  # the moves are played once
     except ValueError as exc:
-        raise ApiError(" ".join(str(exc).split())) from None
+        raise ApiError(one_line(str(exc))) from None
     result = "draw" if position.is_full() else None
     return RequestedPosition(move_string(columns, width), position, result, ())
+
+
+#: characters of a refusal's reason, at most: a longer one quotes a long input (a move
+#: string of thousands of characters), of which it keeps the start and the end
+REASON_CHARS = 81
+
+
+def one_line(reason: str, limit: int = REASON_CHARS) -> str:
+    """``reason`` on one line, its middle left out (``...``) when it is over ``limit``
+    characters, so that an answer does not echo a long input back.
+
+    >>> one_line("move 2 is '" + "x" * 1000 + "', not a column digit 1-7")
+    "move 2 is 'xxxxxxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxx', not a column digit 1-7"
+    """
+    line = " ".join(reason.split())
+    if len(line) <= limit:
+        return line
+    keep = (limit - 3) // 2
+    return f"{line[:keep]}...{line[-keep:]}"
 
 
 def four_cells(position: Position, column: int) -> tuple[tuple[int, int], ...]:
@@ -580,10 +605,14 @@ class _Handler(BaseHTTPRequestHandler):
                 HTTPStatus.FORBIDDEN,
                 f"this server answers {self.server.url} only, not Host {host[:80]!r}",
             )
-        limit = self.server.explorer.limits.max_target
-        if len(self.path) > limit:
-            return HTTPStatus.REQUEST_URI_TOO_LONG, f"request longer than {limit} characters"
+        if len(self.path) > self.server.explorer.limits.max_target:
+            return HTTPStatus.REQUEST_URI_TOO_LONG, self._too_long()
         return None
+
+    def _too_long(self) -> str:
+        """The one reason of a 414, whether this handler or the base class (a request line
+        over 65,536 bytes) refuses the request."""
+        return f"request longer than {self.server.explorer.limits.max_target} characters"
 
     def _respond(self, send_body: bool) -> None:
         explorer = self.server.explorer
@@ -637,7 +666,7 @@ class _Handler(BaseHTTPRequestHandler):
         send_body: bool = True,
         extra_headers: dict[str, str] | None = None,
     ) -> None:
-        body = json.dumps(obj, separators=(",", ":")).encode()
+        body = obj if isinstance(obj, bytes) else json.dumps(obj, separators=(",", ":")).encode()
         headers = {"Cache-Control": "no-store", **(extra_headers or {})}
         self._send(status, body, "application/json", send_body, headers)
 
@@ -670,6 +699,8 @@ class _Handler(BaseHTTPRequestHandler):
             status = HTTPStatus(code)
         except ValueError:
             status = HTTPStatus.BAD_REQUEST
+        if status == HTTPStatus.REQUEST_URI_TOO_LONG:
+            message = self._too_long()
         self._send_json(status, {"error": message or status.phrase}, self.command != "HEAD")
 
     def log_message(self, format: str, *args: Any) -> None:
