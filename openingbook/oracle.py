@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -369,27 +369,22 @@ def _answer_arrays(
 
 
 def solver_api_scores(
-    engine: Engine, positions: Sequence[Position], time_limit: float | None
-) -> list[list[int] | None]:
-    """Each position's scores as the public solver API gives them (``openingbook serve``):
-    one per column (:data:`FULL_COLUMN` for a full one), or None for a position not solved
-    before ``time_limit`` seconds (for them all) ran out; an :class:`Oracle` of ``engine``.
+    engine: Engine, first: np.ndarray, mask: np.ndarray, time_limit: float | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The public solver API's scores of positions given as bitboards (``openingbook
+    serve``, :data:`openingbook.explorer.solve.Scores`): ``(scores, answered)``, each
+    row one score per column (:data:`FULL_COLUMN` for a full one), and whether the row
+    was answered before ``time_limit`` seconds (for them all) ran out; an
+    :class:`Oracle` of ``engine``, so a batch of book positions is a few vectorised
+    lookups. The positions are of games that go on (the caller checked them).
 
-    >>> moves = ["", "4453"]
-    >>> solver_api_scores(Engine(), [Position.from_moves(m) for m in moves], None)
-    [[-2, -1, 0, 1, 0, -1, -2], [-5, -5, -2, -3, -4, -2, -2]]
-
-    ``positions`` are positions of games that go on (the caller parsed and checked
-    them), read as bitboards: no move string is parsed twice.
+    >>> p = Position.from_moves("4453")
+    >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> scores, answered = solver_api_scores(Engine(), first, mask, None)
+    >>> scores.tolist(), answered.tolist()
+    ([[-5, -5, -2, -3, -4, -2, -2]], [True])
     """
-    if not positions:
-        return []
-    first = np.fromiter((p.first_stones for p in positions), np.uint64, len(positions))
-    mask = np.fromiter((p.mask for p in positions), np.uint64, len(positions))
     answer = Oracle(engine=engine).analyze_bitboards(
         first, mask, status=True, time_limit=time_limit
     )
-    return [
-        row.tolist() if answered else None
-        for row, answered in zip(answer.scores, answer.answered, strict=True)
-    ]
+    return answer.scores, answer.answered

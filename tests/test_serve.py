@@ -21,7 +21,6 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from openingbook.cli.serve import oracle_scores
 from openingbook.engine import Engine
 from openingbook.explorer import Explorer, ExplorerLimits
 from openingbook.explorer.server import ApiError
@@ -51,7 +50,7 @@ def engine() -> Engine:
 @pytest.fixture(scope="module")
 def server(engine: Engine):
     with running_explorer(
-        add_solve_api(Explorer(engine, limits=serve_limits()), oracle_scores)
+        add_solve_api(Explorer(engine, limits=serve_limits()), solver_api_scores)
     ) as running:
         yield running
 
@@ -128,10 +127,9 @@ def test_the_public_apis_answers() -> None:
     engine = Engine()
     positions = [Position.from_moves(m) for m in ("", "4453")]
     expected = [[-2, -1, 0, 1, 0, -1, -2], [-5, -5, -2, -3, -4, -2, -2]]
-    assert solver_api_scores(engine, positions, None) == expected
     first = np.array([p.first_stones for p in positions], np.uint64)
     mask = np.array([p.mask for p in positions], np.uint64)
-    scores, answered = oracle_scores(engine, first, mask, None)
+    scores, answered = solver_api_scores(engine, first, mask, None)
     assert scores.tolist() == expected and answered.tolist() == [True, True]
 
 
@@ -195,7 +193,8 @@ def test_a_full_board_is_refused(server) -> None:
 
 
 def test_a_position_not_solved_in_time_is_503_not_a_guess(engine: Engine) -> None:
-    explorer = add_solve_api(Explorer(engine, limits=serve_limits(time_limit=1e-6)), oracle_scores)
+    limits = serve_limits(time_limit=1e-6)
+    explorer = add_solve_api(Explorer(engine, limits=limits), solver_api_scores)
     with running_explorer(explorer) as hurried:
         status, answer = solve(hurried, "pos=1234567123456712")  # 16: searched
         assert status == 503 and "not solved within the time limit" in answer["error"]
@@ -205,7 +204,8 @@ def test_a_position_not_solved_in_time_is_503_not_a_guess(engine: Engine) -> Non
 
 
 def test_busy_engine_gets_503(engine: Engine) -> None:
-    explorer = add_solve_api(Explorer(engine, limits=ExplorerLimits(max_pending=1)), oracle_scores)
+    limits = ExplorerLimits(max_pending=1)
+    explorer = add_solve_api(Explorer(engine, limits=limits), solver_api_scores)
     with running_explorer(explorer) as busy:
         with explorer.engine_slot():
             status, headers, body = call(busy, "GET", "/solve?pos=4")
@@ -460,7 +460,7 @@ def test_a_slow_body_is_cut_at_the_deadline(engine: Engine) -> None:
     answer's deadline (``write_timeout`` for the whole body), and others are answered."""
     explorer = add_solve_api(
         Explorer(engine, limits=ExplorerLimits(write_timeout=1.0, max_pending=32)),
-        oracle_scores,
+        solver_api_scores,
     )
     with running_explorer(explorer) as served:
         host = served.url.split("/")[2].encode()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -22,34 +22,6 @@ from openingbook.cli._common import (
     table_option,
     user_errors,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-
-
-def oracle_scores(
-    engine: Any, first: np.ndarray, mask: np.ndarray, time_limit: float | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """The scores ``openingbook serve`` answers with
-    (:data:`openingbook.explorer.solve.Scores`): the batched oracle's
-    (:class:`openingbook.Oracle`) over ``engine``, an :class:`openingbook.engine.Engine`;
-    a batch of book positions is a few vectorised lookups.
-
-    >>> import numpy as np
-    >>> from openingbook.engine import Engine
-    >>> from solver import Position
-    >>> p = Position.from_moves("4453")
-    >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
-    >>> scores, answered = oracle_scores(Engine(), first, mask, None)
-    >>> scores.tolist(), answered.tolist()
-    ([[-5, -5, -2, -3, -4, -2, -2]], [True])
-    """
-    from openingbook.oracle import Oracle
-
-    answer = Oracle(engine=engine).analyze_bitboards(
-        first, mask, status=True, time_limit=time_limit
-    )
-    return answer.scores, answer.answered
 
 
 @main.command("serve")
@@ -110,11 +82,12 @@ def serve_command(
     from openingbook.engine import Engine
     from openingbook.explorer import Explorer, make_server
     from openingbook.explorer.solve import SOLVE_PATH, add_solve_api, serve_limits
+    from openingbook.oracle import solver_api_scores
 
     engine = Engine(**engine_arguments(books, size, width, height), table_log2=table_log2)
     board = engine.board
     limits = serve_limits(time_limit, max_batch)
-    explorer = add_solve_api(Explorer(engine, board, limits=limits), oracle_scores)
+    explorer = add_solve_api(Explorer(engine, board, limits=limits), solver_api_scores)
     server = listening_server(
         lambda: make_server(explorer, host, port, log_requests=log_requests), host, port
     )

@@ -27,7 +27,7 @@ no object per position on either side.
 
 The scores come from the function given to :func:`add_solve_api`, of the positions'
 bitboards (:data:`Scores`; ``openingbook serve`` gives
-:func:`openingbook.cli.serve.oracle_scores`, the batched oracle's).
+:func:`openingbook.oracle.solver_api_scores`, the batched oracle's).
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ def serve_limits(time_limit: float = 10.0, max_batch: int = 4096) -> ExplorerLim
 def add_solve_api(explorer: Explorer, scores: Scores) -> Explorer:
     """``explorer`` with :data:`SOLVE_PATH` and :data:`BATCH_PATH` added (returned),
     answered with ``scores`` of the explorer's engine (``openingbook serve``:
-    :func:`openingbook.cli.serve.oracle_scores`, the batched oracle's)."""
+    :func:`openingbook.oracle.solver_api_scores`, the batched oracle's)."""
     explorer.endpoints[SOLVE_PATH] = SolveApi(explorer, takes_body=False, scores=scores)
     explorer.endpoints[BATCH_PATH] = SolveApi(explorer, takes_body=True, scores=scores)
     return explorer
