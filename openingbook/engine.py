@@ -477,18 +477,18 @@ class Engine:
 
     # ------------------------------------------------------------------ books
     def _add_shipped(self) -> None:
+        """The shipped distance books of the board, known by their headers alone (each
+        book is opened, and its file checked, the first time a position needs it)."""
         from openingbook.booknames import shipped_paths
-        from openingbook.formats import open_book
+        from openingbook.formats.compact import read_header
 
         for path in shipped_paths():
             try:
-                reader = open_book(path, verify=False)  # the header: what the book holds
+                header = read_header(path)
             except (ValueError, OSError):
                 continue  # a damaged shipped book answers nothing (``info`` names it)
-            with reader as book:
-                complete = book.under is None and book.part is None
-                if book.board == self.board and book.has_distances and complete:
-                    self._books.setdefault(book.plies, []).append(_PlyBook(path, book.plies))
+            if header.board == self.board and header.kind != "wdl" and header.complete:
+                self._books.setdefault(header.plies, []).append(_PlyBook(path, header.plies))
 
     def _add_books(
         self,

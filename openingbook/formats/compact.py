@@ -137,6 +137,7 @@ __all__ = [
     "file_crc32",
     "is_compact",
     "provenance",
+    "read_header",
     "write_compact",
 ]
 
@@ -1266,6 +1267,20 @@ class CompactBook(BookReader):
             stones = int(np.bitwise_count(np.asarray(mask, np.uint64).reshape(-1)[i]))
             raise self._refusal(int(status[i]), f"position {i}", stones)
         return values.astype(np.int8)
+
+
+def read_header(path: str | os.PathLike[str]) -> CompactHeader:
+    """The header of a compact book, read and checked, nothing else of the file: what
+    a book holds (board, plies, kind, scope) at the cost of a few reads, where opening
+    it (:class:`CompactBook`) also builds its decoding tables. Not a check of the
+    values: that is the CRC-32 a :class:`CompactBook` checks when it opens."""
+    path = require_regular_file(path)
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size < FIXED_HEADER_BYTES:
+            raise CompactFileError(f"{path}: not a compact book (too short)")
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return CompactHeader.parse(mm, str(path), size)
 
 
 def describe_compact(
