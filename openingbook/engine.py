@@ -334,6 +334,33 @@ def _centre_order(width: int) -> list[int]:
     return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
 
 
+#: what each shipped file holds, read from its header once per process and file version
+_SHIPPED: dict[tuple[Path, int, int], tuple[BoardSize, int] | None] = {}
+
+
+def _shipped_book(path: Path) -> tuple[BoardSize, int] | None:
+    """(board, plies) of a shipped book an engine answers from (a complete distance
+    book), None for another book or a damaged file (``info`` names it). Each file's
+    header is read once per process (and again when the file changes): a fresh engine
+    then lists the books in microseconds."""
+    from openingbook.formats.compact import read_header
+
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    if key not in _SHIPPED:
+        try:
+            header = read_header(path)
+        except (ValueError, OSError):
+            _SHIPPED[key] = None
+        else:
+            usable = header.kind != "wdl" and header.complete
+            _SHIPPED[key] = (header.board, header.plies) if usable else None
+    return _SHIPPED[key]
+
+
 class _PlyBook:
     """One distance book of one ply, opened on first use."""
 
@@ -480,15 +507,11 @@ class Engine:
         """The shipped distance books of the board, known by their headers alone (each
         book is opened, and its file checked, the first time a position needs it)."""
         from openingbook.booknames import shipped_paths
-        from openingbook.formats.compact import read_header
 
         for path in shipped_paths():
-            try:
-                header = read_header(path)
-            except (ValueError, OSError):
-                continue  # a damaged shipped book answers nothing (``info`` names it)
-            if header.board == self.board and header.kind != "wdl" and header.complete:
-                self._books.setdefault(header.plies, []).append(_PlyBook(path, header.plies))
+            held = _shipped_book(path)
+            if held is not None and held[0] == self.board:
+                self._books.setdefault(held[1], []).append(_PlyBook(path, held[1]))
 
     def _add_books(
         self,
