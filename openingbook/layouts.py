@@ -258,9 +258,12 @@ def read_batch(
         raise InvalidArgument(f"rows {rows!r}: expected 'top' or 'bottom'")
     if layout in ("moves", "actions"):
         out = _read_moves(batch, layout, board)
+        # played move by move, each refused at a full column or a completed four: every
+        # row read is a position of a game, the full board apart
+        _refuse_full_boards(out)
     else:
         out = _read_arrays(batch, layout, board, rows, relative, action_mask, marks)
-    _check_positions(out)
+        _check_positions(out)
     return out
 
 
@@ -534,6 +537,16 @@ def _check_marks(out: Batch, marks: Any) -> None:
         )
 
 
+def _refuse_full_boards(out: Batch) -> None:
+    """Refuse the rows whose board is full (a game over, though nobody won)."""
+    for i in np.flatnonzero((out.stones == out.board.cells) & (out.status == ROW_OK)).tolist():
+        out.refuse(i, ROW_GAME_OVER, _FULL_BOARD)
+
+
+#: the reason of a full board, a game over though nobody won
+_FULL_BOARD = "the board is full: the game is over"
+
+
 def _check_positions(out: Batch) -> None:
     """Refuse the rows that are no position of a game that goes on."""
     width, height = out.board
@@ -548,7 +561,7 @@ def _check_positions(out: Batch) -> None:
                     i, _FROM_SOLVER.get(s, ROW_NOT_A_BOARD), f"the position {STATUS_MESSAGES[s]}"
                 )
             elif n == cells:
-                out.refuse(i, ROW_GAME_OVER, "the board is full: the game is over")
+                out.refuse(i, ROW_GAME_OVER, _FULL_BOARD)
 
 
 # ------------------------------------------------------------------ writing
