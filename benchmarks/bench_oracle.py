@@ -20,7 +20,7 @@ the opening of their books and their first batch included.
    * ours one position per call, ``Oracle().analyze([moves])`` (a fresh oracle);
    * ours the whole set in one call, ``Oracle().analyze(moves)`` (another);
    * ours in one call per band of stones (0-8, 9-15, 16-25, 26-41), a fresh oracle
-     each, against BitBully's CPU on the same positions;
+     each (the median of ``BAND_REPEATS``), against BitBully's CPU on the same positions;
    * with ``--pons PATH`` (a ``c4solver`` built from Pons' public source; ``make`` in a
      checkout) ``c4solver -a`` reading the positions on its standard input, CPU time of
      the child process, against ours (one batch, a fresh oracle) and BitBully's on the
@@ -98,6 +98,8 @@ def random_game_positions(count: int, seed: int, most_stones: int = 41) -> list[
 
 #: the bands of stone counts the goals name
 BANDS = ((0, 8), (9, 15), (16, 25), (26, 41))
+#: fresh oracles timed on each band's positions (the median is reported)
+BAND_REPEATS = 5
 
 
 def timed_first_batch(positions: list[str]) -> tuple[Any, float]:
@@ -182,11 +184,16 @@ def bench_positions(
     bands = {}
     for low, high in BANDS:
         rows = [i for i, n in enumerate(stones) if low <= n <= high]
-        band, cpu = timed_first_batch([positions[i] for i in rows])
+        # a fresh oracle's first batch, BAND_REPEATS times (a band's batch can take a
+        # millisecond): the median
+        runs = [timed_first_batch([positions[i] for i in rows]) for _ in range(BAND_REPEATS)]
+        band, cpu = runs[0][0], statistics.median(c for _, c in runs)
+        spread = [round(min(c for _, c in runs), 4), round(max(c for _, c in runs), 4)]
         bitbully_cpu = sum(bb_times[i] for i in rows)
         bands[f"{low}-{high}"] = {
             "positions": len(rows),
             "ours_batch_cpu_s": round(cpu, 4),
+            "ours_batch_cpu_s_min_max": spread,
             "bitbully_cpu_s": round(bitbully_cpu, 4),
             "ratio": round(cpu / bitbully_cpu, 4) if bitbully_cpu else None,
             "ours_one_per_call_cpu_s": round(sum(ours_times[i] for i in rows), 4),
