@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 
@@ -54,11 +55,14 @@ class Player(IntEnum):
         return Player.SECOND if self is Player.FIRST else Player.FIRST
 
 
+@functools.cache
 def bottom_mask(width: int, height: int) -> int:
-    """One bit at the bottom cell of every column."""
+    """One bit at the bottom cell of every column (computed once per board: every
+    move a :class:`Position` checks asks for it)."""
     return sum(1 << (col * (height + 1)) for col in range(width))
 
 
+@functools.cache
 def board_mask(width: int, height: int) -> int:
     """Every playable cell (the sentinel rows excluded)."""
     return bottom_mask(width, height) * ((1 << height) - 1)
