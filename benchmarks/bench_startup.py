@@ -19,7 +19,8 @@ Cases: the bare interpreter (``python -c pass``, the floor), ``--help``,
 ``lookup BOOK MOVES`` (a position the book does not store: the reader's
 binary search, order check and manifest), ``lookup`` in a shipped compact book
 by name (``12-dist``), ``analyze ""`` (the empty board's seven moves from the
-shipped 1-ply book) and ``analyze 444333`` (a 6-ply position: the 7-ply book),
+shipped 1-ply book), ``analyze 444333`` (a 6-ply position: the 7-ply book) and
+``analyze`` of a 14-stone position (the 15-ply book, 28.5 MB, opened and checked),
 ``info BOOK`` (reads and checks the whole book),
 ``solve`` of an easy 8-ply position, single-threaded and with the default thread
 count, and the same solve without the native cache (``OPENINGBOOK_NATIVE=0``:
@@ -57,6 +58,7 @@ GOALS = {
     "solve": 0.5,
     "analyze": 0.2,
     "analyze 6-ply": 0.2,
+    "analyze 14-ply": 0.2,  # issue 43: its moves in the 15-ply book (28.5 MB, checked)
 }
 
 
@@ -70,6 +72,7 @@ def cases(book: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
         "lookup 12-dist": ([*cli, "lookup", "12-dist", "444444333333"], {}),
         "analyze": ([*cli, "analyze", ""], {}),
         "analyze 6-ply": ([*cli, "analyze", "444333"], {}),
+        "analyze 14-ply": ([*cli, "analyze", "12134724515216"], {}),
         "info": ([*cli, "info", str(book)], {}),
         "solve": ([*cli, "solve", "44444455", "--threads", "1"], {}),
         "solve (all cores)": ([*cli, "solve", "44444455"], {}),
