@@ -8,12 +8,14 @@
 * a manifest edited to call a partial book complete: refused on open, so a missing
   position is never answered "first player wins" by the pruning rule;
 * junk files of any name: no format recognises them, whatever their suffix;
-* a shipped book with any byte changed is listed as damaged by ``books``.
+* a shipped book with any byte changed is listed as damaged by ``books``, and refused by
+  ``analyze`` when it first reads the book, though the engine listed it by its header.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -214,3 +216,32 @@ def test_a_shipped_book_copied_under_another_name_still_opens(tmp_path):
             shutil.copy(manifest_path(BOOKS / source), manifest_path(target))
         with open_book(target) as book:
             assert len(book) == len(enumerate_positions(8, None, 7, 6)[0])
+
+
+def test_a_shipped_book_damaged_after_its_header_was_read_is_refused(tmp_path, monkeypatch):
+    """The engine lists the shipped books by their headers alone, each remembered for the
+    process by path, size and mtime; the file itself is checked (CRC-32, every byte) when
+    a position first needs it. A book damaged after its header was remembered, its size
+    and mtime kept, is refused in one line at that first use, never answered."""
+    from openingbook import booknames
+    from openingbook.engine import Engine
+
+    monkeypatch.setattr(booknames, "books_dir", lambda: tmp_path)
+    for ply in (4, 5):  # 4453: its children (5 stones) are in the 5-ply book
+        shutil.copy(BOOKS / f"book{ply}-dist.c4b", tmp_path)
+    target = tmp_path / "book5-dist.c4b"
+    assert Engine().book_plies == (4, 5)  # the headers read, and remembered
+    stat = target.stat()
+    data = bytearray(target.read_bytes())
+    data[-1] ^= 0x01  # the last payload byte: the header still parses
+    target.write_bytes(bytes(data))
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert target.stat().st_size == stat.st_size
+    with Engine() as engine, pytest.raises(BookFileError, match="checksum mismatch"):
+        assert engine.book_plies == (4, 5)
+        engine.analyze("4453")
+    result = CliRunner().invoke(main, ["analyze", "4453"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: {target}: checksum mismatch (damaged file)"
+    ], result.output

@@ -151,6 +151,7 @@ def test_solve_with_a_warm_cache_loads_no_numba(warm_native_cache, args):
         ["analyze", "444333"],  # a 6-ply position: the 7-ply book
         ["analyze", "4453", "--json"],
         ["best", "44444433333"],  # 11 stones: the 12-ply book
+        ["analyze", "12134724515216"],  # 14 stones: the 15-ply book (28.5 MB), checked
     ],
     ids=" ".join,
 )
