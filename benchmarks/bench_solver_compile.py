@@ -16,7 +16,10 @@ started from a hook in ``solver._jit.COMPILE_HOOKS``; ``OPENINGBOOK_COMPILE_CHIL
 is set; see benchmarks/NOTES.md, "The first compile") also gets the thread CPU before
 and after the wait for the child, the wait (wall) and the child's CPU, and the
 estimate of a quiet 2-core machine: max(before the wait, the child) + after it. The
-runs alternate the trees.
+runs alternate the trees. This times numba's compile itself, a mechanism's figure: the
+native cache is off here only so that numba compiles. What a user's first run costs, in
+the configuration users get (the light kernel, the background compile), is
+``bench_first_use.py``'s figure.
 Writes ``benchmarks/results/solver_compile.json``.
 """
 

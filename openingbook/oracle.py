@@ -56,9 +56,6 @@ __all__ = ["FULL_COLUMN", "NO_SCORE", "Oracle", "OracleAnswer", "solver_api_scor
 #: Every array's value where a row was not answered, and ``winners``/``plies`` of a
 #: full column (:data:`openingbook.values.UNKNOWN`).
 NO_SCORE = UNKNOWN
-#: A move's score while :meth:`Oracle.answer` works, where the time limit stopped the
-#: batch search of its child (a row with one is refused; never in an answer)
-UNSOLVED_MOVE = NO_SCORE - 1
 
 
 @dataclass
@@ -231,9 +228,9 @@ class Oracle:
         child_first = np.where((stones % 2 == 0)[:, None], first[:, None] | move, first[:, None])
         child_mask = mask[:, None] | move
         self._book_scores(stones, open_moves, child_first, child_mask, scores)
-        self._searched_scores(stones, open_moves, child_first, child_mask, scores, deadline)
-        stopped = (scores == UNSOLVED_MOVE).any(axis=1)  # by the time limit, in that batch
-        scores[scores == UNSOLVED_MOVE] = NO_SCORE
+        stopped = self._searched_scores(
+            stones, open_moves, child_first, child_mask, scores, deadline
+        )
         # the rows left: the engine (books to back up from or to probe), one row at a time
         for i in np.flatnonzero((open_moves & (scores == NO_SCORE)).any(axis=1)).tolist():
             if not stopped[i] and (deadline is None or time.perf_counter() < deadline):
@@ -262,23 +259,27 @@ class Oracle:
         child_mask: np.ndarray,
         scores: np.ndarray,
         deadline: float | None,
-    ) -> None:
+    ) -> np.ndarray:
         """Fill ``scores`` of the open moves left whose child positions the engine answers
         by its solver alone (:meth:`~openingbook.engine.Engine.searches_only`: past the
-        books), all rows at once in one call of the solver's batch kernel, as many
-        children a second as one at a time; :data:`UNSOLVED_MOVE` for those the
-        ``deadline`` stopped."""
+        books), all rows at once in one call of the solver's batch kernel. Returns (B,)
+        bool: the rows with a child the ``deadline`` stopped (its score left
+        :data:`NO_SCORE`)."""
+        stopped = np.zeros(len(stones), bool)
         left = open_moves & (scores == NO_SCORE)
         plies = np.unique(stones[left.any(axis=1)] + 1).tolist()
         searched = [ply for ply in plies if self.engine.searches_only(ply)]
         if not searched:
-            return
+            return stopped
         left &= np.isin(stones, np.asarray(searched) - 1)[:, None]
         rows, cols = np.nonzero(left)
         found = self.engine.solve_positions(
             child_first[rows, cols], child_mask[rows, cols], deadline
         )
-        scores[rows, cols] = np.where(found == UNSOLVED, UNSOLVED_MOVE, -found.astype(np.int16))
+        solved = found != UNSOLVED
+        scores[rows[solved], cols[solved]] = -found[solved].astype(np.int16)
+        stopped[rows[~solved]] = True
+        return stopped
 
     def _book_scores(
         self,

@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Any
 
 from solver import _native
-from solver._jit import NATIVE_KERNELS
 
 __all__ = ["background_locks", "choose", "enabled", "main", "start_light"]
 
@@ -155,7 +154,7 @@ def _missing_library(fast: Any, args: tuple[Any, ...]) -> Path | None:
         return None
     # the stand-in names the library; numba's dispatcher stands in the kernels' place
     # when numba was loaded before solver.search (a build's enumeration loads it)
-    stand_in = NATIVE_KERNELS.get(f"{fast.__module__}.{fast.__qualname__}")
+    stand_in = _native.stand_in(fast)
     library = None if stand_in is None else _native.library_path(stand_in, signature)
     if library is None:
         return None

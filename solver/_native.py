@@ -73,6 +73,7 @@ __all__ = [
     "enabled",
     "library_path",
     "run_and_build",
+    "stand_in",
     "timing_dependent",
 ]
 
@@ -236,7 +237,7 @@ class _Library:
         microseconds where :meth:`__call__` takes about 25 (scalars are passed as they
         are: Python ints and bools). The arrays of ``tail`` must stay alive, in place,
         while the function is in use. Integer, boolean and no results only."""
-        if self.result not in ("int", "bool", "none"):
+        if self.result not in _BINDABLE:
             raise InternalError(f"bind: a kernel returning {self.result}")
         split = len(self.plan) - len(tail)
         fixed = _c_arguments(self.plan[split:], tail)
@@ -272,6 +273,8 @@ def _c_arguments(plan: list[tuple[str, str, int]], args: tuple[Any, ...]) -> lis
 
 
 _FAILURE = "a native solver kernel failed (run with OPENINGBOOK_NATIVE=0)"
+#: the results a bound kernel returns (:meth:`_Library.bind`)
+_BINDABLE = ("int", "bool", "none")
 
 
 def _convert(kind: str, value: Any) -> Any:
@@ -469,21 +472,21 @@ def call(kernel: Any, args: tuple[Any, ...]) -> Any:
     return library(args)
 
 
-def bind(kernel: Any, args: tuple[Any, ...], fixed: int) -> Callable[..., int] | None:
+def bind(kernel: Any, args: tuple[Any, ...], fixed: int) -> Callable[..., Any] | None:
     """``kernel``'s native library for arguments like ``args``, as a function of the
     first ``len(args) - fixed`` of them, the last ``fixed`` bound now
     (:meth:`_Library.bind`); None when there is no library for such arguments (yet).
 
     ``kernel``: a native kernel's stand-in, or its numba dispatcher (numba loaded
     first): the library is the same compiled code either way."""
-    stand_in = _stand_in(kernel)
-    library = None if stand_in is None else _library(stand_in, args)
-    if library is None or library.result not in ("int", "bool", "none"):
+    native = stand_in(kernel)
+    library = None if native is None else _library(native, args)
+    if library is None or library.result not in _BINDABLE:
         return None
     return library.bind(args[len(args) - fixed :])
 
 
-def _stand_in(kernel: Any) -> Any:
+def stand_in(kernel: Any) -> Any:
     """The stand-in (:class:`solver._jit.LazyKernel`) of a native kernel or of its
     dispatcher, None for a kernel that is not native."""
     from solver._jit import NATIVE_KERNELS

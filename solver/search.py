@@ -1903,15 +1903,10 @@ class Solver:
         try:
             done = 0
             if bound is not None:
-                # first in the calling thread, up to CALLING_THREAD_NODES (see _run_here);
-                # the rest (if any) where a signal stops it
-                self._geo[_NODE_LIMIT] = worker.stats[0] + CALLING_THREAD_NODES
-                try:
-                    search(0)
-                finally:
-                    self._geo[_NODE_LIMIT] = 0
-                done = n if worker.stats[1] == 0 else int(np.argmax(out == UNSOLVED))
-                worker.stats[1] = 0
+                # first in the calling thread (see _run_here); the rest, if the node limit
+                # stopped it, where a signal stops it
+                _, stopped = self._node_limited(lambda: search(0))
+                done = int(np.argmax(out == UNSOLVED)) if stopped else n
             if done < n and not self._timed_out:
                 run_interruptibly(lambda: search(done), lambda: self._interrupt(stack))
         finally:
@@ -2089,24 +2084,35 @@ class Solver:
         self, searcher: Any, cur: int, mask: int, wdl: bool, guess: int | None
     ) -> int | None:
         """The search in the calling thread, up to :data:`CALLING_THREAD_NODES` nodes
-        (a signal waits for it: milliseconds); None when it stopped there (the table
+        (a signal waits for it: tens of milliseconds); None when it stopped there (the table
         keeps what it proved, for the search that goes on). ``searcher``: :meth:`_searcher`."""
-        worker = self._workers[0]
         start = time.perf_counter()
         cpu = time.thread_time()
-        self._geo[_NODE_LIMIT] = worker.stats[0] + CALLING_THREAD_NODES
+        args = (cur, mask, wdl, guess is not None, guess or 0, NO_LOWER_BOUND, 0)
         try:
-            found = searcher(cur, mask, wdl, guess is not None, guess or 0, NO_LOWER_BOUND, 0)
+            found, stopped = self._node_limited(lambda: searcher(*args))
         finally:
-            self._geo[_NODE_LIMIT] = 0
-            stopped = worker.stats[1] != 0
-            worker.stats[1] = 0
             self._cpu_seconds += time.thread_time() - cpu
             self._seconds += time.perf_counter() - start
         if stopped:
             return None
         self._positions += 1
         return found
+
+    def _node_limited(self, search: Any) -> tuple[Any, bool]:
+        """``search()`` (a call of a kernel of the main thread) run in the calling thread
+        with the node limit at :data:`CALLING_THREAD_NODES` more than its nodes so far:
+        its result, and whether the limit (or the stop flag) stopped it (the thread's
+        stopped flag cleared again)."""
+        worker = self._workers[0]
+        self._geo[_NODE_LIMIT] = worker.stats[0] + CALLING_THREAD_NODES
+        try:
+            result = search()
+        finally:
+            self._geo[_NODE_LIMIT] = 0
+            stopped = worker.stats[1] != 0
+            worker.stats[1] = 0
+        return result, stopped
 
     def _searcher(self, batch: bool = False) -> Any:
         """The main thread's kernel for one position (or, with ``batch``, many) as a
