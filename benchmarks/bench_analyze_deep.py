@@ -21,7 +21,7 @@ Every engine starts each position with an empty transposition table (ours:
 depend on the order of the positions. Times are CPU time: ``time.process_time`` around
 our calls (one thread); for Pons' solver, the CPU time a timing driver prints after
 the scores (a ``main`` of one's own compiled against his solver, which empties the
-table, analyses and prints ``moves s1 .. s7 cpu_ms``: ``benchmarks/NOTES.md``), or,
+table, analyses and prints ``moves s1 .. s7 cpu_ms``: ``benchmarks/DECISIONS.md``), or,
 for his ``c4solver``, which prints no times, the child's CPU time (``getrusage``;
 under 0.1 s the least of ``--pons-repeat`` processes) minus the least CPU time of the
 same command with no position (loading the book, allocating its table, start and
@@ -34,7 +34,7 @@ Prints and writes (``benchmarks/results/analyze-deep.json``) median, p99 (neares
 with fewer than 100 positions, the largest), mean and max milliseconds per
 position per engine and stone count, and the ratios of medians and means against
 ``solver`` and against ``pons_book``. Pons' solver absent: its columns are skipped
-with a message. Build it as ``benchmarks/NOTES.md`` ("Peers") says.
+with a message. Build it as ``benchmarks/DECISIONS.md`` ("Peers") says.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def pons(
     its overhead in seconds (the least CPU time of ``rounds`` runs on empty input).
 
     The CPU time of a position: the number the binary prints after the seven scores
-    when it prints one (a timing driver, see ``benchmarks/NOTES.md``); else, for
+    when it prints one (a timing driver, see ``benchmarks/DECISIONS.md``); else, for
     Pons' own ``c4solver``, the child's CPU time less the overhead, and a position
     that takes less than :data:`REPEAT_BELOW` runs ``repeat`` times and its least
     CPU time counts (minima: the steadiest figures of CPU time on a shared host)."""

@@ -16,7 +16,7 @@ build), and only the last ``timed`` count. The book's estimate is the
 mean CPU time per position over the strata times the book's positions (the strata's
 part sizes times ``n``, an estimate; ``openingbook enumerate --plies P`` counts them),
 in core-hours, beside the 12-ply book's (``FULL_12_CORE_HOURS``, the ninth pass).
-With ``--pons PATH`` (Pascal Pons' ``c4solver``, built as ``benchmarks/NOTES.md``
+With ``--pons PATH`` (Pascal Pons' ``c4solver``, built as ``benchmarks/DECISIONS.md``
 "Peers" says) every window is also solved by his solver, without an opening book, in
 one fresh process (its table kept from position to position, as ours): its CPU time for
 the timed positions (the run of the warm-up alone subtracted), its scores compared with

@@ -1,6 +1,6 @@
 """How little room the compressed function's peeling needs: the codeword bits of a book
 (the compact format's version 3 codes, threats-and-centre context) peeled in layouts of
-given segment lengths and cells per codeword bit, a few seeds each (benchmarks/NOTES.md,
+given segment lengths and cells per codeword bit, a few seeds each (benchmarks/DECISIONS.md,
 "The compact format's version 3").
 
     python benchmarks/bench_peel_room.py 12 --lengths 32768,8192 --factors 1.125,1.11,1.10 --seeds 3

@@ -11,7 +11,7 @@ figure is the child's CPU time, user and system (``resource.RUSAGE_CHILDREN``): 
 interpreter's start, the imports, the table and every search included. The peers:
 BitBully's ``BitBullyCore.mtdf`` in this process (its CPU time around the calls only),
 c4's batch driver and Pons' ``c4solver`` as child processes (their CPU, user and
-system; see ``bench_solver.py`` and ``benchmarks/NOTES.md`` for how they are built).
+system; see ``bench_solver.py`` and ``benchmarks/DECISIONS.md`` for how they are built).
 The sets are ``bench_solver.py``'s (``families``: every 12-ply descendant of three
 8-ply positions; ``random``: 300 random 12-ply positions). With ``--repeat R`` every
 engine runs R times, alternating, and the minimum counts. Goal (issue 43): at most 0.3

@@ -19,7 +19,7 @@ Engines: ours (single thread), ``bitbully`` (the Python package, if installed:
 ``BitBullyCore.mtdf(board, 0)``), and, when their binaries are given, Christophe
 Steininger's ``c4`` (``--c4``: a batch driver built against c4's solver that
 reads one 1-based move string per line on stdin and prints ``moves score cpu_ms
-wall_ms``; see benchmarks/NOTES.md for the settings that make it like-for-like)
+wall_ms``; see benchmarks/DECISIONS.md, "Peers", for the settings that make it like-for-like)
 and Pascal Pons' ``c4solver`` (``--pons``: reads move strings on stdin, prints
 ``moves score``; it reports no times, so its figure is the mean CPU time per
 position of the whole run). An engine that is absent is skipped with a message.

@@ -13,7 +13,7 @@ and the two copies of ``_search`` it calls. Timed in the compiling thread (threa
 from numba's ``numba:compile`` event of the entry kernel to its end). A tree whose
 search compiles one copy in a child process and waits for it (``subprocess.Popen.wait``,
 started from a hook in ``solver._jit.COMPILE_HOOKS``; ``OPENINGBOOK_COMPILE_CHILD=1``
-is set; see benchmarks/NOTES.md, "The first compile") also gets the thread CPU before
+is set; see benchmarks/DECISIONS.md, "The kernel") also gets the thread CPU before
 and after the wait for the child, the wait (wall) and the child's CPU, and the
 estimate of a quiet 2-core machine: max(before the wait, the child) + after it. The
 runs alternate the trees. This times numba's compile itself, a mechanism's figure: the

@@ -5,7 +5,7 @@ Usage: ``python benchmarks/count_instructions.py [--positions 16] [--cpu haswell
 
 Times on this shared host move by 10-30% between identical runs; instruction counts
 do not, and the search is compute-bound, so they are the yardstick for small changes
-to the kernel (the fifth speed pass in benchmarks/NOTES.md was measured this way).
+to the kernel (the instruction counts in benchmarks/DECISIONS.md were measured this way).
 
 How: the kernel (the batch entry kernel of a 7x6 solver without a book,
 ``solver.search._solve_batch_7x6``, and everything it calls) is compiled

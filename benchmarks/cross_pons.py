@@ -5,7 +5,7 @@ Usage: ``python benchmarks/cross_pons.py BOOK.c4b [...] --pons PATH [--sample 20
 
 ``check_parts.py`` re-solves samples with this project's solver; this script asks an
 independent one, Pons' ``c4solver`` (built from his public source as
-``benchmarks/NOTES.md`` "Peers" says; never part of this project). For each book (a
+``benchmarks/DECISIONS.md`` "Peers" says; never part of this project). For each book (a
 part of the 14- or 15-ply book, a merged book, any 7x6 distance book), ``--sample`` of its
 positions picked at random (seed: ``--seed`` plus the part number, so not
 ``check_parts.py``'s sample) are written as move strings to the solver's standard input,

@@ -1083,7 +1083,7 @@ def _insert_move(
     """Insert the move ``m`` (leaving the winning cells ``w``, ordering score ``sc``) among
     the ``k`` moves already in the row at ``base``, best first: an insertion sort, a move
     going after those of equal score. Inlined, it compiles to the same machine code as the
-    loop written out in :func:`_search` (see benchmarks/NOTES.md)."""
+    loop written out in :func:`_search` (benchmarks/DECISIONS.md, "The kernel")."""
     j = k
     while j > 0 and np.int64(stack[_u(base + scores + j - 1)]) < sc:
         stack[_u(base + _MOVES + j)] = stack[_u(base + _MOVES + j - 1)]

@@ -3,7 +3,7 @@
 Each value is a constant that numba compiles into the search (:mod:`solver.search`),
 so the compiler folds every test on it. None of them changes an answer: they change
 how many nodes the search visits and how fast it visits them. The measurements behind
-them are in ``benchmarks/NOTES.md``.
+them are in ``benchmarks/DECISIONS.md``.
 
 Where a value depends on how far a position is from the end of its game, it is given
 in empty cells, so that it means the same on every board.

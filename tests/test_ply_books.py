@@ -254,7 +254,8 @@ def test_the_14_ply_win_draw_loss_book_is_the_distance_books_part():
     """``books/book14.c4b`` (``14``: ``derive --from 14-dist --plies 14 --pruned``) holds
     every position of the 14-ply distance book with its winner: the same count, the
     same winner on positions of random games (both readers in bulk), and the solver's
-    on some; its whole position set was compared with ``openingbook diff`` (NOTES)."""
+    on some; its whole position set was compared with ``openingbook diff``
+    (benchmarks/DECISIONS.md)."""
     positions, first, mask = random_book_positions(14, 3000, seed=14)
     with CompactBook(BOOKS / "book14.c4b") as wdl, CompactBook(book_path(14)) as dist:
         assert wdl.kind == "wdl" and len(wdl) == len(dist) == 23_192_137
