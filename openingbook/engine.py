@@ -91,12 +91,10 @@ __all__ = [
     "Analysis",
     "Engine",
     "MoveValue",
-    "Value",
     "best_column",
     "book_gap",
     "book_probe",
     "value_dict",
-    "value_of_score",
 ]
 
 #: ``Engine(books=SHIPPED)`` (the default): the distance books shipped for the board.
@@ -145,14 +143,6 @@ def book_gap(width: int) -> int:
     while gap > 0 and width**gap > 7**MAX_BOOK_GAP:
         gap -= 1
     return gap
-
-
-#: The exact value of a position is a book's answer, :class:`openingbook.values.BookValue`
-#: (who wins, plies to the end, Pons score of the side to move); ``Value`` is an alias of
-#: it for one release (CHANGELOG.md).
-Value = BookValue
-#: An alias of :func:`openingbook.values.value_from_score` for one release (CHANGELOG.md).
-value_of_score = value_from_score
 
 
 def value_dict(value: BookValue) -> dict[str, Any]:

@@ -1,19 +1,9 @@
-"""Shared test set-up: where the reference data are.
-
-The reference files (Thill's 8-ply book, an independent solver's scores, ...) live in
-``tests/data`` (its README gives each file's provenance and sha256);
-``OPENINGBOOK_REFERENCE`` may point at another directory holding the same files.
-:data:`REFERENCE` is computed here and only here; tests take the
-:func:`reference_dir` fixture, and modules that need a reference path while pytest
-collects them (in a ``parametrize`` list) import :data:`REFERENCE` from this module.
-"""
+"""The suite's set-up and its shared pytest fixtures (what test files share besides
+fixtures is in ``helpers.py``)."""
 
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,17 +21,15 @@ settings.load_profile("openingbook")
 # one compiles in the background (solver._firstuse), is tested by tests/test_light_kernel.py,
 # which turns it on where it needs it. Children of the tests inherit this.
 os.environ.setdefault("OPENINGBOOK_FIRST_USE", "0")
-
-#: The reference data kept in the repository (``tests/data/README.md``).
-DATA = Path(__file__).resolve().parent / "data"
-
-#: The reference directory the tests read: ``OPENINGBOOK_REFERENCE`` or :data:`DATA`.
-REFERENCE = Path(os.environ.get("OPENINGBOOK_REFERENCE") or DATA)
+# (the fixtures import the package, through tests.helpers, only once this is set)
 
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """The reference directory; a clear failure when it is missing."""
+    """The reference directory (:data:`tests.helpers.REFERENCE`); a clear failure when it
+    is missing."""
+    from tests.helpers import REFERENCE
+
     if not REFERENCE.is_dir():
         pytest.fail(
             f"reference data not found at {REFERENCE}: set OPENINGBOOK_REFERENCE to the "
@@ -50,28 +38,10 @@ def reference_dir() -> Path:
     return REFERENCE
 
 
-#: the command line as a child process runs it, from this checkout
-CLI = [sys.executable, "-c", "from openingbook.cli import main; main()"]
+@pytest.fixture(scope="session")
+def line_books(tmp_path_factory) -> dict[tuple[int, bool], Path]:
+    """Books built with the real build under ``helpers.LINE_BOOKS_UNDER``, once per
+    session: (plies, distances) -> path, for 12 and 10 plies."""
+    from tests.helpers import build_line_books
 
-
-def cli_process(*args: str) -> subprocess.Popen:
-    """``openingbook ARGS`` as a child of this checkout, text pipes, interruptible by
-    SIGINT (:func:`default_sigint`)."""
-    return subprocess.Popen(
-        [*CLI, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
-        preexec_fn=default_sigint,
-    )
-
-
-def default_sigint() -> None:
-    """``preexec_fn`` for children that tests interrupt with SIGINT.
-
-    A shell that starts the test run in the background (``cmd &``) ignores SIGINT, and
-    children inherit that, so Python would never raise KeyboardInterrupt in them; the
-    default action makes the child's Python install its handler as in a terminal.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return build_line_books(tmp_path_factory.mktemp("line-books"))

@@ -147,18 +147,6 @@ def test_solver_used_only_through_its_package():
     assert not offenders, "\n".join(offenders)
 
 
-def test_the_former_module_paths_are_aliases_nothing_inside_uses():
-    import importlib
-
-    graph = openingbook_graph()
-    users = {m: sorted(deps & set(ALIASES)) for m, deps in graph.items() if deps & set(ALIASES)}
-    assert not users, users
-    for alias, (home, name) in ALIASES.items():
-        old, new = importlib.import_module(alias), importlib.import_module(home)
-        assert getattr(old, name) is getattr(new, name), alias
-        assert all(hasattr(old, n) for n in old.__all__), alias
-
-
 # ---------------------------------------------------------------- the layering
 #: the root: the book model, values, errors, files written atomically, the machine's
 #: resources, and the published figures and complete-book sizes formats size their files
@@ -209,21 +197,6 @@ AGENT_MODULES = {
     "openingbook.layouts",
     "openingbook.oracle",
 }
-#: modules kept for one release under their former paths, as aliases of their new homes
-#: in ``openingbook.pipeline``, ``openingbook.checks`` and ``openingbook.formats``
-#: (CHANGELOG.md)
-ALIASES = {
-    "openingbook.build": ("openingbook.pipeline.build", "build_book"),
-    "openingbook.compact": ("openingbook.formats.compact", "CompactBook"),
-    "openingbook.derive": ("openingbook.pipeline.derive", "derive_book"),
-    "openingbook.convert": ("openingbook.pipeline.convert", "convert_book"),
-    "openingbook.validate": ("openingbook.checks.validate", "validate_books"),
-    "openingbook.formats.exporting": ("openingbook.pipeline.export", "export_book"),
-    "openingbook.reader": ("openingbook.formats.thill", "Book"),
-    "openingbook.bookfile": ("openingbook.formats.thill", "BookFormat"),
-    "openingbook.manifest": ("openingbook.formats.thill", "identify"),
-}
-
 #: The groups, lowest first, and the groups each one's modules may import (their own
 #: group only where it is listed). "formats" is every module no other group names: the
 #: format registry ``openingbook.formats`` and the modules of the formats. The helpers
@@ -254,14 +227,14 @@ GROUPS: dict[str, set[str]] = {
 #: fails the test (remove it from here)
 EXCEPTIONS = {}
 
-#: The most modules on one chain of imports inside ``openingbook`` (the aliases left
-#: out): the command line, a command, a library module, the format registry, a format's
-#: module, the reader base or the model, the values, the errors.
+#: The most modules on one chain of imports inside ``openingbook``: the command line, a
+#: command, a library module, the format registry, a format's module, the reader base or
+#: the model, the values, the errors.
 MAX_LAYERS = 8
 
 
 def group_of(module: str) -> str:
-    if module in ALIASES or module == "openingbook":
+    if module == "openingbook":
         return "public names"
     for group, members in (
         ("root", ROOT_MODULES),
@@ -326,9 +299,7 @@ def layers(graph: dict[str, set[str]]) -> dict[str, int]:
 
 
 def longest_chain(graph: dict[str, set[str]]) -> list[str]:
-    """One longest chain of imports, importer first (the aliases, which nothing imports,
-    left out)."""
-    graph = {m: deps for m, deps in graph.items() if m not in ALIASES}
+    """One longest chain of imports, importer first."""
     layer = layers(graph)
     module = max(sorted(graph), key=layer.__getitem__)
     chain = [module]
@@ -346,7 +317,7 @@ def test_layers_and_the_longest_chain():
 
 def test_the_groups_name_modules_that_exist():
     graph = openingbook_graph()
-    named = ROOT_MODULES | HELPER_MODULES | LIBRARY_MODULES | AGENT_MODULES | set(ALIASES)
+    named = ROOT_MODULES | HELPER_MODULES | LIBRARY_MODULES | AGENT_MODULES
     assert not named - set(graph), sorted(named - set(graph))
     assert "openingbook.formats" in graph and group_of("openingbook.formats") == "formats"
 

@@ -52,7 +52,7 @@ from solver import (
     positions_with_moves,
     winner_from_score,
 )
-from tests.bruteforce import four_through
+from tests.helpers import four_through
 
 Columns = tuple[tuple[int, ...], ...]
 

@@ -1,9 +1,10 @@
 """Other board sizes: the solver against an independent brute force and the published results.
 
-* a brute-force negamax written here from the rules and the score definition alone
-  (columns of strings, memo, no pruning, no code of the solver), on the empty board of
-  every size of at most 16 cells and on random positions (every move's score) of boards
-  with an even and an odd number of cells, narrow tall ones and wide flat ones;
+* a brute-force negamax written from the rules and the score definition alone
+  (``tests/helpers.py``: columns of strings, memo, no pruning, no code of the solver),
+  on the empty board of every size of at most 16 cells and on random positions (every
+  move's score) of boards with an even and an odd number of cells, narrow tall ones and
+  wide flat ones;
 * Tromp's and Steininger's tables (:data:`openingbook.checks.published.BOARD_RESULTS`): the
   winner of the empty board under perfect play and the move on which the game ends,
   for the small boards here; ``benchmarks/bench_board_sizes.py`` solves the larger ones
@@ -13,7 +14,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from pathlib import Path
@@ -37,74 +37,10 @@ from solver import (
     score_from_plies,
     winner_from_score,
 )
-from tests.bruteforce import four_through
+from tests.helpers import Board, brute_force_move_scores, four_through, random_board, to_position
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "board_sizes.json"
-
-
-# ------------------------------------------------------------ brute force
-Board = tuple[str, ...]  # one string per column, bottom first: "a" first player, "b" second
-
-
-def brute_force_move_scores(board: Board, height: int) -> list[int | None]:
-    """Score of each column for the side to move (None: full), by plain negamax.
-
-    The definition: a game that ends with its p-th stone (counted from the empty
-    board) is worth (cells - p) // 2 + 1 to the player who placed it, minus that to
-    the other; a full board without four is worth 0.
-    """
-    width = len(board)
-    cells = width * height
-
-    @functools.cache
-    def value(b: Board) -> int:
-        return max(s for s in move_scores(b) if s is not None)
-
-    def move_scores(b: Board) -> list[int | None]:
-        placed = sum(len(column) for column in b)
-        stone = "a" if placed % 2 == 0 else "b"
-        out: list[int | None] = []
-        for col in range(width):
-            if len(b[col]) == height:
-                out.append(None)
-                continue
-            child = (*b[:col], b[col] + stone, *b[col + 1 :])
-            p = placed + 1
-            if four_through(child, col, len(b[col])):
-                out.append((cells - p) // 2 + 1)
-            elif p == cells:
-                out.append(0)
-            else:
-                out.append(-value(child))
-        return out
-
-    return move_scores(board)
-
-
-def random_board(rng: random.Random, width: int, height: int, stones: int) -> Board | None:
-    """A random game of ``stones`` moves that nobody has won, or None if stuck."""
-    board: Board = ("",) * width
-    for n in range(stones):
-        stone = "ab"[n % 2]
-        choices = []
-        for col in range(width):
-            if len(board[col]) < height:
-                child = (*board[:col], board[col] + stone, *board[col + 1 :])
-                if not four_through(child, col, len(board[col])):
-                    choices.append(col)
-        if not choices:
-            return None
-        col = rng.choice(choices)
-        board = (*board[:col], board[col] + stone, *board[col + 1 :])
-    return board
-
-
-def to_position(board: Board, height: int) -> Position:
-    cells = [
-        [{"a": 1, "b": 2}[s] for s in column] + [0] * (height - len(column)) for column in board
-    ]
-    return Position.from_array(cells)
 
 
 def solver_for(width: int, height: int, **kwargs) -> Solver:

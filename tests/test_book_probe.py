@@ -23,7 +23,7 @@ from openingbook.api import open_book
 from openingbook.engine import Engine, book_probe
 from openingbook.errors import InvalidArgument as BookInvalidArgument
 from solver import BoardSize, BookProbe, InvalidArgument, Position, Solver, score_bounds
-from tests.test_engine import check_against
+from tests.helpers import check_against
 
 TABLE = 20
 BOOKS = Path(__file__).resolve().parents[1] / "books"

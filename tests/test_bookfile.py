@@ -32,25 +32,12 @@ from openingbook.formats.thill import (
     write_book,
 )
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
-from tests.conftest import REFERENCE
-from tests.manifests import write_manifest
-from tests.strategies import random_game
+from tests.helpers import REFERENCE, random_positions, write_manifest
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 
 
 # ------------------------------------------------------------------ helpers
-def random_positions(stones: int, count: int, seed: int) -> list[Position]:
-    """Distinct legal positions with ``stones`` stones, by random legal play."""
-    rng = random.Random(seed)
-    seen: dict[tuple[int, int], Position] = {}
-    tries = 0
-    while len(seen) < count and tries < 50 * count:
-        tries += 1
-        pos = random_game(rng, 7, 6, stones)
-        if pos is not None:
-            seen.setdefault((pos.first_stones, pos.mask), pos)
-    return list(seen.values())
 
 
 def valid_distance_byte(stones: int, rng: random.Random) -> int:

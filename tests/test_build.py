@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openingbook.cli import main
-from openingbook.codec import decode_keys, encode_keys, mirror_keys
+from openingbook.codec import encode_keys, mirror_keys
 from openingbook.errors import InvalidArgument, OutputExists
 from openingbook.formats import read_records
 from openingbook.formats.thill import (
@@ -54,12 +53,17 @@ from solver import (
     DEFAULT_WIDTH,
     Position,
     Solver,
-    Winner,
     enumerate_positions,
-    plies_from_score,
-    winner_from_score,
 )
-from tests.conftest import default_sigint
+from tests.helpers import (
+    BOOKS,
+    SMALL,
+    TABLE,
+    book_positions,
+    expected_book_value,
+    second_player_threatens,
+    start_build,
+)
 
 SETTINGS = {"layout": 1, "plies": 10, "under": "444444"}
 
@@ -340,10 +344,8 @@ def test_check_output(tmp_path):
 
 # ================================================================ builds (use the solver)
 # Small subtrees keep these quick: BIG is the "done when" 8-move line (202 positions
-# at 12 plies), SMALL a 9-move line (29 positions).
+# at 12 plies), SMALL (tests/helpers.py) a 9-move line (29 positions).
 BIG = "44444433"
-SMALL = "444444336"
-TABLE = 18  # small solver tables: tests must not need much memory
 
 
 def _build(out, plies=12, under=SMALL, distances=True, **kwargs):
@@ -376,30 +378,9 @@ def test_the_workers_kernel_is_compiled_once_before_they_start(tmp_path, monkeyp
     assert calls == [DEFAULT_BOARD, "executor"]
 
 
-def _book_positions(path, plies, distances):
-    """(first, mask, values) decoded from the written file, independently of the build."""
-    fmt = BookFormat.for_plies(plies, distances, *DEFAULT_BOARD)
-    if path.stat().st_size == 0:
-        empty = np.zeros(0, np.uint64)
-        return empty, empty, np.zeros(0, np.int8)
-    _, records = read_records(path, fmt)
-    first, mask = decode_keys(records.keys, fmt.key_bits, plies, *DEFAULT_BOARD)
-    return first, mask, records.values
-
-
 def _as_dict(first, mask, values) -> dict[tuple[int, int], int]:
     pairs = zip(first.tolist(), mask.tolist(), strict=True)
     return dict(zip(pairs, values.tolist(), strict=True))
-
-
-def _expected(pos: Position, distances: bool, solver) -> int:
-    """The book value of one position from the solver's exact score (scalar path)."""
-    score = solver.solve(pos)
-    winner = winner_from_score(score, pos.stone_count)
-    if not distances:
-        return {Winner.FIRST: 2, Winner.SECOND: 1, Winner.DRAW: 0}[winner]
-    d = plies_from_score(score, pos.stone_count, *DEFAULT_BOARD)
-    return {Winner.FIRST: 100 - d, Winner.SECOND: d - 100, Winner.DRAW: 0}[winner]
 
 
 @pytest.fixture(scope="module")
@@ -425,7 +406,7 @@ def test_complete_subtree_books_match_the_solver(big_books):
     assert dist.positions == pruned.positions == len(first) == 202
 
     # the distance book holds every position of the subtree once
-    bf, bm, bv = _book_positions(dist_path, 12, True)
+    bf, bm, bv = book_positions(dist_path, 12, True)
     assert len(bv) == dist.records == len(first)
     want = set(zip(first.tolist(), mask.tolist(), strict=True))
     assert set(zip(bf.tolist(), bm.tolist(), strict=True)) == want
@@ -436,11 +417,11 @@ def test_complete_subtree_books_match_the_solver(big_books):
     for f, m, v in zip(bf.tolist(), bm.tolist(), bv.tolist(), strict=True):
         pos = Position.from_bitboards(f, m)
         assert not pos.can_win_next()
-        assert v == _expected(pos, True, solver), pos.some_moves()
+        assert v == expected_book_value(pos, True, solver), pos.some_moves()
         by_position[(f, m)] = v
 
     # the pruned book is the distance book without first-player wins
-    got = _as_dict(*_book_positions(pruned_path, 12, False))
+    got = _as_dict(*book_positions(pruned_path, 12, False))
     want_pruned = {k: (1 if v < 0 else 0) for k, v in by_position.items() if v <= 0}
     assert got == want_pruned
     assert pruned.records == len(want_pruned)
@@ -468,7 +449,7 @@ def test_manifest_describes_the_book(big_books):
         "pruned": False,
     }
     assert manifest["selection"]["under"] == BIG
-    _, _, values = _book_positions(dist_path, 12, True)
+    _, _, values = book_positions(dist_path, 12, True)
     by_plies = {"first_by_plies": {}, "second_by_plies": {}}
     for v in values.tolist():
         if v:
@@ -507,7 +488,7 @@ def _compare_with_thill(book, line: str, reference_dir: Path) -> int:
     """
     first, mask = enumerate_positions(8, under=line, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)
     ours = dict.fromkeys(zip(first.tolist(), mask.tolist(), strict=True), 2)  # pruned = A wins
-    ours.update(_as_dict(*_book_positions(book, 8, False)))
+    ours.update(_as_dict(*book_positions(book, 8, False)))
     assert len(ours) == len(first)  # the book holds only positions under the line
 
     _, thill = read_records(reference_dir / "thill-original-book8.dat", BOOK8)
@@ -522,16 +503,8 @@ def _compare_with_thill(book, line: str, reference_dir: Path) -> int:
         if theirs != value:
             pos = Position.from_bitboards(fi, mi)
             assert theirs == 2 and value != 2, pos.some_moves()
-            assert _second_player_threatens(pos), pos.some_moves()
+            assert second_player_threatens(pos), pos.some_moves()
     return len(ours)
-
-
-def _second_player_threatens(pos: Position) -> bool:
-    from solver.position import winning_cells
-
-    threats = winning_cells(pos.second_stones, pos.mask, pos.width, pos.height)
-    playable = pos.mask + sum(1 << (c * (pos.height + 1)) for c in range(pos.width))
-    return bool(threats & playable)
 
 
 def test_pool_gives_the_same_bytes(tmp_path, small_book):
@@ -633,18 +606,6 @@ def test_damaged_chunks_are_recomputed(tmp_path, small_book):
     assert not wd.path.exists()  # removed after success without keep_work
 
 
-def _start_build(args: list[str]) -> subprocess.Popen:
-    """``openingbook build ARGS`` in a child process (its own session: Ctrl-C tests)."""
-    cmd = [sys.executable, "-c", "from openingbook.cli import main; main()", "build", *args]
-    return subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=default_sigint,
-    )
-
-
 def _wait_for_chunks(proc: subprocess.Popen, work: Path, count: int) -> list[int]:
     """Wait until ``count`` chunk files exist; return the build's worker processes."""
     deadline = time.monotonic() + 120
@@ -712,7 +673,7 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path, big_books):
     work = tmp_path / "k.dat.work"
     args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
     args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE), "--keep-work", "-q"]
-    proc = _start_build(args)
+    proc = start_build(args)
     try:
         workers = _wait_for_chunks(proc, work, 3)
         assert len(workers) == 2
@@ -753,7 +714,7 @@ def test_a_worker_killed_by_the_kernel_is_one_line_and_the_build_resumes(tmp_pat
     work = tmp_path / "w.dat.work"
     args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
     args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE), "-q"]
-    proc = _start_build(args)
+    proc = start_build(args)
     try:
         workers = _wait_for_chunks(proc, work, 2)
         assert len(workers) == 2
@@ -787,7 +748,7 @@ def test_ctrl_c_stops_the_workers_and_keeps_whole_chunks(tmp_path):
     work = tmp_path / "c.dat.work"
     args = ["--plies", "12", "--distances", "--under", BIG, "-o", str(out)]
     args += ["--chunk-size", "8", "--jobs", "2", "--table-log2", str(TABLE)]
-    proc = _start_build(args)
+    proc = start_build(args)
     try:
         workers = _wait_for_chunks(proc, work, 2)
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
@@ -868,8 +829,8 @@ def test_sample_solves_the_chosen_positions(tmp_path, big_books):
     out = tmp_path / "sample.dat"
     summary = _build(out, under=BIG, sample=12, seed=5)
     assert summary.records == summary.positions == 12
-    reference = _as_dict(*_book_positions(dist_path, 12, True))
-    sf, sm, sv = _book_positions(out, 12, True)
+    reference = _as_dict(*book_positions(dist_path, 12, True))
+    sf, sm, sv = book_positions(out, 12, True)
     picked = plan_build(
         BuildOptions(12, distances=True, under=BIG, sample=12, seed=5, board=DEFAULT_BOARD)
     )
@@ -1001,10 +962,10 @@ def test_wider_record_layouts_match_the_solver(tmp_path, plies, line, distances)
     summary = _build(out, plies=plies, under=line, distances=distances)
     fmt = BookFormat.for_plies(plies, distances, *DEFAULT_BOARD)
     assert out.stat().st_size == summary.records * fmt.record_bytes
-    first, mask, values = _book_positions(out, plies, distances)
+    first, mask, values = book_positions(out, plies, distances)
     solver = Solver(table_log2=TABLE)
     for f, m, v in zip(first.tolist(), mask.tolist(), values.tolist(), strict=True):
-        assert v == _expected(Position.from_bitboards(f, m), distances, solver)
+        assert v == expected_book_value(Position.from_bitboards(f, m), distances, solver)
     assert summary.positions == len(
         enumerate_positions(plies, under=line, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)[0]
     )
@@ -1013,7 +974,6 @@ def test_wider_record_layouts_match_the_solver(tmp_path, plies, line, distances)
 
 
 # ---------------------------------------------------------------- the committed books
-BOOKS = Path(__file__).resolve().parents[1] / "books"
 COMMITTED = BOOKS / "book12-dist-under44444.dat"
 
 
@@ -1022,7 +982,7 @@ def test_committed_book_matches_its_manifest():
     data = COMMITTED.read_bytes()
     assert manifest["book"]["sha256"] == hashlib.sha256(data).hexdigest()
     assert manifest["selection"]["under"] == "44444" and manifest["format"]["name"] == "12-ply-dist"
-    first, mask, values = _book_positions(COMMITTED, 12, True)
+    first, mask, values = book_positions(COMMITTED, 12, True)
     expected_first, expected_mask = enumerate_positions(
         12, under="44444", width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT
     )
@@ -1034,7 +994,7 @@ def test_committed_book_matches_its_manifest():
     solver = Solver(table_log2=TABLE)
     for i in np.random.default_rng(0).choice(len(values), 25, replace=False).tolist():
         pos = Position.from_bitboards(int(first[i]), int(mask[i]))
-        assert int(values[i]) == _expected(pos, True, solver), pos.some_moves()
+        assert int(values[i]) == expected_book_value(pos, True, solver), pos.some_moves()
 
 
 def test_committed_book_backs_up_to_thills_8_ply_values(tmp_path, reference_dir):

@@ -28,7 +28,7 @@ from solver import (
     enumerate_positions,
     mirror_bits,
 )
-from tests.test_build import BOOKS
+from tests.helpers import BOOKS
 
 READER = Path(__file__).resolve().parents[1] / "readers" / "c"
 

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from openingbook.cli import main
 from openingbook.errors import InvalidArgument
 from openingbook.memory import check_table_size
-from tests.conftest import default_sigint
+from tests.helpers import default_sigint
 
 #: (arguments, exit status, a piece of the one-line message). ``{book8}`` is
 #: Thill's 8-ply book, ``{tmp}`` a fresh directory; outputs go there.

@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from openingbook.cli import main
+from tests.helpers import FifoGuard, one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPACT8 = ROOT / "books" / "book8.c4b"
@@ -40,29 +40,9 @@ def books(tmp_path, reference_dir) -> dict[str, Path]:
     return {"thill": thill, "compact": compact}
 
 
-class _FifoGuard:
-    """A named pipe that nothing writes into; if a command opens it for reading (which
-    blocks), a writer opens it after a minute so that the test fails instead of hanging."""
-
-    def __init__(self, path: Path) -> None:
-        os.mkfifo(path)
-        self.path = path
-        self.fired = False
-        self._timer = threading.Timer(60, self._unblock)
-        self._timer.start()
-
-    def _unblock(self) -> None:
-        self.fired = True
-        with open(self.path, "w"):
-            pass
-
-    def close(self) -> None:
-        self._timer.cancel()
-
-
 @pytest.fixture
 def fifo(tmp_path):
-    guard = _FifoGuard(tmp_path / "in" / "pipe.dat")
+    guard = FifoGuard(tmp_path / "in" / "pipe.dat")
     yield guard
     guard.close()
     assert not guard.fired, "a command opened the named pipe for reading"
@@ -112,18 +92,6 @@ def _run(args: list[str]):
     return result
 
 
-def _one_line_error(result, code: int, *fragments: str) -> str:
-    assert result.exit_code == code, (result.exit_code, result.output)
-    lines = result.stderr.splitlines()
-    notes = [line for line in lines if line.startswith("note: ")]
-    errors = [line for line in lines if not line.startswith("note: ")]
-    assert len(errors) == 1 and errors[0].startswith("Error: "), result.stderr
-    assert not notes, notes
-    for fragment in fragments:
-        assert fragment in errors[0], (fragment, errors[0])
-    return errors[0]
-
-
 @pytest.mark.parametrize("mistake", BOOK_MISTAKES)
 @pytest.mark.parametrize("command", sorted(READERS))
 def test_every_reader_refuses_every_unusable_book_with_status_1(
@@ -143,7 +111,7 @@ def test_every_reader_refuses_every_unusable_book_with_status_1(
         )
         for a in READERS[command]
     ]
-    line = _one_line_error(_run(args), 1, book.name)
+    line = one_line_error(_run(args), 1, book.name)
     assert "Traceback" not in line
     assert list(out.iterdir()) == []  # nothing written, no temporary file left
     as_json = _run([*args, "--json"])
@@ -166,7 +134,7 @@ POSITION_MISTAKES = [
 def test_lookup_mistakes_have_one_status_whatever_the_book_format(
     kind, args, code, fragment, books
 ):
-    _one_line_error(_run(["lookup", str(books[kind]), *args]), code, fragment)
+    one_line_error(_run(["lookup", str(books[kind]), *args]), code, fragment)
 
 
 #: every command that writes, as arguments with its output as {output}
@@ -220,7 +188,7 @@ def test_every_writer_refuses_every_unusable_output_with_status_1(
     output = _output(how, d)
     before = {p.name: (p.lstat().st_mode, p.is_file() and p.read_bytes()) for p in d.iterdir()}
     args = [a.format(output=output, thill=books["thill"]) for a in WRITERS[command]]
-    _one_line_error(_run([*args, *(["--force"] if force else [])]), code, fragment)
+    one_line_error(_run([*args, *(["--force"] if force else [])]), code, fragment)
     after = {p.name: (p.lstat().st_mode, p.is_file() and p.read_bytes()) for p in d.iterdir()}
     assert after == before  # untouched: no temporary file, no replaced device or pipe
 
@@ -237,7 +205,7 @@ def test_force_onto_a_device_node_leaves_it_a_device(tmp_path, books):
     except PermissionError:
         node.symlink_to("/dev/null")  # the same rule: what it leads to is a device
     args = ["export", str(books["thill"]), "-f", "csv", "-o", str(node), "--force"]
-    _one_line_error(_run(args), 1, "character device", "only new paths and regular files")
+    one_line_error(_run(args), 1, "character device", "only new paths and regular files")
     assert stat.S_ISCHR(os.stat(node).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "null"]
 
@@ -268,7 +236,7 @@ UNKNOWN_OPTION_CASES = [
 def test_unknown_option_is_status_2_for_every_command(args, tmp_path, monkeypatch):
     """(The list is checked against ``openingbook --help`` below.)"""
     monkeypatch.chdir(tmp_path)
-    _one_line_error(_run([*args, "--frobnicate"]), 2, "No such option '--frobnicate'")
+    one_line_error(_run([*args, "--frobnicate"]), 2, "No such option '--frobnicate'")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -287,7 +255,7 @@ def test_every_command_is_walked():
 )
 def test_a_negative_seed_names_the_option(args, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    _one_line_error(_run(args), 2, "--seed", "-1")
+    one_line_error(_run(args), 2, "--seed", "-1")
 
 
 # ------------------------------------------------------------------ the output option
@@ -338,7 +306,7 @@ def test_dash_writes_text_to_standard_output(args, books, tmp_path, monkeypatch)
 @pytest.mark.parametrize("fmt", ["cadot", "pons"])
 def test_dash_refuses_a_binary_format(fmt, books, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    _one_line_error(
+    one_line_error(
         _run(["export", str(books["compact"]), "-f", fmt, "-o", "-"]), 2, "--output -", fmt
     )
     assert [p.name for p in tmp_path.iterdir()] == ["in"]
@@ -346,8 +314,8 @@ def test_dash_refuses_a_binary_format(fmt, books, tmp_path, monkeypatch):
 
 def test_convert_takes_the_output_once(books, tmp_path):
     out = tmp_path / "c.c4b"
-    _one_line_error(_run(["convert", str(books["thill"])]), 2, "give the output once")
-    _one_line_error(
+    one_line_error(_run(["convert", str(books["thill"])]), 2, "give the output once")
+    one_line_error(
         _run(["convert", str(books["thill"]), str(out), "-o", str(out)]), 2, "output once"
     )
     assert not out.exists()
@@ -374,8 +342,8 @@ def test_a_file_named_like_a_shipped_book_wins_and_the_clash_is_said(books, tmp_
 
 def test_a_missing_path_is_not_taken_for_a_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    _one_line_error(_run(["lookup", "./8", "44444455"]), 1, "8: No such file or directory")
-    _one_line_error(_run(["info", "nosuchbook"]), 1, "nor a shipped book (shipped books: ")
+    one_line_error(_run(["lookup", "./8", "44444455"]), 1, "8: No such file or directory")
+    one_line_error(_run(["info", "nosuchbook"]), 1, "nor a shipped book (shipped books: ")
 
 
 # ------------------------------------------------------------------ summary and progress

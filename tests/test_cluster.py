@@ -20,7 +20,7 @@ import pytest
 from openingbook.formats.thill import manifest_path
 from openingbook.pipeline.build import BuildOptions, build_book
 from solver import DEFAULT_BOARD
-from tests.test_build import SMALL, TABLE
+from tests.helpers import SMALL, TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]

@@ -27,7 +27,7 @@ from openingbook.codec import (
     position_key_pair,
 )
 from solver import DEFAULT_BOARD, DEFAULT_WIDTH, Position
-from tests.strategies import positions
+from tests.helpers import positions
 
 
 def arrays(pos_list: list[Position]) -> tuple[np.ndarray, np.ndarray]:

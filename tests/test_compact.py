@@ -46,7 +46,7 @@ from solver import (
     under_line,
 )
 from solver.membership import STATUS_UNREACHABLE
-from tests.test_build import BOOKS
+from tests.helpers import BOOKS, REFERENCE, assert_same_book, compact_payload
 
 # every committed compact book beside its Thill book: small ones in the quick suite
 CONVERTED = sorted(  # books of other sizes are compact only: no Thill book beside them
@@ -312,22 +312,6 @@ def _round_trip(name: str, tmp_path: Path) -> None:
     assert_same_book(shipped, compact)
 
 
-def assert_same_book(a: Path, b: Path) -> None:
-    """Two compact books of one version hold the same payload; of two versions, the
-    same value for every position."""
-    with CompactBook(a) as x, CompactBook(b) as y:
-        if x.header.version == y.header.version:
-            assert _payload(a) == _payload(b)
-        else:
-            first, mask = x.positions()
-            assert np.array_equal(x.values_of(first, mask), y.values_of(first, mask))
-
-
-def _payload(path: Path) -> bytes:
-    with CompactBook(path) as book:
-        return path.read_bytes()[book.header.header_bytes :]
-
-
 def test_every_compact_book_has_its_thill_book() -> None:
     assert {"book8.dat", "book12.dat", "book8-under44444.dat"} <= set(CONVERTED)
     assert all((BOOKS / name).exists() for name in CONVERTED)
@@ -356,8 +340,6 @@ def test_shards_and_samples_are_refused(tmp_path: Path) -> None:
 
 
 def test_thill_original_converts_value_for_value(tmp_path: Path) -> None:
-    from tests.test_bookfile import REFERENCE
-
     original = REFERENCE / "thill-original-book8.dat"
     out = tmp_path / "orig.c4b"
     convert_book(original, out)  # its mirror pairs stored twice are merged
@@ -622,7 +604,7 @@ def test_build_and_derive_write_compact_books(tmp_path: Path, monkeypatch) -> No
     result = runner.invoke(main, ["build", *line, "-o", "t.dat"])
     assert result.exit_code == 0, result.output
     convert_book(tmp_path / "t.dat", tmp_path / "t.c4b")
-    assert _payload(tmp_path / "t.c4b") == _payload(built)
+    assert compact_payload(tmp_path / "t.c4b") == compact_payload(built)
     result = runner.invoke(
         main,
         [

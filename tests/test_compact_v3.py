@@ -37,7 +37,7 @@ from openingbook.formats.compact import (
 from openingbook.pipeline.convert import convert_book
 from openingbook.registry import resolve_book
 from solver import BoardSize, Position, enumerate_positions, mirror_bits
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 V2 = DATA / "compact-v2"
 #: Shipped books up to 10 plies (and the small scoped ones), re-encoded whole in the tests.

@@ -5,44 +5,18 @@ header fields and byte-identical payloads, also against a shipped book converted
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from openingbook.errors import InvalidArgument
-from openingbook.formats.compact import VERSION, CompactBook, provenance
+from openingbook.formats.compact import CompactBook, provenance
 from openingbook.formats.thill import read_manifest
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.registry import resolve_book
 from solver import DEFAULT_BOARD
-from tests.test_compact import assert_same_book
-
-#: The header fields that describe the table (the metadata says who made it and when).
-TABLE_FIELDS = (
-    "width", "height", "plies", "kind", "structure", "value_bits", "positions", "seed",
-    "segment_length", "segment_count", "payload_bytes", "values", "scope", "version",
-    "context_function",
-)  # fmt: skip
-
-
-def assert_same_table(a: Path, b: Path) -> None:
-    with CompactBook(a) as x, CompactBook(b) as y:
-        hx, hy = x.header, y.header
-        assert [getattr(hx, f) for f in TABLE_FIELDS] == [getattr(hy, f) for f in TABLE_FIELDS]
-    assert a.read_bytes()[hx.header_bytes :] == b.read_bytes()[hy.header_bytes :]
-
-
-def assert_same_as_shipped(made: Path, shipped: Path) -> None:
-    """A book written now holds the shipped book's table when the shipped one is of the
-    version written now, else (a shipped book of the former version) its answers."""
-    with CompactBook(shipped) as book:
-        same_version = book.header.version == VERSION
-    if same_version:
-        assert_same_table(made, shipped)
-    else:
-        assert_same_book(made, shipped)
+from tests.helpers import assert_same_as_shipped, assert_same_table
 
 
 def test_compact_build_equals_the_conversion_of_the_thill_build(tmp_path):

@@ -21,7 +21,6 @@ from openingbook.checks.diff import diff_books
 from openingbook.cli import main
 from openingbook.formats import load_book, read_records
 from openingbook.formats.thill import file_sha256
-from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.negamax import derive_values, negamax_layers
 from openingbook.values import (
@@ -33,7 +32,7 @@ from openingbook.values import (
 from solver import DEFAULT_BOARD, Position, plies_from_score, score_from_plies
 from solver.bitboards import mirror_bits
 from solver.search import Solver
-from tests.strategies import random_game
+from tests.helpers import LINE_BOOKS_UNDER, random_game
 
 
 @pytest.fixture(scope="module")
@@ -187,29 +186,11 @@ def test_pruned_values_to_side_to_move():
 
 
 # ------------------------------------------------------------------ real books
-LINE = "62242322"  # 8 moves; the 10- and 12-ply books under it build in seconds
-
-
-_LINE_BOOKS: dict[tuple[int, bool], object] = {}
-
-
-def line_books(tmp_path_factory) -> dict:
-    """Books built with the real build under LINE, once per session (test_validate
-    uses them too): (plies, distances) -> path, for 12 and 10 plies."""
-    if not _LINE_BOOKS:
-        tmp = tmp_path_factory.mktemp("line-books")
-        for plies, dist in ((12, True), (12, False), (10, True), (10, False)):
-            path = tmp / f"b{plies}{'d' if dist else ''}.dat"
-            options = BuildOptions(plies, distances=dist, under=LINE, board=DEFAULT_BOARD)
-            build_book(path, options, jobs=2, progress=False)
-            _LINE_BOOKS[(plies, dist)] = path
-    return _LINE_BOOKS
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    books = line_books(tmp_path_factory)
-    return next(iter(books.values())).parent, books
+def built(line_books):
+    return next(iter(line_books.values())).parent, line_books
 
 
 @pytest.mark.slow
@@ -218,14 +199,14 @@ def test_derived_book_equals_built_book(built, distances):
     tmp, books = built
     out = tmp / f"derived10{'d' if distances else ''}.dat"
     summary = derive_book(books[(12, distances)], 10, out, force=True)
-    assert summary.under == LINE  # taken from the deeper book's manifest
+    assert summary.under == LINE_BOOKS_UNDER  # taken from the deeper book's manifest
     fmt, records = read_records(out)
     assert fmt.plies == 10 and fmt.distances == distances
     report = diff_books(out, books[(10, distances)])
     assert report.ok, report.lines()
     assert report.common == len(records) == summary.records
     manifest = json.loads((tmp / (out.name + ".json")).read_text())
-    assert manifest["selection"]["under"] == LINE
+    assert manifest["selection"]["under"] == LINE_BOOKS_UNDER
     assert manifest["derived_from"]["sha256"] == file_sha256(books[(12, distances)])
     assert manifest["book"]["sha256"] == file_sha256(out)
 
@@ -260,16 +241,18 @@ def test_distance_book_needs_a_distance_source(built, tmp_path):
 @pytest.mark.slow
 def test_incomplete_distance_book_is_refused_outside_its_cover(built, tmp_path, solver):
     _, books = built
-    # the 12-ply book holds only positions under LINE: the 8-ply positions under
+    # the 12-ply book holds only positions under LINE_BOOKS_UNDER: the 8-ply positions under
     # a shorter line need positions it does not have
     with pytest.raises(ValueError, match="does not cover"):
-        derive_book(books[(12, True)], 8, tmp_path / "x.dat", under=LINE[:6])
-    derivation = derive_values(load_book(books[(12, True)], complete=False), 8, under=LINE[:6])
+        derive_book(books[(12, True)], 8, tmp_path / "x.dat", under=LINE_BOOKS_UNDER[:6])
+    derivation = derive_values(
+        load_book(books[(12, True)], complete=False), 8, under=LINE_BOOKS_UNDER[:6]
+    )
     covered = derivation.covered
-    # LINE itself, and positions decided before ply 12 (the second player's double
+    # LINE_BOOKS_UNDER itself, and positions decided before ply 12 (the second player's double
     # threats on the bottom row) need nothing the book lacks
     assert len(covered) == 33 and 1 < covered.sum() < 33
-    assert LINE in set(derivation.moves[covered])
+    assert LINE_BOOKS_UNDER in set(derivation.moves[covered])
     solved = solver.solve_many(derivation.first[covered], derivation.mask[covered])
     assert derivation.result.values[covered].tolist() == solved.tolist()
 

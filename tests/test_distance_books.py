@@ -21,7 +21,7 @@ from openingbook.checks.stats import book_stats
 from openingbook.formats.thill import file_sha256, read_manifest
 from openingbook.pipeline.derive import derive_book
 from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions, mirror_bits, position_keys
-from tests.test_build import BOOKS, TABLE, _book_positions, _expected
+from tests.helpers import BOOKS, TABLE, book_positions, expected_book_value
 
 BOOK12_DIST = BOOKS / "book12-dist.dat"
 BOOK12 = BOOKS / "book12.dat"
@@ -65,7 +65,7 @@ def test_distance_book_manifest_says_how_it_was_made():
 @pytest.fixture(scope="module")
 def distance_book():
     """(first, mask, values) of every record of the 12-ply distance book."""
-    return _book_positions(BOOK12_DIST, 12, True)
+    return book_positions(BOOK12_DIST, 12, True)
 
 
 @pytest.mark.slow
@@ -104,7 +104,7 @@ def test_distance_book_records_agree_with_the_solver(distance_book):
     rng = np.random.default_rng(2026)
     for i in rng.choice(len(values), 300, replace=False).tolist():
         pos = Position.from_bitboards(int(first[i]), int(mask[i]))
-        assert int(values[i]) == _expected(pos, True, solver), pos.some_moves()
+        assert int(values[i]) == expected_book_value(pos, True, solver), pos.some_moves()
 
 
 @pytest.mark.slow
@@ -144,7 +144,7 @@ def test_derived_book_is_reproduced_and_matches_the_published_counts(name, tmp_p
 )
 def test_derived_distance_book_agrees_with_its_ply_and_the_solver(name, same_ply):
     plies, _ = DERIVED[name]
-    first, mask, values = _book_positions(BOOKS / name, plies, True)
+    first, mask, values = book_positions(BOOKS / name, plies, True)
     assert len(values) == len(enumerate_positions(plies, None, *DEFAULT_BOARD)[0])
     with open_book(same_ply) as wdl:
         assert np.array_equal(_winners(values, True), wdl.lookup_many(first, mask).winner)
@@ -152,14 +152,14 @@ def test_derived_distance_book_agrees_with_its_ply_and_the_solver(name, same_ply
     rng = np.random.default_rng(plies)
     for i in rng.choice(len(values), 12 if plies == 8 else 40, replace=False).tolist():
         pos = Position.from_bitboards(int(first[i]), int(mask[i]))
-        assert int(values[i]) == _expected(pos, True, solver), pos.some_moves()
+        assert int(values[i]) == expected_book_value(pos, True, solver), pos.some_moves()
 
 
 @pytest.mark.slow
 def test_book10_pruned_values_agree_with_the_solver():
-    first, mask, values = _book_positions(BOOKS / "book10.dat", 10, False)
+    first, mask, values = book_positions(BOOKS / "book10.dat", 10, False)
     solver = Solver(table_log2=TABLE)
     rng = np.random.default_rng(10)
     for i in rng.choice(len(values), 40, replace=False).tolist():
         pos = Position.from_bitboards(int(first[i]), int(mask[i]))
-        assert int(values[i]) == _expected(pos, False, solver), pos.some_moves()
+        assert int(values[i]) == expected_book_value(pos, False, solver), pos.some_moves()

@@ -27,10 +27,15 @@ import pytest
 from openingbook.engine import SHIPPED, Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from openingbook.formats.compact import CompactBook
-from solver import BoardSize, Position, Solver, Winner, plies_from_score, winner_from_score
-from tests.bruteforce import four_through
-from tests.strategies import random_game
-from tests.test_board_sizes import brute_force_move_scores, random_board, to_position
+from solver import BoardSize, Position, Solver, Winner
+from tests.helpers import (
+    brute_force_move_scores,
+    check_against,
+    four_through,
+    random_board,
+    random_game,
+    to_position,
+)
 
 TABLE = 20
 BOOKS = Path(__file__).resolve().parents[1] / "books"
@@ -41,26 +46,6 @@ def random_position(rng: random.Random, plies: int, width: int = 7, height: int 
     while (pos := random_game(rng, width, height, plies)) is None:
         pass
     return pos
-
-
-def expected_moves(solver: Solver, pos: Position) -> list[tuple[Winner, int, int] | None]:
-    """(winner, plies, score) of every column from the solver's scores."""
-    n, w, h = pos.stone_count, pos.width, pos.height
-    return [
-        None if s is None else (winner_from_score(s, n), plies_from_score(s, n, w, h), s)
-        for s in solver.analyze(pos)
-    ]
-
-
-def check_against(engine: Engine, solver: Solver, pos: Position) -> None:
-    analysis = engine.analyze(pos)
-    got = [None if m is None else (m.winner, m.plies, m.score) for m in analysis.moves]
-    assert got == expected_moves(solver, pos), pos.some_moves()
-    assert analysis.complete and analysis.unknown == ()
-    top = max(m.score for m in analysis.moves if m is not None)
-    assert analysis.value.score == top
-    assert analysis.best == tuple(m.column for m in analysis.moves if m and m.score == top)
-    assert all(analysis.moves[c - 1].plies == analysis.value.plies for c in analysis.best)
 
 
 @pytest.fixture(scope="module")

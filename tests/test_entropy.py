@@ -21,7 +21,7 @@ from openingbook.checks.entropy import (
 from openingbook.cli import main
 from openingbook.formats import load_book
 from solver import STATUS_BOOK, book_position_status
-from tests.bruteforce import four_through
+from tests.helpers import four_through
 
 WIDTH, HEIGHT = 7, 6
 

@@ -33,61 +33,7 @@ from solver import (
 )
 from solver.bitboards import winning_cells_bits
 from solver.position import has_four, winning_cells
-from tests.strategies import positions
-
-
-# ------------------------------------------------------------------ brute force
-def brute_reachable(plies: int, under: str = "", width: int = 7, height: int = 6) -> set:
-    """Every position with ``plies`` stones reached from ``under`` by legal play
-    in which nobody completes four, as a set of ``(first, mask)`` pairs."""
-    layer = {Position.from_moves(under, width, height)}
-    for _ in range(plies - len(under)):
-        layer = {
-            pos.play(col)
-            for pos in layer
-            for col in pos.legal_moves()
-            if not has_four(pos.play(col).stones_of(pos.side_to_move), height)
-        }
-    return {(p.first_stones, p.mask) for p in layer}
-
-
-def book_set(reachable: set, width: int = 7, height: int = 6, merge=True, drop=True) -> set:
-    """Apply the book's rules to a reachable set, with Position's own methods."""
-    out = set()
-    for first, mask in reachable:
-        pos = Position.from_bitboards(first, mask, width, height)
-        if drop and pos.can_win_next():
-            continue
-        if merge:
-            pos = pos.canonical()
-        out.add((pos.first_stones, pos.mask))
-    return out
-
-
-def as_pairs(first: np.ndarray, mask: np.ndarray) -> list[tuple[int, int]]:
-    return list(zip(first.tolist(), mask.tolist(), strict=True))
-
-
-def replay(moves: np.ndarray, width: int = 7, height: int = 6):
-    """Replay 1-based move strings with numpy; check each move is legal and
-    completes no four; return the resulting (first, mask)."""
-    cols = np.frombuffer(moves.tobytes(), dtype=np.uint8).reshape(moves.size, -1) - ord("1")
-    assert (cols < width).all()
-    h1 = np.uint64(height + 1)
-    first = np.zeros(moves.size, np.uint64)
-    mask = np.zeros(moves.size, np.uint64)
-    for ply in range(cols.shape[1]):
-        bottom = np.uint64(1) << (cols[:, ply].astype(np.uint64) * h1)
-        top = bottom << np.uint64(height - 1)
-        assert not (mask & top).any(), f"move {ply + 1} plays a full column"
-        stone = (mask + bottom) & ~mask
-        mover_first = ply % 2 == 0
-        if mover_first:
-            first |= stone
-        mask |= stone
-        mover = first if mover_first else first ^ mask
-        assert not has_four_bits(mover, height).any(), f"move {ply + 1} completes four"
-    return first, mask
+from tests.helpers import as_pairs, book_set, brute_reachable, positions, replay
 
 
 # ------------------------------------------------------------- small plies

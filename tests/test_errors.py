@@ -33,7 +33,7 @@ from openingbook.pipeline.build import parse_shard
 from openingbook.pipeline.merge import merge_books
 from openingbook.pipeline.workdir import WorkDir
 from solver import DEFAULT_BOARD, Position, parse_board_size
-from tests.test_readonly_install import _unprivileged  # nobody, who may read and not write
+from tests.helpers import unprivileged
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"
@@ -285,7 +285,7 @@ def test_a_read_only_output_directory_is_one_family_error(tmp_path):
     ro.mkdir(mode=0o555)
     env = dict(os.environ, PYTHONPATH=str(ROOT), HOME="/nonexistent")
     done = subprocess.run(
-        [*_unprivileged(), sys.executable, "-c", _UNPRIVILEGED_WRITES, str(ro)],
+        [*unprivileged(), sys.executable, "-c", _UNPRIVILEGED_WRITES, str(ro)],
         capture_output=True,
         text=True,
         env=env,
@@ -318,7 +318,7 @@ def test_a_read_only_output_directory_is_one_family_error(tmp_path):
     export = ["export", str(BOOKS / "book8-dist.c4b"), "--format", "csv", "-o", str(ro / "x.csv")]
     cli = subprocess.run(
         [
-            *_unprivileged(),
+            *unprivileged(),
             sys.executable,
             "-c",
             "from openingbook.cli import main; main()",

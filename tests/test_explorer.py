@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import random
 import re
 import select
 import socket
@@ -25,17 +24,11 @@ import pytest
 from openingbook.engine import Engine
 from openingbook.explorer import STATIC_DIR, Explorer, ExplorerLimits
 from openingbook.explorer.server import load_static, parse_request_moves
-from solver import DEFAULT_BOARD, BoardSize, Position, move_columns
+from solver import BoardSize, Position, move_columns
 from tests.browser import running_explorer
-from tests.conftest import cli_process
+from tests.helpers import OPENINGS, cli_process, drawn_game, rest_until_closed
 
 ROOT = Path(__file__).resolve().parents[1]
-
-#: positions inside the shipped books: answered by lookups
-OPENINGS = [
-    *("", "4", "44", "4453", "3344", "12345", "444444", "1726355", "7654321"),
-    *("44444432", "43444445556"),
-]
 
 
 @pytest.fixture(scope="module")
@@ -76,25 +69,6 @@ def api(server, query: str) -> tuple[int, dict]:
     status, headers, body = request(server, f"/api/analyze?{query}")
     assert headers["Content-Type"] == "application/json"
     return status, json.loads(body)
-
-
-def drawn_game(board: BoardSize = DEFAULT_BOARD) -> str:
-    """A move string filling the board without a four: random play that never takes
-    a win, from the first seed that gets through."""
-    for seed in range(1000):
-        rng = random.Random(seed)
-        pos = Position.from_moves("", *board)
-        moves = []
-        while not pos.is_full():
-            safe = [c for c in pos.legal_moves() if not pos.is_winning_move(c)]
-            if not safe:
-                break
-            column = rng.choice(safe)
-            moves.append(str(column + 1))
-            pos = pos.play(column)
-        if pos.is_full():
-            return "".join(moves)
-    raise AssertionError("no drawn game found")
 
 
 # ---------------------------------------------------------------------- answers
@@ -273,8 +247,8 @@ def test_connections_are_bounded(engine: Engine) -> None:
             with socket.create_connection(address, timeout=30) as extra:
                 extra.sendall(request_bytes)
                 assert extra.recv(12) == b"HTTP/1.1 200"
-            assert _rest_until_closed(held[0], 5) is not None  # the longest idle made room
-            assert _rest_until_closed(held[1], 0.5) is None
+            assert rest_until_closed(held[0], 5) is not None  # the longest idle made room
+            assert rest_until_closed(held[1], 0.5) is None
         finally:
             for connection in held:
                 connection.close()
@@ -285,7 +259,7 @@ def test_connections_are_bounded(engine: Engine) -> None:
             time.sleep(0.5)
             with socket.create_connection(address, timeout=30) as extra:
                 extra.sendall(request_bytes)
-                assert _rest_until_closed(extra, 5) == b""  # closed without an answer
+                assert rest_until_closed(extra, 5) == b""  # closed without an answer
         for connection in busy:
             assert connection.recv(12) == b"HTTP/1.1 200"
             connection.close()
@@ -297,21 +271,6 @@ def _wait_until(condition: Callable[[], bool], seconds: float = 10) -> None:
     while not condition():
         assert time.monotonic() < stop, "the server did not get there"
         time.sleep(0.01)
-
-
-def _rest_until_closed(connection: socket.socket, wait: float) -> bytes | None:
-    """What the server still sends on ``connection`` before closing it, or None when
-    it is still open after ``wait`` seconds."""
-    connection.settimeout(wait)
-    received = b""
-    try:
-        while chunk := connection.recv(100_000):
-            received += chunk
-    except ConnectionResetError:  # closed before it read what was sent
-        pass
-    except TimeoutError:
-        return None
-    return received
 
 
 def test_trickling_clients_neither_starve_requests_nor_outlive_their_deadline(
@@ -374,7 +333,7 @@ def test_a_request_body_is_never_read(server, method: str, status: bytes) -> Non
             b"%s /api/analyze?moves=4 HTTP/1.1\r\nHost: %s\r\nContent-Length: 100000\r\n\r\n"
             % (method.encode(), host)
         )
-        answer = _rest_until_closed(connection, 10)
+        answer = rest_until_closed(connection, 10)
         assert answer is not None and answer.startswith(b"HTTP/1.1 " + status)
         assert answer.count(b"HTTP/1.1 ") == 1
 

@@ -18,8 +18,7 @@ from openingbook.formats.pons import PonsBook
 from openingbook.formats.thill import Book, BookFormat, PositionNotInBook
 from openingbook.pipeline.export import export_book
 from solver import DEFAULT_BOARD, Position
-from tests.manifests import write_manifest
-from tests.test_export_books import REFERENCE_BOOK8, built_book
+from tests.helpers import REFERENCE_BOOK8, built_book, write_manifest
 
 
 @pytest.fixture(scope="module")

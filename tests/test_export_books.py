@@ -1,4 +1,5 @@
-"""Small books for the export tests, built once per test session, and checks on them.
+"""Checks on the small books the export tests share (:func:`tests.helpers.built_book`,
+built once per test session).
 
 The books cover the 12-ply positions under one 10-move line (37 positions:
 first-player wins, second-player wins and draws), with and without distances,
@@ -7,40 +8,18 @@ so that every export path (pruned completion included) runs in seconds.
 
 from __future__ import annotations
 
-import atexit
 import functools
-import shutil
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
 from openingbook.formats.thill import Book
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
+from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
 from solver.search import Solver
-from tests.conftest import REFERENCE
-
-#: A line whose 12-ply subtree holds all three results.
-LINE = "1212343456"
-REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"
-
-_DIR = Path(tempfile.mkdtemp(prefix="export-books-"))
-atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
+from tests.helpers import BUILT_BOOK_UNDER, built_book
 
 
 @functools.cache
-def built_book(plies: int = 12, under: str = LINE, distances: bool = True) -> Path:
-    """A book built by the build pipeline (with its manifest), cached for the session."""
-    from openingbook.pipeline.build import BuildOptions, build_book
-
-    out = _DIR / f"book{plies}{'-dist' if distances else ''}-under{under}.dat"
-    options = BuildOptions(plies=plies, distances=distances, under=under, board=DEFAULT_BOARD)
-    build_book(out, options, jobs=1, table_log2=20, progress=False)
-    return out
-
-
-@functools.cache
-def exact_scores(plies: int = 12, under: str = LINE) -> dict[Position, int]:
+def exact_scores(plies: int = 12, under: str = BUILT_BOOK_UNDER) -> dict[Position, int]:
     """Solver scores of the book positions under ``under``, keyed by canonical position."""
     first, mask = enumerate_positions(
         plies, under=under, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT

@@ -26,9 +26,7 @@ from openingbook.formats.cadot import (
 from openingbook.formats.thill import Book, PositionNotInBook
 from openingbook.pipeline.export import export_book
 from solver import Position, Winner
-from tests.conftest import DATA
-from tests.strategies import positions
-from tests.test_export_books import REFERENCE_BOOK8, built_book
+from tests.helpers import DATA, REFERENCE_BOOK8, built_book, positions
 
 #: Cadot's table of the 111 columns (tests/data/README.md says where it comes from)
 SEED = DATA / "cadot-columns.txt"

@@ -30,8 +30,7 @@ from solver import (
     Winner,
     enumerate_positions,
 )
-from tests.strategies import positions
-from tests.test_export_books import built_book
+from tests.helpers import built_book, positions
 
 
 def _arrays(ps: list[Position]) -> tuple[np.ndarray, np.ndarray]:

@@ -14,8 +14,7 @@ from openingbook.formats.tabular import FIELDS, diagrams, hex_codes
 from openingbook.formats.thill import Book
 from openingbook.pipeline.export import export_book
 from solver import Position
-from tests.strategies import positions
-from tests.test_export_books import REFERENCE_BOOK8, built_book
+from tests.helpers import REFERENCE_BOOK8, built_book, positions
 
 
 def _position(diagram: str) -> Position:

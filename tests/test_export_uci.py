@@ -21,8 +21,7 @@ from solver import (
 )
 from solver.position import bottom_mask, winning_cells
 from solver.search import Solver
-from tests.strategies import positions
-from tests.test_export_books import REFERENCE_BOOK8, built_book
+from tests.helpers import REFERENCE_BOOK8, built_book, positions
 
 #: The first 43 lines of the published UCI "Connect-4" data set (connect-4.data).
 PUBLISHED_FIRST_LINES = """

@@ -18,13 +18,7 @@ from openingbook.formats.thill import file_sha256, read_manifest
 from openingbook.pipeline.derive import derive_book
 from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
 from solver.bitboards import position_keys
-from tests.test_build import (
-    BOOKS,
-    TABLE,
-    _book_positions,
-    _expected,
-    _second_player_threatens,
-)
+from tests.helpers import BOOKS, TABLE, book_positions, expected_book_value, second_player_threatens
 
 BOOK12 = BOOKS / "book12.dat"
 BOOK8 = BOOKS / "book8.dat"
@@ -61,7 +55,7 @@ def test_book12_holds_every_position_not_won_by_the_first_player():
     """Every stored record is a 12-ply book position (one variant per mirror pair),
     stored once; with the pruned first-player wins they make the whole enumeration."""
     manifest = read_manifest(BOOK12)
-    first, mask, values = _book_positions(BOOK12, 12, False)
+    first, mask, values = book_positions(BOOK12, 12, False)
     assert len(values) == manifest["book"]["records"]
     assert set(np.unique(values).tolist()) <= {0, 1}  # draw, second player wins
     all_first, all_mask = enumerate_positions(12, None, *DEFAULT_BOARD)
@@ -79,11 +73,11 @@ def test_book12_holds_every_position_not_won_by_the_first_player():
     solver = Solver(table_log2=TABLE)
     for i in rng.choice(len(values), 40, replace=False).tolist():
         pos = Position.from_bitboards(int(first[i]), int(mask[i]))
-        assert int(values[i]) == _expected(pos, False, solver), pos.some_moves()
+        assert int(values[i]) == expected_book_value(pos, False, solver), pos.some_moves()
     pruned = np.flatnonzero(~np.isin(all_keys, book_keys))
     for i in rng.choice(pruned, 40, replace=False).tolist():
         pos = Position.from_bitboards(int(all_first[i]), int(all_mask[i]))
-        assert _expected(pos, False, solver) == 2, pos.some_moves()
+        assert expected_book_value(pos, False, solver) == 2, pos.some_moves()
 
 
 @pytest.mark.slow
@@ -102,5 +96,5 @@ def test_book8_is_derived_from_book12_and_agrees_with_thill(tmp_path, reference_
     assert len(report.disagreements) == THILL_MISSING
     for d in report.disagreements:
         assert d.a == "first player wins (not stored)" and d.b_value["winner"] != "first"
-        assert _second_player_threatens(Position.from_moves(d.moves)), d.moves
+        assert second_player_threatens(Position.from_moves(d.moves)), d.moves
     assert report.agree == 77_715 - THILL_MISSING

@@ -13,7 +13,6 @@ line and exited with 128 + the signal's number. Waits are bounded and generous
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -25,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from openingbook.cli import main
-from tests.test_cli_grammar import _FifoGuard, _one_line_error
+from tests.helpers import FifoGuard, default_stop_signals, one_line_error, unbuffered_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,24 +43,12 @@ main()
 """
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-
-
-def _default_stop_signals() -> None:
-    """``preexec_fn``: a test run started under ``nohup`` (or ``&``) ignores SIGHUP, and
-    the command keeps an inherited ignored SIGHUP ignored, by design; the child under
-    test must start with the default actions, as from a terminal."""
-    for signum in (signal.SIGHUP, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_DFL)
-
-
 def _stop_when_ready(args: list[str], signum: int, cwd: Path) -> tuple[int, str]:
     """Run the CLI with ``args``, send ``signum`` once it stalls in its first fsync."""
     proc = subprocess.Popen(
         [sys.executable, "-c", _STALL_AT_FSYNC, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        text=True, env=_env(), cwd=cwd, preexec_fn=_default_stop_signals,
+        text=True, env=unbuffered_env(), cwd=cwd, preexec_fn=default_stop_signals,
     )  # fmt: skip
     assert proc.stderr is not None
     try:
@@ -145,7 +132,8 @@ def test_sigterm_during_a_long_export_leaves_nothing(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-c", "from openingbook.cli import main; main()",
          "export", "12-dist", "-f", "csv", "-o", "big.csv"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=unbuffered_env(),
+        cwd=tmp_path,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 600
@@ -173,7 +161,11 @@ def test_an_ignored_sighup_stays_ignored(tmp_path):
         " signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=_env(), timeout=300
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=unbuffered_env(),
+        timeout=300,
     )
     assert done.stdout.split() == ["True", "True"], done.stderr
 
@@ -183,11 +175,11 @@ def test_a_named_pipe_as_a_manifest_is_refused_unopened(tmp_path, reference_dir)
     book = tmp_path / "in" / "b.dat"
     book.parent.mkdir()
     shutil.copy(reference_dir / "thill-original-book8.dat", book)
-    guard = _FifoGuard(tmp_path / "in" / "b.dat.json")
+    guard = FifoGuard(tmp_path / "in" / "b.dat.json")
     try:
         for args in (["lookup", str(book), "44444455"], ["info", str(book)]):
             result = CliRunner().invoke(main, args)
-            _one_line_error(result, 1, "b.dat.json", "named pipe", "not a manifest")
+            one_line_error(result, 1, "b.dat.json", "named pipe", "not a manifest")
     finally:
         guard.close()
     assert not guard.fired
@@ -197,7 +189,7 @@ def test_a_named_pipe_as_a_book_is_refused_by_the_library(tmp_path):
     import openingbook
     from openingbook.errors import BookFileError
 
-    guard = _FifoGuard(tmp_path / "pipe.c4b")
+    guard = FifoGuard(tmp_path / "pipe.c4b")
     try:
         with pytest.raises(BookFileError, match="named pipe"):
             openingbook.open_book(guard.path)
@@ -219,7 +211,7 @@ def test_endless_input_is_read_with_a_bound(args, message):
     with open("/dev/zero", "rb") as zero:
         done = subprocess.run(
             [sys.executable, "-c", "from openingbook.cli import main; main()", *args],
-            stdin=zero, capture_output=True, text=True, env=_env(), timeout=300,
+            stdin=zero, capture_output=True, text=True, env=unbuffered_env(), timeout=300,
         )  # fmt: skip
     assert done.returncode == 1, done.stderr
     [line] = done.stderr.splitlines()
@@ -268,7 +260,7 @@ def test_workers_are_checked_against_memory(tmp_path, monkeypatch):
     args = ["build", "--plies", "8", "--under", "4444", "--chunk-size", "16", "--table-log2"]
     args += ["18", "-o", str(tmp_path / "b.dat")]
     result = CliRunner().invoke(main, [*args, "--jobs", "8"])
-    _one_line_error(result, 2, "--jobs 8: 8 workers need about", "enough for 3")
+    one_line_error(result, 2, "--jobs 8: 8 workers need about", "enough for 3")
     assert list(tmp_path.iterdir()) == []
     assert openingbook.memory.worker_count(None, 18, tasks=29, cores=8) == 3  # the default fits
 

@@ -38,7 +38,7 @@ from openingbook.model import Scope
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
-from tests.conftest import REFERENCE
+from tests.helpers import REFERENCE
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 #: Inside the line 4444 (stored / not stored), outside it, and a side-to-move win at once.

@@ -30,8 +30,7 @@ from solver import NO_LOWER_BOUND, Position, Solver, _firstuse, _native
 from solver._jit import NATIVE_KERNELS
 from solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
 from solver.settings import SYMMETRY_STONES
-from tests.conftest import CLI
-from tests.strategies import random_game
+from tests.helpers import CLI, random_game
 
 TABLE = 20
 

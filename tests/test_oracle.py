@@ -32,7 +32,7 @@ from openingbook.layouts import (
 from openingbook.oracle import FULL_COLUMN, NO_SCORE, Oracle
 from openingbook.values import value_from_score
 from solver import Position, Solver
-from tests.strategies import positions, random_game
+from tests.helpers import positions, random_game
 
 ARRAY_LAYOUTS = [name for name in LAYOUTS if name not in ("moves", "actions")]
 WINNER_CODES = {"first": 1, "second": -1, "draw": 0}

@@ -24,8 +24,7 @@ from openingbook.formats import open_book
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.solving import parent_lower_bounds
 from solver import NO_LOWER_BOUND, BoardSize, Position, Solver
-from tests.conftest import CLI
-from tests.strategies import random_game
+from tests.helpers import CLI, random_game
 
 BOARD = BoardSize(7, 6)
 

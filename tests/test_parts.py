@@ -37,7 +37,7 @@ from solver import (
     position_keys,
     positions_with_moves,
 )
-from tests.test_enumerate import as_pairs, book_set, brute_reachable, replay
+from tests.helpers import BOOKS, SMALL, TABLE, as_pairs, book_set, brute_reachable, replay
 
 
 def plain_part(key: int, parts: int) -> int:
@@ -432,7 +432,6 @@ def book8_parts(tmp_path_factory):
     """The 8-ply distance book (books/) cut into three compact parts."""
     from openingbook.formats import load_book
     from openingbook.formats.thill import thill_values
-    from tests.test_build import BOOKS
 
     whole = load_book(BOOKS / "book8-dist.dat", complete=False)
     distance_bytes = thill_values(whole)[1]
@@ -474,7 +473,6 @@ def test_validate_12_from_14_under_a_line(tmp_path):
     14-ply book equal the 12-ply book's on every position (here under a 7x6 line)."""
     from openingbook.checks.validate import validate_books
     from openingbook.pipeline.build import BuildOptions, build_book
-    from tests.test_build import SMALL, TABLE
 
     shallow = tmp_path / "b12.dat"
     build_book(shallow, BuildOptions(12, distances=True, under=SMALL, board=DEFAULT_BOARD), jobs=1,

@@ -45,8 +45,7 @@ from solver import (
     Solver,
     enumerate_positions,
 )
-from tests.strategies import random_game
-from tests.test_build import BOOKS, TABLE
+from tests.helpers import BOOKS, TABLE, random_game
 
 DERIVED_HERE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of Thill books
 

@@ -20,7 +20,7 @@ from openingbook.cli import main
 from openingbook.formats import read_records
 from openingbook.formats.thill import BOOK8, write_book
 from solver import DEFAULT_BOARD
-from tests.test_build import BOOKS
+from tests.helpers import BOOKS
 
 WIDTH, HEIGHT = 7, 6
 COLUMN = HEIGHT + 1

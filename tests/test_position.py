@@ -3,7 +3,7 @@ from hypothesis import given
 
 from solver import Player, Position
 from solver.position import has_four
-from tests.strategies import positions
+from tests.helpers import positions
 
 
 def test_move_string_and_diagram():

@@ -29,8 +29,7 @@ from openingbook.formats.thill import (
     write_book,
 )
 from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, Winner
-from tests.conftest import REFERENCE
-from tests.test_bookfile import random_positions
+from tests.helpers import REFERENCE, random_positions
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
 SCORES_FILE = REFERENCE / "solver-scores.txt"

@@ -30,11 +30,11 @@ import numpy as np
 import pytest
 
 from openingbook import BookClosed, InvalidArgument, PositionNotInBook, open_book
-from openingbook.convert import convert_book
-from openingbook.derive import derive_book
 from openingbook.formats import KINDS, detect, load_book
 from openingbook.formats.compact import write_compact
-from openingbook.formats.exporting import export_book
+from openingbook.pipeline.convert import convert_book
+from openingbook.pipeline.derive import derive_book
+from openingbook.pipeline.export import export_book
 from openingbook.values import UNKNOWN
 from solver import (
     BoardSize,

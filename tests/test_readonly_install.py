@@ -33,6 +33,7 @@ from solver._cachedir import (
     user_cache_dir,
     writable,
 )
+from tests.helpers import unprivileged
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "from openingbook.cli import main; main()"
@@ -57,22 +58,11 @@ def readonly_site(tmp_path_factory):
     _set_writable(site, True)
 
 
-def _unprivileged() -> list[str]:
-    """The command prefix that runs as a user who can write nothing of ours."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root without setpriv: cannot drop to an unprivileged user")
-    keep_reading = ["--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
-    return [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", *keep_reading]
-
-
 def _run(site: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "OPENINGBOOK_"))}
     clean.pop("XDG_CACHE_HOME", None)
     return subprocess.run(
-        [*_unprivileged(), sys.executable, "-c", ENTRY, *args],
+        [*unprivileged(), sys.executable, "-c", ENTRY, *args],
         capture_output=True,
         text=True,
         cwd=cwd,

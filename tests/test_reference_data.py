@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 _ROW = re.compile(r"^\| `([^`]+)` \| ([\d,]+) \| `([0-9a-f]{64})` \|$", re.MULTILINE)
 

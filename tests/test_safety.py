@@ -25,7 +25,7 @@ from openingbook.errors import InvalidArgument, WorkDirError
 from openingbook.pipeline.build import BuildOptions, build_book, manifest_path
 from openingbook.pipeline.workdir import LOCK_NAME, MARKER_NAME, WorkDir, is_own_file_name
 from solver import DEFAULT_BOARD
-from tests.test_build import _start_build
+from tests.helpers import start_build
 
 #: 12-ply positions under this line: 29 of them, a build of a second or so
 PLIES, LINE = 12, "444444336"
@@ -194,7 +194,7 @@ def test_concurrent_build_of_the_same_output_fails_and_a_killed_one_does_not_blo
     work = tmp_path / "c.dat.work"
     args = ["--plies", "12", "--distances", "--under", "444444", "-o", str(out)]
     args += ["--chunk-size", "4", "--jobs", "1", "--table-log2", "16", "-q"]
-    child = _start_build(args)
+    child = start_build(args)
     try:
         deadline = time.monotonic() + 120
         lock = work / LOCK_NAME

@@ -20,7 +20,7 @@ from numba import njit
 from solver import NO_LOWER_BOUND, Position, Solver, search, settings
 from solver._jit import materialize
 from solver.position import winning_cells
-from tests.strategies import random_game
+from tests.helpers import random_game
 
 SYMMETRY = settings.SYMMETRY_STONES
 materialize()  # the kernels below call the search's kernels: numba's dispatchers

@@ -20,8 +20,7 @@ from typing import IO
 
 import pytest
 
-from tests.conftest import default_sigint
-from tests.test_hostile import _default_stop_signals, _env
+from tests.helpers import default_sigint, default_stop_signals, unbuffered_env
 
 #: the command line, announcing every search of more than 16 cells but the warm-up's
 _ANNOUNCE_SEARCHES = """
@@ -74,7 +73,7 @@ def _kernels_ready() -> None:
 
 def _default_signals() -> None:
     default_sigint()
-    _default_stop_signals()
+    default_stop_signals()
 
 
 def _stop_while_searching(args: list[str], env: dict[str, str], signum: int) -> tuple:
@@ -83,7 +82,7 @@ def _stop_while_searching(args: list[str], env: dict[str, str], signum: int) -> 
     proc = subprocess.Popen(
         [sys.executable, "-c", _ANNOUNCE_SEARCHES, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        text=True, env={**_env(), **env}, preexec_fn=_default_signals,
+        text=True, env={**unbuffered_env(), **env}, preexec_fn=_default_signals,
     )  # fmt: skip
     assert proc.stderr is not None
     lines: queue.Queue[tuple[float, str]] = queue.Queue()

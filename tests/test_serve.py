@@ -36,8 +36,7 @@ from openingbook.oracle import solver_api_scores
 from openingbook.values import FULL_COLUMN
 from solver import DEFAULT_BOARD, BoardSize, Position, Solver, score_from_plies
 from tests.browser import running_explorer
-from tests.conftest import cli_process
-from tests.test_explorer import OPENINGS, _rest_until_closed, drawn_game
+from tests.helpers import OPENINGS, cli_process, drawn_game, rest_until_closed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -450,7 +449,7 @@ def test_a_body_without_length_is_refused(server) -> None:
             b"POST /solve/batch HTTP/1.1\r\nHost: %s\r\nTransfer-Encoding: chunked\r\n\r\n"
             b'5\r\n["4"]\r\n0\r\n\r\n' % host
         )
-        answer = _rest_until_closed(connection, 10)
+        answer = rest_until_closed(connection, 10)
     assert answer is not None and answer.startswith(b"HTTP/1.1 411")
     assert answer.count(b"HTTP/1.1 ") == 1
 
@@ -477,7 +476,7 @@ def test_a_slow_body_is_cut_at_the_deadline(engine: Engine) -> None:
                     closed = time.monotonic() - start
                     break
                 assert solve(served, "pos=4")[0] == 200
-                if _rest_until_closed(slow, 0.2) is not None:
+                if rest_until_closed(slow, 0.2) is not None:
                     closed = time.monotonic() - start
         assert closed is not None and closed < 4.0, closed
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from openingbook.cli import main
 from solver import DEFAULT_BOARD, Position, Solver, analyze, plies_from_score, solve, solve_wdl
 from solver.position import has_four
-from tests.strategies import positions, random_game
+from tests.helpers import positions, random_game
 
 #: the reference file's 37-stone example (score -1)
 DEEP_MOVES = "2252576253462244111563365343671351441"

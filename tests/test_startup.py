@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_bookfile import REFERENCE
+from tests.helpers import REFERENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK8 = REFERENCE / "thill-original-book8.dat"

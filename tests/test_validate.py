@@ -30,10 +30,7 @@ from solver.bitboards import mirror_bits
 from solver.enumerate import positions_with_moves
 from solver.position import has_four
 from solver.search import Solver
-from tests.conftest import REFERENCE
-from tests.manifests import write_manifest
-from tests.strategies import positions
-from tests.test_derive import line_books
+from tests.helpers import REFERENCE, positions, write_manifest
 
 REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"
 BOOKS_DIR = Path(__file__).resolve().parents[1] / "books"
@@ -224,9 +221,10 @@ def test_tromp_counts_under_a_line_match_the_solver(book8_553535):
 
 
 @pytest.fixture(scope="module")
-def distance_books(tmp_path_factory):
-    """Books built under LINE: (plies, distances) -> path (shared with test_derive)."""
-    return line_books(tmp_path_factory)
+def distance_books(line_books):
+    """Books built under ``helpers.LINE_BOOKS_UNDER``: (plies, distances) -> path (the
+    session's ``line_books``, shared with test_derive)."""
+    return line_books
 
 
 @pytest.mark.slow

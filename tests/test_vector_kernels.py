@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from solver import Position, search
 from solver._jit import materialize
 from solver.position import board_mask, bottom_mask, has_four, winning_cells
-from tests.strategies import positions
+from tests.helpers import positions
 
 WIDTH, HEIGHT = 7, 6
 BOARD = board_mask(WIDTH, HEIGHT)
