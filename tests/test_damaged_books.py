@@ -27,7 +27,8 @@ from openingbook import BookFileError, open_book
 from openingbook.cli import main
 from openingbook.formats.cadot import write_cadot
 from openingbook.formats.pons import HEADER_BYTES, write_pons
-from openingbook.formats.thill import file_sha256, manifest_path
+from openingbook.formats.thill import manifest_path
+from openingbook.provenance import file_sha256
 from solver import Position, enumerate_positions
 
 ROOT = Path(__file__).resolve().parents[1]

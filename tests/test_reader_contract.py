@@ -122,7 +122,7 @@ def books(tmp_path_factory) -> dict[str, Book]:
         thill = tmp / f"{kind}6-under44.dat"
         derive_book(
             BOOKS / "book8-dist.c4b", 6, thill, under="44", distances=kind != "wdl",
-            book_format="thill",
+            format="thill",
         )  # fmt: skip
         add(f"7x6 {kind} under44 thill", "thill", thill, b76, 6, kind, "44", truth, size)
     # small boards: the solver's values, written as compact books, exported to Pons

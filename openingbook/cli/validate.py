@@ -29,7 +29,7 @@ from openingbook.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from openingbook.formats.thill import BookFormat
+    from openingbook.formats import Format, Layout
 
 _BOOK = BOOK
 
@@ -109,7 +109,7 @@ def derive_command(
     under: str | None,
     distances: bool | None,
     force: bool,
-    book_format: str | None,
+    format: Format | None,
     as_json: bool,
 ) -> None:
     """Compute a shallower book from a deeper one by exact minimax.
@@ -137,7 +137,7 @@ def derive_command(
             distances=distances,
             force=force,
             command=["openingbook", *sys.argv[1:]],
-            book_format=book_format,
+            format=format,
             progress=advance,
             stage=advance and advance.stage,
         )
@@ -245,7 +245,7 @@ def check_command(
     scheduler: str | None,
     table_log2: int | None,
     strict: bool,
-    fmt: BookFormat | None,
+    fmt: Layout | None,
     as_json: bool,
 ) -> None:
     """Check BOOK from the file alone, and re-solve records with the solver.
@@ -308,7 +308,7 @@ def stats_command(
     tromp: bool,
     per_ply: bool,
     entropy: bool,
-    fmt: BookFormat | None,
+    fmt: Layout | None,
     as_json: bool,
 ) -> None:
     """Record and value counts of BOOK."""
