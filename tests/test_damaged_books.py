@@ -205,7 +205,7 @@ def test_junk_is_refused_whatever_its_name(junk, suffix, tmp_path):
         open_book(path)
     assert "\n" not in str(info.value)
     with pytest.raises(BookFileError):
-        open_book(path, kind="cadot")
+        open_book(path, format="cadot")
 
 
 def test_a_shipped_book_copied_under_another_name_still_opens(tmp_path):

@@ -102,7 +102,7 @@ def check_book(
     executor: str = "pool",
     table_log2: int | None = None,
     scheduler: str | None = None,
-    fmt: Layout | None = None,
+    layout: Layout | None = None,
 ) -> CheckReport:
     """Check a book from the file alone, then re-solve records with the solver.
 
@@ -114,14 +114,15 @@ def check_book(
     every record with ``all_records``) are re-solved; ``absent``: also solve that
     many book positions a pruned book does not store (they must be first-player
     wins). Solving runs on ``jobs`` worker processes with the build's executors.
-    ``fmt``: the book's format, when it is not detected (manifest, name, content).
+    ``layout``: the record layout of a Thill-layout book, when it is not detected
+    (manifest, name, content).
     """
     start = time.perf_counter()
     from openingbook.memory import check_table_size, default_jobs
 
     # before reading the book; a scheduler's workers are on other machines
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    book = load_book(path, fmt=fmt, complete=False)
+    book = load_book(path, layout=layout, complete=False)
     stored_book = StoredValues.of(book)
     issues: list[Issue] = []
     if book.stored is not None:  # another format's reader has checked its file already

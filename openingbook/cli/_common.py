@@ -33,7 +33,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
-def _output_format(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+def parse_output_format(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
     """``--format`` of a command that writes a book, parsed once into the registry's
     entry of that format (:func:`openingbook.formats.as_format`)."""
     if value is None:
@@ -57,7 +57,7 @@ output_format_option = click.option(
     "--format",
     "format",
     metavar="FORMAT",
-    callback=_output_format,
+    callback=parse_output_format,
     default=None,
     help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
     "self-describing; complete books and books under a line only; the only format of "

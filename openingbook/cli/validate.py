@@ -269,7 +269,7 @@ def check_command(
         executor=executor,
         table_log2=table_log2,
         scheduler=scheduler,
-        fmt=fmt,
+        layout=fmt,
     )
     _finish(report, as_json, report.lines())
     if strict and report.issues:
@@ -319,10 +319,10 @@ def stats_command(
             raise click.UsageError(
                 "--entropy is a report of its own: without --tromp or --per-ply-counts"
             )
-        options = {} if fmt is None else {"fmt": fmt}
+        options = {} if fmt is None else {"layout": fmt}
         report: Any = book_entropy(book, **options)
     else:
         from openingbook.checks.stats import book_stats
 
-        report = book_stats(book, tromp=tromp, fmt=fmt, per_ply=per_ply)
+        report = book_stats(book, tromp=tromp, layout=fmt, per_ply=per_ply)
     _finish(report, as_json, report.lines())

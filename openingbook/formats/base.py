@@ -64,7 +64,7 @@ class Format(ABC):
     #: one of this project's own formats: a file holds one ply (or a scope of it), the
     #: record of how it was made, and is what the engine, ``convert`` and ``merge`` read
     own: ClassVar[bool] = False
-    #: does a file say which of several record layouts it has (``open_book(fmt=...)``
+    #: does a file say which of several record layouts it has (``open_book(layout=...)``
     #: forces one)?
     layouts: ClassVar[bool] = False
     #: can a file be part ``i`` of ``n`` of a ply (``build --part``, merged by ``merge``)?

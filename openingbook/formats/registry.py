@@ -159,14 +159,7 @@ def __getattr__(name: str) -> Any:
 
 def format_named(name: str) -> Format:
     """The registry entry called ``name``; :class:`InvalidArgument` naming the choices."""
-    if name == _COMPACT.name:
-        return _COMPACT  # without building the registry (see _registry)
-    try:
-        return _registry()[name]
-    except KeyError:
-        raise InvalidArgument(
-            f"choose one of {', '.join(_registry())}", argument="kind", value=name
-        ) from None
+    return as_format(name)
 
 
 def as_format(format: Format | str, argument: str = "format") -> Format:
@@ -191,7 +184,7 @@ def format_of(book: BookReader) -> Format:
 
 
 def readable_formats() -> tuple[str, ...]:
-    """The names of the formats that can be read (``open_book``'s ``kind``)."""
+    """The names of the formats that can be read (``open_book``'s ``format``)."""
     return tuple(name for name, f in _registry().items() if f.readable)
 
 
@@ -353,17 +346,17 @@ def detect_own(path: str | os.PathLike[str], command: str, takes: str) -> Format
 @reads_book
 def open_book(
     path: str | os.PathLike[str],
-    kind: Format | str | None = None,
-    fmt: BookFormat | str | None = None,
+    format: Format | str | None = None,
+    layout: BookFormat | str | None = None,
     **options: Any,
 ) -> BookReader:
     """Open a book file (or a shipped book by name, e.g. ``"12-dist"``), whatever its format.
 
-    ``kind`` forces a format of the registry (an entry or its name; default:
-    :func:`detect`); ``fmt``
-    forces a Thill layout (a :class:`openingbook.formats.thill.BookFormat` or a name
-    such as ``"12-dist"``). ``options``: ``check``/``verify`` (Thill: read and
-    check the whole file first), ``verify`` (compact: the checksum, default on).
+    ``format`` forces a format of the registry (an entry or its name; default:
+    :func:`detect`); ``layout`` forces a record layout of Thill's format (a
+    :class:`Layout` of :func:`parse_layout`, or its name such as ``"12-dist"``).
+    ``options``: ``check``/``verify`` (Thill: read and check the whole file first),
+    ``verify`` (compact: the checksum, default on).
     Every reader keeps the contract of :class:`BookReader`.
 
     >>> from solver import Position
@@ -374,21 +367,21 @@ def open_book(
     from openingbook.booknames import resolve_book
 
     p = resolve_book(path)
-    if isinstance(fmt, str):
-        fmt = parse_layout(fmt)
-    if kind is None and fmt is not None:
-        kind = next(f for f in _registry().values() if f.layouts)
-    if kind is None:
+    if isinstance(layout, str):
+        layout = parse_layout(layout)
+    if format is None and layout is not None:
+        format = next(f for f in _registry().values() if f.layouts)
+    if format is None:
         entry = detect(p)
     else:
-        entry = as_format(kind, argument="kind")
-        if fmt is not None and not entry.layouts:
-            raise InvalidArgument(f"a Thill layout was given, but kind is {entry.name!r}")
+        entry = as_format(format)
+        if layout is not None and not entry.layouts:
+            raise InvalidArgument(f"a Thill layout was given, but the format is {entry.name}")
         if not entry.readable:
             raise InvalidArgument(
                 f"the {entry.name} format is written, never read back; read one of "
                 f"{', '.join(readable_formats())}",
-                argument="kind",
+                argument="format",
                 value=entry.name,
             )
         if not p.exists():
@@ -401,19 +394,20 @@ def open_book(
             f"(its options: {takes})",
             argument=unknown[0],
         )
-    return entry.open(p, fmt=fmt, **options)
+    return entry.open(p, fmt=layout, **options)
 
 
 @reads_book
 def load_book(
     path: str | os.PathLike[str],
-    kind: Format | str | None = None,
+    format: Format | str | None = None,
     *,
     complete: bool = True,
     **options: Any,
 ) -> BookModel:
     """Every position the book at ``path`` answers, with its answer (see the module
-    docstring). ``kind`` and ``options`` as for :func:`openingbook.formats.open_book`.
+    docstring). ``format`` and ``options`` (``layout``, ...) as for
+    :func:`openingbook.formats.open_book`.
 
     The one way to load a whole book. ``complete=False``: a Thill-layout file as it
     is stored, for the commands that check or combine its records (``validate``,
@@ -427,7 +421,7 @@ def load_book(
     >>> len(model), model.stored is None
     (77715, True)
     """
-    with open_book(path, kind, **options) as book:
+    with open_book(path, format, **options) as book:
         return read_model(book, complete)
 
 
@@ -499,10 +493,10 @@ def is_pruned(book: BookReader) -> bool:
 
 
 def read_records(
-    path: str | os.PathLike[str], fmt: BookFormat | str | None = None
+    path: str | os.PathLike[str], layout: BookFormat | str | None = None
 ) -> tuple[BookFormat, Records]:
     """The layout and records of a Thill-layout book file as stored (file order), every
-    record checked: ``load_book(path, "thill", fmt=fmt, complete=False).stored``.
+    record checked: ``load_book(path, "thill", layout=layout, complete=False).stored``.
 
     >>> from openingbook.booknames import resolve_book
     >>> fmt, records = read_records(resolve_book("8").with_suffix(".dat"))
@@ -510,7 +504,7 @@ def read_records(
     ('8-ply', 28922)
     """
     layouts = next(f for f in _registry().values() if f.layouts)
-    stored = load_book(path, layouts, fmt=fmt, complete=False).stored
+    stored = load_book(path, layouts, layout=layout, complete=False).stored
     assert stored is not None  # a Thill book is always loaded with its records
     return stored
 
@@ -518,8 +512,8 @@ def read_records(
 @reads_book
 def describe(
     path: str | os.PathLike[str],
-    kind: Format | str | None = None,
-    fmt: BookFormat | None = None,
+    format: Format | str | None = None,
+    layout: BookFormat | None = None,
     *,
     full: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -536,12 +530,11 @@ def describe(
     (:func:`_values_check`), and ``not_checked`` says so where there is none.
     """
     p = Path(path)
-    entry = detect(p) if kind is None else as_format(kind, argument="kind")
-    report = entry.describe_file(p, fmt, full=full, progress=progress)
+    entry = detect(p) if format is None else as_format(format)
+    report = entry.describe_file(p, layout, full=full, progress=progress)
     if report is not None:
         return report
-    kind = entry.name
-    model = load_book(p, kind)
+    model = load_book(p, entry)
     values = {
         "draw": int((model.winner == 0).sum()),
         "first": int((model.winner == 1).sum()),
@@ -550,15 +543,15 @@ def describe(
     board = "" if model.board == DEFAULT_BOARD else f"{model.board} "
     checks: dict[str, str] = {}
     not_checked: dict[str, str] = {}
-    result = _values_check(model, kind)
+    result = _values_check(model, entry.name)
     if result.startswith(_NOT_AVAILABLE):
         not_checked["values"] = result
     else:
         checks["values"] = result
     return {
         "path": str(path),
-        "format": kind,
-        "description": f"{board}{_registry()[kind].description}",
+        "format": entry.name,
+        "description": f"{board}{entry.description}",
         "board": str(model.board),
         "plies": model.plies,
         "kind": model.kind,
