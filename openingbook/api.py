@@ -36,7 +36,7 @@ from solver import BoardSize
 
 __all__ = ["BOOK_KINDS", "BookReader", "book_board", "detect_kind", "open_book"]
 
-#: The kinds :func:`open_book` accepts as ``kind``.
+#: The formats :func:`open_book` reads (its ``format``).
 BOOK_KINDS = readable_formats()
 
 

@@ -375,9 +375,9 @@ class _PlyBook:
 
 def _describe_reader(reader: Any) -> tuple[BoardSize, int, bool]:
     """(board, plies, has distances) of a reader returned by ``open_book``."""
-    from openingbook.formats import format_named
+    from openingbook.formats import format_of
 
-    if not format_named(reader.format_name).own:  # Cadot, Pons: not one ply each
+    if not format_of(reader).own:  # Cadot, Pons: not one ply each
         raise InvalidArgument(
             f"{reader.path.name}: the engine reads distance books of one ply "
             "(compact or Thill layout), not this kind",

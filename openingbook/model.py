@@ -194,7 +194,7 @@ class BookModel:
     #: records of the source file (None: the format has none)
     records: int | None = None
     #: a Thill-layout file loaded as stored (``load_book(..., complete=False)``): its
-    #: layout and records in file order (``(formats.thill.BookFormat, formats.thill.Records)``: the
+    #: layout and records in file order (the format's layout and records objects: the
     #: model, a root module, names no format's types), one per position of the model
     #: (each mirror variant as the file stores it), for record-level checks; else None
     stored: tuple[Any, Any] | None = None

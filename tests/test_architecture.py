@@ -157,11 +157,13 @@ ROOT_MODULES = {
     "openingbook.checks",
     "openingbook.checks.booksizes",
     "openingbook.checks.published",
+    "openingbook.counts",
     "openingbook.errors",
     "openingbook.inputs",
     "openingbook.memory",
     "openingbook.model",
     "openingbook.pipeline",
+    "openingbook.provenance",
     "openingbook.values",
 }
 #: the low helpers of the work on books and of the checks: below the format registry
@@ -267,7 +269,7 @@ def _below(graph: dict[str, set[str]], top: str) -> set[str]:
 
 def layering_violations(graph: dict[str, set[str]]) -> list[str]:
     """``importer -> imported (groups)`` for every import the groups do not allow."""
-    below_registry = _below(graph, "openingbook.formats")
+    below_registry = _below(graph, "openingbook.formats.registry")
     found = []
     for module, imports in sorted(graph.items()):
         group = group_of(module)

@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import openingbook.formats
+import openingbook.formats.registry
 import openingbook.formats.thill
 from openingbook.cli import main
 from openingbook.errors import InvalidArgument
-from openingbook.formats import FORMATS, load_book, output_format, read_records
+from openingbook.formats import FORMATS, format_named, load_book, read_records
 from openingbook.formats.compact import CompactBook
+from openingbook.formats.registry import output_format
 from openingbook.formats.thill import read_manifest, thill_values
 from openingbook.model import Scope, model_from_values
 from openingbook.pipeline.build import BuildOptions, build_book
@@ -137,13 +138,16 @@ def test_solved_values_round_trip_through_the_model():
     ],
 )
 def test_the_output_format_is_the_option_else_the_name(output, fmt, board, expect):
-    default = "thill" if board == DEFAULT_BOARD else "compact"
-    writes = ("thill", "compact")
-    if expect in writes:
-        assert output_format(output, fmt, writes=writes, default=default, board=board) == expect
+    thill, compact = format_named("thill"), format_named("compact")
+    default = thill if board == DEFAULT_BOARD else compact
+    writes = (thill, compact)
+    chosen = None if fmt is None else format_named(fmt)
+    if expect in ("thill", "compact"):
+        written = output_format(output, chosen, writes=writes, default=default, board=board)
+        assert written.name == expect
         return
     with pytest.raises(InvalidArgument) as caught:
-        output_format(output, fmt, writes=writes, default=default, board=board)
+        output_format(output, chosen, writes=writes, default=default, board=board)
     assert expect in caught.value.describe("--format")
 
 
@@ -174,13 +178,13 @@ def test_writing_commands_choose_the_format_by_name_and_refuse_a_mismatch(tmp_pa
 def test_whole_books_are_loaded_by_the_one_loader(monkeypatch, tmp_path):
     assert not hasattr(openingbook.formats.thill, "read_book")
     calls = []
-    real = openingbook.formats.load_book
+    real = openingbook.formats.registry.load_book
 
     def spy(path, *args, **kwargs):
         calls.append((Path(path).name, kwargs.get("complete", True)))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(openingbook.formats, "load_book", spy)
+    monkeypatch.setattr(openingbook.formats.registry, "load_book", spy)
     thill = BOOKS / "book8-under44444.dat"
     derive_book(thill, 6, tmp_path / "b6.c4b", under="44444")  # reads a whole book
     fmt, records = read_records(thill)

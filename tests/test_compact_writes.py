@@ -57,9 +57,7 @@ def test_compact_derivation_equals_the_conversion_of_the_thill_derivation(tmp_pa
 
 def test_compact_output_name_and_whole_books_are_checked_before_any_work(tmp_path):
     with pytest.raises(InvalidArgument, match=r"\.c4b"):
-        build_book(
-            tmp_path / "b.dat", BuildOptions(plies=4, board=DEFAULT_BOARD), book_format="compact"
-        )
+        build_book(tmp_path / "b.dat", BuildOptions(plies=4, board=DEFAULT_BOARD), format="compact")
     with pytest.raises(InvalidArgument, match="whole book"):
         build_book(
             tmp_path / "b.c4b",

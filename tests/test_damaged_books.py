@@ -27,7 +27,8 @@ from openingbook import BookFileError, open_book
 from openingbook.cli import main
 from openingbook.formats.cadot import write_cadot
 from openingbook.formats.pons import HEADER_BYTES, write_pons
-from openingbook.formats.thill import file_sha256, manifest_path
+from openingbook.formats.thill import manifest_path
+from openingbook.provenance import file_sha256
 from solver import Position, enumerate_positions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,7 +205,7 @@ def test_junk_is_refused_whatever_its_name(junk, suffix, tmp_path):
         open_book(path)
     assert "\n" not in str(info.value)
     with pytest.raises(BookFileError):
-        open_book(path, kind="cadot")
+        open_book(path, format="cadot")
 
 
 def test_a_shipped_book_copied_under_another_name_still_opens(tmp_path):

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from openingbook.checks.diff import diff_books
 from openingbook.cli import main
 from openingbook.formats import load_book, read_records
-from openingbook.formats.thill import file_sha256
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.negamax import derive_values, negamax_layers
+from openingbook.provenance import file_sha256
 from openingbook.values import (
     UNKNOWN,
     distance_bytes_from_scores,

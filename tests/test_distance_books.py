@@ -18,8 +18,9 @@ import pytest
 from openingbook import open_book
 from openingbook.checks.published import WDL_PER_PLY
 from openingbook.checks.stats import book_stats
-from openingbook.formats.thill import file_sha256, read_manifest
+from openingbook.formats.thill import read_manifest
 from openingbook.pipeline.derive import derive_book
+from openingbook.provenance import file_sha256
 from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions, mirror_bits, position_keys
 from tests.helpers import BOOKS, TABLE, book_positions, expected_book_value
 

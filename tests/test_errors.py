@@ -147,7 +147,7 @@ FAILURES = {
         lambda tmp: open_book(_damaged_compact(tmp)),
         errors.BookFileError,
     ),
-    "wrong kind": (lambda tmp: open_book(BOOKS / "book8.c4b", kind="tape"), errors.Error),
+    "wrong kind": (lambda tmp: open_book(BOOKS / "book8.c4b", format="tape"), errors.Error),
     "output exists": (
         lambda tmp: refuse_existing(BOOKS / "book8.c4b", force=False),
         errors.OutputExists,

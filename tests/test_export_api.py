@@ -69,12 +69,12 @@ def test_every_reader_answers_alike(exports: dict[str, Path]) -> None:
 
 
 def test_context_manager_and_forced_kind(exports: dict[str, Path]) -> None:
-    with openingbook.open_book(exports["cadot"], kind="cadot") as book:
+    with openingbook.open_book(exports["cadot"], format="cadot") as book:
         assert len(book) > 0
     with pytest.raises(openingbook.BookClosed):
         len(book)
-    with pytest.raises(ValueError, match="kind tromp: choose one of"):
-        openingbook.open_book(exports["cadot"], kind="tromp")
+    with pytest.raises(ValueError, match="format tromp: choose one of"):
+        openingbook.open_book(exports["cadot"], format="tromp")
 
 
 def test_unknown_files_are_one_line_errors(tmp_path: Path) -> None:

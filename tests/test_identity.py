@@ -155,7 +155,7 @@ def test_a_format_argument_that_does_not_fit_is_refused(tmp_path):
     with pytest.raises(BookFileError, match=r"format 7-ply from the argument"):
         Book(BOOK8_FILE, BookFormat.for_plies(7, False, *DEFAULT_BOARD))
     with pytest.raises(BookFileError, match=r"format 4-ply from the argument"):
-        openingbook.open_book(BOOK8_FILE, fmt="4")
+        openingbook.open_book(BOOK8_FILE, layout="4")
     one_line_error(
         run("lookup", BOOK8_FILE, "6746433", "--format", "7"), "format 7-ply from the argument"
     )

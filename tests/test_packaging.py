@@ -22,8 +22,8 @@ import openingbook
 from openingbook.cli import main
 from openingbook.errors import MissingExtra
 from openingbook.formats.compact import CompactBook
-from openingbook.formats.thill import clean_command
 from openingbook.pipeline.build import BuildOptions, build_book
+from openingbook.provenance import clean_command
 from openingbook.registry import shipped_books
 from solver import DEFAULT_BOARD
 

@@ -36,9 +36,9 @@ import pytest
 from openingbook.checks.plycounts import per_ply_counts_from_values
 from openingbook.checks.published import WDL_PER_PLY
 from openingbook.formats.compact import CompactBook, provenance
-from openingbook.formats.thill import file_sha256
 from openingbook.oracle import Oracle
 from openingbook.pipeline.negamax import negamax_layers
+from openingbook.provenance import file_sha256
 from openingbook.values import UNKNOWN
 from solver import (
     Position,

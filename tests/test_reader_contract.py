@@ -30,12 +30,12 @@ import numpy as np
 import pytest
 
 from openingbook import BookClosed, InvalidArgument, PositionNotInBook, open_book
-from openingbook.formats import KINDS, detect, load_book
+from openingbook.formats import detect, load_book
 from openingbook.formats.compact import write_compact
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
-from openingbook.values import UNKNOWN
+from openingbook.values import KINDS, UNKNOWN
 from solver import (
     BoardSize,
     Position,
@@ -122,7 +122,7 @@ def books(tmp_path_factory) -> dict[str, Book]:
         thill = tmp / f"{kind}6-under44.dat"
         derive_book(
             BOOKS / "book8-dist.c4b", 6, thill, under="44", distances=kind != "wdl",
-            book_format="thill",
+            format="thill",
         )  # fmt: skip
         add(f"7x6 {kind} under44 thill", "thill", thill, b76, 6, kind, "44", truth, size)
     # small boards: the solver's values, written as compact books, exported to Pons

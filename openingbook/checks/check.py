@@ -25,9 +25,9 @@ from openingbook.checks.report import (
     moves_of,
     position_report,
 )
+from openingbook.counts import solver_values
 from openingbook.errors import InvalidArgument
-from openingbook.formats import load_book
-from openingbook.formats.thill import BookFormat, thill_values
+from openingbook.formats import Layout, load_book
 from openingbook.model import BookModel
 from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
 from solver import (
@@ -102,7 +102,7 @@ def check_book(
     executor: str = "pool",
     table_log2: int | None = None,
     scheduler: str | None = None,
-    fmt: BookFormat | None = None,
+    layout: Layout | None = None,
 ) -> CheckReport:
     """Check a book from the file alone, then re-solve records with the solver.
 
@@ -114,15 +114,16 @@ def check_book(
     every record with ``all_records``) are re-solved; ``absent``: also solve that
     many book positions a pruned book does not store (they must be first-player
     wins). Solving runs on ``jobs`` worker processes with the build's executors.
-    ``fmt``: the book's format, when it is not detected (manifest, name, content).
+    ``layout``: the record layout of a Thill-layout book, when it is not detected
+    (manifest, name, content).
     """
     start = time.perf_counter()
     from openingbook.memory import check_table_size, default_jobs
 
     # before reading the book; a scheduler's workers are on other machines
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
-    book = load_book(path, fmt=fmt, complete=False)
-    stored_book = StoredValues.of(book, *thill_values(book))
+    book = load_book(path, layout=layout, complete=False)
+    stored_book = StoredValues.of(book)
     issues: list[Issue] = []
     if book.stored is not None:  # another format's reader has checked its file already
         _file_issues(book, issues)
@@ -193,11 +194,10 @@ def _book_value_entry(value: int, distances: bool, stored: bool) -> tuple[bool, 
 def _file_issues(book: BookModel, issues: list[Issue]) -> None:
     """What a Thill-layout file's records alone show beyond format errors."""
     assert book.stored is not None  # loaded as stored: one position per record
-    fmt, records = book.stored
     order, keys = book.key_order
     repeat = np.flatnonzero(keys[1:] == keys[:-1]) + 1
     if len(repeat):
-        values = records.values[order]
+        values = solver_values(book)[order]
         conflict = repeat[values[repeat] != values[repeat - 1]]
         same = np.setdiff1d(repeat, conflict)
         if len(same):
@@ -222,8 +222,8 @@ def _file_issues(book: BookModel, issues: list[Issue]) -> None:
                     [moves_of(book, int(order[i])) for i in conflict[:5]],
                 )
             )
-    if not fmt.distances:
-        first_wins = np.flatnonzero(records.values == VALUE_FIRST)
+    if not book.has_distances:
+        first_wins = np.flatnonzero(book.winner == 1)
         if len(first_wins):
             issues.append(
                 Issue(

@@ -9,10 +9,11 @@ exit status of the command).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from openingbook.counts import solver_values
 from openingbook.model import BookModel
 from openingbook.values import UNKNOWN, WINNERS, BulkValues
 from solver import (
@@ -20,6 +21,9 @@ from solver import (
     BoardSize,
     Position,
 )
+
+if TYPE_CHECKING:
+    from openingbook.formats import Layout
 
 __all__ = [
     "PositionReport",
@@ -138,21 +142,11 @@ def moves_of(book: BookModel, record: int) -> str:
     return pos.some_moves()
 
 
-class Layout(Protocol):
-    """What :class:`StoredValues` reads of a book's record layout
-    (:class:`openingbook.formats.thill.BookFormat`, which the checks' helpers, below
-    the format registry, do not import)."""
-
-    distances: bool
-
-    def describe(self) -> str: ...
-
-
 @dataclass(frozen=True)
 class StoredValues:
     """What ``stats`` and ``check`` count and re-solve: a Thill book's records, or every
     position a book of another format holds (its model, first-player wins included),
-    with their values as Thill's codes (pruned codes or distance bytes) of its layout."""
+    with their values as the solver gives them (pruned codes or distance bytes)."""
 
     format: str
     records: int
@@ -163,10 +157,12 @@ class StoredValues:
     distances: bool
 
     @classmethod
-    def of(cls, model: BookModel, layout: Layout, values: np.ndarray) -> StoredValues:
-        """``layout`` and ``values``: the model's values in Thill's layout
-        (:func:`openingbook.formats.thill.thill_values`)."""
+    def of(cls, model: BookModel) -> StoredValues:
+        """What ``model`` stores (a model loaded as stored: its file's records), its values
+        as the solver gives them (:func:`openingbook.counts.solver_values`)."""
+        values = solver_values(model)
         if model.stored is not None:  # a Thill book's records, as stored
+            layout: Layout = model.stored[0]
             described, records = layout.describe(), len(values)
             positions = len(np.unique(model.canonical))
         else:
@@ -177,4 +173,5 @@ class StoredValues:
             )
             records = len(model) if model.records is None else model.records
             positions = len(model)
-        return cls(described, records, positions, model.first, model.mask, values, layout.distances)
+        distances = model.has_distances
+        return cls(described, records, positions, model.first, model.mask, values, distances)

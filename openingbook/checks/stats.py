@@ -16,9 +16,9 @@ from openingbook.checks.report import (
     Report,
     StoredValues,
 )
+from openingbook.counts import value_histogram
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.formats import load_book
-from openingbook.formats.thill import BookFormat, thill_values, value_histogram
+from openingbook.formats import Layout, load_book
 from openingbook.model import BookModel
 from openingbook.values import UNKNOWN
 from solver import (
@@ -111,7 +111,7 @@ def tromp_subset(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def book_stats(
     path: str | os.PathLike[str],
     tromp: bool = False,
-    fmt: BookFormat | None = None,
+    layout: Layout | None = None,
     per_ply: bool = False,
 ) -> StatsReport:
     """Record and value counts of a book; with ``tromp``, the counts on Tromp's subset.
@@ -122,17 +122,16 @@ def book_stats(
     Tromp's subset is the ply's book positions (within the book's scope) in which
     the player who just moved could not complete four at once either; mirror
     pairs once. For a complete 8-ply book the counts are compared with Tromp's
-    published 44,473 / 16,635 / 6,449. ``fmt``: the format, when not detected.
+    published 44,473 / 16,635 / 6,449. ``layout``: the record layout, when not detected.
     """
-    book = load_book(path, fmt=fmt, complete=False)
+    book = load_book(path, layout=layout, complete=False)
     if (tromp or per_ply) and book.board != DEFAULT_BOARD:
         raise InvalidArgument(
             f"the published counts are of the 7x6 board; {book.path.name} is a {book.board} book",
             argument="tromp" if tromp else "per_ply",
         )
-    layout, values = thill_values(book)
-    stored_book = StoredValues.of(book, layout, values)
-    histogram = value_histogram(layout, values)
+    stored_book = StoredValues.of(book)
+    histogram = value_histogram(book)
     stored = {k: int(histogram[k]) for k in ("first", "second", "draw")}
     hist = None
     if stored_book.distances:

@@ -20,7 +20,7 @@ from openingbook.checks.report import (
     position_report,
 )
 from openingbook.errors import BookFileError
-from openingbook.formats import load_book, lookup_source
+from openingbook.formats.registry import load_book, lookup_source
 from openingbook.model import BookModel, require_board
 from openingbook.pipeline.negamax import derive_values
 from openingbook.values import UNKNOWN, BulkValues

@@ -32,11 +32,32 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
-#: the layout a command writes its book in (build, derive)
+
+def parse_output_format(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """``--format`` of a command that writes a book, parsed once into the registry's
+    entry of that format (:func:`openingbook.formats.as_format`)."""
+    if value is None:
+        return None
+    from openingbook.formats.registry import as_format, own_formats
+
+    writes = own_formats()
+    try:
+        chosen = as_format(value)
+    except InvalidArgument:
+        chosen = None
+    if chosen not in writes:
+        names = ", ".join(repr(f.name) for f in writes)
+        raise click.BadParameter(f"{value!r} is not one of {names}.")
+    return chosen
+
+
+#: the format a command writes its book in (build, derive): the command receives the
+#: registry's entry (or ``None``) as ``format``
 output_format_option = click.option(
     "--format",
-    "book_format",
-    type=click.Choice(("thill", "compact")),
+    "format",
+    metavar="FORMAT",
+    callback=parse_output_format,
     default=None,
     help="Thill's layout (.dat plus a manifest) or the compact format (.c4b, "
     "self-describing; complete books and books under a line only; the only format of "
@@ -147,19 +168,20 @@ def parallel_options(func: F) -> F:
 
 
 def _book_format(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``--format`` parsed into a :class:`~openingbook.formats.thill.BookFormat` (exit 2 if bad)."""
+    """``--format`` parsed into a record layout (:func:`openingbook.formats.registry.parse_layout`;
+    exit 2 if bad)."""
     if value is None:
         return None
-    from openingbook.formats.thill import BookFormat
+    from openingbook.formats.registry import parse_layout
 
     try:
-        return BookFormat.parse(value)
+        return parse_layout(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
 
 
 #: ``--format``: the layout of a book whose format cannot be detected; the
-#: command receives a ``BookFormat`` (or ``None``) as ``fmt``.
+#: command receives a :class:`~openingbook.formats.Layout` (or ``None``) as ``fmt``.
 format_option = click.option(
     "--format",
     "fmt",

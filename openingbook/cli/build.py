@@ -7,7 +7,7 @@ The work is done by :func:`openingbook.pipeline.build.build_book` and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,6 +23,9 @@ from openingbook.cli._common import (
     size_option,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from openingbook.formats import Format
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
@@ -149,7 +152,7 @@ def build_command(
     parent_book: str | None,
     table_log2: int | None,
     force: bool,
-    book_format: str | None,
+    format: Format | None,
     keep_work: bool,
     quiet: bool,
     as_json: bool,
@@ -175,12 +178,12 @@ def build_command(
     from solver import DEFAULT_BOARD
 
     if part is not None:
-        holds_parts = next(name for name, f in FORMATS.items() if f.holds_parts)
-        if book_format is not None and not FORMATS[book_format].holds_parts:
+        holds_parts = next(f for f in FORMATS.values() if f.holds_parts)
+        if format is not None and not format.holds_parts:
             raise click.UsageError(
-                f"--part writes a {holds_parts} book: leave out --format {book_format}"
+                f"--part writes a {holds_parts.name} book: leave out --format {format.name}"
             )
-        book_format = holds_parts
+        format = holds_parts
     # else as given: the library chooses by the output's name (.c4b compact, .dat Thill)
     options = BuildOptions(
         plies=plies,
@@ -194,11 +197,11 @@ def build_command(
         part=part,
     )
 
-    if book_format is not None and not FORMATS[book_format].holds_samples:
+    if format is not None and not format.holds_samples:
         options.validate()  # other board sizes: no shards, whatever the format
         if shard is not None or sample is not None:
             raise click.UsageError(
-                f"--format {book_format} needs a whole book (or --under): build the shards "
+                f"--format {format.name} needs a whole book (or --under): build the shards "
                 "in Thill's layout, merge them, then 'openingbook convert'"
             )
         output = output or Path(default_output_name(options, compact=True))
@@ -214,7 +217,7 @@ def build_command(
         keep_work=keep_work,
         progress=not quiet and not as_json,
         command=_command_line(),
-        book_format=book_format,
+        format=format,
         parent_book=True if parent_book is None else parent_book != "none" and parent_book,
     )
     if as_json:
@@ -250,11 +253,11 @@ def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: b
       openingbook merge book12-dist-shard*of4.dat -o book12-dist.dat
       openingbook merge book14-dist-part*of32.c4b -o book14-dist.c4b
     """
-    from openingbook.formats import FORMATS
     from openingbook.pipeline.merge import merge_books
 
     summary = merge_books(output, list(shards), force=force, command=_command_line())
-    pieces = "parts" if FORMATS[summary.format].holds_parts else "shards"
+    # a build's shards make a book with a manifest; the parts of a ply, a compact book
+    pieces = "shards" if summary.manifest else "parts"
     if as_json:
         emit_json(summary.as_dict())
     else:

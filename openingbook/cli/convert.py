@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
     BOOK,
-    LazyChoice,
     counted,
     emit_json,
     json_option,
     output_option,
+    parse_output_format,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from openingbook.formats import Format
 
 
 @main.command("convert")
@@ -25,8 +29,9 @@ from openingbook.cli._common import (
 @click.option(
     "-f",
     "--format",
-    "fmt",
-    type=LazyChoice("openingbook.pipeline.convert", "CONVERT_FORMATS"),
+    "format",
+    metavar="FORMAT",
+    callback=parse_output_format,
     default=None,
     help="Output format (default: from the extension, .c4b compact, .dat Thill).",
 )
@@ -37,7 +42,7 @@ def convert_command(
     source: Path,
     target: str | None,
     output: str | None,
-    fmt: str | None,
+    format: Format | None,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -61,7 +66,7 @@ def convert_command(
         raise click.UsageError("give the output once: as OUTPUT or with -o/--output")
     from openingbook.pipeline.convert import convert_book  # the command modules import only click
 
-    summary = convert_book(source, Path(target or output or ""), fmt, force=force)
+    summary = convert_book(source, Path(target or output or ""), format, force=force)
     if as_json:
         emit_json(summary.as_dict())
         return

@@ -23,9 +23,6 @@ from openingbook.cli._common import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-#: the formats written as text, which can go to standard output (``-o -``)
-TEXT_FORMATS = ("jsonl", "csv", "uci")
-
 
 def _log_size(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     """``--log-size`` checked against the sizes Pons' loader accepts (loaded on use)."""
@@ -99,25 +96,28 @@ def export_command(
       openingbook export 14-dist -f npz -o positions13.npz
     """
     from openingbook.atomicio import refuse_existing
+    from openingbook.formats import FORMATS, as_format
 
+    format = as_format(fmt)  # the --format text, parsed once
     piped = to_stdout(output)
-    if piped and fmt not in TEXT_FORMATS:
+    if piped and not format.text:
+        texts = ", ".join(f.name for f in FORMATS.values() if f.text)
         raise BadArgument(
-            f"--output -: {fmt} is a binary format; standard output takes "
-            f"{', '.join(TEXT_FORMATS)}: give a file"
+            f"--output -: {format.name} is a binary format; standard output takes "
+            f"{texts}: give a file"
         )
     refuse_existing(output, force)
     from openingbook.pipeline.export import export_book
 
     summary = export_book(
-        book, fmt, output, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
+        book, format, output, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
     )
     if as_json:
         emit_json(summary.as_dict(), err=piped)
         return
     # with the rows on standard output, the summary goes to stderr
     where = "standard output" if piped else summary.output
-    line = f"wrote {counted(summary.positions, 'position')} to {where} ({fmt})"
+    line = f"wrote {counted(summary.positions, 'position')} to {where} ({format.name})"
     if summary.recovered_first_wins:
         line += f"; {summary.recovered_first_wins:,} first-player wins recovered by enumeration"
     click.echo(line, err=piped)

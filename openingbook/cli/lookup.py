@@ -23,7 +23,7 @@ from openingbook.cli._common import (
 from solver import Player, Position, Winner
 
 if TYPE_CHECKING:
-    from openingbook.formats.thill import BookFormat
+    from openingbook.formats import Layout
 
 
 def _read_board(board: str) -> Position:
@@ -65,7 +65,7 @@ def lookup_command(
     book: str,
     moves: str | None,
     board: str | None,
-    fmt: BookFormat | None,
+    fmt: Layout | None,
     size: Any,
     check: bool,
     verify: bool,
@@ -98,14 +98,13 @@ def lookup_command(
 
     path = resolve_book_argument(book)
     entry = detect(path)
-    kind = entry.name
     if fmt is not None and not entry.layouts:
-        raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
+        raise BadArgument(f"--format applies to Thill-layout books, not {entry.name} ones")
     asked = {"check": check, "verify": verify}
     options = {name: value for name, value in asked.items() if name in entry.checks_on_request}
     # opening verifies what the format allows (a compact book's checksum, a Thill book's
     # manifest and sampled records); every answer is checked possible for the book
-    with open_book(path, kind, fmt, **options) as opened:
+    with open_book(path, entry, fmt, **options) as opened:
         if size is not None:
             from openingbook.model import require_board
 
@@ -120,7 +119,7 @@ def lookup_command(
             fmt_name = opened.format.name
         else:
             board_name = "" if opened.board == (7, 6) else f" {opened.board}"
-            fmt_name = f"{kind}{board_name} {opened.plies}-ply"
+            fmt_name = f"{entry.name}{board_name} {opened.plies}-ply"
     to_move = "first" if pos.side_to_move is Player.FIRST else "second"
     if as_json:
         emit_json(
@@ -146,7 +145,7 @@ def lookup_command(
     if value.score is not None:
         score = f"{value.score:+d}" if value.score else "0"
         text += f" (score {score} for the {to_move} player to move)"
-    if not fmt_name[0].isdigit():  # not a Thill layout: no record numbers
+    if not entry.layouts:  # not a Thill layout: no record numbers
         where = "not stored (wins at once) in" if pos.can_win_next() else "in"
     else:
         where = f"record {record} in" if record is not None else "not stored in"
@@ -166,7 +165,7 @@ def lookup_command(
 @user_errors
 @click.pass_context
 def info_command(
-    ctx: click.Context, book: str, full: bool, fmt: BookFormat | None, as_json: bool
+    ctx: click.Context, book: str, full: bool, fmt: Layout | None, as_json: bool
 ) -> None:
     """Format, scope, record count, value histogram and checks of BOOK.
 
@@ -186,11 +185,10 @@ def info_command(
 
     path = resolve_book_argument(book)
     entry = detect(path)
-    kind = entry.name
     if fmt is not None and not entry.layouts:
-        raise BadArgument(f"--format applies to Thill-layout books, not {kind} ones")
+        raise BadArgument(f"--format applies to Thill-layout books, not {entry.name} ones")
     with progress_bar(full and not as_json, "checking every value") as advance:
-        info = describe(path, kind, fmt, full=full or None, progress=advance)
+        info = describe(path, entry, fmt, full=full or None, progress=advance)
     if as_json:
         emit_json(info)
     else:

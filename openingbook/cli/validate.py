@@ -29,7 +29,7 @@ from openingbook.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from openingbook.formats.thill import BookFormat
+    from openingbook.formats import Format, Layout
 
 _BOOK = BOOK
 
@@ -109,7 +109,7 @@ def derive_command(
     under: str | None,
     distances: bool | None,
     force: bool,
-    book_format: str | None,
+    format: Format | None,
     as_json: bool,
 ) -> None:
     """Compute a shallower book from a deeper one by exact minimax.
@@ -137,7 +137,7 @@ def derive_command(
             distances=distances,
             force=force,
             command=["openingbook", *sys.argv[1:]],
-            book_format=book_format,
+            format=format,
             progress=advance,
             stage=advance and advance.stage,
         )
@@ -245,7 +245,7 @@ def check_command(
     scheduler: str | None,
     table_log2: int | None,
     strict: bool,
-    fmt: BookFormat | None,
+    fmt: Layout | None,
     as_json: bool,
 ) -> None:
     """Check BOOK from the file alone, and re-solve records with the solver.
@@ -269,7 +269,7 @@ def check_command(
         executor=executor,
         table_log2=table_log2,
         scheduler=scheduler,
-        fmt=fmt,
+        layout=fmt,
     )
     _finish(report, as_json, report.lines())
     if strict and report.issues:
@@ -308,7 +308,7 @@ def stats_command(
     tromp: bool,
     per_ply: bool,
     entropy: bool,
-    fmt: BookFormat | None,
+    fmt: Layout | None,
     as_json: bool,
 ) -> None:
     """Record and value counts of BOOK."""
@@ -319,10 +319,10 @@ def stats_command(
             raise click.UsageError(
                 "--entropy is a report of its own: without --tromp or --per-ply-counts"
             )
-        options = {} if fmt is None else {"fmt": fmt}
+        options = {} if fmt is None else {"layout": fmt}
         report: Any = book_entropy(book, **options)
     else:
         from openingbook.checks.stats import book_stats
 
-        report = book_stats(book, tromp=tromp, fmt=fmt, per_ply=per_ply)
+        report = book_stats(book, tromp=tromp, layout=fmt, per_ply=per_ply)
     _finish(report, as_json, report.lines())

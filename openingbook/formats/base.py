@@ -64,7 +64,7 @@ class Format(ABC):
     #: one of this project's own formats: a file holds one ply (or a scope of it), the
     #: record of how it was made, and is what the engine, ``convert`` and ``merge`` read
     own: ClassVar[bool] = False
-    #: does a file say which of several record layouts it has (``open_book(fmt=...)``
+    #: does a file say which of several record layouts it has (``open_book(layout=...)``
     #: forces one)?
     layouts: ClassVar[bool] = False
     #: can a file be part ``i`` of ``n`` of a ply (``build --part``, merged by ``merge``)?
@@ -80,6 +80,30 @@ class Format(ABC):
     #: does ``export`` write the book as its positions come (:meth:`export_stream`: rows
     #: of text, in the book's order), rather than from the whole book in memory?
     streams: ClassVar[bool] = False
+    #: does a book without distances leave the first player's wins out of its file (the
+    #: reader's rule answers them)?
+    prunes: ClassVar[bool] = False
+    #: is a file lines of text (so ``export -o -`` can write it to standard output)?
+    text: ClassVar[bool] = False
+
+    def side_files(self, path: str | os.PathLike[str]) -> list[Path]:
+        """The files written beside a book at ``path`` (a manifest): none by default."""
+        return []
+
+    def record_of(self, path: str | os.PathLike[str], verify: bool = False) -> Any:
+        """The record of how the book at ``path`` was made, as the format keeps it (a
+        manifest's content), or None; ``verify``: the whole file compared with it first."""
+        return None
+
+    def describe_file(self, path: Path, layout: Any = None, **options: Any) -> Any:
+        """The format's own report of the file for ``openingbook info`` (a JSON-ready
+        dict), or None: the report of every format (the book read whole)."""
+        return None
+
+    def stored_model(self, book: Any, pruned: bool, source: dict[str, Any]) -> Any:
+        """The model of an open reader's file as stored (its records in file order, for
+        record-level checks), or None: the format stores what it answers."""
+        return None
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         """Does the file (its first bytes ``head``, ``size`` bytes long) look like this
@@ -102,7 +126,7 @@ class Format(ABC):
 
     def check_output(self, out: str | os.PathLike[str], force: bool) -> None:
         """Refuse, before any work, an output this format cannot write beyond the rule of
-        every output (:func:`openingbook.formats.check_output` applies both): nothing
+        every output (:func:`openingbook.formats.registry.check_output` applies both): nothing
         more by default."""
         return
 

@@ -1430,6 +1430,17 @@ class CompactFormat(Format):
     holds_parts = True
     reencodes = True
 
+    def record_of(self, path: str | os.PathLike[str], verify: bool = False) -> Any:
+        """What the book's metadata keeps of how it was made (``source_manifest``: the
+        manifest of the book it was converted from, or the record of its build or
+        derivation), or None; ``verify``: the checksum checked first."""
+        with CompactBook(path, verify=verify) as book:
+            return book.header.metadata.get("source_manifest")
+
+    def describe_file(self, path: Path, layout: Any = None, **options: Any) -> dict[str, Any]:
+        """:func:`describe_compact` (``full``, ``progress``: its whole-file check)."""
+        return describe_compact(path, options.get("full"), options.get("progress"))
+
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return head.startswith(MAGIC)
 

@@ -203,6 +203,7 @@ class TabularFormat(Format):
     name = "tabular"
     readable = False
     streams = True
+    text = True
 
     def export_stream(
         self, book: Any, out: str | os.PathLike[str], **options: Any

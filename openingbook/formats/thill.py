@@ -96,9 +96,6 @@ import math
 import mmap
 import os
 import struct
-import sys
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,6 +129,7 @@ from openingbook.errors import (
 )
 from openingbook.formats.base import Format, WrittenBook, require_writable
 from openingbook.inputs import MAX_MANIFEST_BYTES, read_bounded, require_regular_file
+from openingbook.provenance import file_sha256, manifest_provenance
 from openingbook.values import (
     UNKNOWN,
     VALUE_DRAW,
@@ -194,21 +192,17 @@ __all__ = [
     "check_sample",
     "check_size",
     "check_values",
-    "clean_command",
     "content_formats",
     "describe_book",
     "detect_format",
-    "file_sha256",
     "identify",
     "load_manifest",
     "manifest_book_entry",
     "manifest_path",
-    "manifest_provenance",
     "max_plies",
     "parity_faults",
     "parse_records",
     "read_manifest",
-    "recorded_command",
     "records_to_bytes",
     "refuse_thill_layout",
     "scan_book",
@@ -765,17 +759,6 @@ def manifest_path(book: str | os.PathLike[str]) -> Path:
     return book.with_name(book.name + ".json")
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """Hex SHA-256 of a file's bytes (read in 1 MiB pieces)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 # ------------------------------------------------------------------ reading manifests
 def _reject_constant(name: str) -> Any:
     raise BookFileError(f"{name} is not a number")
@@ -1144,72 +1127,6 @@ def manifest_book_entry(out: Path, fmt: BookFormat, records: int, data: bytes) -
             "sha256": sha256(data).hexdigest(),
         },
     }
-
-
-def manifest_provenance(command: Sequence[str] | None) -> dict[str, Any]:
-    """The command line, version and creation time of a manifest.
-
-    ``command`` defaults to this process's arguments; either way it is recorded by
-    :func:`clean_command`, as a user would type it on another machine.
-    """
-    from openingbook import __version__ as version
-
-    argv = list(command) if command is not None else ["openingbook", *sys.argv[1:]]
-    return {
-        "command": clean_command(argv),
-        "version": version,
-        "python": sys.version.split()[0],
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-
-
-def clean_command(argv: Sequence[str]) -> str:
-    """``argv`` as a shell command without this machine in it.
-
-    The program is ``openingbook`` (``sys.argv[0]`` may be ``-c``, a full path or
-    ``__main__.py``); an absolute path becomes relative to the current directory
-    when it lies below it, else its base name (``--work-dir /data/x/work`` ->
-    ``--work-dir work``), also in ``--option=/path``. (The paths below are only text.)
-
-    >>> clean_command(["-c", "build", "--plies", "8", "-o", "/data/runs/b8.dat"])
-    'openingbook build --plies 8 -o b8.dat'
-    >>> clean_command(["openingbook", "merge", "--output=/srv/x/b.dat", "part 1.dat"])
-    "openingbook merge --output=b.dat 'part 1.dat'"
-    """
-    words = ["openingbook", *argv[1:]] if argv else ["openingbook"]
-    import shlex
-
-    return shlex.join(_machine_free(word) for word in words)
-
-
-def recorded_command(command: object) -> str | None:
-    """A source's recorded command (``"command"`` of its manifest) as
-    :func:`clean_command` records one today, for a book that lists its sources (a book
-    built by an older version may name paths of the machine that built it); None when
-    there is none.
-
-    >>> recorded_command("openingbook build --part 1/32 -o /data/work/out/p01.c4b")
-    'openingbook build --part 1/32 -o p01.c4b'
-    >>> recorded_command(None) is None
-    True
-    """
-    if not isinstance(command, str):
-        return None
-    import shlex
-
-    return clean_command(shlex.split(command))
-
-
-def _machine_free(word: str) -> str:
-    option, eq, value = word.partition("=") if word.startswith("-") else ("", "", word)
-    if not os.path.isabs(value):
-        return word
-    path = Path(value)
-    try:
-        relative = str(path.relative_to(Path.cwd()))
-    except ValueError:
-        relative = path.name
-    return f"{option}{eq}{relative or '.'}"
 
 
 def _orphaned_manifest(out: Path) -> bool:
@@ -1934,6 +1851,31 @@ class ThillFormat(Format):
     layouts = True
     holds_samples = True
     separate_manifest = True
+    prunes = True
+
+    def side_files(self, path: str | os.PathLike[str]) -> list[Path]:
+        """The manifest beside the book (:func:`manifest_path`)."""
+        return [manifest_path(path)]
+
+    def record_of(
+        self, path: str | os.PathLike[str], verify: bool = False
+    ) -> dict[str, Any] | None:
+        """The book's manifest (:func:`read_manifest`; None without one); ``verify``: the
+        manifest is required, and the file's sha256 compared with it."""
+        if not verify and not manifest_path(path).exists():
+            return None
+        manifest = read_manifest(path)
+        if verify:
+            identify(path).verify_sha256()
+        return manifest
+
+    def describe_file(self, path: Path, layout: Any = None, **options: Any) -> dict[str, Any]:
+        """:func:`describe_book`: the layout, scope, records and checks of the file."""
+        return describe_book(path, layout)
+
+    def stored_model(self, book: Any, pruned: bool, source: dict[str, Any]) -> BookModel:
+        """:func:`stored_model`: the file's records as stored."""
+        return stored_model(book, pruned, source)
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         """What the reader accepts (:func:`identify`: the layout, size, record count and

@@ -189,6 +189,7 @@ class UciFormat(Format):
     description = "UCI / Tromp CSV: 42 x/o/b cells a1..g6, then win/loss/draw for the first player"
     suffixes = (".data",)
     readable = False
+    text = True
     export_options = frozenset({"tromp_subset"})
 
     def refuse_export(self, book: Any, **options: Any) -> None:

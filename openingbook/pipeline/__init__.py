@@ -2,8 +2,9 @@
 build books (:mod:`~openingbook.pipeline.build`, in work directories of
 :mod:`~openingbook.pipeline.workdir`, on the executors of
 :mod:`~openingbook.pipeline.executors`), merge shards and parts
-(:mod:`~openingbook.pipeline.merge`; what was solved is written through
-:func:`openingbook.formats.write_solved_book`), derive shallower books
+(:mod:`~openingbook.pipeline.merge`), derive shallower books
 (:mod:`~openingbook.pipeline.derive`), convert (:mod:`~openingbook.pipeline.convert`) and
-export (:mod:`~openingbook.pipeline.export`) them.
+export (:mod:`~openingbook.pipeline.export`) them. Each works on book models
+(:class:`openingbook.model.BookModel`): a format reads a book into one, and its ``write``
+writes one.
 """

@@ -16,8 +16,9 @@
    scores for distance books, win/draw/loss otherwise. Each finished chunk is
    saved atomically with a checksum; a rerun skips whole chunks and recomputes
    damaged ones.
-3. **Write**: the solved values as a book model, written by the registry's writer
-   of the output's format (:func:`openingbook.formats.write_solved_book`):
+3. **Write**: the solved values as a book model
+   (:func:`openingbook.model.model_from_values`), written by the ``write`` of the
+   output's format (:func:`openingbook.formats.registry.solved_book_writer`):
    Thill's layout (first-player wins pruned in non-distance books, keys encoded,
    records sorted) with its manifest ``<output>.json`` as one unit, or the compact
    format with the manifest's content in its metadata.
@@ -52,26 +53,21 @@ import numpy as np
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.booknames import distance_book_name
 from openingbook.codec import MAX_ARRAY_HEIGHT
+from openingbook.counts import outcomes, value_histogram
 from openingbook.errors import (
     InvalidArgument,
     WorkerLost,
 )
-from openingbook.formats import (
+from openingbook.formats import Format, open_book
+from openingbook.formats.registry import (
+    book_files,
     check_compact_output,
     check_output,
-    open_book,
-    outcomes,
+    layout_name,
     solved_book_writer,
-    write_solved_book,
-)
-from openingbook.formats.thill import (
-    BookFormat,
-    manifest_path,
-    manifest_provenance,
-    value_histogram,
 )
 from openingbook.memory import check_table_size, default_jobs, worker_count
-from openingbook.model import Scope
+from openingbook.model import Scope, model_from_values
 from openingbook.pipeline.enumeration import parse_part
 from openingbook.pipeline.executors import (
     EXECUTOR_NAMES,
@@ -88,6 +84,7 @@ from openingbook.pipeline.solving import (
     start_worker_kernel,
 )
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
+from openingbook.provenance import manifest_provenance
 from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
 __all__ = [
@@ -425,7 +422,7 @@ def build_book(
     progress: bool = True,
     command: Sequence[str] | None = None,
     on_chunk: Callable[[ChunkResult], None] | None = None,
-    book_format: str | None = None,
+    format: Format | str | None = None,
     parent_book: str | os.PathLike[str] | bool = True,
 ) -> BuildSummary:
     """Build a book (or a shard/sample of one) and its manifest; see the module docstring.
@@ -438,10 +435,11 @@ def build_book(
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
     ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
-    is saved. ``book_format``: ``"thill"`` (the record layout, 7x6 only, with a
-    manifest) or ``"compact"`` (:mod:`openingbook.formats.compact`, written straight from the
-    solved values, the build's record in its metadata); default: compact for an
-    output ending in ``.c4b`` (:func:`openingbook.formats.solved_book_writer`).
+    is saved. ``format``: the format the book is written in (a registry entry, or its
+    name): Thill's layout (7x6 only, with a manifest) or the compact format
+    (:mod:`openingbook.formats.compact`, the build's record in its metadata); default:
+    compact for an output ending in ``.c4b``
+    (:func:`openingbook.formats.registry.solved_book_writer`).
     ``parent_book``: a distance book of the ply before (a name or a path) whose scores
     bound the positions' scores from below (:func:`parent_lower_bounds`: the same
     values, found with fewer windows); its values are trusted, so give only a checked
@@ -471,9 +469,9 @@ def build_book(
     # tables on this machine (a scheduler's workers are elsewhere): refused before any work
     check_table_size(table_log2, 0 if scheduler else jobs or default_jobs())
     _check_solver_board(options.board)
-    fmt = BookFormat.for_plies(options.plies, options.distances, *options.board)
+    layout = layout_name(options.plies, options.distances, options.board)
     # a part is written in the format that holds parts, whatever the format asked for
-    writer = solved_book_writer(output, book_format, options.board, options.part)
+    writer = solved_book_writer(output, format, options.board, options.part)
     compact = not writer.holds_samples  # a whole book, or its positions under a line
     if compact and (options.shard is not None or options.sample is not None):
         raise InvalidArgument(
@@ -484,7 +482,7 @@ def build_book(
     out = Path(output or default_output_name(options, compact))
     work_dir_path = Path(work_dir) if work_dir else out.with_name(out.name + ".work")
     # the work directory and its files are the build's resume inputs
-    outputs = [out, manifest_path(out)] if writer.separate_manifest else [out]
+    outputs = book_files(out, writer)
     work_files = [work_dir_path / p.name for p in outputs if is_own_file_name(p.name)]
     refuse_input_as_output(outputs, [work_dir_path, *work_files])
     if options.part is not None:
@@ -569,8 +567,18 @@ def build_book(
         ordered = [results[c.chunk_id] for c in plan.chunks]
         first = np.concatenate([r.first for r in ordered])
         mask = np.concatenate([r.mask for r in ordered])
-        values = np.concatenate([r.values for r in ordered])
-        histogram = value_histogram(fmt, values)  # of all positions, pruned ones included
+        values = np.concatenate([r.values for r in ordered])  # the solver's value codes
+        model = model_from_values(
+            "distance" if options.distances else "pruned",
+            options.plies,
+            first,
+            mask,
+            values,
+            board=options.board,
+            scope=options.scope(),
+        )
+        del first, mask, values
+        histogram = value_histogram(model)  # of all positions, pruned ones included
         wall = time.perf_counter() - wall_start
         solved = plan.positions - resumed_positions
         content = {
@@ -606,24 +614,13 @@ def build_book(
             },
             **manifest_provenance(command),
         }
-        written = write_solved_book(
-            out,
-            fmt,
-            first,
-            mask,
-            values,
-            scope=options.scope(),
-            record=content,
-            writer=writer,
-            force=force,
-            part=options.part,
-        )
+        written = writer.write(model, out, force=force, record=content, part=options.part)
         if not keep_work:
             wd.remove()  # our own files only, and the directory if we made it
         return BuildSummary(
             output=str(out),
             manifest=str(written.manifest or ""),
-            format=fmt.name if options.part is None else writer.name,
+            format=layout if options.part is None else writer.name,
             records=written.records,
             positions=plan.positions,
             positions_solved=solved,

@@ -1,4 +1,6 @@
-"""Conversion between Thill's book layout and the compact format, both ways.
+"""Conversion between Thill's book layout and the compact format, both ways: the book
+loaded as a model (:func:`openingbook.formats.load_book`) and written by the target
+format's ``write``.
 
 Thill -> compact: every position the book answers for, with its value
 (:func:`openingbook.formats.load_book`: a pruned book gets its left-out
@@ -34,7 +36,21 @@ from openingbook.errors import (
     OutputError,
     reads_book,
 )
+from openingbook.formats import Format
 from openingbook.formats.compact import CompactBook
+from openingbook.formats.registry import (
+    as_format,
+    book_files,
+    check_output,
+    detect_own,
+    layout_name,
+    load_book,
+    open_book,
+    output_format,
+    own_formats,
+)
+from openingbook.model import require_complete_model
+from openingbook.provenance import file_sha256, manifest_provenance
 
 __all__ = [
     "CONVERT_FORMATS",
@@ -43,7 +59,8 @@ __all__ = [
     "target_format",
 ]
 
-CONVERT_FORMATS = ("compact", "thill")
+#: the names of the formats convert writes (``--format``'s choices)
+CONVERT_FORMATS = tuple(f.name for f in own_formats())
 
 
 @dataclass
@@ -64,31 +81,29 @@ class ConvertSummary:
         return asdict(self)
 
 
-def target_format(output: str | os.PathLike[str], fmt: str | None) -> str:
-    """``"compact"`` or ``"thill"``: ``fmt``, else the output's name (``.c4b`` compact,
-    ``.dat`` Thill); a name of another format refused
-    (:func:`openingbook.formats.output_format`)."""
-    from openingbook.formats import output_format
-
-    return output_format(
-        output, fmt, writes=CONVERT_FORMATS, default=None, board=None, argument="fmt"
-    )
+def target_format(output: str | os.PathLike[str], format: Format | str | None) -> Format:
+    """The format convert writes: ``format`` (Thill's layout or compact), else the one the
+    output's name tells (``.c4b`` compact, ``.dat`` Thill); a name of another format
+    refused (:func:`openingbook.formats.registry.output_format`)."""
+    chosen = None if format is None else as_format(format)
+    return output_format(output, chosen, writes=own_formats(), default=None, board=None)
 
 
 @reads_book
 def convert_book(
     source: str | os.PathLike[str],
     output: str | os.PathLike[str],
-    fmt: str | None = None,
+    format: Format | str | None = None,
     *,
     force: bool = False,
     command: Sequence[str] | None = None,
 ) -> ConvertSummary:
     """Convert ``source`` (Thill or compact) into ``output`` in the other format.
 
-    ``fmt`` (``"compact"``/``"thill"``) defaults to the output's extension.
-    Raises :class:`BookFileError` for a conversion that cannot be exact (a sample or
-    a shard, a distance book missing positions); what the OS refuses is
+    ``format`` (a registry entry, or its name: compact or thill) defaults to the
+    output's extension. The book is loaded as a model and written by the target format's
+    ``write``. Raises :class:`BookFileError` for a conversion that cannot be exact (a
+    sample or a shard, a distance book missing positions); what the OS refuses is
     ``BookFileUnreadable`` or ``OutputUnwritable`` (both also ``OSError``).
     """
     import time
@@ -97,34 +112,30 @@ def convert_book(
     src, out = Path(source), Path(output)
     if not src.is_file():
         raise BookFileMissing(src)
-    target = target_format(out, fmt)
-    from openingbook.formats import detect_own
-
+    target = target_format(out, format)
     source_format = detect_own(
         src,
         "convert",
         "Thill and compact books (other engines' formats are written by 'openingbook export')",
     )
-    from openingbook.formats import FORMATS, check_output
-
-    if source_format == target and not FORMATS[target].reencodes:
-        raise InvalidArgument(f"{src} is already a {target} book: convert it to the other format")
-    from openingbook.formats.thill import manifest_path
-
+    if source_format is target and not target.reencodes:
+        raise InvalidArgument(
+            f"{src} is already a {target.name} book: convert it to the other format"
+        )
     # nothing is ever written over what is read: the book, nor its manifest
-    refuse_input_as_output([out, manifest_path(out)], [src, manifest_path(src)])
-    check_output(FORMATS[target], out, force)  # before the book is read
-    if source_format == target:
+    refuse_input_as_output(book_files(out), book_files(src))
+    check_output(target, out, force)  # before the book is read
+    if source_format is target:
         positions, manifest = _reencode_compact(src, out, force, command)
-    elif FORMATS[target].separate_manifest:
-        positions, manifest = _compact_to_thill(src, out, force, command)
+    elif target.separate_manifest:
+        positions, manifest = _with_manifest(src, source_format, target, out, force, command)
     else:
-        positions, manifest = _thill_to_compact(src, out, force, command)
+        positions, manifest = _with_metadata(src, source_format, target, out, force, command)
     return ConvertSummary(
         str(src),
         str(out),
-        source_format,
-        target,
+        source_format.name,
+        target.name,
         positions,
         src.stat().st_size,
         out.stat().st_size,
@@ -133,33 +144,38 @@ def convert_book(
     )
 
 
-def _thill_to_compact(
-    src: Path, out: Path, force: bool, command: Sequence[str] | None
+def _with_metadata(
+    src: Path,
+    source: Format,
+    target: Format,
+    out: Path,
+    force: bool,
+    command: Sequence[str] | None,
 ) -> tuple[int, None]:
-    from openingbook.formats import FORMATS, load_book
-    from openingbook.formats.thill import file_sha256, identify, manifest_provenance, read_manifest
-    from openingbook.model import require_complete_model
-
-    identity = identify(src)
-    if identity.scope.partial:
-        raise BookFileError(
-            f"{src}: the book is {identity.scope.partial}, not complete for its ply or line: "
-            "a compact book must answer every position of its scope (merge the shards first)"
-        )
-    book = load_book(src, "thill")
+    """A book of Thill's layout written compact: the source's identity and manifest
+    travel in the metadata."""
+    with open_book(src, source) as reader:
+        if reader.scope.partial:
+            raise BookFileError(
+                f"{src}: the book is {reader.scope.partial}, not complete for its ply or "
+                "line: a compact book must answer every position of its scope (merge the "
+                "shards first)"
+            )
+        layout = layout_name(int(reader.plies or 0), reader.kind != "wdl", reader.board)
+    book = load_book(src, source)
     require_complete_model(book)
     metadata: dict[str, Any] = {
         "source": {
             "file": src.name,
             "bytes": src.stat().st_size,
             "sha256": file_sha256(src),
-            "format": identity.fmt.name,
+            "format": layout,
         },
-        "source_manifest": read_manifest(src) if identity.manifest is not None else None,
+        "source_manifest": source.record_of(src),
         "converted": manifest_provenance(command),
     }
     try:
-        FORMATS["compact"].write(book, out, metadata=metadata, force=force)
+        target.write(book, out, metadata=metadata, force=force)
     except OutputError:
         raise  # about the output, not the source: as every command says it
     except ValueError as exc:
@@ -172,7 +188,6 @@ def _reencode_compact(
 ) -> tuple[int, None]:
     """Write the compact book ``src`` again, in the compact format's current version."""
     from openingbook.formats.compact import VERSION, write_compact
-    from openingbook.formats.thill import file_sha256, manifest_provenance
 
     with CompactBook(src) as book:  # the checksum first: a damaged book is refused
         h = book.header
@@ -214,19 +229,22 @@ def _reencode_compact(
 _ENTRY_KEYS = ("manifest", "layout", "format", "book")
 
 
-def _compact_to_thill(
-    src: Path, out: Path, force: bool, command: Sequence[str] | None
+def _with_manifest(
+    src: Path,
+    source: Format,
+    target: Format,
+    out: Path,
+    force: bool,
+    command: Sequence[str] | None,
 ) -> tuple[int, str]:
-    from openingbook.formats import FORMATS, load_book
-    from openingbook.formats.thill import file_sha256, manifest_provenance
-
-    model = load_book(src, "compact")
+    """A compact book written in Thill's layout: its manifest is the one saved in the
+    metadata when it is of these bytes, else a new one."""
+    model = load_book(src, source)
     if model.scope.partial:  # its positions alone would read as a complete book
         raise BookFileError(
             f"{src}: {model.scope.partial} of a book: merge the parts first ('openingbook merge')"
         )
-    with CompactBook(src, verify=False) as book:
-        saved = book.header.metadata.get("source_manifest")
+    saved = source.record_of(src)
 
     def record(entry: dict[str, Any]) -> dict[str, Any]:
         """The manifest's content: the one saved in the metadata when it is of these bytes
@@ -253,9 +271,13 @@ def _compact_to_thill(
                 "seed": None,
                 "shard": None,
             },
-            "converted_from": {"file": src.name, "sha256": file_sha256(src), "format": "compact"},
+            "converted_from": {
+                "file": src.name,
+                "sha256": file_sha256(src),
+                "format": source.name,
+            },
             **manifest_provenance(command),
         }
 
-    written = FORMATS["thill"].write(model, out, force=force, record=record)
+    written = target.write(model, out, force=force, record=record)
     return len(model), str(written.manifest)

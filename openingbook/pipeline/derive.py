@@ -3,7 +3,8 @@
 The values come from :func:`openingbook.pipeline.negamax.derive_values` (exact negamax
 over the plies between); :func:`derive_book` reads the deeper book, refuses what it
 does not cover, and writes the book with a build-style manifest that records the
-derivation, as the build does (:func:`openingbook.formats.write_solved_book`).
+derivation: the derived values as a book model, written by the ``write`` of the output's
+format, as the build does.
 """
 
 from __future__ import annotations
@@ -16,18 +17,19 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
+from openingbook.counts import value_histogram
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
-from openingbook.formats import check_output, solved_book_writer, write_solved_book
-from openingbook.formats.thill import (
-    BookFormat,
-    file_sha256,
-    manifest_path,
-    manifest_provenance,
-    value_histogram,
+from openingbook.formats import Format
+from openingbook.formats.registry import (
+    book_files,
+    check_output,
+    layout_name,
+    solved_book_writer,
 )
-from openingbook.model import Scope
-from openingbook.pipeline.negamax import DeepBook, Derivation, derive_values
-from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH
+from openingbook.model import BookModel, Scope, model_from_values
+from openingbook.pipeline.negamax import Derivation, derive_values
+from openingbook.provenance import file_sha256, manifest_provenance
+from solver import DEFAULT_BOARD
 
 __all__ = ["DeriveSummary", "derive_book"]
 
@@ -62,7 +64,7 @@ def derive_book(
     distances: bool | None = None,
     force: bool = False,
     command: list[str] | None = None,
-    book_format: str | None = None,
+    format: Format | str | None = None,
     progress: Callable[[int, int], None] | None = None,
     stage: Callable[[str], None] | None = None,
 ) -> DeriveSummary:
@@ -72,30 +74,29 @@ def derive_book(
     them), else it is pruned (first-player wins dropped). Every position must be
     covered by the source; for an incomplete source pass ``under`` (or rely on
     the line in its manifest). The manifest ``<output>.json`` records the
-    derivation (source file and SHA-256, command). ``book_format``: ``"thill"`` or
-    ``"compact"`` (written straight from the derived values, the manifest's content
+    derivation (source file and SHA-256, command). ``format``: the format written (a
+    registry entry or its name: Thill's layout, or compact with the manifest's content
     in its metadata); default: compact for an output ending in ``.c4b``
-    (:func:`openingbook.formats.solved_book_writer`). A compact source is not loaded: each
-    lookup reads its file (:func:`openingbook.formats.lookup_source`), and the roots are
+    (:func:`openingbook.formats.registry.solved_book_writer`). A compact source is not loaded: each
+    lookup reads its file (:func:`openingbook.formats.registry.lookup_source`), and the roots are
     walked slice by slice (:func:`openingbook.pipeline.negamax.derive_values`), with
     ``progress(done, total)`` after each; then, given ``stage``, ``stage("writing
     <output's name>")`` and ``progress(0, positions)`` before the book is written,
     ``progress(positions, positions)`` once it is.
 
     >>> import os, tempfile
-    >>> from openingbook.formats.thill import BOOK8
     >>> ref = REFERENCE / "thill-original-book8.dat"
     >>> with tempfile.TemporaryDirectory() as tmp:  # 8-ply book -> 6 plies under "4444"
     ...     s = derive_book(ref, 6, os.path.join(tmp, "b6.dat"), under="4444")
     ...     s.positions, s.format
     (25, '6-ply')
     """
-    refuse_input_as_output([output, manifest_path(output)], [source, manifest_path(source)])
+    refuse_input_as_output(book_files(output), book_files(source))
     out = Path(output)
-    from openingbook.formats import lookup_source, open_book
+    from openingbook.formats.registry import lookup_source, open_book
 
     with open_book(source) as book:  # the output is decided before the book is read
-        writer = solved_book_writer(out, book_format, book.board)
+        writer = solved_book_writer(out, format, book.board)
         writer.check_book(book.board, plies)
     check_output(writer, out, force)
     with lookup_source(source) as deep:
@@ -114,9 +115,9 @@ def derive_book(
                 argument="plies",
                 value=plies,
             )
-        fmt = BookFormat.for_plies(plies, distances, *deep.board)
+        layout = layout_name(plies, distances, deep.board)
         if plies == deep.plies:  # its own positions and values, read once
-            from openingbook.formats import load_book
+            from openingbook.formats.registry import load_book
 
             deep = load_book(source, complete=False)
         derivation = derive_values(deep, plies, under, progress)
@@ -129,9 +130,17 @@ def derive_book(
                 f"(first: {derivation.moves[missing[0]]}); derive only the "
                 "positions under a line it covers (under)"
             )
-        values = derivation.book_values(distances)
-        histogram = value_histogram(fmt, values)  # of every position, pruned ones included
-        record = _manifest_content(fmt, derivation, histogram, command)
+        model = model_from_values(
+            "distance" if distances else "pruned",
+            plies,
+            derivation.first,
+            derivation.mask,
+            derivation.book_values(distances),  # the solver's value codes
+            board=deep.board,
+            scope=Scope(derivation.under, board=deep.board),
+        )
+        histogram = value_histogram(model)  # of every position, pruned ones included
+        record = _manifest_content(model, derivation, histogram, command)
     positions = len(derivation.first)
     # the write's progress only for a caller told that a new step starts (``stage``):
     # to any other the derivation's progress(done, total) never goes back
@@ -140,24 +149,14 @@ def derive_book(
         stage(f"writing {out.name}")
     if write_progress is not None:
         write_progress(0, positions)
-    written = write_solved_book(
-        out,
-        fmt,
-        derivation.first,
-        derivation.mask,
-        values,
-        scope=Scope(derivation.under, board=deep.board),
-        record=record,
-        writer=writer,
-        force=force,
-    )
+    written = writer.write(model, out, force=force, record=record)
     if write_progress is not None:
         write_progress(positions, positions)
     return DeriveSummary(
         output=str(out),
         manifest=str(written.manifest or ""),
         source=str(deep.path),
-        format=fmt.name,
+        format=layout,
         plies=plies,
         under=derivation.under,
         positions=positions,
@@ -169,28 +168,20 @@ def derive_book(
     )
 
 
-def _layout(book: DeepBook) -> BookFormat:
-    """The Thill layout of a book's records: its file's, or the one its values fit."""
-    stored = getattr(book, "stored", None)  # a model loaded from a Thill file has records
-    if stored is not None:
-        return stored[0]
-    return BookFormat.for_plies(int(book.plies or 0), book.has_distances, *book.board)
-
-
 def _manifest_content(
-    fmt: BookFormat,
+    model: BookModel,
     derivation: Derivation,
     histogram: dict[str, object],
     command: list[str] | None,
 ) -> dict[str, object]:
     """A build-style manifest (same ``selection`` keys) plus the source."""
     deep = derivation.deep
-    board = {} if fmt.board == (DEFAULT_WIDTH, DEFAULT_HEIGHT) else {"board": str(fmt.board)}
+    board = {} if model.board == DEFAULT_BOARD else {"board": str(model.board)}
     return {
         "selection": {
             **board,
-            "plies": fmt.plies,
-            "distances": fmt.distances,
+            "plies": model.plies,
+            "distances": model.has_distances,
             "under": derivation.under,
             "sample": None,
             "seed": None,
@@ -200,7 +191,8 @@ def _manifest_content(
         "derived_from": {
             "file": str(deep.path),
             "sha256": file_sha256(deep.path),
-            "format": _layout(deep).name,
+            # the layout of the source's records: its file's, or the one its values fit
+            "format": layout_name(int(deep.plies or 0), deep.has_distances, deep.board),
             "scope": deep.scope.describe(),
             "method": "exact negamax over the plies between "
             f"({' -> '.join(str(n) for n in derivation.result.layer_sizes)} positions)",

@@ -36,8 +36,18 @@ from typing import Any
 
 from openingbook.atomicio import refuse_input_as_output
 from openingbook.errors import InvalidArgument, reads_book
-from openingbook.formats import FORMATS, BookReader, is_pruned, open_book, read_model
-from openingbook.formats.thill import BookFormat, manifest_path
+from openingbook.formats import Format
+from openingbook.formats.registry import (
+    FORMATS,
+    BookReader,
+    as_format,
+    book_files,
+    format_of,
+    is_pruned,
+    layout_name,
+    open_book,
+    read_model,
+)
 from openingbook.model import require_complete
 from solver import DEFAULT_BOARD
 
@@ -70,14 +80,15 @@ class ExportSummary:
 @reads_book
 def export_book(
     book: str | os.PathLike[str],
-    fmt: str,
+    format: Format | str,
     out: str | os.PathLike[str],
     *,
     no_distance: bool = False,
     tromp_subset: bool = False,
     log_size: int | None = None,
 ) -> ExportSummary:
-    """Export the book at ``book`` as ``fmt`` to ``out`` (written atomically).
+    """Export the book at ``book`` in ``format`` (a registry entry or its name, one of
+    :data:`EXPORT_FORMATS`) to ``out`` (written atomically).
 
     ``no_distance`` (cadot): write half-move counts of 0 instead of refusing a
     book without distances. ``tromp_subset`` (uci): only the positions of
@@ -85,17 +96,21 @@ def export_book(
     Raises an error of :mod:`openingbook.errors` with a one-line reason for anything
     that cannot be exported faithfully, before any position is read.
     """
-    if fmt not in EXPORT_FORMATS:
+    try:
+        writer: Format | None = as_format(format, argument="fmt")
+    except InvalidArgument:
+        writer = None  # no format of that name
+    if writer is None or not writer.writable or writer.own:
         choices = ", ".join(EXPORT_FORMATS)
-        raise InvalidArgument(f"choose one of {choices}", argument="fmt", value=fmt)
-    writer = FORMATS[fmt]
+        value = format if writer is None else writer.name
+        raise InvalidArgument(f"choose one of {choices}", argument="fmt", value=value)
     options = {"no_distance": no_distance, "tromp_subset": tromp_subset, "log_size": log_size}
     given = {name: value for name, value in options.items() if value not in (False, None)}
     for argument in given.keys() - writer.export_options:
         owner = next(f.name for f in FORMATS.values() if argument in f.export_options)
         raise InvalidArgument(f"applies to the {owner} format only", argument=argument)
     book = Path(book)
-    refuse_input_as_output(out, [book, manifest_path(book)])
+    refuse_input_as_output(out, book_files(book))
     with open_book(book) as reader:  # the header only: every refusal before any position
         pruned = is_pruned(reader)
         require_complete(pruned, reader.scope, reader.path)
@@ -106,11 +121,11 @@ def export_book(
                 f"exports 7x6 books only; {book} is a {reader.board} book "
                 f"(the formats that take any size: {takes})",
                 argument="fmt",
-                value=fmt,
+                value=writer.name,
             )
         writer.refuse_export(reader, **given)
         summary = ExportSummary(
-            format=fmt,
+            format=writer.name,
             output=str(out),
             book=str(book),
             book_format=_layout_name(reader),
@@ -130,6 +145,7 @@ def export_book(
 
 def _layout_name(book: BookReader) -> str:
     """The source's layout name as Thill's layouts call it (``12-ply-dist``), or its format."""
-    if not FORMATS[book.format_name].own:
-        return book.format_name
-    return BookFormat.for_plies(int(book.plies or 0), book.kind != "wdl", *book.board).name
+    fmt = format_of(book)
+    if not fmt.own:
+        return fmt.name
+    return layout_name(int(book.plies or 0), book.kind != "wdl", book.board)

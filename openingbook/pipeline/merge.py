@@ -1,7 +1,7 @@
 """Merging: the Thill-layout books of all shards of one build into the book a single run
 writes (:func:`merge_books`), and the compact parts of a ply into its complete compact
-book (:func:`merge_parts`), through the registry's writers
-(:func:`openingbook.formats.write_solved_book`).
+book (:func:`merge_parts`): the shards' or parts' book models joined into one, written by
+the ``write`` of their format.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from openingbook.atomicio import refuse_input_as_output
+from openingbook.counts import outcomes, value_histogram
 from openingbook.errors import (
     BookFileError,
     BookFileUnreadable,
@@ -22,19 +23,19 @@ from openingbook.errors import (
     InvalidArgument,
     os_failures,
 )
-from openingbook.formats import check_compact_output, outcomes, write_solved_book
-from openingbook.formats.thill import (
-    THILL_BOARD,
-    BookFormat,
+from openingbook.formats.registry import (
+    FORMATS,
+    book_files,
+    check_compact_output,
     check_output,
-    identify,
-    manifest_path,
-    manifest_provenance,
-    read_manifest,
-    recorded_command,
-    value_histogram,
+    detect_own,
+    layout_name,
+    load_book,
+    output_format,
 )
-from openingbook.model import Scope
+from openingbook.model import BookModel, Scope
+from openingbook.provenance import manifest_provenance, recorded_command
+from solver import DEFAULT_BOARD
 
 __all__ = ["MergeSummary", "merge_books", "merge_parts"]
 
@@ -101,8 +102,6 @@ def merge_books(
     """
     if not shard_books:
         raise InvalidArgument("no shard books to merge")
-    from openingbook.formats import FORMATS, detect_own
-
     kinds = set()
     with os_failures("a shard book", BookFileUnreadable):  # the OS names the file it refused
         for book in shard_books:
@@ -118,23 +117,21 @@ def merge_books(
                 raise
             except BookFileError:  # empty, unknown: the shard checks say which
                 continue
-    if any(FORMATS[kind].holds_parts for kind in kinds):  # the parts of a ply
+    if any(kind.holds_parts for kind in kinds):  # the parts of a ply
         return merge_parts(output, shard_books, force=force, command=command)
-    from openingbook.formats import output_format
-
     # the shards of a build: the merged book is written in their format
     writer = next(f for f in FORMATS.values() if f.holds_samples)
-    output_format(output, None, writes=(writer.name,), default=writer.name, board=THILL_BOARD)
+    output_format(output, None, writes=(writer,), default=writer, board=DEFAULT_BOARD)
     refuse_input_as_output(
-        [output, manifest_path(output)],
-        [*shard_books, *(manifest_path(book) for book in shard_books)],
+        book_files(output, writer), [p for book in shard_books for p in book_files(book, writer)]
     )
-    out = check_output(output, force)
+    out = Path(output)
+    check_output(writer, out, force)
     manifests = []
     for book in shard_books:
         with os_failures(book, BookFileUnreadable):  # what the OS refuses names the shard
-            m = read_manifest(book)
-            identify(book).verify_sha256()  # a changed shard first, whatever its manifest holds
+            # a changed shard first, whatever its manifest holds
+            m = writer.record_of(book, verify=True)
         if not m["selection"].get("shard"):
             raise BookFileError(f"{book}: not a shard output (built without --shard)")
         try:
@@ -173,19 +170,16 @@ def merge_books(
             f"{reference['selected_positions']}"
         )
 
-    fmt = BookFormat.for_plies(reference["plies"], reference["distances"], *THILL_BOARD)
-    from openingbook.formats import load_book
-
     # each shard whole, as stored (size, records, sha256 checked against its manifest)
-    shards = [load_book(book, fmt=fmt, complete=False) for book in shard_books]
-    all_keys = np.concatenate([m.stored[1].keys for m in shards])
-    all_values = np.concatenate([m.stored[1].values for m in shards])
-    if len(np.unique(all_keys)) != len(all_keys):
-        raise BookFileError("overlap: the same position is stored in more than one shard")
-    histogram = value_histogram(fmt, all_values)
-    if not fmt.distances:  # pruned first-player wins are only counted in the manifests
-        histogram["first"] = sum(int(m["values"]["first"]) for m in manifests)
+    shards = [load_book(book, writer, complete=False) for book in shard_books]
     sel = dict(manifests[0]["selection"], shard=None)
+    model = _joined(shards, Scope(sel["under"] or None, board=DEFAULT_BOARD))
+    del shards
+    if len(np.unique(model.canonical)) != len(model):
+        raise BookFileError("overlap: the same position is stored in more than one shard")
+    histogram = value_histogram(model)
+    if not model.has_distances:  # pruned first-player wins are only counted in the manifests
+        histogram["first"] = sum(int(m["values"]["first"]) for m in manifests)
     content = {
         "selection": sel,
         "values": histogram,
@@ -217,21 +211,11 @@ def merge_books(
         ],
         **manifest_provenance(command),
     }
-    written = write_solved_book(
-        out,
-        fmt,
-        np.concatenate([m.first for m in shards]),
-        np.concatenate([m.mask for m in shards]),
-        all_values,
-        scope=Scope(sel["under"] or None, board=fmt.board),
-        record=content,
-        writer=writer,
-        force=force,
-    )
+    written = writer.write(model, out, force=force, record=content)
     return MergeSummary(
         output=str(out),
         manifest=str(written.manifest),
-        format=fmt.name,
+        format=layout_name(model.plies, model.has_distances, model.board),
         records=written.records,
         shards=n,
         positions=positions,
@@ -314,7 +298,6 @@ def merge_parts(
             for i in range(1, n + 1)
         ],
     }
-    from openingbook.formats import FORMATS
     from openingbook.model import model_from_values
 
     model = model_from_values(
@@ -335,6 +318,22 @@ def merge_parts(
             "second": int((model.winner < 0).sum()),
             "draw": int((model.winner == 0).sum()),
         },
+    )
+
+
+def _joined(shards: list[BookModel], scope: Scope) -> BookModel:
+    """The book models of a build's shards as one model of the whole ``scope``."""
+    first = shards[0]
+    return BookModel(
+        board=first.board,
+        plies=first.plies,
+        kind=first.kind,
+        first=np.concatenate([m.first for m in shards]),
+        mask=np.concatenate([m.mask for m in shards]),
+        winner=np.concatenate([m.winner for m in shards]),
+        plies_to_end=np.concatenate([m.plies_to_end for m in shards]),
+        score=np.concatenate([m.score for m in shards]),
+        scope=scope,
     )
 
 
