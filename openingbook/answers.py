@@ -14,17 +14,20 @@ answers, their count and the release of the file. This class applies the rule
 (``docs/BOOKS.md``) to every call, ``get``, ``get(default)``, ``in``,
 ``lookup_many`` (strict or not), iteration and ``positions()``, in this order:
 
-1. the position's board must be the book's; its stones the book's ply (a Pons
-   book: at most its depth; a Cadot table of several plies: any): else not in
-   the book (:class:`PositionNotInBook`);
+1. the position's board must be the book's: else not in the book
+   (:class:`PositionNotInBook`);
 2. a position no game reaches (stones floating or outside the board, stone
    counts that do not alternate, four in a row already, no order of moves) is
-   refused with :class:`InvalidArgument` (``in``: False);
-3. outside the book's scope (not under its line, another part): not in the book;
-4. the side to move completes four at once: a win in 1 ply for it (never
+   refused with :class:`InvalidArgument` (``in``: False), whatever its stone count;
+3. its stones must be the book's ply (a Pons book: at most its depth; a Cadot
+   table of several plies: any): else not in the book;
+4. outside the book's scope (not under its line, another part) not in the book; a
+   book that does not record its scope (Cadot, Pons) is taken to hold the positions
+   under the longest line all its stored positions continue (:meth:`_found_line`);
+5. the side to move completes four at once: a win in 1 ply for it (never
    stored; plies and score given unless the book is win/draw/loss only);
-5. else the stored value; not stored: in a pruned Thill book of known scope a
-   first-player win (the pruning rule), else not in the book.
+6. else the stored value (a draw's score: 0); not stored: in a pruned Thill book of
+   known scope a first-player win (the pruning rule), else not in the book.
 
 ``tests/test_reader_contract.py`` runs one table of cases over every format.
 """
@@ -65,6 +68,7 @@ from solver import (
     njit,
     score_from_plies,
     stone_counts,
+    under_line,
 )
 
 __all__ = [
@@ -80,9 +84,9 @@ __all__ = [
 #: book's ply outside its scope.
 STATUS_OUT_OF_SCOPE = 7
 #: What the scope check of the status kernels tests: nothing, a line, a part.
-SCOPE_COMPLETE = 0
-SCOPE_UNDER = 1
-SCOPE_PART = 2
+SCOPE_COMPLETE = np.uint64(0)
+SCOPE_UNDER = np.uint64(1)
+SCOPE_PART = np.uint64(2)
 
 
 _REQUIRED = object()
@@ -98,17 +102,18 @@ PIECEWISE_POSITIONS = 5_000_000
 
 # ------------------------------------------------------------------ status kernels
 @njit(cache=True, inline="always")
-def _nb_scope_status(s, first, mask, width, height, scope, line_first, line_mask):
+def _nb_scope_status(s, first, mask, width, height, scope):
     """Status ``s`` of a position, turned out-of-scope outside the book's scope.
 
-    ``line_first``/``line_mask``: the scope line's bitboards (``SCOPE_UNDER``), or
-    ``i`` and ``n`` of a part (``SCOPE_PART``)."""
-    if s > STATUS_WINS_AT_ONCE or scope == SCOPE_COMPLETE:
+    ``scope``: three uint64, what the scope check tests (``SCOPE_*``), then the
+    scope line's bitboards (``SCOPE_UNDER``), or ``i`` and ``n`` of a part
+    (``SCOPE_PART``)."""
+    if s > STATUS_WINS_AT_ONCE or scope[0] == SCOPE_COMPLETE:
         return s
-    if scope == SCOPE_UNDER:
-        if not nb_under_line(first, mask, line_first, line_mask, width, height):
+    if scope[0] == SCOPE_UNDER:
+        if not nb_under_line(first, mask, scope[1], scope[2], width, height):
             return STATUS_OUT_OF_SCOPE
-    elif nb_part_of(nb_canonical_key(first, mask, width, height), line_mask) != line_first:
+    elif nb_part_of(nb_canonical_key(first, mask, width, height), scope[2]) != scope[1]:
         return STATUS_OUT_OF_SCOPE
     return s
 
@@ -123,23 +128,35 @@ def _nb_stones(mask):
 
 
 @njit(cache=True, inline="always")
-def nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask):
-    """The ``STATUS_*`` code of one position for a book (``plies`` < 0: any stone
-    count), :data:`STATUS_OUT_OF_SCOPE` outside its scope: the one status every
-    reader's answer follows (a format's native single lookup inlines it)."""
-    n = plies if plies >= 0 else _nb_stones(mask)
-    s = nb_book_position_status(first, mask, n, width, height)
-    return _nb_scope_status(s, first, mask, width, height, scope, line_first, line_mask)
-
-
-@njit(cache=True, native=True)  # solver/_native.py: a single lookup runs without numba
-def _status_one(first, mask, plies, width, height, scope, line_first, line_mask):
-    """:func:`nb_position_status`, called from Python."""
-    return nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
+def _nb_wrong_ply_status(first, mask, width, height):
+    """The status of a position of another stone count than the book's: one no game
+    reaches is refused as such (the same error whatever the book's ply), any other is
+    :data:`solver.STATUS_WRONG_PLY`."""
+    s = nb_book_position_status(first, mask, _nb_stones(mask), width, height)
+    return s if s > STATUS_WRONG_PLY else STATUS_WRONG_PLY
 
 
 @njit(cache=True, inline="always")
-def _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask, status):
+def nb_position_status(first, mask, plies, width, height, scope):
+    """The ``STATUS_*`` code of one position for a book (``plies`` < 0: any stone
+    count; ``scope``: see :func:`_nb_scope_status`), :data:`STATUS_OUT_OF_SCOPE`
+    outside its scope: the one status every reader's answer follows (a format's
+    native single lookup inlines it)."""
+    n = plies if plies >= 0 else _nb_stones(mask)
+    s = nb_book_position_status(first, mask, n, width, height)
+    if s == STATUS_WRONG_PLY:
+        return _nb_wrong_ply_status(first, mask, width, height)
+    return _nb_scope_status(s, first, mask, width, height, scope)
+
+
+@njit(cache=True, native=True)  # solver/_native.py: a single lookup runs without numba
+def _status_one(first, mask, plies, width, height, scope):
+    """:func:`nb_position_status`, called from Python."""
+    return nb_position_status(first, mask, plies, width, height, scope)
+
+
+@njit(cache=True, inline="always")
+def _status_blocks(first, mask, plies, width, height, scope, status):
     n = first.size
     if plies >= 0:
         scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
@@ -150,26 +167,27 @@ def _status_blocks(first, mask, plies, width, height, scope, line_first, line_ma
         for i in range(n):
             stones = _nb_stones(mask[i])
             status[i] = nb_book_position_status(first[i], mask[i], stones, width, height)
-    if scope != SCOPE_COMPLETE:
+    for i in range(n):
+        if status[i] == STATUS_WRONG_PLY:
+            status[i] = _nb_wrong_ply_status(first[i], mask[i], width, height)
+    if scope[0] != SCOPE_COMPLETE:
         for i in range(n):
-            status[i] = _nb_scope_status(
-                status[i], first[i], mask[i], width, height, scope, line_first, line_mask
-            )
+            status[i] = _nb_scope_status(status[i], first[i], mask[i], width, height, scope)
 
 
 # The status kernels write into ``status`` (int8, one per position) and return nothing,
 # so that they run from their native libraries (solver/_native.py) without numba.
 @njit(cache=True, native=True)
-def _status_kernel(first, mask, plies, width, height, scope, line_first, line_mask, status):
+def _status_kernel(first, mask, plies, width, height, scope, status):
     """The ``STATUS_*`` code of each position, any board."""
-    _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask, status)
+    _status_blocks(first, mask, plies, width, height, scope, status)
 
 
 @njit(cache=True, native=True)
-def _status_kernel_7x6(first, mask, plies, width, height, scope, line_first, line_mask, status):
+def _status_kernel_7x6(first, mask, plies, width, height, scope, status):
     """:func:`_status_kernel` compiled for 7x6: with the board's masks constant the
     block check vectorizes."""
-    _status_blocks(first, mask, plies, 7, 6, scope, line_first, line_mask, status)
+    _status_blocks(first, mask, plies, 7, 6, scope, status)
 
 
 class BookReader(ABC):
@@ -184,7 +202,8 @@ class BookReader(ABC):
     path: Path
     _closed: bool = False
     _length: int | None = None
-    _scope_args: tuple[int, int, int, int, np.uint64, np.uint64] | None = None
+    _scope_args: tuple[int, int, int, np.ndarray] | None = None
+    _line: str | None = None
 
     # ------------------------------------------------ what each format supplies
     @property
@@ -304,22 +323,23 @@ class BookReader(ABC):
         scope = self.scope
         return scope.under, getattr(scope, "part", None)
 
-    def _kernel_args(self) -> tuple[int, int, int, int, np.uint64, np.uint64]:
+    def _kernel_args(self) -> tuple[int, int, int, np.ndarray]:
         """The status kernels' arguments after the position: ``plies`` (-1: any stone
-        count), the board, the scope's kind and its line or part (computed once)."""
+        count), the board and the scope (three uint64: its ``SCOPE_*`` and its line's
+        bitboards or part; computed once)."""
         if self._scope_args is None:
             under, part = self._scope_line()
             w, h = self.board
             held = self._stones_held()
             plies = held[0] if held is not None and held[0] == held[1] else -1
             if part is not None:
-                args = (SCOPE_PART, np.uint64(part[0]), np.uint64(part[1]))
+                scope = (SCOPE_PART, part[0], part[1])
             elif under is not None:
                 line = Position.from_moves(under, w, h)
-                args = (SCOPE_UNDER, np.uint64(line.first_stones), np.uint64(line.mask))
+                scope = (SCOPE_UNDER, line.first_stones, line.mask)
             else:
-                args = (SCOPE_COMPLETE, np.uint64(0), np.uint64(0))
-            self._scope_args = (plies, w, h, *args)
+                scope = (SCOPE_COMPLETE, 0, 0)
+            self._scope_args = (plies, w, h, np.array(scope, np.uint64))
         return self._scope_args
 
     def position_status(self, pos: Position) -> int:
@@ -329,14 +349,18 @@ class BookReader(ABC):
         if (pos.width, pos.height) != self.board:
             return STATUS_WRONG_PLY
         args = self._kernel_args()
-        if args[0] >= 0:  # one ply: the kernel checks it
-            return int(_status_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *args))
-        stones = pos.mask.bit_count()
-        if not self._holds(stones):
-            return STATUS_WRONG_PLY
-        status = int(_status_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *args))
-        if status == STATUS_WINS_AT_ONCE and not self._wins_at_once_at(stones):
-            return STATUS_BOOK  # e.g. a shallower position of a Pons book: what is stored
+        f, m = np.uint64(pos.first_stones), np.uint64(pos.mask)
+        status = int(_status_one(f, m, *args))
+        if args[0] < 0 and status <= STATUS_WRONG_PLY:  # several stone counts
+            stones = pos.mask.bit_count()
+            if not self._holds(stones):
+                return STATUS_WRONG_PLY
+            if status == STATUS_WINS_AT_ONCE and not self._wins_at_once_at(stones):
+                return STATUS_BOOK  # e.g. a shallower position of a Pons book: what is stored
+        if status == STATUS_WINS_AT_ONCE and self._found_line():
+            f_, m_ = np.array([f]), np.array([m])
+            if not under_line(f_, m_, self._found_line(), *self.board)[0]:
+                return STATUS_OUT_OF_SCOPE
         return status
 
     def statuses(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -349,12 +373,50 @@ class BookReader(ABC):
         if args[0] < 0:  # several stone counts: the book says which it holds
             stones = np.bitwise_count(mask)
             for n in np.unique(stones).tolist():
-                rows = stones == n
+                rows = (stones == n) & (status <= STATUS_WRONG_PLY)
                 if not self._holds(n):
                     status[rows] = STATUS_WRONG_PLY
                 elif not self._wins_at_once_at(n):
                     status[rows & (status == STATUS_WINS_AT_ONCE)] = STATUS_BOOK
+        now = np.flatnonzero(status == STATUS_WINS_AT_ONCE)
+        if now.size and self._found_line():
+            inside = under_line(first[now], mask[now], self._found_line(), *self.board)
+            status[now[~inside]] = STATUS_OUT_OF_SCOPE
         return status
+
+    def _found_line(self) -> str:
+        """For a book that does not record its scope: the longest line every position
+        it stores continues ("" for none, and for a book that records its scope), found
+        once, from a sample of its positions first (:meth:`_stored_sample`) and then,
+        only when the sample shares a line, from all of them (:meth:`_stored_pieces`).
+        A win at once outside that line is not in the book, as it is not in the same
+        book written with its scope."""
+        if self._line is None:
+            self._line = ""
+            if not self.scope.known:
+                try:
+                    line = _shared_line(*self._stored_sample(), self.board, "")
+                    if line:
+                        for first, mask in self._stored_pieces():
+                            line = _shared_line(first, mask, self.board, line, longer=False)
+                            if not line:
+                                break
+                except BookFileError:  # positions that cannot be listed: no line known
+                    line = ""
+                self._line = line
+        return self._line
+
+    def _stored_sample(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, mask)`` of up to a few dozen stored positions spread over the book
+        (default: from :meth:`positions`)."""
+        first, mask = self._answered_positions()
+        pick = np.unique(np.linspace(0, max(0, first.size - 1), min(first.size, 64)).astype(int))
+        return first[pick], mask[pick]
+
+    def _stored_pieces(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Every stored position, as ``(first, mask)`` pieces (default: :meth:`positions`
+        in slices)."""
+        yield from _slices(*self._answered_positions())
 
     def _refusal(self, status: int, which: str, stones: int) -> Exception:
         """The error for a position of ``status`` that the book does not answer."""
@@ -367,7 +429,7 @@ class BookReader(ABC):
             if part is not None:
                 holds = f"part {part[0]}/{part[1]} of the {self.plies}-ply positions"
             else:
-                holds = f"the positions under {under}"
+                holds = f"the positions under {under or self._found_line()}"
             return PositionNotInBook(f"{which} is outside {name}, which holds only {holds}")
         return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
 
@@ -387,6 +449,8 @@ class BookReader(ABC):
         status, value = self._probe(pos)
         if status == STATUS_BOOK:
             if value is not None:
+                if value.winner is Winner.DRAW and value.score is None:
+                    return BookValue(Winner.DRAW, value.plies, 0)  # a draw's score is 0
                 return value
             if self._absent_first_wins:
                 return BookValue(Winner.FIRST, None, None)
@@ -442,6 +506,7 @@ class BookReader(ABC):
                     of = [score_from_plies(1, int(c), *self.board) for c in counts]
                     score[now] = np.asarray(of, np.int16)[at]
             absent_rows = np.flatnonzero(book & (index < 0))
+        score[(winner == 0) & (index >= 0)] = 0  # a draw's score is 0 in every book
         unanswered = absent_rows.size > 0 and not self._absent_first_wins
         if absent_rows.size:
             plies[absent_rows] = UNKNOWN
@@ -679,3 +744,29 @@ def bulk_values(
         i = int(np.argmax(bad))
         raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
     return BulkValues(index.astype(np.int64), winner, plies, score)
+
+
+def _shared_line(
+    first: np.ndarray, mask: np.ndarray, board: BoardSize, line: str, longer: bool = True
+) -> str:
+    """The longest line that every position of ``first``/``mask`` continues, starting
+    from ``line`` (which they are known to continue with ``longer``: made longer, one
+    move at a time, while they all continue it; else shortened until they do)."""
+    w, h = board
+    if not longer:
+        while line and not under_line(first, mask, line, w, h).all():
+            line = line[:-1]
+        return line
+    while first.size:
+        for col in range(1, w + 1):
+            candidate = f"{line}{col}"
+            try:
+                Position.from_moves(candidate, w, h)
+            except InvalidArgument:
+                continue
+            if under_line(first, mask, candidate, w, h).all():
+                line = candidate
+                break
+        else:
+            return line
+    return line

@@ -739,13 +739,12 @@ def _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells
 
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one(
-    first, mask, plies, width, height, scope, line_first, line_mask,
-    seed, seg_len, seg_count, bits, cells,
+    first, mask, plies, width, height, scope, seed, seg_len, seg_count, bits, cells,
 ):  # fmt: skip
     """``(status, value index)`` of one position in one native call: the readers' status
     (:func:`openingbook.answers.nb_position_status`), then for a book position the
     table's value index (else -1)."""
-    s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
+    s = nb_position_status(first, mask, plies, width, height, scope)
     if s != STATUS_BOOK:
         return s, np.int64(-1)
     return s, _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells)
@@ -819,14 +818,14 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
 # ----------------------------------------------------------- version 3 lookups
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one_v3(
-    first, mask, plies, width, height, scope, line_first, line_mask, words, tables,
+    first, mask, plies, width, height, scope, words, tables,
 ):  # fmt: skip
     """``(status, value index)`` of one position of a version 3 book (-1 when not a
     book position, or for damage). Few arguments (a native call's cost grows with
     them): the bit array and ``tables``, the parameters (:data:`_ONE_PARAMS`) then the
     context rows, the lookup table and the canonical decoder's arrays, in one int64
     array."""
-    s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
+    s = nb_position_status(first, mask, plies, width, height, scope)
     if s != STATUS_BOOK:
         return s, np.int64(-1)
     seg_len = tables[1]
