@@ -48,12 +48,21 @@ from openingbook.errors import (
     PositionNotInBook,
     name_file,
 )
-from openingbook.values import UNKNOWN, BookValue, BulkValues, score_tables, value_from_arrays
+from openingbook.values import (
+    UNKNOWN,
+    BookValue,
+    BulkValues,
+    score_tables,
+    unstored_answers,
+    unstored_value,
+    value_from_arrays,
+)
 from solver import (
     AUTO_PARTS,
     STATUS_BLOCK,
-    STATUS_BOOK,
     STATUS_MESSAGES,
+    STATUS_OK,
+    STATUS_OUT_OF_SCOPE,
     STATUS_WINS_AT_ONCE,
     STATUS_WRONG_PLY,
     BoardSize,
@@ -66,7 +75,6 @@ from solver import (
     nb_part_of,
     nb_under_line,
     njit,
-    score_from_plies,
     stone_counts,
     under_line,
 )
@@ -74,15 +82,11 @@ from solver import (
 __all__ = [
     "PIECEWISE_POSITIONS",
     "PIECE_POSITIONS",
-    "STATUS_OUT_OF_SCOPE",
     "BookReader",
     "bulk_values",
     "nb_position_status",
 ]
 
-#: Beyond the position model's statuses (``solver.STATUS_*``): a position of the
-#: book's ply outside its scope.
-STATUS_OUT_OF_SCOPE = 7
 #: What the scope check of the status kernels tests: nothing, a line, a part.
 SCOPE_COMPLETE = np.uint64(0)
 SCOPE_UNDER = np.uint64(1)
@@ -304,7 +308,7 @@ class BookReader(ABC):
     def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
         """The stored values of the positions among ``first``/``mask`` (any bitboards of
         the book's board) that the file stores as positions of the book whose status is
-        :data:`solver.STATUS_BOOK`, ``index`` -1 for every other; None (the default): the
+        :data:`solver.STATUS_OK`, ``index`` -1 for every other; None (the default): the
         format cannot tell without :meth:`statuses`. A format whose records are checked
         positions of the book answers them without the full check of each query."""
         return None
@@ -315,7 +319,7 @@ class BookReader(ABC):
         compute both in one native call (its kernel inlining
         :func:`nb_position_status`)."""
         status = self.position_status(pos)
-        return status, (self._stored(pos) if status == STATUS_BOOK else None)
+        return status, (self._stored(pos) if status == STATUS_OK else None)
 
     # ---------------------------------------------------------- the rule
     def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
@@ -356,7 +360,7 @@ class BookReader(ABC):
             if not self._holds(stones):
                 return STATUS_WRONG_PLY
             if status == STATUS_WINS_AT_ONCE and not self._wins_at_once_at(stones):
-                return STATUS_BOOK  # e.g. a shallower position of a Pons book: what is stored
+                return STATUS_OK  # e.g. a shallower position of a Pons book: what is stored
         if status == STATUS_WINS_AT_ONCE and self._found_line():
             f_, m_ = np.array([f]), np.array([m])
             if not under_line(f_, m_, self._found_line(), *self.board)[0]:
@@ -377,7 +381,7 @@ class BookReader(ABC):
                 if not self._holds(n):
                     status[rows] = STATUS_WRONG_PLY
                 elif not self._wins_at_once_at(n):
-                    status[rows & (status == STATUS_WINS_AT_ONCE)] = STATUS_BOOK
+                    status[rows & (status == STATUS_WINS_AT_ONCE)] = STATUS_OK
         now = np.flatnonzero(status == STATUS_WINS_AT_ONCE)
         if now.size and self._found_line():
             inside = under_line(first[now], mask[now], self._found_line(), *self.board)
@@ -433,12 +437,6 @@ class BookReader(ABC):
             return PositionNotInBook(f"{which} is outside {name}, which holds only {holds}")
         return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
 
-    def _win_at_once(self, stones: int) -> BookValue:
-        winner = Winner.FIRST if stones % 2 == 0 else Winner.SECOND
-        if self.kind == "wdl":
-            return BookValue(winner, None, None)
-        return BookValue(winner, 1, score_from_plies(1, stones, *self.board))
-
     def _answer(self, pos: Position) -> BookValue:
         """The rule for one position of any board."""
         if (pos.width, pos.height) != self.board:
@@ -447,17 +445,19 @@ class BookReader(ABC):
                 f"a book of {self.board} positions"
             )
         status, value = self._probe(pos)
-        if status == STATUS_BOOK:
-            if value is not None:
-                if value.winner is Winner.DRAW and value.score is None:
-                    return BookValue(Winner.DRAW, value.plies, 0)  # a draw's score is 0
-                return value
-            if self._absent_first_wins:
-                return BookValue(Winner.FIRST, None, None)
+        if status == STATUS_OK and value is not None:
+            if value.winner is Winner.DRAW and value.score is None:
+                return BookValue(Winner.DRAW, value.plies, 0)  # a draw's score is 0
+            return value
+        if status not in (STATUS_OK, STATUS_WINS_AT_ONCE):
+            raise self._refusal(status, "the position", pos.stone_count)
+        now = status == STATUS_WINS_AT_ONCE
+        answer = unstored_value(
+            pos.stone_count, now, self._absent_first_wins, self.kind, self.board
+        )
+        if answer is None:
             raise PositionNotInBook(self._absent_why("the position"))
-        if status == STATUS_WINS_AT_ONCE:
-            return self._win_at_once(pos.stone_count)
-        raise self._refusal(status, "the position", pos.stone_count)
+        return answer
 
     def _answer_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """The rule for flat uint64 arrays of positions of the book's board."""
@@ -465,13 +465,13 @@ class BookReader(ABC):
         rest = None  # with ``known``: the positions not found among the stored ones
         if known is None:
             status = self.statuses(first, mask)
-            every = bool((status == STATUS_BOOK).all())
+            every = bool((status == STATUS_OK).all())
         else:  # the stored positions are book positions: check only the others
             rest = np.flatnonzero(known.index < 0)
             rest_status = self.statuses(first[rest], mask[rest]) if rest.size else None
-            every = rest_status is None or bool((rest_status == STATUS_BOOK).all())
+            every = rest_status is None or bool((rest_status == STATUS_OK).all())
             if not every:
-                status = np.full(first.size, STATUS_BOOK, np.int8)
+                status = np.full(first.size, STATUS_OK, np.int8)
                 status[rest] = rest_status
         if every:  # the usual bulk call: book positions only, nothing refused
             if known is None:
@@ -481,7 +481,7 @@ class BookReader(ABC):
                 index, winner, plies, score = known
                 absent_rows = rest
         else:
-            book = status == STATUS_BOOK
+            book = status == STATUS_OK
             if known is not None:  # stored where index >= 0, UNKNOWN elsewhere
                 index, winner, plies, score = (a.copy() for a in known)
                 rows = np.empty(0, np.int64)
@@ -496,31 +496,26 @@ class BookReader(ABC):
                 part = self._stored_many(first[rows], mask[rows])
                 for whole, a in zip((index, winner, plies, score), part, strict=True):
                     whole[rows] = a
-            now = np.flatnonzero(status == STATUS_WINS_AT_ONCE)
-            if now.size:
-                stones = np.bitwise_count(mask[now]).astype(np.int64)
-                winner[now] = np.where(stones % 2 == 0, 1, -1)
-                if self.kind != "wdl":
-                    plies[now] = 1
-                    counts, at = np.unique(stones, return_inverse=True)
-                    of = [score_from_plies(1, int(c), *self.board) for c in counts]
-                    score[now] = np.asarray(of, np.int16)[at]
-            absent_rows = np.flatnonzero(book & (index < 0))
+            now = status == STATUS_WINS_AT_ONCE
+            absent_rows = np.flatnonzero((book & (index < 0)) | now)
+        unanswered = np.empty(0, np.int64)  # held, not stored, and not known
+        if absent_rows.size:  # not stored: the rule of every book (and model)
+            now_rows = np.zeros(absent_rows.size, bool) if every else now[absent_rows]
+            answers = unstored_answers(
+                mask[absent_rows], now_rows, self._absent_first_wins, self.kind, self.board
+            )
+            for whole, part in zip((winner, plies, score), answers, strict=True):
+                whole[absent_rows] = part
+            unanswered = absent_rows[answers[0] == UNKNOWN]
         score[(winner == 0) & (index >= 0)] = 0  # a draw's score is 0 in every book
-        unanswered = absent_rows.size > 0 and not self._absent_first_wins
-        if absent_rows.size:
-            plies[absent_rows] = UNKNOWN
-            score[absent_rows] = UNKNOWN
-            winner[absent_rows] = 1 if self._absent_first_wins else UNKNOWN
-        if strict and (unanswered or not every):
+        if strict and (unanswered.size or not every):
             failed = np.zeros(first.size, bool)
-            if unanswered:
-                failed[absent_rows] = True
+            failed[unanswered] = True
             if not every:
-                failed = failed | ((status != STATUS_BOOK) & (status != STATUS_WINS_AT_ONCE))
+                failed = failed | ((status != STATUS_OK) & (status != STATUS_WINS_AT_ONCE))
             if failed.any():  # the first position not answered names the error
                 i = int(np.argmax(failed))
-                if every or status[i] == STATUS_BOOK:
+                if every or status[i] == STATUS_OK:
                     raise PositionNotInBook(self._absent_why(f"position {i}"))
                 stones = int(np.bitwise_count(mask[i]))
                 raise self._refusal(int(status[i]), f"position {i}", stones)

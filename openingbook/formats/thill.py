@@ -148,7 +148,7 @@ from openingbook.values import (
 )
 from solver import (
     DEFAULT_BOARD,
-    STATUS_BOOK,
+    STATUS_OK,
     BoardSize,
     Position,
     parse_board_size,
@@ -1650,7 +1650,7 @@ class Book(BookReader):
 
     def _records_not_book(self) -> np.ndarray | None:
         """The records whose position is not a position of the book
-        (:data:`solver.STATUS_BOOK`: legal, reachable, in scope, no win at once), as a
+        (:data:`solver.STATUS_OK`: legal, reachable, in scope, no win at once), as a
         lookup table by record index + 1 (entry 0: not stored); None when every record's
         is (a book as written). Checked once, when the records are first searched in bulk."""
         if self._not_book is None:
@@ -1659,7 +1659,7 @@ class Book(BookReader):
             first, mask = decode_keys(
                 keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
             )
-            not_book = self.statuses(first, mask) != STATUS_BOOK
+            not_book = self.statuses(first, mask) != STATUS_OK
             self._not_book = (np.concatenate(([False], not_book)),) if not_book.any() else (None,)
         return self._not_book[0]
 
