@@ -195,7 +195,30 @@ def _status_kernel_7x6(first, mask, plies, width, height, scope, status):
 
 
 class BookReader(ABC):
-    """The one reader behaviour of every format (see the module docstring)."""
+    """The one reader behaviour of every format (the rule: see the module docstring).
+
+    A format's reader implements the **storage protocol**, what its file holds and
+    stores, and nothing of the rule:
+
+    * what the book holds: :attr:`board`, :attr:`plies`, :attr:`kind`,
+      :attr:`scope`, and :attr:`pruned` (the file leaves the first player's wins out;
+      default False); the stone counts held, :meth:`_stones_held` (default: the one
+      count :attr:`plies`), or per count, :meth:`_holds` (a format that learns its
+      counts lazily);
+    * the stored values: :meth:`_stored` (one position) and :meth:`_stored_many`
+      (flat uint64 arrays), for positions the base has found to be of the book;
+    * the stored positions: :meth:`_answered_positions` (all of them, one variant per
+      mirror pair), their number :meth:`_count`, and for a format whose files can be
+      larger than memory :meth:`_stored_sample` and :meth:`_stored_pieces`;
+    * :meth:`_release`: close the file.
+
+    and, optionally, for speed: :meth:`_probe` (status and stored value in one call)
+    and :meth:`_stored_checked_many` (stored values whose positions the format knows to
+    be of the book). The base decides everything else: argument shapes, a closed
+    book, legality, stone counts, scope (a book that does not record its own: the line
+    its positions share, :meth:`_found_line`), wins at once, the pruning rule,
+    defaults and every refusal's wording.
+    """
 
     #: the registry name of the reader's format
     format_name: ClassVar[str] = ""
@@ -209,7 +232,7 @@ class BookReader(ABC):
     _scope_args: tuple[int, int, int, np.ndarray] | None = None
     _line: str | None = None
 
-    # ------------------------------------------------ what each format supplies
+    # ------------------------------------------------ the storage protocol
     @property
     @abstractmethod
     def board(self) -> BoardSize:
@@ -231,24 +254,10 @@ class BookReader(ABC):
         """Which positions of its ply the book holds (:class:`openingbook.model.Scope`)."""
 
     @property
-    def has_distances(self) -> bool:
-        """Does the book answer the plies to the result (a distance or score book)?"""
-        return self.kind != "wdl"
-
-    @property
-    def provenance(self) -> dict[str, Any]:
-        """Who made the book and how (command, version, ...); empty when the file says
-        nothing."""
-        return {}
-
-    @property
-    def records(self) -> int | None:
-        """Records stored in the file (None where the format has no records)."""
-        self._require_open()
-        return self._records()
-
-    def _records(self) -> int | None:
-        return None
+    def pruned(self) -> bool:
+        """Does the file leave the first player's wins out (Thill's pruning rule: inside
+        a known scope, a position held but not stored is a first-player win)?"""
+        return False
 
     def _stones_held(self) -> tuple[int, int] | None:
         """The fewest and most stones of the positions the book holds; None: the
@@ -260,28 +269,6 @@ class BookReader(ABC):
         """Does the book hold positions of ``stones`` stones?"""
         held = self._stones_held()
         return held is None or held[0] <= stones <= held[1]
-
-    def _wins_at_once_at(self, stones: int) -> bool:
-        """Does the rule of a win at once answer positions of ``stones`` stones (the
-        book's ply only: a Pons book's depth, not the shallower counts it may hold)?"""
-        held = self._stones_held()
-        return held[1] == stones if held is not None else self._holds(stones)
-
-    def _holds_what(self) -> str:
-        """``"8-stone"``, ``"at most 8-stone"``: the positions the book holds."""
-        held = self._stones_held()
-        assert held is not None
-        return f"{held[1]}-stone" if held[0] == held[1] else f"at most {held[1]}-stone"
-
-    @property
-    def _absent_first_wins(self) -> bool:
-        """Is a book position of its scope that the file does not store a first-player
-        win (the pruning rule of Thill's books)?"""
-        return False
-
-    def _absent_why(self, which: str) -> str:
-        """Why a book position the file does not store has no answer."""
-        return f"{which} is not in {self.path.name}"
 
     @abstractmethod
     def _stored(self, pos: Position) -> BookValue | None:
@@ -304,6 +291,73 @@ class BookReader(ABC):
     @abstractmethod
     def _release(self) -> None:
         """Close the file and drop the maps."""
+
+    def _stored_sample(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, mask)`` of up to a few dozen stored positions spread over the book
+        (default: from :meth:`_answered_positions`)."""
+        first, mask = self._answered_positions()
+        pick = np.unique(np.linspace(0, max(0, first.size - 1), min(first.size, 64)).astype(int))
+        return first[pick], mask[pick]
+
+    def _stored_pieces(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Every stored position, as ``(first, mask)`` pieces (default:
+        :meth:`_answered_positions` in slices)."""
+        yield from _slices(*self._answered_positions())
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Who made the book and how (command, version, ...); empty when the file says
+        nothing."""
+        return {}
+
+    def _records(self) -> int | None:
+        """Records stored in the file (None where the format has no records)."""
+        return None
+
+    # ------------------------------------------------ what the base decides
+    @property
+    def has_distances(self) -> bool:
+        """Does the book answer the plies to the result (a distance or score book)?"""
+        return self.kind != "wdl"
+
+    @property
+    def records(self) -> int | None:
+        """Records stored in the file (None where the format has no records)."""
+        self._require_open()
+        return self._records()
+
+    def _wins_at_once_at(self, stones: int) -> bool:
+        """Does the rule of a win at once answer positions of ``stones`` stones (the
+        book's ply only: a Pons book's depth, not the shallower counts it may hold)?"""
+        held = self._stones_held()
+        return held[1] == stones if held is not None else self._holds(stones)
+
+    def _holds_what(self) -> str:
+        """``"8-stone"``, ``"at most 8-stone"``: the positions the book holds (asked
+        when it refuses a stone count, so known by then)."""
+        held = self._stones_held()
+        if held is None:
+            return f"{self.plies}-stone"
+        return f"{held[1]}-stone" if held[0] == held[1] else f"at most {held[1]}-stone"
+
+    @property
+    def _absent_first_wins(self) -> bool:
+        """Is a book position of its scope that the file does not store a first-player
+        win (the pruning rule: a pruned book of known scope)?"""
+        return self.pruned and self.scope.answers_absent
+
+    def _absent_why(self, which: str) -> str:
+        """Why a book position the file does not store has no answer."""
+        name, scope = self.path.name, self.scope
+        if self.pruned and not scope.known:
+            return (
+                f"{which} is not stored in {name}, and its scope is unknown: "
+                f"{scope.unknown_why}, so a position it does not store is not "
+                "known to be a first-player win"
+            )
+        if scope.partial:
+            return f"{which} is not in {name}, which holds {scope.describe()}: its value is unknown"
+        return f"{which} is not in {name}"
 
     def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
         """The stored values of the positions among ``first``/``mask`` (any bitboards of
@@ -409,18 +463,6 @@ class BookReader(ABC):
                     line = ""
                 self._line = line
         return self._line
-
-    def _stored_sample(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(first, mask)`` of up to a few dozen stored positions spread over the book
-        (default: from :meth:`positions`)."""
-        first, mask = self._answered_positions()
-        pick = np.unique(np.linspace(0, max(0, first.size - 1), min(first.size, 64)).astype(int))
-        return first[pick], mask[pick]
-
-    def _stored_pieces(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Every stored position, as ``(first, mask)`` pieces (default: :meth:`positions`
-        in slices)."""
-        yield from _slices(*self._answered_positions())
 
     def _refusal(self, status: int, which: str, stones: int) -> Exception:
         """The error for a position of ``status`` that the book does not answer."""

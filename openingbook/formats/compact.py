@@ -1135,10 +1135,6 @@ class CompactBook(BookReader):
         return self.header.kind
 
     @property
-    def has_distances(self) -> bool:
-        return self.header.kind != "wdl"
-
-    @property
     def under(self) -> str | None:
         return self.header.line
 
@@ -1188,9 +1184,6 @@ class CompactBook(BookReader):
         if not 0 <= index < len(self._answers):
             raise self._damaged()
         return STATUS_OK, self._answers[index]
-
-    def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
-        return self.header.line, self.header.part
 
     def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
         h = self.header

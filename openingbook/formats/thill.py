@@ -1559,24 +1559,6 @@ class Book(BookReader):
             self.check_order()
         return self.get(pos), index
 
-    def _absent_why(self, which: str) -> str:
-        """Why a missing position has no answer."""
-        name = self.path.name
-        if not self.scope.known and not self.format.distances:
-            return (
-                f"{which} is not stored in {name}, and its scope is unknown: "
-                f"{self.scope.unknown_why}, so a position it does not store is not "
-                "known to be a first-player win"
-            )
-        if self.scope.partial:
-            scope = self.scope.describe()
-            return f"{which} is not in {name}, which holds {scope}: its value is unknown"
-        n = self.format.plies
-        return (
-            f"{which} is not in {name}: a {self.format.name} book stores every "
-            f"{n}-stone position where the side to move cannot win at once"
-        )
-
     def _check_position(self, pos: Position) -> None:
         if (pos.width, pos.height) != self.format.board:
             raise PositionNotInBook(
@@ -1598,9 +1580,9 @@ class Book(BookReader):
         return book_value(int(winner_lut[b]), int(plies_lut[b]), int(score_lut[b]))
 
     @property
-    def _absent_first_wins(self) -> bool:
-        """Is a missing position in scope a first-player win (the pruning rule)?"""
-        return not self.format.distances and self.scope.answers_absent
+    def pruned(self) -> bool:
+        """A book without distances stores no first-player win (the pruning rule)."""
+        return not self.format.distances
 
     # ---------------------------------------------------------- bulk lookup
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
