@@ -33,7 +33,7 @@ board, a move string that cannot be played.
 
 >>> batch = read_batch(["4453", "", "44444444"])
 >>> batch.status.tolist(), batch.reasons[2]
-([0, 0, 7], 'move 7 plays column 4, which is full')
+([0, 0, 10], 'move 7 plays column 4, which is full')
 >>> obs = write_boards("pettingzoo", batch.first[:1], batch.mask[:1])
 >>> obs.shape, read_batch(obs).first[0] == batch.first[0]
 ((1, 6, 7, 2), np.True_)

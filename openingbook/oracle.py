@@ -32,7 +32,7 @@ made-up score).
 ([1, -2], [2, 5, 6])
 >>> answer = oracle.analyze(["4453", "1111111"], status=True)
 >>> answer.status.tolist(), answer.reasons[1]
-([0, 7], 'move 7 plays column 1, which is full')
+([0, 10], 'move 7 plays column 1, which is full')
 """
 
 from __future__ import annotations

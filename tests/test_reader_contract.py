@@ -4,7 +4,7 @@
 applies it once. Every book below is made by the project's own tools (``derive``,
 ``convert``, ``export`` and the compact writer), opened through ``open_book``, and
 asked every case of :data:`CASES` through every call: ``get``, ``get(pos,
-default)``, ``in``, ``lookup_many`` (strict and not, on 1-D and 2-D arrays). The
+default)``, ``lookup``, ``in``, ``lookup_many`` (strict and not, on 1-D and 2-D arrays). The
 expected answer of each case is computed without the readers: the kind of
 position is known by construction and checked with :class:`solver.Position`'s own
 (pure Python) checks; stored values come from :class:`solver.Solver` on the small
@@ -367,6 +367,7 @@ def test_every_call_answers_the_case(books, label, case):
             if expected[0] == "value":
                 assert _as_expected(reader.get(pos)) == expected, (i, pos.some_moves())
                 assert _as_expected(reader.get(pos, None)) == expected
+                assert _as_expected(reader.lookup(pos)[0]) == expected
                 assert pos in reader
                 one = reader.lookup_many(first[i : i + 1], mask[i : i + 1])
                 got = value_row(one, 0)
@@ -376,6 +377,8 @@ def test_every_call_answers_the_case(books, label, case):
                     reader.get(pos)
                 assert "\n" not in str(info.value)
                 assert pos not in reader
+                with pytest.raises(error):
+                    reader.lookup(pos)
                 if error is PositionNotInBook:
                     assert reader.get(pos, "default") == "default"
                 else:

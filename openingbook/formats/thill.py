@@ -1554,8 +1554,9 @@ class Book(BookReader):
         unless the book was verified, the order of its records is checked first
         (streamed; about 0.2 s for a 12-ply book)."""
         self._require_open()
-        index = self.find(pos)
-        if index is None and not pos.can_win_next() and not self._verified:
+        book = isinstance(pos, Position) and self.position_status(pos) == STATUS_OK
+        index = self.find(pos) if book else None
+        if book and index is None and not self._verified:
             self.check_order()
         return self.get(pos), index
 
