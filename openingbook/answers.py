@@ -22,7 +22,7 @@ answers, their count and the release of the file. This class applies the rule
 3. its stones must be the book's ply (a Pons book: at most its depth; a Cadot
    table of several plies: any): else not in the book;
 4. outside the book's scope (not under its line, another part) not in the book; a
-   book that does not record its scope (Cadot, Pons) is taken to hold the positions
+   book of a format that cannot record its scope (Cadot, Pons) holds the positions
    under the longest line all its stored positions continue (:meth:`_found_line`);
 5. the side to move completes four at once: a win in 1 ply for it (never
    stored; plies and score given unless the book is win/draw/loss only);
@@ -201,7 +201,8 @@ class BookReader(ABC):
     stores, and nothing of the rule:
 
     * what the book holds: :attr:`board`, :attr:`plies`, :attr:`kind`,
-      :attr:`scope`, and :attr:`pruned` (the file leaves the first player's wins out;
+      :attr:`scope` (:attr:`records_scope` False for a format whose files cannot
+      record one), and :attr:`pruned` (the file leaves the first player's wins out;
       default False); the stone counts held, :meth:`_stones_held` (default: the one
       count :attr:`plies`), or per count, :meth:`_holds` (a format that learns its
       counts lazily);
@@ -226,6 +227,11 @@ class BookReader(ABC):
     #: (:func:`solver.enumerate_positions`), so that :meth:`position_pieces` may
     #: enumerate them part by part
     enumerated: ClassVar[bool] = False
+    #: can the format's files record their scope? Where they cannot (Cadot, Pons) the
+    #: scope is the line all the stored positions continue (:meth:`_found_line`), so
+    #: that a book exported under a line answers as it did; a file of a format that
+    #: can, but does not (a Thill file without its manifest), has an unknown scope
+    records_scope: ClassVar[bool] = True
     path: Path
     _closed: bool = False
     _length: int | None = None
@@ -443,15 +449,15 @@ class BookReader(ABC):
         return status
 
     def _found_line(self) -> str:
-        """For a book that does not record its scope: the longest line every position
-        it stores continues ("" for none, and for a book that records its scope), found
+        """For a format that cannot record its scope: the longest line every position
+        it stores continues ("" for none, and for a format that can record it), found
         once, from a sample of its positions first (:meth:`_stored_sample`) and then,
         only when the sample shares a line, from all of them (:meth:`_stored_pieces`).
         A win at once outside that line is not in the book, as it is not in the same
         book written with its scope."""
         if self._line is None:
             self._line = ""
-            if not self.scope.known:
+            if not self.records_scope:
                 try:
                     line = _shared_line(*self._stored_sample(), self.board, "")
                     if line:

@@ -335,6 +335,7 @@ class CadotBook(BookReader):
     """
 
     format_name = "cadot"
+    records_scope = False
 
     @reads_book
     def __init__(self, path: str | os.PathLike[str]) -> None:

@@ -425,6 +425,7 @@ class PonsBook(BookReader):
     """
 
     format_name = "pons"
+    records_scope = False
 
     @reads_book
     def __init__(self, path: str | os.PathLike[str]) -> None:
