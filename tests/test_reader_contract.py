@@ -34,12 +34,12 @@ import numpy as np
 import pytest
 
 from openingbook import BookClosed, InvalidArgument, PositionNotInBook, open_book
-from openingbook.formats import KINDS, detect, load_book
+from openingbook.formats import detect, load_book
 from openingbook.formats.compact import write_compact
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
-from openingbook.values import UNKNOWN
+from openingbook.values import KINDS, UNKNOWN
 from solver import (
     BoardSize,
     Position,
