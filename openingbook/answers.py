@@ -14,17 +14,20 @@ answers, their count and the release of the file. This class applies the rule
 (``docs/BOOKS.md``) to every call, ``get``, ``get(default)``, ``in``,
 ``lookup_many`` (strict or not), iteration and ``positions()``, in this order:
 
-1. the position's board must be the book's; its stones the book's ply (a Pons
-   book: at most its depth; a Cadot table of several plies: any): else not in
-   the book (:class:`PositionNotInBook`);
+1. the position's board must be the book's: else not in the book
+   (:class:`PositionNotInBook`);
 2. a position no game reaches (stones floating or outside the board, stone
    counts that do not alternate, four in a row already, no order of moves) is
-   refused with :class:`InvalidArgument` (``in``: False);
-3. outside the book's scope (not under its line, another part): not in the book;
-4. the side to move completes four at once: a win in 1 ply for it (never
+   refused with :class:`InvalidArgument` (``in``: False), whatever its stone count;
+3. its stones must be the book's ply (a Pons book: at most its depth; a Cadot
+   table of several plies: any): else not in the book;
+4. outside the book's scope (not under its line, another part) not in the book; a
+   book of a format that cannot record its scope (Cadot, Pons) holds the positions
+   under the longest line all its stored positions continue (:meth:`_found_line`);
+5. the side to move completes four at once: a win in 1 ply for it (never
    stored; plies and score given unless the book is win/draw/loss only);
-5. else the stored value; not stored: in a pruned Thill book of known scope a
-   first-player win (the pruning rule), else not in the book.
+6. else the stored value (a draw's score: 0); not stored: in a pruned Thill book of
+   known scope a first-player win (the pruning rule), else not in the book.
 
 ``tests/test_reader_contract.py`` runs one table of cases over every format.
 """
@@ -45,12 +48,21 @@ from openingbook.errors import (
     PositionNotInBook,
     name_file,
 )
-from openingbook.values import UNKNOWN, BookValue, BulkValues, score_tables, value_from_arrays
+from openingbook.values import (
+    UNKNOWN,
+    BookValue,
+    BulkValues,
+    score_tables,
+    unstored_answers,
+    unstored_value,
+    value_from_arrays,
+)
 from solver import (
     AUTO_PARTS,
     STATUS_BLOCK,
-    STATUS_BOOK,
     STATUS_MESSAGES,
+    STATUS_OK,
+    STATUS_OUT_OF_SCOPE,
     STATUS_WINS_AT_ONCE,
     STATUS_WRONG_PLY,
     BoardSize,
@@ -63,26 +75,22 @@ from solver import (
     nb_part_of,
     nb_under_line,
     njit,
-    score_from_plies,
     stone_counts,
+    under_line,
 )
 
 __all__ = [
     "PIECEWISE_POSITIONS",
     "PIECE_POSITIONS",
-    "STATUS_OUT_OF_SCOPE",
     "BookReader",
     "bulk_values",
     "nb_position_status",
 ]
 
-#: Beyond the position model's statuses (``solver.STATUS_*``): a position of the
-#: book's ply outside its scope.
-STATUS_OUT_OF_SCOPE = 7
 #: What the scope check of the status kernels tests: nothing, a line, a part.
-SCOPE_COMPLETE = 0
-SCOPE_UNDER = 1
-SCOPE_PART = 2
+SCOPE_COMPLETE = np.uint64(0)
+SCOPE_UNDER = np.uint64(1)
+SCOPE_PART = np.uint64(2)
 
 
 _REQUIRED = object()
@@ -98,17 +106,18 @@ PIECEWISE_POSITIONS = 5_000_000
 
 # ------------------------------------------------------------------ status kernels
 @njit(cache=True, inline="always")
-def _nb_scope_status(s, first, mask, width, height, scope, line_first, line_mask):
+def _nb_scope_status(s, first, mask, width, height, scope):
     """Status ``s`` of a position, turned out-of-scope outside the book's scope.
 
-    ``line_first``/``line_mask``: the scope line's bitboards (``SCOPE_UNDER``), or
-    ``i`` and ``n`` of a part (``SCOPE_PART``)."""
-    if s > STATUS_WINS_AT_ONCE or scope == SCOPE_COMPLETE:
+    ``scope``: three uint64, what the scope check tests (``SCOPE_*``), then the
+    scope line's bitboards (``SCOPE_UNDER``), or ``i`` and ``n`` of a part
+    (``SCOPE_PART``)."""
+    if s > STATUS_WINS_AT_ONCE or scope[0] == SCOPE_COMPLETE:
         return s
-    if scope == SCOPE_UNDER:
-        if not nb_under_line(first, mask, line_first, line_mask, width, height):
+    if scope[0] == SCOPE_UNDER:
+        if not nb_under_line(first, mask, scope[1], scope[2], width, height):
             return STATUS_OUT_OF_SCOPE
-    elif nb_part_of(nb_canonical_key(first, mask, width, height), line_mask) != line_first:
+    elif nb_part_of(nb_canonical_key(first, mask, width, height), scope[2]) != scope[1]:
         return STATUS_OUT_OF_SCOPE
     return s
 
@@ -123,23 +132,35 @@ def _nb_stones(mask):
 
 
 @njit(cache=True, inline="always")
-def nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask):
-    """The ``STATUS_*`` code of one position for a book (``plies`` < 0: any stone
-    count), :data:`STATUS_OUT_OF_SCOPE` outside its scope: the one status every
-    reader's answer follows (a format's native single lookup inlines it)."""
-    n = plies if plies >= 0 else _nb_stones(mask)
-    s = nb_book_position_status(first, mask, n, width, height)
-    return _nb_scope_status(s, first, mask, width, height, scope, line_first, line_mask)
-
-
-@njit(cache=True, native=True)  # solver/_native.py: a single lookup runs without numba
-def _status_one(first, mask, plies, width, height, scope, line_first, line_mask):
-    """:func:`nb_position_status`, called from Python."""
-    return nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
+def _nb_wrong_ply_status(first, mask, width, height):
+    """The status of a position of another stone count than the book's: one no game
+    reaches is refused as such (the same error whatever the book's ply), any other is
+    :data:`solver.STATUS_WRONG_PLY`."""
+    s = nb_book_position_status(first, mask, _nb_stones(mask), width, height)
+    return s if s > STATUS_WRONG_PLY else STATUS_WRONG_PLY
 
 
 @njit(cache=True, inline="always")
-def _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask, status):
+def nb_position_status(first, mask, plies, width, height, scope):
+    """The ``STATUS_*`` code of one position for a book (``plies`` < 0: any stone
+    count; ``scope``: see :func:`_nb_scope_status`), :data:`STATUS_OUT_OF_SCOPE`
+    outside its scope: the one status every reader's answer follows (a format's
+    native single lookup inlines it)."""
+    n = plies if plies >= 0 else _nb_stones(mask)
+    s = nb_book_position_status(first, mask, n, width, height)
+    if s == STATUS_WRONG_PLY:
+        return _nb_wrong_ply_status(first, mask, width, height)
+    return _nb_scope_status(s, first, mask, width, height, scope)
+
+
+@njit(cache=True, native=True)  # solver/_native.py: a single lookup runs without numba
+def _status_one(first, mask, plies, width, height, scope):
+    """:func:`nb_position_status`, called from Python."""
+    return nb_position_status(first, mask, plies, width, height, scope)
+
+
+@njit(cache=True, inline="always")
+def _status_blocks(first, mask, plies, width, height, scope, status):
     n = first.size
     if plies >= 0:
         scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
@@ -150,30 +171,55 @@ def _status_blocks(first, mask, plies, width, height, scope, line_first, line_ma
         for i in range(n):
             stones = _nb_stones(mask[i])
             status[i] = nb_book_position_status(first[i], mask[i], stones, width, height)
-    if scope != SCOPE_COMPLETE:
+    for i in range(n):
+        if status[i] == STATUS_WRONG_PLY:
+            status[i] = _nb_wrong_ply_status(first[i], mask[i], width, height)
+    if scope[0] != SCOPE_COMPLETE:
         for i in range(n):
-            status[i] = _nb_scope_status(
-                status[i], first[i], mask[i], width, height, scope, line_first, line_mask
-            )
+            status[i] = _nb_scope_status(status[i], first[i], mask[i], width, height, scope)
 
 
 # The status kernels write into ``status`` (int8, one per position) and return nothing,
 # so that they run from their native libraries (solver/_native.py) without numba.
 @njit(cache=True, native=True)
-def _status_kernel(first, mask, plies, width, height, scope, line_first, line_mask, status):
+def _status_kernel(first, mask, plies, width, height, scope, status):
     """The ``STATUS_*`` code of each position, any board."""
-    _status_blocks(first, mask, plies, width, height, scope, line_first, line_mask, status)
+    _status_blocks(first, mask, plies, width, height, scope, status)
 
 
 @njit(cache=True, native=True)
-def _status_kernel_7x6(first, mask, plies, width, height, scope, line_first, line_mask, status):
+def _status_kernel_7x6(first, mask, plies, width, height, scope, status):
     """:func:`_status_kernel` compiled for 7x6: with the board's masks constant the
     block check vectorizes."""
-    _status_blocks(first, mask, plies, 7, 6, scope, line_first, line_mask, status)
+    _status_blocks(first, mask, plies, 7, 6, scope, status)
 
 
 class BookReader(ABC):
-    """The one reader behaviour of every format (see the module docstring)."""
+    """The one reader behaviour of every format (the rule: see the module docstring).
+
+    A format's reader implements the **storage protocol**, what its file holds and
+    stores, and nothing of the rule:
+
+    * what the book holds: :attr:`board`, :attr:`plies`, :attr:`kind`,
+      :attr:`scope` (:attr:`records_scope` False for a format whose files cannot
+      record one), and :attr:`pruned` (the file leaves the first player's wins out;
+      default False); the stone counts held, :meth:`_stones_held` (default: the one
+      count :attr:`plies`), or per count, :meth:`_holds` (a format that learns its
+      counts lazily);
+    * the stored values: :meth:`_stored` (one position) and :meth:`_stored_many`
+      (flat uint64 arrays), for positions the base has found to be of the book;
+    * the stored positions: :meth:`_answered_positions` (all of them, one variant per
+      mirror pair), their number :meth:`_count`, and for a format whose files can be
+      larger than memory :meth:`_stored_sample` and :meth:`_stored_pieces`;
+    * :meth:`_release`: close the file.
+
+    and, optionally, for speed: :meth:`_probe` (status and stored value in one call)
+    and :meth:`_stored_checked_many` (stored values whose positions the format knows to
+    be of the book). The base decides everything else: argument shapes, a closed
+    book, legality, stone counts, scope (a book that does not record its own: the line
+    its positions share, :meth:`_found_line`), wins at once, the pruning rule,
+    defaults and every refusal's wording.
+    """
 
     #: the registry name of the reader's format
     format_name: ClassVar[str] = ""
@@ -181,12 +227,18 @@ class BookReader(ABC):
     #: (:func:`solver.enumerate_positions`), so that :meth:`position_pieces` may
     #: enumerate them part by part
     enumerated: ClassVar[bool] = False
+    #: can the format's files record their scope? Where they cannot (Cadot, Pons) the
+    #: scope is the line all the stored positions continue (:meth:`_found_line`), so
+    #: that a book exported under a line answers as it did; a file of a format that
+    #: can, but does not (a Thill file without its manifest), has an unknown scope
+    records_scope: ClassVar[bool] = True
     path: Path
     _closed: bool = False
     _length: int | None = None
-    _scope_args: tuple[int, int, int, int, np.uint64, np.uint64] | None = None
+    _scope_args: tuple[int, int, int, np.ndarray] | None = None
+    _line: str | None = None
 
-    # ------------------------------------------------ what each format supplies
+    # ------------------------------------------------ the storage protocol
     @property
     @abstractmethod
     def board(self) -> BoardSize:
@@ -208,24 +260,10 @@ class BookReader(ABC):
         """Which positions of its ply the book holds (:class:`openingbook.model.Scope`)."""
 
     @property
-    def has_distances(self) -> bool:
-        """Does the book answer the plies to the result (a distance or score book)?"""
-        return self.kind != "wdl"
-
-    @property
-    def provenance(self) -> dict[str, Any]:
-        """Who made the book and how (command, version, ...); empty when the file says
-        nothing."""
-        return {}
-
-    @property
-    def records(self) -> int | None:
-        """Records stored in the file (None where the format has no records)."""
-        self._require_open()
-        return self._records()
-
-    def _records(self) -> int | None:
-        return None
+    def pruned(self) -> bool:
+        """Does the file leave the first player's wins out (Thill's pruning rule: inside
+        a known scope, a position held but not stored is a first-player win)?"""
+        return False
 
     def _stones_held(self) -> tuple[int, int] | None:
         """The fewest and most stones of the positions the book holds; None: the
@@ -237,28 +275,6 @@ class BookReader(ABC):
         """Does the book hold positions of ``stones`` stones?"""
         held = self._stones_held()
         return held is None or held[0] <= stones <= held[1]
-
-    def _wins_at_once_at(self, stones: int) -> bool:
-        """Does the rule of a win at once answer positions of ``stones`` stones (the
-        book's ply only: a Pons book's depth, not the shallower counts it may hold)?"""
-        held = self._stones_held()
-        return held[1] == stones if held is not None else self._holds(stones)
-
-    def _holds_what(self) -> str:
-        """``"8-stone"``, ``"at most 8-stone"``: the positions the book holds."""
-        held = self._stones_held()
-        assert held is not None
-        return f"{held[1]}-stone" if held[0] == held[1] else f"at most {held[1]}-stone"
-
-    @property
-    def _absent_first_wins(self) -> bool:
-        """Is a book position of its scope that the file does not store a first-player
-        win (the pruning rule of Thill's books)?"""
-        return False
-
-    def _absent_why(self, which: str) -> str:
-        """Why a book position the file does not store has no answer."""
-        return f"{which} is not in {self.path.name}"
 
     @abstractmethod
     def _stored(self, pos: Position) -> BookValue | None:
@@ -282,10 +298,77 @@ class BookReader(ABC):
     def _release(self) -> None:
         """Close the file and drop the maps."""
 
+    def _stored_sample(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, mask)`` of up to a few dozen stored positions spread over the book
+        (default: from :meth:`_answered_positions`)."""
+        first, mask = self._answered_positions()
+        pick = np.unique(np.linspace(0, max(0, first.size - 1), min(first.size, 64)).astype(int))
+        return first[pick], mask[pick]
+
+    def _stored_pieces(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Every stored position, as ``(first, mask)`` pieces (default:
+        :meth:`_answered_positions` in slices)."""
+        yield from _slices(*self._answered_positions())
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Who made the book and how (command, version, ...); empty when the file says
+        nothing."""
+        return {}
+
+    def _records(self) -> int | None:
+        """Records stored in the file (None where the format has no records)."""
+        return None
+
+    # ------------------------------------------------ what the base decides
+    @property
+    def has_distances(self) -> bool:
+        """Does the book answer the plies to the result (a distance or score book)?"""
+        return self.kind != "wdl"
+
+    @property
+    def records(self) -> int | None:
+        """Records stored in the file (None where the format has no records)."""
+        self._require_open()
+        return self._records()
+
+    def _wins_at_once_at(self, stones: int) -> bool:
+        """Does the rule of a win at once answer positions of ``stones`` stones (the
+        book's ply only: a Pons book's depth, not the shallower counts it may hold)?"""
+        held = self._stones_held()
+        return held[1] == stones if held is not None else self._holds(stones)
+
+    def _holds_what(self) -> str:
+        """``"8-stone"``, ``"at most 8-stone"``: the positions the book holds (asked
+        when it refuses a stone count, so known by then)."""
+        held = self._stones_held()
+        if held is None:
+            return f"{self.plies}-stone"
+        return f"{held[1]}-stone" if held[0] == held[1] else f"at most {held[1]}-stone"
+
+    @property
+    def _absent_first_wins(self) -> bool:
+        """Is a book position of its scope that the file does not store a first-player
+        win (the pruning rule: a pruned book of known scope)?"""
+        return self.pruned and self.scope.answers_absent
+
+    def _absent_why(self, which: str) -> str:
+        """Why a book position the file does not store has no answer."""
+        name, scope = self.path.name, self.scope
+        if self.pruned and not scope.known:
+            return (
+                f"{which} is not stored in {name}, and its scope is unknown: "
+                f"{scope.unknown_why}, so a position it does not store is not "
+                "known to be a first-player win"
+            )
+        if scope.partial:
+            return f"{which} is not in {name}, which holds {scope.describe()}: its value is unknown"
+        return f"{which} is not in {name}"
+
     def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
         """The stored values of the positions among ``first``/``mask`` (any bitboards of
         the book's board) that the file stores as positions of the book whose status is
-        :data:`solver.STATUS_BOOK`, ``index`` -1 for every other; None (the default): the
+        :data:`solver.STATUS_OK`, ``index`` -1 for every other; None (the default): the
         format cannot tell without :meth:`statuses`. A format whose records are checked
         positions of the book answers them without the full check of each query."""
         return None
@@ -296,7 +379,7 @@ class BookReader(ABC):
         compute both in one native call (its kernel inlining
         :func:`nb_position_status`)."""
         status = self.position_status(pos)
-        return status, (self._stored(pos) if status == STATUS_BOOK else None)
+        return status, (self._stored(pos) if status == STATUS_OK else None)
 
     # ---------------------------------------------------------- the rule
     def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
@@ -304,22 +387,23 @@ class BookReader(ABC):
         scope = self.scope
         return scope.under, getattr(scope, "part", None)
 
-    def _kernel_args(self) -> tuple[int, int, int, int, np.uint64, np.uint64]:
+    def _kernel_args(self) -> tuple[int, int, int, np.ndarray]:
         """The status kernels' arguments after the position: ``plies`` (-1: any stone
-        count), the board, the scope's kind and its line or part (computed once)."""
+        count), the board and the scope (three uint64: its ``SCOPE_*`` and its line's
+        bitboards or part; computed once)."""
         if self._scope_args is None:
             under, part = self._scope_line()
             w, h = self.board
             held = self._stones_held()
             plies = held[0] if held is not None and held[0] == held[1] else -1
             if part is not None:
-                args = (SCOPE_PART, np.uint64(part[0]), np.uint64(part[1]))
+                scope = (SCOPE_PART, part[0], part[1])
             elif under is not None:
                 line = Position.from_moves(under, w, h)
-                args = (SCOPE_UNDER, np.uint64(line.first_stones), np.uint64(line.mask))
+                scope = (SCOPE_UNDER, line.first_stones, line.mask)
             else:
-                args = (SCOPE_COMPLETE, np.uint64(0), np.uint64(0))
-            self._scope_args = (plies, w, h, *args)
+                scope = (SCOPE_COMPLETE, 0, 0)
+            self._scope_args = (plies, w, h, np.array(scope, np.uint64))
         return self._scope_args
 
     def position_status(self, pos: Position) -> int:
@@ -329,14 +413,18 @@ class BookReader(ABC):
         if (pos.width, pos.height) != self.board:
             return STATUS_WRONG_PLY
         args = self._kernel_args()
-        if args[0] >= 0:  # one ply: the kernel checks it
-            return int(_status_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *args))
-        stones = pos.mask.bit_count()
-        if not self._holds(stones):
-            return STATUS_WRONG_PLY
-        status = int(_status_one(np.uint64(pos.first_stones), np.uint64(pos.mask), *args))
-        if status == STATUS_WINS_AT_ONCE and not self._wins_at_once_at(stones):
-            return STATUS_BOOK  # e.g. a shallower position of a Pons book: what is stored
+        f, m = np.uint64(pos.first_stones), np.uint64(pos.mask)
+        status = int(_status_one(f, m, *args))
+        if args[0] < 0 and status <= STATUS_WRONG_PLY:  # several stone counts
+            stones = pos.mask.bit_count()
+            if not self._holds(stones):
+                return STATUS_WRONG_PLY
+            if status == STATUS_WINS_AT_ONCE and not self._wins_at_once_at(stones):
+                return STATUS_OK  # e.g. a shallower position of a Pons book: what is stored
+        if status == STATUS_WINS_AT_ONCE and self._found_line():
+            f_, m_ = np.array([f]), np.array([m])
+            if not under_line(f_, m_, self._found_line(), *self.board)[0]:
+                return STATUS_OUT_OF_SCOPE
         return status
 
     def statuses(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -349,12 +437,38 @@ class BookReader(ABC):
         if args[0] < 0:  # several stone counts: the book says which it holds
             stones = np.bitwise_count(mask)
             for n in np.unique(stones).tolist():
-                rows = stones == n
+                rows = (stones == n) & (status <= STATUS_WRONG_PLY)
                 if not self._holds(n):
                     status[rows] = STATUS_WRONG_PLY
                 elif not self._wins_at_once_at(n):
-                    status[rows & (status == STATUS_WINS_AT_ONCE)] = STATUS_BOOK
+                    status[rows & (status == STATUS_WINS_AT_ONCE)] = STATUS_OK
+        now = np.flatnonzero(status == STATUS_WINS_AT_ONCE)
+        if now.size and self._found_line():
+            inside = under_line(first[now], mask[now], self._found_line(), *self.board)
+            status[now[~inside]] = STATUS_OUT_OF_SCOPE
         return status
+
+    def _found_line(self) -> str:
+        """For a format that cannot record its scope: the longest line every position
+        it stores continues ("" for none, and for a format that can record it), found
+        once, from a sample of its positions first (:meth:`_stored_sample`) and then,
+        only when the sample shares a line, from all of them (:meth:`_stored_pieces`).
+        A win at once outside that line is not in the book, as it is not in the same
+        book written with its scope."""
+        if self._line is None:
+            self._line = ""
+            if not self.records_scope:
+                try:
+                    line = _shared_line(*self._stored_sample(), self.board, "")
+                    if line:
+                        for first, mask in self._stored_pieces():
+                            line = _shared_line(first, mask, self.board, line, longer=False)
+                            if not line:
+                                break
+                except BookFileError:  # positions that cannot be listed: no line known
+                    line = ""
+                self._line = line
+        return self._line
 
     def _refusal(self, status: int, which: str, stones: int) -> Exception:
         """The error for a position of ``status`` that the book does not answer."""
@@ -367,15 +481,9 @@ class BookReader(ABC):
             if part is not None:
                 holds = f"part {part[0]}/{part[1]} of the {self.plies}-ply positions"
             else:
-                holds = f"the positions under {under}"
+                holds = f"the positions under {under or self._found_line()}"
             return PositionNotInBook(f"{which} is outside {name}, which holds only {holds}")
         return InvalidArgument(f"{which} {STATUS_MESSAGES[status]}")
-
-    def _win_at_once(self, stones: int) -> BookValue:
-        winner = Winner.FIRST if stones % 2 == 0 else Winner.SECOND
-        if self.kind == "wdl":
-            return BookValue(winner, None, None)
-        return BookValue(winner, 1, score_from_plies(1, stones, *self.board))
 
     def _answer(self, pos: Position) -> BookValue:
         """The rule for one position of any board."""
@@ -385,15 +493,19 @@ class BookReader(ABC):
                 f"a book of {self.board} positions"
             )
         status, value = self._probe(pos)
-        if status == STATUS_BOOK:
-            if value is not None:
-                return value
-            if self._absent_first_wins:
-                return BookValue(Winner.FIRST, None, None)
+        if status == STATUS_OK and value is not None:
+            if value.winner is Winner.DRAW and value.score is None:
+                return BookValue(Winner.DRAW, value.plies, 0)  # a draw's score is 0
+            return value
+        if status not in (STATUS_OK, STATUS_WINS_AT_ONCE):
+            raise self._refusal(status, "the position", pos.stone_count)
+        now = status == STATUS_WINS_AT_ONCE
+        answer = unstored_value(
+            pos.stone_count, now, self._absent_first_wins, self.kind, self.board
+        )
+        if answer is None:
             raise PositionNotInBook(self._absent_why("the position"))
-        if status == STATUS_WINS_AT_ONCE:
-            return self._win_at_once(pos.stone_count)
-        raise self._refusal(status, "the position", pos.stone_count)
+        return answer
 
     def _answer_many(self, first: np.ndarray, mask: np.ndarray, strict: bool) -> BulkValues:
         """The rule for flat uint64 arrays of positions of the book's board."""
@@ -401,13 +513,13 @@ class BookReader(ABC):
         rest = None  # with ``known``: the positions not found among the stored ones
         if known is None:
             status = self.statuses(first, mask)
-            every = bool((status == STATUS_BOOK).all())
+            every = bool((status == STATUS_OK).all())
         else:  # the stored positions are book positions: check only the others
             rest = np.flatnonzero(known.index < 0)
             rest_status = self.statuses(first[rest], mask[rest]) if rest.size else None
-            every = rest_status is None or bool((rest_status == STATUS_BOOK).all())
+            every = rest_status is None or bool((rest_status == STATUS_OK).all())
             if not every:
-                status = np.full(first.size, STATUS_BOOK, np.int8)
+                status = np.full(first.size, STATUS_OK, np.int8)
                 status[rest] = rest_status
         if every:  # the usual bulk call: book positions only, nothing refused
             if known is None:
@@ -417,7 +529,7 @@ class BookReader(ABC):
                 index, winner, plies, score = known
                 absent_rows = rest
         else:
-            book = status == STATUS_BOOK
+            book = status == STATUS_OK
             if known is not None:  # stored where index >= 0, UNKNOWN elsewhere
                 index, winner, plies, score = (a.copy() for a in known)
                 rows = np.empty(0, np.int64)
@@ -432,30 +544,26 @@ class BookReader(ABC):
                 part = self._stored_many(first[rows], mask[rows])
                 for whole, a in zip((index, winner, plies, score), part, strict=True):
                     whole[rows] = a
-            now = np.flatnonzero(status == STATUS_WINS_AT_ONCE)
-            if now.size:
-                stones = np.bitwise_count(mask[now]).astype(np.int64)
-                winner[now] = np.where(stones % 2 == 0, 1, -1)
-                if self.kind != "wdl":
-                    plies[now] = 1
-                    counts, at = np.unique(stones, return_inverse=True)
-                    of = [score_from_plies(1, int(c), *self.board) for c in counts]
-                    score[now] = np.asarray(of, np.int16)[at]
-            absent_rows = np.flatnonzero(book & (index < 0))
-        unanswered = absent_rows.size > 0 and not self._absent_first_wins
-        if absent_rows.size:
-            plies[absent_rows] = UNKNOWN
-            score[absent_rows] = UNKNOWN
-            winner[absent_rows] = 1 if self._absent_first_wins else UNKNOWN
-        if strict and (unanswered or not every):
+            now = status == STATUS_WINS_AT_ONCE
+            absent_rows = np.flatnonzero((book & (index < 0)) | now)
+        unanswered = np.empty(0, np.int64)  # held, not stored, and not known
+        if absent_rows.size:  # not stored: the rule of every book (and model)
+            now_rows = np.zeros(absent_rows.size, bool) if every else now[absent_rows]
+            answers = unstored_answers(
+                mask[absent_rows], now_rows, self._absent_first_wins, self.kind, self.board
+            )
+            for whole, part in zip((winner, plies, score), answers, strict=True):
+                whole[absent_rows] = part
+            unanswered = absent_rows[answers[0] == UNKNOWN]
+        score[(winner == 0) & (index >= 0)] = 0  # a draw's score is 0 in every book
+        if strict and (unanswered.size or not every):
             failed = np.zeros(first.size, bool)
-            if unanswered:
-                failed[absent_rows] = True
+            failed[unanswered] = True
             if not every:
-                failed = failed | ((status != STATUS_BOOK) & (status != STATUS_WINS_AT_ONCE))
+                failed = failed | ((status != STATUS_OK) & (status != STATUS_WINS_AT_ONCE))
             if failed.any():  # the first position not answered names the error
                 i = int(np.argmax(failed))
-                if every or status[i] == STATUS_BOOK:
+                if every or status[i] == STATUS_OK:
                     raise PositionNotInBook(self._absent_why(f"position {i}"))
                 stones = int(np.bitwise_count(mask[i]))
                 raise self._refusal(int(status[i]), f"position {i}", stones)
@@ -679,3 +787,29 @@ def bulk_values(
         i = int(np.argmax(bad))
         raise BookFileError(f"{book}: record {int(index[i])} has an impossible result")
     return BulkValues(index.astype(np.int64), winner, plies, score)
+
+
+def _shared_line(
+    first: np.ndarray, mask: np.ndarray, board: BoardSize, line: str, longer: bool = True
+) -> str:
+    """The longest line that every position of ``first``/``mask`` continues, starting
+    from ``line`` (which they are known to continue with ``longer``: made longer, one
+    move at a time, while they all continue it; else shortened until they do)."""
+    w, h = board
+    if not longer:
+        while line and not under_line(first, mask, line, w, h).all():
+            line = line[:-1]
+        return line
+    while first.size:
+        for col in range(1, w + 1):
+            candidate = f"{line}{col}"
+            try:
+                Position.from_moves(candidate, w, h)
+            except InvalidArgument:
+                continue
+            if under_line(first, mask, candidate, w, h).all():
+                line = candidate
+                break
+        else:
+            return line
+    return line

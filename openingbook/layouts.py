@@ -33,7 +33,7 @@ board, a move string that cannot be played.
 
 >>> batch = read_batch(["4453", "", "44444444"])
 >>> batch.status.tolist(), batch.reasons[2]
-([0, 0, 7], 'move 7 plays column 4, which is full')
+([0, 0, 10], 'move 7 plays column 4, which is full')
 >>> obs = write_boards("pettingzoo", batch.first[:1], batch.mask[:1])
 >>> obs.shape, read_batch(obs).first[0] == batch.first[0]
 ((1, 6, 7, 2), np.True_)
@@ -49,11 +49,15 @@ import numpy as np
 
 from openingbook.errors import InvalidArgument
 from solver import (
-    STATUS_BOOK,
-    STATUS_HAS_FOUR,
+    STATUS_BAD_CELLS,
+    STATUS_BAD_MOVES,
+    STATUS_CONTRADICTED,
+    STATUS_GAME_OVER,
     STATUS_MESSAGES,
     STATUS_NOT_A_BOARD,
+    STATUS_OK,
     STATUS_STONE_COUNTS,
+    STATUS_TIMEOUT,
     STATUS_UNREACHABLE,
     STATUS_WINS_AT_ONCE,
     BoardSize,
@@ -67,16 +71,7 @@ __all__ = [
     "ENVIRONMENT_BOARD",
     "LAYOUTS",
     "PLAY_TOGETHER",
-    "ROW_BAD_CELLS",
-    "ROW_BAD_MOVES",
-    "ROW_CONTRADICTED",
-    "ROW_GAME_OVER",
-    "ROW_NOT_A_BOARD",
-    "ROW_OK",
     "ROW_STATUSES",
-    "ROW_STONE_COUNTS",
-    "ROW_TIMEOUT",
-    "ROW_UNREACHABLE",
     "Batch",
     "infer_layout",
     "play_move_strings",
@@ -90,43 +85,19 @@ ENVIRONMENT_BOARD = BoardSize(7, 6)
 
 LAYOUTS = ("moves", "actions", "pettingzoo", "openspiel", "connectx", "cells012", "cells101")
 
-#: A legal position, not over: answered.
-ROW_OK = 0
-#: A cell holds a value the layout does not use (or two planes claim it).
-ROW_BAD_CELLS = 1
-#: Stones floating above an empty cell.
-ROW_NOT_A_BOARD = 2
-#: The first player has neither as many stones as the second nor one more.
-ROW_STONE_COUNTS = 3
-#: Somebody has four in a row, or the board is full: the game is over.
-ROW_GAME_OVER = 4
-#: No order of moves reaches the position.
-ROW_UNREACHABLE = 5
-#: The row's action mask or mark contradicts its board.
-ROW_CONTRADICTED = 6
-#: A move string or action list that cannot be played.
-ROW_BAD_MOVES = 7
-#: Not answered within the oracle's time limit (:mod:`openingbook.oracle`).
-ROW_TIMEOUT = 8
-
-#: Each row status in words (the reasons give the row's details).
+#: Each status a row can have (:data:`solver.STATUS_OK` and the codes of the conditions
+#: a row can fail, the one status set of :mod:`solver.membership`) in words (the
+#: reasons give the row's details).
 ROW_STATUSES = {
-    ROW_OK: "answered",
-    ROW_BAD_CELLS: "a cell value the layout does not use",
-    ROW_NOT_A_BOARD: "floating stones",
-    ROW_STONE_COUNTS: "stone counts that do not alternate",
-    ROW_GAME_OVER: "the game is over",
-    ROW_UNREACHABLE: "no game reaches the position",
-    ROW_CONTRADICTED: "the action mask or mark contradicts the board",
-    ROW_BAD_MOVES: "moves that cannot be played",
-    ROW_TIMEOUT: "not answered within the time limit",
-}
-
-_FROM_SOLVER = {
-    STATUS_NOT_A_BOARD: ROW_NOT_A_BOARD,
-    STATUS_STONE_COUNTS: ROW_STONE_COUNTS,
-    STATUS_HAS_FOUR: ROW_GAME_OVER,
-    STATUS_UNREACHABLE: ROW_UNREACHABLE,
+    STATUS_OK: "answered",
+    STATUS_BAD_CELLS: "a cell value the layout does not use",
+    STATUS_NOT_A_BOARD: "floating stones",
+    STATUS_STONE_COUNTS: "stone counts that do not alternate",
+    STATUS_GAME_OVER: "the game is over",
+    STATUS_UNREACHABLE: "no game reaches the position",
+    STATUS_CONTRADICTED: "the action mask or mark contradicts the board",
+    STATUS_BAD_MOVES: "moves that cannot be played",
+    STATUS_TIMEOUT: "not answered within the time limit",
 }
 
 
@@ -152,15 +123,15 @@ class Batch:
 
     def refuse(self, row: int, status: int, reason: str) -> None:
         """Mark ``row`` as not answered (its first reason is kept)."""
-        if self.status[row] == ROW_OK:
+        if self.status[row] == STATUS_OK:
             self.status[row] = status
             self.reasons[row] = reason
             self.first[row] = self.mask[row] = 0
 
     def check(self) -> Batch:
         """Raise :class:`~openingbook.errors.InvalidArgument` naming the first row that is
-        not :data:`ROW_OK`; return the batch otherwise."""
-        bad = np.flatnonzero(self.status != ROW_OK)
+        not :data:`STATUS_OK`; return the batch otherwise."""
+        bad = np.flatnonzero(self.status != STATUS_OK)
         if bad.size:
             i = int(bad[0])
             more = f" ({bad.size - 1} more rows refused)" if bad.size > 1 else ""
@@ -293,7 +264,7 @@ def _read_moves(batch: Any, layout: str, board: BoardSize) -> Batch:
                     raise InvalidArgument(f"an action outside 0-{board.width - 1}")
                 pos = Position.from_moves([c + 1 for c in cols], *board)
         except (InvalidArgument, TypeError, ValueError) as exc:
-            out.refuse(i, ROW_BAD_MOVES, str(exc))
+            out.refuse(i, STATUS_BAD_MOVES, str(exc))
             continue
         out.first[i], out.mask[i] = pos.first_stones, pos.mask
     return out
@@ -470,12 +441,12 @@ def _read_arrays(
     first, mask = cells_bitboards(cells)
     out = Batch(layout, board, first, mask, np.zeros(n, np.int8), [None] * n)
     for i in np.flatnonzero(bad).tolist():
-        out.refuse(i, ROW_BAD_CELLS, f"a cell value the {layout} layout does not use")
+        out.refuse(i, STATUS_BAD_CELLS, f"a cell value the {layout} layout does not use")
     for i in np.flatnonzero(wrong).tolist():
         mover, other = (int(v) for v in _counts(array, layout, i))
         out.refuse(
             i,
-            ROW_STONE_COUNTS,
+            STATUS_STONE_COUNTS,
             f"the player to move has {mover} stones and its opponent {other}: "
             "the opponent has as many or one more",
         )
@@ -518,7 +489,7 @@ def _check_action_mask(out: Batch, action_mask: Any) -> None:
     for i in np.flatnonzero((masks != playable).any(axis=1)).tolist():
         out.refuse(
             i,
-            ROW_CONTRADICTED,
+            STATUS_CONTRADICTED,
             f"the action mask {masks[i].astype(int).tolist()} is not the board's playable "
             f"columns {playable[i].astype(int).tolist()}",
         )
@@ -532,15 +503,15 @@ def _check_marks(out: Batch, marks: Any) -> None:
     for i in np.flatnonzero(marks != expected).tolist():
         out.refuse(
             i,
-            ROW_CONTRADICTED,
+            STATUS_CONTRADICTED,
             f"mark {marks[i]} is to move, but the stone counts say mark {expected[i]}",
         )
 
 
 def _refuse_full_boards(out: Batch) -> None:
     """Refuse the rows whose board is full (a game over, though nobody won)."""
-    for i in np.flatnonzero((out.stones == out.board.cells) & (out.status == ROW_OK)).tolist():
-        out.refuse(i, ROW_GAME_OVER, _FULL_BOARD)
+    for i in np.flatnonzero((out.stones == out.board.cells) & (out.status == STATUS_OK)).tolist():
+        out.refuse(i, STATUS_GAME_OVER, _FULL_BOARD)
 
 
 #: the reason of a full board, a game over though nobody won
@@ -552,16 +523,14 @@ def _check_positions(out: Batch) -> None:
     width, height = out.board
     stones = out.stones
     cells = width * height
-    for n in np.unique(stones[out.status == ROW_OK]).tolist():
-        rows = np.flatnonzero((stones == n) & (out.status == ROW_OK))
+    for n in np.unique(stones[out.status == STATUS_OK]).tolist():
+        rows = np.flatnonzero((stones == n) & (out.status == STATUS_OK))
         status = book_position_status(out.first[rows], out.mask[rows], n, width, height)
         for i, s in zip(rows.tolist(), status.tolist(), strict=True):
-            if s not in (STATUS_BOOK, STATUS_WINS_AT_ONCE):
-                out.refuse(
-                    i, _FROM_SOLVER.get(s, ROW_NOT_A_BOARD), f"the position {STATUS_MESSAGES[s]}"
-                )
+            if s not in (STATUS_OK, STATUS_WINS_AT_ONCE):
+                out.refuse(i, s, f"the position {STATUS_MESSAGES[s]}")
             elif n == cells:
-                out.refuse(i, ROW_GAME_OVER, _FULL_BOARD)
+                out.refuse(i, STATUS_GAME_OVER, _FULL_BOARD)
 
 
 # ------------------------------------------------------------------ writing

@@ -35,15 +35,15 @@ from typing import Any
 import numpy as np
 
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.values import UNKNOWN, BulkValues, byte_tables, missing_answers, score_tables
+from openingbook.values import UNKNOWN, BulkValues, byte_tables, unstored_answers
 from solver import (
     BoardSize,
     Player,
     Position,
+    can_win_next_bits,
     canonical_keys,
     enumerate_positions,
     part_of,
-    stone_counts,
 )
 
 __all__ = [
@@ -255,8 +255,8 @@ class BookModel:
         """What the book answers for positions of its ply, :data:`openingbook.values.UNKNOWN`
         where it does not know (``index``: the model's position, -1 where it holds none).
 
-        A position the model does not hold is answered by the one rule
-        (:func:`openingbook.values.missing_answers`): a win in 1 when the side to move
+        A position the model does not hold is answered by the one rule of every reader
+        (:func:`openingbook.values.unstored_answers`): a win in 1 when the side to move
         completes four at once, else, for a pruned book inside its complete scope, a
         first-player win.
         """
@@ -273,12 +273,10 @@ class BookModel:
             f, m = first[missing], mask[missing]
             implied = self.pruned and self.scope.answers_absent
             rule = self.in_scope(f, m) if implied else False
-            m_winner, m_plies = missing_answers(f, m, rule, self.board)
-            winner[missing] = m_winner
-            plies[missing] = m_plies
-            wins_now = m_plies == 1
-            stones = stone_counts(m[wins_now]).astype(np.int64)
-            score[missing[wins_now]] = score_tables(self.board)[0][stones, 1]
+            now = can_win_next_bits(f, m, *self.board)
+            answers = unstored_answers(m, now, rule, self.kind, self.board)
+            for whole, part in zip((winner, plies, score), answers, strict=True):
+                whole[missing] = part
         return BulkValues(index.astype(np.int64), winner, plies, score)
 
     def select(self, index: np.ndarray) -> BookModel:
@@ -296,12 +294,13 @@ class BookModel:
         )
 
 
-#: the model's kind of each kind of stored values (:data:`openingbook.values.VALUE_KINDS`)
-_MODEL_KINDS = {"pruned": "wdl", "wdl": "wdl", "distance": "distance", "score": "score"}
+#: the model's kind of each encoding of stored values
+#: (:data:`openingbook.values.VALUE_ENCODINGS`)
+_KIND_OF_ENCODING = {"pruned": "wdl", "wdl": "wdl", "distance": "distance", "score": "score"}
 
 
 def model_from_values(
-    kind: str,
+    encoding: str,
     plies: int,
     first: np.ndarray,
     mask: np.ndarray,
@@ -316,10 +315,11 @@ def model_from_values(
     records: int | None = None,
     stored: tuple[Any, Any] | None = None,
 ) -> BookModel:
-    """The model of ``plies``-stone positions with stored values of ``kind``: Thill's
+    """The model of ``plies``-stone positions with stored values in ``encoding``: Thill's
     pruned codes (``"pruned"``: 2 first player wins, 1 second, 0 draw) or distance
     bytes (``"distance"``), -1/0/+1 (``"wdl"``, first player's view) or Pons scores
-    (``"score"``): what ``build`` and ``derive`` solve and ``merge`` reads. Every value
+    (``"score"``; :data:`openingbook.values.VALUE_ENCODINGS`, of which the model's
+    ``kind`` follows): what ``build`` and ``derive`` solve and ``merge`` reads. Every value
     is answered by table (:func:`openingbook.values.byte_tables`); a value no game can
     have is refused (:class:`InvalidArgument`). ``pruned``: the positions leave the
     first player's wins out (records of a pruned Thill book).
@@ -336,16 +336,16 @@ def model_from_values(
     """
     values = np.ascontiguousarray(values).astype(np.int8)
     winner, plies_to_end, score, valid = (
-        table[values.view(np.uint8)] for table in byte_tables(kind, plies, board)
+        table[values.view(np.uint8)] for table in byte_tables(encoding, plies, board)
     )
     if not valid.all():
         raise InvalidArgument(
-            f"value {int(values[np.argmin(valid)])} is not a {kind} value at {plies} plies"
+            f"value {int(values[np.argmin(valid)])} is not a {encoding} value at {plies} plies"
         )
     return BookModel(
         board=board,
         plies=plies,
-        kind=_MODEL_KINDS[kind],
+        kind=_KIND_OF_ENCODING[encoding],
         first=np.ascontiguousarray(first, dtype=np.uint64),
         mask=np.ascontiguousarray(mask, dtype=np.uint64),
         winner=winner.astype(np.int8),

@@ -21,7 +21,7 @@ search), one row at a time. Every answer is exact.
 A row that is not a position of a game that goes on is refused: by default with
 :class:`~openingbook.errors.InvalidArgument` naming the first such row and why; with
 ``status=True`` the answer's ``status`` (:data:`openingbook.layouts.ROW_STATUSES`)
-and ``reasons`` report it, and the row's arrays hold :data:`NO_SCORE` (never a
+and ``reasons`` report it, and the row's arrays hold :data:`UNKNOWN` (never a
 made-up score).
 
 >>> oracle = Oracle()
@@ -32,7 +32,7 @@ made-up score).
 ([1, -2], [2, 5, 6])
 >>> answer = oracle.analyze(["4453", "1111111"], status=True)
 >>> answer.status.tolist(), answer.reasons[1]
-([0, 7], 'move 7 plays column 1, which is full')
+([0, 10], 'move 7 plays column 1, which is full')
 """
 
 from __future__ import annotations
@@ -47,15 +47,19 @@ import numpy as np
 
 from openingbook.engine import SHIPPED, Engine, checked_time_limit
 from openingbook.errors import InvalidArgument, SearchTimeout
-from openingbook.layouts import ROW_OK, ROW_TIMEOUT, Batch, read_batch
+from openingbook.layouts import Batch, read_batch
 from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
-from solver import DEFAULT_BOARD, UNSOLVED, BoardSize, Position, winning_cells_bits
+from solver import (
+    DEFAULT_BOARD,
+    STATUS_OK,
+    STATUS_TIMEOUT,
+    UNSOLVED,
+    BoardSize,
+    Position,
+    winning_cells_bits,
+)
 
-__all__ = ["FULL_COLUMN", "NO_SCORE", "Oracle", "OracleAnswer", "solver_api_scores"]
-
-#: Every array's value where a row was not answered, and ``winners``/``plies`` of a
-#: full column (:data:`openingbook.values.UNKNOWN`).
-NO_SCORE = UNKNOWN
+__all__ = ["FULL_COLUMN", "Oracle", "OracleAnswer", "solver_api_scores"]
 
 
 @dataclass
@@ -86,8 +90,8 @@ class OracleAnswer:
 
     @property
     def answered(self) -> np.ndarray:
-        """(B,) bool: the rows answered (``status`` :data:`~openingbook.layouts.ROW_OK`)."""
-        return self.status == ROW_OK
+        """(B,) bool: the rows answered (``status`` :data:`~solver.STATUS_OK`)."""
+        return self.status == STATUS_OK
 
     def best_columns(self) -> np.ndarray:
         """(B,) the 0-based optimal column nearest the centre (the left one of two as
@@ -107,7 +111,7 @@ class Oracle:
     :class:`~openingbook.engine.Engine`'s (default: 7x6 and the shipped books);
     ``engine``: an engine to use instead of making one. ``time_limit`` (seconds)
     bounds the searching of one :meth:`analyze` call: the rows not answered by then
-    are refused (``status`` :data:`~openingbook.layouts.ROW_TIMEOUT`, or
+    are refused (``status`` :data:`~solver.STATUS_TIMEOUT`, or
     :class:`~openingbook.errors.SearchTimeout`). Not thread-safe, as the engine.
     """
 
@@ -208,7 +212,7 @@ class Oracle:
         width, height = self.board
         n = len(read)
         first, mask = read.first, read.mask
-        ok = read.status == ROW_OK
+        ok = read.status == STATUS_OK
         stones = read.stones
         bottom = _column_bits(width, height, 0)
         tops = _column_bits(width, height, height - 1)
@@ -220,7 +224,7 @@ class Oracle:
         wins = (winning_cells_bits(current, mask, width, height)[:, None] & move) != 0
         wins &= playable
         score_of, plies_of = score_tables(self.board)
-        scores = np.full((n, width), NO_SCORE, np.int16)
+        scores = np.full((n, width), UNKNOWN, np.int16)
         safe_stones = np.clip(stones, 0, self.board.cells)
         win_now = score_of[safe_stones, 1]
         scores[wins] = np.broadcast_to(win_now[:, None], wins.shape)[wins]
@@ -232,7 +236,7 @@ class Oracle:
             stones, open_moves, child_first, child_mask, scores, deadline
         )
         # the rows left: the engine (books to back up from or to probe), one row at a time
-        for i in np.flatnonzero((open_moves & (scores == NO_SCORE)).any(axis=1)).tolist():
+        for i in np.flatnonzero((open_moves & (scores == UNKNOWN)).any(axis=1)).tolist():
             if not stopped[i] and (deadline is None or time.perf_counter() < deadline):
                 pos = Position.from_bitboards(
                     int(first[i]), int(mask[i]), width, height, check=False
@@ -247,7 +251,7 @@ class Oracle:
                 raise SearchTimeout(
                     f"row {i} was not answered within the time limit of {time_limit} s"
                 )
-            read.status[i] = ROW_TIMEOUT
+            read.status[i] = STATUS_TIMEOUT
             read.reasons[i] = f"not answered within the time limit of {time_limit} s"
         return _answer_arrays(read, scores, playable, plies_of)
 
@@ -264,9 +268,9 @@ class Oracle:
         by its solver alone (:meth:`~openingbook.engine.Engine.searches_only`: past the
         books), all rows at once in one call of the solver's batch kernel. Returns (B,)
         bool: the rows with a child the ``deadline`` stopped (its score left
-        :data:`NO_SCORE`)."""
+        :data:`UNKNOWN`)."""
         stopped = np.zeros(len(stones), bool)
-        left = open_moves & (scores == NO_SCORE)
+        left = open_moves & (scores == UNKNOWN)
         plies = np.unique(stones[left.any(axis=1)] + 1).tolist()
         searched = [ply for ply in plies if self.engine.searches_only(ply)]
         if not searched:
@@ -329,27 +333,27 @@ def _answer_arrays(
     playable: np.ndarray,
     plies_of: np.ndarray,
 ) -> OracleAnswer:
-    """The answer's arrays from the move scores (:data:`NO_SCORE` where unknown)."""
+    """The answer's arrays from the move scores (:data:`UNKNOWN` where unknown)."""
     cells = read.board.cells
     stones = read.stones
-    ok = read.status == ROW_OK
-    known = playable & (scores != NO_SCORE)
-    scores = np.where(known, scores, NO_SCORE).astype(np.int16)
+    ok = read.status == STATUS_OK
+    known = playable & (scores != UNKNOWN)
+    scores = np.where(known, scores, UNKNOWN).astype(np.int16)
     full = ~playable & ok[:, None]
     first_moves = (stones % 2 == 0)[:, None]
     n2 = np.broadcast_to(np.clip(stones, 0, cells)[:, None], scores.shape)
     safe = np.where(known, scores, 0).astype(np.int64) + cells // 2
-    plies = np.where(known, plies_of[n2, safe], NO_SCORE).astype(np.int16)
+    plies = np.where(known, plies_of[n2, safe], UNKNOWN).astype(np.int16)
     winners = _winner_codes(scores, first_moves)
-    winners = np.where(known, winners, NO_SCORE).astype(np.int8)
-    value = np.where(ok, np.where(known, scores, -cells).max(axis=1), NO_SCORE).astype(np.int16)
-    value = np.where(ok & known.any(axis=1), value, NO_SCORE).astype(np.int16)
+    winners = np.where(known, winners, UNKNOWN).astype(np.int8)
+    value = np.where(ok, np.where(known, scores, -cells).max(axis=1), UNKNOWN).astype(np.int16)
+    value = np.where(ok & known.any(axis=1), value, UNKNOWN).astype(np.int16)
     optimal = known & (scores == value[:, None]) & ok[:, None]
-    has_value = value != NO_SCORE
+    has_value = value != UNKNOWN
     safe_value = np.where(has_value, value, 0).astype(np.int64) + cells // 2
-    value_plies = np.where(has_value, plies_of[np.clip(stones, 0, cells), safe_value], NO_SCORE)
+    value_plies = np.where(has_value, plies_of[np.clip(stones, 0, cells), safe_value], UNKNOWN)
     value_winner = _winner_codes(value, stones % 2 == 0)
-    value_winner = np.where(has_value, value_winner, NO_SCORE)
+    value_winner = np.where(has_value, value_winner, UNKNOWN)
     scores[full] = FULL_COLUMN
     return OracleAnswer(
         scores=scores,

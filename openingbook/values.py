@@ -15,11 +15,12 @@
 Plies and scores depend on the board (its number of cells): every function that
 converts between them takes the book's :class:`solver.BoardSize`; none assumes 7x6.
 
-And the single rule for a position a book does not store
-(:func:`missing_answers`): when the side to move can complete four at once it
-wins in 1 ply (such positions are never stored); otherwise, in a pruned book
-whose scope is known to be complete around the position, the first player wins
-(the pruning rule); otherwise the book does not know.
+And the single rule for a position a book holds but does not store
+(:func:`unstored_value`, :func:`unstored_answers`): when the side to move can
+complete four at once it wins in 1 ply (such positions are never stored);
+otherwise, in a pruned book whose scope is known to be complete around the
+position, the first player wins (the pruning rule); otherwise the book does not
+know.
 
 >>> from solver import BoardSize
 >>> first_player_winner(np.array([0, 1, 2])).tolist()
@@ -43,7 +44,6 @@ from solver import (
     BoardSize,
     InvalidArgument,
     Winner,
-    can_win_next_bits,
     plies_from_score,
     score_bounds,
     score_from_plies,
@@ -55,8 +55,8 @@ __all__ = [
     "KINDS",
     "UNKNOWN",
     "VALUE_DRAW",
+    "VALUE_ENCODINGS",
     "VALUE_FIRST",
-    "VALUE_KINDS",
     "VALUE_SECOND",
     "WINNERS",
     "WINNER_CODES",
@@ -70,10 +70,11 @@ __all__ = [
     "distance_plies",
     "first_player_winner",
     "invalid_values",
-    "missing_answers",
     "pruned_values",
     "score_tables",
     "scores_from_distance_bytes",
+    "unstored_answers",
+    "unstored_value",
     "value_from_arrays",
     "value_from_plies",
     "value_from_score",
@@ -99,7 +100,8 @@ FULL_COLUMN = 100
 WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
 WINNER_CODES = {winner: code for code, winner in WINNERS.items()}
 
-#: the value kinds of a book: win/draw/loss only, plies to the end, Pons scores
+#: a book's ``kind``, what its answers tell: win/draw/loss only, plies to the end, Pons
+#: scores (the encoding of its stored values is another thing: :data:`VALUE_ENCODINGS`)
 KINDS = ("wdl", "distance", "score")
 
 
@@ -273,16 +275,18 @@ def score_tables(board: BoardSize) -> tuple[np.ndarray, np.ndarray]:
     return score_of, plies_of
 
 
-#: The value kinds of :func:`answer_tables`: Thill's pruned 0/1/2 and distance bytes,
-#: win/draw/loss codes (+1/0/-1, first player's view) and Pons scores (side to move).
-VALUE_KINDS = ("pruned", "distance", "wdl", "score")
+#: The value encodings of :func:`answer_tables`: Thill's pruned 0/1/2 and distance
+#: bytes, win/draw/loss codes (+1/0/-1, first player's view) and Pons scores (side to
+#: move). Not a book's ``kind`` (:data:`KINDS`: what its answers tell), which an
+#: encoding gives (a pruned book's is ``"wdl"``).
+VALUE_ENCODINGS = ("pruned", "distance", "wdl", "score")
 _PRUNED_CODES = {VALUE_DRAW: 0, VALUE_SECOND: -1, VALUE_FIRST: 1}
 
 
 def answer_tables(
-    kind: str, stones: int, values: np.ndarray, board: BoardSize
+    encoding: str, stones: int, values: np.ndarray, board: BoardSize
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Winner code, plies, score and validity of each of ``values`` (of ``kind``, at
+    """Winner code, plies, score and validity of each of ``values`` (of ``encoding``, at
     ``stones`` stones on ``board``); int16 arrays with :data:`UNKNOWN` where not known.
 
     A faulty distance (the winner cannot place the last stone) keeps its winner and
@@ -292,9 +296,9 @@ def answer_tables(
     >>> w.tolist(), p.tolist(), s.tolist(), ok.tolist()
     ([1, 0, -128], [3, 30, -128], [14, 0, -128], [True, True, False])
     """
-    if kind not in VALUE_KINDS:
+    if encoding not in VALUE_ENCODINGS:
         raise InvalidArgument(
-            f"unknown value kind {kind!r}: choose one of {', '.join(VALUE_KINDS)}"
+            f"unknown value encoding {encoding!r}: choose one of {', '.join(VALUE_ENCODINGS)}"
         )
     cells, n = board.cells, stones
     first_to_move = n % 2 == 0
@@ -306,13 +310,15 @@ def answer_tables(
     valid = np.zeros(size, dtype=bool)
     low, high = score_bounds(n, *board) if n <= cells else (1, 0)
     for i, v in enumerate(values):
-        if kind in ("pruned", "wdl"):
-            code = _PRUNED_CODES.get(v) if kind == "pruned" else (v if v in (-1, 0, 1) else None)
+        if encoding in ("pruned", "wdl"):
+            code = (
+                _PRUNED_CODES.get(v) if encoding == "pruned" else (v if v in (-1, 0, 1) else None)
+            )
             if code is not None:
                 winner[i], valid[i] = code, True
                 if code == 0:
                     score[i] = 0
-        elif kind == "score":
+        elif encoding == "score":
             if low <= v <= high:
                 winner[i] = 0 if v == 0 else (1 if (v > 0) == first_to_move else -1)
                 plies[i], score[i], valid[i] = plies_from_score(v, n, *board), v, True
@@ -330,13 +336,13 @@ def answer_tables(
 
 @functools.cache
 def byte_tables(
-    kind: str, stones: int, board: BoardSize
+    encoding: str, stones: int, board: BoardSize
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`answer_tables` of every value byte (indexed by the byte as uint8) of ``kind``
-    at ``stones`` stones on ``board``: a whole array of values is answered by indexing,
+    """:func:`answer_tables` of every value byte (indexed by the byte as uint8) of
+    ``encoding`` at ``stones`` stones on ``board``: a whole array of values is answered by indexing,
     ``table[values.view(np.uint8)]``, at numpy speed (read-only, cached)."""
     every_byte = np.arange(256, dtype=np.uint8).view(np.int8)
-    tables = answer_tables(kind, stones, every_byte, board)
+    tables = answer_tables(encoding, stones, every_byte, board)
     for table in tables:
         table.flags.writeable = False
     return tables
@@ -401,31 +407,57 @@ def value_from_score(score: int, stones: int, board: BoardSize) -> BookValue:
 
 
 # ------------------------------------------------------------------ missing positions
-def missing_answers(
-    first: np.ndarray,
-    mask: np.ndarray,
-    first_wins_when_absent: bool | np.ndarray,
-    board: BoardSize,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The answer for positions a book does not store: ``(winner, plies)`` arrays.
+def unstored_value(
+    stones: int, wins_at_once: bool, first_wins: bool, kind: str, board: BoardSize
+) -> BookValue | None:
+    """The answer for one position of ``stones`` stones that a book of ``kind`` holds
+    but does not store: where the side to move completes four at once
+    (``wins_at_once``), a win in 1 ply for it (plies and score unless the book is
+    win/draw/loss only); else, where the pruning rule applies (``first_wins``: a
+    pruned book inside its known scope), a first-player win, plies unknown; else None
+    (the book does not know).
 
-    The side to move that can complete four at once wins in 1 ply (never
-    stored); else, where ``first_wins_when_absent`` (a pruned book inside its
-    known complete scope), the first player wins, plies unknown; else
-    :data:`UNKNOWN` for both.
+    >>> unstored_value(4, True, False, "distance", BoardSize(7, 6))
+    BookValue(winner=<Winner.FIRST: 'first'>, plies=1, score=19)
+    >>> unstored_value(4, False, False, "wdl", BoardSize(7, 6)) is None
+    True
+    """
+    if wins_at_once:
+        winner = Winner.FIRST if stones % 2 == 0 else Winner.SECOND
+        if kind == "wdl":
+            return BookValue(winner, None, None)
+        return BookValue(winner, 1, score_from_plies(1, stones, *board))
+    return BookValue(Winner.FIRST, None, None) if first_wins else None
+
+
+def unstored_answers(
+    mask: np.ndarray,
+    wins_at_once: np.ndarray,
+    first_wins: bool | np.ndarray,
+    kind: str,
+    board: BoardSize,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`unstored_value` of arrays: ``(winner, plies, score)`` (int8, int16,
+    int16; :data:`UNKNOWN` where not known) of positions a book holds but does not
+    store, the one rule of every reader (:class:`openingbook.answers.BookReader`) and
+    of the book model (:meth:`openingbook.model.BookModel.answers`).
 
     >>> from solver import Position
     >>> p = Position.from_moves("4455", 7, 6)
-    >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
+    >>> m, now = np.array([p.mask], np.uint64), np.array([False])
     >>> b = BoardSize(7, 6)
-    >>> missing_answers(f, m, False, b)[0].tolist(), missing_answers(f, m, True, b)[0].tolist()
-    ([-128], [1])
+    >>> [unstored_answers(m, now, pruned, "wdl", b)[0].tolist() for pruned in (False, True)]
+    [[-128], [1]]
     """
-    first = np.asarray(first, dtype=np.uint64)
-    mask = np.asarray(mask, dtype=np.uint64)
-    win_now = can_win_next_bits(first, mask, *board)
-    mover = np.where(stone_counts(mask) % 2 == 0, 1, -1)
-    implied = np.broadcast_to(np.asarray(first_wins_when_absent, dtype=bool), win_now.shape)
-    winner = np.where(win_now, mover, np.where(implied, 1, UNKNOWN)).astype(np.int8)
-    plies = np.where(win_now, 1, UNKNOWN).astype(np.int16)
-    return winner, plies
+    wins_at_once = np.asarray(wins_at_once, dtype=bool)
+    stones = stone_counts(np.asarray(mask, dtype=np.uint64)).astype(np.int64)
+    mover = np.where(stones % 2 == 0, 1, -1)
+    implied = np.broadcast_to(np.asarray(first_wins, dtype=bool), wins_at_once.shape)
+    winner = np.where(wins_at_once, mover, np.where(implied, 1, UNKNOWN)).astype(np.int8)
+    plies = np.full(wins_at_once.shape, UNKNOWN, np.int16)
+    score = np.full(wins_at_once.shape, UNKNOWN, np.int16)
+    if kind != "wdl" and wins_at_once.any():
+        plies[wins_at_once] = 1
+        score_of = score_tables(board)[0]
+        score[wins_at_once] = score_of[np.minimum(stones[wins_at_once], board.cells), 1]
+    return winner, plies, score

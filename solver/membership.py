@@ -42,12 +42,17 @@ from solver.bitops import popcount
 from solver.errors import InvalidArgument
 
 __all__ = [
+    "STATUS_BAD_CELLS",
+    "STATUS_BAD_MOVES",
     "STATUS_BLOCK",
-    "STATUS_BOOK",
-    "STATUS_HAS_FOUR",
+    "STATUS_CONTRADICTED",
+    "STATUS_GAME_OVER",
     "STATUS_MESSAGES",
     "STATUS_NOT_A_BOARD",
+    "STATUS_OK",
+    "STATUS_OUT_OF_SCOPE",
     "STATUS_STONE_COUNTS",
+    "STATUS_TIMEOUT",
     "STATUS_UNREACHABLE",
     "STATUS_WINS_AT_ONCE",
     "STATUS_WRONG_PLY",
@@ -61,8 +66,14 @@ __all__ = [
     "under_line",
 ]
 
-#: A position the book holds.
-STATUS_BOOK = 0
+# The one status set of a position (int8 codes): what the book readers
+# (:mod:`openingbook.answers`) and the oracle's rows (:mod:`openingbook.layouts`,
+# :mod:`openingbook.oracle`) report, one name per condition. The kernels here give
+# the first seven; a reader adds :data:`STATUS_OUT_OF_SCOPE`, a batch of rows the rest.
+
+#: Nothing stops the answer: a position of the book (a reader), a row answered (the
+#: oracle).
+STATUS_OK = 0
 #: Of the ply and reachable, but the side to move can complete four at once (never stored).
 STATUS_WINS_AT_ONCE = 1
 #: Not the book's number of stones.
@@ -71,20 +82,36 @@ STATUS_WRONG_PLY = 2
 STATUS_NOT_A_BOARD = 3
 #: The first player does not have as many stones as the second (or one more).
 STATUS_STONE_COUNTS = 4
-#: Somebody has four in a row: the game is over.
-STATUS_HAS_FOUR = 5
+#: The game is over: somebody has four in a row (or, for a row of the oracle, the
+#: board is full).
+STATUS_GAME_OVER = 5
 #: No game reaches it (see the module docstring).
 STATUS_UNREACHABLE = 6
+#: Of the book's ply but outside its scope (not under its line, another part).
+STATUS_OUT_OF_SCOPE = 7
+#: A row's cell holds a value its layout does not use (or two planes claim it).
+STATUS_BAD_CELLS = 8
+#: A row's action mask or mark contradicts its board.
+STATUS_CONTRADICTED = 9
+#: A row's move string or action list cannot be played.
+STATUS_BAD_MOVES = 10
+#: A row not answered within the oracle's time limit.
+STATUS_TIMEOUT = 11
 
 #: One line per status, completing "the position ...".
 STATUS_MESSAGES = {
-    STATUS_BOOK: "is a book position",
+    STATUS_OK: "is a book position",
     STATUS_WINS_AT_ONCE: "lets the side to move complete four at once (never stored)",
     STATUS_WRONG_PLY: "has the wrong number of stones",
     STATUS_NOT_A_BOARD: "is not a board (stones outside the board or floating)",
     STATUS_STONE_COUNTS: "has stone counts that do not alternate",
-    STATUS_HAS_FOUR: "has four in a row (the game is over)",
+    STATUS_GAME_OVER: "has four in a row (the game is over)",
     STATUS_UNREACHABLE: "cannot occur in a game (no order of moves reaches it)",
+    STATUS_OUT_OF_SCOPE: "is outside the book's scope",
+    STATUS_BAD_CELLS: "has a cell value its layout does not use",
+    STATUS_CONTRADICTED: "contradicts its action mask or mark",
+    STATUS_BAD_MOVES: "comes from moves that cannot be played",
+    STATUS_TIMEOUT: "was not answered within the time limit",
 }
 
 
@@ -245,7 +272,7 @@ def under_line(
 
 @njit(cache=True, inline="always")
 def _nb_board_status(first, mask, plies, width, height):
-    """The checks before reachability (ply, board, counts, fours): ``STATUS_BOOK`` if
+    """The checks before reachability (ply, board, counts, fours): ``STATUS_OK`` if
     the position passes them."""
     bottom = _bottom(width, height)
     board = bottom * np.uint64((1 << height) - 1)
@@ -259,8 +286,8 @@ def _nb_board_status(first, mask, plies, width, height):
     if popcount(first) != (stones + 1) // 2:
         return STATUS_STONE_COUNTS
     if _nb_has_four(first, height) or _nb_has_four(first ^ mask, height):
-        return STATUS_HAS_FOUR
-    return STATUS_BOOK
+        return STATUS_GAME_OVER
+    return STATUS_OK
 
 
 @njit(cache=True, inline="always")
@@ -271,7 +298,7 @@ def _nb_move_status_of(cells, mask, width, height):
     playable = (mask + bottom) & (bottom * np.uint64((1 << height) - 1))
     if cells & playable != np.uint64(0):
         return STATUS_WINS_AT_ONCE
-    return STATUS_BOOK
+    return STATUS_OK
 
 
 @njit(cache=True, inline="always")
@@ -287,7 +314,7 @@ def _nb_move_status(first, mask, width, height):
 def nb_book_position_status(first, mask, plies, width, height):
     """Status code (``STATUS_*``) of one position for a ply-``plies`` book."""
     s = _nb_board_status(first, mask, plies, width, height)
-    if s != STATUS_BOOK:
+    if s != STATUS_OK:
         return s
     zero = np.uint64(0)
     if not _reachable_from(first, mask, plies, zero, zero, width, height):
@@ -321,7 +348,7 @@ def nb_block_status(first, mask, start, stop, plies, width, height, status, scra
         s = _nb_board_status(first[i], mask[i], plies, width, height) if i < stop else -1
         if i < stop:
             status[i] = s
-        if s == STATUS_BOOK:
+        if s == STATUS_OK:
             # `own` placed the newest remaining stone: A when the count is odd
             mine = first[i] if plies % 2 == 1 else first[i] ^ mask[i]
             board_m[j], own[j], other[j] = mask[i], mine, mine ^ mask[i]
@@ -344,7 +371,7 @@ def nb_block_status(first, mask, start, stop, plies, width, height, status, scra
             other[j] = mine & ~bit
     for j in range(stop - start):
         i = start + j
-        if status[i] != STATUS_BOOK:
+        if status[i] != STATUS_OK:
             continue
         if stuck[j] != zero and not _reachable_from(
             first[i], mask[i], plies, zero, zero, width, height
@@ -396,7 +423,7 @@ def book_position_status(
 ) -> np.ndarray:
     """``STATUS_*`` code (int8) of each position for a ply-``plies`` book.
 
-    ``STATUS_BOOK`` exactly for the positions :func:`solver.enumerate_positions`
+    ``STATUS_OK`` exactly for the positions :func:`solver.enumerate_positions`
     lists at that ply, in either variant of their mirror pair.
     """
     f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)

@@ -31,7 +31,9 @@ from enum import StrEnum
 from solver.errors import InvalidArgument
 
 #: "no bound" in an array of lower bounds of scores (:meth:`solver.Solver.solve_many`):
-#: below every score of every board (``|score| <= 33`` on 64 cells), and an ``int8``
+#: below every score of every board (``|score| <= 33`` on 64 cells), and an ``int8``.
+#: The same number as "not known" (:data:`UNSOLVED`, ``openingbook.values.UNKNOWN``),
+#: another meaning: a bound the caller does not give, not an answer missing.
 NO_LOWER_BOUND = -128
 #: where :meth:`solver.Solver.solve_until` answers a position not solved in time (and
 #: what the batch kernel leaves where it stopped): no score of any board, an ``int8``

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from openingbook.checks.published import BOARD_RESULTS
 from solver import (
     DEFAULT_BOARD,
-    STATUS_BOOK,
+    STATUS_OK,
     STATUS_WINS_AT_ONCE,
     Position,
     Solver,
@@ -178,7 +178,7 @@ def test_position_model_on_tall_narrow_boards(width: int, height: int) -> None:
             width,
             height,
         )
-        assert status.tolist() == [STATUS_WINS_AT_ONCE if wins_at_once else STATUS_BOOK], board
+        assert status.tolist() == [STATUS_WINS_AT_ONCE if wins_at_once else STATUS_OK], board
 
 
 # ------------------------------------------------------- published results

@@ -21,7 +21,6 @@ from openingbook.cli import main
 from openingbook.contexts import position_contexts
 from openingbook.formats.compact import (
     COMPACT_SUFFIX,
-    STATUS_OUT_OF_SCOPE,
     CompactBook,
     CompactFileError,
     describe_compact,
@@ -35,7 +34,8 @@ from solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
-    STATUS_BOOK,
+    STATUS_OK,
+    STATUS_OUT_OF_SCOPE,
     STATUS_WINS_AT_ONCE,
     Position,
     book_position_status,
@@ -75,7 +75,7 @@ def _all_boards(stones: int) -> tuple[np.ndarray, np.ndarray]:
 def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None:
     first, mask = _all_boards(stones)
     status = book_position_status(first, mask, stones, *DEFAULT_BOARD)
-    accepted = np.isin(status, (STATUS_BOOK, STATUS_WINS_AT_ONCE))
+    accepted = np.isin(status, (STATUS_OK, STATUS_WINS_AT_ONCE))
     ef, em = enumerate_positions(
         stones, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
     )  # every reachable variant
@@ -83,7 +83,7 @@ def test_the_check_accepts_exactly_the_enumerated_positions(stones: int) -> None
         canonical_keys(ef, em, *DEFAULT_BOARD).tolist()
     )
     kept_f, kept_m = enumerate_positions(stones, None, *DEFAULT_BOARD)
-    assert (book_position_status(kept_f, kept_m, stones, *DEFAULT_BOARD) == STATUS_BOOK).all()
+    assert (book_position_status(kept_f, kept_m, stones, *DEFAULT_BOARD) == STATUS_OK).all()
     if stones >= 2:  # boards with legal counts that no game reaches exist from 2 stones
         assert (status == STATUS_UNREACHABLE).any()
 
@@ -141,7 +141,7 @@ def test_every_reachable_12_stone_position_passes_the_check() -> None:
         12, None, *DEFAULT_BOARD, merge_mirrors=False, drop_immediate_wins=False
     )
     status = book_position_status(first, mask, 12, *DEFAULT_BOARD)
-    assert np.isin(status, (STATUS_BOOK, STATUS_WINS_AT_ONCE)).all()
+    assert np.isin(status, (STATUS_OK, STATUS_WINS_AT_ONCE)).all()
 
 
 # ------------------------------------------------------------ retrieval table
@@ -230,7 +230,7 @@ def test_refused_positions_are_never_answered(small_books: dict[str, Path]) -> N
         wins = Position.from_moves("121212")  # A has three in column 1 and moves
         assert book.get(wins).winner.value == "first"
         assert wins in book  # answered (by the rule): in the book, though not stored
-        assert book.status(wins) != STATUS_BOOK
+        assert book.status(wins) != STATUS_OK
         assert unreachable not in book
         bulk = book.lookup_many(
             np.array([unreachable.first_stones], np.uint64),

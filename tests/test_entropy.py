@@ -20,7 +20,7 @@ from openingbook.checks.entropy import (
 )
 from openingbook.cli import main
 from openingbook.formats import load_book
-from solver import STATUS_BOOK, book_position_status
+from solver import STATUS_OK, book_position_status
 from tests.helpers import four_through
 
 WIDTH, HEIGHT = 7, 6
@@ -35,7 +35,7 @@ def test_counts_the_stored_positions_once():
     """Every stored position once; order 0 is the entropy of the book's value counts."""
     report = book_entropy("10")
     model = load_book("10")
-    stored = book_position_status(model.first, model.mask, 10, WIDTH, HEIGHT) == STATUS_BOOK
+    stored = book_position_status(model.first, model.mask, 10, WIDTH, HEIGHT) == STATUS_OK
     assert report.positions == int(stored.sum()) == len(model)
     counts = np.bincount(model.winner.astype(np.int64) + 1)
     p = counts[counts > 0] / counts.sum()

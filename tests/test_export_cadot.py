@@ -138,7 +138,8 @@ def test_pruned_book_under_a_line_is_completed_from_its_manifest(tmp_path: Path)
         assert cadot.kind == "wdl"  # no half-move counts: what the file holds
         assert summary.recovered_first_wins == sum(v.winner is Winner.FIRST for _, v in full)
         for pos, value in full:
-            assert cadot.get(pos) == (value.winner, None, None)
+            score = 0 if value.winner is Winner.DRAW else None  # a draw's score is 0
+            assert cadot.get(pos) == (value.winner, None, score)
 
 
 def test_pruned_reference_book_exports_complete_with_unknown_distances(tmp_path: Path) -> None:
@@ -152,7 +153,9 @@ def test_pruned_reference_book_exports_complete_with_unknown_distances(tmp_path:
         winner, half = decode_outcomes(outcomes)
         assert (winner == expected).all() and (half == 0).all()
         pos = Position.from_bitboards(int(first[0]), int(mask[0]))
-        assert cadot.get(pos).plies is None and cadot.get(pos).score is None
+        answer = cadot.get(pos)
+        assert answer.plies is None
+        assert answer.score == (0 if answer.winner is Winner.DRAW else None)
 
 
 def test_missing_positions_follow_the_reader_rules(tmp_path: Path) -> None:

@@ -15,23 +15,22 @@ from openingbook.booknames import lookup_stones
 from openingbook.engine import Engine
 from openingbook.errors import InvalidArgument, SearchTimeout
 from openingbook.evaluation import PerfectPlayer, rate_moves
-from openingbook.layouts import (
-    LAYOUTS,
-    ROW_BAD_CELLS,
-    ROW_BAD_MOVES,
-    ROW_CONTRADICTED,
-    ROW_GAME_OVER,
-    ROW_NOT_A_BOARD,
-    ROW_OK,
-    ROW_STONE_COUNTS,
-    ROW_TIMEOUT,
-    ROW_UNREACHABLE,
-    read_batch,
-    write_boards,
+from openingbook.layouts import LAYOUTS, read_batch, write_boards
+from openingbook.oracle import FULL_COLUMN, Oracle
+from openingbook.values import UNKNOWN, value_from_score
+from solver import (
+    STATUS_BAD_CELLS,
+    STATUS_BAD_MOVES,
+    STATUS_CONTRADICTED,
+    STATUS_GAME_OVER,
+    STATUS_NOT_A_BOARD,
+    STATUS_OK,
+    STATUS_STONE_COUNTS,
+    STATUS_TIMEOUT,
+    STATUS_UNREACHABLE,
+    Position,
+    Solver,
 )
-from openingbook.oracle import FULL_COLUMN, NO_SCORE, Oracle
-from openingbook.values import value_from_score
-from solver import Position, Solver
 from tests.helpers import positions, random_game
 
 ARRAY_LAYOUTS = [name for name in LAYOUTS if name not in ("moves", "actions")]
@@ -92,7 +91,7 @@ def test_book_positions_of_every_stone_count_agree_with_the_engine(oracle, engin
         assert answer.value_winner[i] == WINNER_CODES[analysis.value.winner.value]
         for c, move in enumerate(analysis.moves):
             if move is None:
-                assert answer.winners[i, c] == NO_SCORE and answer.plies[i, c] == NO_SCORE
+                assert answer.winners[i, c] == UNKNOWN and answer.plies[i, c] == UNKNOWN
                 assert not answer.playable[i, c]
             else:
                 assert answer.winners[i, c] == WINNER_CODES[move.winner.value]
@@ -179,7 +178,7 @@ def test_every_layout_round_trips(pos, layout, relative, rows):
     options = {"relative": relative, "rows": rows} if layout.startswith("cells") else {}
     arrays = write_boards(layout, first, mask, **options)
     back = read_batch(arrays, layout, **options)
-    assert back.status.tolist() == [ROW_OK]
+    assert back.status.tolist() == [STATUS_OK]
     assert (int(back.first[0]), int(back.mask[0])) == (pos.first_stones, pos.mask)
     actions = [int(c) - 1 for c in pos.to_moves()]
     by_actions = read_batch([actions], "actions")
@@ -234,11 +233,15 @@ def _grid(rows_top_first: list[str]) -> np.ndarray:
 EMPTY = ["0000000"] * 6
 
 BAD_ROWS = [
-    (_grid([*EMPTY[:5], "3000000"]), ROW_BAD_CELLS, "does not use"),
-    (_grid([*EMPTY[:4], "1000000", "0000000"]), ROW_NOT_A_BOARD, "floating"),
-    (_grid([*EMPTY[:5], "1100000"]), ROW_STONE_COUNTS, "do not alternate"),
-    (_grid([*EMPTY[:2], "1000000", "1200000", "1200000", "1200000"]), ROW_GAME_OVER, "four"),
-    (_grid([*EMPTY[:2], "2000000", "2000000", "1000000", "1000000"]), ROW_UNREACHABLE, "no order"),
+    (_grid([*EMPTY[:5], "3000000"]), STATUS_BAD_CELLS, "does not use"),
+    (_grid([*EMPTY[:4], "1000000", "0000000"]), STATUS_NOT_A_BOARD, "floating"),
+    (_grid([*EMPTY[:5], "1100000"]), STATUS_STONE_COUNTS, "do not alternate"),
+    (_grid([*EMPTY[:2], "1000000", "1200000", "1200000", "1200000"]), STATUS_GAME_OVER, "four"),
+    (
+        _grid([*EMPTY[:2], "2000000", "2000000", "1000000", "1000000"]),
+        STATUS_UNREACHABLE,
+        "no order",
+    ),
 ]
 
 
@@ -249,9 +252,9 @@ def test_bad_rows_are_refused_or_reported(oracle, grid, status, words):
     with pytest.raises(InvalidArgument, match=rf"^row 1: .*{words}"):
         oracle.analyze(batch, "cells012")
     answer = oracle.analyze(batch, "cells012", status=True)
-    assert answer.status.tolist() == [ROW_OK, status]
+    assert answer.status.tolist() == [STATUS_OK, status]
     assert words in answer.reasons[1] and answer.reasons[0] is None
-    assert (answer.scores[1] == NO_SCORE).all() and answer.value[1] == NO_SCORE
+    assert (answer.scores[1] == UNKNOWN).all() and answer.value[1] == UNKNOWN
     assert not answer.optimal[1].any() and not answer.playable[1].any()
     assert answer.scores[0].tolist() == oracle.analyze(["4"]).scores[0].tolist()
 
@@ -259,7 +262,7 @@ def test_bad_rows_are_refused_or_reported(oracle, grid, status, words):
 def test_a_full_board_is_a_game_over(oracle):
     full = Position.from_moves("562544631751167467766154327371213353254242")  # a draw
     answer = oracle.analyze_bitboards(*_bits_of(full), status=True)
-    assert answer.status.tolist() == [ROW_GAME_OVER] and "full" in answer.reasons[0]
+    assert answer.status.tolist() == [STATUS_GAME_OVER] and "full" in answer.reasons[0]
     with pytest.raises(InvalidArgument, match="row 0: the board is full"):
         oracle.analyze_bitboards(*_bits_of(full))
     assert oracle.analyze(["56254463175116746776615432737121335325424"]).answered.all()
@@ -271,7 +274,7 @@ def _bits_of(pos: Position) -> tuple[np.ndarray, np.ndarray]:
 
 def test_moves_that_cannot_be_played_are_refused(oracle):
     answer = oracle.analyze(["4453", "44444444", "1212121", "8", "4x"], status=True)
-    assert answer.status.tolist() == [ROW_OK] + [ROW_BAD_MOVES] * 4
+    assert answer.status.tolist() == [STATUS_OK] + [STATUS_BAD_MOVES] * 4
     assert answer.reasons[1] == "move 7 plays column 4, which is full"
     assert "completes four" in answer.reasons[2]
     with pytest.raises(InvalidArgument, match=r"^row 1: move 7 .* \(3 more rows refused\)"):
@@ -283,10 +286,10 @@ def test_moves_that_cannot_be_played_are_refused(oracle):
 def test_a_contradicting_action_mask_or_mark_is_refused(oracle):
     obs = write_boards("pettingzoo", *_bits("444444"))
     answer = oracle.analyze(obs, action_mask=np.ones((1, 7)), status=True)
-    assert answer.status.tolist() == [ROW_CONTRADICTED] and "action mask" in answer.reasons[0]
+    assert answer.status.tolist() == [STATUS_CONTRADICTED] and "action mask" in answer.reasons[0]
     board = write_boards("connectx", *_bits("4"))
     answer = oracle.analyze(board, marks=[1], status=True)
-    assert answer.status.tolist() == [ROW_CONTRADICTED] and "mark 1" in answer.reasons[0]
+    assert answer.status.tolist() == [STATUS_CONTRADICTED] and "mark 1" in answer.reasons[0]
     assert oracle.analyze(board, marks=[2]).answered.all()
 
 
@@ -294,7 +297,7 @@ def test_relative_boards_with_impossible_counts_are_refused(oracle):
     obs = np.zeros((1, 6, 7, 2), np.int8)
     obs[0, 5, :2, 0] = 1  # the player to move has two stones, its opponent none
     answer = oracle.analyze(obs, status=True)
-    assert answer.status.tolist() == [ROW_STONE_COUNTS]
+    assert answer.status.tolist() == [STATUS_STONE_COUNTS]
     assert "the player to move has 2 stones and its opponent 0" in answer.reasons[0]
 
 
@@ -319,8 +322,8 @@ def test_batches_that_fit_no_layout_are_refused(oracle, batch, layout, words):
 def test_a_time_limit_reports_the_rows_not_answered():
     oracle = Oracle(books=None)  # the solver alone: the empty board takes long
     answer = oracle.analyze(["", "4"], status=True, time_limit=0.05)
-    assert answer.status.tolist()[0] == ROW_TIMEOUT
-    assert "time limit" in answer.reasons[0] and answer.value[0] == NO_SCORE
+    assert answer.status.tolist()[0] == STATUS_TIMEOUT
+    assert "time limit" in answer.reasons[0] and answer.value[0] == UNKNOWN
     with pytest.raises(SearchTimeout, match="row 0"):
         oracle.analyze([""], time_limit=0.05)
     with pytest.raises(InvalidArgument, match="time_limit"):
@@ -337,12 +340,12 @@ def test_rows_searched_past_the_books_in_one_batch_are_exact_or_refused_at_a_tim
     solver = Solver(table_log2=22)
     for i, moves in enumerate(lines):
         expected = [FULL_COLUMN if s is None else s for s in solver.analyze(moves)]
-        if answer.status[i] == ROW_TIMEOUT:  # no value; the moves known are exact
-            assert answer.value[i] == NO_SCORE
-            known = answer.scores[i] != NO_SCORE
+        if answer.status[i] == STATUS_TIMEOUT:  # no value; the moves known are exact
+            assert answer.value[i] == UNKNOWN
+            known = answer.scores[i] != UNKNOWN
             assert answer.scores[i][known].tolist() == np.array(expected)[known].tolist()
             continue
-        assert answer.status[i] == ROW_OK
+        assert answer.status[i] == STATUS_OK
         assert answer.scores[i].tolist() == expected, moves
     # without a limit every row is answered, as one at a time
     again = Oracle().analyze(lines)

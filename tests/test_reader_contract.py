@@ -4,7 +4,7 @@
 applies it once. Every book below is made by the project's own tools (``derive``,
 ``convert``, ``export`` and the compact writer), opened through ``open_book``, and
 asked every case of :data:`CASES` through every call: ``get``, ``get(pos,
-default)``, ``in``, ``lookup_many`` (strict and not, on 1-D and 2-D arrays). The
+default)``, ``lookup``, ``in``, ``lookup_many`` (strict and not, on 1-D and 2-D arrays). The
 expected answer of each case is computed without the readers: the kind of
 position is known by construction and checked with :class:`solver.Position`'s own
 (pure Python) checks; stored values come from :class:`solver.Solver` on the small
@@ -13,11 +13,15 @@ boards and from the source book (checked against the solver elsewhere) on 7x6.
 Groups (one book in several formats, all answering alike):
 
 * 7x6, 8 plies, distance, complete: compact, Thill, Cadot, Pons;
-* 7x6, 8 plies, win/draw/loss, complete: compact, Thill (pruned);
-* 7x6, 6 plies under ``44``, distance and win/draw/loss: compact and Thill (the
-  formats that record a scope);
+* 7x6, 8 plies, win/draw/loss, complete: compact, Thill (pruned), Cadot (no
+  half-move counts);
+* 7x6, 6 plies under ``44``, distance: compact and Thill (which record the scope),
+  Cadot and Pons (which do not: the line their positions share is the scope);
+  win/draw/loss: compact, Thill and Cadot;
 * 4x4 (6 plies) and 5x4 (8 plies), Pons scores: compact and Pons; 5x4 win/draw/loss:
   compact.
+
+Every format is asked in every kind it holds (a Pons book holds scores only).
 """
 
 from __future__ import annotations
@@ -99,6 +103,17 @@ def books(tmp_path_factory) -> dict[str, Book]:
     def add(label: str, fmt: str, path: Path, board, plies, kind, under, truth, size) -> None:
         out[label] = Book(label, fmt, path, board, plies, kind, under, truth, size)
 
+    def exported(source: Path, label: str, stem: str, board, plies, kind, under, truth, size):
+        """``source`` exported to Cadot (a win/draw/loss book without half-move counts)
+        and, with scores, to Pons."""
+        path = tmp / f"{stem}.cadot"
+        export_book(source, "cadot", path, no_distance=kind == "wdl")
+        add(f"{label} cadot", "cadot", path, board, plies, kind, under, truth, size)
+        if kind != "wdl":
+            path = tmp / f"{stem}.book"
+            export_book(source, "pons", path)  # Pons' values are scores
+            add(f"{label} pons", "pons", path, board, plies, "score", under, truth, size)
+
     b76 = BoardSize(7, 6)
     # 7x6 complete: the shipped compact books, converted to Thill's layout, exported
     for kind, source in (("distance", BOOKS / "book8-dist.c4b"), ("wdl", BOOKS / "book8.c4b")):
@@ -107,12 +122,7 @@ def books(tmp_path_factory) -> dict[str, Book]:
         thill = tmp / f"{kind}8.dat"
         convert_book(source, thill, "thill")
         add(f"7x6 {kind} thill", "thill", thill, b76, 8, kind, None, truth, size)
-        if kind == "distance":
-            for fmt, suffix in (("cadot", ".cadot"), ("pons", ".book")):
-                path = tmp / f"{kind}8{suffix}"
-                export_book(source, fmt, path)
-                told = "score" if fmt == "pons" else kind  # Pons' values are scores
-                add(f"7x6 {kind} {fmt}", fmt, path, b76, 8, told, None, truth, size)
+        exported(source, f"7x6 {kind}", f"{kind}8", b76, 8, kind, None, truth, size)
     # 7x6 scoped: derived from the 8-ply distance book, 6 plies under "44"
     for kind in ("distance", "wdl"):
         compact = tmp / f"{kind}6-under44.c4b"
@@ -125,6 +135,8 @@ def books(tmp_path_factory) -> dict[str, Book]:
             format="thill",
         )  # fmt: skip
         add(f"7x6 {kind} under44 thill", "thill", thill, b76, 6, kind, "44", truth, size)
+        label, stem = f"7x6 {kind} under44", f"{kind}6-under44"
+        exported(compact, label, stem, b76, 6, kind, "44", truth, size)
     # small boards: the solver's values, written as compact books, exported to Pons
     for w, h, plies in ((4, 4, 6), (5, 4, 8)):
         board = BoardSize(w, h)
@@ -161,10 +173,14 @@ LABELS = [
     "7x6 distance pons",
     "7x6 wdl compact",
     "7x6 wdl thill",
+    "7x6 wdl cadot",
     "7x6 distance under44 compact",
     "7x6 distance under44 thill",
+    "7x6 distance under44 cadot",
+    "7x6 distance under44 pons",
     "7x6 wdl under44 compact",
     "7x6 wdl under44 thill",
+    "7x6 wdl under44 cadot",
     "4x4 score compact",
     "4x4 score pons",
     "5x4 score compact",
@@ -243,11 +259,31 @@ def case_another_ply(book: Book, rng) -> list[tuple[Position, Expected]]:
 
 def case_four_on_the_board(book: Book, rng) -> list[tuple[Position, Expected]]:
     """The book's number of stones, with four of the first player's in column 1."""
+    pos = _four_in_column_1(book, book.plies)
+    assert pos.stone_count == book.plies and pos.winner() is not None
+    return [(pos, ("invalid",))]
+
+
+def case_no_game_of_another_ply(book: Book, rng) -> list[tuple[Position, Expected]]:
+    """A position no game reaches is refused as such whatever its stone count: one
+    stone fewer and one more than the book's (four in column 1, and stone counts that
+    do not alternate)."""
+    out = []
+    for stones in (book.plies - 1, book.plies + 1):
+        pos = _four_in_column_1(book, stones)
+        assert pos.problems()
+        out.append((pos, ("invalid",)))
+    return out
+
+
+def _four_in_column_1(book: Book, stones: int) -> Position:
+    """``stones`` stones: four of the first player's in column 1, the second player's
+    two by two in the next columns."""
     w, h = book.board
     h1 = h + 1
     first = sum(1 << r for r in range(4))
     mask = first
-    second = book.plies - 4
+    second = stones - 4
     col, row = 1, 0
     while second > 0:  # the other stones two by two in the next columns
         mask |= 1 << (col * h1 + row)
@@ -255,9 +291,7 @@ def case_four_on_the_board(book: Book, rng) -> list[tuple[Position, Expected]]:
         row += 1
         if row == 2:
             col, row = col + 1, 0
-    pos = Position.from_bitboards(first, mask, w, h, check=False)
-    assert pos.stone_count == book.plies and pos.winner() is not None
-    return [(pos, ("invalid",))]
+    return Position.from_bitboards(first, mask, w, h, check=False)
 
 
 def case_floating_stones(book: Book, rng) -> list[tuple[Position, Expected]]:
@@ -301,6 +335,7 @@ CASES: dict[str, Callable[[Book, np.random.Generator], list[tuple[Position, Expe
     "win at once of another ply": case_win_at_once_of_another_ply,
     "another ply": case_another_ply,
     "four on the board": case_four_on_the_board,
+    "no game, another ply": case_no_game_of_another_ply,
     "floating stones": case_floating_stones,
     "outside the scope": case_outside_the_scope,
 }
@@ -332,6 +367,7 @@ def test_every_call_answers_the_case(books, label, case):
             if expected[0] == "value":
                 assert _as_expected(reader.get(pos)) == expected, (i, pos.some_moves())
                 assert _as_expected(reader.get(pos, None)) == expected
+                assert _as_expected(reader.lookup(pos)[0]) == expected
                 assert pos in reader
                 one = reader.lookup_many(first[i : i + 1], mask[i : i + 1])
                 got = value_row(one, 0)
@@ -341,6 +377,8 @@ def test_every_call_answers_the_case(books, label, case):
                     reader.get(pos)
                 assert "\n" not in str(info.value)
                 assert pos not in reader
+                with pytest.raises(error):
+                    reader.lookup(pos)
                 if error is PositionNotInBook:
                     assert reader.get(pos, "default") == "default"
                 else:

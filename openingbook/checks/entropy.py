@@ -55,7 +55,7 @@ from openingbook.contexts import CONTEXT_THREATS_CENTRE, context_space
 from openingbook.contexts import position_contexts as book_contexts
 from openingbook.formats import load_book
 from solver import (
-    STATUS_BOOK,
+    STATUS_OK,
     board_mask,
     book_position_status,
     bottom_mask,
@@ -138,7 +138,7 @@ def book_entropy(path: str | os.PathLike[str], **options: Any) -> EntropyReport:
     value = (model.winner if model.kind == "wdl" else model.score).astype(np.int64)
     winner = model.winner.astype(np.int64)
     # the stored positions: one per mirror pair, no win at once
-    stored = book_position_status(first, mask, model.plies, width, height) == STATUS_BOOK
+    stored = book_position_status(first, mask, model.plies, width, height) == STATUS_OK
     first, mask, value, winner = first[stored], mask[stored], value[stored], winner[stored]
     _, once = np.unique(canonical_keys(first, mask, width, height), return_index=True)
     first, mask, value, winner = first[once], mask[once], value[once], winner[once]

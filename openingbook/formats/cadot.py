@@ -335,6 +335,7 @@ class CadotBook(BookReader):
     """
 
     format_name = "cadot"
+    records_scope = False
 
     @reads_book
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -385,9 +386,6 @@ class CadotBook(BookReader):
                 except BookFileError:
                     self._held = None
         return self._held is None
-
-    def _holds_what(self) -> str:
-        return f"{self._first_stones()}-stone"
 
     def _first_stones(self) -> int:
         if self._first is None:
@@ -503,6 +501,22 @@ class CadotBook(BookReader):
         winner, half = decode_outcomes(outcome)
         plies = np.where((half == 0) & (mask != _FULL), UNKNOWN, half)
         return bulk_values(mask, index, winner, plies, self.path.name, CADOT_BOARD)
+
+    def _stored_sample(self) -> tuple[np.ndarray, np.ndarray]:
+        """64 records spread over the file, read where they lie (never the whole file)."""
+        at = np.unique(np.linspace(0, max(0, self._n - 1), min(self._n, 64)).astype(np.int64))
+        return self._decoded(self._keys_at(at))
+
+    def _stored_pieces(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The file's positions, a million records at a time."""
+        for keys, _ in self.iter_records():
+            yield self._decoded(keys)
+
+    def _decoded(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        try:
+            return decode_cadot_keys(keys)
+        except InvalidArgument as exc:
+            raise BookFileError(f"{self.path}: {exc} (damaged file)") from None
 
     def iter_records(self, chunk: int = 1 << 20) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The file in order, as ``(keys, outcome bytes)`` arrays of up to ``chunk`` records."""

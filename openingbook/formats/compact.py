@@ -59,7 +59,6 @@ import numpy as np
 
 from openingbook.answers import (
     PIECEWISE_POSITIONS,
-    STATUS_OUT_OF_SCOPE,
     BookReader,
     nb_position_status,
 )
@@ -104,8 +103,8 @@ from openingbook.values import (
 )
 from solver import (
     DEFAULT_BOARD,
-    STATUS_BOOK,
     STATUS_MESSAGES,
+    STATUS_OK,
     BoardSize,
     Position,
     book_position_status,
@@ -127,7 +126,6 @@ __all__ = [
     "COMPACT_SUFFIX",
     "KINDS",
     "MAGIC",
-    "STATUS_OUT_OF_SCOPE",
     "CompactBook",
     "CompactFileError",
     "CompactFormat",
@@ -614,8 +612,8 @@ def write_compact(
     width, height = board = BoardSize(*board)
     _check_values(kind, plies, values, board.cells)
     status = book_position_status(first, mask, plies, width, height)
-    if (status != STATUS_BOOK).any():
-        i = int(np.argmax(status != STATUS_BOOK))
+    if (status != STATUS_OK).any():
+        i = int(np.argmax(status != STATUS_OK))
         raise InvalidArgument(
             f"position {i} is not a {plies}-ply book position: it "
             + STATUS_MESSAGES[int(status[i])]
@@ -739,14 +737,13 @@ def _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells
 
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one(
-    first, mask, plies, width, height, scope, line_first, line_mask,
-    seed, seg_len, seg_count, bits, cells,
+    first, mask, plies, width, height, scope, seed, seg_len, seg_count, bits, cells,
 ):  # fmt: skip
     """``(status, value index)`` of one position in one native call: the readers' status
     (:func:`openingbook.answers.nb_position_status`), then for a book position the
     table's value index (else -1)."""
-    s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
-    if s != STATUS_BOOK:
+    s = nb_position_status(first, mask, plies, width, height, scope)
+    if s != STATUS_OK:
         return s, np.int64(-1)
     return s, _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells)
 
@@ -819,15 +816,15 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
 # ----------------------------------------------------------- version 3 lookups
 @njit(cache=True, native=True)  # solver/_native.py: run without numba
 def _lookup_one_v3(
-    first, mask, plies, width, height, scope, line_first, line_mask, words, tables,
+    first, mask, plies, width, height, scope, words, tables,
 ):  # fmt: skip
     """``(status, value index)`` of one position of a version 3 book (-1 when not a
     book position, or for damage). Few arguments (a native call's cost grows with
     them): the bit array and ``tables``, the parameters (:data:`_ONE_PARAMS`) then the
     context rows, the lookup table and the canonical decoder's arrays, in one int64
     array."""
-    s = nb_position_status(first, mask, plies, width, height, scope, line_first, line_mask)
-    if s != STATUS_BOOK:
+    s = nb_position_status(first, mask, plies, width, height, scope)
+    if s != STATUS_OK:
         return s, np.int64(-1)
     seg_len = tables[1]
     key = nb_canonical_key(first, mask, width, height)
@@ -878,7 +875,7 @@ def _read_blocks_v3(
     (int64), ``winner`` (int8), ``dist`` and ``score`` (int16); returns whether a
     codeword was not found (a damaged file)."""
     n = first.size
-    status = np.full(n, STATUS_BOOK, dtype=np.int8)
+    status = np.full(n, STATUS_OK, dtype=np.int8)
     scratch = np.empty((4, _READ_BLOCK), dtype=np.uint64)
     scl = seg_len * seg_count
     nvalues = luts.shape[1] - 1
@@ -930,7 +927,7 @@ def _read_blocks_v3(
             rs = row_in[(b - 1) & 1]
             for i in range(start, stop):
                 j = i - start
-                if status[i] != STATUS_BOOK:
+                if status[i] != STATUS_OK:
                     index[i] = -1
                     winner[i] = UNKNOWN
                     dist[i] = UNKNOWN
@@ -1138,10 +1135,6 @@ class CompactBook(BookReader):
         return self.header.kind
 
     @property
-    def has_distances(self) -> bool:
-        return self.header.kind != "wdl"
-
-    @property
     def under(self) -> str | None:
         return self.header.line
 
@@ -1186,14 +1179,11 @@ class CompactBook(BookReader):
             *self._kernel_args(),
             *self._one_args,
         )
-        if status != STATUS_BOOK:
+        if status != STATUS_OK:
             return int(status), None
         if not 0 <= index < len(self._answers):
             raise self._damaged()
-        return STATUS_BOOK, self._answers[index]
-
-    def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
-        return self.header.line, self.header.part
+        return STATUS_OK, self._answers[index]
 
     def _stored_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues:
         h = self.header
@@ -1240,14 +1230,14 @@ class CompactBook(BookReader):
 
     def raw_lookup(self, first: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(status, values)`` per position: the ``STATUS_*`` code and, where the
-        status is ``STATUS_BOOK``, the stored value (the header's value table entry)."""
+        status is ``STATUS_OK``, the stored value (the header's value table entry)."""
         f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
         m = np.ascontiguousarray(mask, dtype=np.uint64).reshape(-1)
         if f.shape != m.shape:
             raise InvalidArgument(f"first and mask differ in shape: {f.shape} vs {m.shape}")
         status = self.statuses(f, m)
         values = np.zeros(f.size, np.int16)
-        book = np.flatnonzero(status == STATUS_BOOK)
+        book = np.flatnonzero(status == STATUS_OK)
         if book.size:
             values[book] = self._table[self._stored_many(f[book], m[book]).index]
         return status, values
@@ -1262,8 +1252,8 @@ class CompactBook(BookReader):
         """The stored values (value table entries) of book positions; any other position
         is refused as :meth:`lookup_many` refuses it."""
         status, values = self.raw_lookup(first, mask)
-        if (status != STATUS_BOOK).any():
-            i = int(np.argmax(status != STATUS_BOOK))
+        if (status != STATUS_OK).any():
+            i = int(np.argmax(status != STATUS_OK))
             stones = int(np.bitwise_count(np.asarray(mask, np.uint64).reshape(-1)[i]))
             raise self._refusal(int(status[i]), f"position {i}", stones)
         return values.astype(np.int8)

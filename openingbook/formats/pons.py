@@ -425,6 +425,7 @@ class PonsBook(BookReader):
     """
 
     format_name = "pons"
+    records_scope = False
 
     @reads_book
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -553,15 +554,24 @@ class PonsBook(BookReader):
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every stored position (one variant per pair) as ``(first, mask, scores)``.
 
-        Raises ``ValueError`` when the partial keys are too short to rebuild the
-        positions unambiguously (then the book still answers lookups).
+        Raises :class:`BookFileError` when the partial keys are too short to rebuild
+        the positions unambiguously (then the book still answers lookups).
         """
+        return self._stored_at(np.flatnonzero(np.asarray(self._values)))
+
+    def _stored_sample(self) -> tuple[np.ndarray, np.ndarray]:
+        """64 stored positions spread over the table (only those are rebuilt)."""
+        slots = np.flatnonzero(np.asarray(self._values))
+        pick = np.unique(np.linspace(0, max(0, slots.size - 1), min(slots.size, 64)).astype(int))
+        return self._stored_at(slots[pick])[:2]
+
+    def _stored_at(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(first, mask, scores)`` of the positions stored in ``slots``."""
         if partial_key_bytes(self.depth, self.size, self.width) > self.key_bytes:
             raise BookFileError(
                 f"{self.path}: {self.key_bytes}-byte partial keys cannot identify positions "
                 f"of depth {self.depth}; the book can be queried but not listed"
             )
-        slots = np.flatnonzero(np.asarray(self._values))
         partial = np.asarray(self._keys[slots]).astype(np.uint64)
         keys = _crt(slots.astype(np.uint64), partial, self.size, 8 * self.key_bytes)
         first, mask = _decode_key3(keys, self.depth, self.width, self.height)

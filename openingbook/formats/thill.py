@@ -146,7 +146,7 @@ from openingbook.values import (
 )
 from solver import (
     DEFAULT_BOARD,
-    STATUS_BOOK,
+    STATUS_OK,
     BoardSize,
     Position,
     parse_board_size,
@@ -1471,28 +1471,11 @@ class Book(BookReader):
         unless the book was verified, the order of its records is checked first
         (streamed; about 0.2 s for a 12-ply book)."""
         self._require_open()
-        index = self.find(pos)
-        if index is None and not pos.can_win_next() and not self._verified:
+        book = isinstance(pos, Position) and self.position_status(pos) == STATUS_OK
+        index = self.find(pos) if book else None
+        if book and index is None and not self._verified:
             self.check_order()
         return self.get(pos), index
-
-    def _absent_why(self, which: str) -> str:
-        """Why a missing position has no answer."""
-        name = self.path.name
-        if not self.scope.known and not self.format.distances:
-            return (
-                f"{which} is not stored in {name}, and its scope is unknown: "
-                f"{self.scope.unknown_why}, so a position it does not store is not "
-                "known to be a first-player win"
-            )
-        if self.scope.partial:
-            scope = self.scope.describe()
-            return f"{which} is not in {name}, which holds {scope}: its value is unknown"
-        n = self.format.plies
-        return (
-            f"{which} is not in {name}: a {self.format.name} book stores every "
-            f"{n}-stone position where the side to move cannot win at once"
-        )
 
     def _check_position(self, pos: Position) -> None:
         if (pos.width, pos.height) != self.format.board:
@@ -1515,9 +1498,9 @@ class Book(BookReader):
         return book_value(int(winner_lut[b]), int(plies_lut[b]), int(score_lut[b]))
 
     @property
-    def _absent_first_wins(self) -> bool:
-        """Is a missing position in scope a first-player win (the pruning rule)?"""
-        return not self.format.distances and self.scope.answers_absent
+    def pruned(self) -> bool:
+        """A book without distances stores no first-player win (the pruning rule)."""
+        return not self.format.distances
 
     # ---------------------------------------------------------- bulk lookup
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -1567,7 +1550,7 @@ class Book(BookReader):
 
     def _records_not_book(self) -> np.ndarray | None:
         """The records whose position is not a position of the book
-        (:data:`solver.STATUS_BOOK`: legal, reachable, in scope, no win at once), as a
+        (:data:`solver.STATUS_OK`: legal, reachable, in scope, no win at once), as a
         lookup table by record index + 1 (entry 0: not stored); None when every record's
         is (a book as written). Checked once, when the records are first searched in bulk."""
         if self._not_book is None:
@@ -1576,7 +1559,7 @@ class Book(BookReader):
             first, mask = decode_keys(
                 keys, fmt.key_bits, fmt.plies, fmt.width, fmt.height, check_legal=False
             )
-            not_book = self.statuses(first, mask) != STATUS_BOOK
+            not_book = self.statuses(first, mask) != STATUS_OK
             self._not_book = (np.concatenate(([False], not_book)),) if not_book.any() else (None,)
         return self._not_book[0]
 
