@@ -65,6 +65,7 @@ from solver import _cachedir
 from solver.errors import InternalError
 
 __all__ = [
+    "NATIVE_KERNELS",
     "TESTED_NUMBA",
     "UNAVAILABLE",
     "bind",
@@ -72,11 +73,15 @@ __all__ = [
     "call",
     "enabled",
     "library_path",
+    "register",
     "run_and_build",
     "stand_in",
     "timing_dependent",
 ]
 
+#: every kernel decorated ``native=True``, by ``module.qualname`` (its stand-in,
+#: which keeps its native path after numba is loaded: tests compare the two)
+NATIVE_KERNELS: dict[str, Any] = {}
 #: what :func:`call` returns when the kernel has no native library (yet)
 UNAVAILABLE = object()
 _LOCK = threading.RLock()
@@ -345,8 +350,6 @@ def _plan(signature: str) -> list[tuple[str, str, int]]:
 def _module_files(kernel: Any) -> list[Path]:
     """The source files the kernel's compiled code comes from: every ``solver``
     module, the kernel's module and the modules of the kernels its module uses."""
-    from solver._jit import LazyKernel
-
     files = {p.resolve() for p in Path(__file__).resolve().parent.glob("*.py")}
     todo = [kernel.__module__]
     seen = set()
@@ -361,13 +364,13 @@ def _module_files(kernel: Any) -> list[Path]:
             continue
         files.add(Path(origin).resolve())
         for value in vars(module).values():
-            # a stand-in, or numba's dispatcher once numba is loaded: the same key
-            if isinstance(value, LazyKernel):
-                func = value.function
-            elif isinstance(value, type | ModuleType):
+            # a stand-in (solver._jit.LazyKernel: its function), or numba's dispatcher
+            # once numba is loaded (its py_func): the same key. Read from the object's
+            # own attributes: any other attribute of a stand-in loads numba
+            if isinstance(value, type | ModuleType):
                 continue
-            else:
-                func = getattr(value, "py_func", None)
+            own = getattr(value, "__dict__", None) or {}
+            func = own.get("function", own.get("py_func"))
             if callable(func):
                 todo.append(func.__module__)
     return sorted(files)
@@ -486,11 +489,15 @@ def bind(kernel: Any, args: tuple[Any, ...], fixed: int) -> Callable[..., Any] |
     return library.bind(args[len(args) - fixed :])
 
 
+def register(kernel: Any) -> None:
+    """Know ``kernel`` (a stand-in decorated ``native=True``, :mod:`solver._jit`) as a
+    native kernel, by its module and name."""
+    NATIVE_KERNELS[f"{kernel.__module__}.{kernel.__qualname__}"] = kernel
+
+
 def stand_in(kernel: Any) -> Any:
     """The stand-in (:class:`solver._jit.LazyKernel`) of a native kernel or of its
     dispatcher, None for a kernel that is not native."""
-    from solver._jit import NATIVE_KERNELS
-
     return NATIVE_KERNELS.get(f"{kernel.__module__}.{kernel.__qualname__}")
 
 

@@ -60,11 +60,11 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from solver import _firstuse, _native
+from solver import _native
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.errors import InternalError, InvalidArgument, SearchTimeout
@@ -1633,6 +1633,31 @@ _LIGHT_KERNELS = {
 
 
 # ------------------------------------------------------------- Python API
+class FirstUse(Protocol):
+    """What chooses a solver's entry kernel on a first use (:mod:`solver._firstuse`)."""
+
+    def choose(
+        self, fast: Any, light: Any, args: tuple[Any, ...], variant: tuple[int, int, bool, bool]
+    ) -> Any:
+        """The kernel to call with ``args``: ``fast`` or ``light``."""
+
+    def start_light(
+        self, fast: Any, light: Any, args: tuple[Any, ...], variant: tuple[int, int, bool, bool]
+    ) -> None:
+        """Start compiling ``light`` if a first use will take it for such arguments."""
+
+
+#: the first use's kernel choice: installed by :mod:`solver._firstuse` when it is
+#: loaded (the package loads it with the search); None: always the fast kernels
+_first_use: FirstUse | None = None
+
+
+def install_first_use(first_use: FirstUse | None) -> None:
+    """Let ``first_use`` choose the solvers' entry kernels (None: the fast ones)."""
+    global _first_use
+    _first_use = first_use
+
+
 def _column_order(width: int) -> list[int]:
     """Centre first, then alternately left and right: 3 2 4 1 5 0 6 for width 7."""
     return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
@@ -1941,8 +1966,9 @@ class Solver:
             pos = _warm_up_position(self.width, self.height)
             if not wait:
                 for batch in [False] * solve + [True] * solve_many:
-                    args = tiny._warm_up_args(pos, batch)
-                    _firstuse.start_light(*tiny._entry_choice(batch), args, tiny._variant(batch))
+                    if _first_use is not None:
+                        args, variant = tiny._warm_up_args(pos, batch), tiny._variant(batch)
+                        _first_use.start_light(*tiny._entry_choice(batch), args, variant)
                 return time.perf_counter() - start
             if solve:
                 tiny.solve(pos)
@@ -1998,7 +2024,10 @@ class Solver:
         solver and these arguments: the copies of the search its board and book need
         (:func:`_entry_kernels`); on a first use the light kernel, while the fast one
         compiles in the background (:mod:`solver._firstuse`)."""
-        return _firstuse.choose(*self._entry_choice(batch), args, self._variant(batch))
+        fast, light = self._entry_choice(batch)
+        if _first_use is None:
+            return fast
+        return _first_use.choose(fast, light, args, self._variant(batch))
 
     def _entry_choice(self, batch: bool) -> tuple[Any, Any]:
         """(fast, light) entry kernels of this solver's board and book."""

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from solver import DEFAULT_BOARD, NO_LOWER_BOUND, Position, Solver, _native
-from solver._jit import NATIVE_KERNELS
+from solver._native import NATIVE_KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the entry kernels of a 7x6 solver without a book (solver.search._entry_kernels)
