@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from solver import _native, search
+from solver import _jit, _native, search
 from solver.position import Position
 from solver.probe import BookProbe
 from solver.table import tiny_table_log2
@@ -296,8 +296,10 @@ def main(argv: list[str]) -> int:
             Path(lock).unlink(missing_ok=True)
 
 
-# the search asks this module for its entry kernels (looked up here at each call)
+# the search asks this module for its entry kernels (looked up here at each call), and
+# the compile note whether a first use compiles the light one
 search.install_first_use(sys.modules[__name__])  # type: ignore[arg-type]
+_jit.first_use_light = enabled
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

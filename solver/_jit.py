@@ -54,6 +54,15 @@ _NO_CACHE = False
 _PACKAGES = ("solver", "openingbook")
 
 
+def _no_light_kernel() -> bool:
+    return False
+
+
+#: whether a first use compiles the search's light kernel, for the compile note:
+#: :mod:`solver._firstuse`, above the search, sets it when it is loaded
+first_use_light: Callable[[], bool] = _no_light_kernel
+
+
 class LazyKernel:
     """A numba dispatcher (or intrinsic) not made yet: made for every stand-in at
     once on first use (:func:`materialize`), then this object forwards to it."""
@@ -257,9 +266,8 @@ def _note_compiling() -> None:
             self.said = True
             if any(name in sys.modules for name in _SOLVER_USERS):
                 module = "solver.search"
-            # a first use compiles the light entry kernel of the search
-            # (solver._firstuse), named so; compiled first, before what it calls
-            light = module == "solver.search" and getattr(func, "__name__", "").endswith("_light")
+            # a first use compiles the light kernel (solver._firstuse)
+            light = module == "solver.search" and first_use_light()
             print(compile_note(module, light), file=sys.stderr, flush=True)
 
         def on_end(self, ev: Any) -> None:
