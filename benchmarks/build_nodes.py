@@ -52,7 +52,7 @@ def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
         # the 7x6 copies, no book, the mirror code until the deep copy takes over (as the
         # build's kernel; run-time flags here: the same search, compiled once more)
         r = search._negamax(
-            np.uint64(cur), np.uint64(mask), n, med, med + 1, *args,
+            np.uint64(cur), np.uint64(mask), n, med, *args,
             default_size=True, probing=False, deep_copy=True,
         )  # fmt: skip
         pos_windows.append((med, solver.nodes - before, r > med))

@@ -39,9 +39,11 @@ from openingbook.atomicio import write_json_atomic
 from solver import DEFAULT_BOARD, Solver, enumerate_positions, search
 
 ROOT = Path(__file__).resolve().parent
+#: the batch entry kernel's types: the positions, then the search's arrays as one tuple
+#: (big, small, tparams, geo, order, col_masks, stack, stats, book)
 _SIGNATURE = (
-    "void(u8[::1], u8[::1], i1[::1], b1, i1[::1], u8[::1], u8[::1], i8[::1], i8[::1], i8[::1],"
-    " u8[::1], u8[::1], i8[::1], u8[::1])"
+    "void(u8[::1], u8[::1], i1[::1], b1, i1[::1], Tuple((u8[::1], u8[::1], i8[::1], i8[::1],"
+    " i8[::1], u8[::1], u8[::1], i8[::1], u8[::1])))"
 )
 # run under valgrind: numpy and the compiled module only
 _DRIVER = """
@@ -52,11 +54,13 @@ import kernel_aot
 d = np.load(sys.argv[2])
 n = int(sys.argv[3])
 out = np.zeros(n, np.int8)
-stats = np.zeros(3, np.int64)  # nodes, stopped, nodes of the mirror-free kernel
-kernel_aot.solve_batch(
-    d["first"][:n].copy(), d["mask"][:n].copy(), out, False, np.zeros(0, np.int8),
+stats = np.zeros(4, np.int64)  # nodes, stopped, nodes of the mirror-free kernel, book hits
+state = (
     np.zeros(int(d["big"]), np.uint64), np.zeros(int(d["small"]), np.uint64),
     d["tparams"], d["geo"], d["order"], d["col_masks"], d["stack"], stats, d["book"],
+)
+kernel_aot.solve_batch(
+    d["first"][:n].copy(), d["mask"][:n].copy(), out, False, np.zeros(0, np.int8), state
 )
 print("nodes", int(stats[0]), "scores", ",".join(map(str, out.tolist())))
 """
@@ -114,7 +118,7 @@ def main() -> None:
     start = len(first) // 8
     first, mask = first[start : start + args.positions], mask[start : start + args.positions]
     solver = Solver()
-    big, small, tparams, geo, order, col_masks, stack, _, book = solver._kernel_args()
+    ((big, small, tparams, geo, order, col_masks, stack, _, book),) = solver._kernel_args()
     with tempfile.TemporaryDirectory(prefix="count-instructions-") as tmp:
         directory = Path(tmp)
         np.savez(

@@ -43,7 +43,7 @@ def wait_for_background_compiles(timeout: float = 1800) -> float:
     import openingbook.formats.compact  # noqa: F401
     import solver.search  # noqa: F401
     from solver import _firstuse, _native
-    from solver._jit import NATIVE_KERNELS
+    from solver._native import NATIVE_KERNELS
 
     start = time.monotonic()
     for _ in range(2):  # the second run finds what the first one's compiles left

@@ -9,7 +9,8 @@ which the search (:mod:`solver.search`) and the enumeration kernels load.
 Those kernels are themselves numba's only when first run (:mod:`solver._jit`;
 ``njit`` is exported for the kernels of :mod:`openingbook`), and the search
 kernel runs from the native cache (:mod:`solver._native`) when it can, without
-numba at all.
+numba at all. A search name loaded here also loads :mod:`solver._firstuse`, which
+chooses the search's kernel on a first use.
 """
 
 from __future__ import annotations
@@ -248,6 +249,10 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'solver' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
+    if module == "solver.search":
+        # the first use's kernel choice sits above the search, which it installs itself
+        # into when loaded (the light kernel now, the fast one in the background)
+        importlib.import_module("solver._firstuse")
     globals()[name] = value
     return value
 

@@ -46,7 +46,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from solver import _native
+from solver import _jit, _native, search
+from solver.position import Position
+from solver.probe import BookProbe
+from solver.table import tiny_table_log2
 
 __all__ = ["background_locks", "choose", "enabled", "main", "start_light"]
 
@@ -276,11 +279,6 @@ def main(argv: list[str]) -> int:
             # after the command that started it (EOF on stdin), or after a while
             select.select([sys.stdin], [], [], START_AFTER_SECONDS)
             _yield_cpu()
-        from solver.position import Position
-        from solver.probe import BookProbe
-        from solver.search import Solver
-        from solver.table import tiny_table_log2
-
         book = None
         if probing == "probing":
             # any book of positions: the kernel's arguments have the same types
@@ -290,13 +288,18 @@ def main(argv: list[str]) -> int:
             )
         # warm_up solves with a small copy of this solver: the table's size is no matter
         log2 = tiny_table_log2(int(width), int(height))
-        solver = Solver(log2, width=int(width), height=int(height), book=book)
+        solver = search.Solver(log2, width=int(width), height=int(height), book=book)
         solver.warm_up(solve=batch == "one", solve_many=batch == "batch")
         return 0
     finally:
         if lock != "-":
             Path(lock).unlink(missing_ok=True)
 
+
+# the search asks this module for its entry kernels (looked up here at each call), and
+# the compile note whether a first use compiles the light one
+search.install_first_use(sys.modules[__name__])  # type: ignore[arg-type]
+_jit.first_use_light = enabled
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -42,19 +42,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NATIVE_KERNELS", "LazyKernel", "intrinsic", "materialize", "njit"]
+__all__ = ["LazyKernel", "intrinsic", "materialize", "njit"]
 
 #: every stand-in made before numba was loaded, in definition order
 _PENDING: list[LazyKernel] = []
-#: every kernel decorated ``native=True``, by ``module.qualname`` (the stand-in,
-#: which keeps its native path after numba is loaded: tests compare the two)
-NATIVE_KERNELS: dict[str, LazyKernel] = {}
 _LOCK = threading.RLock()
 _LOADED = False
 #: True when no cache directory is writable: kernels are compiled without ``cache=True``
 _NO_CACHE = False
 #: the packages whose modules may hold stand-ins in their globals
 _PACKAGES = ("solver", "openingbook")
+
+
+def _no_light_kernel() -> bool:
+    return False
+
+
+#: whether a first use compiles the search's light kernel, for the compile note:
+#: :mod:`solver._firstuse`, above the search, sets it when it is loaded
+first_use_light: Callable[[], bool] = _no_light_kernel
 
 
 class LazyKernel:
@@ -118,7 +124,12 @@ def _decorator(kind: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any
         with _LOCK:
             kernel = LazyKernel(func, kind, dict(options))
             if kernel.native:
-                NATIVE_KERNELS[f"{kernel.__module__}.{kernel.__qualname__}"] = kernel
+                # the native cache knows its kernels by name (their stand-ins, which keep
+                # the native path after numba is loaded); loaded only by modules that
+                # have a native kernel
+                from solver import _native
+
+                _native.register(kernel)
             if _LOADED or "numba" in sys.modules:  # numba is paid for: no stand-ins
                 materialize()
                 kernel.real = kernel.make(sys.modules["numba"])
@@ -255,11 +266,8 @@ def _note_compiling() -> None:
             self.said = True
             if any(name in sys.modules for name in _SOLVER_USERS):
                 module = "solver.search"
-            light = False
-            if module == "solver.search":  # a first use compiles the light kernel
-                from solver import _firstuse
-
-                light = _firstuse.enabled()
+            # a first use compiles the light kernel (solver._firstuse)
+            light = module == "solver.search" and first_use_light()
             print(compile_note(module, light), file=sys.stderr, flush=True)
 
         def on_end(self, ev: Any) -> None:

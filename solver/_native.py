@@ -44,6 +44,8 @@ there and raised as :class:`~solver.errors.InternalError` after the call. Becaus
 layout is numba's own, libraries are built only under the numba versions the test
 suite ran on (:data:`TESTED_NUMBA`, the range ``pyproject.toml`` declares); under any
 other, as after any failure of the build, numba compiles and caches the kernels itself.
+A build also refuses code that calls anything else outside itself (:func:`unprovided`),
+and ``tests/test_native.py`` checks the layout and the entry points against numba's.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ from solver import _cachedir
 from solver.errors import InternalError
 
 __all__ = [
+    "NATIVE_KERNELS",
+    "RUNTIME_FUNCTIONS",
     "TESTED_NUMBA",
     "UNAVAILABLE",
     "bind",
@@ -72,11 +76,16 @@ __all__ = [
     "call",
     "enabled",
     "library_path",
+    "register",
     "run_and_build",
     "stand_in",
     "timing_dependent",
+    "unprovided",
 ]
 
+#: every kernel decorated ``native=True``, by ``module.qualname`` (its stand-in,
+#: which keeps its native path after numba is loaded: tests compare the two)
+NATIVE_KERNELS: dict[str, Any] = {}
 #: what :func:`call` returns when the kernel has no native library (yet)
 UNAVAILABLE = object()
 _LOCK = threading.RLock()
@@ -168,6 +177,43 @@ void *numba_runtime_build_excinfo_struct(void *a, void *b) { count_error(); retu
 """
 
 
+#: the functions :data:`_RUNTIME_C` defines: numba's compiled code may call these, and
+#: the C library's and Python's (a library runs inside Python), nothing else
+#: (:func:`unprovided`, checked before a library is built)
+RUNTIME_FUNCTIONS = frozenset(
+    {
+        "NRT_MemInfo_alloc_aligned",
+        "NRT_MemInfo_alloc_safe_aligned",
+        "NRT_MemInfo_call_dtor",
+        "NRT_Free",
+        "numba_gil_ensure",
+        "numba_gil_release",
+        "numba_unpickle",
+        "numba_do_raise",
+        "numba_runtime_build_excinfo_struct",
+    }
+)
+#: what else the compiled code may call: the C library's memory functions
+_C_FUNCTIONS = frozenset({"malloc", "free", "memset", "memcpy", "memmove", "memcmp"})
+
+
+def unprovided(module: Any) -> list[str]:
+    """The functions and globals an LLVM module (llvmlite's ``ModuleRef``) of numba's
+    code takes from outside that neither :data:`_RUNTIME_C`, the C library nor Python
+    provides: a numba whose code calls another runtime function (its runtime changed)
+    gives a name here, and no library is built (a missing function would end the
+    process when first called)."""
+    needed = [f.name for f in module.functions if f.is_declaration]
+    needed += [g.name for g in module.global_variables if g.is_declaration]
+    return sorted(
+        name
+        for name in needed
+        if not name.startswith(("llvm.", "Py", "_Py"))
+        and name not in RUNTIME_FUNCTIONS
+        and name not in _C_FUNCTIONS
+    )
+
+
 @functools.cache
 def numba_tested() -> bool:
     """Is the installed numba one of :data:`TESTED_NUMBA` (read from its metadata,
@@ -195,15 +241,7 @@ class _Library:
         self.errors.argtypes = []
         self.plan = _plan(signature)
         self.result = result
-        argtypes: list[Any] = []
-        for kind, code, ndim in self.plan:
-            if kind == "array":
-                argtypes.append(ctypes.c_void_p)
-                argtypes.extend([ctypes.c_int64] * ndim)
-            elif kind == "bool":
-                argtypes.append(ctypes.c_int64)
-            else:
-                argtypes.append(_SCALARS[code][1])
+        argtypes = _c_types(self.plan)
         if result.startswith("tuple"):
             argtypes.append(ctypes.c_void_p)
             self.fn.restype = ctypes.c_int64
@@ -242,7 +280,7 @@ class _Library:
         split = len(self.plan) - len(tail)
         fixed = _c_arguments(self.plan[split:], tail)
         head_plan = self.plan[:split]
-        arrays = any(kind == "array" for kind, _, _ in head_plan)
+        arrays = any(kind in ("array", "tuple") for kind, _, _ in head_plan)
         fn, errors = self.fn, self.errors
         convert = {"int": int, "bool": bool, "none": lambda value: None}[self.result]
 
@@ -257,12 +295,30 @@ class _Library:
         return bound
 
 
+def _c_types(plan: list[tuple[str, str, int]]) -> list[Any]:
+    """The ``ctypes`` argument types of the library's C function (:func:`_c_arguments`)."""
+    argtypes: list[Any] = []
+    for kind, code, ndim in plan:
+        if kind == "tuple":
+            argtypes += _c_types(_plan(code))
+        elif kind == "array":
+            argtypes.append(ctypes.c_void_p)
+            argtypes.extend([ctypes.c_int64] * ndim)
+        elif kind == "bool":
+            argtypes.append(ctypes.c_int64)
+        else:
+            argtypes.append(_SCALARS[code][1])
+    return argtypes
+
+
 def _c_arguments(plan: list[tuple[str, str, int]], args: tuple[Any, ...]) -> list[Any]:
     """``args`` as the library's C function takes them: an array as its address and
-    its shape, a scalar as a Python number."""
+    its shape, a scalar as a Python number, a tuple as its items, one after another."""
     out: list[Any] = []
     for (kind, code, _), arg in zip(plan, args, strict=True):
-        if kind == "array":
+        if kind == "tuple":
+            out += _c_arguments(_plan(code), arg)
+        elif kind == "array":
             out.append(arg.__array_interface__["data"][0])
             out.extend(arg.shape)
         elif code == "d":
@@ -294,11 +350,18 @@ def _signature(args: tuple[Any, ...]) -> str | None:
     """The argument types as text (``b,i,Q,A:Q1``...), None for an unsupported argument.
 
     Python ``bool`` and ``int`` are numba's ``boolean`` and ``int64``; numpy
-    scalars keep their dtype; arrays must be C-contiguous (``A:<dtype><ndim>``).
+    scalars keep their dtype; arrays must be C-contiguous (``A:<dtype><ndim>``); a
+    tuple of such arguments is its items' types in parentheses, separated by spaces
+    (``(A:Q1 A:q1)``; the library takes its items one by one, the kernel the tuple).
     """
     parts = []
     for arg in args:
-        if isinstance(arg, bool):
+        if isinstance(arg, tuple):
+            inner = _signature(arg) if arg and not any(isinstance(a, tuple) for a in arg) else None
+            if inner is None:
+                return None
+            parts.append("(" + inner.replace(",", " ") + ")")
+        elif isinstance(arg, bool):
             parts.append("b")
         elif isinstance(arg, int):
             if not -(1 << 63) <= arg < 1 << 63:
@@ -324,11 +387,16 @@ def _signature(args: tuple[Any, ...]) -> str | None:
     return ",".join(parts)
 
 
+@functools.cache
 def _plan(signature: str) -> list[tuple[str, str, int]]:
-    """(kind, dtype character, ndim) per argument of a signature."""
+    """(kind, dtype character, ndim) per argument of a signature; a tuple's is
+    ("tuple", its items' signature, their number)."""
     plan = []
     for part in signature.split(","):
-        if part == "b":
+        if part.startswith("("):
+            items = part[1:-1].replace(" ", ",")
+            plan.append(("tuple", items, len(_plan(items))))
+        elif part == "b":
             plan.append(("bool", "?", 0))
         elif part == "i":
             plan.append(("scalar", "q", 0))
@@ -345,8 +413,6 @@ def _plan(signature: str) -> list[tuple[str, str, int]]:
 def _module_files(kernel: Any) -> list[Path]:
     """The source files the kernel's compiled code comes from: every ``solver``
     module, the kernel's module and the modules of the kernels its module uses."""
-    from solver._jit import LazyKernel
-
     files = {p.resolve() for p in Path(__file__).resolve().parent.glob("*.py")}
     todo = [kernel.__module__]
     seen = set()
@@ -361,13 +427,13 @@ def _module_files(kernel: Any) -> list[Path]:
             continue
         files.add(Path(origin).resolve())
         for value in vars(module).values():
-            # a stand-in, or numba's dispatcher once numba is loaded: the same key
-            if isinstance(value, LazyKernel):
-                func = value.function
-            elif isinstance(value, type | ModuleType):
+            # a stand-in (solver._jit.LazyKernel: its function), or numba's dispatcher
+            # once numba is loaded (its py_func): the same key. Read from the object's
+            # own attributes: any other attribute of a stand-in loads numba
+            if isinstance(value, type | ModuleType):
                 continue
-            else:
-                func = getattr(value, "py_func", None)
+            own = getattr(value, "__dict__", None) or {}
+            func = own.get("function", own.get("py_func"))
             if callable(func):
                 todo.append(func.__module__)
     return sorted(files)
@@ -486,11 +552,15 @@ def bind(kernel: Any, args: tuple[Any, ...], fixed: int) -> Callable[..., Any] |
     return library.bind(args[len(args) - fixed :])
 
 
+def register(kernel: Any) -> None:
+    """Know ``kernel`` (a stand-in decorated ``native=True``, :mod:`solver._jit`) as a
+    native kernel, by its module and name."""
+    NATIVE_KERNELS[f"{kernel.__module__}.{kernel.__qualname__}"] = kernel
+
+
 def stand_in(kernel: Any) -> Any:
     """The stand-in (:class:`solver._jit.LazyKernel`) of a native kernel or of its
     dispatcher, None for a kernel that is not native."""
-    from solver._jit import NATIVE_KERNELS
-
     return NATIVE_KERNELS.get(f"{kernel.__module__}.{kernel.__qualname__}")
 
 
@@ -578,8 +648,9 @@ def _snapshot(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     if signature is None or (kernel, signature) in _FAILED:
         return None
     # arrays the kernel may write (numba compiles no write to a read-only one)
-    arrays = [id(a) for a in args if getattr(a, "shape", ()) != () and a.flags.writeable]
-    if sum(a.nbytes for a in args if id(a) in arrays) > _CHECK_BYTES:
+    leaves = _leaves(args)
+    arrays = {id(a) for a in leaves if getattr(a, "shape", ()) != () and a.flags.writeable}
+    if sum(a.nbytes for a in leaves if id(a) in arrays) > _CHECK_BYTES:
         return None
     path = library_path(kernel, signature)
     if path is None or path.exists() or path.with_suffix(".failed").exists():
@@ -588,7 +659,20 @@ def _snapshot(kernel: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
         return None
     if not numba_tested():  # nor this: the numba in use may change
         return None
-    return tuple(a.copy() if id(a) in arrays else a for a in args)
+    return _copies(args, arrays)
+
+
+def _leaves(args: tuple[Any, ...]) -> list[Any]:
+    """The arguments with the items of a tuple argument in its place."""
+    return [leaf for a in args for leaf in (_leaves(a) if isinstance(a, tuple) else [a])]
+
+
+def _copies(args: tuple[Any, ...], arrays: set[int]) -> tuple[Any, ...]:
+    """``args`` with a copy of each of the ``arrays`` (by id), in tuples too."""
+    return tuple(
+        _copies(a, arrays) if isinstance(a, tuple) else a.copy() if id(a) in arrays else a
+        for a in args
+    )
 
 
 def _build_checked(
@@ -655,23 +739,32 @@ def _wrapper_source(signature: str, result: str, nb: Any) -> tuple[str, list[Any
     params: list[str] = []
     types: list[Any] = []
     lines: list[str] = []
-    call_args: list[str] = []
-    for i, (kind, code, ndim) in enumerate(_plan(signature)):
-        if kind == "array":
-            shape = [f"n{i}_{d}" for d in range(ndim)]
-            params += [f"p{i}", *shape]
-            types += [nb.CPointer(getattr(nb, _SCALARS[code][0]))] + [nb.int64] * ndim
-            lines.append(f"    a{i} = carray(p{i}, ({', '.join(shape)},))")
-            call_args.append(f"a{i}")
-        elif kind == "bool":
-            params.append(f"x{i}")
-            types.append(nb.int64)
-            call_args.append(f"x{i} != 0")
-        else:
-            params.append(f"x{i}")
-            types.append(getattr(nb, _SCALARS[code][0]))
-            call_args.append(f"x{i}")
-    body = f"kernel({', '.join(call_args)})"
+
+    def arguments(plan: list[tuple[str, str, int]], prefix: str) -> list[str]:
+        """The wrapper's parameters of ``plan`` (appended) and the kernel's arguments."""
+        call_args = []
+        for j, (kind, code, ndim) in enumerate(plan):
+            i = f"{prefix}{j}"
+            if kind == "tuple":
+                items = arguments(_plan(code), f"{i}_")
+                call_args.append(f"({', '.join(items)},)")
+            elif kind == "array":
+                shape = [f"n{i}_{d}" for d in range(ndim)]
+                params.extend([f"p{i}", *shape])
+                types.extend([nb.CPointer(getattr(nb, _SCALARS[code][0]))] + [nb.int64] * ndim)
+                lines.append(f"    a{i} = carray(p{i}, ({', '.join(shape)},))")
+                call_args.append(f"a{i}")
+            elif kind == "bool":
+                params.append(f"x{i}")
+                types.append(nb.int64)
+                call_args.append(f"x{i} != 0")
+            else:
+                params.append(f"x{i}")
+                types.append(getattr(nb, _SCALARS[code][0]))
+                call_args.append(f"x{i}")
+        return call_args
+
+    body = f"kernel({', '.join(arguments(_plan(signature), ''))})"
     if result.startswith("tuple"):
         n = len(result.split(":")[1].split(","))
         params.append("pout")
@@ -755,6 +848,12 @@ def _build(
     compiled = cfunc(restype(*arg_types), nopython=True)(namespace["wrapper"])
     # the cfunc's whole module (the kernel and everything it calls, linked in)
     module = ll.parse_assembly(compiled.inspect_llvm())
+    missing = unprovided(module)
+    if missing:
+        raise RuntimeError(
+            f"the compiled code calls {', '.join(missing)}: not in the native runtime "
+            "(numba changed its runtime?)"
+        )
     entry = module.get_function(compiled.native_name)
     entry.name = _SYMBOL
     cpu, features = _target_cpu()
@@ -783,7 +882,7 @@ def _build(
         native = _Library(built, signature, kind)(snapshot)
         if native != result:
             raise RuntimeError(f"native result {native!r} differs from numba's {result!r}")
-        for i, (before, after) in enumerate(zip(snapshot, args, strict=True)):
+        for i, (before, after) in enumerate(zip(_leaves(snapshot), _leaves(args), strict=True)):
             if isinstance(after, np.ndarray) and not np.array_equal(before, after):
                 raise RuntimeError(f"argument {i} differs after the native run")
         os.replace(result_file, path.with_suffix(".result"))

@@ -60,11 +60,11 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from solver import _firstuse, _native
+from solver import _native
 from solver._jit import intrinsic, njit
 from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
 from solver.errors import InternalError, InvalidArgument, SearchTimeout
@@ -548,32 +548,27 @@ def _negamax(
     mask0: np.uint64,
     n0: int,
     alpha0: int,
-    beta0: int,
-    big: np.ndarray,
-    small: np.ndarray,
-    tparams: np.ndarray,
-    geo: np.ndarray,
-    order: np.ndarray,
-    col_masks: np.ndarray,
-    stack: np.ndarray,
-    stats: np.ndarray,
-    book: np.ndarray,
+    state: tuple,
     default_size: bool,
     probing: bool,
     deep_copy: bool | None,
 ) -> int:
-    """Alpha-beta value of a position whose side to move cannot win at once.
+    """Alpha-beta value of a position whose side to move cannot win at once, searched
+    with the null window (``alpha0``, ``alpha0 + 1``).
 
     Fail-soft: a result ``<= alpha0`` is an upper bound (the best of the
-    children's bounds, often below ``alpha0``), ``>= beta0`` a lower bound,
-    anything between is exact. ``geo`` = (width, height, cells, stop, node limit); ``tparams`` =
-    (log2, small_log2, key_bits);
-    ``stack`` is the search's stack (a flat uint64 array, one row per depth, see
-    :func:`_stack_row`); ``stats`` =
-    (nodes, stopped, nodes searched by :func:`_negamax_deep`, nodes answered by
-    the book); ``book``: the
-    exact scores of one ply (:mod:`solver.probe`), looked up by the nodes of that
-    many stones (:func:`_book_score`). When another thread
+    children's bounds, often below ``alpha0``), ``> alpha0`` a lower bound.
+    ``state``: the search's arrays (:meth:`Solver._kernel_args`), (big, small,
+    tparams, geo, order, col_masks, stack, stats, book): the big and the small
+    table (:mod:`solver.table`), ``tparams`` = (log2, small_log2, key_bits), ``geo`` =
+    (width, height, cells, stop, node limit), the column order (centre first), each
+    column's cells, the search's stack (a flat uint64 array, one row per depth, see
+    :func:`_stack_row`), ``stats`` = (nodes, stopped, nodes searched by
+    :func:`_negamax_deep`, nodes answered by the book) and ``book``, the exact scores
+    of one ply (:mod:`solver.probe`), looked up by the nodes of that many stones
+    (:func:`_book_score`): one structure, so that each kernel takes a handful of
+    arguments (a non-inlined call passes a tuple's arrays as it passes loose ones).
+    When another thread
     sets ``geo[_STOP]``, or once ``stats[0]`` passes a node limit ``geo[_NODE_LIMIT]``
     (not 0), returns soon (at the next store into the big table) with ``stats[1]`` set
     and a meaningless result.
@@ -587,6 +582,7 @@ def _negamax(
     ``deep_copy``: the ``default_size`` of the copy without the mirror code, or None
     for the light kernel, that copy alone for every node (:mod:`solver._firstuse`).
     """
+    big, small, tparams, geo, order, col_masks, stack, stats, book = state
     width = geo[0]
     height = geo[1]
     h1 = height + 1
@@ -597,7 +593,7 @@ def _negamax(
     stack[_MASK] = mask0
     stack[_OPPW] = _winning_cells(cur0 ^ mask0, mask0, board, height)
     stack[_ALPHA] = np.uint64(alpha0)
-    stack[_BETA] = np.uint64(beta0)
+    stack[_BETA] = np.uint64(alpha0 + 1)
     # the column of each bit (no division in the loop) and, for each bit, its
     # column's rank in the move order as a tie-break added to the move scores
     # (centre first); both by bit, so that the loop looks up no column per move
@@ -608,48 +604,19 @@ def _negamax(
     for i in range(width):
         for b in range(order[i] * h1, (order[i] + 1) * h1):
             tie_break[b] = _RANKS - 1 - i
+    # what the search reads (see _search): not the order, and the book apart (the copies
+    # without the mirror code take none); each array a call passes costs it a few
+    # instructions, and a child handed over to such a copy is a call
+    search = (big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break)
     # the root's row as a run-time 0: a literal 0 would compile more copies (see _search)
     root = np.int64(0)
     if deep_copy is None:
         # the light kernel: one copy, without the mirror code, for every node (probing
         # the book if any); None as its last constant keeps it apart from the fast copies
-        return _search(
-            root, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break,
-            book, None, default_size, probing, None,
-        )  # fmt: skip
+        return _search(root, n0, search, book, None, default_size, probing, None)
     if n0 >= SYMMETRY_STONES:
-        return _negamax_deep(
-            root,
-            n0,
-            big,
-            small,
-            tparams,
-            geo,
-            col_masks,
-            stack,
-            stats,
-            col_of_bit,
-            tie_break,
-            deep_copy,
-        )
-    return _search(
-        root,
-        n0,
-        big,
-        small,
-        tparams,
-        geo,
-        col_masks,
-        stack,
-        stats,
-        col_of_bit,
-        tie_break,
-        book,
-        True,
-        False,
-        probing,
-        deep_copy,
-    )
+        return _negamax_deep(root, n0, search, deep_copy)
+    return _search(root, n0, search, book, True, False, probing, deep_copy)
 
 
 @njit(cache=True, inline="always")
@@ -668,42 +635,15 @@ def _is_7x6(geo: np.ndarray, tparams: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _negamax_deep(
-    d0: int,
-    n0: int,
-    big: np.ndarray,
-    small: np.ndarray,
-    tparams: np.ndarray,
-    geo: np.ndarray,
-    col_masks: np.ndarray,
-    stack: np.ndarray,
-    stats: np.ndarray,
-    col_of_bit: np.ndarray,
-    tie_break: np.ndarray,
-    default_size: bool,
-) -> int:
+def _negamax_deep(d0: int, n0: int, search: tuple, default_size: bool) -> int:
     """:func:`_search` without the mirror code, from a node of ``n0 + d0 >=
     SYMMETRY_STONES`` stones at row ``d0`` of the stack (set up as for
     :func:`_search`): with ``default_size`` (a constant, as in :func:`_negamax`) the
-    copy compiled with the 7x6 board as constants (:func:`_is_7x6`)."""
-    return _search(
-        d0,
-        n0,
-        big,
-        small,
-        tparams,
-        geo,
-        col_masks,
-        stack,
-        stats,
-        col_of_bit,
-        tie_break,
-        small,  # no book: the copies without the mirror code never read it
-        None,
-        default_size,
-        False,
-        False,  # no hand-over either
-    )
+    copy compiled with the 7x6 board as constants (:func:`_is_7x6`). ``search``: the
+    search's arrays (see :func:`_search`). It probes no book (the copies without the
+    mirror code never read it: the small table stands in its place) and hands over to no
+    copy."""
+    return _search(d0, n0, search, search[1], None, default_size, False, False)
 
 
 @njit(cache=True, inline="always")
@@ -763,17 +703,15 @@ def _node_bounds(
     root: bool,
     alpha: int,
     beta: int,
-    cells: int,
-    board: np.uint64,
-    bottom: np.uint64,
-    claim_rows: np.uint64,
-    height: int,
+    geom: tuple[int, int, np.uint64, np.uint64, np.uint64],
 ) -> tuple[bool, int, np.uint64, int, int, int]:
     """The tests a node makes before it looks at the table: (done, value, moves, alpha,
     beta, best). ``done``: they decide the node, whose value is ``value``. Else
     ``moves``, the moves worth searching (one bit each, on the cell it fills), the
     window narrowed to the node's score bounds, and ``best``, the lower bound that the
-    moves left out (they lose sooner) give."""
+    moves left out (they lose sooner) give. ``geom`` = (cells, height, board, bottom,
+    claim_rows), the board's constants (:func:`_board_masks`)."""
+    cells, height, board, bottom, claim_rows = geom
     # adding the bottom row carries each column's lowest empty cell up: the playable cells
     possible = (mask + bottom) & board
     forced = possible & opp_win  # the opponent wins there next move: block it
@@ -920,14 +858,14 @@ def _move_threats(
     cur: np.uint64,
     mask: np.uint64,
     m: np.uint64,
-    board: np.uint64,
-    bottom: np.uint64,
-    height: int,
+    geom: tuple[int, int, np.uint64, np.uint64, np.uint64],
     default_size: bool,
 ) -> tuple[np.uint64, bool]:
     """(the winning cells the move ``m`` leaves, whether they hold two threats): in the
     7x6 copy (``default_size``) read from :func:`_winning_lanes`' output (the entry at
-    ``at``, and its result ``two_threats``), else computed for this move alone."""
+    ``at``, and its result ``two_threats``), else computed for this move alone
+    (``geom``: see :func:`_node_bounds`)."""
+    _, height, board, bottom, _ = geom
     if default_size:
         return stack[_u(at)], (two_threats & m) != _ZERO
     w = _winning_cells(cur | m, mask | m, board, height)
@@ -942,16 +880,15 @@ def _lookahead_cut(
     w: np.uint64,
     odd_empty: bool,
     beta: int,
-    board: np.uint64,
-    bottom: np.uint64,
-    claim_rows: np.uint64,
-    height: int,
+    geom: tuple[int, int, np.uint64, np.uint64, np.uint64],
 ) -> int:
     """The zugzwang bound one move ahead, for a move ``m`` (leaving the winning cells
     ``w``) at a node with an odd number of empty cells: after it the opponent is to move
     with an even number and the mover holds the zugzwang. Its value when it is a cut-off
     (``>= beta``) before any child is searched, else ``_NO_BOUND`` (also with an even
-    number of empty cells); a value above 1 needs a winning cell outside ``claim_rows``."""
+    number of empty cells); a value above 1 needs a winning cell outside ``claim_rows``
+    (``geom``: see :func:`_node_bounds`)."""
+    _, height, board, bottom, claim_rows = geom
     if not odd_empty or (beta > 1 and (w & ~claim_rows) == _ZERO):
         return _NO_BOUND
     bound = _zugzwang_bound(cur ^ mask, cur | m, w, mask | m, board, bottom, claim_rows, height)
@@ -983,8 +920,7 @@ def _order_score(
     m: np.uint64,
     mask: np.uint64,
     opp_win: np.uint64,
-    board: np.uint64,
-    bottom: np.uint64,
+    geom: tuple[int, int, np.uint64, np.uint64, np.uint64],
     tie_break: np.ndarray,
     tt_cells: np.uint64,
     single: bool,
@@ -992,9 +928,10 @@ def _order_score(
     """The ordering score of the move ``m`` (leaving the winning cells ``w``), best
     first: the table's move (``tt_cells``, its column), then :func:`_threat_score`,
     then the column's rank (``tie_break``, by bit); 0 at a node with a single move
-    (nothing to order)."""
+    (nothing to order; ``geom``: see :func:`_node_bounds`)."""
     if single:
         return 0
+    _, _, board, bottom, _ = geom
     sc = _threat_score(w, mask | m, opp_win, board, bottom) * _RANKS
     sc += tie_break[_u(trailing_zeros(m))]
     if (m & tt_cells) != _ZERO:
@@ -1049,18 +986,20 @@ def _count_nodes(stats: np.ndarray, nodes: int, symmetry: bool) -> None:
 def _push(
     stack: np.ndarray,
     d: int,
-    row: int,
-    wins: int,
+    layout: tuple[int, int],
     idx: int,
     cur: np.uint64,
     mask: np.uint64,
-    alpha: int,
-    beta: int,
+    window: tuple[int, int],
     whole: bool,
 ) -> tuple[np.uint64, np.uint64, int, int, np.uint64]:
     """Enter the ``idx``-th child of the node at row ``d`` (position ``cur``, ``mask``,
-    window ``alpha``, ``beta``): its row ``d + 1`` (:func:`_enter_row`) and its
-    (current, mask, alpha, beta, opponent's winning cells)."""
+    ``window`` = (alpha, beta)): its row ``d + 1`` (:func:`_enter_row`) and its
+    (current, mask, alpha, beta, opponent's winning cells). ``layout`` = (row, wins),
+    the stack's row length and first entry of the moves' winning cells
+    (:func:`_stack_columns`)."""
+    row, wins = layout
+    alpha, beta = window
     m = stack[_u(d * row + _MOVES + idx)]
     # the child's side to move holds the other stones (cur ^ mask); negamax window
     child, child_mask = cur ^ mask, mask | m
@@ -1134,15 +1073,7 @@ def _read_row(stack: np.ndarray, base: int) -> tuple[np.uint64, np.uint64, int, 
 def _search(
     d0: int,
     n0: int,
-    big: np.ndarray,
-    small: np.ndarray,
-    tparams: np.ndarray,
-    geo: np.ndarray,
-    col_masks: np.ndarray,
-    stack: np.ndarray,
-    stats: np.ndarray,
-    col_of_bit: np.ndarray,
-    tie_break: np.ndarray,
+    search: tuple,
     book: np.ndarray,
     mirror: bool | None,
     default_size: bool,
@@ -1151,6 +1082,10 @@ def _search(
 ) -> int:
     """The search of :func:`_negamax` from the node at row ``d0`` of the stack (current,
     mask, the opponent's winning cells, alpha, beta), which has ``n0 + d0`` stones.
+    ``search``: the search's arrays (big, small, tparams, geo, col_masks, stack, stats,
+    col_of_bit, tie_break): those of :func:`_negamax`'s ``state`` but the order and the
+    book, and the column of each bit and each bit's tie-break in the move ordering,
+    made by :func:`_negamax`. ``book``: read with ``probing`` only.
 
     ``mirror``, ``default_size`` and ``probing`` are constants: numba compiles a copy per
     combination, the other branches folded away. ``mirror=True``: with the mirror code,
@@ -1163,6 +1098,7 @@ def _search(
     scores of the nodes of ``book``'s ply are read from it (:mod:`solver.probe`).
     ``deep_default_size``: the ``default_size`` of the copy the hand-over goes to, so
     that a 7x6 search compiles no copy for other boards, nor they one for 7x6."""
+    big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break = search
     symmetry = mirror is not None
     book_ply = np.int64(book[0]) if probing else np.int64(-1)
     big_log2 = tparams[0]
@@ -1171,6 +1107,7 @@ def _search(
     deep, etc_stones, tt_stones = cells - DEEP_EMPTY, cells - ETC_EMPTY, cells - TT_EMPTY
     h1 = height + 1
     bottom, board, claim_rows, right_cols = _board_masks(width, height, col_masks)
+    geom = (cells, height, board, bottom, claim_rows)  # see _node_bounds
     row, wins, scores, lanes = _stack_columns(width)
     addr = (width, h1, symmetry, deep, big_log2, small_log2, key_bits)  # see _table_slot
     d, nodes, v = d0, 0, 0
@@ -1182,7 +1119,7 @@ def _search(
         nodes += 1
         n = n0 + d
         done, v, nxt, alpha, beta, best = _node_bounds(
-            cur, mask, opp_win, n, d == 0, alpha, beta, cells, board, bottom, claim_rows, height
+            cur, mask, opp_win, n, d == 0, alpha, beta, geom
         )
         if symmetry and not done:
             nxt = _mirror_moves(cur, mask, nxt, n, width, h1, right_cols)
@@ -1219,17 +1156,13 @@ def _search(
             while rest != _ZERO:
                 m = rest & (_ZERO - rest)  # x & -x: the lowest set bit
                 rest ^= m
-                w, two = _move_threats(
-                    stack, d * row + lanes + lane, two_threats, cur, mask, m, board, bottom,
-                    height, default_size,
-                )  # fmt: skip
+                at = d * row + lanes + lane
+                w, two = _move_threats(stack, at, two_threats, cur, mask, m, geom, default_size)
                 lane += 1
                 if two:
                     v, done = (cells - 1 - n) // 2, True
                     break
-                cut = _lookahead_cut(
-                    cur, mask, m, w, odd_empty, beta, board, bottom, claim_rows, height
-                )
+                cut = _lookahead_cut(cur, mask, m, w, odd_empty, beta, geom)
                 if cut != _NO_BOUND:
                     v, done, etc_col = cut, True, col_of_bit[_u(trailing_zeros(m))]
                     break
@@ -1247,7 +1180,7 @@ def _search(
                             # this move cannot raise alpha: left out, its bound joins best
                             best = max(best, -clower)
                             continue
-                sc = _order_score(w, m, mask, opp_win, board, bottom, tie_break, tt_cells, single)
+                sc = _order_score(w, m, mask, opp_win, geom, tie_break, tt_cells, single)
                 _insert_move(stack, d * row, wins, scores, k, m, w, sc)
                 k += 1
             if etc_col >= 0 or (not done and k == 0):
@@ -1261,16 +1194,13 @@ def _search(
             if not done:
                 _save_node(stack, d * row, alpha, beta, k, best)
                 cur, mask, alpha, beta, opp_win = _push(
-                    stack, d, row, wins, 0, cur, mask, alpha, beta, symmetry
+                    stack, d, (row, wins), 0, cur, mask, (alpha, beta), symmetry
                 )
                 d += 1
                 if mirror is None or n + 1 < SYMMETRY_STONES:
                     continue
                 # past the mirror code: the copy without it searches the child's subtree
-                v = _negamax_deep(
-                    d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break,
-                    deep_default_size,
-                )  # fmt: skip
+                v = _negamax_deep(d, n0, search, deep_default_size)
                 if stats[1] != 0:  # stopped (see below)
                     stats[0] += nodes
                     return 0
@@ -1299,16 +1229,13 @@ def _search(
                     stack[_u(d * row + _IDX)] = np.uint64(idx)
                     _, _, alpha, beta, _ = _read_row(stack, d * row)  # the row's window
                     cur, mask, alpha, beta, opp_win = _push(
-                        stack, d, row, wins, idx, cur, mask, alpha, beta, symmetry
+                        stack, d, (row, wins), idx, cur, mask, (alpha, beta), symmetry
                     )
                     d += 1
                     if mirror is None or n + 1 < SYMMETRY_STONES:
                         break
                     # past the mirror code, as above: return the child's value at once
-                    v = _negamax_deep(
-                        d, n0, big, small, tparams, geo, col_masks, stack, stats, col_of_bit,
-                        tie_break, deep_default_size,
-                    )  # fmt: skip
+                    v = _negamax_deep(d, n0, search, deep_default_size)
                     if stats[1] != 0:  # stopped
                         stats[0] += nodes
                         return 0
@@ -1336,33 +1263,24 @@ def _search(
 def _solve_one(
     cur: np.uint64,
     mask: np.uint64,
-    wdl: bool,
-    use_guess: bool,
-    guess: int,
-    lower: int,
-    start: int,
-    big: np.ndarray,
-    small: np.ndarray,
-    tparams: np.ndarray,
-    geo: np.ndarray,
-    order: np.ndarray,
-    col_masks: np.ndarray,
-    stack: np.ndarray,
-    stats: np.ndarray,
-    book: np.ndarray,
+    query: tuple[bool, bool, int, int, int],
+    state: tuple,
     default_size: bool,
     probing: bool,
     deep_copy: bool | None,
 ) -> int:
     """Exact score (or -1/0/+1 if ``wdl``) of a legal position nobody has won.
 
-    ``lower``: a proven lower bound of the score (:data:`NO_LOWER_BOUND`: none), at
-    most the most the side to move can score. Without a guess, the walk's first window
-    is (``start``, ``start + 1``): 0 ("win or not?"); a helper thread of a parallel
-    search starts one further.
+    ``query`` = (wdl, use_guess, guess, lower, start); ``state``: the search's arrays
+    (see :func:`_negamax`). ``lower``: a proven lower bound of the score
+    (:data:`NO_LOWER_BOUND`: none), at most the most the side to move can score.
+    Without a guess, the walk's first window is (``start``, ``start + 1``): 0 ("win or
+    not?"); a helper thread of a parallel search starts one further.
     Meaningless if ``stats[1]`` is set on return: another thread stopped it.
     ``default_size`` and ``probing``: constants of the entry kernel, see :func:`_negamax`.
     """
+    wdl, use_guess, guess, lower, start = query
+    _, _, tparams, geo, _, col_masks, _, stats, _ = state
     if default_size and not _is_7x6(geo, tparams):
         raise InternalError(
             "the compiled 7x6 search does not match solver.settings: numba's cache of "
@@ -1389,10 +1307,7 @@ def _solve_one(
         # the windows as run-time values: literal ones would compile more copies of
         # _negamax (and of everything it links), one per window
         zero = np.int64(0)
-        r = _negamax(
-            cur, mask, n, zero, zero + 1, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing, deep_copy,
-        )  # fmt: skip
+        r = _negamax(cur, mask, n, zero, state, default_size, probing, deep_copy)
         if stats[1] != 0:
             return 0  # stopped
         if r > 0:
@@ -1401,10 +1316,7 @@ def _solve_one(
             return -1
         if lower == 0:
             return 0  # at most a draw (r == 0), and at least one
-        r = _negamax(
-            cur, mask, n, zero - 1, zero, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing, deep_copy,
-        )  # fmt: skip
+        r = _negamax(cur, mask, n, zero - 1, state, default_size, probing, deep_copy)
         return 0 if r >= 0 else -1
     lo = -((cells - n) // 2)
     hi = (cells + 1 - n) // 2
@@ -1415,10 +1327,7 @@ def _solve_one(
         # at least minus it) is the score of about half of a ply's positions, each its
         # parent's best move: one window proves "at most the bound" and ends the search
         # (``benchmarks/bench_parent_bounds.py``); else it fails high to a better ``lo``
-        r = _negamax(
-            cur, mask, n, lower, lower + 1, big, small, tparams, geo, order, col_masks,
-            stack, stats, book, default_size, probing, deep_copy,
-        )  # fmt: skip
+        r = _negamax(cur, mask, n, lower, state, default_size, probing, deep_copy)
         if stats[1] != 0:
             return 0  # stopped
         if r <= lower:
@@ -1456,25 +1365,7 @@ def _solve_one(
                 guessing -= 1
                 if lo <= g < hi:
                     med = g
-        r = _negamax(
-            cur,
-            mask,
-            n,
-            med,
-            med + 1,
-            big,
-            small,
-            tparams,
-            geo,
-            order,
-            col_masks,
-            stack,
-            stats,
-            book,
-            default_size,
-            probing,
-            deep_copy,
-        )
+        r = _negamax(cur, mask, n, med, state, default_size, probing, deep_copy)
         if stats[1] != 0:
             return 0  # stopped
         if r <= med:
@@ -1486,59 +1377,35 @@ def _solve_one(
 
 @njit(cache=True, nogil=True)
 def _solve_batch(
-    first: np.ndarray,
-    masks: np.ndarray,
-    out: np.ndarray,
+    batch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     wdl: bool,
-    lower: np.ndarray,
-    big: np.ndarray,
-    small: np.ndarray,
-    tparams: np.ndarray,
-    geo: np.ndarray,
-    order: np.ndarray,
-    col_masks: np.ndarray,
-    stack: np.ndarray,
-    stats: np.ndarray,
-    book: np.ndarray,
+    state: tuple,
     default_size: bool,
     probing: bool,
     deep_copy: bool | None,
 ) -> None:
+    """The scores of many positions: ``batch`` = (first, masks, out, lower), the
+    positions (first player's stones, masks), the scores' array and each position's
+    proven lower bound, or empty (none); ``state``: the search's arrays (see
+    :func:`_negamax`). A stopped search (``stats[1]``: the stop flag or the node
+    limit) ends the batch: ``out`` keeps what the caller put in the positions not
+    solved (a mark)."""
     # no guess: the previous score (the neighbours of a build are related) made a
     # worse first guess than walking from 0 (measured: 5% more nodes on the
     # build's positions, 16% on related 12-ply positions). The arguments of the
     # one-position kernel as run-time values of the types a single solve passes,
     # so that both use one compiled copy of it (literals would compile another)
-    # ``lower``: each position's proven lower bound, or empty (none)
-    # A stopped search (``stats[1]``: the stop flag or the node limit) ends the batch:
-    # ``out`` keeps what the caller put in the positions not solved (a mark)
+    first, masks, out, lower = batch
+    stats = state[7]
     no_guess = np.bool_(False)
     zero = np.int64(0)
     bounded = lower.shape[0] != 0
     for i in range(first.shape[0]):
         mask = masks[i]
         cur = first[i] if popcount(mask) % 2 == 0 else first[i] ^ mask
-        score = _solve_one(
-            cur,
-            mask,
-            wdl,
-            no_guess,
-            zero,
-            np.int64(lower[i]) if bounded else np.int64(NO_LOWER_BOUND),
-            zero,
-            big,
-            small,
-            tparams,
-            geo,
-            order,
-            col_masks,
-            stack,
-            stats,
-            book,
-            default_size,
-            probing,
-            deep_copy,
-        )
+        bound = np.int64(lower[i]) if bounded else np.int64(NO_LOWER_BOUND)
+        query = (wdl, no_guess, zero, bound, zero)
+        score = _solve_one(cur, mask, query, state, default_size, probing, deep_copy)
         if stats[1] != 0:
             return
         out[i] = score
@@ -1574,20 +1441,10 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
         guess: int,
         lower: int,
         start: int,
-        big: np.ndarray,
-        small: np.ndarray,
-        tparams: np.ndarray,
-        geo: np.ndarray,
-        order: np.ndarray,
-        col_masks: np.ndarray,
-        stack: np.ndarray,
-        stats: np.ndarray,
-        book: np.ndarray,
+        state: tuple,
     ) -> int:
-        return _solve_one(
-            cur, mask, wdl, use_guess, guess, lower, start, big, small, tparams, geo, order,
-            col_masks, stack, stats, book, default_size, probing, deep_copy,
-        )  # fmt: skip
+        query = (wdl, use_guess, guess, lower, start)
+        return _solve_one(cur, mask, query, state, default_size, probing, deep_copy)
 
     def solve_batch(
         first: np.ndarray,
@@ -1595,20 +1452,10 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
         out: np.ndarray,
         wdl: bool,
         lower: np.ndarray,
-        big: np.ndarray,
-        small: np.ndarray,
-        tparams: np.ndarray,
-        geo: np.ndarray,
-        order: np.ndarray,
-        col_masks: np.ndarray,
-        stack: np.ndarray,
-        stats: np.ndarray,
-        book: np.ndarray,
+        state: tuple,
     ) -> None:
-        _solve_batch(
-            first, masks, out, wdl, lower, big, small, tparams, geo, order, col_masks, stack,
-            stats, book, default_size, probing, deep_copy,
-        )  # fmt: skip
+        batch = (first, masks, out, lower)
+        _solve_batch(batch, wdl, state, default_size, probing, deep_copy)
 
     kernels = []
     for func, name in ((solve_one, "_solve_one"), (solve_batch, "_solve_batch")):
@@ -1633,6 +1480,31 @@ _LIGHT_KERNELS = {
 
 
 # ------------------------------------------------------------- Python API
+class FirstUse(Protocol):
+    """What chooses a solver's entry kernel on a first use (:mod:`solver._firstuse`)."""
+
+    def choose(
+        self, fast: Any, light: Any, args: tuple[Any, ...], variant: tuple[int, int, bool, bool]
+    ) -> Any:
+        """The kernel to call with ``args``: ``fast`` or ``light``."""
+
+    def start_light(
+        self, fast: Any, light: Any, args: tuple[Any, ...], variant: tuple[int, int, bool, bool]
+    ) -> None:
+        """Start compiling ``light`` if a first use will take it for such arguments."""
+
+
+#: the first use's kernel choice: installed by :mod:`solver._firstuse` when it is
+#: loaded (the package loads it with the search); None: always the fast kernels
+_first_use: FirstUse | None = None
+
+
+def install_first_use(first_use: FirstUse | None) -> None:
+    """Let ``first_use`` choose the solvers' entry kernels (None: the fast ones)."""
+    global _first_use
+    _first_use = first_use
+
+
 def _column_order(width: int) -> list[int]:
     """Centre first, then alternately left and right: 3 2 4 1 5 0 6 for width 7."""
     return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
@@ -1941,8 +1813,9 @@ class Solver:
             pos = _warm_up_position(self.width, self.height)
             if not wait:
                 for batch in [False] * solve + [True] * solve_many:
-                    args = tiny._warm_up_args(pos, batch)
-                    _firstuse.start_light(*tiny._entry_choice(batch), args, tiny._variant(batch))
+                    if _first_use is not None:
+                        args, variant = tiny._warm_up_args(pos, batch), tiny._variant(batch)
+                        _first_use.start_light(*tiny._entry_choice(batch), args, variant)
                 return time.perf_counter() - start
             if solve:
                 tiny.solve(pos)
@@ -1998,7 +1871,10 @@ class Solver:
         solver and these arguments: the copies of the search its board and book need
         (:func:`_entry_kernels`); on a first use the light kernel, while the fast one
         compiles in the background (:mod:`solver._firstuse`)."""
-        return _firstuse.choose(*self._entry_choice(batch), args, self._variant(batch))
+        fast, light = self._entry_choice(batch)
+        if _first_use is None:
+            return fast
+        return _first_use.choose(fast, light, args, self._variant(batch))
 
     def _entry_choice(self, batch: bool) -> tuple[Any, Any]:
         """(fast, light) entry kernels of this solver's board and book."""
@@ -2021,8 +1897,10 @@ class Solver:
         return int(self._book_array[1]) != 0
 
     def _kernel_args(self, worker: int = 0) -> tuple:
+        """The entry kernels' last argument, the search's arrays as one tuple (see
+        :func:`_negamax`): the solver's and those of the thread ``worker``."""
         w = self._workers[worker]
-        return (
+        state = (
             self.table.big,
             w.small,
             self.table.params,
@@ -2033,6 +1911,7 @@ class Solver:
             w.stats,
             self._book_array,
         )
+        return (state,)
 
     def _run(
         self,

@@ -27,7 +27,7 @@ import pytest
 from openingbook.api import open_book
 from openingbook.engine import book_probe
 from solver import NO_LOWER_BOUND, Position, Solver, _firstuse, _native
-from solver._jit import NATIVE_KERNELS
+from solver._native import NATIVE_KERNELS
 from solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
 from solver.settings import SYMMETRY_STONES
 from tests.helpers import CLI, random_game

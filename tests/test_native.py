@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from solver import DEFAULT_BOARD, NO_LOWER_BOUND, Position, Solver, _native
-from solver._jit import NATIVE_KERNELS
+from solver._native import NATIVE_KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the entry kernels of a 7x6 solver without a book (solver.search._entry_kernels)
@@ -90,6 +90,10 @@ def test_signatures():
     assert sig(("text",)) is None
     assert sig((1 << 70,)) is None
     assert sig((np.zeros(2, np.bool_),)) is None
+    # a tuple (the search's arrays travel as one): its items in parentheses, one level
+    assert sig((1, (arr, np.zeros(2, np.int8)))) == "i,(A:L2 A:b1)"
+    assert sig(((1, (2,)),)) is None
+    assert _native._plan("i,(A:L2 A:b1)") == [("scalar", "q", 0), ("tuple", "A:L2,A:b1", 2)]
     assert _native._plan("b,i,s:L,A:L2") == [
         ("bool", "?", 0),
         ("scalar", "q", 0),
@@ -337,3 +341,36 @@ def test_the_declared_numba_range_is_the_tested_one():
     assert f'"numba>={low[0]}.{low[1]},<{high[0]}.{high[1]}"' in text
     assert _native.numba_tested(), version("numba")
     assert re.search(r'"numba>=[^"]*<', text)
+
+
+def test_the_native_runtime_is_numbas():
+    """The one dependence on numba's internals, :data:`solver._native._RUNTIME_C`: its
+    memory record is numba's (refct, dtor, dtor_info, data, size; the compiled code reads
+    ``data``), it defines every entry point it names, and numba's code for a kernel that
+    allocates and raises calls nothing else. A numba that changes any of them fails here,
+    by name."""
+    import re
+
+    import llvmlite.binding as ll
+    import numba
+    from numba.core.runtime import nrtdynmod
+
+    assert str(nrtdynmod._meminfo_struct_type) == "{i64, i8*, i8*, i8*, i64}"
+    record = re.search(r"typedef struct \{(.*?)\} meminfo;", _native._RUNTIME_C, re.S)
+    assert record is not None
+    fields = re.findall(r"(\w+);", record.group(1))
+    assert fields[:5] == ["refct", "dtor", "dtor_info", "data", "size"]
+    for name in _native.RUNTIME_FUNCTIONS:
+        assert re.search(rf"\b{name}\([^;]*\{{", _native._RUNTIME_C), name
+
+    @numba.cfunc("int64(int64)")
+    def scratch(n):
+        values = np.zeros(n, np.int64)  # numba's memory record
+        if n > 100:
+            raise ValueError("too many")  # numba's error path
+        return values.sum()
+
+    module = ll.parse_assembly(scratch.inspect_llvm())
+    assert _native.unprovided(module) == []
+    declared = {f.name for f in module.functions if f.is_declaration}
+    assert "NRT_MemInfo_alloc_aligned" in declared  # what the runtime is there for

@@ -32,18 +32,12 @@ def _copies(default_size: bool) -> tuple:
     another copy of the search than the one the solver runs)."""
 
     @njit
-    def general(cur, mask, n, alpha, beta, big, small, tparams, geo, order, cols, stack, stats, bk):
-        return search._negamax(
-            cur, mask, n, alpha, beta, big, small, tparams, geo, order, cols, stack, stats, bk,
-            default_size, False, default_size,
-        )  # fmt: skip
+    def general(cur, mask, n, alpha, state):
+        return search._negamax(cur, mask, n, alpha, state, default_size, False, default_size)
 
     @njit
-    def mirror_free(d0, n0, big, small, tparams, geo, cols, stack, stats, col_of_bit, tie_break):
-        return search._negamax_deep(
-            d0, n0, big, small, tparams, geo, cols, stack, stats, col_of_bit, tie_break,
-            default_size,
-        )  # fmt: skip
+    def mirror_free(d0, n0, arrays):
+        return search._negamax_deep(d0, n0, arrays, default_size)
 
     return general, mirror_free
 
@@ -57,17 +51,19 @@ def _default_size(solver: Solver) -> bool:
 
 
 def _general(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
-    """``_negamax`` on ``pos`` (the kernel the solver runs)."""
+    """``_negamax`` on ``pos`` (the kernel the solver runs; null windows only)."""
+    assert beta == alpha + 1
     args = solver._kernel_args()
     n = pos.stone_count
     general = _KERNELS[_default_size(solver)][0]
-    return int(general(np.uint64(pos.current), np.uint64(pos.mask), n, alpha, beta, *args))
+    return int(general(np.uint64(pos.current), np.uint64(pos.mask), n, alpha, *args))
 
 
 def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     """``_negamax_deep`` on ``pos`` as the root, whatever its stone count (the
     mirror code only saves work: without it the search is as exact)."""
-    big, small, tparams, geo, order, col_masks, stack, stats, _book = solver._kernel_args()
+    (state,) = solver._kernel_args()
+    order, stack = state[4], state[6]
     width, height = solver.width, solver.height
     stack[search._CUR] = pos.current  # row 0 of the flat stack
     stack[search._MASK] = pos.mask
@@ -80,19 +76,9 @@ def _mirror_free(solver: Solver, pos: Position, alpha: int, beta: int) -> int:
     rank[order] = search._RANKS - 1 - np.arange(width)
     tie_break = np.zeros(64, dtype=np.int64)  # by bit
     tie_break[: width * (height + 1)] = np.repeat(rank, height + 1)
-    v = _KERNELS[_default_size(solver)][1](
-        0,
-        pos.stone_count,
-        big,
-        small,
-        tparams,
-        geo,
-        col_masks,
-        stack,
-        stats,
-        col_of_bit,
-        tie_break,
-    )
+    big, small, tparams, geo, _, col_masks, _, stats, _ = state
+    arrays = (big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break)
+    v = _KERNELS[_default_size(solver)][1](0, pos.stone_count, arrays)
     return int(v)
 
 
@@ -233,13 +219,12 @@ def test_the_7x6_kernel_refuses_a_table_it_was_not_compiled_for():
     from solver.errors import InternalError
 
     solver = Solver(table_log2=16)
-    big, small, tparams, *rest = solver._kernel_args()
-    other = tparams.copy()
+    (state,) = solver._kernel_args()
+    other = state[2].copy()  # tparams
     other[1] += 1  # the small table's log2
     pos = Position.from_moves("4455")
     one = search._ENTRY_KERNELS[True, False][0]
-    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, NO_LOWER_BOUND, 0,
-            big, small)  # fmt: skip
+    args = (np.uint64(pos.current), np.uint64(pos.mask), False, False, 0, NO_LOWER_BOUND, 0)
     with pytest.raises(InternalError):
-        one(*args, other, *rest)
-    assert one(*args, tparams, *rest) == 18  # the right table: the answer
+        one(*args, (*state[:2], other, *state[3:]))
+    assert one(*args, state) == 18  # the right table: the answer

@@ -28,10 +28,10 @@ import sys
 import solver.search as search
 def announced(kernel):
     def search(*args):
-        # geo (width, height, cells, stop, node limit), the sixth argument from the end
-        # (geo, order, col_masks, stack, stats, book); the second: the mask (of each
-        # position, for the batch kernel); the warm-up's position is 8 cells from the end
-        geo = args[-6]
+        # geo (width, height, cells, stop, node limit), the fourth of the search's arrays,
+        # the last argument; the second: the mask (of each position, for the batch
+        # kernel); the warm-up's position is 8 cells from the end
+        geo = args[-1][3]
         masks = args[1].tolist() if args[1].ndim else [int(args[1])]
         if geo[2] > 16 and min(m.bit_count() for m in masks) < geo[2] - 8:
             sys.stderr.write("SEARCHING\\n")
