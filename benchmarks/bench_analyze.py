@@ -51,7 +51,7 @@ from runinfo import run_info
 from openingbook.api import open_book
 from openingbook.atomicio import write_json_atomic
 from openingbook.engine import Engine, book_probe
-from solver import BoardSize, Position, Solver
+from openingbook.solver import BoardSize, Position, Solver
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent

@@ -9,7 +9,7 @@ once), each analysed (the exact score of every legal move) by, position after po
 
 * ``engine``: ``openingbook.engine.Engine().analyze(moves)`` with the shipped books,
   whatever the engine does with them on this checkout;
-* ``solver``: ``Solver.analyze(moves)``, no book;
+* ``openingbook.solver``: ``Solver.analyze(moves)``, no book;
 * ``pons_book``: Pascal Pons' solver, ``--pons PATH -a -b BOOK`` (his analyze mode:
   the score of every column), with a Pons-format book made by our ``openingbook
   export 12-dist --format pons -o BOOK`` (his solver probes it during the search for
@@ -27,13 +27,13 @@ under 0.1 s the least of ``--pons-repeat`` processes) minus the least CPU time o
 same command with no position (loading the book, allocating its table, start and
 exit; ``overhead_ms`` in the results), measured in the same run: then a few
 milliseconds of noise stay in Pons' figures. Every answer is compared with
-``solver``'s: the engine must agree (else the run stops), Pons' disagreements are
+``openingbook.solver``'s: the engine must agree (else the run stops), Pons' disagreements are
 counted and listed.
 
 Prints and writes (``benchmarks/results/analyze-deep.json``) median, p99 (nearest rank:
 with fewer than 100 positions, the largest), mean and max milliseconds per
 position per engine and stone count, and the ratios of medians and means against
-``solver`` and against ``pons_book``. Pons' solver absent: its columns are skipped
+``openingbook.solver`` and against ``pons_book``. Pons' solver absent: its columns are skipped
 with a message. Build it as ``benchmarks/DECISIONS.md`` ("Peers") says.
 """
 
@@ -56,7 +56,7 @@ from runinfo import run_info
 
 from openingbook.atomicio import write_json_atomic
 from openingbook.engine import Engine
-from solver import Solver
+from openingbook.solver import Solver
 
 ROOT = Path(__file__).resolve().parent
 #: Pons' analyze mode prints this for a column that cannot be played

@@ -39,7 +39,7 @@ def solve_empty(width: int, height: int, table_log2: int, budget: float, out: mp
     seconds."""
     import resource
 
-    from solver import Position, Solver
+    from openingbook.solver import Position, Solver
 
     solver = Solver(table_log2=table_log2, width=width, height=height)
     solver.warm_up()
@@ -54,14 +54,14 @@ def solve_empty(width: int, height: int, table_log2: int, budget: float, out: mp
 
 def outcome(score: int, width: int, height: int) -> tuple[str, int]:
     """(winner of the empty board, the move on which the game ends) from its score."""
-    from solver import plies_from_score, winner_from_score
+    from openingbook.solver import plies_from_score, winner_from_score
 
     return str(winner_from_score(score, 0)), plies_from_score(score, 0, width, height)
 
 
 def fits(width: int, height: int) -> str | None:
     """Why the solver cannot take this board, or None."""
-    from solver import check_board_size
+    from openingbook.solver import check_board_size
 
     try:
         check_board_size(width, height)

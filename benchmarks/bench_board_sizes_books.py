@@ -44,7 +44,7 @@ def _capped_child(width: int, height: int, table_log2: int, wdl: bool, cap: floa
     """Child process: solve one position under a CPU-time limit, put its CPU seconds."""
     import resource
 
-    from solver import Solver
+    from openingbook.solver import Solver
 
     solver = Solver(table_log2=table_log2, width=width, height=height)
     solver.warm_up()
@@ -69,7 +69,7 @@ def measure_capped(
     import multiprocessing as mp
     import queue
 
-    from solver import enumerate_positions
+    from openingbook.solver import enumerate_positions
 
     row: dict[str, object] = {"board": f"{width}x{height}", "plies": plies, "cap_seconds": cap}
     first, mask = enumerate_positions(plies, None, width, height)
@@ -109,7 +109,7 @@ def measure(
     width: int, height: int, plies: int, sample: int, budget: float, table_log2: int, seed: int
 ) -> dict[str, object]:
     """One case: enumerate, sample, solve (exact, then win/draw/loss), extrapolate."""
-    from solver import Solver, enumerate_positions
+    from openingbook.solver import Solver, enumerate_positions
 
     row: dict[str, object] = {"board": f"{width}x{height}", "plies": plies}
     try:
@@ -159,7 +159,7 @@ def main() -> None:
     )
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
     args = parser.parse_args()
-    from solver import parse_board_size
+    from openingbook.solver import parse_board_size
 
     rows = []
     for case in args.cases:

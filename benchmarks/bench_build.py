@@ -63,7 +63,7 @@ from openingbook.memory import default_jobs
 from openingbook.pipeline.build import BuildOptions, build_book, plan_build
 from openingbook.pipeline.executors import worker_ranges
 from openingbook.pipeline.workdir import ChunkResult
-from solver import DEFAULT_BOARD, Position, Solver, positions_with_moves
+from openingbook.solver import DEFAULT_BOARD, Position, Solver, positions_with_moves
 
 ROOT = Path(__file__).resolve().parent
 FULL_BOOK_POSITIONS = 4_200_899  # 12-ply book positions (FORMATS.md)

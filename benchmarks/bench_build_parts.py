@@ -8,7 +8,7 @@ Usage: ``python benchmarks/bench_build_parts.py [--plies 14] [--parts 32] [--str
 The 14- and 15-ply books are built in parts (``openingbook build --plies P
 --distances --part i/n``, see ``docs/BOOK14.md``, ``docs/BOOK15.md``): part ``i`` of
 ``n`` holds the positions whose canonical key hashes to ``i``
-(:func:`solver.enumerate.part_of`), in the enumeration's order, and one worker solves
+(:func:`openingbook.solver.enumerate.part_of`), in the enumeration's order, and one worker solves
 a part's chunks in that order, keeping its table. Each stratum reproduces that: a part
 spread evenly over ``1..n`` is enumerated, a random window of ``warmup + timed``
 consecutive positions of it is solved by one fresh solver (exact scores, as the
@@ -38,7 +38,7 @@ import numpy as np
 from cross_pons import pons_scores
 
 from openingbook.atomicio import write_json_atomic
-from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
+from openingbook.solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
 
 ROOT = Path(__file__).resolve().parent
 #: The 12-ply distance book's measured cost (benchmarks/README, ninth pass, median).

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from openingbook.formats.compact import CompactBook, write_compact  # noqa: E402
 from openingbook.registry import resolve_book  # noqa: E402
-from solver import BoardSize, mirror_bits  # noqa: E402
+from openingbook.solver import BoardSize, mirror_bits  # noqa: E402
 
 READER = ROOT / "readers" / "c"
 

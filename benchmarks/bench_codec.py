@@ -8,7 +8,7 @@ shared; wall time / CPU time is recorded too). Measures, best of several repetit
 * codec, numpy path: ``encode_keys``, ``encode_key_pairs`` (key + mirrored key),
   ``decode_keys`` (with and without the legality check), ``mirror_keys`` in
   positions per second, on 1,000,000 distinct 12-ply book positions
-  (``solver.enumerate_positions(12)``, sampled with a fixed seed);
+  (``openingbook.solver.enumerate_positions(12)``, sampled with a fixed seed);
 * codec, bitarray reference: microseconds per position for encode + decode;
 * single lookups (``Book.get``) in microseconds: on the original 8-ply file
   (reference/thill-original-book8.dat) and on two synthetic 12-ply books built
@@ -52,7 +52,7 @@ from openingbook.formats.thill import (
     Records,
     write_book,
 )
-from solver import DEFAULT_BOARD, Position, enumerate_positions, mirror_bits
+from openingbook.solver import DEFAULT_BOARD, Position, enumerate_positions, mirror_bits
 
 ROOT = Path(__file__).resolve().parent
 REFERENCE = ROOT.parent / "tests" / "data" / "thill-original-book8.dat"

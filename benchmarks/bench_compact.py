@@ -51,7 +51,7 @@ from openingbook.formats.compact import CompactBook  # noqa: E402
 from openingbook.formats.pons import choose_log_size, next_prime, partial_key_bytes  # noqa: E402
 from openingbook.formats.thill import Book  # noqa: E402
 from openingbook.retrieval import build_retrieval  # noqa: E402
-from solver import DEFAULT_BOARD, Position, canonical_keys, mirror_bits  # noqa: E402
+from openingbook.solver import DEFAULT_BOARD, Position, canonical_keys, mirror_bits  # noqa: E402
 
 BOOKS = ROOT / "books"
 FULL_12 = 4_200_899
@@ -196,7 +196,7 @@ _FRESH = """
 import json, sys, time
 import numpy as np
 from openingbook.formats.compact import CompactBook
-from solver import Position
+from openingbook.solver import Position
 paths, picks, rounds = json.loads(sys.stdin.read())
 books = [CompactBook(p) for p in paths]
 picks = [Position.from_bitboards(f, m, w, h) for f, m, w, h in picks]

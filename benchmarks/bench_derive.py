@@ -4,7 +4,7 @@ Usage: ``python benchmarks/bench_derive.py [--repeat 1] [--out benchmarks/result
 
 No solved 12-ply book exists on this machine (building one takes days of CPU),
 so the benchmark writes **complete 12-ply books with synthetic values**: every
-one of the 4,200,899 positions (from :func:`solver.enumerate.enumerate_positions`)
+one of the 4,200,899 positions (from :func:`openingbook.solver.enumerate.enumerate_positions`)
 with a random but well-formed value (a distance byte of the right parity for the
 distance book; draw / second-player win for the pruned one, first-player wins
 dropped). The values do not change the work: every layer is expanded, every
@@ -33,8 +33,8 @@ from openingbook.formats import load_book
 from openingbook.formats.thill import BookFormat, Records, write_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.negamax import derive_values
-from solver import DEFAULT_BOARD
-from solver.enumerate import enumerate_positions
+from openingbook.solver import DEFAULT_BOARD
+from openingbook.solver.enumerate import enumerate_positions
 
 ROOT = Path(__file__).resolve().parent
 

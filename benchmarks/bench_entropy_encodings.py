@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from openingbook.checks.entropy import CONTEXTS, position_contexts  # noqa: E402
 from openingbook.compressed import build_function, query_function  # noqa: E402
 from openingbook.formats import load_book, open_book  # noqa: E402
-from solver import canonical_keys  # noqa: E402
+from openingbook.solver import canonical_keys  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "entropy-encodings.json"
 

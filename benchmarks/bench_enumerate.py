@@ -50,7 +50,7 @@ QUICK = ("8-ply book", "8-ply raw")
 
 def run_case(name: str, repeat: int) -> dict:
     """Time one case in this process (called in the child)."""
-    import solver
+    from openingbook import solver
 
     func_name, kwargs, expected = CASES[name]
     func = getattr(solver, func_name)

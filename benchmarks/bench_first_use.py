@@ -10,7 +10,7 @@ native cache, beside the packages and in the run's own ``$HOME/.cache``), and
 times a first run (everything compiled) and a second run (everything cached) of
 the installed ``openingbook`` script, as whole processes (wall time from start to
 exit, and the child's CPU time). Between them it waits for the background compile
-of the fast search a first run starts (``solver._firstuse``; detached, so neither
+of the fast search a first run starts (``openingbook.solver._firstuse``; detached, so neither
 its time nor its CPU is the first run's) and records how long it still ran after the
 first run had ended. Each command starts from cold caches, as the
 first command after an install. The runs ask for the compile note
@@ -36,7 +36,7 @@ from pathlib import Path
 from runinfo import run_info
 
 from openingbook.atomicio import write_json_atomic
-from solver._firstuse import background_locks
+from openingbook.solver._firstuse import background_locks
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent

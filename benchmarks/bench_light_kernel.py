@@ -29,7 +29,7 @@ from bench_solver import random_positions  # noqa: E402
 from runinfo import run_info  # noqa: E402
 
 from openingbook.atomicio import write_json_atomic  # noqa: E402
-from solver import Position, Solver, _firstuse  # noqa: E402
+from openingbook.solver import Position, Solver, _firstuse  # noqa: E402
 
 REAL_CHOOSE = _firstuse.choose
 

@@ -68,7 +68,7 @@ from runinfo import machine_info, wait_for_background_compiles
 from openingbook.atomicio import write_json_atomic
 from openingbook.layouts import LAYOUTS, write_boards
 from openingbook.oracle import FULL_COLUMN, Oracle
-from solver import Position
+from openingbook.solver import Position
 
 ROOT = Path(__file__).resolve().parent
 SEED = 20261127

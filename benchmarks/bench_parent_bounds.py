@@ -36,7 +36,7 @@ from openingbook.formats import open_book  # noqa: E402
 from openingbook.pipeline.build import BuildOptions, plan_build  # noqa: E402
 from openingbook.pipeline.enumeration import parse_part  # noqa: E402
 from openingbook.pipeline.solving import parent_lower_bounds  # noqa: E402
-from solver import DEFAULT_BOARD, NO_LOWER_BOUND, Solver  # noqa: E402
+from openingbook.solver import DEFAULT_BOARD, NO_LOWER_BOUND, Solver  # noqa: E402
 
 
 def positions(plies: int, part: str | None, under: str | None, chunks: int):

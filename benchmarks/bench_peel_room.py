@@ -22,7 +22,7 @@ from openingbook.compressed import _code_table, _codewords, _peel, code_lengths 
 from openingbook.contexts import CONTEXT_THREATS_CENTRE, position_contexts  # noqa: E402
 from openingbook.formats import load_book  # noqa: E402
 from openingbook.retrieval import FIRST_SEED  # noqa: E402
-from solver import canonical_keys  # noqa: E402
+from openingbook.solver import canonical_keys  # noqa: E402
 
 
 def main() -> None:

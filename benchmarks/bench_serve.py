@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from openingbook.atomicio import write_json_atomic
-from solver import Position
+from openingbook.solver import Position
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent

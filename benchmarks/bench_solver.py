@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from openingbook.atomicio import write_json_atomic
-from solver import Position, Solver
+from openingbook.solver import Position, Solver
 
 ROOT = Path(__file__).resolve().parent
 SEED = 20240607
@@ -314,7 +314,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from solver.settings import TABLE_LOG2
+    from openingbook.solver.settings import TABLE_LOG2
 
     table_log2 = args.table_log2 or TABLE_LOG2
     repeat = args.repeat or (1 if args.quick else 2)

@@ -1,9 +1,9 @@
-"""Benchmark: two copies of the ``solver`` package on the same positions, alternating.
+"""Benchmark: two copies of the ``openingbook.solver`` package on the same positions, alternating.
 
 Usage: ``python benchmarks/bench_solver_ab.py BEFORE AFTER [--runs 5] [--count 60]
-[--out PATH]``, where BEFORE and AFTER are directories that each hold a ``solver``
+[--out PATH]``, where BEFORE and AFTER are directories that each hold a ``openingbook.solver``
 package (e.g. ``git archive <commit> solver | tar -x -C /tmp/before``, and the
-worktree root). Each run is a fresh process that imports ``solver`` from one of the
+worktree root). Each run is a fresh process that imports ``openingbook.solver`` from one of the
 directories, solves every position with a fresh default solver (after one warm-up
 solve that loads the compiled kernel) and reports its CPU time and nodes. The runs
 alternate BEFORE, AFTER, BEFORE, ... so that both see the same load on a shared
@@ -25,11 +25,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: what one run does, in a fresh process with ``solver`` imported from sys.argv[1]
+#: what one run does, in a fresh process with ``openingbook.solver`` imported from sys.argv[1]
 CHILD = r"""
 import json, random, sys, time
 sys.path.insert(0, sys.argv[1])
-from solver import Position, Solver
+from openingbook.solver import Position, Solver
 
 def positions(count, plies, seed, width=7, height=6):
     rng = random.Random(seed)

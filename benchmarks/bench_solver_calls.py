@@ -23,7 +23,7 @@ import numpy as np
 from runinfo import machine_info, wait_for_background_compiles
 
 from openingbook.atomicio import write_json_atomic
-from solver import Position, Solver
+from openingbook.solver import Position, Solver
 
 ROOT = Path(__file__).resolve().parent
 #: 7x6 positions the search answers in microseconds (a full table, or few cells left)

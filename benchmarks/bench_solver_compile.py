@@ -2,17 +2,17 @@
 
 Usage: ``python benchmarks/bench_solver_compile.py TREE [TREE ...] [--runs 2]
 [--kernel fast|light] [--out PATH]``, where each TREE is a directory holding a
-``solver`` package (e.g. ``git archive <commit> solver | tar -x -C /tmp/before``, and
+``openingbook.solver`` package (e.g. ``git archive <commit> solver | tar -x -C /tmp/before``, and
 the worktree root). ``--kernel light``: the first use's light entry kernel
-(:mod:`solver._firstuse`, one copy of ``_search``) instead of the fast one.
+(:mod:`openingbook.solver._firstuse`, one copy of ``_search``) instead of the fast one.
 
 Each run is a fresh process with numba's cache in a new empty directory and the
-native cache off, importing ``solver`` from TREE, that solves one 14-stone position
+native cache off, importing ``openingbook.solver`` from TREE, that solves one 14-stone position
 (``44444433333312``, a draw) with a small table: numba compiles the 7x6 entry kernel
 and the two copies of ``_search`` it calls. Timed in the compiling thread (thread CPU,
 from numba's ``numba:compile`` event of the entry kernel to its end). A tree whose
 search compiles one copy in a child process and waits for it (``subprocess.Popen.wait``,
-started from a hook in ``solver._jit.COMPILE_HOOKS``; ``OPENINGBOOK_COMPILE_CHILD=1``
+started from a hook in ``openingbook.solver._jit.COMPILE_HOOKS``; ``OPENINGBOOK_COMPILE_CHILD=1``
 is set; see benchmarks/DECISIONS.md, "The kernel") also gets the thread CPU before
 and after the wait for the child, the wait (wall) and the child's CPU, and the
 estimate of a quiet 2-core machine: max(before the wait, the child) + after it. The
@@ -39,13 +39,13 @@ from openingbook.atomicio import write_json_atomic
 
 ROOT = Path(__file__).resolve().parent
 
-#: one run, in a fresh process with ``solver`` imported from sys.argv[1]
+#: one run, in a fresh process with ``openingbook.solver`` imported from sys.argv[1]
 CHILD = r"""
 import json, resource, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
-from solver import Position, Solver, _jit
+from openingbook.solver import Position, Solver, _jit
 if sys.argv[2] == "light":  # the kernel a first use runs while the fast one compiles
-    from solver import _firstuse
+    from openingbook.solver import _firstuse
     _firstuse.choose = lambda fast, light, args, variant: light
 
 marks = {}

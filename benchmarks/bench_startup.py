@@ -11,7 +11,7 @@ burst of load on this shared host hits every case alike; the figure per case is
 the median over the rounds. The processes run with Python's bytecode cache on
 (``PYTHONDONTWRITEBYTECODE`` removed from their environment), as an installed
 package has its ``.pyc`` files. Before timing, two untimed rounds fill numba's cache,
-the native cache (``solver/_native.py``: each kernel's library is saved by the
+the native cache (``openingbook/solver/_native.py``: each kernel's library is saved by the
 first process that runs it) and the OS file cache: ``solve`` and the compact
 lookups are measured with a warm cache.
 

@@ -30,12 +30,12 @@ from bench_build import FULL_CHUNK_SIZE, full_book_cost, strata_shards
 
 from openingbook.pipeline.build import BuildOptions, plan_build
 from openingbook.pipeline.executors import worker_ranges
-from solver import DEFAULT_BOARD, Solver
+from openingbook.solver import DEFAULT_BOARD, Solver
 
 
 def _walk(solver: Solver, cur: int, mask: int, windows: Counter) -> int:
     """The exact score by the walk of search._solve_one, recording nodes per window."""
-    from solver import search
+    from openingbook.solver import search
 
     args = solver._kernel_args()
     n = bin(mask).count("1")

@@ -10,7 +10,8 @@ For each part (``openingbook build --part``; docs/BOOK14.md), every check that a
 to a part on its own:
 
 * the file (``openingbook info``): the CRC-32 over header and payload, the position
-  count against the enumeration of the part (``solver.enumerate_positions(part=)``), every
+  count against the enumeration of the part (``openingbook.solver.enumerate_positions(part=)``),
+  every
   position's value decoded and of the right kind;
 * the solver (``openingbook check --sample K``): ``K`` positions picked at random
   (seed = the part number) re-solved;
@@ -47,7 +48,7 @@ from openingbook.checks.plycounts import PlyCounts, add_counts
 from openingbook.checks.stats import book_stats
 from openingbook.formats.compact import CompactBook, describe_compact
 from openingbook.formats.thill import BookFormat, parity_faults
-from solver import mirror_bits
+from openingbook.solver import mirror_bits
 
 ROOT = Path(__file__).resolve().parent
 

@@ -8,7 +8,7 @@ do not, and the search is compute-bound, so they are the yardstick for small cha
 to the kernel (the instruction counts in benchmarks/DECISIONS.md were measured this way).
 
 How: the kernel (the batch entry kernel of a 7x6 solver without a book,
-``solver.search._solve_batch_7x6``, and everything it calls) is compiled
+``openingbook.solver.search._solve_batch_7x6``, and everything it calls) is compiled
 ahead of time with ``numba.pycc`` into an extension module that imports with numpy
 alone (importing numba under valgrind takes many minutes). The module solves
 ``--positions`` consecutive 12-ply positions of the build's order (from one eighth
@@ -36,7 +36,7 @@ import numpy as np
 from runinfo import run_info
 
 from openingbook.atomicio import write_json_atomic
-from solver import DEFAULT_BOARD, Solver, enumerate_positions, search
+from openingbook.solver import DEFAULT_BOARD, Solver, enumerate_positions, search
 
 ROOT = Path(__file__).resolve().parent
 #: the batch entry kernel's types: the positions, then the search's arrays as one tuple

@@ -30,7 +30,7 @@ import numpy as np
 
 from openingbook.atomicio import write_json_atomic
 from openingbook.formats.compact import CompactBook
-from solver import Position
+from openingbook.solver import Position
 
 ROOT = Path(__file__).resolve().parent
 

@@ -20,7 +20,7 @@ def run_info() -> dict[str, str]:
 _FIRST_RUN = """
 import numpy as np
 from openingbook.oracle import Oracle
-from solver import Position, Solver
+from openingbook.solver import Position, Solver
 p = Position.from_moves("4444433333")
 s = Solver()
 s.solve(p)
@@ -31,7 +31,7 @@ Oracle().analyze(["", "4453", "444444333333", "4444443333332222", "2577713147446
 
 def wait_for_background_compiles(timeout: float = 1800) -> float:
     """Leave this machine as a user's first runs leave it, their background work done:
-    a child process makes those first runs (``solver._firstuse`` then compiles the
+    a child process makes those first runs (``openingbook.solver._firstuse`` then compiles the
     fast kernels in the background), then this waits until no background compile holds
     a lock in the native cache. Benchmarks call it first, so that they time the
     configuration users get from then on (the first use is a figure of its own:
@@ -40,10 +40,10 @@ def wait_for_background_compiles(timeout: float = 1800) -> float:
 
     # their kernels' cache directories
     import openingbook.answers
-    import openingbook.formats.compact  # noqa: F401
-    import solver.search  # noqa: F401
-    from solver import _firstuse, _native
-    from solver._native import NATIVE_KERNELS
+    import openingbook.formats.compact
+    import openingbook.solver.search  # noqa: F401
+    from openingbook.solver import _firstuse, _native
+    from openingbook.solver._native import NATIVE_KERNELS
 
     start = time.monotonic()
     for _ in range(2):  # the second run finds what the first one's compiles left

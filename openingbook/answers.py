@@ -48,16 +48,7 @@ from openingbook.errors import (
     PositionNotInBook,
     name_file,
 )
-from openingbook.values import (
-    UNKNOWN,
-    BookValue,
-    BulkValues,
-    score_tables,
-    unstored_answers,
-    unstored_value,
-    value_from_arrays,
-)
-from solver import (
+from openingbook.solver import (
     AUTO_PARTS,
     STATUS_BLOCK,
     STATUS_MESSAGES,
@@ -77,6 +68,15 @@ from solver import (
     njit,
     stone_counts,
     under_line,
+)
+from openingbook.values import (
+    UNKNOWN,
+    BookValue,
+    BulkValues,
+    score_tables,
+    unstored_answers,
+    unstored_value,
+    value_from_arrays,
 )
 
 __all__ = [
@@ -135,7 +135,7 @@ def _nb_stones(mask):
 def _nb_wrong_ply_status(first, mask, width, height):
     """The status of a position of another stone count than the book's: one no game
     reaches is refused as such (the same error whatever the book's ply), any other is
-    :data:`solver.STATUS_WRONG_PLY`."""
+    :data:`openingbook.solver.STATUS_WRONG_PLY`."""
     s = nb_book_position_status(first, mask, _nb_stones(mask), width, height)
     return s if s > STATUS_WRONG_PLY else STATUS_WRONG_PLY
 
@@ -153,7 +153,7 @@ def nb_position_status(first, mask, plies, width, height, scope):
     return _nb_scope_status(s, first, mask, width, height, scope)
 
 
-@njit(cache=True, native=True)  # solver/_native.py: a single lookup runs without numba
+@njit(cache=True, native=True)  # openingbook/solver/_native.py: a single lookup runs without numba
 def _status_one(first, mask, plies, width, height, scope):
     """:func:`nb_position_status`, called from Python."""
     return nb_position_status(first, mask, plies, width, height, scope)
@@ -180,7 +180,7 @@ def _status_blocks(first, mask, plies, width, height, scope, status):
 
 
 # The status kernels write into ``status`` (int8, one per position) and return nothing,
-# so that they run from their native libraries (solver/_native.py) without numba.
+# so that they run from their native libraries (openingbook/solver/_native.py) without numba.
 @njit(cache=True, native=True)
 def _status_kernel(first, mask, plies, width, height, scope, status):
     """The ``STATUS_*`` code of each position, any board."""
@@ -224,7 +224,7 @@ class BookReader(ABC):
     #: the registry name of the reader's format
     format_name: ClassVar[str] = ""
     #: the positions answered are the enumeration of the book's ply and scope
-    #: (:func:`solver.enumerate_positions`), so that :meth:`position_pieces` may
+    #: (:func:`openingbook.solver.enumerate_positions`), so that :meth:`position_pieces` may
     #: enumerate them part by part
     enumerated: ClassVar[bool] = False
     #: can the format's files record their scope? Where they cannot (Cadot, Pons) the
@@ -368,7 +368,7 @@ class BookReader(ABC):
     def _stored_checked_many(self, first: np.ndarray, mask: np.ndarray) -> BulkValues | None:
         """The stored values of the positions among ``first``/``mask`` (any bitboards of
         the book's board) that the file stores as positions of the book whose status is
-        :data:`solver.STATUS_OK`, ``index`` -1 for every other; None (the default): the
+        :data:`openingbook.solver.STATUS_OK`, ``index`` -1 for every other; None (the default): the
         format cannot tell without :meth:`statuses`. A format whose records are checked
         positions of the book answers them without the full check of each query."""
         return None
@@ -676,7 +676,8 @@ class BookReader(ABC):
         """Every position of :meth:`positions`, once, as ``(first, mask)`` pieces of at
         most :data:`PIECE_POSITIONS`. A complete book of more than
         :data:`PIECEWISE_POSITIONS` positions that are its ply's enumeration comes part
-        by part (:func:`solver.iter_parts`, :data:`solver.AUTO_PARTS` parts; the
+        by part (:func:`openingbook.solver.iter_parts`,
+        :data:`openingbook.solver.AUTO_PARTS` parts; the
         order of :meth:`positions` where the enumeration itself goes by parts, as for
         14 plies on 7x6): memory for the previous layer and one part, and the first
         piece without enumerating the whole ply. Any other book: :meth:`positions`

@@ -20,7 +20,7 @@ entries of the registry (:mod:`openingbook.formats`), which also recognises a
 file's format. A shipped book can be opened by its name
 (``open_book("12-dist")``, :mod:`openingbook.registry`).
 
->>> from solver import DEFAULT_BOARD, BoardSize, Position
+>>> from openingbook.solver import DEFAULT_BOARD, BoardSize, Position
 >>> with open_book(REFERENCE / "thill-original-book8.dat") as book:
 ...     value = book.get(Position.from_moves("44444455"))
 ...     value.winner.value, value.plies, type(book).__name__
@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 
 from openingbook.formats import BookReader, detect, open_book, readable_formats
-from solver import BoardSize
+from openingbook.solver import BoardSize
 
 __all__ = ["BOOK_KINDS", "BookReader", "book_board", "detect_kind", "open_book"]
 

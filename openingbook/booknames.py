@@ -27,7 +27,7 @@ from pathlib import Path
 
 from openingbook.errors import BookFileMissing
 from openingbook.inputs import require_regular_file
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 
 __all__ = [
     "SHIPPED_SUFFIX",

@@ -18,7 +18,7 @@ Two implementations, checked against each other by the tests:
 :func:`position_key` and :func:`key_position` do the same for one position
 with plain integers (the single-lookup path of the reader).
 
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> pos = Position.from_moves("4453")
 >>> encode_column_code(pos).to01()
 '00110101101000'
@@ -37,7 +37,7 @@ import numpy as np
 from bitarray import bitarray, decodetree
 
 from openingbook.errors import InvalidArgument
-from solver import Position, has_four_bits
+from openingbook.solver import Position, has_four_bits
 
 #: Code words of the prefix code: A stone, B stone, column separator.
 STONE_FIRST = "A"
@@ -93,7 +93,7 @@ def key_field_bits(stones: int, distances: bool, width: int) -> int:
 def encode_column_code(pos: Position) -> bitarray:
     """The column code of ``pos`` as a bitarray of exactly ``code_length`` bits.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> encode_column_code(Position.from_moves("7")).to01()
     '00000010'
     """
@@ -202,7 +202,7 @@ def _decode_tables(height: int) -> tuple[np.ndarray, np.ndarray]:
 def position_key(pos: Position, key_bits: int) -> int:
     """The column code of ``pos`` left-aligned in a ``key_bits``-bit field.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> hex(position_key(Position(), 24))
     '0x0'
     >>> hex(position_key(Position.from_moves("1"), 24))  # '10' then 6 separators
@@ -214,7 +214,7 @@ def position_key(pos: Position, key_bits: int) -> int:
 def position_key_pair(pos: Position, key_bits: int) -> tuple[int, int]:
     """``(key, mirrored key)`` of ``pos``: the mirrored code lists the columns right to left.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> [hex(k) for k in position_key_pair(Position.from_moves("1"), 24)]
     ['0x800000', '0x20000']
     """
@@ -280,7 +280,7 @@ def encode_keys(
     longer than ``key_bits``. Legality (four in a row, alternation) is not checked.
 
     >>> import numpy as np
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("4453")
     >>> [hex(k) for k in encode_keys(np.array([p.first_stones]), np.array([p.mask]), 24, 7, 6)]
     ['0x35a000']
@@ -459,7 +459,7 @@ def decode_keys(
 
     >>> import numpy as np
     >>> first, mask = decode_keys(np.array([0x35A000]), 24, 4, 7, 6)
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> Position.from_bitboards(int(first[0]), int(mask[0])) == Position.from_moves("4453")
     True
     """

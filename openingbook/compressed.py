@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from openingbook.retrieval import FIRST_SEED, fuse_layout, nb_cells, nb_mix
-from solver import InternalError, InvalidArgument, njit
+from openingbook.solver import InternalError, InvalidArgument, njit
 
 __all__ = [
     "MAX_CODE",

@@ -13,7 +13,7 @@ the header:
   even width). The same for both variants of a mirror pair.
 
 >>> import numpy as np
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> p = Position.from_moves("4444")
 >>> position_contexts(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
 ...                   7, 6, CONTEXT_THREATS_CENTRE).tolist()  # two stones each in the centre
@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from openingbook.errors import InvalidArgument
-from solver import nb_winning_cells, njit
+from openingbook.solver import nb_winning_cells, njit
 
 __all__ = [
     "CONTEXT_FUNCTIONS",

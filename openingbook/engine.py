@@ -8,7 +8,7 @@ what each column is worth with perfect play from both sides:
   the move itself included (a move that completes four is a win in 1; the best
   move's plies equal the position's own);
 * ``score``: the Pons score of the move from the side to move at the analysed
-  position (:mod:`solver.scores`; the empty board: ``-2 -1 0 1 0 -1 -2``, the
+  position (:mod:`openingbook.solver.scores`; the empty board: ``-2 -1 0 1 0 -1 -2``, the
   centre winning with the 41st stone).
 
 A full column is not playable (``None``). The best moves are those of the
@@ -26,7 +26,7 @@ Where the values come from (:attr:`MoveValue.source`):
   :data:`MAX_BOOK_GAP` plies deeper, fewer on wide boards
   (:func:`openingbook.pipeline.negamax.negamax_layers`), unless the engine has read that
   book's probe (below);
-* ``"solver"``: searched by :class:`solver.Solver`; when the engine has a book
+* ``"solver"``: searched by :class:`openingbook.solver.Solver`; when the engine has a book
   deeper than the move's position, the search probes the shallowest such book
   (:func:`book_probe`): every node of that ply takes its exact score from there.
   The engine reads a probe in the background when a search could use it (more
@@ -66,8 +66,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openingbook.errors import InvalidArgument
-from openingbook.values import BookValue, value_from_score
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     UNSOLVED,
     BoardSize,
@@ -77,12 +76,13 @@ from solver import (
     move_string,
     score_from_plies,
 )
+from openingbook.values import BookValue, value_from_score
 
 if TYPE_CHECKING:
     import numpy as np
 
     from openingbook.answers import BookReader
-    from solver import BookProbe, Solver
+    from openingbook.solver import BookProbe, Solver
 
 __all__ = [
     "MAX_BOOK_GAP",
@@ -170,7 +170,7 @@ class MoveValue(NamedTuple):
 
 def book_probe(books: Sequence[BookReader]) -> BookProbe:
     """The exact scores of every position ``books`` (of one ply and board) answer, for
-    the solver's search to probe (:class:`solver.BookProbe`, ``Solver(book=...)``).
+    the solver's search to probe (:class:`openingbook.solver.BookProbe`, ``Solver(book=...)``).
 
     Only exact scores go in: a position a book answers without a score (a
     first-player win a pruned Thill-layout book leaves out, whose distance is not
@@ -188,8 +188,8 @@ def book_probe(books: Sequence[BookReader]) -> BookProbe:
     import numpy as np
 
     from openingbook.formats import read_model
+    from openingbook.solver import BookProbe, canonical_keys
     from openingbook.values import UNKNOWN
-    from solver import BookProbe, canonical_keys
 
     if not books:
         raise InvalidArgument("no book to probe", argument="books")
@@ -305,7 +305,7 @@ def _plies(n: int, digits: int = 0) -> str:
 
 def best_column(analysis: Analysis) -> int:
     """The best column :meth:`Engine.best` picks: of the highest score, the one nearest
-    the centre (the left one of two as near). Raises :class:`solver.SearchTimeout` when
+    the centre (the left one of two as near). Raises :class:`openingbook.solver.SearchTimeout` when
     a time limit left the best moves open.
 
     >>> best_column(Engine().analyze("4453"))
@@ -394,7 +394,7 @@ class Engine:
     default: the distance books shipped for the board, none for a board without
     any), ``None`` (the solver alone), or book files / shipped book names
     (distance books of the board; several of one ply are asked in order).
-    ``table_log2``: the solver's table (:class:`solver.Solver`), allocated when a
+    ``table_log2``: the solver's table (:class:`openingbook.solver.Solver`), allocated when a
     position first needs the solver (default: :meth:`default_table_log2`).
     ``time_limit``: the seconds an analysis may search when :meth:`analyze` is given
     none (default: no limit).
@@ -418,7 +418,7 @@ class Engine:
         time_limit: float | None = None,
     ) -> None:
         from openingbook.memory import check_table_size
-        from solver import check_board_size, parse_board_size
+        from openingbook.solver import check_board_size, parse_board_size
 
         if isinstance(board, str):
             board = parse_board_size(board)
@@ -555,7 +555,7 @@ class Engine:
     def solver(self) -> Solver:
         """The engine's solver (created on first use)."""
         if self._solver is None:
-            from solver import Solver
+            from openingbook.solver import Solver
 
             log2 = self._table_log2 or self.default_table_log2()
             self._solver = Solver(log2, width=self.board.width, height=self.board.height)
@@ -564,13 +564,13 @@ class Engine:
     def default_table_log2(self) -> int:
         """The size of the solver's table when none is given: for the fewest stones of a
         position the solver may meet, the first ply the engine has no book of
-        (:func:`solver.query_table_log2`: 32 MiB on 7x6 with the shipped books, which
+        (:func:`openingbook.solver.query_table_log2`: 32 MiB on 7x6 with the shipped books, which
         leave it positions of 16 stones or more; 256 MiB with none).
 
         >>> Engine().default_table_log2(), Engine(books=None).default_table_log2()
         (22, 25)
         """
-        from solver import query_table_log2
+        from openingbook.solver import query_table_log2
 
         searched = next(ply for ply in range(1, self.board.cells + 2) if ply not in self._books)
         return query_table_log2(self.board.cells - searched)
@@ -686,7 +686,8 @@ class Engine:
     def best(self, moves: str | Position, time_limit: float | None = None) -> int:
         """One best column (1-based): of the highest score, the one nearest the centre.
 
-        Raises :class:`solver.SearchTimeout` when ``time_limit`` left the best move open.
+        Raises :class:`openingbook.solver.SearchTimeout` when ``time_limit`` left the best move
+        open.
         """
         return best_column(self.analyze(moves, time_limit))
 
@@ -732,7 +733,7 @@ class Engine:
         """The solver's exact scores (int8) of positions of the engine's board that nobody
         has won, given as ``first``/``mask`` bitboards and known to be legal (the engine
         made or checked them: they are not checked again), all in one call of its batch
-        kernel; :data:`solver.UNSOLVED` for those not solved before ``deadline`` (a
+        kernel; :data:`openingbook.solver.UNSOLVED` for those not solved before ``deadline`` (a
         ``time.perf_counter()`` instant; None: no limit)."""
         import numpy as np
 
@@ -779,7 +780,7 @@ class Engine:
     def _probe_ply(self, stones: int) -> int | None:
         """The ply of the book a search of ``stones``-stone positions probes: the
         shallowest deeper than them that a search can probe, None if there is none."""
-        from solver import Solver
+        from openingbook.solver import Solver
 
         deeper = [p for p in self._books if stones < p <= Solver.max_book_plies]
         return min(deeper) if deeper else None

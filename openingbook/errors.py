@@ -1,7 +1,7 @@
 """The library's exceptions: one family under :class:`Error`.
 
 ``except openingbook.Error`` catches every failure of the library, the solver's
-included (the root lives in :mod:`solver.errors`, the lowest layer, and is the
+included (the root lives in :mod:`openingbook.solver.errors`, the lowest layer, and is the
 same class here). Beneath it:
 
 * :class:`InvalidArgument` (also ``ValueError``): an argument value that can
@@ -19,7 +19,7 @@ same class here). Beneath it:
 * :class:`PositionNotInBook` (also ``KeyError``): a position the book does not
   answer; its ``str`` is the readable message, not a key's ``repr``.
 * :class:`InternalError` (also ``RuntimeError``): a check of the library's own
-  invariants failed, a bug to report (:mod:`solver.errors`).
+  invariants failed, a bug to report (:mod:`openingbook.solver.errors`).
 * :class:`SearchTimeout` (also ``TimeoutError``): a search, or an analysis
   (:mod:`openingbook.engine`), that its time limit stopped.
 * :class:`BookClosed` (also ``ValueError``, like a closed file): a book used after
@@ -59,7 +59,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from solver import Error, InternalError, InvalidArgument, SearchTimeout
+from openingbook.solver import Error, InternalError, InvalidArgument, SearchTimeout
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

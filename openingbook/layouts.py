@@ -1,7 +1,7 @@
 """Positions as the agent environments write them, converted to bitboards and back.
 
 A batch of positions comes in one of :data:`LAYOUTS`; :func:`read_batch` turns it
-into ``first``/``mask`` bitboards (:mod:`solver.bitboards`) and a status per row,
+into ``first``/``mask`` bitboards (:mod:`openingbook.solver.bitboards`) and a status per row,
 :func:`write_boards` turns bitboards into the arrays of a layout. Nothing here
 imports an environment package: the layouts are conventions, written down once:
 
@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from openingbook.errors import InvalidArgument
-from solver import (
+from openingbook.solver import (
     STATUS_BAD_CELLS,
     STATUS_BAD_MOVES,
     STATUS_CONTRADICTED,
@@ -85,8 +85,8 @@ ENVIRONMENT_BOARD = BoardSize(7, 6)
 
 LAYOUTS = ("moves", "actions", "pettingzoo", "openspiel", "connectx", "cells012", "cells101")
 
-#: Each status a row can have (:data:`solver.STATUS_OK` and the codes of the conditions
-#: a row can fail, the one status set of :mod:`solver.membership`) in words (the
+#: Each status a row can have (:data:`openingbook.solver.STATUS_OK` and the codes of the conditions
+#: a row can fail, the one status set of :mod:`openingbook.solver.membership`) in words (the
 #: reasons give the row's details).
 ROW_STATUSES = {
     STATUS_OK: "answered",
@@ -277,7 +277,7 @@ PLAY_TOGETHER = 12
 
 def _play_digits(out: Batch, lines: list[str]) -> list[int]:
     """Read the move strings :func:`play_move_strings` plays into ``out``; return the rows
-    to read one by one (:meth:`~solver.Position.from_moves` then words the reason)."""
+    to read one by one (:meth:`~openingbook.solver.Position.from_moves` then words the reason)."""
     first, mask, fine = play_move_strings(lines, out.board)
     out.first[:], out.mask[:] = first, mask
     return np.flatnonzero(~fine).tolist()
@@ -290,11 +290,11 @@ def play_move_strings(
     together: ``first``, ``mask`` (uint64 bitboards) and ``fine`` (bool), each ``(B,)``.
 
     ``fine`` is False, and the bitboards 0, for a string that is not such a game, to be
-    read (and its reason worded) one by one by :meth:`solver.Position.from_moves`: a
+    read (and its reason worded) one by one by :meth:`openingbook.solver.Position.from_moves`: a
     character other than a column digit (whitespace and commas included: strip the
     strings first), a move in a full column, a move that completes four (the last one
     too), more moves than the board has cells, a board wider than 9 columns. A full
-    board is fine. :meth:`~solver.Position.from_moves` of one string at a time costs
+    board is fine. :meth:`~openingbook.solver.Position.from_moves` of one string at a time costs
     about 100 times more (4,096 strings of up to 14 moves: 1.3 ms here); here each ply
     of every string is played in a few array steps.
 

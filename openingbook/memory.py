@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 
 from openingbook.errors import InvalidArgument, NotEnoughMemory
-from solver import table_bytes
+from openingbook.solver import table_bytes
 
 __all__ = [
     "MAX_TABLE_LOG2",
@@ -118,7 +118,7 @@ def worker_count(
     Traceback (most recent call last):
     solver.errors.InvalidArgument: jobs 8: 8 workers need about 3.6 GiB (456.5 MiB each...
     """
-    from solver import default_table_log2
+    from openingbook.solver import default_table_log2
 
     if cores is None:
         cores = default_jobs()

@@ -35,8 +35,7 @@ from typing import Any
 import numpy as np
 
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.values import UNKNOWN, BulkValues, byte_tables, unstored_answers
-from solver import (
+from openingbook.solver import (
     BoardSize,
     Player,
     Position,
@@ -45,6 +44,7 @@ from solver import (
     enumerate_positions,
     part_of,
 )
+from openingbook.values import UNKNOWN, BulkValues, byte_tables, unstored_answers
 
 __all__ = [
     "BookModel",
@@ -84,7 +84,8 @@ class Scope:
     unknown_why: str = ""
     #: the board of the positions (the ``under`` line is read on it); a keyword
     board: BoardSize = field(kw_only=True)
-    #: ``(i, n)``: the book holds part ``i`` of ``n`` of its ply (:func:`solver.part_of`)
+    #: ``(i, n)``: the book holds part ``i`` of ``n`` of its ply
+    #: (:func:`openingbook.solver.part_of`)
     part: tuple[int, int] | None = field(default=None, kw_only=True)
 
     @property
@@ -227,7 +228,7 @@ class BookModel:
 
     @property
     def canonical(self) -> np.ndarray:
-        """The mirror-merged key of each position (:func:`solver.canonical_keys`)."""
+        """The mirror-merged key of each position (:func:`openingbook.solver.canonical_keys`)."""
         return canonical_keys(self.first, self.mask, *self.board)
 
     @functools.cached_property
@@ -325,7 +326,7 @@ def model_from_values(
     first player's wins out (records of a pruned Thill book).
 
     >>> from openingbook.model import Scope
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> board = BoardSize(7, 6)
     >>> p = Position.from_moves("4444")
     >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)

@@ -48,8 +48,7 @@ import numpy as np
 from openingbook.engine import SHIPPED, Engine, checked_time_limit
 from openingbook.errors import InvalidArgument, SearchTimeout
 from openingbook.layouts import Batch, read_batch
-from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     STATUS_OK,
     STATUS_TIMEOUT,
@@ -58,6 +57,7 @@ from solver import (
     Position,
     winning_cells_bits,
 )
+from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
 
 __all__ = ["FULL_COLUMN", "Oracle", "OracleAnswer", "solver_api_scores"]
 
@@ -90,7 +90,7 @@ class OracleAnswer:
 
     @property
     def answered(self) -> np.ndarray:
-        """(B,) bool: the rows answered (``status`` :data:`~solver.STATUS_OK`)."""
+        """(B,) bool: the rows answered (``status`` :data:`~openingbook.solver.STATUS_OK`)."""
         return self.status == STATUS_OK
 
     def best_columns(self) -> np.ndarray:
@@ -111,7 +111,7 @@ class Oracle:
     :class:`~openingbook.engine.Engine`'s (default: 7x6 and the shipped books);
     ``engine``: an engine to use instead of making one. ``time_limit`` (seconds)
     bounds the searching of one :meth:`analyze` call: the rows not answered by then
-    are refused (``status`` :data:`~solver.STATUS_TIMEOUT`, or
+    are refused (``status`` :data:`~openingbook.solver.STATUS_TIMEOUT`, or
     :class:`~openingbook.errors.SearchTimeout`). Not thread-safe, as the engine.
     """
 
@@ -185,7 +185,7 @@ class Oracle:
         time_limit: float | None = None,
     ) -> OracleAnswer:
         """:meth:`analyze` for positions given as ``first``/``mask`` uint64 bitboards
-        (:mod:`solver.bitboards`), checked as any batch."""
+        (:mod:`openingbook.solver.bitboards`), checked as any batch."""
         from openingbook.layouts import _check_positions, _empty
 
         first = np.asarray(first, np.uint64).reshape(-1)
@@ -322,7 +322,7 @@ def _column_bits(width: int, height: int, row: int | None) -> np.ndarray:
 
 def _winner_codes(scores: np.ndarray, first_to_move: np.ndarray) -> np.ndarray:
     """Who wins (+1 the first player, -1 the second, 0 a draw) by Pons scores of the
-    side to move (:func:`solver.winner_from_score` for arrays)."""
+    side to move (:func:`openingbook.solver.winner_from_score` for arrays)."""
     mover = np.where(first_to_move, 1, -1)
     return np.sign(scores).astype(np.int64) * mover
 

@@ -8,7 +8,7 @@ retrieval structure in the "binary fuse" layout of Graf and Lemire: the cells
 are cut into segments of ``L`` cells, and a key's three cells lie in three
 consecutive segments). A key that was not in the construction set gets an
 arbitrary value, so the caller decides membership by other means (for a book:
-the position model, :mod:`solver.membership`).
+the position model, :mod:`openingbook.solver.membership`).
 
 Everything a reader needs is here and in ``docs/FORMATS.md``, byte for byte:
 
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver import InvalidArgument, njit
+from openingbook.solver import InvalidArgument, njit
 
 __all__ = [
     "MAX_SEGMENT_LENGTH",

@@ -6,14 +6,14 @@
 * **Distance** books store a signed byte: 0 draw, ``100 - d`` when the first
   player wins ``d`` plies from the position, ``d - 100`` when the second does.
 * **Pons scores** are from the side to move: ``cells/2 + 1 - k`` for a win with
-  its ``k``-th stone (``22 - k`` on 7x6; :func:`solver.score_from_plies`,
-  :func:`solver.plies_from_score`).
+  its ``k``-th stone (``22 - k`` on 7x6; :func:`openingbook.solver.score_from_plies`,
+  :func:`openingbook.solver.plies_from_score`).
 * **Winner codes** in arrays: +1 first player, -1 second, 0 draw, and
   :data:`UNKNOWN` (-128) for "not known"; :data:`WINNERS` maps them to
-  :class:`solver.Winner`, whose values are the names ``first``/``second``/``draw``.
+  :class:`openingbook.solver.Winner`, whose values are the names ``first``/``second``/``draw``.
 
 Plies and scores depend on the board (its number of cells): every function that
-converts between them takes the book's :class:`solver.BoardSize`; none assumes 7x6.
+converts between them takes the book's :class:`openingbook.solver.BoardSize`; none assumes 7x6.
 
 And the single rule for a position a book holds but does not store
 (:func:`unstored_value`, :func:`unstored_answers`): when the side to move can
@@ -22,7 +22,7 @@ otherwise, in a pruned book whose scope is known to be complete around the
 position, the first player wins (the pruning rule); otherwise the book does not
 know.
 
->>> from solver import BoardSize
+>>> from openingbook.solver import BoardSize
 >>> first_player_winner(np.array([0, 1, 2])).tolist()
 [0, -1, 1]
 >>> distance_bytes_from_scores(np.array([14, -15, 0]), 12, BoardSize(7, 6)).tolist()
@@ -40,7 +40,7 @@ import numpy as np
 
 # the solver's InvalidArgument is the library's (openingbook.errors re-exports it): values
 # import nothing of the library, so every module that reads values stands one layer lower
-from solver import (
+from openingbook.solver import (
     BoardSize,
     InvalidArgument,
     Winner,
@@ -95,7 +95,7 @@ UNKNOWN = -128
 #: every Pons score of every board this project handles.
 FULL_COLUMN = 100
 
-#: Winner codes (+1 first player, -1 second, 0 draw) and the :class:`solver.Winner`
+#: Winner codes (+1 first player, -1 second, 0 draw) and the :class:`openingbook.solver.Winner`
 #: they stand for (``WINNERS[code].value`` is the name: first, second, draw).
 WINNERS = {1: Winner.FIRST, -1: Winner.SECOND, 0: Winner.DRAW}
 WINNER_CODES = {winner: code for code, winner in WINNERS.items()}
@@ -442,7 +442,7 @@ def unstored_answers(
     store, the one rule of every reader (:class:`openingbook.answers.BookReader`) and
     of the book model (:meth:`openingbook.model.BookModel.answers`).
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("4455", 7, 6)
     >>> m, now = np.array([p.mask], np.uint64), np.array([False])
     >>> b = BoardSize(7, 6)

@@ -39,7 +39,7 @@ from openingbook.codec import decode_keys
 from openingbook.formats import read_records
 from openingbook.formats.compact import VERSION, CompactBook
 from openingbook.formats.thill import BookFormat, manifest_book_entry, manifest_path
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     BoardSize,
     Position,
@@ -49,7 +49,7 @@ from solver import (
     plies_from_score,
     winner_from_score,
 )
-from solver.position import has_four
+from openingbook.solver.position import has_four
 
 if TYPE_CHECKING:
     from openingbook.engine import Engine
@@ -379,7 +379,7 @@ def replay(moves: np.ndarray, width: int = 7, height: int = 6):
 
 def second_player_threatens(pos: Position) -> bool:
     """Has the second player a winning cell the next stone in its column fills?"""
-    from solver.position import winning_cells
+    from openingbook.solver.position import winning_cells
 
     threats = winning_cells(pos.second_stones, pos.mask, pos.width, pos.height)
     playable = pos.mask + sum(1 << (c * (pos.height + 1)) for c in range(pos.width))

@@ -1,10 +1,13 @@
 """Layering rules, read from the source: no import cycle among ``openingbook``
-modules, ``openingbook`` uses ``solver`` only through ``solver/__init__.py``, each
-module imports only from the groups below its own (:data:`GROUPS`), and the longest
-chain of imports is at most :data:`MAX_LAYERS` modules.
+modules (its solver included), the library uses ``openingbook.solver`` only through the
+package's face and the solver imports nothing of the library, each module imports only
+from the groups below its own (:data:`GROUPS`), and the longest chain of imports is at
+most :data:`MAX_LAYERS` modules.
 
 Every ``import`` statement counts, including those inside functions (and under
-``TYPE_CHECKING``): an import deferred to call time is still a dependency.
+``TYPE_CHECKING``): an import deferred to call time is still a dependency. A lazy face
+(a package ``__init__`` whose ``__getattr__`` hands on the names of one module, PEP 562)
+runs nothing when imported; a module taking a name from it depends on that module.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "openingbook"
+#: the solver: the bottom of the house, a stack of its own below the library
+SOLVER = "openingbook.solver"
 
 
 def module_name(path: Path) -> str:
@@ -56,11 +61,34 @@ def imported_modules(path: Path) -> set[str]:
     return out
 
 
-def openingbook_graph() -> dict[str, set[str]]:
+def lazy_faces(files: dict[str, Path]) -> dict[str, str]:
+    """Package -> the module its lazy face takes its names from (``import_module(
+    f"{__name__}.registry")`` in a module ``__getattr__``)."""
+    faces = {}
+    for name, path in files.items():
+        if path.name != "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if (
+                isinstance(node, ast.Call)
+                and ast.unparse(node.func).endswith("import_module")
+                and isinstance(node.args[0], ast.JoinedStr)
+            ):
+                tail = ast.unparse(node.args[0]).split("}", 1)[1].rstrip("'\"")
+                faces[name] = name + tail
+    return faces
+
+
+def openingbook_graph(solver: bool = False) -> dict[str, set[str]]:
     """Module -> the ``openingbook`` modules it makes Python run: those it names, and the
     packages above them (importing ``a.b.c`` runs ``a/b/__init__.py`` first), except the
-    packages it is itself inside (their ``__init__`` runs before it anyway)."""
+    packages it is itself inside (their ``__init__`` runs before it anyway); a name taken
+    from a lazy face runs the face's module. The solver's modules are left out (and so
+    every import of the solver) unless ``solver``: the library's layers are its own."""
     files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    if not solver:
+        files = {n: p for n, p in files.items() if n != SOLVER and not n.startswith(SOLVER + ".")}
+    faces = lazy_faces(files)
     graph = {}
     for name, path in files.items():
         inside = {name.rsplit(".", k)[0] for k in range(1, name.count(".") + 1)}
@@ -68,6 +96,9 @@ def openingbook_graph() -> dict[str, set[str]]:
         for module in imported_modules(path):
             parts = module.split(".")
             runs.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+            face = module.rpartition(".")[0]
+            if face in faces and module not in files and name != faces[face]:
+                runs.add(faces[face])  # a name of a lazy face: its module runs
         graph[name] = {m for m in runs if m in files and m != name and m not in inside}
     return graph
 
@@ -105,8 +136,8 @@ def test_find_cycle_finds_one():
 
 
 def test_no_import_cycle_in_openingbook():
-    graph = openingbook_graph()
-    assert graph.get("openingbook.formats.thill")
+    graph = openingbook_graph(solver=True)
+    assert graph.get("openingbook.formats.thill") and graph.get(SOLVER + ".search")
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 
@@ -130,8 +161,11 @@ def test_graph_sees_function_local_imports_and_package_inits(tmp_path, monkeypat
 
 
 def test_solver_used_only_through_its_package():
+    """The library imports ``openingbook.solver``, never one of its modules; the solver
+    imports nothing of the library (it is the bottom of the house)."""
     offenders = []
     for path in PACKAGE.rglob("*.py"):
+        inside = module_name(path) == SOLVER or module_name(path).startswith(SOLVER + ".")
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -142,9 +176,24 @@ def test_solver_used_only_through_its_package():
             offenders += [
                 f"{path.relative_to(ROOT)}:{node.lineno}: {n}"
                 for n in names
-                if n.startswith("solver.")
+                if (inside and n.startswith("openingbook") and not n.startswith(SOLVER))
+                or (not inside and n.startswith(SOLVER + "."))
             ]
     assert not offenders, "\n".join(offenders)
+
+
+def test_the_solver_is_a_stack():
+    """The solver's own modules: no cycle (tested with the library above) and at most
+    :data:`MAX_SOLVER_LAYERS` on one chain (the compile machinery, the kernels, the
+    search, its first use)."""
+    graph = openingbook_graph(solver=True)
+    solver = {
+        m: {t for t in graph[m] if t.startswith(SOLVER + ".")}
+        for m in graph
+        if m.startswith(SOLVER + ".")
+    }
+    chain = longest_chain(solver)
+    assert len(chain) <= MAX_SOLVER_LAYERS, " -> ".join(chain)
 
 
 # ---------------------------------------------------------------- the layering
@@ -233,6 +282,8 @@ EXCEPTIONS = {}
 #: command, a library module, the format registry, a format's module, the reader base or
 #: the model, the values, the errors.
 MAX_LAYERS = 8
+#: The most modules on one chain of imports inside the solver.
+MAX_SOLVER_LAYERS = 8
 
 
 def group_of(module: str) -> str:

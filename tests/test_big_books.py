@@ -29,7 +29,7 @@ from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.formats import describe, load_book, open_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
-from solver import AUTO_PARTS, canonical_keys, enumerate_positions, iter_parts
+from openingbook.solver import AUTO_PARTS, canonical_keys, enumerate_positions, iter_parts
 
 
 class Counted:

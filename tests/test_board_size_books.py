@@ -40,7 +40,7 @@ from openingbook.formats.compact import CompactBook
 from openingbook.formats.thill import thill_values
 from openingbook.model import BookModel
 from openingbook.pipeline.negamax import derive_values
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     BoardSize,
     Position,
@@ -332,7 +332,7 @@ def test_under_book_is_the_full_book_restricted(small_books):
 
 
 def under_line_reaches(pos: Position, line: str) -> bool:
-    from solver import under_line
+    from openingbook.solver import under_line
 
     return bool(
         under_line(
@@ -458,7 +458,7 @@ def test_build_refuses_boards_the_solver_does_not_take(tmp_path):
 def test_build_of_a_board_with_an_odd_number_of_cells(tmp_path):
     """5x5 (the solver takes odd cell counts): every record agrees with the solver."""
     from openingbook import open_book
-    from solver import Solver
+    from openingbook.solver import Solver
 
     out = tmp_path / "b.c4b"
     result = run("build", "--size", "5x5", "--plies", "4", "--distances", "-o", str(out))

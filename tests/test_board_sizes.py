@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from openingbook.checks.published import BOARD_RESULTS
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     STATUS_OK,
     STATUS_WINS_AT_ONCE,

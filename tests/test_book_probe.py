@@ -22,7 +22,7 @@ import pytest
 from openingbook.api import open_book
 from openingbook.engine import Engine, book_probe
 from openingbook.errors import InvalidArgument as BookInvalidArgument
-from solver import BoardSize, BookProbe, InvalidArgument, Position, Solver, score_bounds
+from openingbook.solver import BoardSize, BookProbe, InvalidArgument, Position, Solver, score_bounds
 from tests.helpers import check_against
 
 TABLE = 20

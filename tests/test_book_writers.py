@@ -26,7 +26,7 @@ from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.merge import merge_books
 from openingbook.registry import books_dir
-from solver import DEFAULT_BOARD, BoardSize, enumerate_positions
+from openingbook.solver import DEFAULT_BOARD, BoardSize, enumerate_positions
 from tests.helpers import assert_same_as_shipped
 
 BOOKS = books_dir()

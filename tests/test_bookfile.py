@@ -31,7 +31,7 @@ from openingbook.formats.thill import (
     sort_records,
     write_book,
 )
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from tests.helpers import REFERENCE, random_positions, write_manifest
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"

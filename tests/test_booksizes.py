@@ -35,8 +35,8 @@ from openingbook.formats import FORMATS, load_book
 from openingbook.formats.compact import CompactHeader, file_crc32
 from openingbook.formats.thill import manifest_path
 from openingbook.model import Scope
+from openingbook.solver import BoardSize, Position
 from openingbook.values import UNKNOWN
-from solver import BoardSize, Position
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"

@@ -47,7 +47,7 @@ from openingbook.pipeline.workdir import (
     WorkDir,
     WorkDirError,
 )
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,

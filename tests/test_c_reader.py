@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from openingbook.formats.compact import CompactBook, CompactFileError, file_crc32, write_compact
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -334,7 +334,7 @@ def test_c_reader_reads_codewords_of_15_bits(c_reader: Path, tmp_path: Path) -> 
 
 def test_c_reader_reads_move_strings(c_reader: Path, tmp_path: Path) -> None:
     """Digits on boards of up to 9 columns, comma-separated numbers on any board."""
-    from solver import Position
+    from openingbook.solver import Position
 
     cases = {
         (DEFAULT_BOARD, 4): ["4444", "1234", "4,4,4,4", "12", "0444", "8444", "444", "4x44"],

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from openingbook.cli import main
 from openingbook.engine import Engine
-from solver import BoardSize
+from openingbook.solver import BoardSize
 
 
 def run(*args: str):

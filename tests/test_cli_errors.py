@@ -279,7 +279,7 @@ def _interrupt_after_import(proc: subprocess.Popen, module: str) -> str:
 def test_ctrl_c_while_the_command_line_loads(module):
     """SIGINT right after ``module`` was imported (``-X importtime`` says when): the
     remaining imports, the solver's set-up or the solve are interrupted, never a traceback.
-    (Without the native cache, which would solve without numba: solver/_native.py.)"""
+    (Without the native cache, which would solve without numba: openingbook/solver/_native.py.)"""
     proc = subprocess.Popen(
         [sys.executable, "-X", "importtime", *_command("solve", "")[1:]],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,

@@ -21,7 +21,7 @@ from openingbook.cli import main
 from openingbook.formats import FORMATS, load_book
 from openingbook.formats.cadot import CADOT_RECORD_BYTES, KEY_BYTES, write_cadot
 from openingbook.formats.compact import write_compact
-from solver import BoardSize, Position, Solver, canonical_keys, enumerate_positions
+from openingbook.solver import BoardSize, Position, Solver, canonical_keys, enumerate_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "books" / "book8-dist.c4b"

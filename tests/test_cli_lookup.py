@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from openingbook.cli import main
 from openingbook.codec import encode_keys
 from openingbook.formats.thill import BookFormat, Records, write_book
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from tests.helpers import REFERENCE, write_manifest
 
 BOOK8_FILE = str(REFERENCE / "thill-original-book8.dat")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from openingbook.cli import main
 from openingbook.engine import Engine
 from openingbook.registry import distance_book_plies, lookup_stones, shipped_books
-from solver import Position
+from openingbook.solver import Position
 
 
 def _run(*args: str) -> str:

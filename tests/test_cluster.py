@@ -19,7 +19,7 @@ import pytest
 
 from openingbook.formats.thill import manifest_path
 from openingbook.pipeline.build import BuildOptions, build_book
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 from tests.helpers import SMALL, TABLE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -26,7 +26,7 @@ from openingbook.codec import (
     position_key,
     position_key_pair,
 )
-from solver import DEFAULT_BOARD, DEFAULT_WIDTH, Position
+from openingbook.solver import DEFAULT_BOARD, DEFAULT_WIDTH, Position
 from tests.helpers import positions
 
 

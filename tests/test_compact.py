@@ -30,7 +30,7 @@ from openingbook.formats.thill import Book, PositionNotInBook
 from openingbook.pipeline.convert import convert_book
 from openingbook.registry import resolve_book, shipped_books
 from openingbook.retrieval import build_retrieval, mix, pack_fields, query_many, unpack_fields
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -45,7 +45,7 @@ from solver import (
     nb_book_position_status,
     under_line,
 )
-from solver.membership import STATUS_UNREACHABLE
+from openingbook.solver.membership import STATUS_UNREACHABLE
 from tests.helpers import BOOKS, REFERENCE, assert_same_book, compact_payload
 
 # every committed compact book beside its Thill book: small ones in the quick suite

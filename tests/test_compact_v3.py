@@ -36,7 +36,7 @@ from openingbook.formats.compact import (
 )
 from openingbook.pipeline.convert import convert_book
 from openingbook.registry import resolve_book
-from solver import BoardSize, Position, enumerate_positions, mirror_bits
+from openingbook.solver import BoardSize, Position, enumerate_positions, mirror_bits
 from tests.helpers import DATA
 
 V2 = DATA / "compact-v2"

@@ -15,7 +15,7 @@ from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.registry import resolve_book
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 from tests.helpers import assert_same_as_shipped, assert_same_table
 
 

@@ -29,7 +29,7 @@ from openingbook.formats.cadot import write_cadot
 from openingbook.formats.pons import HEADER_BYTES, write_pons
 from openingbook.formats.thill import manifest_path
 from openingbook.provenance import file_sha256
-from solver import Position, enumerate_positions
+from openingbook.solver import Position, enumerate_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"

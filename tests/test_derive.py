@@ -23,15 +23,15 @@ from openingbook.formats import load_book, read_records
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.negamax import derive_values, negamax_layers
 from openingbook.provenance import file_sha256
+from openingbook.solver import DEFAULT_BOARD, Position, plies_from_score, score_from_plies
+from openingbook.solver.bitboards import mirror_bits
+from openingbook.solver.search import Solver
 from openingbook.values import (
     UNKNOWN,
     distance_bytes_from_scores,
     scores_from_distance_bytes,
     wdl_from_pruned_values,
 )
-from solver import DEFAULT_BOARD, Position, plies_from_score, score_from_plies
-from solver.bitboards import mirror_bits
-from solver.search import Solver
 from tests.helpers import LINE_BOOKS_UNDER, random_game
 
 
@@ -381,7 +381,7 @@ def test_book_model_finds_what_the_reader_finds(thill_book8):
     # every 8-ply book position, and its mirror: the in-memory index and the reader's
     # mirrored dual binary search must agree on what is stored
     from openingbook.formats.thill import Book
-    from solver.enumerate import enumerate_positions
+    from openingbook.solver.enumerate import enumerate_positions
 
     first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
     book = load_book(thill_book8, complete=False)

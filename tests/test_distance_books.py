@@ -21,7 +21,14 @@ from openingbook.checks.stats import book_stats
 from openingbook.formats.thill import read_manifest
 from openingbook.pipeline.derive import derive_book
 from openingbook.provenance import file_sha256
-from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions, mirror_bits, position_keys
+from openingbook.solver import (
+    DEFAULT_BOARD,
+    Position,
+    Solver,
+    enumerate_positions,
+    mirror_bits,
+    position_keys,
+)
 from tests.helpers import BOOKS, TABLE, book_positions, expected_book_value
 
 BOOK12_DIST = BOOKS / "book12-dist.dat"

@@ -1,4 +1,4 @@
-"""Every docstring example in ``openingbook`` and ``solver`` runs as written.
+"""Every docstring example in ``openingbook`` and ``openingbook.solver`` runs as written.
 
 The modules are found by walking the packages, so a module that gains examples
 is tested without being listed here. Examples that read the reference
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import openingbook
-import solver
+from openingbook import solver
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,9 +39,11 @@ MODULES = [name for name in _modules() if _with_examples(name)]
 
 def test_the_examples_are_found():
     # the modules known to have examples, as a check that the discovery works
-    assert {"openingbook.pipeline.workdir", "openingbook.atomicio", "solver.position"} <= set(
-        MODULES
-    )
+    assert {
+        "openingbook.pipeline.workdir",
+        "openingbook.atomicio",
+        "openingbook.solver.position",
+    } <= set(MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -1,7 +1,7 @@
 """The engine (openingbook.engine) against independent answers.
 
 * the solver: every column's value equals ``Solver.analyze`` (converted by
-  :mod:`solver.scores`) on random positions of plies 0..20 of 7x6 (the engine answers
+  :mod:`openingbook.solver.scores`) on random positions of plies 0..20 of 7x6 (the engine answers
   them from books, by negamax from a deeper book, or by search), of 6x5 with its shipped
   14-ply book, and on 5x4 with the solver alone;
 * brute force: a plain negamax over the whole game tree on 4x4 (no solver code), and
@@ -27,7 +27,7 @@ import pytest
 from openingbook.engine import SHIPPED, Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from openingbook.formats.compact import CompactBook
-from solver import BoardSize, Position, Solver, Winner
+from openingbook.solver import BoardSize, Position, Solver, Winner
 from tests.helpers import (
     brute_force_move_scores,
     check_against,

@@ -20,7 +20,7 @@ from openingbook.checks.entropy import (
 )
 from openingbook.cli import main
 from openingbook.formats import load_book
-from solver import STATUS_OK, book_position_status
+from openingbook.solver import STATUS_OK, book_position_status
 from tests.helpers import four_through
 
 WIDTH, HEIGHT = 7, 6

@@ -1,7 +1,7 @@
 """Position enumeration and the vectorized bitboard helpers.
 
 Independent sources: a slow pure-Python breadth-first walk with
-:class:`solver.Position` (plies 0..6 and below given lines), the counts verified
+:class:`openingbook.solver.Position` (plies 0..6 and below given lines), the counts verified
 in FORMATS.md, the original published 8-ply book, and mirror symmetry.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -31,8 +31,8 @@ from solver import (
     position_keys,
     positions_with_moves,
 )
-from solver.bitboards import winning_cells_bits
-from solver.position import has_four, winning_cells
+from openingbook.solver.bitboards import winning_cells_bits
+from openingbook.solver.position import has_four, winning_cells
 from tests.helpers import as_pairs, book_set, brute_reachable, positions, replay
 
 

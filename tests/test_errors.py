@@ -21,8 +21,7 @@ import numpy as np
 import pytest
 
 import openingbook
-import solver
-from openingbook import errors
+from openingbook import errors, solver
 from openingbook.api import open_book
 from openingbook.atomicio import atomic_write_bytes, refuse_existing
 from openingbook.codec import decode_keys
@@ -32,7 +31,7 @@ from openingbook.memory import check_table_size
 from openingbook.pipeline.build import parse_shard
 from openingbook.pipeline.merge import merge_books
 from openingbook.pipeline.workdir import WorkDir
-from solver import DEFAULT_BOARD, Position, parse_board_size
+from openingbook.solver import DEFAULT_BOARD, Position, parse_board_size
 from tests.helpers import unprivileged
 
 ROOT = Path(__file__).resolve().parents[1]

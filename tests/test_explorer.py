@@ -2,7 +2,7 @@
 files (no path ever leaves the static folder) and ``openingbook explore``.
 
 Every value the API answers is compared with the engine's own analysis and the
-board with :class:`solver.Position`; the browser tests
+board with :class:`openingbook.solver.Position`; the browser tests
 (``test_explorer_browser.py``) check what the page shows.
 """
 
@@ -24,7 +24,7 @@ import pytest
 from openingbook.engine import Engine
 from openingbook.explorer import STATIC_DIR, Explorer, ExplorerLimits
 from openingbook.explorer.server import load_static, parse_request_moves
-from solver import BoardSize, Position, move_columns
+from openingbook.solver import BoardSize, Position, move_columns
 from tests.browser import running_explorer
 from tests.helpers import OPENINGS, cli_process, drawn_game, rest_until_closed
 

@@ -15,7 +15,7 @@ import pytest
 
 from openingbook.engine import Engine
 from openingbook.explorer import Explorer, ExplorerLimits
-from solver import BoardSize
+from openingbook.solver import BoardSize
 from tests.browser import browser_or_skip, headless_chromium, running_explorer
 
 pytestmark = pytest.mark.browser
@@ -116,7 +116,7 @@ def signed(score: int) -> str:
 
 def check_page_matches_engine(driver, engine: Engine, moves: str, flipped: bool = False) -> None:
     """Every column the page shows against ``engine.analyze(moves)`` and the board
-    against :class:`solver.Position`."""
+    against :class:`openingbook.solver.Position`."""
     analysis = engine.analyze(moves)
     pos = analysis.position
     to_move = "first" if pos.stone_count % 2 == 0 else "second"

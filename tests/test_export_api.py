@@ -17,7 +17,7 @@ from openingbook.formats.cadot import CadotBook
 from openingbook.formats.pons import PonsBook
 from openingbook.formats.thill import Book, BookFormat, PositionNotInBook
 from openingbook.pipeline.export import export_book
-from solver import DEFAULT_BOARD, Position
+from openingbook.solver import DEFAULT_BOARD, Position
 from tests.helpers import REFERENCE_BOOK8, built_book, write_manifest
 
 

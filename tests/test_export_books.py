@@ -13,8 +13,8 @@ import functools
 import numpy as np
 
 from openingbook.formats.thill import Book
-from solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
-from solver.search import Solver
+from openingbook.solver import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
+from openingbook.solver.search import Solver
 from tests.helpers import BUILT_BOOK_UNDER, built_book
 
 

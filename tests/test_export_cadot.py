@@ -25,7 +25,7 @@ from openingbook.formats.cadot import (
 )
 from openingbook.formats.thill import Book, PositionNotInBook
 from openingbook.pipeline.export import export_book
-from solver import Position, Winner
+from openingbook.solver import Position, Winner
 from tests.helpers import DATA, REFERENCE_BOOK8, built_book, positions
 
 #: Cadot's table of the 111 columns (tests/data/README.md says where it comes from)

@@ -19,8 +19,8 @@ from openingbook.formats import read_model
 from openingbook.formats.dataset import COLUMNS, labelled_rows
 from openingbook.pipeline.export import export_book
 from openingbook.registry import resolve_book
+from openingbook.solver import Position, canonical_keys, count_positions
 from openingbook.values import FULL_COLUMN
-from solver import Position, canonical_keys, count_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,8 @@ from openingbook.formats.pons import key3, next_prime
 from openingbook.formats.tabular import tabular_lines
 from openingbook.formats.thill import BOOK12_DIST, BookFormat, Records, records_to_bytes
 from openingbook.formats.uci import tromp_order, uci_lines
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
-from solver.search import Solver
+from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+from openingbook.solver.search import Solver
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "FORMATS.md"
 EXAMPLE = "616157435612"

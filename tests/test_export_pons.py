@@ -22,7 +22,7 @@ from openingbook.formats.pons import (
 )
 from openingbook.formats.thill import Book, PositionNotInBook
 from openingbook.pipeline.export import export_book
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,

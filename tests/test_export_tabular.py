@@ -13,7 +13,7 @@ from openingbook.codec import position_key
 from openingbook.formats.tabular import FIELDS, diagrams, hex_codes
 from openingbook.formats.thill import Book
 from openingbook.pipeline.export import export_book
-from solver import Position
+from openingbook.solver import Position
 from tests.helpers import REFERENCE_BOOK8, built_book, positions
 
 

@@ -12,15 +12,15 @@ from openingbook.codec import legal_mask
 from openingbook.formats.thill import Book
 from openingbook.formats.uci import opponent_threat, tromp_order, uci_fields, uci_lines
 from openingbook.pipeline.export import export_book
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
     Position,
     can_win_next_bits,
     canonical_keys,
 )
-from solver.position import bottom_mask, winning_cells
-from solver.search import Solver
+from openingbook.solver.position import bottom_mask, winning_cells
+from openingbook.solver.search import Solver
 from tests.helpers import REFERENCE_BOOK8, built_book, positions
 
 #: The first 43 lines of the published UCI "Connect-4" data set (connect-4.data).

@@ -1,7 +1,7 @@
 """The first run of a command says, in one line on stderr, that it compiles once.
 
 The note is printed when numba starts compiling a kernel of ours (its cache holds
-no code for it: :func:`solver._jit._note_compiling`), on a terminal (or always with
+no code for it: :func:`openingbook.solver._jit._note_compiling`), on a terminal (or always with
 ``OPENINGBOOK_COMPILE_NOTE=1``), never on stdout, and not again once the cache
 holds the code. Checked in fresh processes with numba's cache in a new directory
 (``NUMBA_CACHE_DIR``) and the native cache off, so that numba compiles the
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from solver._jit import compile_note
+from openingbook.solver._jit import compile_note
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "from openingbook.cli import main; main()"
@@ -64,8 +64,11 @@ def _run_on_a_terminal(cache: Path) -> tuple[int, str, str]:
 
 
 def test_the_note_names_the_solver_and_its_time():
-    assert compile_note("solver.search") == "openingbook: compiling the solver, once: about 25 s"
-    assert compile_note("solver.search", light=True) == (
+    assert (
+        compile_note("openingbook.solver.search")
+        == "openingbook: compiling the solver, once: about 25 s"
+    )
+    assert compile_note("openingbook.solver.search", light=True) == (
         "openingbook: compiling the solver, once: about 10 s "
         "(its fastest form compiles in the background)"
     )
@@ -104,7 +107,7 @@ def test_only_the_first_process_of_a_run_says_it(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module", ["solver.search", "openingbook.pipeline.solving"])
+@pytest.mark.parametrize("module", ["openingbook.solver.search", "openingbook.pipeline.solving"])
 def test_a_run_that_loaded_the_search_names_the_solver(tmp_path, module):
     """It will compile the search (a build enumerates its positions first, then its
     workers compile the search): the note gives the solver's time, even when another
@@ -115,4 +118,4 @@ def test_a_run_that_loaded_the_search_names_the_solver(tmp_path, module):
         env=_env(tmp_path / "a", OPENINGBOOK_COMPILE_NOTE="1"), timeout=600,
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (0, ANSWER)
-    assert done.stderr == compile_note("solver.search") + "\n"
+    assert done.stderr == compile_note("openingbook.solver.search") + "\n"

@@ -17,8 +17,8 @@ from openingbook.checks.validate import validate_books
 from openingbook.formats.thill import read_manifest
 from openingbook.pipeline.derive import derive_book
 from openingbook.provenance import file_sha256
-from solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
-from solver.bitboards import position_keys
+from openingbook.solver import DEFAULT_BOARD, Position, Solver, enumerate_positions
+from openingbook.solver.bitboards import position_keys
 from tests.helpers import BOOKS, TABLE, book_positions, expected_book_value, second_player_threatens
 
 BOOK12 = BOOKS / "book12.dat"

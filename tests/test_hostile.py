@@ -253,7 +253,7 @@ def test_workers_are_no_more_than_the_chunks(jobs, chunk_size, workers, tmp_path
 def test_workers_are_checked_against_memory(tmp_path, monkeypatch):
     import openingbook.memory
     from openingbook.memory import WORKER_PROCESS_BYTES
-    from solver import table_bytes
+    from openingbook.solver import table_bytes
 
     each = table_bytes(18) + WORKER_PROCESS_BYTES
     monkeypatch.setattr(openingbook.memory, "available_memory", lambda: 3 * each + 1)

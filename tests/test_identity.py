@@ -37,7 +37,13 @@ from openingbook.formats.thill import (
 from openingbook.model import Scope
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, enumerate_positions
+from openingbook.solver import (
+    DEFAULT_BOARD,
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    Position,
+    enumerate_positions,
+)
 from tests.helpers import REFERENCE
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"

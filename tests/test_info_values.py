@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from openingbook.cli import main
 from openingbook.formats import describe, load_book
 from openingbook.formats.pons import write_pons
-from solver import enumerate_positions
+from openingbook.solver import enumerate_positions
 
 
 def _pons(path: Path, first: np.ndarray, mask: np.ndarray, scores: np.ndarray, board) -> Path:
@@ -39,7 +39,7 @@ def test_a_pons_book_with_2000_altered_values_is_not_ok(tmp_path: Path) -> None:
 
 
 def test_a_book_no_shipped_book_can_check_says_so(tmp_path: Path) -> None:
-    from solver import BoardSize
+    from openingbook.solver import BoardSize
 
     board = BoardSize(5, 4)  # no shipped book of this board
     first, mask = enumerate_positions(2, None, *board)

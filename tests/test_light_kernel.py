@@ -26,17 +26,17 @@ import pytest
 
 from openingbook.api import open_book
 from openingbook.engine import book_probe
-from solver import NO_LOWER_BOUND, Position, Solver, _firstuse, _native
-from solver._native import NATIVE_KERNELS
-from solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
-from solver.settings import SYMMETRY_STONES
+from openingbook.solver import NO_LOWER_BOUND, Position, Solver, _firstuse, _native
+from openingbook.solver._native import NATIVE_KERNELS
+from openingbook.solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
+from openingbook.solver.settings import SYMMETRY_STONES
 from tests.helpers import CLI, random_game
 
 TABLE = 20
 
 
 def light(fast, light, args, variant):
-    """:func:`solver._firstuse.choose` as on a first use: the light kernel."""
+    """:func:`openingbook.solver._firstuse.choose` as on a first use: the light kernel."""
     return light
 
 
@@ -127,7 +127,7 @@ def test_a_first_use_takes_the_light_kernel_and_starts_the_background_compile(
     started = []
     monkeypatch.setattr(_firstuse, "_start_background", lambda lock, v: started.append((lock, v)))
     fast, slow = _ENTRY_KERNELS[True, False][0], _LIGHT_KERNELS[True, False][0]
-    stand_in = NATIVE_KERNELS["solver.search._solve_one_7x6"]
+    stand_in = NATIVE_KERNELS["openingbook.solver.search._solve_one_7x6"]
     if numba_first:  # numba loaded before solver.search: its dispatchers are the kernels
         fast = stand_in.dispatcher()
     args = kernel_args()
@@ -168,10 +168,10 @@ class FakeChild:
 def test_one_background_compile_at_a_time(tmp_path, monkeypatch):
     # a process that runs the module holds the lock (its command line names it)
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", "solver._firstuse"]
+        [sys.executable, "-c", "import time; time.sleep(60)", "openingbook.solver._firstuse"]
     )
     deadline = time.monotonic() + 30
-    while b"solver._firstuse" not in Path(f"/proc/{holder.pid}/cmdline").read_bytes():
+    while b"openingbook.solver._firstuse" not in Path(f"/proc/{holder.pid}/cmdline").read_bytes():
         assert time.monotonic() < deadline  # started (its command line shows)
         time.sleep(0.01)
     try:
@@ -186,7 +186,7 @@ def test_one_background_compile_at_a_time(tmp_path, monkeypatch):
         lock.write_text("999999999")  # its process is gone: taken over
         _firstuse._start_background(lock, (7, 6, True, False))
         [(argv, options)] = FakeChild.started
-        assert argv[-6:] == ["solver._firstuse", "7", "6", "probing", "one", str(lock)]
+        assert argv[-6:] == ["openingbook.solver._firstuse", "7", "6", "probing", "one", str(lock)]
         assert options["start_new_session"] and options["env"][_firstuse.SWITCH] == "0"
         assert lock.read_text() == "4242"
     finally:
@@ -218,7 +218,7 @@ def test_a_first_run_answers_with_the_light_kernel_and_leaves_the_fast_one(tmp_p
     while _firstuse.background_locks(native):
         assert time.monotonic() < deadline, "the background compile did not end"
         time.sleep(0.5)
-    assert list(native.glob("solver.search._solve_one_7x6-*.so"))
+    assert list(native.glob("openingbook.solver.search._solve_one_7x6-*.so"))
     assert not list(native.glob("*.compiling")) and not list(native.glob("*.failed"))
     second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0 and f"score {expected}" in second.stdout
@@ -254,13 +254,13 @@ def test_a_build_compiles_the_light_kernel_while_it_enumerates(native_dir, monke
     _firstuse.start_light(fast, slow, args, variant)
     _firstuse.start_light(fast, slow, args, variant)  # once
     [child] = FakeCompile.made
-    assert child.argv[-6:] == ["solver._firstuse", "7", "6", "plain", "batch", "-"]
+    assert child.argv[-6:] == ["openingbook.solver._firstuse", "7", "6", "plain", "batch", "-"]
     assert child.options["env"][_firstuse.SWITCH] == "light"
     assert not child.waited
     assert _firstuse.choose(fast, slow, args, variant) is slow and child.waited
     # the fast kernel's library exists: nothing to start
     library = _native.library_path(
-        NATIVE_KERNELS["solver.search._solve_batch_7x6"], _native._signature(args)
+        NATIVE_KERNELS["openingbook.solver.search._solve_batch_7x6"], _native._signature(args)
     )
     library.write_bytes(b"")
     _firstuse.start_light(fast, slow, args, variant)

@@ -1,4 +1,4 @@
-"""The native cache (solver/_native.py): the same search and lookups without numba.
+"""The native cache (openingbook/solver/_native.py): the same search and lookups without numba.
 
 These tests need a C compiler (``$CC`` or ``cc``), as the native path does; one
 test checks that numba serves without one.
@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import DEFAULT_BOARD, NO_LOWER_BOUND, Position, Solver, _native
-from solver._native import NATIVE_KERNELS
+from openingbook.solver import DEFAULT_BOARD, NO_LOWER_BOUND, Position, Solver, _native
+from openingbook.solver._native import NATIVE_KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the entry kernels of a 7x6 solver without a book (solver.search._entry_kernels)
-SOLVE_ONE = "solver.search._solve_one_7x6"
-SOLVE_BATCH = "solver.search._solve_batch_7x6"
+SOLVE_ONE = "openingbook.solver.search._solve_one_7x6"
+SOLVE_BATCH = "openingbook.solver.search._solve_batch_7x6"
 LOOKUP_ONE = "openingbook.formats.compact._lookup_one"
 
 
@@ -76,7 +76,7 @@ def _tiny_solver() -> Solver:
 
 def _near_the_end() -> Position:
     """A 7x6 position a few cells from the end: a library is built from a run on it."""
-    from solver.search import _warm_up_position
+    from openingbook.solver.search import _warm_up_position
 
     return _warm_up_position(7, 6)
 
@@ -146,7 +146,7 @@ def test_native_compact_lookup_is_numbas(book):
     the kernel of the book's version (the shipped books are of version 3, the kept test
     book of version 2)."""
     from openingbook.formats.compact import CompactBook
-    from solver import enumerate_positions
+    from openingbook.solver import enumerate_positions
 
     rng = np.random.default_rng(7)
     with CompactBook(ROOT / book) as compact:
@@ -183,7 +183,7 @@ def _run(code: str, env: dict[str, str] | None = None) -> dict:
 
 _SOLVE_PROCESS = """
 import json, sys
-from solver import Solver
+from openingbook.solver import Solver
 lines = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {lines!r}
 Solver(table_log2=10).warm_up()
 scores = {{}}
@@ -344,7 +344,7 @@ def test_the_declared_numba_range_is_the_tested_one():
 
 
 def test_the_native_runtime_is_numbas():
-    """The one dependence on numba's internals, :data:`solver._native._RUNTIME_C`: its
+    """The one dependence on numba's internals, :data:`openingbook.solver._native._RUNTIME_C`: its
     memory record is numba's (refct, dtor, dtor_info, data, size; the compiled code reads
     ``data``), it defines every entry point it names, and numba's code for a kernel that
     allocates and raises calls nothing else. A numba that changes any of them fails here,

@@ -1,8 +1,8 @@
 """No library function below the command line assumes the 7x6 board.
 
-The board travels with the book and the position: every function of ``solver`` and
+The board travels with the book and the position: every function of ``openingbook.solver`` and
 ``openingbook`` (but ``openingbook.cli``, whose user-facing default is
-``solver.DEFAULT_BOARD``) that needs the board takes it. Read from the source of every
+``openingbook.solver.DEFAULT_BOARD``) that needs the board takes it. Read from the source of every
 module (every function and method at any depth, every class field):
 
 * no parameter or field defaults to 7, 6 or 42, nor to ``DEFAULT_WIDTH``,
@@ -26,14 +26,14 @@ BOARD_PARAMS = {"width", "height", "board", "cells", "w", "h"}
 
 #: ``module:qualified name`` -> why a 7x6 default or constant is right there.
 ALLOWED = {
-    "solver.geometry:DEFAULT_WIDTH": "the one definition of the standard board",
-    "solver.geometry:DEFAULT_HEIGHT": "the one definition of the standard board",
-    "solver.position:Position.__init__": "a position is where a board is chosen; it carries it",
-    "solver.position:Position.from_moves": "a position is where a board is chosen",
-    "solver.position:Position.from_bitboards": "a position is where a board is chosen",
-    "solver.search:Solver.__init__": "a solver is where a board is chosen; it carries it",
-    "solver.search:_search_sizes.width": "the search's 7x6 copy compiles that board as constants",
-    "solver.search:_search_sizes.height": "the search's 7x6 copy compiles that board as constants",
+    "openingbook.solver.geometry:DEFAULT_WIDTH": "the one definition of the standard board",
+    "openingbook.solver.geometry:DEFAULT_HEIGHT": "the one definition of the standard board",
+    "openingbook.solver.position:Position.__init__": "a position is where its board is chosen",
+    "openingbook.solver.position:Position.from_moves": "a position is where a board is chosen",
+    "openingbook.solver.position:Position.from_bitboards": "a position is where a board is chosen",
+    "openingbook.solver.search:Solver.__init__": "a solver is where its board is chosen",
+    "openingbook.solver.search:_search_sizes.width": "the 7x6 search has its board as constants",
+    "openingbook.solver.search:_search_sizes.height": "the 7x6 search has its board as constants",
     "openingbook.engine:Engine.__init__": "an engine, as a solver, is where a board is chosen",
     "openingbook.explorer.server:Explorer.__init__": "a user interface, as the CLI: its "
     "default is the user's board",

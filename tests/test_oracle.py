@@ -17,8 +17,7 @@ from openingbook.errors import InvalidArgument, SearchTimeout
 from openingbook.evaluation import PerfectPlayer, rate_moves
 from openingbook.layouts import LAYOUTS, read_batch, write_boards
 from openingbook.oracle import FULL_COLUMN, Oracle
-from openingbook.values import UNKNOWN, value_from_score
-from solver import (
+from openingbook.solver import (
     STATUS_BAD_CELLS,
     STATUS_BAD_MOVES,
     STATUS_CONTRADICTED,
@@ -31,6 +30,7 @@ from solver import (
     Position,
     Solver,
 )
+from openingbook.values import UNKNOWN, value_from_score
 from tests.helpers import positions, random_game
 
 ARRAY_LAYOUTS = [name for name in LAYOUTS if name not in ("moves", "actions")]

@@ -25,7 +25,7 @@ from openingbook.formats.compact import CompactBook
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.provenance import clean_command
 from openingbook.registry import shipped_books
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())

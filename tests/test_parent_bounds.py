@@ -23,7 +23,7 @@ from openingbook.errors import InvalidArgument
 from openingbook.formats import open_book
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.solving import parent_lower_bounds
-from solver import NO_LOWER_BOUND, BoardSize, Position, Solver
+from openingbook.solver import NO_LOWER_BOUND, BoardSize, Position, Solver
 from tests.helpers import CLI, random_game
 
 BOARD = BoardSize(7, 6)

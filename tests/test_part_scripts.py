@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from openingbook.formats.compact import CompactBook, write_compact
-from solver import DEFAULT_BOARD, enumerate_positions
+from openingbook.solver import DEFAULT_BOARD, enumerate_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"
@@ -68,7 +68,7 @@ BOOK_PONS = """#!{python}
 # Stands in for Pons' c4solver on 7x6 positions of a shipped distance book's ply.
 import sys
 import openingbook
-from solver import Position
+from openingbook.solver import Position
 for line in sys.stdin:
     moves = line.strip()
     with openingbook.open_book(f"{{len(moves)}}-dist") as book:
@@ -115,7 +115,7 @@ def test_build_parts_builds_a_part_once_with_the_code_of_its_checkout(tmp_path):
     needs 7x6: the published per-ply counts are of that board). Started from a directory
     holding other code (a checkout that changes), it runs $CODE's; relative paths are
     taken from where it starts."""
-    from solver import count_positions
+    from openingbook.solver import count_positions
 
     other = tmp_path / "openingbook"
     other.mkdir()
@@ -225,7 +225,7 @@ def test_a_wrong_value_in_a_part_stops_before_the_merge(tmp_path):
 def test_cost_adds_up_the_parts_manifests(tmp_path):
     """check_parts.py --cost: positions and CPU seconds of the parts' own manifests, summed."""
     from openingbook.pipeline.build import BuildOptions, build_book
-    from solver import BoardSize
+    from openingbook.solver import BoardSize
 
     board = BoardSize(5, 4)
     paths, recorded = [], []
@@ -254,7 +254,7 @@ FAKE_PONS = """#!{python}
 # Stands in for Pons' c4solver on 5x4: "moves score" per input line, from our solver;
 # with LIE set, the third answer is one off.
 import os, sys
-from solver import Solver
+from openingbook.solver import Solver
 solver = Solver(width=5, height=4, table_log2=16)
 for n, line in enumerate(sys.stdin):
     moves = line.strip()
@@ -267,7 +267,7 @@ def test_cross_check_compares_every_sampled_score(tmp_path):
     """cross_pons.py feeds the sample's move strings to the solver and compares its scores
     with the book's (the stand-in solver is ours; the real one is Pons')."""
     from openingbook.pipeline.build import BuildOptions, build_book
-    from solver import BoardSize
+    from openingbook.solver import BoardSize
 
     part = tmp_path / "book8-dist-5x4-part2of3.c4b"
     options = BuildOptions(8, distances=True, board=BoardSize(5, 4), part=(2, 3))

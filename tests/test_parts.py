@@ -17,7 +17,7 @@ import pytest
 from openingbook.checks.published import POSITIONS_PER_PLY
 from openingbook.errors import BookFileError
 from openingbook.formats.compact import CompactBook, CompactFileError, write_compact
-from solver import (
+from openingbook.solver import (
     AUTO_PARTS,
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
@@ -192,7 +192,7 @@ def test_a_whole_ply_too_large_for_memory_comes_part_by_part():
 def test_a_part_has_its_own_guard_for_the_layers_before_its_own(monkeypatch):
     """The layers a part builds whole (the 15-ply parts' 14-stone layer) have the part
     guard, larger than a whole ply's; a guard given explicitly is the one used."""
-    import solver.enumerate as enumeration
+    import openingbook.solver.enumerate as enumeration
 
     whole = enumerate_positions(9, None, *DEFAULT_BOARD)
     # 9 plies: the whole ply examines 639,065 children, a part's 8-stone layer 189,763
@@ -239,7 +239,7 @@ def test_enumerate_command_counts_a_part_and_everything(tmp_path):
 
 # ------------------------------------------------------------------ compact parts
 def _part_book(tmp_path, plies, part, width=5, height=4):
-    from solver import Solver
+    from openingbook.solver import Solver
 
     first, mask = enumerate_positions(plies, None, width=width, height=height, part=part)
     solver = Solver(width=width, height=height, table_log2=16)
@@ -323,7 +323,7 @@ def test_a_part_is_not_read_as_a_whole_book(tmp_path):
 # ------------------------------------------------------------------ builds and merges
 def _build_parts(tmp_path, plies, parts, size="5x4"):
     from openingbook.pipeline.build import BuildOptions, build_book
-    from solver import parse_board_size
+    from openingbook.solver import parse_board_size
 
     board = parse_board_size(size)
     paths = []
@@ -339,7 +339,7 @@ def _build_parts(tmp_path, plies, parts, size="5x4"):
 def test_build_parts_then_merge_equals_the_whole_build(tmp_path):
     from openingbook.pipeline.build import BuildOptions, build_book
     from openingbook.pipeline.merge import merge_books
-    from solver import parse_board_size
+    from openingbook.solver import parse_board_size
 
     board = parse_board_size("5x4")
     paths = _build_parts(tmp_path, 8, 3)
@@ -366,7 +366,7 @@ def test_a_part_of_an_odd_ply_has_the_solvers_values(tmp_path):
     """Parts take odd plies (the 15-ply book is built in parts): the second player is to
     move, and every stored answer is the solver's score of the position, or its sign."""
     from openingbook.pipeline.build import BuildOptions, build_book
-    from solver import Solver, parse_board_size
+    from openingbook.solver import Solver, parse_board_size
 
     board = parse_board_size("5x4")
     solver = Solver(width=5, height=4, table_log2=16)
@@ -409,8 +409,8 @@ def test_derive_13_from_14_on_a_small_board_and_under_a_line(tmp_path):
     """Exact minimax over one ply: the derived 13-ply values are the solver's."""
     from openingbook.pipeline.build import BuildOptions, build_book
     from openingbook.pipeline.derive import derive_book
+    from openingbook.solver import Solver, parse_board_size
     from openingbook.values import book_values
-    from solver import Solver, parse_board_size
 
     for board, under in ((parse_board_size("5x4"), None), (parse_board_size("7x6"), "4444443322")):
         deep, shallow = tmp_path / f"d14-{board}.c4b", tmp_path / f"d13-{board}.c4b"

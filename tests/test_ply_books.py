@@ -39,12 +39,12 @@ from openingbook.formats.compact import CompactBook, provenance
 from openingbook.oracle import Oracle
 from openingbook.pipeline.negamax import negamax_layers
 from openingbook.provenance import file_sha256
-from openingbook.values import UNKNOWN
-from solver import (
+from openingbook.solver import (
     Position,
     Solver,
     enumerate_positions,
 )
+from openingbook.values import UNKNOWN
 from tests.helpers import BOOKS, TABLE, random_game
 
 DERIVED_HERE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of Thill books

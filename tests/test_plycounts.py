@@ -19,7 +19,7 @@ from openingbook.checks.stats import book_stats
 from openingbook.cli import main
 from openingbook.formats import read_records
 from openingbook.formats.thill import BOOK8, write_book
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 from tests.helpers import BOOKS
 
 WIDTH, HEIGHT = 7, 6

@@ -1,8 +1,8 @@
 import pytest
 from hypothesis import given
 
-from solver import Player, Position
-from solver.position import has_four
+from openingbook.solver import Player, Position
+from openingbook.solver.position import has_four
 from tests.helpers import positions
 
 

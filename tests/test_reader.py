@@ -28,7 +28,7 @@ from openingbook.formats.thill import (
     search_steps,
     write_book,
 )
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, Winner
+from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, Winner
 from tests.helpers import REFERENCE, random_positions
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
@@ -147,7 +147,7 @@ def test_wrong_stone_count(book8):
 
 @pytest.mark.slow
 def test_records_against_solver(book8):
-    from solver.search import solve_wdl
+    from openingbook.solver.search import solve_wdl
 
     records = raw_records()
     for i in (0, 1000, 3000):

@@ -6,8 +6,8 @@ applies it once. Every book below is made by the project's own tools (``derive``
 asked every case of :data:`CASES` through every call: ``get``, ``get(pos,
 default)``, ``lookup``, ``in``, ``lookup_many`` (strict and not, on 1-D and 2-D arrays). The
 expected answer of each case is computed without the readers: the kind of
-position is known by construction and checked with :class:`solver.Position`'s own
-(pure Python) checks; stored values come from :class:`solver.Solver` on the small
+position is known by construction and checked with :class:`openingbook.solver.Position`'s own
+(pure Python) checks; stored values come from :class:`openingbook.solver.Solver` on the small
 boards and from the source book (checked against the solver elsewhere) on 7x6.
 
 Groups (one book in several formats, all answering alike):
@@ -39,8 +39,7 @@ from openingbook.formats.compact import write_compact
 from openingbook.pipeline.convert import convert_book
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
-from openingbook.values import KINDS, UNKNOWN
-from solver import (
+from openingbook.solver import (
     BoardSize,
     Position,
     Solver,
@@ -49,6 +48,7 @@ from solver import (
     score_from_plies,
     under_line,
 )
+from openingbook.values import KINDS, UNKNOWN
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = ROOT / "books"

@@ -2,7 +2,7 @@
 
 numba caches compiled kernels beside their source, then in a user-wide
 directory; when it can write neither it raises "cannot cache function" (9 of
-the 11 commands failed that way). :mod:`solver._cachedir` chooses first: the
+the 11 commands failed that way). :mod:`openingbook.solver._cachedir` chooses first: the
 package's ``__pycache__``, else ``$XDG_CACHE_HOME``/``~/.cache``, else a private
 directory under the temporary directory (said once, by the run that creates it),
 and only when none is usable no cache at all.
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from solver import _cachedir
-from solver._cachedir import (
+from openingbook.solver import _cachedir
+from openingbook.solver._cachedir import (
     first_writable,
     numba_cache_dir,
     private_temp_dir,

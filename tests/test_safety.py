@@ -24,7 +24,7 @@ from openingbook.cli import main
 from openingbook.errors import InvalidArgument, WorkDirError
 from openingbook.pipeline.build import BuildOptions, build_book, manifest_path
 from openingbook.pipeline.workdir import LOCK_NAME, MARKER_NAME, WorkDir, is_own_file_name
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 from tests.helpers import start_build
 
 #: 12-ply positions under this line: 29 of them, a build of a second or so

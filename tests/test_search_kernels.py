@@ -1,4 +1,5 @@
-"""The search's two compiled kernels (solver/search.py): with and without the mirror code.
+"""The search's two compiled kernels (openingbook/solver/search.py): with and without the mirror
+code.
 
 ``_negamax`` searches the nodes below ``SYMMETRY_STONES`` stones with the mirror
 code and hands every node of that many stones, with its subtree, to
@@ -17,9 +18,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from solver import NO_LOWER_BOUND, Position, Solver, search, settings
-from solver._jit import materialize
-from solver.position import winning_cells
+from openingbook.solver import NO_LOWER_BOUND, Position, Solver, search, settings
+from openingbook.solver._jit import materialize
+from openingbook.solver.position import winning_cells
 from tests.helpers import random_game
 
 SYMMETRY = settings.SYMMETRY_STONES
@@ -216,7 +217,7 @@ def test_the_7x6_kernel_refuses_a_table_it_was_not_compiled_for():
     """The solver chooses the 7x6 copy in Python; the kernel checks what it was compiled
     with (a numba cache left from other settings would not match): never a search with
     the wrong table size, an error instead."""
-    from solver.errors import InternalError
+    from openingbook.solver.errors import InternalError
 
     solver = Solver(table_log2=16)
     (state,) = solver._kernel_args()

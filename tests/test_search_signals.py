@@ -25,7 +25,7 @@ from tests.helpers import default_sigint, default_stop_signals, unbuffered_env
 #: the command line, announcing every search of more than 16 cells but the warm-up's
 _ANNOUNCE_SEARCHES = """
 import sys
-import solver.search as search
+import openingbook.solver.search as search
 def announced(kernel):
     def search(*args):
         # geo (width, height, cells, stop, node limit), the fourth of the search's arrays,
@@ -65,7 +65,7 @@ def _kernels_ready() -> None:
     """Every case's kernel compiled and its native library built first: a command's
     first call of a kernel loads numba (or compiles) before it searches, which no
     signal cuts short (the commands here announce the call, not the loading)."""
-    from solver import Solver
+    from openingbook.solver import Solver
 
     for width, height in ((7, 6), (7, 7), (8, 7)):
         Solver(table_log2=16, width=width, height=height).warm_up()
@@ -137,7 +137,7 @@ def test_a_signal_stops_a_search_within_a_second(case, signum, status, message):
 def test_a_raising_handler_stops_a_search_in_python_and_the_solver_stays_usable():
     """The library alone: a handler that raises stops ``Solver.solve`` at once (the
     exception is the handler's), and the solver answers the next position exactly."""
-    from solver import Solver
+    from openingbook.solver import Solver
 
     class Stop(Exception):
         pass

@@ -33,8 +33,8 @@ from openingbook.explorer.solve import (
 )
 from openingbook.layouts import PLAY_TOGETHER
 from openingbook.oracle import solver_api_scores
+from openingbook.solver import DEFAULT_BOARD, BoardSize, Position, Solver, score_from_plies
 from openingbook.values import FULL_COLUMN
-from solver import DEFAULT_BOARD, BoardSize, Position, Solver, score_from_plies
 from tests.browser import running_explorer
 from tests.helpers import OPENINGS, cli_process, drawn_game, rest_until_closed
 

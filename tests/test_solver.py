@@ -22,8 +22,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from openingbook.cli import main
-from solver import DEFAULT_BOARD, Position, Solver, analyze, plies_from_score, solve, solve_wdl
-from solver.position import has_four
+from openingbook.solver import (
+    DEFAULT_BOARD,
+    Position,
+    Solver,
+    analyze,
+    plies_from_score,
+    solve,
+    solve_wdl,
+)
+from openingbook.solver.position import has_four
 from tests.helpers import positions, random_game
 
 #: the reference file's 37-stone example (score -1)
@@ -345,8 +353,6 @@ def test_ctrl_c_while_the_helper_threads_start_is_a_keyboard_interrupt(monkeypat
     answers afterwards."""
     import threading
 
-    import solver.search
-
     starts = []
 
     class InterruptedOnSecondStart(threading.Thread):
@@ -495,7 +501,7 @@ def test_usable_from_worker_processes(reference_lines):
 
 @pytest.mark.parametrize("entries", [1, 1000, 1 << 18, (1 << 18) + 3])
 def test_huge_page_zeros_is_a_zeroed_writable_array(entries: int) -> None:
-    from solver.table import huge_page_zeros
+    from openingbook.solver.table import huge_page_zeros
 
     a = huge_page_zeros(entries)
     assert a.dtype == np.uint64 and a.shape == (entries,) and not a.any()
@@ -508,7 +514,7 @@ def test_huge_page_zeros_is_a_zeroed_writable_array(entries: int) -> None:
 # ------------------------------------------------------------------ time limits
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_time_limit_stops_the_search_and_leaves_the_solver_exact(threads):
-    from solver import SearchTimeout
+    from openingbook.solver import SearchTimeout
 
     solver = Solver(table_log2=20, threads=threads)
     solver.warm_up()  # a first compilation is not search time

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solver.search as search
-from solver import UNSOLVED, Position, SearchTimeout, Solver, _firstuse, _native
+import openingbook.solver.search as search
+from openingbook.solver import UNSOLVED, Position, SearchTimeout, Solver, _firstuse, _native
 
 TABLE = 20
 

@@ -44,7 +44,7 @@ def test_no_function_in_the_solver_is_longer_than_the_limit() -> None:
         for path in files
         for name, lines in function_lengths(path.read_text()).items()
     }
-    assert "solver/search.py:_search" in lengths
+    assert "openingbook/solver/search.py:_search" in lengths
     too_long = {name: lines for name, lines in lengths.items() if lines > MAX_LINES}
     assert not too_long, f"functions over {MAX_LINES} lines: {too_long}"
 

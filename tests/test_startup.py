@@ -8,7 +8,7 @@ compact book none of the Thill reader's modules (``info`` of a compact book
 decodes every position, with the compiled enumeration: it loads numba); an
 analysis the books answer loads no search; ``solve`` and a lookup (the status
 check of every reader, a compact book's table) run their kernels from the native
-cache (:mod:`solver._native`) and never load numba once the cache is warm. Checked in
+cache (:mod:`openingbook.solver._native`) and never load numba once the cache is warm. Checked in
 a fresh interpreter per command (the test process itself has loaded
 everything), by the modules loaded, never by time: the timings are in
 ``benchmarks/bench_startup.py``.
@@ -160,7 +160,10 @@ def test_analysis_the_books_answer_loads_no_search(warm_native_cache, args):
     search module (nor the table it allocates) nor the negamax bridge is loaded."""
     loaded = _loaded_modules(args)
     assert (
-        _top_level(loaded, ("solver.search", "openingbook.pipeline.negamax", *SOLVER_MODULES)) == []
+        _top_level(
+            loaded, ("openingbook.solver.search", "openingbook.pipeline.negamax", *SOLVER_MODULES)
+        )
+        == []
     )
 
 
@@ -201,6 +204,6 @@ def test_the_second_solve_loads_no_numba(tmp_path):
     env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path / "native")}  # empty: a first run
     assert "numba" in _loaded_modules(["solve", "44444455", "--threads", "1"], env)
     assert sorted(p.name.split("-")[0] for p in (tmp_path / "native").glob("*.so")) == [
-        "solver.search._solve_one_7x6",
+        "openingbook.solver.search._solve_one_7x6",
     ]
     assert _top_level(_loaded_modules(["solve", "44444455"], env), SOLVER_MODULES) == []

@@ -2,7 +2,7 @@
 
 Independent sources: the solver (positions solved directly at the shallower
 ply), books built directly by ``openingbook build``, Tromp's published counts,
-and brute-force definitions over :class:`solver.Position`.
+and brute-force definitions over :class:`openingbook.solver.Position`.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from openingbook.codec import encode_keys
 from openingbook.formats import load_book, read_records
 from openingbook.formats.thill import Book, Records, write_book
 from openingbook.pipeline.build import BuildOptions, build_book
-from solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
-from solver.bitboards import mirror_bits
-from solver.enumerate import positions_with_moves
-from solver.position import has_four
-from solver.search import Solver
+from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
+from openingbook.solver.bitboards import mirror_bits
+from openingbook.solver.enumerate import positions_with_moves
+from openingbook.solver.position import has_four
+from openingbook.solver.search import Solver
 from tests.helpers import REFERENCE, positions, write_manifest
 
 REFERENCE_BOOK8 = REFERENCE / "thill-original-book8.dat"

@@ -1,11 +1,11 @@
-"""The search's vector code (solver/search.py) against the plain Python bit tricks.
+"""The search's vector code (openingbook/solver/search.py) against the plain Python bit tricks.
 
 ``_winning_lanes`` computes, in the 7x6 copy of the search loop, the winning cells
 of every candidate move at once in vector registers, and which moves leave two
 threats; ``_has_four_lanes`` tests a four in all four directions at once. The
 search tests compare that copy with the scalar any-size copy node for node on a
 few positions; here each piece is checked directly, on many positions, against
-:func:`solver.position.winning_cells` and :func:`solver.position.has_four`.
+:func:`openingbook.solver.position.winning_cells` and :func:`openingbook.solver.position.has_four`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import Position, search
-from solver._jit import materialize
-from solver.position import board_mask, bottom_mask, has_four, winning_cells
+from openingbook.solver import Position, search
+from openingbook.solver._jit import materialize
+from openingbook.solver.position import board_mask, bottom_mask, has_four, winning_cells
 from tests.helpers import positions
 
 WIDTH, HEIGHT = 7, 6

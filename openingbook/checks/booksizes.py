@@ -3,7 +3,7 @@ that claims to be complete.
 
 A complete book of ``plies`` stones holds the book positions of that ply: legal,
 nobody has four, the side to move cannot complete four at once, one position per
-mirror pair (:func:`solver.count_positions`). A file that claims to be complete
+mirror pair (:func:`openingbook.solver.count_positions`). A file that claims to be complete
 (a compact book's header, a Thill book's manifest) with fewer would answer
 positions it does not hold (a compact table answers every position of its ply; a
 pruned book answers every absent one as a first-player win), so the readers refuse
@@ -25,7 +25,7 @@ True
 
 from __future__ import annotations
 
-from solver import BoardSize
+from openingbook.solver import BoardSize
 
 __all__ = ["CAP", "COMPLETE_POSITIONS", "complete_positions", "count_table"]
 
@@ -98,7 +98,7 @@ def count_table(
     >>> count_table([(4, 4)], cap=100)[(4, 4)]
     (1, 2, 8, 26, 82)
     """
-    from solver import counts_per_ply
+    from openingbook.solver import counts_per_ply
 
     return {(w, h): tuple(counts_per_ply(w, h, cap)) for w, h in boards}
 

@@ -29,12 +29,12 @@ from openingbook.counts import solver_values
 from openingbook.errors import InvalidArgument
 from openingbook.formats import Layout, load_book
 from openingbook.model import BookModel
-from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
-from solver import (
+from openingbook.solver import (
     BoardSize,
     can_win_next_bits,
     positions_with_moves,
 )
+from openingbook.values import VALUE_FIRST, distance_plies, first_player_winner
 
 __all__ = ["CheckReport", "Issue", "check_book", "solve_book_values"]
 

@@ -54,7 +54,7 @@ from openingbook.checks.report import Report
 from openingbook.contexts import CONTEXT_THREATS_CENTRE, context_space
 from openingbook.contexts import position_contexts as book_contexts
 from openingbook.formats import load_book
-from solver import (
+from openingbook.solver import (
     STATUS_OK,
     board_mask,
     book_position_status,

@@ -29,14 +29,14 @@ import numpy as np
 
 from openingbook.checks.published import POSITIONS_PER_PLY, WDL_PER_PLY
 from openingbook.errors import InvalidArgument
-from solver import (
+from openingbook.solver import (
     can_win_next_bits,
     enumerate_positions,
     iter_parts,
     mirror_bits,
     position_keys,
 )
-from solver import finished_games as solver_finished_games
+from openingbook.solver import finished_games as solver_finished_games
 
 #: ``(first, mask) -> (known, winner)``: a book's answers, winner from the first
 #: player's side (+1 first wins, -1 second, 0 draw).
@@ -117,7 +117,7 @@ class PlyCounts:
 def finished_games(plies: int, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Every position after ``plies`` plies in which the player who just moved has four.
 
-    Both mirror variants (:func:`solver.finished_games` gives one per pair), each
+    Both mirror variants (:func:`openingbook.solver.finished_games` gives one per pair), each
     distinct position once, as ``(first, mask)``.
     """
     first, mask = solver_finished_games(plies, width, height)

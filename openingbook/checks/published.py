@@ -17,9 +17,9 @@ True
 
 from __future__ import annotations
 
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 
-#: Tromp's data set and counts are of the standard board, :data:`solver.DEFAULT_BOARD`
+#: Tromp's data set and counts are of the standard board, :data:`openingbook.solver.DEFAULT_BOARD`
 #: (7x6): this name says that it is his data's board, not a default.
 TROMP_BOARD = DEFAULT_BOARD
 TROMP_SUBSET_COUNTS: dict[str, int] = {"first": 44_473, "second": 16_635, "draw": 6_449}

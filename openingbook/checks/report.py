@@ -15,12 +15,12 @@ import numpy as np
 
 from openingbook.counts import solver_values
 from openingbook.model import BookModel
-from openingbook.values import UNKNOWN, WINNERS, BulkValues
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     BoardSize,
     Position,
 )
+from openingbook.values import UNKNOWN, WINNERS, BulkValues
 
 if TYPE_CHECKING:
     from openingbook.formats import Layout

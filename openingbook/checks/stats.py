@@ -20,12 +20,12 @@ from openingbook.counts import value_histogram
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.formats import Layout, load_book
 from openingbook.model import BookModel
-from openingbook.values import UNKNOWN
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     can_win_next_bits,
     positions_with_moves,
 )
+from openingbook.values import UNKNOWN
 
 __all__ = ["TROMP_COUNTS", "StatsReport", "book_part", "book_stats", "tromp_subset"]
 
@@ -98,7 +98,7 @@ def tromp_subset(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     (The side to move cannot win at once in a book position anyway.) Swapping
     the colours makes the other player the side to move.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> threat, calm = Position.from_moves("717161"), Position.from_moves("717162")
     >>> tromp_subset([threat.first_stones, calm.first_stones], [threat.mask, calm.mask]).tolist()
     [False, True]

@@ -23,10 +23,10 @@ from openingbook.errors import BookFileError
 from openingbook.formats.registry import load_book, lookup_source
 from openingbook.model import BookModel, require_board
 from openingbook.pipeline.negamax import derive_values
-from openingbook.values import UNKNOWN, BulkValues
-from solver import (
+from openingbook.solver import (
     canonical_keys,
 )
+from openingbook.values import UNKNOWN, BulkValues
 
 __all__ = ["ValidationReport", "validate_books"]
 

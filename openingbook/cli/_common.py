@@ -26,7 +26,7 @@ from openingbook.errors import Error, InvalidArgument, OutputExists
 from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2
 
 if TYPE_CHECKING:
-    from solver import Position
+    from openingbook.solver import Position
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,10 +67,10 @@ output_format_option = click.option(
 
 
 def _board_size(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    """``--size WxH`` parsed into a :class:`solver.BoardSize` (exit 2 if bad)."""
+    """``--size WxH`` parsed into a :class:`openingbook.solver.BoardSize` (exit 2 if bad)."""
     if value is None:
         return None
-    from solver import parse_board_size
+    from openingbook.solver import parse_board_size
 
     try:
         return parse_board_size(value)
@@ -92,7 +92,7 @@ def size_option(help_text: str) -> Callable[[F], F]:
 
 def board_size_options(func: F) -> F:
     """``--size WxH`` or ``--width W --height H`` (default 7x6); the command receives
-    ``size`` (a :class:`solver.BoardSize` or None), ``width`` and ``height`` (ints or
+    ``size`` (a :class:`openingbook.solver.BoardSize` or None), ``width`` and ``height`` (ints or
     None), resolved by :func:`resolve_board_size`."""
     options = [
         size_option(
@@ -108,9 +108,9 @@ def board_size_options(func: F) -> F:
 
 
 def resolve_board_size(size: Any, width: int | None, height: int | None) -> Any:
-    """The :class:`solver.BoardSize` of :func:`board_size_options`' values; a bad or
+    """The :class:`openingbook.solver.BoardSize` of :func:`board_size_options`' values; a bad or
     doubly given size is a usage error (exit status 2)."""
-    from solver import DEFAULT_BOARD, BoardSize, check_board_size
+    from openingbook.solver import DEFAULT_BOARD, BoardSize, check_board_size
 
     if size is not None:
         if width is not None or height is not None:
@@ -234,7 +234,7 @@ class ShippedBooksHelp(click.Command):
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from openingbook.booknames import lookup_stones
-        from solver import DEFAULT_BOARD
+        from openingbook.solver import DEFAULT_BOARD
 
         stones = lookup_stones(DEFAULT_BOARD)
         reach = (
@@ -373,7 +373,7 @@ def parse_moves(moves: str, argument: str, board: Any = None) -> Position:
     """The position after ``moves`` (1-based columns) on ``board`` (a ``BoardSize``,
     default 7x6); a malformed or illegal move string is a bad argument (exit
     status 2) named after the command's parameter."""
-    from solver import DEFAULT_BOARD, Position
+    from openingbook.solver import DEFAULT_BOARD, Position
 
     try:
         return Position.from_moves(moves, *(board or DEFAULT_BOARD))

@@ -175,7 +175,7 @@ def build_command(
         raise click.UsageError("--seed only applies with --sample")
     from openingbook.formats import FORMATS
     from openingbook.pipeline.build import BuildOptions, build_book, default_output_name
-    from solver import DEFAULT_BOARD
+    from openingbook.solver import DEFAULT_BOARD
 
     if part is not None:
         holds_parts = next(f for f in FORMATS.values() if f.holds_parts)

@@ -102,7 +102,7 @@ def enumerate_command(
     if output is not None:
         refuse_existing(output, force)
     from openingbook.pipeline.enumeration import enumerate_to_file
-    from solver import AUTO_PARTS, DEFAULT_BOARD
+    from openingbook.solver import AUTO_PARTS, DEFAULT_BOARD
 
     which = None
     if part is not None:

@@ -20,7 +20,7 @@ from openingbook.cli._common import (
     size_option,
     user_errors,
 )
-from solver import Player, Position, Winner
+from openingbook.solver import Player, Position, Winner
 
 if TYPE_CHECKING:
     from openingbook.formats import Layout

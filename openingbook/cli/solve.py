@@ -1,4 +1,5 @@
-"""``openingbook solve``: argument parsing for the exact solver (:mod:`solver.search`)."""
+"""``openingbook solve``: argument parsing for the exact solver
+(:mod:`openingbook.solver.search`)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,10 @@ from openingbook.cli._common import (
 from openingbook.errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from solver import Solver
+    from openingbook.solver import Solver
 
 from openingbook.memory import MAX_TABLE_LOG2, MIN_TABLE_LOG2, check_table_size
-from solver import (
+from openingbook.solver import (
     Position,
     default_table_log2,
     describe_score,
@@ -39,7 +40,7 @@ from solver import (
 
 class _Solvers:
     """The command's solvers, each made when a position first needs it: one with the
-    table ``--table-log2`` gives, or one per table size :func:`solver.query_table_log2`
+    table ``--table-log2`` gives, or one per table size :func:`openingbook.solver.query_table_log2`
     chooses by the position's empty cells (a 12-ply position is solved as fast with a
     32 MiB table, which costs the system far less to fill than 256 MiB)."""
 
@@ -49,7 +50,7 @@ class _Solvers:
         self.by_size: dict[int, Solver] = {}
 
     def of(self, pos: Position) -> Solver:
-        from solver import Solver
+        from openingbook.solver import Solver
 
         log2 = self.table_log2
         if log2 is None:
@@ -170,7 +171,7 @@ def solve_command(
     """
     board = resolve_board_size(size, width, height)
     width, height = board
-    from solver import min_table_log2
+    from openingbook.solver import min_table_log2
 
     if table_log2 is not None and table_log2 < min_table_log2(width * (height + 1)):
         raise BadArgument(

@@ -69,7 +69,7 @@ def _check_line(under: str | None, book: Path) -> None:
     board = _board_of(book)
     if under is None or board is None:
         return
-    from solver import Position
+    from openingbook.solver import Position
 
     try:
         Position.from_moves(under, *board)

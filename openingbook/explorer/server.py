@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from solver import DEFAULT_BOARD, BoardSize, Player, Position, move_columns, move_string
+from openingbook.solver import DEFAULT_BOARD, BoardSize, Player, Position, move_columns, move_string
 
 #: the page: index.html, explorer.css, explorer.js, favicon.svg
 STATIC_DIR = Path(__file__).with_name("static")
@@ -177,7 +177,7 @@ class RequestedPosition(NamedTuple):
 def parse_request_moves(moves: str, board: tuple[int, int]) -> RequestedPosition:
     """The position a request's move string reaches on ``board``, or :class:`ApiError`.
 
-    Unlike :meth:`solver.Position.from_moves`, a last move that completes four is
+    Unlike :meth:`openingbook.solver.Position.from_moves`, a last move that completes four is
     accepted: the game is over and the explorer shows it.
 
     >>> game = parse_request_moves("4455667", (7, 6))

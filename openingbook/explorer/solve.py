@@ -3,7 +3,7 @@
 Pascal Pons' online solver (``https://connect4.gamesolver.org``) answers
 ``GET /solve?pos=4453`` with ``{"pos": "4453", "score": [-5, -5, -2, -3, -4, -2, -2]}``:
 the move string as given (1-based columns) and, for each column, Pons' score of
-playing it for the side to move (:mod:`solver.scores`: positive wins, the sooner
+playing it for the side to move (:mod:`openingbook.solver.scores`: positive wins, the sooner
 the higher; 0 a draw; negative loses), :data:`FULL_COLUMN` (100) for a full
 column. :class:`SolveApi` answers the same request with the same JSON, so a client
 switches by changing its base URL; the answers carry
@@ -47,7 +47,7 @@ from openingbook.explorer.server import (
     parse_request_moves,
 )
 from openingbook.layouts import PLAY_TOGETHER, play_move_strings
-from solver import BoardSize, Position
+from openingbook.solver import BoardSize, Position
 
 #: one position: ``GET /solve?pos=4453``
 SOLVE_PATH = "/solve"
@@ -57,7 +57,8 @@ BATCH_PATH = "/solve/batch"
 _MAX_FIELDS = 8
 
 #: ``scores(engine, first, mask, time_limit)``: the scores of positions of games that go
-#: on, given as ``first``/``mask`` uint64 bitboards (:mod:`solver.bitboards`; parsed once,
+#: on, given as ``first``/``mask`` uint64 bitboards (:mod:`openingbook.solver.bitboards`; parsed
+#: once,
 #: from the request's move strings): ``(scores, answered)``, a ``(B, width)`` integer
 #: array, one score per column (``FULL_COLUMN`` for a full one), and a ``(B,)`` bool array,
 #: False for a position not solved within ``time_limit`` seconds (its scores are not read)

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.solver import DEFAULT_BOARD
 from openingbook.values import KINDS, value_from_arrays
-from solver import DEFAULT_BOARD
 
 __all__ = [
     "KINDS",
@@ -119,7 +119,8 @@ class Format(ABC):
         raise BookFileError(f"{path}: the {self.name} format is written, never read back")
 
     def check_book(self, board: Any, plies: int) -> None:
-        """Refuse, before any work, a book of ``board`` (a :class:`solver.BoardSize`) and
+        """Refuse, before any work, a book of ``board`` (a :class:`openingbook.solver.BoardSize`)
+        and
         ``plies`` that this format cannot hold (:class:`InvalidArgument`); its writer
         refuses it again. Nothing to refuse by default."""
         return

@@ -21,7 +21,7 @@ of one of our books holds what the book holds (one ply, one record per mirror
 pair). Books without distances export with a half-move count of 0 ("unknown")
 only on request (``export --no-distance``).
 
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> cadot_columns()[:8]
 [0, 1, 2, 4, 5, 7, 8, 13]
 >>> cadot_key(Position.from_moves("4"))  # column 3 holds one A stone: digit 1
@@ -46,6 +46,7 @@ from openingbook.answers import BookReader, bulk_values
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.formats.base import Format, require_7x6
+from openingbook.solver import DEFAULT_BOARD, BoardSize, Position
 from openingbook.values import (
     UNKNOWN,
     WINNERS,
@@ -53,7 +54,6 @@ from openingbook.values import (
     BulkValues,
     value_from_plies,
 )
-from solver import DEFAULT_BOARD, BoardSize, Position
 
 if TYPE_CHECKING:
     from openingbook.model import BookModel, Scope

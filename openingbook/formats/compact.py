@@ -4,7 +4,7 @@ A compact book (``.c4b``) is a header followed by a payload (``docs/FORMATS.md``
 specifies both byte for byte):
 
 * **complete** books (every position of a ply) store no positions at all: the
-  set of positions is the position model's (:func:`solver.book_position_status`),
+  set of positions is the position model's (:func:`openingbook.solver.book_position_status`),
   and the payload maps the canonical position key to an index into the header's
   value table. Version 3 (written): the index's codeword in a Huffman code chosen
   by the position's context (:mod:`openingbook.contexts`), stored in a compressed
@@ -17,8 +17,8 @@ specifies both byte for byte):
 * **scoped** books (the positions under a line) have the same table, over
   the positions of their scope, and the scope line in the header: a position
   is answered only when a game continuing the line reaches it (or its mirror
-  image), an exact check (:func:`solver.under_line`).
-* **parts** (part ``i`` of ``n`` of a ply, :func:`solver.enumerate.part_of`) have
+  image), an exact check (:func:`openingbook.solver.under_line`).
+* **parts** (part ``i`` of ``n`` of a ply, :func:`openingbook.solver.enumerate.part_of`) have
   the table over the part's positions and ``i/n`` in the header's scope field: a
   position is answered only when its canonical key hashes to part ``i``, an exact
   check; every other position of the ply is not in the book, never a wrong answer.
@@ -29,7 +29,7 @@ player wins in ``d`` plies, ``d - 100`` when the second does, ``0`` for a draw)
 and score (Pons score of the side to move).
 
 >>> import numpy as np, tempfile, os
->>> from solver import Position, enumerate_positions
+>>> from openingbook.solver import Position, enumerate_positions
 >>> first, mask = enumerate_positions(2, None, 7, 6)
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = os.path.join(tmp, "b2.c4b")
@@ -93,15 +93,7 @@ from openingbook.retrieval import (
     nb_cells_value,
     nb_mix,
 )
-from openingbook.values import (
-    UNKNOWN,
-    BookValue,
-    BulkValues,
-    answer_tables,
-    book_value,
-    distance_bytes_from_scores,
-)
-from solver import (
+from openingbook.solver import (
     DEFAULT_BOARD,
     STATUS_MESSAGES,
     STATUS_OK,
@@ -117,6 +109,14 @@ from solver import (
     njit,
     parse_board_size,
     prefetch,
+)
+from openingbook.values import (
+    UNKNOWN,
+    BookValue,
+    BulkValues,
+    answer_tables,
+    book_value,
+    distance_bytes_from_scores,
 )
 
 if TYPE_CHECKING:
@@ -527,7 +527,7 @@ def _parse_codes(
 
 def _parse_part(text: str) -> tuple[int, int]:
     """``"3/32"`` -> ``(3, 32)`` (``ValueError`` unless a valid part)."""
-    from solver import check_part
+    from openingbook.solver import check_part
 
     i, sep, n = text.partition("/")
     if not sep or not i.isdigit() or not n.isdigit():
@@ -589,7 +589,7 @@ def write_compact(
     docstring). Without ``under`` the positions must be every position of the
     ply (a complete book); with ``under`` exactly the positions under that
     line (a scoped book); with ``part=(i, n)`` exactly the positions of that part
-    of the ply (:func:`solver.enumerate.part_of`). ``board``: the board size,
+    of the ply (:func:`openingbook.solver.enumerate.part_of`). ``board``: the board size,
     written in the header.
     ``version``: 3 (the values as codewords, the context function that makes the
     smaller file) or 2 (a retrieval table of fixed-width fields).
@@ -641,7 +641,7 @@ def write_compact(
         if contexts.size:
             contexts = contexts[keep]
     if part is not None:
-        from solver import check_part, part_of
+        from openingbook.solver import check_part, part_of
 
         if under is not None:
             raise InvalidArgument(
@@ -735,7 +735,7 @@ def _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells
     return np.int64(nb_cells_value(cells, c0, c1, c2, bits))
 
 
-@njit(cache=True, native=True)  # solver/_native.py: run without numba
+@njit(cache=True, native=True)  # openingbook/solver/_native.py: run without numba
 def _lookup_one(
     first, mask, plies, width, height, scope, seed, seg_len, seg_count, bits, cells,
 ):  # fmt: skip
@@ -814,7 +814,7 @@ def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits,
 
 
 # ----------------------------------------------------------- version 3 lookups
-@njit(cache=True, native=True)  # solver/_native.py: run without numba
+@njit(cache=True, native=True)  # openingbook/solver/_native.py: run without numba
 def _lookup_one_v3(
     first, mask, plies, width, height, scope, words, tables,
 ):  # fmt: skip
@@ -869,7 +869,8 @@ def _read_blocks_v3(
     """:func:`_read_blocks` for version 3: block ``b``'s keys hashed, their contexts
     computed and their three windows prefetched, then block ``b - 1``'s windows read and
     decoded; ``plies``: the book's. ``check``: each block's positions are also checked as
-    positions of a complete book of that ply (:func:`solver.nb_block_status`, in the same
+    positions of a complete book of that ply (:func:`openingbook.solver.nb_block_status`, in the
+    same
     pass), and one that is not a book position gets index -1 and ``UNKNOWN`` answers;
     else they are book positions (checked already). Writes each position's ``index``
     (int64), ``winner`` (int8), ``dist`` and ``score`` (int16); returns whether a
@@ -951,7 +952,7 @@ def _read_blocks_v3(
 
 
 # The bulk read kernels write their answers into arrays the caller gives and return a
-# scalar, so that they run from their native libraries (solver/_native.py) without
+# scalar, so that they run from their native libraries (openingbook/solver/_native.py) without
 # loading numba: an oracle's first batch, a lookup of many positions.
 @njit(cache=True, native=True)
 def _read_kernel_v3(
@@ -1245,7 +1246,7 @@ class CompactBook(BookReader):
     # -------------------------------------------------------------- positions
     def _answered_positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(first, mask)`` of every stored position, in the enumeration's variant and
-        order (:func:`solver.enumerate_positions` of the ply and scope)."""
+        order (:func:`openingbook.solver.enumerate_positions` of the ply and scope)."""
         return enumerate_positions(self.plies, self.under, *self.board, part=self.part)
 
     def values_of(self, first: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -39,7 +39,7 @@ Columns (``N`` rows; the board of the book, ``H`` rows by ``W`` columns):
 ``first``, ``mask``
     ``(N,)`` uint64: the position as this library's bitboards (the first
     player's stones, the occupied cells; cell (column, row from the bottom) at
-    bit ``column * (H + 1) + row``): ``solver.Position.from_bitboards``.
+    bit ``column * (H + 1) + row``): ``openingbook.solver.Position.from_bitboards``.
 
 >>> from openingbook.api import open_book
 >>> from openingbook.formats import read_model
@@ -58,8 +58,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from openingbook.errors import BookFileError, InvalidArgument
+from openingbook.solver import BoardSize, enumerate_positions, has_four_bits
 from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
-from solver import BoardSize, enumerate_positions, has_four_bits
 
 if TYPE_CHECKING:
     from openingbook.model import BookModel
@@ -116,7 +116,7 @@ class LabelledRows:
 def boards(first: np.ndarray, mask: np.ndarray, board: BoardSize) -> np.ndarray:
     """``(N, height, width)`` int8 boards, row 0 the top row: 0 empty, 1 first, 2 second.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("4453")
     >>> boards(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64),
     ...        BoardSize(7, 6))[0, -2:]

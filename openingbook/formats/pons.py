@@ -35,7 +35,7 @@ byte   meaning
 
 Scores are exact Pons scores, so only books with distances can be exported.
 
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> key3(Position.from_moves("45"))  # A on column 4, B on 5: 000 1 0 2 000 in base 3
 99
 """
@@ -55,6 +55,7 @@ from openingbook.answers import BookReader, bulk_values
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument, reads_book
 from openingbook.formats.base import Format
+from openingbook.solver import BoardSize, Position, current_bits, score_bounds, stone_counts
 from openingbook.values import (
     UNKNOWN,
     BookValue,
@@ -62,7 +63,6 @@ from openingbook.values import (
     score_tables,
     value_from_score,
 )
-from solver import BoardSize, Position, current_bits, score_bounds, stone_counts
 
 if TYPE_CHECKING:
     from openingbook.model import BookModel, Scope

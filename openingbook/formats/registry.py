@@ -65,7 +65,7 @@ from openingbook.formats.base import (
     WrittenBook,
 )
 from openingbook.formats.compact import COMPACT_SUFFIX, CompactFormat
-from solver import DEFAULT_BOARD, BoardSize
+from openingbook.solver import DEFAULT_BOARD, BoardSize
 
 if TYPE_CHECKING:
     from openingbook.formats.thill import BookFormat, Records
@@ -359,7 +359,7 @@ def open_book(
     ``verify`` (compact: the checksum, default on).
     Every reader keeps the contract of :class:`BookReader`.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> with open_book("8") as book:
     ...     book.format_name, book.get(Position.from_moves("44444455")).winner.value
     ('compact', 'first')
@@ -608,7 +608,7 @@ def _values_check(model: BookModel, kind: str) -> str:
         differ |= truth.plies != model.plies_to_end[at_ply]
     if not differ.any():
         return "ok"
-    from solver import Position
+    from openingbook.solver import Position
 
     i = int(at_ply[np.argmax(differ)])
     moves = Position.from_bitboards(

@@ -9,7 +9,7 @@ Fields (the same in both formats, in this order):
 ``diagram``
     42 characters, the rows from the top row down, each left to right:
     ``X`` first player, ``O`` second player, ``.`` empty. Cut it into rows of 7
-    for :meth:`solver.Position.from_diagram`.
+    for :meth:`openingbook.solver.Position.from_diagram`.
 ``stones``
     number of stones (the book's ply).
 ``winner``
@@ -18,13 +18,13 @@ Fields (the same in both formats, in this order):
     plies from the position to the result (the winning stone, or the full board
     for a draw); empty (CSV) or ``null`` (JSON) in books without distances.
 ``score``
-    Pons score for the side to move (see :mod:`solver.scores`); empty/``null``
+    Pons score for the side to move (see :mod:`openingbook.solver.scores`); empty/``null``
     without distances.
 
 Each mirror pair appears once, in the variant the book stores (or, for the
 first-player wins a pruned book leaves out, the variant the enumeration gives).
 
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> p = Position.from_moves("4453")
 >>> diagrams(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))[0][-14:]
 '...O.....OXX..'
@@ -40,8 +40,8 @@ import numpy as np
 from openingbook.atomicio import atomic_output
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.formats.base import Format, require_7x6
+from openingbook.solver import BoardSize
 from openingbook.values import UNKNOWN, WINNERS
-from solver import BoardSize
 
 if TYPE_CHECKING:
     from openingbook.model import BookModel
@@ -82,7 +82,7 @@ _COLUMN_CHARS = _column_chars()
 def diagrams(first: np.ndarray, mask: np.ndarray) -> list[str]:
     """The 42-character diagram of each position (top row first).
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("1")
     >>> d = diagrams(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))[0]
     >>> Position.from_diagram("\\n".join(d[i:i + 7] for i in range(0, 42, 7))) == p
@@ -103,7 +103,7 @@ def diagrams(first: np.ndarray, mask: np.ndarray) -> list[str]:
 def hex_codes(first: np.ndarray, mask: np.ndarray, key_bits: int) -> list[str]:
     """The column code of each position left-aligned in ``key_bits`` bits, as hex.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("4453")
     >>> hex_codes(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 24)
     ['35a000']
@@ -130,7 +130,7 @@ def tabular_lines(
 ) -> list[str]:
     """Lines (with newlines) of ``kind`` ``"jsonl"`` or ``"csv"`` (no CSV header).
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("44")
     >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
     >>> line = tabular_lines("csv", f, m, np.array([1]), np.array([39]), np.array([1]), 24)[0]

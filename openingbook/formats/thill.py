@@ -83,7 +83,7 @@ and the file's sha256 compared with its manifest.
 True
 >>> BookFormat.for_plies(14, True, *THILL_BOARD).record_bytes
 6
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> with Book(REFERENCE / "thill-original-book8.dat") as book:
 ...     book.format.name, book.records, len(book), book.get(Position.from_moves("44444455")).winner
 ('8-ply', 34286, 77715, <Winner.FIRST: 'first'>)
@@ -130,6 +130,13 @@ from openingbook.errors import (
 from openingbook.formats.base import Format, WrittenBook, require_writable
 from openingbook.inputs import MAX_MANIFEST_BYTES, read_bounded, require_regular_file
 from openingbook.provenance import file_sha256, manifest_provenance
+from openingbook.solver import (
+    DEFAULT_BOARD,
+    STATUS_OK,
+    BoardSize,
+    Position,
+    parse_board_size,
+)
 from openingbook.values import (
     UNKNOWN,
     VALUE_DRAW,
@@ -143,13 +150,6 @@ from openingbook.values import (
     invalid_values,
     pruned_values,
     value_tables,
-)
-from solver import (
-    DEFAULT_BOARD,
-    STATUS_OK,
-    BoardSize,
-    Position,
-    parse_board_size,
 )
 
 # hashlib, shlex, the model and the memory check are imported where used: the format
@@ -1310,10 +1310,10 @@ class Book(BookReader):
         fmt = self.format
         if not fmt.distances and self._scope.answers_absent:
             # a pruned book answers every position of its scope: enumerate them
-            from solver import enumerate_positions
+            from openingbook.solver import enumerate_positions
 
             return enumerate_positions(fmt.plies, self._scope.under, *fmt.board)
-        from solver import canonical_keys
+        from openingbook.solver import canonical_keys
 
         recs = self.records_array()
         first, mask = decode_keys(
@@ -1550,7 +1550,7 @@ class Book(BookReader):
 
     def _records_not_book(self) -> np.ndarray | None:
         """The records whose position is not a position of the book
-        (:data:`solver.STATUS_OK`: legal, reachable, in scope, no win at once), as a
+        (:data:`openingbook.solver.STATUS_OK`: legal, reachable, in scope, no win at once), as a
         lookup table by record index + 1 (entry 0: not stored); None when every record's
         is (a book as written). Checked once, when the records are first searched in bulk."""
         if self._not_book is None:

@@ -17,7 +17,7 @@ published file's first lines in the tests), so ``tromp_subset=True`` writes
 the same lines in the same order. Without the subset, the extra book positions
 (those with a second-player threat) are listed in the same walk order.
 
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> uci_fields(Position.from_moves("4453")).split(",")[12:19]  # c1..c6, d1
 ['o', 'b', 'b', 'b', 'b', 'b', 'x']
 """
@@ -34,7 +34,7 @@ from openingbook.atomicio import atomic_output
 from openingbook.checks.published import TROMP_BOARD
 from openingbook.errors import InvalidArgument
 from openingbook.formats.base import Format, require_7x6
-from solver import (
+from openingbook.solver import (
     Position,
     can_win_next_bits,
     canonical_keys,
@@ -78,7 +78,7 @@ def opponent_threat(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Could the player who is *not* to move complete four on a playable cell?
 
     Swapping the players' stones (``first ^ mask``) makes the other player the
-    side to move of :func:`solver.bitboards.can_win_next_bits`.
+    side to move of :func:`openingbook.solver.bitboards.can_win_next_bits`.
 
     >>> p = Position.from_moves("1212123")  # B to move, A has three in column 1
     >>> opponent_threat(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64))

@@ -3,7 +3,7 @@
 :func:`build_book` turns a :class:`BuildOptions` into a book file:
 
 1. **Plan** (:func:`plan_build`): the book positions of the ply
-   (:func:`solver.enumerate_positions`, grouped by parent line), optionally only
+   (:func:`openingbook.solver.enumerate_positions`, grouped by parent line), optionally only
    those under a line (``under``) and a random sample of them (``sample``,
    ``seed``), cut into chunks of consecutive positions (related positions share
    a solver table). ``shard=(i, n)`` keeps the i-th of n contiguous runs of
@@ -85,7 +85,7 @@ from openingbook.pipeline.solving import (
 )
 from openingbook.pipeline.workdir import ChunkResult, WorkDir, is_own_file_name
 from openingbook.provenance import manifest_provenance
-from solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
+from openingbook.solver import DEFAULT_BOARD, BoardSize, Position, enumerate_positions
 
 __all__ = [
     "MAX_CHUNK_SIZE",
@@ -148,7 +148,7 @@ class BuildOptions:
     positions per chunk, ``None`` for automatic. ``board``: the board size
     (7x6 by default; other sizes are written in the compact format only).
     ``part``: ``(i, n)``, part ``i`` of ``n`` of the ply (positions whose canonical
-    key hashes to ``i``, :func:`solver.part_of`): enumerated alone in bounded
+    key hashes to ``i``, :func:`openingbook.solver.part_of`): enumerated alone in bounded
     memory, written as a compact book that answers only its part.
     """
 
@@ -160,7 +160,7 @@ class BuildOptions:
     seed: int = 0
     chunk_size: int | None = None
     part: tuple[int, int] | None = None
-    #: the board (a keyword): the CLI's ``--size``, ``solver.DEFAULT_BOARD`` for 7x6
+    #: the board (a keyword): the CLI's ``--size``, ``openingbook.solver.DEFAULT_BOARD`` for 7x6
     board: BoardSize = field(kw_only=True)
 
     def validate(self) -> None:
@@ -678,7 +678,7 @@ def _check_parent_book(parents: Any, options: BuildOptions, name: Any) -> None:
 
 def _check_solver_board(board: BoardSize) -> None:
     """Refuse, before any work, a board the solver does not take (its own reason)."""
-    from solver import check_board_size
+    from openingbook.solver import check_board_size
 
     try:
         check_board_size(board.width, board.height)

@@ -29,7 +29,7 @@ from openingbook.formats.registry import (
 from openingbook.model import BookModel, Scope, model_from_values
 from openingbook.pipeline.negamax import Derivation, derive_values
 from openingbook.provenance import file_sha256, manifest_provenance
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 
 __all__ = ["DeriveSummary", "derive_book"]
 

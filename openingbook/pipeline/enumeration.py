@@ -1,6 +1,6 @@
 """Book positions of a ply as text files: move strings or column codes.
 
-The enumeration itself is :func:`solver.enumerate_positions`; this module turns
+The enumeration itself is :func:`openingbook.solver.enumerate_positions`; this module turns
 its arrays into lines and writes them atomically.
 
 * ``moves``: one 1-based move string per line reaching the position from the
@@ -12,12 +12,13 @@ its arrays into lines and writes them atomically.
 The lines come in the enumeration's order (grouped by parent line), not the
 order of a book file. A ply whose whole last layer does not fit the enumeration's
 memory guard (14 plies and deeper on 7x6) is enumerated in parts
-(:func:`solver.iter_parts`, :data:`solver.AUTO_PARTS` of them unless ``parts`` is
+(:func:`openingbook.solver.iter_parts`, :data:`openingbook.solver.AUTO_PARTS` of them unless
+``parts`` is
 given): the lines of part 1, then part 2, and so on, each in the enumeration's
 order, in bounded memory.
 
 >>> import numpy as np
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> p = Position.from_moves("4453")
 >>> code_lines(np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), 4, 7, 6)
 b'00110101101000\\n'
@@ -38,7 +39,7 @@ import numpy as np
 from openingbook.atomicio import atomic_output
 from openingbook.codec import code_length, encode_keys
 from openingbook.errors import InvalidArgument, OutputError
-from solver import (
+from openingbook.solver import (
     AUTO_PARTS,
     BoardSize,
     LayerTooLarge,
@@ -67,12 +68,12 @@ _PART_FORM = "expected i/n with 1 <= i <= n <= 65536, e.g. 3/32"
 
 
 def parse_part(text: str) -> tuple[int, int]:
-    """``"3/32"`` -> ``(3, 32)``: part 3 of 32 of the ply (:func:`solver.part_of`).
+    """``"3/32"`` -> ``(3, 32)``: part 3 of 32 of the ply (:func:`openingbook.solver.part_of`).
 
     >>> parse_part("3/32")
     (3, 32)
     """
-    from solver import check_part
+    from openingbook.solver import check_part
 
     try:
         i, n = (int(p) for p in text.strip().split("/"))
@@ -142,13 +143,13 @@ def enumerate_to_file(
     """Enumerate the positions of ``plies`` on ``board`` and, with ``path``, write them
     one per line (the column code of a ``W``-column board has ``W - 1`` separators).
 
-    ``part=(i, n)``: only part ``i`` of ``n`` (:func:`solver.part_of`). ``parts``:
+    ``part=(i, n)``: only part ``i`` of ``n`` (:func:`openingbook.solver.part_of`). ``parts``:
     enumerate the whole ply in that many parts (bounded memory; the lines part by
     part); by default a ply is enumerated whole unless its last layer does not fit
-    the memory guard, then in :data:`solver.AUTO_PARTS` parts.
+    the memory guard, then in :data:`openingbook.solver.AUTO_PARTS` parts.
 
     The file is written atomically (temporary file, fsync, rename). Raises
-    ``ValueError`` for bad arguments (see :func:`solver.enumerate_positions`)
+    ``ValueError`` for bad arguments (see :func:`openingbook.solver.enumerate_positions`)
     and ``OSError`` when the file cannot be written.
 
     >>> enumerate_to_file(4, under="44", board=BoardSize(7, 6)).count

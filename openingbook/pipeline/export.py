@@ -49,7 +49,7 @@ from openingbook.formats.registry import (
     read_model,
 )
 from openingbook.model import require_complete
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 
 __all__ = [
     "EXPORT_FORMATS",

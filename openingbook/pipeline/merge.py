@@ -35,7 +35,7 @@ from openingbook.formats.registry import (
 )
 from openingbook.model import BookModel, Scope
 from openingbook.provenance import manifest_provenance, recorded_command
-from solver import DEFAULT_BOARD
+from openingbook.solver import DEFAULT_BOARD
 
 __all__ = ["MergeSummary", "merge_books", "merge_parts"]
 
@@ -243,7 +243,7 @@ def merge_parts(
     their solving CPU time.
     """
     from openingbook.formats.compact import CompactBook
-    from solver import iter_parts
+    from openingbook.solver import iter_parts
 
     out = Path(output)
     refuse_input_as_output([out], list(part_books))

@@ -10,13 +10,13 @@ ply-``n`` positions up in the deeper book, and back the values up by negamax
 what ``validate`` compares (:mod:`openingbook.checks.validate`) and what the engine
 backs up (:mod:`openingbook.engine`); it reads no file and writes none.
 
-Values are Pons scores (side to move, see :mod:`solver.scores`) when the deeper
+Values are Pons scores (side to move, see :mod:`openingbook.solver.scores`) when the deeper
 book has distances, so that distances carry through; otherwise win/draw/loss
 (+1/0/-1 for the side to move). A first-player-win-pruned deeper book is read
 with its rule "a position that is not stored is a first-player win".
 
 >>> import numpy as np
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> root = Position.from_moves("112233")  # the first player completes four next
 >>> first = np.array([root.first_stones], np.uint64)
 >>> mask = np.array([root.mask], np.uint64)
@@ -40,13 +40,7 @@ from openingbook.checks.booksizes import complete_positions
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.memory import require_memory
 from openingbook.model import BookModel
-from openingbook.values import (
-    UNKNOWN,
-    distance_bytes_from_scores,
-    distance_plies,
-    pruned_values,
-)
-from solver import (
+from openingbook.solver import (
     BoardSize,
     board_mask,
     can_win_next_bits,
@@ -55,6 +49,12 @@ from solver import (
     positions_with_moves,
     score_from_plies,
     stone_counts,
+)
+from openingbook.values import (
+    UNKNOWN,
+    distance_bytes_from_scores,
+    distance_plies,
+    pruned_values,
 )
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def negamax_layers(
     (one variant per mirror pair). A root is unknown when any position it needs
     is unknown.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("4444443")  # second player to move, blocks or loses
     >>> f = np.array([p.first_stones], np.uint64); m = np.array([p.mask], np.uint64)
     >>> def all_draws(f, m):

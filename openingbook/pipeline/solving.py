@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from openingbook.pipeline.workdir import ChunkResult
+from openingbook.solver import NO_LOWER_BOUND, BoardSize
 from openingbook.values import UNKNOWN, book_values
-from solver import NO_LOWER_BOUND, BoardSize
 
 __all__ = [
     "ChunkTask",
@@ -41,7 +41,8 @@ class ChunkTask:
     exact: bool
     table_log2: int | None
     board: BoardSize
-    #: each position's proven lower bound (int8, ``solver.NO_LOWER_BOUND``: none), or None
+    #: each position's proven lower bound (int8, ``openingbook.solver.NO_LOWER_BOUND``: none), or
+    #: None
     lower: np.ndarray | None = None
 
 
@@ -53,7 +54,7 @@ def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
     solver = getattr(_worker, "solver", None)
     settings = (table_log2, tuple(board))
     if solver is None or getattr(_worker, "settings", None) != settings:
-        from solver import Solver
+        from openingbook.solver import Solver
 
         sized = {} if table_log2 is None else {"table_log2": table_log2}
         solver = Solver(width=board.width, height=board.height, **sized)
@@ -64,7 +65,7 @@ def _worker_solver(table_log2: int | None, board: BoardSize) -> Any:
 
 def init_worker(table_log2: int | None, board: BoardSize) -> None:
     """Executor initializer: create the worker's solver and load its compiled code
-    (that of :meth:`~solver.Solver.solve_many`, all a worker runs).
+    (that of :meth:`~openingbook.solver.Solver.solve_many`, all a worker runs).
 
     Done before the first task so that the chunks' CPU times measure solving only.
     """
@@ -86,7 +87,7 @@ def start_worker_kernel(board: BoardSize) -> None:
 
 
 def _tiny_solver(board: BoardSize) -> Any:
-    from solver import Solver, tiny_table_log2
+    from openingbook.solver import Solver, tiny_table_log2
 
     return Solver(tiny_table_log2(*board), width=board.width, height=board.height)
 
@@ -112,11 +113,11 @@ def parent_lower_bounds(parents: Any, first: np.ndarray, mask: np.ndarray) -> np
     a parent's score is the best of its children's negated scores, so no child scores
     less than minus it (negamax). The bound is the best over the parents the book answers
     (a parent no game reaches, or outside the book's scope, proves nothing);
-    ``solver.NO_LOWER_BOUND`` where none answers. ``int8``, for
-    :meth:`solver.Solver.solve_many`'s ``lower``.
+    ``openingbook.solver.NO_LOWER_BOUND`` where none answers. ``int8``, for
+    :meth:`openingbook.solver.Solver.solve_many`'s ``lower``.
 
     >>> from openingbook.formats import open_book
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("4455")
     >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
     >>> with open_book("3-dist") as book:  # its parents "445" and "554" score 2 and 0

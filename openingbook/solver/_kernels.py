@@ -1,8 +1,8 @@
-"""The numba kernels of :mod:`solver.bitboards` and :mod:`solver.enumerate`.
+"""The numba kernels of :mod:`openingbook.solver.bitboards` and :mod:`openingbook.solver.enumerate`.
 
 They live apart so that importing those modules (as the book readers do) does
-not import numba: :mod:`solver.enumerate` loads this module on first use,
-:mod:`solver.bitboards` only in a process that has loaded numba already. The helpers for
+not import numba: :mod:`openingbook.solver.enumerate` loads this module on first use,
+:mod:`openingbook.solver.bitboards` only in a process that has loaded numba already. The helpers for
 one position are defined here, not imported: numba's on-disk cache checks only
 the timestamp of a kernel's own file, so a kernel that inlined a function from
 another module would keep a stale compiled copy after that module changed.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver._jit import njit
+from openingbook.solver._jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 _HIGH = np.uint64(32)
@@ -67,7 +67,7 @@ def _nb_winning_cells(s: np.uint64, mask: np.uint64, board: np.uint64, height: i
 def _nb_part_of(key: np.uint64, parts: int) -> int:
     """The part (1..``parts``) of a canonical key: the high 32 bits of ``key x golden``
     (mod 2**64) scaled to ``parts`` (multiply-shift). Fixed forever: books of parts
-    store it implicitly (see :mod:`solver.enumerate`)."""
+    store it implicitly (see :mod:`openingbook.solver.enumerate`)."""
     high = (key * _GOLDEN) >> _HIGH
     return int((high * np.uint64(parts)) >> _HIGH) + 1
 

@@ -29,8 +29,8 @@ import functools
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 
-from solver.errors import InvalidArgument
-from solver.geometry import (
+from openingbook.solver.errors import InvalidArgument
+from openingbook.solver.geometry import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
     MAX_DIGIT_WIDTH,
@@ -133,7 +133,7 @@ class Position:
         cls, moves: str | Iterable[int], width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
     ) -> Position:
         """Play a 1-based move string (``"4453"``, or ``"10,1,12"``: see
-        :mod:`solver.geometry`) or a sequence of 1-based ints.
+        :mod:`openingbook.solver.geometry`) or a sequence of 1-based ints.
 
         Raises ``ValueError`` for a non-digit, a column out of range, a full
         column, or a move played after (or completing) four in a row.
@@ -444,7 +444,8 @@ def _digit(col: int) -> str:
 
 
 def _append_move(moves: str, col: int, width: int) -> str:
-    """``moves`` followed by the 1-based ``col``, written as :func:`solver.geometry.move_string`."""
+    """``moves`` followed by the 1-based ``col``, written as
+    :func:`openingbook.solver.geometry.move_string`."""
     if width <= MAX_DIGIT_WIDTH or not moves:
         return moves + _digit(col)
     return moves + "," + _digit(col)

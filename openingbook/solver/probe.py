@@ -1,8 +1,8 @@
 """Exact scores of the positions of one ply, as the search looks them up.
 
 A :class:`BookProbe` holds, for every position of one ply that a book answers
-exactly, its canonical key (:func:`solver.bitboards.canonical_keys`: one key per
-mirror pair) and its Pons score (side to move). :class:`solver.Solver` given one
+exactly, its canonical key (:func:`openingbook.solver.bitboards.canonical_keys`: one key per
+mirror pair) and its Pons score (side to move). :class:`openingbook.solver.Solver` given one
 (``Solver(book=...)``) answers every node of the search with exactly that many
 stones whose key it holds by the stored score instead of searching below it, as
 Pons' solver probes its opening book; a position it does not hold is searched as
@@ -25,7 +25,7 @@ This module knows nothing of book files: :mod:`openingbook` reads a book and
 passes its positions and scores here (:func:`openingbook.engine.book_probe`).
 
 >>> import numpy as np
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> p = Position.from_moves("4455")
 >>> probe = BookProbe.from_positions(
 ...     np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64), [18], 4, 7, 6
@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.errors import InvalidArgument
-from solver.geometry import check_board_size
-from solver.position import Position
-from solver.scores import score_bounds
+from openingbook.solver.errors import InvalidArgument
+from openingbook.solver.geometry import check_board_size
+from openingbook.solver.position import Position
+from openingbook.solver.scores import score_bounds
 
 __all__ = ["NO_PLY", "BookProbe", "no_probe"]
 
@@ -62,9 +62,9 @@ def no_probe() -> np.ndarray:
 class BookProbe:
     """The exact scores of ``plies``-stone positions on a ``width`` x ``height`` board.
 
-    ``keys``: canonical keys (:func:`solver.bitboards.canonical_keys`), any order,
+    ``keys``: canonical keys (:func:`openingbook.solver.bitboards.canonical_keys`), any order,
     each once; ``scores``: their Pons scores (side to move). Raises
-    :class:`~solver.errors.InvalidArgument` for a key given twice, a key of another
+    :class:`~openingbook.solver.errors.InvalidArgument` for a key given twice, a key of another
     stone count, or a score no position of that ply can have. Usually built by
     :meth:`from_positions`.
     """
@@ -126,7 +126,7 @@ class BookProbe:
         """From positions (``first``/``mask`` bitboards, either mirror variant) of
         ``plies`` stones and their scores. A position given twice (or with its mirror
         image) is kept once if both scores agree; differing scores are refused."""
-        from solver.bitboards import canonical_keys
+        from openingbook.solver.bitboards import canonical_keys
 
         first = np.asarray(first, dtype=np.uint64).ravel()
         mask = np.asarray(mask, dtype=np.uint64).ravel()

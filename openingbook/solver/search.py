@@ -1,6 +1,6 @@
 """Exact Connect-4 search: compiled negamax with alpha-beta on Pons bitboards.
 
-Scores follow Pons' convention (see :mod:`solver.scores`): from the side to
+Scores follow Pons' convention (see :mod:`openingbook.solver.scores`): from the side to
 move, ``+(cells/2 + 1 - k)`` for a win with its k-th stone, ``0`` for a draw,
 negative for a loss.
 
@@ -15,7 +15,7 @@ board and book need (:func:`_entry_kernels`). It uses
   two windows around it and then Pons' bisection), the win/draw/loss value
   by at most two null-window searches around 0; the search fails soft, so a
   failed window often narrows the range by more than one;
-* the transposition table of :mod:`solver.table`: bounds plus the cut-off
+* the transposition table of :mod:`openingbook.solver.table`: bounds plus the cut-off
   move, which is tried first when the position is searched again;
 * move ordering: forced blocks, then non-losing moves only, best first by the
   number of winning cells the move creates, centre columns first on ties; a
@@ -38,7 +38,7 @@ Board size: any ``width x height`` that fits the 64-bit board
 size-dependent constant is an argument of the kernel, so one compiled copy
 serves all sizes; 7x6, the size it is tuned for, has copies of its own. Nothing in the search
 depends on the parity of the board: its score bounds are those of
-:mod:`solver.scores` (``|score| = (cells - p) // 2 + 1`` for a game ending with
+:mod:`openingbook.solver.scores` (``|score| = (cells - p) // 2 + 1`` for a game ending with
 the p-th stone), and the zugzwang bound needs only an even number of empty
 cells, whatever the parity of the board or of its height (the rows the side to
 move can claim are those with the parity of the height, see
@@ -64,16 +64,28 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from solver import _native
-from solver._jit import intrinsic, njit
-from solver.bitops import load_relaxed, popcount, prefetch, store_relaxed, trailing_zeros
-from solver.errors import InternalError, InvalidArgument, SearchTimeout
-from solver.geometry import check_board_size
-from solver.interrupt import run_interruptibly
-from solver.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, board_mask, bottom_mask
-from solver.probe import BookProbe, no_probe
-from solver.scores import NO_LOWER_BOUND, UNSOLVED
-from solver.settings import (
+from openingbook.solver import _native
+from openingbook.solver._jit import intrinsic, njit
+from openingbook.solver.bitops import (
+    load_relaxed,
+    popcount,
+    prefetch,
+    store_relaxed,
+    trailing_zeros,
+)
+from openingbook.solver.errors import InternalError, InvalidArgument, SearchTimeout
+from openingbook.solver.geometry import check_board_size
+from openingbook.solver.interrupt import run_interruptibly
+from openingbook.solver.position import (
+    DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
+    Position,
+    board_mask,
+    bottom_mask,
+)
+from openingbook.solver.probe import BookProbe, no_probe
+from openingbook.solver.scores import NO_LOWER_BOUND, UNSOLVED
+from openingbook.solver.settings import (
     CALLING_THREAD_NODES,
     DEEP_EMPTY,
     ETC_EMPTY,
@@ -88,7 +100,7 @@ from solver.settings import (
     THREAT_WEIGHT,
     TT_EMPTY,
 )
-from solver.table import _BOUND_OFFSET, _MIX, TranspositionTable, tiny_table_log2
+from openingbook.solver.table import _BOUND_OFFSET, _MIX, TranspositionTable, tiny_table_log2
 
 __all__ = [
     "UNSOLVED",
@@ -115,7 +127,7 @@ _KEY_BITS_7X6 = DEFAULT_WIDTH * (DEFAULT_HEIGHT + 1)
 _STOP = 3
 #: Index in ``geo`` of the node limit: a search stops as at the stop flag once its
 #: thread's node count (``stats[0]``) passes it; 0: no limit. A solve runs in the calling
-#: thread first under a limit (:data:`solver.settings.CALLING_THREAD_NODES`), so that a
+#: thread first under a limit (:data:`openingbook.solver.settings.CALLING_THREAD_NODES`), so that a
 #: position answered in a few nodes pays no hand-over to the interruptible thread.
 _NODE_LIMIT = 4
 
@@ -235,7 +247,7 @@ def entry_move(payload: np.uint64) -> int:
 _MAX_STEP = np.uint64(21)
 
 
-# These helpers twin some in solver/bitboards.py on purpose: numba's on-disk cache
+# These helpers twin some in openingbook/solver/bitboards.py on purpose: numba's on-disk cache
 # checks only the timestamp of the kernel's own file, so a kernel here that inlined
 # a function from another module would keep a stale compiled copy after that
 # module changed. Keeping the search self-contained keeps its cache honest.
@@ -275,7 +287,7 @@ def _winning_lanes(typingctx, stack, start, cur, mask, nxt):  # type: ignore[no-
     reaches the fifth move (+11: a call inside the loop); the zugzwang look-ahead
     of every move in the same vector code (+32: the scalar one mostly stops at
     its first test).
-    Defined here, not in solver/bitops.py, so that numba's cache of this file
+    Defined here, not in openingbook/solver/bitops.py, so that numba's cache of this file
     sees changes to it (see _winning_cells).
     """
     from llvmlite import ir
@@ -518,7 +530,7 @@ def _zugzwang_bound(
 
 @njit(cache=True)
 def _book_score(book: np.ndarray, key: np.uint64, width: int, h1: int) -> int:
-    """The exact score :mod:`solver.probe`'s array ``book`` holds for the position of
+    """The exact score :mod:`openingbook.solver.probe`'s array ``book`` holds for the position of
     Pons key ``key`` (either mirror variant), or ``_NO_BOUND``: a binary search of
     its canonical key among the sorted keys (a node of the book's ply only, a few
     per thousand nodes: not inlined into the loop). A score found is the node's value
@@ -560,12 +572,12 @@ def _negamax(
     children's bounds, often below ``alpha0``), ``> alpha0`` a lower bound.
     ``state``: the search's arrays (:meth:`Solver._kernel_args`), (big, small,
     tparams, geo, order, col_masks, stack, stats, book): the big and the small
-    table (:mod:`solver.table`), ``tparams`` = (log2, small_log2, key_bits), ``geo`` =
+    table (:mod:`openingbook.solver.table`), ``tparams`` = (log2, small_log2, key_bits), ``geo`` =
     (width, height, cells, stop, node limit), the column order (centre first), each
     column's cells, the search's stack (a flat uint64 array, one row per depth, see
     :func:`_stack_row`), ``stats`` = (nodes, stopped, nodes searched by
     :func:`_negamax_deep`, nodes answered by the book) and ``book``, the exact scores
-    of one ply (:mod:`solver.probe`), looked up by the nodes of that many stones
+    of one ply (:mod:`openingbook.solver.probe`), looked up by the nodes of that many stones
     (:func:`_book_score`): one structure, so that each kernel takes a handful of
     arguments (a non-inlined call passes a tuple's arrays as it passes loose ones).
     When another thread
@@ -580,7 +592,7 @@ def _negamax(
     mirror code reads ``book``) are constants of the entry kernel
     (:func:`_entry_kernels`): numba compiles only the copies they name. So is
     ``deep_copy``: the ``default_size`` of the copy without the mirror code, or None
-    for the light kernel, that copy alone for every node (:mod:`solver._firstuse`).
+    for the light kernel, that copy alone for every node (:mod:`openingbook.solver._firstuse`).
     """
     big, small, tparams, geo, order, col_masks, stack, stats, book = state
     width = geo[0]
@@ -902,7 +914,7 @@ def _threat_score(
     w: np.uint64, nm: np.uint64, opp_win: np.uint64, board: np.uint64, bottom: np.uint64
 ) -> int:
     """The move ordering's score of the winning cells ``w`` a move leaves (the mask ``nm``
-    after it), with c4's weights (:mod:`solver.settings`): cells one and two moves from
+    after it), with c4's weights (:mod:`openingbook.solver.settings`): cells one and two moves from
     playable, and all useful ones (not right above an opponent's winning cell: never
     reached)."""
     useful = w & ~(opp_win << _ONE)
@@ -1095,7 +1107,7 @@ def _search(
     another (a cycle of calls crashes when loaded from numba's cache).
     ``default_size``: the 7x6 board as constants (:func:`_is_7x6`) and the move
     ordering's bit work in vector registers (:func:`_winning_lanes`). ``probing``: the
-    scores of the nodes of ``book``'s ply are read from it (:mod:`solver.probe`).
+    scores of the nodes of ``book``'s ply are read from it (:mod:`openingbook.solver.probe`).
     ``deep_default_size``: the ``default_size`` of the copy the hand-over goes to, so
     that a 7x6 search compiles no copy for other boards, nor they one for 7x6."""
     big, small, tparams, geo, col_masks, stack, stats, col_of_bit, tie_break = search
@@ -1284,7 +1296,7 @@ def _solve_one(
     if default_size and not _is_7x6(geo, tparams):
         raise InternalError(
             "the compiled 7x6 search does not match solver.settings: numba's cache of "
-            "solver.search is stale (delete it)"
+            "openingbook.solver.search is stale (delete it)"
         )
     width = geo[0]
     height = geo[1]
@@ -1412,13 +1424,13 @@ def _solve_batch(
 
 
 def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tuple[Any, Any]:
-    """The kernels the solver calls (native ones, :mod:`solver._native`) for one
+    """The kernels the solver calls (native ones, :mod:`openingbook.solver._native`) for one
     choice of :func:`_negamax`'s copies: one position (:func:`_solve_one`) and many
     (:func:`_solve_batch`), with ``default_size`` and ``probing`` as constants.
     ``split``: the fast kernels, two copies of :func:`_search` (with the mirror code,
     and without it from ``SYMMETRY_STONES`` stones on); without it the light ones, the
     copy without the mirror code for every node (probing the book, if any), that a
-    first use compiles in half the time (:mod:`solver._firstuse`; numba-only: a light
+    first use compiles in half the time (:mod:`openingbook.solver._firstuse`; numba-only: a light
     kernel is no native library).
 
     numba compiles a kernel with everything it calls, whether a run needs it or
@@ -1460,7 +1472,7 @@ def _entry_kernels(default_size: bool, probing: bool, split: bool = True) -> tup
     kernels = []
     for func, name in ((solve_one, "_solve_one"), (solve_batch, "_solve_batch")):
         func.__name__ = func.__qualname__ = name + suffix
-        # solver/_native.py: run without numba (the fast kernels)
+        # openingbook/solver/_native.py: run without numba (the fast kernels)
         kernels.append(njit(cache=True, nogil=True, native=split)(func))
     return kernels[0], kernels[1]
 
@@ -1481,7 +1493,7 @@ _LIGHT_KERNELS = {
 
 # ------------------------------------------------------------- Python API
 class FirstUse(Protocol):
-    """What chooses a solver's entry kernel on a first use (:mod:`solver._firstuse`)."""
+    """What chooses a solver's entry kernel on a first use (:mod:`openingbook.solver._firstuse`)."""
 
     def choose(
         self, fast: Any, light: Any, args: tuple[Any, ...], variant: tuple[int, int, bool, bool]
@@ -1494,7 +1506,7 @@ class FirstUse(Protocol):
         """Start compiling ``light`` if a first use will take it for such arguments."""
 
 
-#: the first use's kernel choice: installed by :mod:`solver._firstuse` when it is
+#: the first use's kernel choice: installed by :mod:`openingbook.solver._firstuse` when it is
 #: loaded (the package loads it with the search); None: always the fast kernels
 _first_use: FirstUse | None = None
 
@@ -1512,7 +1524,7 @@ def _column_order(width: int) -> list[int]:
 
 def _check_board_size(width: int, height: int) -> None:
     """Every board that fits the 64-bit bitboard, any number of cells (see
-    :mod:`solver.scores` for the scores of boards with an odd number of cells)."""
+    :mod:`openingbook.solver.scores` for the scores of boards with an odd number of cells)."""
     check_board_size(width, height)
 
 
@@ -1536,7 +1548,7 @@ class Solver:
 
     ``table_log2``: entries of the main table as a power of two (8 bytes
     each; the default 2**25 is 256 MiB, touched only as it fills). The search's
-    tuning values are constants of :mod:`solver.settings`.
+    tuning values are constants of :mod:`openingbook.solver.settings`.
 
     ``threads``: how many threads search one position (:meth:`solve`,
     :meth:`solve_wdl`, :meth:`analyze`; ``None``: one per core). They share
@@ -1547,7 +1559,7 @@ class Solver:
     positions, one process per core does better. A solver is not thread-safe:
     call it from one thread at a time.
 
-    ``book``: a :class:`solver.probe.BookProbe` of the solver's board (or None):
+    ``book``: a :class:`openingbook.solver.probe.BookProbe` of the solver's board (or None):
     the exact scores of the positions of one ply, fewer than ``SYMMETRY_STONES``
     (18) stones. Every node of the search with that many stones that the book holds
     takes its score from there instead of being searched below (as Pons' solver
@@ -1606,9 +1618,9 @@ class Solver:
 
     @property
     def book(self) -> BookProbe | None:
-        """The book the search probes (:class:`solver.probe.BookProbe`), or None.
+        """The book the search probes (:class:`openingbook.solver.probe.BookProbe`), or None.
 
-        Raises :class:`~solver.errors.InvalidArgument` when set to a book of another
+        Raises :class:`~openingbook.solver.errors.InvalidArgument` when set to a book of another
         board or of ``SYMMETRY_STONES`` or more stones."""
         return self._book
 
@@ -1700,7 +1712,7 @@ class Solver:
 
         ``first``/``mask``: ``uint64`` arrays of the first player's stones and
         the occupied cells (Pons layout). ``lower``: a proven lower bound of each
-        position's score (:data:`solver.NO_LOWER_BOUND` where none), such as minus
+        position's score (:data:`openingbook.solver.NO_LOWER_BOUND` where none), such as minus
         a parent's score: it saves the windows below it, and a bound that is the
         score costs one window. The answer is exact only if every bound is true.
         ``time_limit`` (seconds, for the whole batch): stop then and raise
@@ -1796,11 +1808,11 @@ class Solver:
         ``solve``: the kernel of :meth:`solve`, :meth:`solve_wdl` and :meth:`analyze`;
         ``solve_many``: that of :meth:`solve_many`; each for this solver's board (7x6
         or any other) and book (probed or not) only. numba compiles a kernel once
-        (its cache keeps it; the native cache, :mod:`solver._native`, loads it later
+        (its cache keeps it; the native cache, :mod:`openingbook.solver._native`, loads it later
         without numba); the first solve in a process otherwise pays the loading or
         the compiling. Leaves the table and the statistics as they were.
         ``wait=False``: on a first use, start compiling the light kernel in a child
-        process and return at once (:func:`solver._firstuse.start_light`); the next
+        process and return at once (:func:`openingbook.solver._firstuse.start_light`); the next
         search (or warm-up) waits for it. Otherwise it does nothing.
         """
         start = time.perf_counter()
@@ -1870,7 +1882,7 @@ class Solver:
         """The kernel that searches one position (or, with ``batch``, many) for this
         solver and these arguments: the copies of the search its board and book need
         (:func:`_entry_kernels`); on a first use the light kernel, while the fast one
-        compiles in the background (:mod:`solver._firstuse`)."""
+        compiles in the background (:mod:`openingbook.solver._firstuse`)."""
         fast, light = self._entry_choice(batch)
         if _first_use is None:
             return fast
@@ -1998,7 +2010,7 @@ class Solver:
         function of its leading arguments, those :meth:`_run` and :meth:`solve_until`
         vary ((cur, mask, wdl, use_guess, guess, lower, start) as Python ints and
         bools; (first, mask, out, wdl, lower)): the fast kernel's native library bound
-        to the solver's arrays once (:func:`solver._native.bind`; a call then costs
+        to the solver's arrays once (:func:`openingbook.solver._native.bind`; a call then costs
         microseconds). None without one (a first use, the native cache off): then the
         kernel is chosen call by call (:meth:`_entry`), and every search goes where a
         signal stops it, numba compiling included."""
@@ -2135,7 +2147,7 @@ class Solver:
         return np.ascontiguousarray(bounds, dtype=np.int8)
 
     def _check_arrays(self, first: np.ndarray, mask: np.ndarray) -> None:
-        from solver.bitboards import has_four_bits
+        from openingbook.solver.bitboards import has_four_bits
 
         board = np.uint64(self._board)
         bottom = np.uint64(self._bottom)

@@ -1,20 +1,20 @@
 """Vectorized bitboard helpers for many positions at once.
 
 Positions are two ``np.uint64`` arrays in the Pons layout used by
-:class:`solver.Position`: ``first`` (stones of the first player) and ``mask``
+:class:`openingbook.solver.Position`: ``first`` (stones of the first player) and ``mask``
 (occupied cells), cell (col, row) = bit ``col * (height + 1) + row``. Every
 function here works element-wise on such arrays and agrees with the
-single-position methods of :class:`solver.Position` (the tests check it).
+single-position methods of :class:`openingbook.solver.Position` (the tests check it).
 
 Two implementations of the loops: plain numpy, and compiled numba kernels
-(:mod:`solver._kernels`, one pass, 20-100x faster on big arrays). The book
+(:mod:`openingbook.solver._kernels`, one pass, 20-100x faster on big arrays). The book
 readers use these functions, and a process that only reads books should not
 pay numba's import (about 0.3 s, more than the numpy version takes on a whole
 book): the kernels are used only when numba is loaded already (a process that
 solves or enumerates), numpy otherwise. Both give the same answers (tested).
 
 >>> import numpy as np
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> p = Position.from_moves("112233")  # A threatens 4 on the bottom row
 >>> first, mask = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
 >>> can_win_next_bits(first, mask, 7, 6).tolist()
@@ -30,8 +30,8 @@ from types import ModuleType
 
 import numpy as np
 
-from solver.errors import InvalidArgument
-from solver.position import board_mask, bottom_mask
+from openingbook.solver.errors import InvalidArgument
+from openingbook.solver.position import board_mask, bottom_mask
 
 __all__ = [
     "can_win_next_bits",
@@ -61,7 +61,7 @@ def _kernels_for(arr: np.ndarray) -> ModuleType | None:
     """The compiled kernels if numba is loaded already and ``arr`` is big enough."""
     if arr.size < _KERNEL_MIN_SIZE or "numba" not in sys.modules:
         return None
-    from solver import _kernels
+    from openingbook.solver import _kernels
 
     return _kernels
 
@@ -94,7 +94,7 @@ def current_bits(first: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def has_four_bits(bits: np.ndarray, height: int) -> np.ndarray:
     """For each bitboard of one player's stones: does it hold four in a row?
 
-    Same test as :func:`solver.position.has_four`: ``m = s & (s >> d)`` marks
+    Same test as :func:`openingbook.solver.position.has_four`: ``m = s & (s >> d)`` marks
     pairs in direction ``d``, ``m & (m >> 2d)`` finds four in a line.
 
     >>> has_four_bits(np.array([0b1111, 0b0111], np.uint64), 6).tolist()
@@ -119,7 +119,7 @@ def winning_cells_bits(
 ) -> np.ndarray:
     """Empty cells (playable or not) completing four for the owner of ``stones``.
 
-    Element-wise :func:`solver.position.winning_cells`.
+    Element-wise :func:`openingbook.solver.position.winning_cells`.
 
     >>> int(winning_cells_bits(np.array([0b111], np.uint64), np.array([0b111], np.uint64), 7, 6)[0])
     8
@@ -146,9 +146,9 @@ def can_win_next_bits(
 ) -> np.ndarray:
     """For each position: can the side to move complete four with its next stone?
 
-    Same answer as :meth:`solver.Position.can_win_next`.
+    Same answer as :meth:`openingbook.solver.Position.can_win_next`.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("1212")
     >>> p.can_win_next()
     False
@@ -199,7 +199,7 @@ def position_keys(
 ) -> np.ndarray:
     """Pons' unique key ``current + mask + bottom`` of each position (never 0).
 
-    Equal to :meth:`solver.Position.key`.
+    Equal to :meth:`openingbook.solver.Position.key`.
     """
     first = _as_u64(first)
     mask = _as_u64(mask)
@@ -212,7 +212,7 @@ def canonical_keys(first: np.ndarray, mask: np.ndarray, width: int, height: int)
     key keeps each column's bits in the column, so mirroring the key mirrors the
     position). What books merge mirror pairs by and compact books store values under.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("7", 7, 6)
     >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
     >>> int(canonical_keys(f, m, 7, 6)[0]) == p.canonical().key()
@@ -230,10 +230,10 @@ def canonical_bits(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The variant of each mirror pair with the smaller :func:`position_keys` key.
 
-    This is the variant :meth:`solver.Position.canonical` picks, and the one
-    :func:`solver.enumerate_positions` returns. Symmetric positions are unchanged.
+    This is the variant :meth:`openingbook.solver.Position.canonical` picks, and the one
+    :func:`openingbook.solver.enumerate_positions` returns. Symmetric positions are unchanged.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("7")
     >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
     >>> f, m = canonical_bits(f, m, 7, 6)
@@ -250,17 +250,18 @@ def canonical_bits(
 
 
 def cells_bitboards(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(first, mask)`` of boards given cell by cell: :meth:`solver.Position.from_array`
+    """``(first, mask)`` of boards given cell by
+    cell: :meth:`openingbook.solver.Position.from_array`
     for arrays of boards at once.
 
     ``cells``: integers of shape ``(..., width, height)`` indexed ``[..., col, row]``,
     row 0 at the bottom; 0 empty, 1 first player, 2 second player. Returns two uint64
     arrays of shape ``cells.shape[:-2]``. Nothing is checked beyond the cell values
-    (:class:`~solver.errors.InvalidArgument` for another value): floating stones,
+    (:class:`~openingbook.solver.errors.InvalidArgument` for another value): floating stones,
     stone counts and fours are the caller's to check
-    (:func:`solver.book_position_status`).
+    (:func:`openingbook.solver.book_position_status`).
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> p = Position.from_moves("4453")
     >>> first, mask = cells_bitboards(np.array([p.to_array()]))
     >>> (int(first[0]), int(mask[0])) == (p.first_stones, p.mask)

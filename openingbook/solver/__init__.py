@@ -5,11 +5,11 @@ through the names exported here.
 
 The names are loaded on first use (:func:`__getattr__`): reading a book needs
 positions and the numpy bitboard helpers only, and should not pay for numba,
-which the search (:mod:`solver.search`) and the enumeration kernels load.
-Those kernels are themselves numba's only when first run (:mod:`solver._jit`;
+which the search (:mod:`openingbook.solver.search`) and the enumeration kernels load.
+Those kernels are themselves numba's only when first run (:mod:`openingbook.solver._jit`;
 ``njit`` is exported for the kernels of :mod:`openingbook`), and the search
-kernel runs from the native cache (:mod:`solver._native`) when it can, without
-numba at all. A search name loaded here also loads :mod:`solver._firstuse`, which
+kernel runs from the native cache (:mod:`openingbook.solver._native`) when it can, without
+numba at all. A search name loaded here also loads :mod:`openingbook.solver._firstuse`, which
 chooses the search's kernel on a first use.
 """
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from solver._jit import njit
-from solver.errors import Error, InternalError, InvalidArgument, SearchTimeout
-from solver.geometry import (
+from openingbook.solver._jit import njit
+from openingbook.solver.errors import Error, InternalError, InvalidArgument, SearchTimeout
+from openingbook.solver.geometry import (
     DEFAULT_BOARD,
     BoardSize,
     check_board_size,
@@ -28,7 +28,7 @@ from solver.geometry import (
     move_string,
     parse_board_size,
 )
-from solver.position import (
+from openingbook.solver.position import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
     Player,
@@ -36,7 +36,7 @@ from solver.position import (
     board_mask,
     bottom_mask,
 )
-from solver.scores import (
+from openingbook.solver.scores import (
     NO_LOWER_BOUND,
     UNSOLVED,
     Winner,
@@ -46,7 +46,7 @@ from solver.scores import (
     score_from_plies,
     winner_from_score,
 )
-from solver.table import (
+from openingbook.solver.table import (
     default_table_log2,
     min_table_log2,
     query_table_log2,
@@ -55,7 +55,7 @@ from solver.table import (
 )
 
 if TYPE_CHECKING:
-    from solver.bitboards import (
+    from openingbook.solver.bitboards import (
         can_win_next_bits,
         canonical_bits,
         canonical_keys,
@@ -67,8 +67,8 @@ if TYPE_CHECKING:
         stone_counts,
         winning_cells_bits,
     )
-    from solver.bitops import popcount, prefetch
-    from solver.enumerate import (
+    from openingbook.solver.bitops import popcount, prefetch
+    from openingbook.solver.enumerate import (
         AUTO_PARTS,
         LayerTooLarge,
         check_part,
@@ -80,7 +80,7 @@ if TYPE_CHECKING:
         part_of,
         positions_with_moves,
     )
-    from solver.membership import (
+    from openingbook.solver.membership import (
         STATUS_BAD_CELLS,
         STATUS_BAD_MOVES,
         STATUS_BLOCK,
@@ -104,60 +104,60 @@ if TYPE_CHECKING:
         nb_winning_cells,
         under_line,
     )
-    from solver.probe import BookProbe
-    from solver.search import Solver, analyze, solve, solve_wdl
+    from openingbook.solver.probe import BookProbe
+    from openingbook.solver.search import Solver, analyze, solve, solve_wdl
 
 #: the module of each name loaded on first use
 _LAZY = {
-    "can_win_next_bits": "solver.bitboards",
-    "canonical_bits": "solver.bitboards",
-    "canonical_keys": "solver.bitboards",
-    "cells_bitboards": "solver.bitboards",
-    "current_bits": "solver.bitboards",
-    "stone_counts": "solver.bitboards",
-    "has_four_bits": "solver.bitboards",
-    "mirror_bits": "solver.bitboards",
-    "winning_cells_bits": "solver.bitboards",
-    "position_keys": "solver.bitboards",
-    "AUTO_PARTS": "solver.enumerate",
-    "LayerTooLarge": "solver.enumerate",
-    "check_part": "solver.enumerate",
-    "count_positions": "solver.enumerate",
-    "counts_per_ply": "solver.enumerate",
-    "finished_games": "solver.enumerate",
-    "iter_parts": "solver.enumerate",
-    "part_of": "solver.enumerate",
-    "enumerate_positions": "solver.enumerate",
-    "positions_with_moves": "solver.enumerate",
-    "prefetch": "solver.bitops",
-    "STATUS_BAD_CELLS": "solver.membership",
-    "STATUS_BAD_MOVES": "solver.membership",
-    "STATUS_BLOCK": "solver.membership",
-    "STATUS_CONTRADICTED": "solver.membership",
-    "STATUS_OK": "solver.membership",
-    "STATUS_OUT_OF_SCOPE": "solver.membership",
-    "STATUS_TIMEOUT": "solver.membership",
-    "STATUS_GAME_OVER": "solver.membership",
-    "STATUS_NOT_A_BOARD": "solver.membership",
-    "STATUS_STONE_COUNTS": "solver.membership",
-    "STATUS_UNREACHABLE": "solver.membership",
-    "STATUS_MESSAGES": "solver.membership",
-    "STATUS_WINS_AT_ONCE": "solver.membership",
-    "STATUS_WRONG_PLY": "solver.membership",
-    "book_position_status": "solver.membership",
-    "nb_block_status": "solver.membership",
-    "nb_book_position_status": "solver.membership",
-    "nb_canonical_key": "solver.membership",
-    "nb_part_of": "solver.membership",
-    "nb_winning_cells": "solver.membership",
-    "popcount": "solver.bitops",
-    "nb_under_line": "solver.membership",
-    "under_line": "solver.membership",
-    "BookProbe": "solver.probe",
-    "Solver": "solver.search",
-    "analyze": "solver.search",
-    "solve": "solver.search",
-    "solve_wdl": "solver.search",
+    "can_win_next_bits": "openingbook.solver.bitboards",
+    "canonical_bits": "openingbook.solver.bitboards",
+    "canonical_keys": "openingbook.solver.bitboards",
+    "cells_bitboards": "openingbook.solver.bitboards",
+    "current_bits": "openingbook.solver.bitboards",
+    "stone_counts": "openingbook.solver.bitboards",
+    "has_four_bits": "openingbook.solver.bitboards",
+    "mirror_bits": "openingbook.solver.bitboards",
+    "winning_cells_bits": "openingbook.solver.bitboards",
+    "position_keys": "openingbook.solver.bitboards",
+    "AUTO_PARTS": "openingbook.solver.enumerate",
+    "LayerTooLarge": "openingbook.solver.enumerate",
+    "check_part": "openingbook.solver.enumerate",
+    "count_positions": "openingbook.solver.enumerate",
+    "counts_per_ply": "openingbook.solver.enumerate",
+    "finished_games": "openingbook.solver.enumerate",
+    "iter_parts": "openingbook.solver.enumerate",
+    "part_of": "openingbook.solver.enumerate",
+    "enumerate_positions": "openingbook.solver.enumerate",
+    "positions_with_moves": "openingbook.solver.enumerate",
+    "prefetch": "openingbook.solver.bitops",
+    "STATUS_BAD_CELLS": "openingbook.solver.membership",
+    "STATUS_BAD_MOVES": "openingbook.solver.membership",
+    "STATUS_BLOCK": "openingbook.solver.membership",
+    "STATUS_CONTRADICTED": "openingbook.solver.membership",
+    "STATUS_OK": "openingbook.solver.membership",
+    "STATUS_OUT_OF_SCOPE": "openingbook.solver.membership",
+    "STATUS_TIMEOUT": "openingbook.solver.membership",
+    "STATUS_GAME_OVER": "openingbook.solver.membership",
+    "STATUS_NOT_A_BOARD": "openingbook.solver.membership",
+    "STATUS_STONE_COUNTS": "openingbook.solver.membership",
+    "STATUS_UNREACHABLE": "openingbook.solver.membership",
+    "STATUS_MESSAGES": "openingbook.solver.membership",
+    "STATUS_WINS_AT_ONCE": "openingbook.solver.membership",
+    "STATUS_WRONG_PLY": "openingbook.solver.membership",
+    "book_position_status": "openingbook.solver.membership",
+    "nb_block_status": "openingbook.solver.membership",
+    "nb_book_position_status": "openingbook.solver.membership",
+    "nb_canonical_key": "openingbook.solver.membership",
+    "nb_part_of": "openingbook.solver.membership",
+    "nb_winning_cells": "openingbook.solver.membership",
+    "popcount": "openingbook.solver.bitops",
+    "nb_under_line": "openingbook.solver.membership",
+    "under_line": "openingbook.solver.membership",
+    "BookProbe": "openingbook.solver.probe",
+    "Solver": "openingbook.solver.search",
+    "analyze": "openingbook.solver.search",
+    "solve": "openingbook.solver.search",
+    "solve_wdl": "openingbook.solver.search",
 }
 
 __all__ = [
@@ -249,10 +249,10 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'solver' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
-    if module == "solver.search":
+    if module == "openingbook.solver.search":
         # the first use's kernel choice sits above the search, which it installs itself
         # into when loaded (the light kernel now, the fast one in the background)
-        importlib.import_module("solver._firstuse")
+        importlib.import_module("openingbook.solver._firstuse")
     globals()[name] = value
     return value
 

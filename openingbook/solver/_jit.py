@@ -3,13 +3,14 @@
 numba's import costs about 0.2 s (more with the scipy it pulls in) and loading a
 cached kernel another 0.3 s: a command that solves one easy position or looks
 one up in a compact book would spend most of its time there. The kernel modules
-(:mod:`solver.search`, :mod:`solver.membership`, :mod:`openingbook.formats.compact`, ...)
+(:mod:`openingbook.solver.search`, :mod:`openingbook.solver.membership`,
+:mod:`openingbook.formats.compact`, ...)
 therefore take ``njit`` and ``intrinsic`` from here. Before numba is needed they
 return stand-ins (:class:`LazyKernel`) that remember the function and its
 options; the first call of a stand-in (or any attribute numba's dispatchers
 have, such as ``py_func``) imports numba, makes the real dispatcher of every
 stand-in, and puts the dispatchers in place of the stand-ins in the globals of
-every loaded ``solver``/``openingbook`` module, so that numba compiles the
+every loaded ``openingbook.solver``/``openingbook`` module, so that numba compiles the
 kernels exactly as if they had been decorated by numba itself (same functions,
 same options, same on-disk cache). Once numba is loaded, ``njit`` is numba's.
 
@@ -18,7 +19,7 @@ writable (an installed package run by another user) the cache goes to the
 user's cache directory, else to a private temporary one, and only when none of
 them can be used are the kernels compiled without a cache (``cache=True``
 dropped) rather than failing (:func:`_choose_numba_cache`,
-:mod:`solver._cachedir`). ``NUMBA_CACHE_DIR``, when set, is numba's as always.
+:mod:`openingbook.solver._cachedir`). ``NUMBA_CACHE_DIR``, when set, is numba's as always.
 
 Compiling a command's kernels takes from a few seconds to about a minute, once:
 when numba starts compiling one of ours (its cache holds no code for it), a
@@ -29,7 +30,7 @@ they load the kernel the build compiled before starting them).
 
 A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
 or a tuple of scalars as result) is first looked up in the native cache
-(:mod:`solver._native`): the same compiled code, saved as a shared library
+(:mod:`openingbook.solver._native`): the same compiled code, saved as a shared library
 after its first run, called through ``ctypes`` without loading numba.
 """
 
@@ -59,7 +60,7 @@ def _no_light_kernel() -> bool:
 
 
 #: whether a first use compiles the search's light kernel, for the compile note:
-#: :mod:`solver._firstuse`, above the search, sets it when it is loaded
+#: :mod:`openingbook.solver._firstuse`, above the search, sets it when it is loaded
 first_use_light: Callable[[], bool] = _no_light_kernel
 
 
@@ -97,7 +98,7 @@ class LazyKernel:
 
     def __call__(self, *args: Any) -> Any:
         if self.native:
-            from solver import _native
+            from openingbook.solver import _native
 
             if not _LOADED:
                 result = _native.call(self, args)
@@ -127,7 +128,7 @@ def _decorator(kind: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any
                 # the native cache knows its kernels by name (their stand-ins, which keep
                 # the native path after numba is loaded); loaded only by modules that
                 # have a native kernel
-                from solver import _native
+                from openingbook.solver import _native
 
                 _native.register(kernel)
             if _LOADED or "numba" in sys.modules:  # numba is paid for: no stand-ins
@@ -201,7 +202,7 @@ def _choose_numba_cache() -> None:
     global _NO_CACHE
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    from solver._cachedir import numba_cache_dir
+    from openingbook.solver._cachedir import numba_cache_dir
 
     packages = [sys.modules[name] for name in _PACKAGES if name in sys.modules]
     choice = numba_cache_dir(Path(m.__file__).resolve().parent for m in packages if m.__file__)
@@ -215,12 +216,12 @@ def _choose_numba_cache() -> None:
 #: (measured on 2 cores: ``benchmarks/bench_first_use.py``, the CPU time of a first
 #: ``analyze`` past the books: the two copies of the search a 7x6 search compiles);
 #: any other module's kernels take a few seconds
-COMPILE_SECONDS = {"solver.search": 25}
+COMPILE_SECONDS = {"openingbook.solver.search": 25}
 #: the same for the light kernel a first use compiles (solver._firstuse): one copy
 LIGHT_COMPILE_SECONDS = 10
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
 #: a run that has loaded one of these will compile the search (a build's workers do)
-_SOLVER_USERS = ("solver.search", "openingbook.pipeline.solving")
+_SOLVER_USERS = ("openingbook.solver.search", "openingbook.pipeline.solving")
 #: the process of a run that may print the note: the first to import this module
 #: (a build's workers, started by it, inherit it and leave the note to it)
 _NOTE_PROCESS = "OPENINGBOOK_COMPILE_NOTE_PID"
@@ -229,8 +230,8 @@ os.environ.setdefault(_NOTE_PROCESS, str(os.getpid()))
 
 def compile_note(module: str, light: bool = False) -> str:
     """The line that says the kernels of ``module`` are being compiled (those of
-    :mod:`solver.search`: "the solver"; ``light``: its light kernel, while the fast
-    one compiles in the background, :mod:`solver._firstuse`)."""
+    :mod:`openingbook.solver.search`: "the solver"; ``light``: its light kernel, while the fast
+    one compiles in the background, :mod:`openingbook.solver._firstuse`)."""
     seconds = COMPILE_SECONDS.get(module)
     if seconds is not None and light:
         return (
@@ -265,9 +266,9 @@ def _note_compiling() -> None:
                 return
             self.said = True
             if any(name in sys.modules for name in _SOLVER_USERS):
-                module = "solver.search"
+                module = "openingbook.solver.search"
             # a first use compiles the light kernel (solver._firstuse)
-            light = module == "solver.search" and first_use_light()
+            light = module == "openingbook.solver.search" and first_use_light()
             print(compile_note(module, light), file=sys.stderr, flush=True)
 
         def on_end(self, ev: Any) -> None:

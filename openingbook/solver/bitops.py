@@ -25,9 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 # numba's ``intrinsic``, applied when numba is first needed (importing this module
-# must not import numba: see solver/_jit.py); numba and llvmlite are imported
+# must not import numba: see openingbook/solver/_jit.py); numba and llvmlite are imported
 # inside the typing functions, which only numba calls
-from solver._jit import intrinsic
+from openingbook.solver._jit import intrinsic
 
 __all__ = ["load_relaxed", "popcount", "prefetch", "store_relaxed", "trailing_zeros"]
 

@@ -3,7 +3,7 @@
 Loading numba and a cached kernel costs about half a second per process, which
 is most of the time of ``openingbook solve`` on an easy position and of a
 lookup in a compact book. A kernel decorated ``@njit(..., native=True)``
-(:mod:`solver._jit`) is compiled once by numba as usual; after that first run
+(:mod:`openingbook.solver._jit`) is compiled once by numba as usual; after that first run
 this module wraps the very same compiled function in a C-callable entry point
 (a numba ``cfunc`` taking pointers and shapes instead of arrays), emits the
 machine code of the whole thing (the kernel and everything it calls, compiled
@@ -14,7 +14,7 @@ milliseconds) and never import numba. ``ctypes`` releases the GIL during the
 call, as the ``nogil`` kernels do, so threads sharing one table still search
 in parallel.
 
-The library's name holds a key: the sha256 of the source of every ``solver``
+The library's name holds a key: the sha256 of the source of every ``openingbook.solver``
 module and of the kernel's module (and the modules of the kernels it calls),
 the numba, llvmlite and Python installations, numba's ``NUMBA_*`` settings, the
 CPU (its flags) and the argument types. Any change gives a new key, and a new library on the next
@@ -30,7 +30,7 @@ turns the native path off. The libraries go to ``__pycache__/native`` beside
 the module (as numba's cache does), else to ``$XDG_CACHE_HOME/openingbook/native``,
 else to a private directory under the system's temporary directory
 (``OPENINGBOOK_NATIVE_DIR`` chooses another directory); with none of them usable
-there is no native cache (:mod:`solver._cachedir`).
+there is no native cache (:mod:`openingbook.solver._cachedir`).
 
 Everything of numba this module uses is its public interface (``cfunc``, ``carray``,
 ``CFunc.inspect_llvm`` and ``native_name``, the dispatcher's ``nopython_signatures``,
@@ -40,7 +40,7 @@ which are not loadable without importing numba (memory for the kernels' small sc
 arrays, in numba's ``MemInfo`` layout, and the entry points of its error path).
 :data:`_RUNTIME_C` implements them, the one place that depends on numba's internals;
 an error inside a native kernel (which numba would raise as an exception) is counted
-there and raised as :class:`~solver.errors.InternalError` after the call. Because that
+there and raised as :class:`~openingbook.solver.errors.InternalError` after the call. Because that
 layout is numba's own, libraries are built only under the numba versions the test
 suite ran on (:data:`TESTED_NUMBA`, the range ``pyproject.toml`` declares); under any
 other, as after any failure of the build, numba compiles and caches the kernels itself.
@@ -63,8 +63,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from solver import _cachedir
-from solver.errors import InternalError
+from openingbook.solver import _cachedir
+from openingbook.solver.errors import InternalError
 
 __all__ = [
     "NATIVE_KERNELS",
@@ -119,7 +119,7 @@ _SCALARS = {
 TESTED_NUMBA = ((0, 60), (0, 69))
 
 _RUNTIME_C = r"""
-/* What numba-compiled code calls outside itself (see solver/_native.py). */
+/* What numba-compiled code calls outside itself (see openingbook/solver/_native.py). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -411,7 +411,7 @@ def _plan(signature: str) -> list[tuple[str, str, int]]:
 
 # ------------------------------------------------------------------ the key
 def _module_files(kernel: Any) -> list[Path]:
-    """The source files the kernel's compiled code comes from: every ``solver``
+    """The source files the kernel's compiled code comes from: every ``openingbook.solver``
     module, the kernel's module and the modules of the kernels its module uses."""
     files = {p.resolve() for p in Path(__file__).resolve().parent.glob("*.py")}
     todo = [kernel.__module__]
@@ -506,7 +506,7 @@ def _key(kernel: Any, signature: str) -> str:
 def cache_dir(kernel: Any) -> Path | None:
     """Where the kernel's libraries go: ``$OPENINGBOOK_NATIVE_DIR`` if set, else
     ``__pycache__/native`` beside its module when that is writable, else the user's
-    cache directory, else a private temporary one (:mod:`solver._cachedir`); None when
+    cache directory, else a private temporary one (:mod:`openingbook.solver._cachedir`); None when
     none can be used."""
     chosen = os.environ.get("OPENINGBOOK_NATIVE_DIR")
     if chosen:
@@ -553,13 +553,13 @@ def bind(kernel: Any, args: tuple[Any, ...], fixed: int) -> Callable[..., Any] |
 
 
 def register(kernel: Any) -> None:
-    """Know ``kernel`` (a stand-in decorated ``native=True``, :mod:`solver._jit`) as a
+    """Know ``kernel`` (a stand-in decorated ``native=True``, :mod:`openingbook.solver._jit`) as a
     native kernel, by its module and name."""
     NATIVE_KERNELS[f"{kernel.__module__}.{kernel.__qualname__}"] = kernel
 
 
 def stand_in(kernel: Any) -> Any:
-    """The stand-in (:class:`solver._jit.LazyKernel`) of a native kernel or of its
+    """The stand-in (:class:`openingbook.solver._jit.LazyKernel`) of a native kernel or of its
     dispatcher, None for a kernel that is not native."""
     return NATIVE_KERNELS.get(f"{kernel.__module__}.{kernel.__qualname__}")
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from solver.errors import InvalidArgument
+from openingbook.solver.errors import InvalidArgument
 
 __all__ = [
     "DEFAULT_BOARD",

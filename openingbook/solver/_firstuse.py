@@ -1,11 +1,11 @@
 """The first use of the search: a one-copy kernel now, the fast kernel in the background.
 
-The fast 7x6 search is two copies of :func:`solver.search._search` (with the mirror
+The fast 7x6 search is two copies of :func:`openingbook.solver.search._search` (with the mirror
 code, and from ``SYMMETRY_STONES`` stones on without it), compiled into one entry
 kernel: about 18 s of numba's work before a first run's first answer. A run that
-finds the fast kernel neither in the native cache (:mod:`solver._native`) nor
+finds the fast kernel neither in the native cache (:mod:`openingbook.solver._native`) nor
 remembered as unbuildable there searches with the *light* kernel instead
-(:data:`solver.search._LIGHT_KERNELS`): the copy without the mirror code serves every
+(:data:`openingbook.solver.search._LIGHT_KERNELS`): the copy without the mirror code serves every
 node (probing the book, if the solver has one). It gives the same answers, searches
 more nodes only where the mirror code would have pruned a symmetric position's moves
 (below ``SYMMETRY_STONES`` stones; from there on it is the same search), and compiles
@@ -13,7 +13,7 @@ in under half the time. A build starts that compile in a child process while it
 enumerates its positions (:func:`start_light`). One background process (``python -m
 solver._firstuse``, in a session of its own so that it outlives the command, as
 ``git gc --auto`` does) compiles the fast kernel and builds its native library with
-:meth:`solver.Solver.warm_up` once the command has ended (a long-running process:
+:meth:`openingbook.solver.Solver.warm_up` once the command has ended (a long-running process:
 after :data:`START_AFTER_SECONDS`), on idle CPU only: a build's workers, measured,
 lost a third of their speed to it even at the lowest priority. Every later run loads
 that library in milliseconds; a process still running picks it up at its next search.
@@ -22,7 +22,7 @@ A lock file beside the library's name (``.compiling``, holding the background
 process's id) keeps a second run, or a build's workers, from starting another
 one; a lock whose process is gone (killed, or its machine restarted) is taken
 over. When the background process fails, the next run starts it again; when the
-library cannot be built, the ``.failed`` file :mod:`solver._native` leaves says
+library cannot be built, the ``.failed`` file :mod:`openingbook.solver._native` leaves says
 so and runs compile the fast kernel themselves.
 
 Only with the native cache: without it (``OPENINGBOOK_NATIVE=0``, no C compiler,
@@ -46,10 +46,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from solver import _jit, _native, search
-from solver.position import Position
-from solver.probe import BookProbe
-from solver.table import tiny_table_log2
+from openingbook.solver import _jit, _native, search
+from openingbook.solver.position import Position
+from openingbook.solver.probe import BookProbe
+from openingbook.solver.table import tiny_table_log2
 
 __all__ = ["background_locks", "choose", "enabled", "main", "start_light"]
 
@@ -112,7 +112,7 @@ def start_light(
     width, height, probing, batch = variant
     env = _child_env()
     env[SWITCH] = "light"
-    argv = [sys.executable, "-m", "solver._firstuse", str(width), str(height)]
+    argv = [sys.executable, "-m", "openingbook.solver._firstuse", str(width), str(height)]
     argv += ["probing" if probing else "plain", "batch" if batch else "one", "-"]
     with contextlib.suppress(OSError):  # else this process compiles it when it needs it
         _LIGHT_CHILDREN[name] = subprocess.Popen(
@@ -234,7 +234,7 @@ def _start_background(lock: Path, variant: tuple[int, int, bool, bool]) -> None:
             width, height, probing, batch = variant
             env = _child_env()
             env[SWITCH] = "0"
-            argv = [sys.executable, "-m", "solver._firstuse", str(width), str(height)]
+            argv = [sys.executable, "-m", "openingbook.solver._firstuse", str(width), str(height)]
             argv += ["probing" if probing else "plain", "batch" if batch else "one", str(lock)]
             # the child's stdin: a pipe whose write end this process keeps, so the child
             # sees its end (EOF) when this process and its forked workers have exited

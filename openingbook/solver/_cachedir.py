@@ -1,7 +1,7 @@
 """Where compiled code is cached: beside the package, else the user's cache, else a
 private directory under the system's temporary directory.
 
-numba (``@njit(cache=True)``) and the native cache (:mod:`solver._native`) both
+numba (``@njit(cache=True)``) and the native cache (:mod:`openingbook.solver._native`) both
 keep compiled kernels on disk. Beside the source (``__pycache__``) is the first
 choice, as numba's own default; an installed package is often not writable by
 the user who runs it, so the user's cache directory (``$XDG_CACHE_HOME`` or

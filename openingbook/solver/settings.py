@@ -1,6 +1,6 @@
 """The search's tuning values, in one place (as Steininger's c4 keeps them in ``settings.h``).
 
-Each value is a constant that numba compiles into the search (:mod:`solver.search`),
+Each value is a constant that numba compiles into the search (:mod:`openingbook.solver.search`),
 so the compiler folds every test on it. None of them changes an answer: they change
 how many nodes the search visits and how fast it visits them. The measurements behind
 them are in ``benchmarks/DECISIONS.md``.
@@ -8,9 +8,10 @@ them are in ``benchmarks/DECISIONS.md``.
 Where a value depends on how far a position is from the end of its game, it is given
 in empty cells, so that it means the same on every board.
 
-numba's on-disk cache of :mod:`solver.search` is keyed on that file alone: after
-editing a value here, delete the ``__pycache__`` directories of ``solver`` (the
-native cache, :mod:`solver._native`, keys on every ``solver`` module and needs
+numba's on-disk cache of :mod:`openingbook.solver.search` is keyed on that file alone: after
+editing a value here, delete the ``__pycache__`` directories of ``openingbook.solver`` (the
+native cache, :mod:`openingbook.solver._native`, keys on every ``openingbook.solver`` module and
+needs
 nothing). A stale copy never answers wrongly: the 7x6 search checks at run time that
 the table sizes it was compiled with are those of the solver's table, and raises
 ``InternalError`` when they are not.
@@ -92,7 +93,7 @@ SPLIT_START = 1
 # ---------------------------------------------------------------- calling
 #: A search runs in the calling thread first, up to about this many nodes (a few tens
 #: of milliseconds: a signal waits that long at most), and only past them in the thread
-#: a signal stops (:mod:`solver.interrupt`), with the helper threads of a parallel
+#: a signal stops (:mod:`openingbook.solver.interrupt`), with the helper threads of a parallel
 #: search: handing a search over costs about 40 us, most of the cost of a position
 #: answered in a few nodes. A search stopped at the limit goes on there, its table
 #: keeping what the first part proved (100,000 nodes restarted 121 of the 1,473 12-ply

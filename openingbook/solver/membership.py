@@ -2,7 +2,7 @@
 
 A ply-``N`` book holds every position with exactly ``N`` stones that occurs in
 legal play, where nobody has four in a row and the side to move cannot complete
-four at once (:func:`solver.enumerate_positions` lists them). A book format that
+four at once (:func:`openingbook.solver.enumerate_positions` lists them). A book format that
 stores no keys needs the same set as a *check*: :func:`book_position_status`
 tells, for any pair of bitboards, whether it is such a position and if not, why.
 
@@ -22,7 +22,7 @@ The ``nb_*`` functions are the same checks for one position inside
 numba-compiled code.
 
 >>> import numpy as np
->>> from solver import Position
+>>> from openingbook.solver import Position
 >>> p = Position.from_moves("4453")
 >>> f, m = np.array([p.first_stones], np.uint64), np.array([p.mask], np.uint64)
 >>> book_position_status(f, m, 4, 7, 6).tolist()
@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver._jit import njit
-from solver._kernels import _nb_has_four, _nb_mirror, _nb_part_of, _nb_winning_cells
-from solver.bitops import popcount
-from solver.errors import InvalidArgument
+from openingbook.solver._jit import njit
+from openingbook.solver._kernels import _nb_has_four, _nb_mirror, _nb_part_of, _nb_winning_cells
+from openingbook.solver.bitops import popcount
+from openingbook.solver.errors import InvalidArgument
 
 __all__ = [
     "STATUS_BAD_CELLS",
@@ -259,7 +259,7 @@ def under_line(
     """For legal positions: is the position or its mirror image reached from ``line``
     (1-based moves)? Exactly the positions ``enumerate_positions(plies, under=line)``
     keeps, among the positions of that ply (on a ``width`` x ``height`` board)."""
-    from solver.position import Position
+    from openingbook.solver.position import Position
 
     start = Position.from_moves(line, width, height)
     f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)
@@ -386,7 +386,7 @@ def nb_block_status(first, mask, start, stop, plies, width, height, status, scra
 @njit(cache=True, inline="always")
 def nb_canonical_key(first, mask, width, height):
     """Pons key ``current + mask + bottom`` of the variant of the mirror pair with the
-    smaller key (the variant :func:`solver.canonical_bits` keeps)."""
+    smaller key (the variant :func:`openingbook.solver.canonical_bits` keeps)."""
     bottom = _bottom(width, height)
     stones = popcount(mask)
     current = first if stones % 2 == 0 else first ^ mask
@@ -395,11 +395,12 @@ def nb_canonical_key(first, mask, width, height):
     return mirrored if mirrored < key else key
 
 
-#: The part (1..n) of a canonical key in compiled code (:func:`solver.enumerate.part_of`).
+#: The part (1..n) of a canonical key in compiled code
+#: (:func:`openingbook.solver.enumerate.part_of`).
 nb_part_of = _nb_part_of
 
 #: The empty cells that complete four for ``stones`` in compiled code
-#: (:func:`solver.bitboards.winning_cells_bits`; ``board`` = every cell of the board).
+#: (:func:`openingbook.solver.bitboards.winning_cells_bits`; ``board`` = every cell of the board).
 nb_winning_cells = _nb_winning_cells
 
 
@@ -407,7 +408,7 @@ nb_winning_cells = _nb_winning_cells
 def _status_many(first, mask, plies, width, height, out, scratch):
     """Fill ``out`` (int8, one per position) with the ``STATUS_*`` codes; ``scratch``:
     (4, STATUS_BLOCK) uint64. Arrays in and nothing out, so that it runs from its
-    native library (:mod:`solver._native`) without loading numba: every batch of the
+    native library (:mod:`openingbook.solver._native`) without loading numba: every batch of the
     oracle checks its positions here."""
     for start in range(0, first.size, STATUS_BLOCK):
         stop = min(first.size, start + STATUS_BLOCK)
@@ -423,7 +424,7 @@ def book_position_status(
 ) -> np.ndarray:
     """``STATUS_*`` code (int8) of each position for a ply-``plies`` book.
 
-    ``STATUS_OK`` exactly for the positions :func:`solver.enumerate_positions`
+    ``STATUS_OK`` exactly for the positions :func:`openingbook.solver.enumerate_positions`
     lists at that ply, in either variant of their mirror pair.
     """
     f = np.ascontiguousarray(first, dtype=np.uint64).reshape(-1)

@@ -37,9 +37,9 @@ _NO_VALUE = object()
 
 
 class Error(Exception):
-    """The root of every error raised by ``solver`` and ``openingbook``.
+    """The root of every error raised by ``openingbook.solver`` and ``openingbook``.
 
-    >>> from solver import Position
+    >>> from openingbook.solver import Position
     >>> try:
     ...     Position.from_moves("9")
     ... except Error as exc:
@@ -71,7 +71,8 @@ class InvalidArgument(Error, ValueError):
 
 
 class SearchTimeout(Error, TimeoutError):
-    """A search stopped by its time limit (:meth:`solver.Solver.solve`'s ``time_limit``)."""
+    """A search stopped by its time limit (:meth:`openingbook.solver.Solver.solve`'s
+    ``time_limit``)."""
 
 
 class InternalError(Error, RuntimeError):

@@ -18,7 +18,7 @@ same rule gives ``(cells + 1)/2 + 1 - k`` for a first-player win with its
 first-player win with the last stone of the board, the 25th, scores 1). So on
 every board a win on the last cell scores 1, a draw 0, and scores of
 neighbouring plies differ by one whatever the parity (the search's bounds
-rely on that, :mod:`solver.search`).
+rely on that, :mod:`openingbook.solver.search`).
 
 Distances count plies from the position to the stone that completes four (a
 win is an odd number of plies away, a loss even).
@@ -28,14 +28,14 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from solver.errors import InvalidArgument
+from openingbook.solver.errors import InvalidArgument
 
-#: "no bound" in an array of lower bounds of scores (:meth:`solver.Solver.solve_many`):
+#: "no bound" in an array of lower bounds of scores (:meth:`openingbook.solver.Solver.solve_many`):
 #: below every score of every board (``|score| <= 33`` on 64 cells), and an ``int8``.
 #: The same number as "not known" (:data:`UNSOLVED`, ``openingbook.values.UNKNOWN``),
 #: another meaning: a bound the caller does not give, not an answer missing.
 NO_LOWER_BOUND = -128
-#: where :meth:`solver.Solver.solve_until` answers a position not solved in time (and
+#: where :meth:`openingbook.solver.Solver.solve_until` answers a position not solved in time (and
 #: what the batch kernel leaves where it stopped): no score of any board, an ``int8``
 UNSOLVED = -128
 

@@ -10,7 +10,7 @@ choose the slot and the remaining low bits, stored in the entry, identify the
 position exactly: there are no false hits, whatever the table size.
 
 Entry layout (uint64): ``tag << 16 | move << 12 | lower << 6 | upper`` (packed
-and read by the search kernel, :mod:`solver.search`: numba compiles them into it).
+and read by the search kernel, :mod:`openingbook.solver.search`: numba compiles them into it).
 
 * ``lower``: ``score + 32`` of a lower bound, or 0 (none);
 * ``upper``: ``32 - score`` of an upper bound, or 0 (none). Both fields read
@@ -42,8 +42,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from solver.errors import InvalidArgument
-from solver.settings import QUERY_EMPTY, QUERY_TABLE_LOG2, SMALL_TABLE_LOG2, TABLE_LOG2
+from openingbook.solver.errors import InvalidArgument
+from openingbook.solver.settings import QUERY_EMPTY, QUERY_TABLE_LOG2, SMALL_TABLE_LOG2, TABLE_LOG2
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,8 +73,8 @@ def default_table_log2() -> int:
 
 def query_table_log2(empty_cells: int) -> int:
     """The table size (log2 of its entries) for searches of positions with at most
-    ``empty_cells`` empty cells: :data:`~solver.settings.QUERY_TABLE_LOG2` (32 MiB) up
-    to :data:`~solver.settings.QUERY_EMPTY`, else the default (256 MiB).
+    ``empty_cells`` empty cells: :data:`~openingbook.solver.settings.QUERY_TABLE_LOG2` (32 MiB) up
+    to :data:`~openingbook.solver.settings.QUERY_EMPTY`, else the default (256 MiB).
 
     >>> query_table_log2(30), query_table_log2(42)  # 7x6: 12 stones, the empty board
     (22, 25)

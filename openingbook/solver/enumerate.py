@@ -16,8 +16,8 @@ solved in this order. Book files have their own sort order; writing a book
 re-sorts.
 
 Mirror pairs: the returned variant is the one with the smaller Pons key
-``current + mask + bottom`` (as :meth:`solver.Position.canonical` and
-:func:`solver.bitboards.canonical_bits`). When the start position is its own
+``current + mask + bottom`` (as :meth:`openingbook.solver.Position.canonical` and
+:func:`openingbook.solver.bitboards.canonical_bits`). When the start position is its own
 mirror (the empty board, or ``under="44"``), the set of reachable positions is
 mirror-closed and every layer is reduced to one variant per pair, halving the
 work; otherwise the layers are kept whole and merged at the end, so that a pair
@@ -42,11 +42,11 @@ from types import ModuleType
 
 import numpy as np
 
-from solver.bitboards import can_win_next_bits
-from solver.bitboards import mirror_bits as _mirror_bits
-from solver.bitboards import position_keys as _position_keys
-from solver.errors import InvalidArgument
-from solver.position import Position
+from openingbook.solver.bitboards import can_win_next_bits
+from openingbook.solver.bitboards import mirror_bits as _mirror_bits
+from openingbook.solver.bitboards import position_keys as _position_keys
+from openingbook.solver.errors import InvalidArgument
+from openingbook.solver.position import Position
 
 __all__ = [
     "AUTO_PARTS",
@@ -122,7 +122,7 @@ def part_of(
     """The part (1..``parts``, int32) of each position, the same for both variants of
     a mirror pair: the high 32 bits of ``canonical key x 0x9E3779B97F4A7C15``
     (mod 2**64) times ``parts``, shifted right by 32, plus 1. The canonical key is
-    the Pons key of the smaller-key variant (:func:`solver.canonical_bits`).
+    the Pons key of the smaller-key variant (:func:`openingbook.solver.canonical_bits`).
 
     >>> first, mask = enumerate_positions(4, None, 7, 6)
     >>> sizes = np.bincount(part_of(first, mask, 4, 7, 6))[1:]
@@ -136,15 +136,16 @@ def part_of(
 
 
 def _kernels() -> ModuleType:
-    """The compiled kernels (:mod:`solver._kernels`), imported on first use:
+    """The compiled kernels (:mod:`openingbook.solver._kernels`), imported on first use:
     numba is not loaded by a process that only reads books."""
-    from solver import _kernels
+    from openingbook.solver import _kernels
 
     return _kernels
 
 
 def _bucket_bits(n: int) -> int:
-    """log2 of the bucket count of :func:`solver._kernels.first_flags`: about 8k keys per bucket
+    """log2 of the bucket count of :func:`openingbook.solver._kernels.first_flags`: about 8k keys
+    per bucket
     (a 16k-slot table, 128 KiB, stays in cache); at least 2 buckets."""
     bits = 1
     while (n >> bits) > 8192:
