@@ -66,7 +66,7 @@ def install(work: Path) -> Path:
 
 def site_packages(bin_dir: Path) -> Path:
     done = subprocess.run(
-        [str(bin_dir / "python"), "-c", "import solver, pathlib; print(solver.__file__)"],
+        [str(bin_dir / "python"), "-c", "import openingbook, pathlib; print(openingbook.__file__)"],
         capture_output=True, text=True, check=True, cwd="/",
     )  # fmt: skip
     return Path(done.stdout.strip()).parent.parent
@@ -75,7 +75,7 @@ def site_packages(bin_dir: Path) -> Path:
 def clear_compiled(site: Path, home: Path) -> int:
     """Remove numba's cache files and the native cache; returns how many files went."""
     removed = 0
-    for package in ("solver", "openingbook"):
+    for package in ("openingbook",):
         for path in (site / package).rglob("*"):
             if path.is_file() and (path.suffix in (".nbi", ".nbc") or "native" in path.parts):
                 path.unlink()
@@ -90,7 +90,10 @@ def clear_compiled(site: Path, home: Path) -> int:
 def wait_background(site: Path, home: Path) -> float:
     """Wait for the background compile a first run may have left (solver._firstuse);
     returns the seconds waited. Its CPU time is not the run's: it runs detached."""
-    dirs = [site / "solver" / "__pycache__" / "native", home / ".cache" / "openingbook" / "native"]
+    dirs = [
+        site / "openingbook" / "solver" / "__pycache__" / "native",
+        home / ".cache" / "openingbook" / "native",
+    ]
     start = time.perf_counter()
     while any(background_locks(d) for d in dirs if d.is_dir()):
         if time.perf_counter() - start > 600:

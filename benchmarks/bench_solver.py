@@ -280,7 +280,7 @@ def compare(name: str, moves: list[str], engines: dict[str, Engine], repeat: int
 def compile_times() -> dict[str, float]:
     """Seconds to the first answer in a fresh process: empty numba cache, then warm."""
     code = (
-        "import time; t=time.perf_counter(); from solver.search import Solver; "
+        "import time; t=time.perf_counter(); from openingbook.solver.search import Solver; "
         'Solver(16).solve("2252576253462244111563365343671351441"); print(time.perf_counter()-t)'
     )
     out = {}

@@ -17,16 +17,15 @@ from pathlib import Path
 import pytest
 
 import openingbook
-from openingbook import solver
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _modules() -> list[str]:
-    names = ["openingbook", "solver"]
-    for package in (openingbook, solver):
-        names += [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
-    return sorted(names)
+    prefix = openingbook.__name__ + "."
+    return sorted(
+        ["openingbook", *(m.name for m in pkgutil.walk_packages(openingbook.__path__, prefix))]
+    )
 
 
 def _with_examples(name: str) -> bool:
@@ -62,8 +61,7 @@ def test_examples_use_no_absolute_paths() -> None:
     absolute = re.compile(r"""^\s*(>>>|\.\.\.) .*["']/(work|home|tmp|root|usr)/""")
     found = [
         f"{path.relative_to(ROOT)}:{number}"
-        for package in ("openingbook", "solver")
-        for path in sorted((ROOT / package).rglob("*.py"))
+        for path in sorted((ROOT / "openingbook").rglob("*.py"))
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if absolute.match(line)
     ]

@@ -251,7 +251,7 @@ def test_a_search_its_time_limit_stopped_builds_nothing(tmp_path):
     finish: such a run is never the check of a new library (no false '.failed')."""
     code = (
         "import json\n"
-        "from solver import SearchTimeout, Solver\n"
+        "from openingbook.solver import SearchTimeout, Solver\n"
         "try:\n"
         "    Solver(table_log2=16).solve('', time_limit=0.01)\n"
         "except SearchTimeout:\n"
@@ -260,7 +260,9 @@ def test_a_search_its_time_limit_stopped_builds_nothing(tmp_path):
     env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path)}
     assert _run(code, env) == {"stopped": True}
     assert not list(tmp_path.iterdir())
-    _run("import json; from solver import Solver; Solver(10).warm_up(); print('{}')", env)
+    _run(
+        "import json; from openingbook.solver import Solver; Solver(10).warm_up(); print('{}')", env
+    )
     assert list(tmp_path.glob("*.so")) and not list(tmp_path.glob("*.failed"))
 
 
@@ -305,7 +307,7 @@ def test_a_failing_private_path_falls_back_to_numba(reference_lines, tmp_path):
     the failure is written down beside the library's name."""
     lines = reference_lines[:4]
     code = (
-        "import solver._native as native\n"
+        "import openingbook.solver._native as native\n"
         "native._RUNTIME_C = '#error numba changed its runtime\\n'\n"
         + _SOLVE_PROCESS.format(lines=lines)
     )
@@ -324,7 +326,7 @@ def test_an_untested_numba_builds_nothing(reference_lines, tmp_path):
     with the same answers; nothing is built and no failure is remembered (the next
     numba may be a tested one)."""
     lines = reference_lines[:4]
-    code = "import solver._native as native\nnative.TESTED_NUMBA = ((0, 1), (0, 2))\n"
+    code = "import openingbook.solver._native as native\nnative.TESTED_NUMBA = ((0, 1), (0, 2))\n"
     env = {"OPENINGBOOK_NATIVE_DIR": str(tmp_path)}
     run = _run(code + _SOLVE_PROCESS.format(lines=lines), env)
     assert run["numba"] and run["scores"]["1"] == run["scores"]["2"] == [s for _, s in lines]

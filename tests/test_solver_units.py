@@ -12,7 +12,7 @@ import ast
 import textwrap
 from pathlib import Path
 
-SOLVER = Path(__file__).resolve().parents[1] / "solver"
+SOLVER = Path(__file__).resolve().parents[1] / "openingbook" / "solver"
 MAX_LINES = 200
 
 
@@ -40,7 +40,7 @@ def test_no_function_in_the_solver_is_longer_than_the_limit() -> None:
     files = sorted(SOLVER.rglob("*.py"))
     assert len(files) > 10  # the package was found
     lengths = {
-        f"{path.relative_to(SOLVER.parent)}:{name}": lines
+        f"{path.relative_to(SOLVER.parents[1])}:{name}": lines
         for path in files
         for name, lines in function_lengths(path.read_text()).items()
     }

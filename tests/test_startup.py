@@ -185,9 +185,11 @@ def test_help_loads_no_numpy(command):
 
 def test_solver_package_loads_numba_on_first_numba_run():
     code = (
-        "import sys, solver\n"
-        "from solver import Position, Winner, has_four_bits, can_win_next_bits, Solver\n"
-        "import solver.enumerate, solver.table, solver.search, solver.membership\n"
+        "import sys, openingbook.solver\n"
+        "from openingbook.solver import Position, Winner, has_four_bits, can_win_next_bits\n"
+        "from openingbook.solver import Solver\n"
+        "import openingbook.solver.enumerate, openingbook.solver.table, openingbook.solver.search\n"
+        "import openingbook.solver.membership\n"
         "import openingbook.formats.compact, openingbook.retrieval\n"
         "assert 'numba' not in sys.modules, 'numba loaded by an import'\n"
         "assert Solver(table_log2=12).solve('4455') == 18\n"

@@ -1113,6 +1113,10 @@ class CompactBook(BookReader):
     def _count(self) -> int:
         return self.header.positions
 
+    def _scope_line(self) -> tuple[str | None, tuple[int, int] | None]:
+        # the header's line and part, without the book model a lookup does not load
+        return self.under, self.part
+
     @property
     def scope(self) -> Scope:
         from openingbook.model import Scope  # not loaded by a lookup

@@ -52,7 +52,7 @@ _LOADED = False
 #: True when no cache directory is writable: kernels are compiled without ``cache=True``
 _NO_CACHE = False
 #: the packages whose modules may hold stand-ins in their globals
-_PACKAGES = ("solver", "openingbook")
+_PACKAGES = ("openingbook",)
 
 
 def _no_light_kernel() -> bool:
