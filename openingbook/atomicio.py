@@ -343,7 +343,7 @@ def refuse_input_as_output(
     >>> refuse_input_as_output(os.path.join(d, "c.dat"), [book])  # different files: fine
     >>> refuse_input_as_output(os.path.join(d, ".", "b.dat"), [book])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    solver.errors.InvalidArgument: output ....dat is also an input: choose another output
+    openingbook.solver.errors.InvalidArgument: output ....dat is also an input: choose another ...
     """
     if isinstance(outputs, (str, os.PathLike)):
         outputs = [outputs]

@@ -117,7 +117,7 @@ def checked_time_limit(value: object) -> float | None:
     >>> checked_time_limit("2")
     Traceback (most recent call last):
     ...
-    solver.errors.InvalidArgument: time_limit 2: expected a positive number of seconds
+    openingbook.solver.errors.InvalidArgument: time_limit 2: expected a positive number of seconds
     """
     if value is None:
         return None

@@ -12,7 +12,7 @@ cores this process may use (:func:`default_jobs`).
 >>> check_table_size(20, workers=2)  # 2 x 8.5 MiB: fine anywhere
 >>> check_table_size(9)
 Traceback (most recent call last):
-solver.errors.InvalidArgument: table_log2 9: expected 10 to 32
+openingbook.solver.errors.InvalidArgument: table_log2 9: expected 10 to 32
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def worker_count(
     4
     >>> worker_count(8, 25, tasks=100, available=2 << 30)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    solver.errors.InvalidArgument: jobs 8: 8 workers need about 3.6 GiB (456.5 MiB each...
+    openingbook.solver.errors.InvalidArgument: jobs 8: 8 workers need about 3.6 GiB (456.5 MiB ...
     """
     from openingbook.solver import default_table_log2
 

@@ -249,8 +249,7 @@ def output_format(
     >>> output_format("b.c4b", thill, writes=(thill, compact), default=thill, board=BoardSize(7, 6))
     Traceback (most recent call last):
     ...
-    solver.errors.InvalidArgument: format thill: b.c4b is named as a compact book (.c4b): \
-name a thill book *.dat, or leave the option out
+    openingbook.solver.errors.InvalidArgument: format thill: b.c4b is named as a compact book ...
     """
     names = [w.name for w in writes]
     if format is not None and format not in writes:

@@ -126,7 +126,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     >>> parse_shard("0/4")
     Traceback (most recent call last):
     ...
-    solver.errors.InvalidArgument: shard 0/4: expected i/n with 1 <= i <= n, e.g. 1/4
+    openingbook.solver.errors.InvalidArgument: shard 0/4: expected i/n with 1 <= i <= n, e.g. 1/4
     """
     parts = text.strip().split("/")
     try:

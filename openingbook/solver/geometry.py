@@ -104,7 +104,7 @@ def parse_board_size(text: str | BoardSize) -> BoardSize:
     >>> parse_board_size("8x8")
     Traceback (most recent call last):
     ...
-    solver.errors.InvalidArgument: board size '8x8': 8 columns of 8 cells need 72 bits, more than 64
+    openingbook.solver.errors.InvalidArgument: board size '8x8': 8 columns of 8 cells need 72 ...
     """
     if isinstance(text, BoardSize):
         return text

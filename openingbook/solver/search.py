@@ -1668,7 +1668,7 @@ class Solver:
         >>> Solver(table_log2=16).solve("", time_limit=0.01)
         Traceback (most recent call last):
         ...
-        solver.errors.SearchTimeout: the search was stopped by its time limit of 0.01 s
+        openingbook.solver.errors.SearchTimeout: the search was stopped by its time limit of 0.01 s
         """
         cur, mask = self._check(pos)
         return self._run(cur, mask, wdl=False, guess=guess, threads=threads, time_limit=time_limit)
