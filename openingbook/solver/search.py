@@ -646,7 +646,10 @@ def _is_7x6(geo: np.ndarray, tparams: np.ndarray) -> bool:
     )
 
 
-@njit(cache=True, nogil=True)
+# numba counts no references in the search and its hand-over (_nrt=False): they allocate
+# nothing, and the search's arrays, taken out of their tuple, would otherwise be counted
+# at each call (a hand-over is one per node of SYMMETRY_STONES stones)
+@njit(cache=True, nogil=True, _nrt=False)
 def _negamax_deep(d0: int, n0: int, search: tuple, default_size: bool) -> int:
     """:func:`_search` without the mirror code, from a node of ``n0 + d0 >=
     SYMMETRY_STONES`` stones at row ``d0`` of the stack (set up as for
@@ -1081,7 +1084,7 @@ def _read_row(stack: np.ndarray, base: int) -> tuple[np.uint64, np.uint64, int, 
     return cur, mask, alpha, beta, stack[_u(base + _OPPW)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)  # see _negamax_deep
 def _search(
     d0: int,
     n0: int,
