@@ -164,8 +164,10 @@ class Answers:
 
 def answer_lines(
     lines: list[str], first_number: int, answers: Answers, analyze: bool, weak: bool
-) -> tuple[str, str]:
-    """(stdout text, stderr text) for ``lines``, the first of them line ``first_number``."""
+) -> list[tuple[bool, str]]:
+    """What to write for ``lines``, the first of them line ``first_number``: runs of
+    (to stderr?, text) in input order (as Pons writes each line where it goes, so that
+    ``2>&1`` interleaves the two streams as his program does)."""
     from openingbook.layouts import play_move_strings
     from solver import BoardSize
 
@@ -179,18 +181,22 @@ def answer_lines(
         scores[rows], value[rows] = answers.scores(first[rows], mask[rows])
     if weak:
         scores, value = _weak(scores, value, stones)
-    out: list[str] = []
-    err: list[str] = []
+    runs: list[tuple[bool, list[str]]] = []
     fine_list = fine.tolist()
     for i, line in enumerate(lines):
         if not fine_list[i]:
             played = moves_played(line)
-            err.append(f'Line {first_number + i}: Invalid move {played + 1} "{line}"\n')
+            text = f'Line {first_number + i}: Invalid move {played + 1} "{line}"\n'
         elif analyze:
-            out.append(line + "".join(f" {s}" for s in scores[i].tolist()) + "\n")
+            text = line + "".join(f" {s}" for s in scores[i].tolist()) + "\n"
         else:
-            out.append(f"{line} {value[i]}\n")
-    return "".join(out), "".join(err)
+            text = f"{line} {value[i]}\n"
+        to_err = not fine_list[i]
+        if runs and runs[-1][0] == to_err:
+            runs[-1][1].append(text)
+        else:
+            runs.append((to_err, [text]))
+    return [(to_err, "".join(texts)) for to_err, texts in runs]
 
 
 def _weak(
@@ -274,21 +280,19 @@ def c4solver(analyze: bool, weak: bool, book: Any) -> None:
     missing -b book is an error (exit status 1), and nothing is written about
     loading books.
     """
-    stream = sys.stdin.buffer if sys.stdin is not None else None
-    if stream is None:
+    if sys.stdin is None:
         raise OSError("cannot read standard input: it is closed")
+    source = sys.stdin.buffer
     answers = Answers(book)
     out = sys.stdout.buffer
     err = sys.stderr.buffer
     number = 1
     try:
-        for lines in read_batches(stream):
-            text, errors = answer_lines(lines, number, answers, analyze, weak)
+        for lines in read_batches(source):
+            for to_err, text in answer_lines(lines, number, answers, analyze, weak):
+                stream = err if to_err else out
+                stream.write(text.encode("latin-1"))
+                stream.flush()
             number += len(lines)
-            if errors:
-                err.write(errors.encode("latin-1"))
-                err.flush()
-            out.write(text.encode("latin-1"))
-            out.flush()
     finally:
         answers.close()
