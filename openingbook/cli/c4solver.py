@@ -255,7 +255,9 @@ def _readable(fd: int) -> bool:
 
 @main.command("c4solver")
 @click.option("-a", "analyze", is_flag=True, help="Answer the score of each of the 7 columns.")
-@click.option("-w", "weak", is_flag=True, help="Weak answers: -1, 0 or 1 (see below).")
+@click.option(
+    "-w", "weak", is_flag=True, help="Weak answers: a score's sign, -1, 0 or 1 (see above)."
+)
 @click.option(
     "-b",
     "book",
