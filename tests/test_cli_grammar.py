@@ -229,6 +229,7 @@ UNKNOWN_OPTION_CASES = [
     ["diff", "8", "8"],
     ["check", "8"],
     ["stats", "8"],
+    ["c4solver"],
 ]
 
 

@@ -199,6 +199,7 @@ def _load_commands() -> None:
     from openingbook.cli import (  # noqa: F401
         analyze,
         build,
+        c4solver,
         convert,
         enumerate,
         explore,
