@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from openingbook.cli.c4solver import moves_played
-from tests.conftest import CLI, DATA
+from tests.helpers import CLI, DATA
 
 RECORDED = DATA / "pons-c4solver"
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}

@@ -126,8 +126,8 @@ class Answers:
         self, first: np.ndarray, mask: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         from openingbook.oracle import FULL_COLUMN
+        from openingbook.solver import winning_cells_bits
         from openingbook.values import UNKNOWN
-        from solver import winning_cells_bits
 
         n = len(first)
         h1 = HEIGHT + 1
@@ -169,7 +169,7 @@ def answer_lines(
     (to stderr?, text) in input order (as Pons writes each line where it goes, so that
     ``2>&1`` interleaves the two streams as his program does)."""
     from openingbook.layouts import play_move_strings
-    from solver import BoardSize
+    from openingbook.solver import BoardSize
 
     first, mask, fine = play_move_strings(lines, BoardSize(WIDTH, HEIGHT))
     stones = np.bitwise_count(mask).astype(np.int64)
