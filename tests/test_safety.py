@@ -22,7 +22,8 @@ from click.testing import CliRunner
 
 from openingbook.cli import main
 from openingbook.errors import InvalidArgument, WorkDirError
-from openingbook.pipeline.build import BuildOptions, build_book, manifest_path
+from openingbook.formats.thill import manifest_path
+from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.workdir import LOCK_NAME, MARKER_NAME, WorkDir, is_own_file_name
 from openingbook.solver import DEFAULT_BOARD
 from tests.helpers import start_build

@@ -353,6 +353,8 @@ def test_ctrl_c_while_the_helper_threads_start_is_a_keyboard_interrupt(monkeypat
     answers afterwards."""
     import threading
 
+    from openingbook.solver import search
+
     starts = []
 
     class InterruptedOnSecondStart(threading.Thread):
@@ -365,8 +367,8 @@ def test_ctrl_c_while_the_helper_threads_start_is_a_keyboard_interrupt(monkeypat
     solver_3 = Solver(table_log2=18, threads=3)
     # the search leaves the calling thread for the helpers at its first node-limit check
     # (an 11-stone position stores into the big table at once)
-    monkeypatch.setattr(solver.search, "CALLING_THREAD_NODES", 1)
-    monkeypatch.setattr(solver.search.threading, "Thread", InterruptedOnSecondStart)
+    monkeypatch.setattr(search, "CALLING_THREAD_NODES", 1)
+    monkeypatch.setattr(search.threading, "Thread", InterruptedOnSecondStart)
     with pytest.raises(KeyboardInterrupt):
         solver_3.solve("12153644613")
     assert len(starts) == 2

@@ -713,8 +713,11 @@ static int reachable_from(const geometry *g, uint64_t first, uint64_t mask, uint
 static int position_status(const geometry *g, uint64_t first, uint64_t mask, int plies)
 {
     int stones = popcount64(mask);
-    if (stones != plies)
-        return C4BOOK_WRONG_PLY;
+    if (stones != plies) {
+        /* a position no game reaches is refused as such whatever the book's ply */
+        int s = position_status(g, first, mask, stones);
+        return s > C4BOOK_WRONG_PLY ? s : C4BOOK_WRONG_PLY;
+    }
     if ((mask & ~g->board) || (first & ~mask) || ((mask + g->bottom) & mask))
         return C4BOOK_NOT_A_BOARD;
     if (popcount64(first) != (stones + 1) / 2)
