@@ -247,6 +247,7 @@ AGENT_MODULES = {
     "openingbook.evaluation",
     "openingbook.layouts",
     "openingbook.oracle",
+    "openingbook.ponsprotocol",
 }
 #: The groups, lowest first, and the groups each one's modules may import (their own
 #: group only where it is listed). "formats" is every module no other group names: the

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from openingbook.cli.c4solver import moves_played
+from openingbook.ponsprotocol import moves_played
 from tests.helpers import CLI, DATA
 
 RECORDED = DATA / "pons-c4solver"
