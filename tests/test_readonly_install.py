@@ -48,10 +48,10 @@ def _set_writable(top: Path, on: bool) -> None:
 
 @pytest.fixture(scope="module")
 def readonly_site(tmp_path_factory):
-    """openingbook, solver and the shipped books, copied without caches, read-only."""
+    """openingbook (its solver inside) and the shipped books, copied without caches, read-only."""
     site = tmp_path_factory.mktemp("readonly-site")
     ignore = shutil.ignore_patterns("__pycache__", "*.dat", "*.json")
-    for name in ("openingbook", "solver", "books"):
+    for name in ("openingbook", "books"):
         shutil.copytree(ROOT / name, site / name, ignore=ignore)
     _set_writable(site, False)
     yield site
