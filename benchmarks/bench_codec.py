@@ -45,13 +45,7 @@ from openingbook.codec import (
     encode_keys,
     mirror_keys,
 )
-from openingbook.formats.thill import (
-    BOOK12,
-    BOOK12_DIST,
-    Book,
-    Records,
-    write_book,
-)
+from openingbook.formats.thill import BOOK12, BOOK12_DIST, Book, Records, write_book
 from openingbook.solver import DEFAULT_BOARD, Position, enumerate_positions, mirror_bits
 
 ROOT = Path(__file__).resolve().parent

@@ -48,9 +48,9 @@ sys.path.insert(0, str(ROOT))
 
 from openingbook.formats import load_book  # noqa: E402
 from openingbook.formats.compact import CompactBook  # noqa: E402
+from openingbook.formats.compact.retrieval import build_retrieval  # noqa: E402
 from openingbook.formats.pons import choose_log_size, next_prime, partial_key_bytes  # noqa: E402
 from openingbook.formats.thill import Book  # noqa: E402
-from openingbook.retrieval import build_retrieval  # noqa: E402
 from openingbook.solver import DEFAULT_BOARD, Position, canonical_keys, mirror_bits  # noqa: E402
 
 BOOKS = ROOT / "books"

@@ -5,7 +5,8 @@ the compact format's next encoding, measured on the shipped books (issue 34).
     python benchmarks/bench_entropy_encodings.py 12 --contexts ply,forced,combined
 
 For each book and context (:data:`openingbook.checks.entropy.CONTEXTS`; ``ply`` is one
-code for the whole book) a :func:`openingbook.compressed.build_function` is built over the
+code for the whole book) a
+:func:`openingbook.formats.compact.compressed.build_function` is built over the
 book's canonical keys, every key is queried and compared with the book (the run stops on
 any difference), and the figures are printed and written to
 ``benchmarks/results/entropy-encodings.json``: the codewords' average length, the
@@ -33,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from openingbook.checks.entropy import CONTEXTS, position_contexts  # noqa: E402
-from openingbook.compressed import build_function, query_function  # noqa: E402
 from openingbook.formats import load_book, open_book  # noqa: E402
+from openingbook.formats.compact.compressed import build_function, query_function  # noqa: E402
 from openingbook.solver import canonical_keys  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "entropy-encodings.json"

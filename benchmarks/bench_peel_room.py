@@ -18,10 +18,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from openingbook.compressed import _code_table, _codewords, _peel, code_lengths  # noqa: E402
-from openingbook.contexts import CONTEXT_THREATS_CENTRE, position_contexts  # noqa: E402
 from openingbook.formats import load_book  # noqa: E402
-from openingbook.retrieval import FIRST_SEED  # noqa: E402
+from openingbook.formats.compact.compressed import _code_table, _codewords, _peel, code_lengths  # noqa: E402
+from openingbook.formats.compact.contexts import CONTEXT_THREATS_CENTRE, position_contexts  # noqa: E402
+from openingbook.formats.compact.retrieval import FIRST_SEED  # noqa: E402
 from openingbook.solver import canonical_keys  # noqa: E402
 
 

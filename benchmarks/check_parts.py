@@ -47,7 +47,8 @@ from openingbook.checks.check import check_book
 from openingbook.checks.plycounts import PlyCounts, add_counts
 from openingbook.checks.stats import book_stats
 from openingbook.formats.compact import CompactBook, describe_compact
-from openingbook.formats.thill import BookFormat, parity_faults
+from openingbook.formats.thill import BookFormat
+from openingbook.formats.thill.book import parity_faults
 from openingbook.solver import mirror_bits
 
 ROOT = Path(__file__).resolve().parent

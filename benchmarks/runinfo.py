@@ -40,7 +40,7 @@ def wait_for_background_compiles(timeout: float = 1800) -> float:
 
     # their kernels' cache directories
     import openingbook.answers
-    import openingbook.formats.compact
+    import openingbook.formats.compact.book
     import openingbook.solver.search  # noqa: F401
     from openingbook.solver import _firstuse, _native
     from openingbook.solver._native import NATIVE_KERNELS

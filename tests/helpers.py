@@ -38,7 +38,8 @@ from hypothesis import strategies as st
 from openingbook.codec import decode_keys
 from openingbook.formats import read_records
 from openingbook.formats.compact import VERSION, CompactBook
-from openingbook.formats.thill import BookFormat, manifest_book_entry, manifest_path
+from openingbook.formats.thill import BookFormat, manifest_path
+from openingbook.formats.thill.book import manifest_book_entry
 from openingbook.solver import (
     DEFAULT_BOARD,
     BoardSize,

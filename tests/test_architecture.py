@@ -137,7 +137,7 @@ def test_find_cycle_finds_one():
 
 def test_no_import_cycle_in_openingbook():
     graph = openingbook_graph(solver=True)
-    assert graph.get("openingbook.formats.thill") and graph.get(SOLVER + ".search")
+    assert graph.get("openingbook.formats.thill.book") and graph.get(SOLVER + ".search")
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import openingbook.answers as answers
 import openingbook.formats.cadot as cadot
-import openingbook.formats.compact as compact  # imported before any fixture lowers the bound
+import openingbook.formats.compact.book as compact  # imported before any fixture lowers the bound
 import openingbook.formats.registry as formats
 import openingbook.formats.tabular as tabular
 import openingbook.pipeline.negamax as negamax

@@ -422,14 +422,8 @@ def test_manifest_carries_the_board(tmp_path):
     book): its manifest says 5x4, and the reader decodes it on that board (a given 7x6
     format is refused)."""
     from openingbook.formats import load_book
-    from openingbook.formats.thill import (
-        BookFormat,
-        book_bytes,
-        identify,
-        read_manifest,
-        thill_records,
-        write_book_and_manifest,
-    )
+    from openingbook.formats.thill import BookFormat, identify, read_manifest
+    from openingbook.formats.thill.book import book_bytes, thill_records, write_book_and_manifest
     from openingbook.pipeline.build import BuildOptions, build_book
 
     out = tmp_path / "b.dat"

@@ -16,20 +16,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openingbook.codec import decode_keys, encode_keys, position_key
+from openingbook.errors import BookFileError
 from openingbook.formats import read_records
 from openingbook.formats.thill import (
     BOOK8,
     BOOK12,
     BOOK12_DIST,
-    BookFileError,
     BookFormat,
     Records,
     describe_book,
+    write_book,
+)
+from openingbook.formats.thill.book import (
     detect_format,
     parse_records,
     records_to_bytes,
     sort_records,
-    write_book,
 )
 from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from tests.helpers import REFERENCE, random_positions, write_manifest

@@ -32,7 +32,8 @@ from openingbook.checks.booksizes import (
 )
 from openingbook.checks.plycounts import count_all_positions
 from openingbook.formats import FORMATS, load_book
-from openingbook.formats.compact import CompactHeader, file_crc32
+from openingbook.formats.compact import CompactHeader
+from openingbook.formats.compact.book import file_crc32
 from openingbook.formats.thill import manifest_path
 from openingbook.model import Scope
 from openingbook.solver import BoardSize, Position

@@ -22,14 +22,8 @@ from openingbook.cli import main
 from openingbook.codec import encode_keys, mirror_keys
 from openingbook.errors import InvalidArgument, OutputExists
 from openingbook.formats import read_records
-from openingbook.formats.thill import (
-    BOOK8,
-    BookFormat,
-    check_output,
-    detect_format,
-    manifest_path,
-    read_manifest,
-)
+from openingbook.formats.thill import BOOK8, BookFormat, manifest_path, read_manifest
+from openingbook.formats.thill.book import check_output, detect_format
 from openingbook.pipeline.build import (
     BuildOptions,
     auto_chunk_size,

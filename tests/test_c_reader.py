@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from openingbook.formats.compact import CompactBook, CompactFileError, file_crc32, write_compact
+from openingbook.formats.compact import CompactBook, CompactFileError, write_compact
+from openingbook.formats.compact.book import file_crc32
 from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,
@@ -287,7 +288,7 @@ def test_c_reader_reads_each_context_function_and_codes_without_bits(
 ) -> None:
     """Version 3 books of context function 0 and 1 (the writer picks the smaller file),
     with codewords, and with one value per context only (K = 0: no bit read)."""
-    from openingbook.contexts import CONTEXT_THREATS_CENTRE, position_contexts
+    from openingbook.formats.compact.contexts import CONTEXT_THREATS_CENTRE, position_contexts
 
     seen = set()
     for plies, board, how in (
@@ -755,7 +756,7 @@ def test_a_context_missing_from_the_list_is_reported_as_damage(
     )
     first, mask = enumerate_positions(8, None, *DEFAULT_BOARD)
     c = _c_answers(c_reader, bad, first, mask)
-    from openingbook.contexts import CONTEXT_THREATS_CENTRE, position_contexts
+    from openingbook.formats.compact.contexts import CONTEXT_THREATS_CENTRE, position_contexts
 
     lost = position_contexts(first, mask, 7, 6, CONTEXT_THREATS_CENTRE) == used[drop]
     assert lost.any() and (c[lost, 0] == 9).all()  # C4BOOK_DAMAGED

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import openingbook
 from openingbook.booknames import SHIPPED_SUFFIX
 from openingbook.cli import main
-from openingbook.contexts import position_contexts
+from openingbook.errors import PositionNotInBook
 from openingbook.formats.compact import (
     COMPACT_SUFFIX,
     CompactBook,
@@ -26,10 +26,17 @@ from openingbook.formats.compact import (
     describe_compact,
     write_compact,
 )
-from openingbook.formats.thill import Book, PositionNotInBook
+from openingbook.formats.compact.contexts import position_contexts
+from openingbook.formats.compact.retrieval import (
+    build_retrieval,
+    mix,
+    pack_fields,
+    query_many,
+    unpack_fields,
+)
+from openingbook.formats.thill import Book
 from openingbook.pipeline.convert import convert_book
 from openingbook.registry import resolve_book, shipped_books
-from openingbook.retrieval import build_retrieval, mix, pack_fields, query_many, unpack_fields
 from openingbook.solver import (
     DEFAULT_BOARD,
     DEFAULT_HEIGHT,

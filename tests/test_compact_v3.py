@@ -17,22 +17,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openingbook.checks.diff import diff_books
-from openingbook.compressed import code_lengths
-from openingbook.contexts import (
-    CONTEXT_NONE,
-    CONTEXT_THREATS_CENTRE,
-    context_space,
-    position_contexts,
-)
 from openingbook.formats.compact import (
     VERSION,
     CompactBook,
     CompactFileError,
-    _pack_codes,
-    _parse_codes,
-    file_crc32,
     provenance,
     write_compact,
+)
+from openingbook.formats.compact.book import _pack_codes, _parse_codes, file_crc32
+from openingbook.formats.compact.compressed import code_lengths
+from openingbook.formats.compact.contexts import (
+    CONTEXT_NONE,
+    CONTEXT_THREATS_CENTRE,
+    context_space,
+    position_contexts,
 )
 from openingbook.pipeline.convert import convert_book
 from openingbook.registry import resolve_book

@@ -1,5 +1,5 @@
-"""The compressed static function (:mod:`openingbook.compressed`): every key answers its
-value, the codes are Huffman codes, the table is about as large as the codewords."""
+"""The compressed static function (:mod:`openingbook.formats.compact.compressed`): every key
+answers its value, the codes are Huffman codes, the table is about as large as the codewords."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openingbook.compressed import (
+from openingbook.errors import InvalidArgument
+from openingbook.formats.compact.compressed import (
     LONGER,
     MAX_CODE,
     build_function,
@@ -19,7 +20,6 @@ from openingbook.compressed import (
     lookup_tables,
     query_function,
 )
-from openingbook.errors import InvalidArgument
 
 
 @settings(max_examples=40, deadline=None)

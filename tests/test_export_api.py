@@ -13,9 +13,10 @@ from click.testing import CliRunner
 import openingbook
 from openingbook.api import BookReader, detect_kind
 from openingbook.cli import main
+from openingbook.errors import PositionNotInBook
 from openingbook.formats.cadot import CadotBook
 from openingbook.formats.pons import PonsBook
-from openingbook.formats.thill import Book, BookFormat, PositionNotInBook
+from openingbook.formats.thill import Book, BookFormat
 from openingbook.pipeline.export import export_book
 from openingbook.solver import DEFAULT_BOARD, Position
 from tests.helpers import REFERENCE_BOOK8, built_book, write_manifest

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openingbook.errors import PositionNotInBook
 from openingbook.formats.cadot import (
     BASE,
     CadotBook,
@@ -23,7 +24,7 @@ from openingbook.formats.cadot import (
     encode_outcomes,
     write_cadot,
 )
-from openingbook.formats.thill import Book, PositionNotInBook
+from openingbook.formats.thill import Book
 from openingbook.pipeline.export import export_book
 from openingbook.solver import Position, Winner
 from tests.helpers import DATA, REFERENCE_BOOK8, built_book, positions

@@ -11,7 +11,8 @@ from openingbook.codec import encode_column_code, position_key
 from openingbook.formats.cadot import cadot_columns, cadot_key, encode_outcomes
 from openingbook.formats.pons import key3, next_prime
 from openingbook.formats.tabular import tabular_lines
-from openingbook.formats.thill import BOOK12_DIST, BookFormat, Records, records_to_bytes
+from openingbook.formats.thill import BOOK12_DIST, BookFormat, Records
+from openingbook.formats.thill.book import records_to_bytes
 from openingbook.formats.uci import tromp_order, uci_lines
 from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position
 from openingbook.solver.search import Solver

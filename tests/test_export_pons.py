@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openingbook.errors import PositionNotInBook
 from openingbook.formats.pons import (
     HEADER_BYTES,
     PonsBook,
@@ -20,7 +21,7 @@ from openingbook.formats.pons import (
     partial_key_bytes,
     write_pons,
 )
-from openingbook.formats.thill import Book, PositionNotInBook
+from openingbook.formats.thill import Book
 from openingbook.pipeline.export import export_book
 from openingbook.solver import (
     DEFAULT_BOARD,

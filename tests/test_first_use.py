@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "from openingbook.cli import main; main()"
 LOOKUP = ("lookup", "8", "44444455")
 ANSWER = "first player wins; 8 stones, in compact 8-ply book\n"
-NOTE = "openingbook: compiling openingbook.formats.compact, once: a few seconds\n"
+NOTE = "openingbook: compiling openingbook.formats.compact.book, once: a few seconds\n"
 
 
 def _env(cache: Path, **extra: str) -> dict[str, str]:

@@ -19,21 +19,17 @@ from click.testing import CliRunner
 import openingbook
 import openingbook.memory
 from openingbook.cli import main
+from openingbook.errors import BookFileError, PositionNotInBook
 from openingbook.formats import read_records
 from openingbook.formats.thill import (
     BOOK8,
-    UNKNOWN,
     Book,
-    BookFileError,
     BookFormat,
-    PositionNotInBook,
-    check_output,
     describe_book,
     identify,
-    load_manifest,
     manifest_path,
-    write_book_and_manifest,
 )
+from openingbook.formats.thill.book import check_output, load_manifest, write_book_and_manifest
 from openingbook.model import Scope
 from openingbook.pipeline.derive import derive_book
 from openingbook.pipeline.export import export_book
@@ -44,6 +40,7 @@ from openingbook.solver import (
     Position,
     enumerate_positions,
 )
+from openingbook.values import UNKNOWN
 from tests.helpers import REFERENCE
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
@@ -229,7 +226,7 @@ def test_detection_and_the_reader_accept_the_same_files(
 
 
 def _manifest_for(book: Path, fmt: BookFormat) -> dict:
-    from openingbook.formats.thill import manifest_book_entry
+    from openingbook.formats.thill.book import manifest_book_entry
 
     data = book.read_bytes()
     return {

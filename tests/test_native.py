@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the entry kernels of a 7x6 solver without a book (solver.search._entry_kernels)
 SOLVE_ONE = "openingbook.solver.search._solve_one_7x6"
 SOLVE_BATCH = "openingbook.solver.search._solve_batch_7x6"
-LOOKUP_ONE = "openingbook.formats.compact._lookup_one"
+LOOKUP_ONE = "openingbook.formats.compact.book._lookup_one"
 
 
 @pytest.fixture(scope="module")
@@ -278,11 +278,11 @@ def test_a_changed_source_is_a_new_library():
     """The key covers every solver module and the kernel's own modules."""
     kernel = NATIVE_KERNELS[LOOKUP_ONE]
     files = {p.name for p in _native._module_files(kernel)}
-    own = {"compact.py", "retrieval.py", "answers.py"}  # answers: the status it inlines
+    own = {"book.py", "retrieval.py", "answers.py"}  # answers: the status it inlines
     assert {"search.py", "bitops.py", "membership.py", *own} <= files
     signature = "i,i"
     path = _native.library_path(kernel, signature)
-    assert path.name.startswith("openingbook.formats.compact._lookup_one-")
+    assert path.name.startswith("openingbook.formats.compact.book._lookup_one-")
     assert _native.library_path(kernel, "i,b") != path
 
 

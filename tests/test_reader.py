@@ -16,19 +16,11 @@ import numpy as np
 import pytest
 
 from openingbook.codec import encode_keys, key_position, position_key
-from openingbook.errors import InvalidArgument
-from openingbook.formats.thill import (
-    BOOK8,
-    UNKNOWN,
-    Book,
-    BookFormat,
-    BookValue,
-    PositionNotInBook,
-    Records,
-    search_steps,
-    write_book,
-)
+from openingbook.errors import InvalidArgument, PositionNotInBook
+from openingbook.formats.thill import BOOK8, Book, BookFormat, Records, write_book
+from openingbook.formats.thill.book import search_steps
 from openingbook.solver import DEFAULT_BOARD, DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, Winner
+from openingbook.values import UNKNOWN, BookValue
 from tests.helpers import REFERENCE, random_positions
 
 BOOK8_FILE = REFERENCE / "thill-original-book8.dat"
@@ -420,8 +412,8 @@ def test_empty_pruned_book_built_by_us_reads_as_all_first_player_wins(tmp_path):
     from click.testing import CliRunner
 
     from openingbook.cli import main
+    from openingbook.errors import BookFileError
     from openingbook.formats import read_records
-    from openingbook.formats.thill import BookFileError
 
     out = tmp_path / "e.dat"
     line = "444444555555"  # one 12-ply position: a first-player win

@@ -39,6 +39,7 @@ WHOLE_BOOK = ("openingbook.model",)
 #: so neither Thill's format nor its codec
 REGISTRY = (
     "openingbook.formats.thill",
+    "openingbook.formats.thill.book",
     "openingbook.formats.cadot",
     "openingbook.formats.pons",
     "openingbook.formats.tabular",
@@ -190,7 +191,7 @@ def test_solver_package_loads_numba_on_first_numba_run():
         "from openingbook.solver import Solver\n"
         "import openingbook.solver.enumerate, openingbook.solver.table, openingbook.solver.search\n"
         "import openingbook.solver.membership\n"
-        "import openingbook.formats.compact, openingbook.retrieval\n"
+        "import openingbook.formats.compact.book, openingbook.formats.compact.retrieval\n"
         "assert 'numba' not in sys.modules, 'numba loaded by an import'\n"
         "assert Solver(table_log2=12).solve('4455') == 18\n"
         "assert 'numba' in sys.modules, 'no native path here: numba solves'\n"

@@ -25,7 +25,7 @@ are part of every context (a book of one ply holds them constant). The contexts:
 * ``heights``: the height of every column (of the mirror pair's smaller variant);
 * ``combined``: ``forced``, ``threats``, ``odd-even`` and ``centre`` together (on a
   board of even width the centre is the two middle columns): the compact format's
-  context (:mod:`openingbook.contexts`).
+  context (:mod:`openingbook.formats.compact.contexts`).
 
 An empirical entropy over many contexts is lower than what a code can reach: the
 ``bias`` column bounds how much lower, ``contexts * (values - 1) / (2 N ln 2)`` bits per
@@ -51,9 +51,9 @@ from typing import Any
 import numpy as np
 
 from openingbook.checks.report import Report
-from openingbook.contexts import CONTEXT_THREATS_CENTRE, context_space
-from openingbook.contexts import position_contexts as book_contexts
 from openingbook.formats import load_book
+from openingbook.formats.compact.contexts import CONTEXT_THREATS_CENTRE, context_space
+from openingbook.formats.compact.contexts import position_contexts as book_contexts
 from openingbook.solver import (
     STATUS_OK,
     board_mask,
@@ -210,8 +210,8 @@ def position_contexts(
         "odd-even": ply * 9 + odd_even,
         "centre": ply * (height + 1) ** 2 + centre,
         "heights": heights,  # the heights give the ply
-        # the compact format's context (openingbook.contexts: the centre column, or the
-        # two middle columns on a board of even width)
+        # the compact format's context (openingbook.formats.compact.contexts: the centre
+        # column, or the two middle columns on a board of even width)
         "combined": ply * context_space(CONTEXT_THREATS_CENTRE, width, height)
         + book_contexts(first, mask, width, height, CONTEXT_THREATS_CENTRE),
     }

@@ -86,6 +86,10 @@ class Format(ABC):
     #: is a file lines of text (so ``export -o -`` can write it to standard output)?
     text: ClassVar[bool] = False
 
+    def __str__(self) -> str:
+        # as the text of a ``--format`` option: a recorded command names the format
+        return self.name
+
     def side_files(self, path: str | os.PathLike[str]) -> list[Path]:
         """The files written beside a book at ``path`` (a manifest): none by default."""
         return []

@@ -65,10 +65,6 @@ __all__ = [
     "cadot_columns",
     "cadot_key",
     "cadot_keys",
-    "decode_cadot_keys",
-    "decode_outcomes",
-    "encode_outcomes",
-    "looks_like_cadot",
     "write_cadot",
 ]
 
@@ -607,7 +603,7 @@ def _book_value(pos: Position, outcome: int) -> BookValue:
     return value_from_plies(winner, half if half else None, pos.stone_count, CADOT_BOARD)
 
 
-def looks_like_cadot(path: Path, size: int) -> bool:
+def _looks_like_cadot(path: Path, size: int) -> bool:
     """Whole 7-byte records; a spread sample of up to 64 of them strictly ascending,
     each key a position (legal columns, the smaller of its two readings) and each
     outcome byte possible for it (one winner bit at most, half-moves that fit). The one
@@ -648,10 +644,10 @@ class CadotFormat(Format):
     export_options = frozenset({"no_distance"})
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
-        return looks_like_cadot(path, size)
+        return _looks_like_cadot(path, size)
 
     def open(self, path: Path, **options: Any) -> CadotBook:
-        if not looks_like_cadot(path, path.stat().st_size):
+        if not _looks_like_cadot(path, path.stat().st_size):
             raise BookFileError(
                 f"{path}: not a Cadot table (7-byte records with valid, ascending keys "
                 "and outcome bytes)"

@@ -64,7 +64,11 @@ from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
 if TYPE_CHECKING:
     from openingbook.model import BookModel
 
-__all__ = ["COLUMNS", "LabelledRows", "boards", "labelled_rows"]
+__all__ = [
+    "COLUMNS",
+    "LabelledRows",
+    "labelled_rows",
+]
 
 #: the data set's columns, in the order they are written
 COLUMNS = ("board", "to_move", "stones", "scores", "value", "winner", "plies", "first", "mask")

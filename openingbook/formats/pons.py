@@ -68,16 +68,11 @@ if TYPE_CHECKING:
     from openingbook.model import BookModel, Scope
 
 __all__ = [
-    "HEADER_BYTES",
     "PONS_LOG_SIZES",
     "PonsBook",
     "PonsExport",
     "PonsFormat",
-    "choose_log_size",
     "key3",
-    "key3_many",
-    "next_prime",
-    "partial_key_bytes",
     "write_pons",
 ]
 

@@ -50,8 +50,6 @@ __all__ = [
     "FIELDS",
     "CsvFormat",
     "JsonlFormat",
-    "diagrams",
-    "hex_codes",
     "tabular_lines",
     "write_tabular",
 ]

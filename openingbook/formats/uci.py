@@ -45,12 +45,8 @@ if TYPE_CHECKING:
     from openingbook.model import BookModel
 
 __all__ = [
-    "MAX_UCI_PLIES",
-    "TROMP_COLUMN_ORDER",
     "UciFormat",
-    "opponent_threat",
     "tromp_order",
-    "uci_fields",
     "uci_lines",
     "write_uci",
 ]

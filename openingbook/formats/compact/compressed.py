@@ -1,6 +1,6 @@
 """A compressed static function: small values stored in about their entropy, no keys.
 
-:mod:`openingbook.retrieval` stores every value in the same ``r`` bits. Here each value is
+:mod:`.retrieval` stores every value in the same ``r`` bits. Here each value is
 stored as its codeword in a prefix (Huffman) code, one code per *context* (a small number
 the caller computes from the key for free, such as features of a position that make
 some values likelier), so a key costs its codeword's length, about the entropy of the
@@ -8,9 +8,9 @@ values given the context, times the table's overhead.
 
 The construction, after the compressed static functions of Genuzio, Ottaviano and Vigna
 (the codeword bits of a key at consecutive positions of three windows) in the segmented
-"binary fuse" layout of Graf and Lemire (:mod:`openingbook.retrieval`): a key's hash
+"binary fuse" layout of Graf and Lemire (:mod:`.retrieval`): a key's hash
 gives three bit positions ``c0, c1, c2`` (the cell formula of
-:func:`openingbook.retrieval.nb_cells`); bit ``j`` of its codeword is
+:func:`.retrieval.nb_cells`); bit ``j`` of its codeword is
 ``B[c0 + j] ^ B[c1 + j] ^ B[c2 + j]`` in a bit array ``B`` of ``(S + 2) * L + MAX_CODE``
 bits. A lookup reads three 64-bit windows, XORs them and decodes the codeword from the
 low bit up (a table indexed by the window's low bits, :func:`lookup_tables`, then a
@@ -19,9 +19,9 @@ length.
 
 Construction peels the hypergraph of these equations (one per codeword bit) and
 assigns the bits in reverse order, retrying with the next seed when peeling gets stuck
-(as :mod:`openingbook.retrieval`), from 1.11 bits of array per codeword bit
+(as :mod:`.retrieval`), from 1.11 bits of array per codeword bit
 (:data:`FIRST_FACTOR`), 1% more after every 4 failures. The compact format's version 3
-stores such a function (:mod:`openingbook.formats.compact`).
+stores such a function (:mod:`openingbook.formats.compact.book`).
 
 The codes are canonical: per context, symbols by (length, symbol); a context with one
 symbol has length-0 codewords (nothing stored: the context alone gives the value).
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from openingbook.retrieval import FIRST_SEED, fuse_layout, nb_cells, nb_mix
+from openingbook.formats.compact.retrieval import FIRST_SEED, fuse_layout, nb_cells, nb_mix
 from openingbook.solver import InternalError, InvalidArgument, njit
 
 __all__ = [
@@ -68,7 +68,7 @@ LUT_BITS = 8
 LONGER = 255
 #: The peeling's first room: ``(S + 2) * L`` cells for 1.11 codeword bits (the 3-wise
 #: fuse layout peels there for millions of bits); small functions get more
-#: (:func:`openingbook.retrieval.fuse_layout`).
+#: (:func:`.retrieval.fuse_layout`).
 FIRST_FACTOR = 1.11
 #: Failed seeds before the room grows, and by how much.
 TRIES_PER_SIZE = 4

@@ -7,12 +7,12 @@ specifies both byte for byte):
   set of positions is the position model's (:func:`openingbook.solver.book_position_status`),
   and the payload maps the canonical position key to an index into the header's
   value table. Version 3 (written): the index's codeword in a Huffman code chosen
-  by the position's context (:mod:`openingbook.contexts`), stored in a compressed
-  static function (:mod:`openingbook.compressed`); a lookup checks the position,
+  by the position's context (:mod:`openingbook.formats.compact.contexts`), stored in a compressed
+  static function (:mod:`openingbook.formats.compact.compressed`); a lookup checks the position,
   takes the smaller-key variant of its mirror pair, hashes it, XORs three 64-bit
   windows of one bit array and decodes the codeword (a table indexed by its low
   bits). Version 2 (read, and written on request): a retrieval table
-  (:mod:`openingbook.retrieval`) of ``r``-bit cells, three of them XORed. Either
+  (:mod:`openingbook.formats.compact.retrieval`) of ``r``-bit cells, three of them XORed. Either
   way a handful of memory reads, no search.
 * **scoped** books (the positions under a line) have the same table, over
   the positions of their scope, and the scope line in the header: a position
@@ -64,7 +64,9 @@ from openingbook.answers import (
 )
 from openingbook.atomicio import atomic_output, refuse_existing
 from openingbook.checks.booksizes import complete_positions
-from openingbook.compressed import (
+from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
+from openingbook.formats.base import Format, WrittenBook, require_writable
+from openingbook.formats.compact.compressed import (
     FIRST_FACTOR,
     LONGER,
     MAX_CODE,
@@ -74,7 +76,7 @@ from openingbook.compressed import (
     decoding_tables,
     nb_window,
 )
-from openingbook.contexts import (
+from openingbook.formats.compact.contexts import (
     CONTEXT_FUNCTIONS,
     CONTEXT_NONE,
     CONTEXT_THREATS_CENTRE,
@@ -84,15 +86,13 @@ from openingbook.contexts import (
     nb_context_of_cells,
     position_contexts,
 )
-from openingbook.errors import BookClosed, BookFileError, InvalidArgument, reads_book
-from openingbook.formats.base import Format, WrittenBook, require_writable
-from openingbook.inputs import require_regular_file
-from openingbook.retrieval import (
+from openingbook.formats.compact.retrieval import (
     build_retrieval,
     nb_cells,
     nb_cells_value,
     nb_mix,
 )
+from openingbook.inputs import require_regular_file
 from openingbook.solver import (
     DEFAULT_BOARD,
     STATUS_MESSAGES,
@@ -143,7 +143,7 @@ MAGIC = b"C4BOOK\x1a\n"
 COMPACT_SUFFIX = ".c4b"
 
 #: Version 3: each value stored as its codeword in a prefix code per context
-#: (:mod:`openingbook.compressed`). Version 2, still read (and written on request):
+#: (:mod:`openingbook.formats.compact.compressed`). Version 2, still read (and written on request):
 #: a retrieval table of fixed-width value indices. Both have the CRC-32 over the whole
 #: file (version 1 covered only the payload, so a damaged header field could still
 #: give answers; version 1 files are refused).
@@ -203,7 +203,7 @@ class CompactHeader:
     scope: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
     version: int = VERSION
-    #: version 3: the context function (:mod:`openingbook.contexts`)
+    #: version 3: the context function (:mod:`openingbook.formats.compact.contexts`)
     context_function: int = 0
 
     @property
@@ -443,8 +443,8 @@ def _choose_contexts(
 def _pack_codes(used: np.ndarray, lengths: np.ndarray) -> bytes:
     """Version 3's code section (``docs/FORMATS.md``): the used contexts (ascending) as
     LEB128 gaps, then a 4-bit length field per context and value (``lengths`` as
-    :func:`openingbook.compressed.code_lengths` gives them: -1 absent, 0 the one value of
-    a one-value context, stored as 1), zero-padded to a multiple of 8 bytes."""
+    :func:`.compressed.code_lengths` gives them: -1 absent, 0 the one value of a
+    one-value context, stored as 1), zero-padded to a multiple of 8 bytes."""
     gaps = bytearray()
     previous = 0
     for k, context in enumerate(used.tolist()):
