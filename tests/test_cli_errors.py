@@ -37,7 +37,7 @@ CASES = [
     (["solve", "--file", "{tmp}/missing.txt"], 1, "missing.txt: No such file or directory"),
     # c4solver
     (["c4solver", "-b", "{tmp}/missing.book"], 1, "missing.book: No such file or directory"),
-    (["c4solver", "-x"], 2, "No such option: -x"),
+    (["c4solver", "-x"], 2, "No such option '-x'"),
     # enumerate
     (["enumerate", "--plies", "50"], 2, "plies must be between 0 and 42"),
     (["enumerate", "--plies", "8", "--under", "4x"], 2, "not a string of column digits"),

@@ -41,6 +41,8 @@ ALLOWED = {
     "openingbook.checks.published:TROMP_BOARD": "Tromp's data set and counts are of the 7x6 board",
     "openingbook.formats.tabular:DIAGRAM_BOARD": "the exported diagrams are of the 7x6 board",
     "openingbook.formats.thill.book:THILL_BOARD": "Thill's record layout is of the 7x6 board only",
+    "openingbook.ponsprotocol:WIDTH": "Pons' c4solver protocol plays the 7x6 board only",
+    "openingbook.ponsprotocol:HEIGHT": "Pons' c4solver protocol plays the 7x6 board only",
     "openingbook.layouts:ENVIRONMENT_BOARD": "PettingZoo's, OpenSpiel's and ConnectX's "
     "Connect Four are of the 7x6 board",
     "openingbook.oracle:Oracle.__init__": "an oracle, as an engine, is where a board is chosen",

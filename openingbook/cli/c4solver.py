@@ -120,8 +120,14 @@ def _oracle_and_lookup(book: Any) -> tuple[Any, Any]:
     help="A book to use instead of the shipped ones (any format 'openingbook info' "
     "reads, a Pons .book too), or 'none' for the solver alone.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Errors as JSON on stderr, as every command's (the answers stay Pons' lines).",
+)
 @user_errors
-def c4solver(analyze: bool, weak: bool, book: Any) -> None:
+def c4solver(analyze: bool, weak: bool, book: Any, as_json: bool) -> None:
     """Answer move strings on stdin as Pascal Pons' c4solver does (7x6 board only).
 
     Each line of standard input is a move string (columns 1-7). A line that is a game
