@@ -166,7 +166,7 @@ def _status_blocks(first, mask, plies, width, height, scope, status):
         scratch = np.empty((4, STATUS_BLOCK), dtype=np.uint64)
         for start in range(0, n, STATUS_BLOCK):
             stop = min(n, start + STATUS_BLOCK)
-            nb_block_status(first, mask, start, stop, plies, width, height, status, scratch)
+            nb_block_status(first, mask, (start, stop), plies, (width, height), status, scratch)
     else:
         for i in range(n):
             stones = _nb_stones(mask[i])

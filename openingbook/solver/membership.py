@@ -327,10 +327,11 @@ STATUS_BLOCK = 64
 
 
 @njit(cache=True)
-def nb_block_status(first, mask, start, stop, plies, width, height, status, scratch, movers=None):
+def nb_block_status(first, mask, block, plies, board, status, scratch, movers=None):
     """``status[i] = nb_book_position_status(first[i], mask[i], ...)`` for ``start <= i
-    < stop`` (at most :data:`STATUS_BLOCK` positions; ``scratch``: a uint64 array of
-    shape ``(4, STATUS_BLOCK)``). ``movers``, when given: ``movers[i - start]`` holds
+    < stop``, ``block`` being ``(start, stop)`` (at most :data:`STATUS_BLOCK` positions;
+    ``board``: ``(width, height)``; ``scratch``: a uint64 array of shape
+    ``(4, STATUS_BLOCK)``). ``movers``, when given: ``movers[i - start]`` holds
     the side to move's winning cells (:data:`nb_winning_cells`) of position ``i``, which
     a caller that computes them anyway passes so that they are not computed twice.
 
@@ -339,6 +340,8 @@ def nb_block_status(first, mask, start, stop, plies, width, height, status, scra
     arrays, branch-free), so the compiler runs it on several positions per vector
     instruction; only the positions it gets stuck on go through the exact check.
     """
+    start, stop = block
+    width, height = board
     zero = np.uint64(0)
     one = np.uint64(1)
     bottom = _bottom(width, height)
@@ -412,7 +415,7 @@ def _status_many(first, mask, plies, width, height, out, scratch):
     oracle checks its positions here."""
     for start in range(0, first.size, STATUS_BLOCK):
         stop = min(first.size, start + STATUS_BLOCK)
-        nb_block_status(first, mask, start, stop, plies, width, height, out, scratch)
+        nb_block_status(first, mask, (start, stop), plies, (width, height), out, scratch)
 
 
 def book_position_status(

@@ -728,37 +728,39 @@ def write_compact(
 
 # ------------------------------------------------------------------ lookups
 @njit(cache=True, inline="always")
-def _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells):
-    """The value index the table holds for one position of the book."""
+def _nb_stored(first, mask, width, height, table):
+    """The value index the table holds for one position of the book (``table``: the
+    version 2 book's ``(seed, segment length, segment count, value bits, cells)``)."""
+    seed, seg_len, seg_count, bits, cells = table
     key = nb_canonical_key(first, mask, width, height)
     c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
     return np.int64(nb_cells_value(cells, c0, c1, c2, bits))
 
 
 @njit(cache=True, native=True)  # openingbook/solver/_native.py: run without numba
-def _lookup_one(
-    first, mask, plies, width, height, scope, seed, seg_len, seg_count, bits, cells,
-):  # fmt: skip
+def _lookup_one(first, mask, plies, width, height, scope, table):
     """``(status, value index)`` of one position in one native call: the readers' status
     (:func:`openingbook.answers.nb_position_status`), then for a book position the
     table's value index (else -1)."""
     s = nb_position_status(first, mask, plies, width, height, scope)
     if s != STATUS_OK:
         return s, np.int64(-1)
-    return s, _nb_stored(first, mask, width, height, seed, seg_len, seg_count, bits, cells)
+    return s, _nb_stored(first, mask, width, height, table)
 
 
 @njit(cache=True, inline="always")
-def _read_blocks(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
-    """Value index, winner, plies and score of each position of the book; ``luts``
-    holds winner/plies/score per value index, and in its last column the answer
-    for an index past the table (a damaged file, refused by the caller).
+def _read_blocks(first, mask, width, height, table, luts):
+    """Value index, winner, plies and score of each position of the book (``table``:
+    as :func:`_nb_stored`'s); ``luts`` holds winner/plies/score per value index, and in
+    its last column the answer for an index past the table (a damaged file, refused by
+    the caller).
 
     The positions go in blocks, in a pipeline: block ``b`` is hashed and its three
     cells per position prefetched; then block ``b - 1``, whose cells were
     prefetched one block of work earlier, is read, so the memory latency of the
     reads hides behind the hashing of the next block.
     """
+    seed, seg_len, seg_count, bits, cells = table
     n = first.size
     index = np.empty(n, dtype=np.int64)
     winner = np.empty(n, dtype=np.int8)
@@ -802,15 +804,15 @@ _READ_BLOCK = 64
 
 
 @njit(cache=True)
-def _read_kernel(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+def _read_kernel(first, mask, width, height, table, luts):
     """:func:`_read_blocks` for any board."""
-    return _read_blocks(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts)
+    return _read_blocks(first, mask, width, height, table, luts)
 
 
 @njit(cache=True)
-def _read_kernel_7x6(first, mask, width, height, seed, seg_len, seg_count, bits, cells, luts):
+def _read_kernel_7x6(first, mask, width, height, table, luts):
     """:func:`_read_blocks` compiled for 7x6 (``width``, ``height`` are 7 and 6)."""
-    return _read_blocks(first, mask, 7, 6, seed, seg_len, seg_count, bits, cells, luts)
+    return _read_blocks(first, mask, 7, 6, table, luts)
 
 
 # ----------------------------------------------------------- version 3 lookups
@@ -830,10 +832,11 @@ def _lookup_one_v3(
     key = nb_canonical_key(first, mask, width, height)
     c0, c1, c2 = nb_cells(nb_mix(key, np.uint64(tables[0])), seg_len, seg_len * tables[2])
     x = nb_window(words, c0) ^ nb_window(words, c1) ^ nb_window(words, c2)
-    context = nb_context(
-        first, mask, tables[3], height, np.uint64(tables[4]), np.uint64(tables[5]),
-        np.uint64(tables[6]), np.uint64(tables[7]), np.uint64(tables[8]),
+    masks = (
+        np.uint64(tables[4]), np.uint64(tables[5]), np.uint64(tables[6]),
+        np.uint64(tables[7]), np.uint64(tables[8]),
     )  # fmt: skip
+    context = nb_context(first, mask, tables[3], height, masks)
     row = tables[_ONE_ROWS_AT + context]
     lut_at, lut_width = tables[9], tables[10]
     # the decoding written out (as in _read_blocks_v3): through an inlined function it
@@ -861,20 +864,21 @@ _ONE_ROWS_AT = len(_ONE_PARAMS)
 
 
 @njit(cache=True, inline="always")
-def _read_blocks_v3(
-    first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
-    bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
-    index, winner, dist, score,
-):  # fmt: skip
+def _read_blocks_v3(first, mask, plies, check, board, table, luts, out):
     """:func:`_read_blocks` for version 3: block ``b``'s keys hashed, their contexts
     computed and their three windows prefetched, then block ``b - 1``'s windows read and
     decoded; ``plies``: the book's. ``check``: each block's positions are also checked as
-    positions of a complete book of that ply (:func:`openingbook.solver.nb_block_status`, in the
-    same
-    pass), and one that is not a book position gets index -1 and ``UNKNOWN`` answers;
-    else they are book positions (checked already). Writes each position's ``index``
-    (int64), ``winner`` (int8), ``dist`` and ``score`` (int16); returns whether a
+    positions of a complete book of that ply (:func:`openingbook.solver.nb_block_status`,
+    in the same pass), and one that is not a book position gets index -1 and ``UNKNOWN``
+    answers; else they are book positions (checked already). ``board``: the width, the
+    height and the context's masks (:func:`context_constants`); ``table``: the book's
+    (:meth:`CompactBook._v3_args`). Writes each position's ``index`` (int64), ``winner``
+    (int8), ``dist`` and ``score`` (int16), the arrays of ``out``; returns whether a
     codeword was not found (a damaged file)."""
+    width, height, bottom, full, odd, centre, base = board
+    masks = (bottom, full, odd, centre, base)
+    seed, seg_len, seg_count, words, function, row_of, lut, first_code, code_count, symbols = table
+    index, winner, dist, score = out
     n = first.size
     status = np.full(n, STATUS_OK, dtype=np.int8)
     scratch = np.empty((4, _READ_BLOCK), dtype=np.uint64)
@@ -907,13 +911,11 @@ def _read_blocks_v3(
                 a = nb_winning_cells(f, m, full, height)
                 o = nb_winning_cells(f ^ m, m, full, height)
                 # a book position has ``plies`` stones (the others are not read)
-                rs[j] = nb_context_of_cells(
-                    f, m, a, o, plies & 1, function, bottom, full, odd, centre, base
-                )
+                rs[j] = nb_context_of_cells(f, m, a, o, plies & 1, function, masks)
                 movers[j] = a if plies & 1 == 0 else o  # for the position check
             if check:
                 nb_block_status(
-                    first, mask, start, stop, plies, width, height, status, scratch, movers
+                    first, mask, (start, stop), plies, (width, height), status, scratch, movers
                 )
             for j in range(stop - start):
                 rs[j] = row_of[rs[j]]
@@ -955,35 +957,21 @@ def _read_blocks_v3(
 # scalar, so that they run from their native libraries (openingbook/solver/_native.py) without
 # loading numba: an oracle's first batch, a lookup of many positions.
 @njit(cache=True, native=True)
-def _read_kernel_v3(
-    first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
-    bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
-    index, winner, dist, score,
-):  # fmt: skip
+def _read_kernel_v3(first, mask, plies, check, board, table, luts, out):
     """:func:`_read_blocks_v3` for any board."""
-    return _read_blocks_v3(
-        first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
-        bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
-        index, winner, dist, score,
-    )  # fmt: skip
+    return _read_blocks_v3(first, mask, plies, check, board, table, luts, out)
 
 
-#: The 7x6 board's masks of the context (compile-time constants of the 7x6 kernel).
-_BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6 = context_constants(7, 6)
+#: The 7x6 board: width, height and the context's masks (compile-time constants of the
+#: 7x6 kernel).
+_BOARD_7X6 = (7, 6, *context_constants(7, 6))
 
 
 @njit(cache=True, native=True)
-def _read_kernel_v3_7x6(
-    first, mask, plies, check, width, height, seed, seg_len, seg_count, words, function,
-    bottom, full, odd, centre, base, row_of, lut, first_code, code_count, symbols, luts,
-    index, winner, dist, score,
-):  # fmt: skip
-    """:func:`_read_blocks_v3` compiled for 7x6 (the board's masks constant)."""
-    return _read_blocks_v3(
-        first, mask, plies, check, 7, 6, seed, seg_len, seg_count, words, function,
-        _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6,
-        row_of, lut, first_code, code_count, symbols, luts, index, winner, dist, score,
-    )  # fmt: skip
+def _read_kernel_v3_7x6(first, mask, plies, check, board, table, luts, out):
+    """:func:`_read_blocks_v3` compiled for 7x6 (``board`` is :data:`_BOARD_7X6`, the
+    constant used in its place)."""
+    return _read_blocks_v3(first, mask, plies, check, _BOARD_7X6, table, luts, out)
 
 
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
@@ -1033,7 +1021,7 @@ class CompactBook(BookReader):
             raise
         self._cells = words
         if h.version == 2:
-            # the kernels' arguments after the position's and the status': the table
+            # the kernels' table, one argument (see _nb_stored)
             self._table_args = (
                 np.uint64(h.seed),
                 h.segment_length,
@@ -1047,7 +1035,9 @@ class CompactBook(BookReader):
             except BaseException:
                 self._release()
                 raise
-        self._one_args = self._table_args
+        #: the version 3 read kernels' board: width, height and the context's masks
+        self._board_args = (h.width, h.height, *context_constants(h.width, h.height))
+        self._one_args: tuple[Any, ...] = (self._table_args,)
         if h.version >= 3:  # the single lookup's: few (see _lookup_one_v3)
             self._one_args = self._one_lookup_args()
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
@@ -1062,17 +1052,19 @@ class CompactBook(BookReader):
         the parameters (:data:`_ONE_PARAMS`) then the context rows, the lookup table and
         the canonical decoder's arrays."""
         a = self._table_args
-        parts = [x.reshape(-1).astype(np.int64) for x in a[10:15]]
-        lut = a[11]
+        parts = [x.reshape(-1).astype(np.int64) for x in a[5:10]]
+        lut, symbols = a[6], a[9]
         at = len(_ONE_PARAMS) + np.cumsum([0] + [x.size for x in parts])
-        params = [int(a[0]), a[1], a[2], a[4], *(int(x) for x in a[5:10])]
+        params = [int(a[0]), a[1], a[2], a[4], *(int(x) for x in self._board_args[2:])]
         params += [int(at[1]), lut.shape[1], *(int(x) for x in at[2:5])]
-        params.append(a[14].shape[1] if a[14].ndim == 2 else a[14].size // max(1, lut.shape[0]))
+        params.append(
+            symbols.shape[1] if symbols.ndim == 2 else symbols.size // max(1, lut.shape[0])
+        )
         return (a[3], np.concatenate([np.array(params, np.int64), *parts]))
 
     def _v3_args(self, words: np.ndarray) -> tuple[Any, ...]:
-        """The version 3 kernels' table arguments: the hash's, the bit array, the context
-        function and its board masks, each context's row and the decode tables."""
+        """The version 3 kernels' table, one argument: the hash's parameters, the bit
+        array, the context function, each context's row and the decode tables."""
         h = self.header
         space = context_space(h.context_function, h.width, h.height)
         with memoryview(self._mm) as view:
@@ -1093,7 +1085,6 @@ class CompactBook(BookReader):
             h.segment_count,
             words[size // 8 :],
             h.context_function,
-            *context_constants(h.width, h.height),
             row_of,
             lut,
             first_code.reshape(-1),
@@ -1195,7 +1186,7 @@ class CompactBook(BookReader):
         if h.version == 2:
             kernel = _read_kernel_7x6 if (h.width, h.height) == (7, 6) else _read_kernel
             index, winner, plies, score = kernel(
-                first, mask, h.width, h.height, *self._params(), self._luts
+                first, mask, h.width, h.height, self._params(), self._luts
             )
             if (index >= len(h.values)).any():
                 raise self._damaged()
@@ -1212,7 +1203,7 @@ class CompactBook(BookReader):
         out = (np.empty(n, np.int64), np.empty(n, np.int8), np.empty(n, np.int16),
                np.empty(n, np.int16))  # fmt: skip
         damaged = kernel(
-            first, mask, h.plies, check, h.width, h.height, *self._params(), self._luts, *out
+            first, mask, h.plies, check, self._board_args, self._params(), self._luts, out
         )
         if damaged:
             raise self._damaged()

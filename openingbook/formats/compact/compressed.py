@@ -450,7 +450,12 @@ def build_function(
 
 
 @njit(cache=True)
-def _query(keys, contexts, seed, segment_length, segment_count, words, lut, first, count, symbols):
+def _query(keys, contexts, hashing, decoder):
+    """The value of each key in its context: ``hashing`` is the function's ``(seed,
+    segment length, segment count, words)``, ``decoder`` its code's decoding tables
+    (:func:`decoding_tables`: ``(lut, first, count, symbols)``)."""
+    seed, segment_length, segment_count, words = hashing
+    lut, first, count, symbols = decoder
     out = np.empty(keys.size, np.int64)
     scl = segment_count * segment_length
     for i in range(keys.size):
@@ -467,12 +472,6 @@ def query_function(f: CompressedFunction, keys: np.ndarray, contexts: np.ndarray
     return _query(
         np.ascontiguousarray(keys, np.uint64),
         np.ascontiguousarray(contexts, np.int32),
-        np.uint64(f.seed),
-        f.segment_length,
-        f.segment_count,
-        f.words,
-        lut,
-        first.reshape(-1),
-        count.reshape(-1),
-        symbols.reshape(-1),
+        (np.uint64(f.seed), f.segment_length, f.segment_count, f.words),
+        (lut, first.reshape(-1), count.reshape(-1), symbols.reshape(-1)),
     )

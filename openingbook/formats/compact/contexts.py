@@ -106,22 +106,22 @@ def _count(x):
 
 
 @njit(cache=True, inline="always")
-def nb_context(first, mask, function, height, bottom, full, odd, centre, base):
-    """The context (int64) of one position under context ``function`` (0 or 1; the
-    board's masks from :func:`context_constants`)."""
+def nb_context(first, mask, function, height, masks):
+    """The context (int64) of one position under context ``function`` (0 or 1;
+    ``masks``: the board's, the tuple :func:`context_constants` gives)."""
+    full = masks[1]
     a = nb_winning_cells(first, mask, full, height)
     b = nb_winning_cells(first ^ mask, mask, full, height)
     odd_stones = _count(mask) & 1
-    return nb_context_of_cells(
-        first, mask, a, b, odd_stones, function, bottom, full, odd, centre, base
-    )
+    return nb_context_of_cells(first, mask, a, b, odd_stones, function, masks)
 
 
 @njit(cache=True, inline="always")
-def nb_context_of_cells(first, mask, a, b, odd_stones, function, bottom, full, odd, centre, base):
+def nb_context_of_cells(first, mask, a, b, odd_stones, function, masks):
     """:func:`nb_context` given the first player's winning cells ``a``, the second
     player's ``b`` (``nb_winning_cells``) and the parity of the stone count, for a
     caller that knows them already."""
+    bottom, full, odd, centre, base = masks
     second = first ^ mask
     threat = b if odd_stones == 0 else a
     f = _at_least(threat & ((mask + bottom) & full), 2)
@@ -133,10 +133,10 @@ def nb_context_of_cells(first, mask, a, b, odd_stones, function, bottom, full, o
 
 
 @njit(cache=True)
-def _contexts(first, mask, function, height, bottom, full, odd, centre, base):
+def _contexts(first, mask, function, height, masks):
     out = np.empty(first.size, np.int64)
     for i in range(first.size):
-        out[i] = nb_context(first[i], mask[i], function, height, bottom, full, odd, centre, base)
+        out[i] = nb_context(first[i], mask[i], function, height, masks)
     return out
 
 
@@ -150,5 +150,5 @@ def position_contexts(
         np.ascontiguousarray(mask, np.uint64).reshape(-1),
         function,
         height,
-        *context_constants(width, height),
+        context_constants(width, height),
     )
