@@ -962,16 +962,16 @@ def _read_kernel_v3(first, mask, plies, check, board, table, luts, out):
     return _read_blocks_v3(first, mask, plies, check, board, table, luts, out)
 
 
-#: The 7x6 board: width, height and the context's masks (compile-time constants of the
-#: 7x6 kernel).
-_BOARD_7X6 = (7, 6, *context_constants(7, 6))
+#: The 7x6 board's masks of the context (compile-time constants of the 7x6 kernel).
+_BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6 = context_constants(7, 6)
 
 
 @njit(cache=True, native=True)
 def _read_kernel_v3_7x6(first, mask, plies, check, board, table, luts, out):
-    """:func:`_read_blocks_v3` compiled for 7x6 (``board`` is :data:`_BOARD_7X6`, the
-    constant used in its place)."""
-    return _read_blocks_v3(first, mask, plies, check, _BOARD_7X6, table, luts, out)
+    """:func:`_read_blocks_v3` compiled for 7x6 (``board`` is 7x6's: its constants are
+    used in its place)."""
+    board_7x6 = (7, 6, _BOTTOM_7X6, _FULL_7X6, _ODD_7X6, _CENTRE_7X6, _BASE_7X6)
+    return _read_blocks_v3(first, mask, plies, check, board_7x6, table, luts, out)
 
 
 def _value_luts(kind: str, plies: int, table: list[int], board: BoardSize) -> np.ndarray:
