@@ -728,32 +728,33 @@ def write_compact(
 
 # ------------------------------------------------------------------ lookups
 @njit(cache=True, inline="always")
-def _nb_stored(first, mask, width, height, table):
-    """The value index the table holds for one position of the book (``table``: the
-    version 2 book's ``(seed, segment length, segment count, value bits, cells)``)."""
-    seed, seg_len, seg_count, bits, cells = table
+def _nb_stored(first, mask, width, height, cells, params):
+    """The value index the table ``cells`` holds for one position of a version 2 book;
+    ``params``: its seed, segment length, segment count and value bits (int64)."""
+    seg_len, bits = params[1], params[3]
     key = nb_canonical_key(first, mask, width, height)
-    c0, c1, c2 = nb_cells(nb_mix(key, seed), seg_len, seg_len * seg_count)
+    c0, c1, c2 = nb_cells(nb_mix(key, np.uint64(params[0])), seg_len, seg_len * params[2])
     return np.int64(nb_cells_value(cells, c0, c1, c2, bits))
 
 
 @njit(cache=True, native=True)  # openingbook/solver/_native.py: run without numba
-def _lookup_one(first, mask, plies, width, height, scope, table):
+def _lookup_one(first, mask, plies, width, height, scope, cells, params):
     """``(status, value index)`` of one position in one native call: the readers' status
     (:func:`openingbook.answers.nb_position_status`), then for a book position the
-    table's value index (else -1)."""
+    table's value index (else -1). Arrays, not a tuple, for the table (:func:`_nb_stored`):
+    numba's dispatcher types a tuple argument slower, a microsecond a lookup."""
     s = nb_position_status(first, mask, plies, width, height, scope)
     if s != STATUS_OK:
         return s, np.int64(-1)
-    return s, _nb_stored(first, mask, width, height, table)
+    return s, _nb_stored(first, mask, width, height, cells, params)
 
 
 @njit(cache=True, inline="always")
 def _read_blocks(first, mask, width, height, table, luts):
     """Value index, winner, plies and score of each position of the book (``table``:
-    as :func:`_nb_stored`'s); ``luts`` holds winner/plies/score per value index, and in
-    its last column the answer for an index past the table (a damaged file, refused by
-    the caller).
+    its seed, segment length, segment count, value bits and cells); ``luts`` holds
+    winner/plies/score per value index, and in its last column the answer for an index
+    past the table (a damaged file, refused by the caller).
 
     The positions go in blocks, in a pipeline: block ``b`` is hashed and its three
     cells per position prefetched; then block ``b - 1``, whose cells were
@@ -1021,7 +1022,7 @@ class CompactBook(BookReader):
             raise
         self._cells = words
         if h.version == 2:
-            # the kernels' table, one argument (see _nb_stored)
+            # the read kernels' table, one argument (see _read_blocks)
             self._table_args = (
                 np.uint64(h.seed),
                 h.segment_length,
@@ -1037,7 +1038,13 @@ class CompactBook(BookReader):
                 raise
         #: the version 3 read kernels' board: width, height and the context's masks
         self._board_args = (h.width, h.height, *context_constants(h.width, h.height))
-        self._one_args: tuple[Any, ...] = (self._table_args,)
+        self._one_args: tuple[Any, ...] = (
+            words,
+            # the seed's 64 bits as they are (np.uint64 of the int64 gives it back)
+            np.array([h.seed, h.segment_length, h.segment_count, h.value_bits], np.uint64).astype(
+                np.int64
+            ),
+        )
         if h.version >= 3:  # the single lookup's: few (see _lookup_one_v3)
             self._one_args = self._one_lookup_args()
         self._luts = _value_luts(h.kind, h.plies, h.values, h.board)
