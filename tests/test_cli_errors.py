@@ -314,3 +314,16 @@ def test_ctrl_c_while_reading_standard_input():
             proc.kill()
             proc.wait()
     assert (proc.returncode, err) == (130, "interrupted\n")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["solve", "4" * 100_000], ["lookup", "8", "12" * 50_000], ["analyze", "x" * 100_000]],
+)
+def test_a_long_bad_argument_is_echoed_in_part(argv):
+    """A move string pasted by mistake: the one-line error repeats its start and its
+    length, not the whole of it."""
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert len(line) < 200 and "... (100,000 characters): move " in line, line

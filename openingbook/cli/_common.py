@@ -373,12 +373,13 @@ def parse_moves(moves: str, argument: str, board: Any = None) -> Position:
     """The position after ``moves`` (1-based columns) on ``board`` (a ``BoardSize``,
     default 7x6); a malformed or illegal move string is a bad argument (exit
     status 2) named after the command's parameter."""
-    from openingbook.solver import DEFAULT_BOARD, Position
+    from openingbook.solver import DEFAULT_BOARD, InvalidArgument, Position
 
     try:
         return Position.from_moves(moves, *(board or DEFAULT_BOARD))
-    except ValueError as exc:
-        raise BadArgument(f"{_flag(argument)} {moves}: {exc}") from None
+    except ValueError as exc:  # the message repeats at most the start of a long string
+        refusal = InvalidArgument(str(exc), argument=argument, value=moves)
+        raise BadArgument(refusal.describe(_flag(argument))) from None
 
 
 def stdin_text_stream() -> TextIO:

@@ -27,6 +27,8 @@ failure of either package, and a caller never needs to know which layer refused.
 (True, True)
 >>> str(InvalidArgument("give MOVES or a file"))
 'give MOVES or a file'
+>>> str(InvalidArgument("not a digit", argument="MOVES", value="4" * 100_000))[66:]
+'... (100,000 characters): not a digit'
 """
 
 from __future__ import annotations
@@ -34,6 +36,19 @@ from __future__ import annotations
 __all__ = ["Error", "InternalError", "InvalidArgument", "SearchTimeout"]
 
 _NO_VALUE = object()
+
+#: The most characters of a rejected value a message repeats: a value pasted by
+#: mistake, or a file given where moves were expected, does not make a message as long
+#: as itself.
+ECHO_LIMIT = 80
+
+
+def _echoed(value: object) -> str:
+    """``value`` as a message repeats it: whole, or its start and its length."""
+    text = str(value)
+    if len(text) <= ECHO_LIMIT:
+        return text
+    return f"{text[: ECHO_LIMIT - 20]}... ({len(text):,} characters)"
 
 
 class Error(Exception):
@@ -67,7 +82,7 @@ class InvalidArgument(Error, ValueError):
             return self.reason
         if self.value is _NO_VALUE:  # "log_size applies to the pons format only"
             return f"{name} {self.reason}"
-        return f"{name} {self.value}: {self.reason}"
+        return f"{name} {_echoed(self.value)}: {self.reason}"
 
 
 class SearchTimeout(Error, TimeoutError):
