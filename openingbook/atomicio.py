@@ -78,10 +78,8 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         yield from _standard_output(text)
         return
     path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    with os_failures(path, OutputUnwritable):  # a name too long, a directory we may not search
-        if not directory.is_dir():
-            raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
+    _require_directory(path)
+    with os_failures(path, OutputUnwritable):
         if path.is_dir():
             raise OutputError(f"{path}: the output path is a directory")
         check_replaceable(path)  # whatever the caller checked: never a device, a FIFO, ...
@@ -284,11 +282,21 @@ def write_together(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> Non
         _sync_directory(directory)
 
 
+def _require_directory(path: Path) -> None:
+    """:class:`OutputDirectoryMissing` when the directory ``path`` goes into does not exist."""
+    directory = path.parent if str(path.parent) else Path(".")
+    with os_failures(path, OutputUnwritable):  # a name too long, a directory we may not search
+        if not directory.is_dir():
+            raise OutputDirectoryMissing(f"{directory}: the output directory does not exist")
+
+
 def check_writable(path: str | os.PathLike[str]) -> None:
     """:class:`OutputUnwritable` (an ``OSError``) naming ``path`` when a file cannot be
     created in its directory (a probe file is created and removed), before any long
     work that would write it."""
-    fd, probe = _temporary_beside(Path(path))
+    path = Path(path)
+    _require_directory(path)
+    fd, probe = _temporary_beside(path)
     os.close(fd)
     os.unlink(probe)
 

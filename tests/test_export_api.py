@@ -189,3 +189,20 @@ def test_cli_damaged_manifest_is_one_line(tmp_path: Path) -> None:
         )
         assert result.exit_code == 1, result.output
         assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("fmt", ["npz", "parquet", "csv", "pons"])
+def test_an_unwritable_output_is_refused_before_the_book_is_opened(fmt, tmp_path, monkeypatch):
+    """A missing output directory fails at once, before any position is read (the
+    data set formats used to enumerate and solve first)."""
+    import openingbook.pipeline.export as export
+
+    def never(*args, **kwargs):
+        raise AssertionError("the book was opened")
+
+    monkeypatch.setattr(export, "open_book", never)
+    book = Path(openingbook.__file__).parent / "shipped" / "book8-dist.c4b"
+    if not book.exists():
+        book = Path(__file__).resolve().parents[1] / "books" / "book8-dist.c4b"
+    with pytest.raises(openingbook.OutputError, match="output directory does not exist"):
+        export_book(book, fmt, tmp_path / "missing" / f"out.{fmt}")

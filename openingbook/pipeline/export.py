@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from openingbook.atomicio import refuse_input_as_output
+from openingbook.atomicio import STDOUT, check_writable, refuse_input_as_output
 from openingbook.errors import InvalidArgument, reads_book
 from openingbook.formats import Format
 from openingbook.formats.registry import (
@@ -111,6 +111,8 @@ def export_book(
         raise InvalidArgument(f"applies to the {owner} format only", argument=argument)
     book = Path(book)
     refuse_input_as_output(out, book_files(book))
+    if str(out) != STDOUT:
+        check_writable(out)  # a missing, read-only or full directory: before any work
     with open_book(book) as reader:  # the header only: every refusal before any position
         pruned = is_pruned(reader)
         require_complete(pruned, reader.scope, reader.path)
