@@ -15,6 +15,7 @@ them (in a ``parametrize`` list) import :data:`REFERENCE`.
 
 from __future__ import annotations
 
+import ast
 import atexit
 import functools
 import json
@@ -557,3 +558,22 @@ def rest_until_closed(connection: socket.socket, wait: float) -> bytes | None:
     except TimeoutError:
         return None
     return received
+
+
+def functions(source: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function of ``source`` by qualified name (``Class.method``, ``outer.inner``):
+    what the tests that read the package's source (unit lengths, kernel shapes) walk."""
+    out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    out[name] = child
+                visit(child, name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return out

@@ -15,6 +15,8 @@ import ast
 import textwrap
 from pathlib import Path
 
+from tests.helpers import functions
+
 PACKAGE = Path(__file__).resolve().parents[1] / "openingbook"
 MAX_PARAMETERS = 8
 #: the names of the decorators that compile a function
@@ -32,29 +34,16 @@ def _compiles(decorator: ast.expr) -> bool:
 
 def kernel_parameters(source: str) -> dict[str, int]:
     """The parameter count of every compiled function in ``source``, by qualified name."""
-    out: dict[str, int] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                name = prefix + child.name
-                if not isinstance(child, ast.ClassDef) and any(
-                    _compiles(d) for d in child.decorator_list
-                ):
-                    a = child.args
-                    out[name] = (
-                        len(a.posonlyargs)
-                        + len(a.args)
-                        + len(a.kwonlyargs)
-                        + (a.vararg is not None)
-                        + (a.kwarg is not None)
-                    )
-                visit(child, name + ".")
-            else:
-                visit(child, prefix)
-
-    visit(ast.parse(source), "")
-    return out
+    return {
+        name: len(a.posonlyargs)
+        + len(a.args)
+        + len(a.kwonlyargs)
+        + (a.vararg is not None)
+        + (a.kwarg is not None)
+        for name, f in functions(source).items()
+        if any(_compiles(d) for d in f.decorator_list)
+        for a in (f.args,)
+    }
 
 
 def test_no_kernel_of_the_package_takes_more_than_the_limit() -> None:

@@ -8,9 +8,10 @@ docstring and comments included; nested functions and methods count on their own
 
 from __future__ import annotations
 
-import ast
 import textwrap
 from pathlib import Path
+
+from tests.helpers import functions
 
 SOLVER = Path(__file__).resolve().parents[1] / "openingbook" / "solver"
 MAX_LINES = 200
@@ -18,22 +19,11 @@ MAX_LINES = 200
 
 def function_lengths(source: str) -> dict[str, int]:
     """Lines of every function in ``source``, by qualified name (``Class.method``,
-    ``outer.inner``)."""
-    out: dict[str, int] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                name = prefix + child.name
-                if not isinstance(child, ast.ClassDef):
-                    first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                    out[name] = child.end_lineno - first + 1
-                visit(child, name + ".")
-            else:
-                visit(child, prefix)
-
-    visit(ast.parse(source), "")
-    return out
+    ``outer.inner``), its decorators included."""
+    return {
+        name: f.end_lineno - min([f.lineno, *(d.lineno for d in f.decorator_list)]) + 1
+        for name, f in functions(source).items()
+    }
 
 
 def test_no_function_in_the_solver_is_longer_than_the_limit() -> None:
