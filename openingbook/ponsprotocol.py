@@ -45,29 +45,15 @@ def moves_played(line: str) -> int:
     >>> moves_played("4453"), moves_played("4444444"), moves_played("1212121"), moves_played("12x")
     (4, 6, 6, 2)
     """
-    h1 = HEIGHT + 1
-    mask = current = 0
+    from openingbook.solver import Position
+
+    pos = Position.from_moves("", WIDTH, HEIGHT)
     for i, char in enumerate(line):
         col = ord(char) - ord("1")
-        if not 0 <= col < WIDTH:
+        if not 0 <= col < WIDTH or col not in pos.legal_moves() or pos.is_winning_move(col):
             return i
-        move = (mask + (1 << (col * h1))) & (((1 << HEIGHT) - 1) << (col * h1))
-        if move == 0:
-            return i
-        if _has_four(current | move):
-            return i
-        current ^= mask  # the other player's stones
-        mask |= move
+        pos = pos.play(col)
     return len(line)
-
-
-def _has_four(stones: int) -> bool:
-    h1 = HEIGHT + 1
-    for shift in (1, h1, h1 - 1, h1 + 1):
-        pairs = stones & (stones >> shift)
-        if pairs & (pairs >> (2 * shift)):
-            return True
-    return False
 
 
 class Answers:
