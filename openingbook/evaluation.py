@@ -38,10 +38,37 @@ from openingbook.errors import InvalidArgument
 from openingbook.layouts import read_batch
 from openingbook.oracle import Oracle, OracleAnswer
 
-__all__ = ["TIE_BREAKS", "MoveRates", "PerfectPlayer", "rate_moves"]
+__all__ = [
+    "LEVELS",
+    "LEVEL_MISTAKE_RATES",
+    "TIE_BREAKS",
+    "LevelPlayer",
+    "MoveRates",
+    "PerfectPlayer",
+    "rate_moves",
+]
 
 #: How :class:`PerfectPlayer` chooses among moves of the same score.
 TIE_BREAKS = ("random", "centre")
+
+#: The chance that :class:`LevelPlayer` at each level (1 to 10) makes a mistake, per
+#: move, in a position it does not lose and where a move changes the outcome: the
+#: rates halve from level to level (level 10 never errs), so that each level throws
+#: away a won or drawn position about half as often as the one below it.
+LEVEL_MISTAKE_RATES = {
+    1: 0.5,
+    2: 0.25,
+    3: 0.125,
+    4: 0.0625,
+    5: 0.03125,
+    6: 0.015625,
+    7: 0.0078125,
+    8: 0.00390625,
+    9: 0.001953125,
+    10: 0.0,
+}
+#: The levels of :class:`LevelPlayer`, weakest first.
+LEVELS = tuple(LEVEL_MISTAKE_RATES)
 
 
 @dataclass
@@ -177,3 +204,56 @@ class PerfectPlayer:
             return np.asarray(order)[np.argmax(ranked, axis=1)]
         keys = self.rng.random(candidates.shape)
         return np.argmax(np.where(candidates, keys, -1.0), axis=1)
+
+
+class LevelPlayer(PerfectPlayer):
+    """A player of a known strength: level 1 (weakest) to 10 (perfect).
+
+    At every move it plays as :class:`PerfectPlayer` at temperature 0 (one of the
+    optimal moves), except that in a position it does not lose, where at least one
+    legal move changes the outcome (throws a win away to a draw or a loss, or a draw
+    to a loss), it plays such a move, chosen uniformly among them, with the
+    probability :data:`LEVEL_MISTAKE_RATES` gives its level. ``oracle``,
+    ``tie_break``, ``seed`` and ``layout`` are :class:`PerfectPlayer`'s.
+
+    >>> from openingbook.oracle import Oracle
+    >>> LevelPlayer(10, Oracle(), layout="moves", tie_break="centre")("4453")
+    2
+    """
+
+    def __init__(
+        self,
+        level: int,
+        oracle: Oracle | None = None,
+        *,
+        tie_break: str = "random",
+        seed: int | None = None,
+        layout: str | None = "pettingzoo",
+    ) -> None:
+        if (
+            isinstance(level, bool)
+            or not isinstance(level, numbers.Integral)
+            or (level not in LEVEL_MISTAKE_RATES)
+        ):
+            raise InvalidArgument(
+                f"expected a level from {LEVELS[0]} to {LEVELS[-1]}", argument="level", value=level
+            )
+        super().__init__(oracle, tie_break=tie_break, seed=seed, layout=layout)
+        self.level = int(level)
+        self.mistake_rate = LEVEL_MISTAKE_RATES[self.level]
+
+    def __repr__(self) -> str:
+        return f"LevelPlayer({self.level})"
+
+    def choose(self, answer: OracleAnswer) -> np.ndarray:
+        """The player's columns for the positions of ``answer`` (all answered)."""
+        columns = super().choose(answer)
+        mistakes = answer.playable & (answer.winners != answer.value_winner[:, None])
+        mover = np.where(answer.stones % 2 == 0, 1, -1)
+        can_err = mistakes.any(axis=1) & (answer.value_winner != -mover)
+        errs = can_err & (self.rng.random(len(answer)) < self.mistake_rate)
+        if errs.any():
+            keys = self.rng.random(mistakes.shape)
+            wrong = np.argmax(np.where(mistakes, keys, -1.0), axis=1)
+            columns = np.where(errs, wrong, columns)
+        return columns

@@ -14,7 +14,7 @@ import openingbook
 from openingbook.booknames import lookup_stones
 from openingbook.engine import Engine
 from openingbook.errors import InvalidArgument, SearchTimeout
-from openingbook.evaluation import PerfectPlayer, rate_moves
+from openingbook.evaluation import LEVEL_MISTAKE_RATES, LevelPlayer, PerfectPlayer, rate_moves
 from openingbook.layouts import LAYOUTS, read_batch, write_boards
 from openingbook.oracle import FULL_COLUMN, Oracle
 from openingbook.solver import (
@@ -422,3 +422,24 @@ def test_a_large_batch_of_move_strings_reads_as_one_string_at_a_time():
     assert together.status.tolist() == [int(a.status[0]) for a in alone]
     assert together.reasons[-10] == "move 7 plays column 4, which is full"
     assert together.reasons[-3] == "move 3 is '\\x00', not a column digit 1-7"
+
+
+@pytest.mark.parametrize("level", [1, 3, 10])
+def test_a_level_errs_at_its_rate_where_a_move_changes_the_outcome(oracle, level):
+    # "": every column but the centre throws the first player's win away; "4453": the
+    # side to move loses whatever it plays, so no move is a mistake there
+    rows = 4000
+    player = LevelPlayer(level, oracle, layout="moves", seed=level)
+    won = player.act([""] * rows)
+    rate = LEVEL_MISTAKE_RATES[level]
+    mistakes = float(np.mean(won != 3))
+    assert abs(mistakes - rate) <= 4 * (rate * (1 - rate) / rows) ** 0.5 + 1e-9
+    answer = oracle.analyze(["4453"])
+    lost = player.act(["4453"] * 200)
+    assert answer.optimal[0, lost].all(), "a lost position is played perfectly"
+
+
+def test_levels_are_checked(oracle):
+    for bad in (0, 11, 2.5, True, "3"):
+        with pytest.raises(InvalidArgument, match="level"):
+            LevelPlayer(bad, oracle)
