@@ -318,18 +318,19 @@ def _umask() -> int:
 
 
 def refuse_existing(path: str | os.PathLike[str], force: bool) -> None:
-    """:class:`~openingbook.errors.OutputExists` when ``path`` exists (even as a
-    dangling link) and ``force`` is off; with ``force``, what
-    :func:`check_replaceable` refuses (a device, a FIFO, a read-only file, ...).
+    """What :func:`check_replaceable` refuses (a device, a FIFO, a read-only file, a
+    dangling link, ...), forced or not: ``--force`` would not help, so it is not
+    suggested; then :class:`~openingbook.errors.OutputExists` when ``path`` exists
+    and ``force`` is off.
 
     Every command that writes a file refuses to replace one unless told to.
     Standard output (``-``) is never refused.
     """
     if os.fspath(path) == STDOUT:
         return
+    check_replaceable(path)
     if not force and os.path.lexists(path):
         raise OutputExists(path)
-    check_replaceable(path)
 
 
 def refuse_input_as_output(

@@ -146,9 +146,10 @@ WRITERS = {
     "enumerate": ["enumerate", "--plies", "4", "-o", "{output}"],
 }
 OUTPUT_MISTAKES = {
-    # mistake: (how to make the output, needs --force, status, message fragment)
+    # mistake: (how to make the output, refused alike with --force, status, message
+    # fragment); what --force cannot replace is refused without suggesting it
     "exists": ("file", False, 1, "exists; use --force to overwrite it"),
-    "no-directory": ("nodir", False, 1, "director"),
+    "no-directory": ("nodir", True, 1, "director"),
     "directory": ("dir", True, 1, "directory"),
     "fifo": ("fifo", True, 1, "named pipe"),
     "link-to-device": ("devlink", True, 1, "character device"),
@@ -182,13 +183,17 @@ def test_every_writer_refuses_every_unusable_output_with_status_1(
     if mistake == "read-only" and os.geteuid() == 0:
         # root writes read-only files anyway: the rule is then os.access's, which says yes
         mistake = "exists"
-    how, force, code, fragment = OUTPUT_MISTAKES[mistake]
+    how, forced_too, code, fragment = OUTPUT_MISTAKES[mistake]
     d = tmp_path / "out"
     d.mkdir()
     output = _output(how, d)
     before = {p.name: (p.lstat().st_mode, p.is_file() and p.read_bytes()) for p in d.iterdir()}
     args = [a.format(output=output, thill=books["thill"]) for a in WRITERS[command]]
-    one_line_error(_run([*args, *(["--force"] if force else [])]), code, fragment)
+    for force in (False, True) if forced_too else (False,):
+        result = _run([*args, *(["--force"] if force else [])])
+        one_line_error(result, code, fragment)
+        if forced_too:
+            assert "--force" not in result.output, "--force would not help: not suggested"
     after = {p.name: (p.lstat().st_mode, p.is_file() and p.read_bytes()) for p in d.iterdir()}
     assert after == before  # untouched: no temporary file, no replaced device or pipe
 
