@@ -72,20 +72,23 @@ def levels_table(reports: dict[int, Any], defined: dict[int, float]) -> list[str
 )
 @seed_option("Seed of the players' random generators: the same seed plays the same games.")
 @click.option(
-    "--progress", is_flag=True, help="A line on stderr as each pair ends (also on a terminal)."
+    "--progress",
+    is_flag=True,
+    help="A line on stderr as each pair ends (shown anyway when stderr is a terminal).",
 )
 @json_option
 @user_errors
 def levels_command(games: int, seed: int, progress: bool, as_json: bool) -> None:
     """Measure the levels of LevelPlayer: each level against perfect play and against
-    the next level, GAMES games a pair, both colours.
+    the next level, --games games a pair, both colours.
 
     Prints each pair's results (wins, draws, losses and score of the first-named
-    player; score: (wins + draws / 2) / games), then each level's mistake rate (the
-    share of its moves that changed the outcome where a move could: the level's
-    definition, beside the measured one), its blunders, its perfect-move rate and its
-    mean regrets (value: Pons score units a move; distance: plies a move that kept the
-    outcome) over all the games it played.
+    player, score = (wins + draws / 2) / games; then its wins, draws and losses
+    moving first and moving second), then each level's mistake rate (the share of its
+    moves that changed the outcome where a move could: the level's definition, beside
+    the measured one), its blunders, its perfect-move rate and its mean regrets
+    (value: Pons score units a move; distance: plies a move that kept the outcome)
+    over all the games it played. docs/LEVELS.md shows the table of 200 games a pair.
     """
     from openingbook.evaluation import (
         LEVEL_MISTAKE_RATES,
