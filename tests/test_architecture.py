@@ -281,8 +281,10 @@ EXCEPTIONS = {}
 
 #: The most modules on one chain of imports inside ``openingbook``: the command line, a
 #: command, a library module, the format registry, a format's module, the reader base or
-#: the model, the values, the errors.
-MAX_LAYERS = 8
+#: the model, the values, the errors; and one more for the agents, which sit above the
+#: oracle (``cli -> cli.levels -> evaluation -> oracle -> engine -> formats.registry ->
+#: booknames -> inputs -> errors``).
+MAX_LAYERS = 9
 #: The most modules on one chain of imports inside the solver.
 MAX_SOLVER_LAYERS = 8
 

@@ -235,6 +235,7 @@ UNKNOWN_OPTION_CASES = [
     ["check", "8"],
     ["stats", "8"],
     ["c4solver"],
+    ["levels"],
 ]
 
 
@@ -257,6 +258,7 @@ def test_every_command_is_walked():
     [
         ["build", "--plies", "8", "--sample", "3", "--seed", "-1"],
         ["check", "8", "--sample", "3", "--seed", "-1"],
+        ["levels", "--games", "2", "--seed", "-1"],
     ],
 )
 def test_a_negative_seed_names_the_option(args, tmp_path, monkeypatch):

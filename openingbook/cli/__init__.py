@@ -204,6 +204,7 @@ def _load_commands() -> None:
         enumerate,
         explore,
         export,
+        levels,
         lookup,
         serve,
         solve,
