@@ -242,8 +242,14 @@ LIBRARY_MODULES = {
     "openingbook.pipeline.merge",
 }
 #: perfect play for agents: the environments' layouts, the batched oracle (on the
-#: engine) and the evaluation tools (on the oracle)
+#: engine), the evaluation tools (on the oracle) and the environment adapters (on both)
 AGENT_MODULES = {
+    "openingbook.agents",
+    "openingbook.agents.connectx",
+    "openingbook.agents.gymnasium_env",
+    "openingbook.agents.openspiel_bot",
+    "openingbook.agents.pettingzoo_env",
+    "openingbook.agents.shared",
     "openingbook.evaluation",
     "openingbook.layouts",
     "openingbook.oracle",
