@@ -61,22 +61,39 @@ def imported_modules(path: Path) -> set[str]:
     return out
 
 
-def lazy_faces(files: dict[str, Path]) -> dict[str, str]:
-    """Package -> the module its lazy face takes its names from (``import_module(
-    f"{__name__}.registry")`` in a module ``__getattr__``)."""
-    faces = {}
+def lazy_faces(files: dict[str, Path]) -> dict[str, dict[str, str] | str]:
+    """Package -> where its lazy face takes its names from: one module (``import_module(
+    f"{__name__}.registry")`` in a module ``__getattr__``), or each name's module (a
+    ``_HOMES`` dict of name -> submodule, ``import_module(f"{__name__}.{_HOMES[name]}")``)."""
+    faces: dict[str, dict[str, str] | str] = {}
     for name, path in files.items():
         if path.name != "__init__.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
                 and ast.unparse(node.func).endswith("import_module")
                 and isinstance(node.args[0], ast.JoinedStr)
             ):
                 tail = ast.unparse(node.args[0]).split("}", 1)[1].rstrip("'\"")
-                faces[name] = name + tail
+                if tail.startswith(".{"):  # each name from its own module
+                    faces[name] = {key: f"{name}.{module}" for key, module in _homes(tree).items()}
+                    assert faces[name], f"{name}: a face by name without a _HOMES dict"
+                else:
+                    faces[name] = name + tail
     return faces
+
+
+def _homes(tree: ast.Module) -> dict[str, str]:
+    """The ``_HOMES = {name: submodule}`` dict of a face's module, read."""
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == "_HOMES" and node.value is not None:
+            return ast.literal_eval(node.value)
+    return {}
 
 
 def openingbook_graph(solver: bool = False) -> dict[str, set[str]]:
@@ -96,9 +113,13 @@ def openingbook_graph(solver: bool = False) -> dict[str, set[str]]:
         for module in imported_modules(path):
             parts = module.split(".")
             runs.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
-            face = module.rpartition(".")[0]
-            if face in faces and module not in files and name != faces[face]:
-                runs.add(faces[face])  # a name of a lazy face: its module runs
+            face, _, attribute = module.rpartition(".")
+            if face in faces and module not in files:
+                home = faces[face]
+                if isinstance(home, dict):  # each name of the face from its own module
+                    home = home.get(attribute, face)
+                if name != home:
+                    runs.add(home)  # a name of a lazy face: its module runs
         graph[name] = {m for m in runs if m in files and m != name and m not in inside}
     return graph
 
@@ -133,6 +154,18 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_find_cycle_finds_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_every_lazy_face_is_read_with_where_its_names_come_from():
+    files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    faces = lazy_faces(files)
+    assert faces["openingbook.formats"] == "openingbook.formats.registry"
+    assert faces["openingbook.formats.compact"] == "openingbook.formats.compact.book"
+    agents = faces["openingbook.agents"]
+    assert agents["kaggle_agent"] == "openingbook.agents.connectx"
+    assert all(module in files for module in agents.values())
+    graph = openingbook_graph()
+    assert all(home in graph for home in agents.values())
 
 
 def test_no_import_cycle_in_openingbook():
