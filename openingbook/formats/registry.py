@@ -547,6 +547,8 @@ def describe(
         not_checked["values"] = result
     else:
         checks["values"] = result
+    if entry.no_checksum is not None:
+        not_checked["checksum"] = f"{_NOT_AVAILABLE}: {entry.no_checksum}"
     return {
         "path": str(path),
         "format": entry.name,

@@ -975,7 +975,7 @@ class BookIdentity:
         if digest != self.manifest.sha256:
             raise BookFileError(
                 f"{self.path.name}: contents differ from its manifest {self.manifest.path.name} "
-                "(sha256)"
+                "(sha256): the file is damaged, or the manifest is another book's"
             )
 
 
@@ -1212,10 +1212,14 @@ class Book(BookReader):
 
     ``fmt`` forces a layout (else :func:`detect_format`);
     either way :func:`identify` checks the file against it
-    and against its manifest (size, record count, a sample of records). With
-    ``check`` or ``verify`` the whole file is verified first (order, values,
-    positions, and the sha256 against the manifest). Answering a single
-    lookup never parses more than the probed records.
+    and against its manifest (size, record count, a sample of records). A book
+    with a manifest is then compared with the manifest's sha256 before it answers
+    anything (about 40 ms for a 21 MB book): a damaged file is refused with
+    :class:`BookFileError`, never answered. With ``check`` or ``verify`` the whole
+    file is verified instead (order, values, positions, and the sha256);
+    ``verify=False`` skips the sha256 (a book opened only for its header), and
+    :attr:`unchecked` then says so, as it does for a book without a manifest.
+    Answering a single lookup never parses more than the probed records.
     """
 
     @reads_book
@@ -1224,7 +1228,7 @@ class Book(BookReader):
         path: str | os.PathLike[str],
         fmt: BookFormat | None = None,
         check: bool = False,
-        verify: bool = False,
+        verify: bool | None = None,
     ) -> None:
         self.identity: BookIdentity = identify(path, fmt)
         self.path = self.identity.path
@@ -1246,10 +1250,44 @@ class Book(BookReader):
         self._luts = value_tables(fmt.plies, fmt.distances, fmt.board)
         self._bulk_luts: tuple[np.ndarray, ...] | None = None
         self._verified = False
-        if check or verify:
-            self.verify()
+        #: the file's bytes are the manifest's (its sha256 compared)
+        self._intact = False
+        self._sha256_skipped = verify is False
+        try:
+            if check or verify:
+                self.verify()
+            elif verify is None:
+                self._compare_with_manifest()
+        except BaseException:
+            self._release()
+            raise
 
     format_name = "thill"
+
+    def _compare_with_manifest(self) -> None:
+        """The one check of a book's bytes before its first answer: the sha256 of the
+        mapped file (the bytes every lookup reads) against its manifest's;
+        :class:`BookFileError` naming the file and the manifest when they differ.
+        Nothing to compare without a manifest (:attr:`unchecked` says so)."""
+        if self.identity.manifest is None:
+            return
+        import hashlib
+
+        digest = hashlib.sha256(self._mm if self._mm is not None else b"").hexdigest()
+        self.identity.verify_sha256(digest)
+        self._intact = True
+
+    @property
+    def unchecked(self) -> str | None:
+        if self._intact or self._verified:
+            return None
+        name = self.path.name
+        if self.identity.manifest is None:
+            return (
+                f"{name} has no manifest {manifest_path(name).name}: its values are unchecked "
+                "(a damaged file can answer wrong values)"
+            )
+        return f"{name} was not compared with its manifest (verify=False): its values are unchecked"
 
     # ------------------------------------------------------------- lifecycle
     def _release(self) -> None:
@@ -1338,11 +1376,13 @@ class Book(BookReader):
             return
         # a parity fault is answerable (describe_book reports it): not checked here
         labels = ["values", "order", "positions"]
-        problems, _, digest = scan_book(self.identity, labels, keep=keep)
+        # the sha256 once: not again where opening compared it
+        problems, _, digest = scan_book(self.identity, labels, keep=keep, sha256=not self._intact)
         for label in labels:
             if label in problems:
                 raise BookFileError(f"{self.path}: {problems[label]}")
-        self.identity.verify_sha256(digest)
+        if not self._intact:
+            self.identity.verify_sha256(digest)
         self._verified = True
 
     def check_order(self) -> None:
@@ -1667,14 +1707,16 @@ def scan_book(
     labels: list[str],
     chunk_records: int = 1 << 20,
     keep: list[Records] | None = None,
+    sha256: bool = True,
 ) -> tuple[dict[str, str], np.ndarray, str]:
     """Stream a whole book file (memory-mapped, ``chunk_records`` at a time) through the
     checks named in ``labels`` (``values``, ``order``, ``positions``, ``distances``).
 
     Returns ``(problems, counts, sha256)``: the first problem of each failing check
     (message without the file name), the count of each raw value byte, and the
-    file's sha256. Memory stays small whatever the file size, unless ``keep`` (a list)
-    collects the parsed records of every chunk.
+    file's sha256 (``sha256=False``: not computed, an empty string). Memory stays small
+    whatever the file size, unless ``keep`` (a list) collects the parsed records of
+    every chunk.
     """
     fmt, rb, name = identity.fmt, identity.fmt.record_bytes, str(identity.path)
     problems: dict[str, str] = {}
@@ -1688,7 +1730,8 @@ def scan_book(
     try:
         for start in range(0, identity.records, chunk_records):
             stop = min(identity.records, start + chunk_records)
-            digest.update(data[start * rb : stop * rb])
+            if sha256:
+                digest.update(data[start * rb : stop * rb])
             # one record before the chunk, so that the order check spans the boundary
             lo = max(0, start - 1)
             records = parse_records(data[lo * rb : stop * rb], fmt)
@@ -1706,7 +1749,7 @@ def scan_book(
                     problems[label] = str(exc).removeprefix(f"{name}: ")
     finally:
         del data
-    return problems, counts, digest.hexdigest()
+    return problems, counts, digest.hexdigest() if sha256 else ""
 
 
 def describe_book(
@@ -1725,12 +1768,18 @@ def describe_book(
     labels = ["values", "order", "positions"] + (["distances"] if fmt.distances else [])
     problems, counts, digest = scan_book(identity, labels, chunk_records)
     checks = {label: problems.get(label, "ok") for label in labels}
+    not_checked = {}
     if identity.manifest is not None:
         try:
             identity.verify_sha256(digest)
             checks["sha256"] = "ok"
         except BookFileError as exc:
             checks["sha256"] = str(exc).split(": ", 1)[-1]
+    else:  # the checks above catch only what no book can hold
+        not_checked["sha256"] = (
+            f"not available: no manifest {manifest_path(identity.path).name} beside the "
+            "book, so its values are unchecked (a damaged value a book can hold goes unnoticed)"
+        )
     raw = np.arange(256, dtype=np.uint8).view(np.int8)
     return {
         "path": str(path),
@@ -1748,6 +1797,7 @@ def describe_book(
         "bytes": identity.size,
         "values": value_histogram(fmt, raw, weights=counts),
         "checks": checks,
+        "not_checked": not_checked,
         "ok": all(v == "ok" for v in checks.values()),
     }
 
@@ -1891,7 +1941,7 @@ class ThillFormat(Format):
             path,
             options.get("fmt"),
             check=options.get("check", False),
-            verify=options.get("verify", False),
+            verify=options.get("verify"),
         )
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> WrittenBook:
