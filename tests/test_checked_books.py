@@ -97,6 +97,8 @@ def test_a_book_without_a_manifest_says_its_values_are_unchecked(tmp_path):
     assert note.startswith("note: book8-dist.dat has no manifest") and "unchecked" in note
     with open_book(book) as opened:
         assert "no manifest" in opened.unchecked
+    checked_records = CliRunner().invoke(main, ["lookup", str(book), MOVES, "--check"])
+    assert "unchecked" in checked_records.stderr  # sound records can still hold a wrong value
     (tmp_path / "checked").mkdir()
     checked = _copy(tmp_path / "checked")
     with_manifest = CliRunner().invoke(main, ["lookup", str(checked), MOVES])

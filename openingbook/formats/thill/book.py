@@ -1256,7 +1256,6 @@ class Book(BookReader):
         self._verified = False
         #: the file's bytes are the manifest's (its sha256 compared)
         self._intact = False
-        self._sha256_skipped = verify is False
         try:
             if check or verify:
                 self.verify()
@@ -1283,14 +1282,14 @@ class Book(BookReader):
 
     @property
     def unchecked(self) -> str | None:
-        if self._intact or self._verified:
-            return None
         name = self.path.name
-        if self.identity.manifest is None:
+        if self.identity.manifest is None:  # whatever the record checks found: no sha256
             return (
                 f"{name} has no manifest {manifest_path(name).name}: its values are unchecked "
                 "(a damaged file can answer wrong values)"
             )
+        if self._intact or self._verified:
+            return None
         return f"{name} was not compared with its manifest (verify=False): its values are unchecked"
 
     # ------------------------------------------------------------- lifecycle
