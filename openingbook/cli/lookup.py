@@ -78,10 +78,10 @@ def lookup_command(
     a compact book against its checksum, a Thill book against the sha256 in its
     manifest; a damaged file is refused. A book that has neither (Thill's own
     files, Cadot and Pons books) answers with a one-line note on stderr that its
-    values are unchecked (with --json: "unchecked", else null). A position a pruned book does not
-    store is a first-player win when the book's scope is known to hold it (its
-    manifest <book>.json, or a complete book); a position outside the book's
-    scope, or one it cannot answer, is an error.
+    values are unchecked (with --json: "unchecked", else null). A position a
+    pruned book does not store is a first-player win when the book's scope is
+    known to hold it (its manifest <book>.json, or a complete book); a position
+    outside the book's scope, or one it cannot answer, is an error.
 
     \b
     BOOK is a file (Thill layout or compact .c4b) or a shipped book's name
