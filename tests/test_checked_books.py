@@ -151,3 +151,26 @@ def test_a_pons_header_with_another_height_is_read_as_that_board_and_says_so(tmp
     assert "not available" in line and "board its header gives" in line
     result = CliRunner().invoke(main, ["lookup", str(path), "4444"])  # read on 7x7
     assert "board its header gives" in result.stderr
+
+
+def test_a_book_with_the_bytes_of_its_manifest_needs_no_order_scan(tmp_path, monkeypatch):
+    """Its writer checked the order of those very bytes: a position a pruned book does not
+    store is answered by the pruning rule without streaming the file's order again, and
+    a shuffled copy (every record still a sound one) is refused by its manifest."""
+    book = tmp_path / "book8.dat"
+    shutil.copy(BOOKS / "book8.dat", book)
+    shutil.copy(manifest_path(BOOKS / "book8.dat"), manifest_path(book))
+
+    def no_scan(self):
+        raise AssertionError("the order was streamed again")
+
+    monkeypatch.setattr(Book, "check_order", no_scan)
+    with open_book(book) as opened:
+        value, record = opened.lookup(Position.from_moves(MOVES))
+        assert (value.winner.value, record) == ("first", None)  # not stored: the rule
+    data = book.read_bytes()
+    records = [data[i : i + 3] for i in range(0, len(data), 3)]
+    np.random.default_rng(3).shuffle(records)
+    book.write_bytes(b"".join(records))
+    with pytest.raises(BookFileError, match="sha256"):
+        open_book(book)

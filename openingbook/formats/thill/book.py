@@ -1511,12 +1511,13 @@ class Book(BookReader):
         """:meth:`get` plus the index of the record that answered (None: not stored).
 
         "Not stored" comes from a binary search, which is only right in a sorted file:
-        unless the book was verified, the order of its records is checked first
-        (streamed; about 0.2 s for a 12-ply book)."""
+        unless the book was verified, or its bytes are those of its manifest (whose
+        writer checked their order, :func:`book_bytes`), the order of its records is
+        checked first (streamed; about 0.2 s for a 12-ply book)."""
         self._require_open()
         book = isinstance(pos, Position) and self.position_status(pos) == STATUS_OK
         index = self.find(pos) if book else None
-        if book and index is None and not self._verified:
+        if book and index is None and not (self._verified or self._intact):
             self.check_order()
         return self.get(pos), index
 
