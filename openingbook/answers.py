@@ -320,6 +320,13 @@ class BookReader(ABC):
         """Records stored in the file (None where the format has no records)."""
         return None
 
+    @property
+    def unchecked(self) -> str | None:
+        """Why the book's values were not compared with a checksum or manifest before its
+        first answer (a format without one, a file without its manifest, a check turned
+        off), as a sentence; None: they were, so a damaged file is refused, not answered."""
+        return None
+
     # ------------------------------------------------ what the base decides
     @property
     def has_distances(self) -> bool:

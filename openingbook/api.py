@@ -11,6 +11,8 @@ written down in ``docs/BOOKS.md``):
   mirror pair), ``len(book)`` (how many);
 * ``book.lookup_many(first, mask) -> BulkValues`` for numpy arrays of positions;
 * ``book.board``, ``plies``, ``kind``, ``scope``, ``provenance``, ``records``;
+* ``book.unchecked``: None when the file was checked against its checksum or
+  manifest before its first answer, else why not (a damaged file is refused);
 * ``with open_book(path) as book:`` closes the file.
 
 Formats: our compact books (``.c4b``, :mod:`openingbook.formats.compact`), Thill's

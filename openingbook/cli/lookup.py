@@ -74,10 +74,14 @@ def lookup_command(
     """Look up a position (1-based MOVES such as 44444455, or --board) in BOOK.
 
     Prints the winner, the plies to the end of the game (books with distances)
-    and the Pons score of the side to move. A position a pruned book does not
-    store is a first-player win when the book's scope is known to hold it (its
-    manifest <book>.json, or a complete book); a position outside the book's
-    scope, or one it cannot answer, is an error.
+    and the Pons score of the side to move. The file is checked before it answers:
+    a compact book against its checksum, a Thill book against the sha256 in its
+    manifest; a damaged file is refused. A book that has neither (Thill's own
+    files, Cadot and Pons books) answers with a one-line note on stderr that its
+    values are unchecked (with --json: "unchecked", else null). A position a
+    pruned book does not store is a first-player win when the book's scope is
+    known to hold it (its manifest <book>.json, or a complete book); a position
+    outside the book's scope, or one it cannot answer, is an error.
 
     \b
     BOOK is a file (Thill layout or compact .c4b) or a shipped book's name
@@ -101,10 +105,12 @@ def lookup_command(
     if fmt is not None and not entry.layouts:
         raise BadArgument(f"--format applies to Thill-layout books, not {entry.name} ones")
     asked = {"check": check, "verify": verify}
-    options = {name: value for name, value in asked.items() if name in entry.checks_on_request}
+    # only the checks asked for: an option given as False would turn a default check off
+    options = {name: True for name, on in asked.items() if on and name in entry.checks_on_request}
     # opening verifies what the format allows (a compact book's checksum, a Thill book's
-    # manifest and sampled records); every answer is checked possible for the book
+    # sha256 against its manifest, and sampled records); every answer is checked possible
     with open_book(path, entry, fmt, **options) as opened:
+        unchecked = opened.unchecked
         if size is not None:
             from openingbook.model import require_board
 
@@ -133,6 +139,7 @@ def lookup_command(
                 "moves": moves,
                 "book": book,
                 "format": fmt_name,
+                "unchecked": unchecked,
             }
         )
         return
@@ -150,6 +157,8 @@ def lookup_command(
     else:
         where = f"record {record} in" if record is not None else "not stored in"
     click.echo(f"{text}; {counted(pos.stone_count, 'stone')}, {where} {fmt_name} book")
+    if unchecked is not None:  # on stderr, after the answer: its line stays as it was
+        click.echo(f"note: {unchecked}", err=True)
 
 
 @main.command("info")

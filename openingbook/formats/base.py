@@ -85,6 +85,9 @@ class Format(ABC):
     prunes: ClassVar[bool] = False
     #: is a file lines of text (so ``export -o -`` can write it to standard output)?
     text: ClassVar[bool] = False
+    #: why a file of the format cannot be checked before it answers (it has no checksum
+    #: nor manifest), as ``info`` and a reader's ``unchecked`` say it; None: it can be
+    no_checksum: ClassVar[str | None] = None
 
     def __str__(self) -> str:
         # as the text of a ``--format`` option: a recorded command names the format

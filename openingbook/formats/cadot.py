@@ -78,6 +78,11 @@ KEY_BYTES = 6
 BASE = 111
 OUTCOME_DRAW, OUTCOME_FIRST, OUTCOME_SECOND = 0x00, 0x40, 0x80
 _WINNER_BITS = 0xC0
+#: A Cadot table's values cannot be checked: the format has no checksum.
+CADOT_UNCHECKED = (
+    "a Cadot table has no checksum: its values are unchecked (a damaged file can answer "
+    "wrong values)"
+)
 _HALF_MOVES = 0x3F
 _U64 = np.uint64
 
@@ -464,6 +469,10 @@ class CadotBook(BookReader):
             known=False, unknown_why="a Cadot table does not record its scope", board=self.board
         )
 
+    @property
+    def unchecked(self) -> str:
+        return CADOT_UNCHECKED
+
     def __repr__(self) -> str:
         return f"CadotBook({str(self.path)!r})"
 
@@ -642,6 +651,7 @@ class CadotFormat(Format):
     description = "Sidney Cadot's 7-byte records (base-111 column key, outcome byte)"
     suffixes = CADOT_SUFFIXES
     export_options = frozenset({"no_distance"})
+    no_checksum = CADOT_UNCHECKED
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return _looks_like_cadot(path, size)

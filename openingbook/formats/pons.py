@@ -77,6 +77,12 @@ __all__ = [
 ]
 
 HEADER_BYTES = 6
+#: A Pons book cannot be checked: the format has no checksum, and a header whose board
+#: is changed to another one the table also fits is read as that board.
+PONS_UNCHECKED = (
+    "a Pons book has no checksum: its values, and the board its header gives, are "
+    "unchecked (a damaged file can answer wrong values)"
+)
 #: The table sizes Pons' solver can load (``OpeningBook::load``).
 PONS_LOG_SIZES = range(21, 28)
 _KEY_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
@@ -444,6 +450,10 @@ class PonsBook(BookReader):
         )
         self._min = min_score(width, height)
 
+    @property
+    def unchecked(self) -> str:
+        return PONS_UNCHECKED
+
     # ------------------------------------------------------------ container
     def _release(self) -> None:
         """Drop the memory maps (the object is unusable afterwards)."""
@@ -623,6 +633,7 @@ class PonsFormat(Format):
     suffixes = (".book",)
     any_board = True
     export_options = frozenset({"log_size"})
+    no_checksum = PONS_UNCHECKED
 
     def sniff(self, path: Path, head: bytes, size: int) -> bool:
         return pons_problem(path, head, size) is None

@@ -354,8 +354,10 @@ def open_book(
     ``format`` forces a format of the registry (an entry or its name; default:
     :func:`detect`); ``layout`` forces a record layout of Thill's format (a
     :class:`Layout` of :func:`parse_layout`, or its name such as ``"12-dist"``).
-    ``options``: ``check``/``verify`` (Thill: read and check the whole file first),
-    ``verify`` (compact: the checksum, default on).
+    ``options``: ``check``/``verify`` (Thill: read and check the whole file first; by
+    default the sha256 against its manifest only, ``verify=False``: not even that),
+    ``verify`` (compact: the checksum, default on). ``book.unchecked`` says why a book
+    was not checked before its first answer (None: it was).
     Every reader keeps the contract of :class:`BookReader`.
 
     >>> from openingbook.solver import Position
@@ -547,6 +549,8 @@ def describe(
         not_checked["values"] = result
     else:
         checks["values"] = result
+    if entry.no_checksum is not None:
+        not_checked["checksum"] = f"{_NOT_AVAILABLE}: {entry.no_checksum}"
     return {
         "path": str(path),
         "format": entry.name,

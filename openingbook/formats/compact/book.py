@@ -1017,6 +1017,7 @@ class CompactBook(BookReader):
             words = np.frombuffer(self._mm, dtype="<u8", offset=h.header_bytes)
             if verify and not _crc_ok(self._mm, h, words):
                 raise CompactFileError(f"{self.path}: checksum mismatch (damaged file)")
+            self._crc_checked = verify
         except BaseException:
             self._fh.close()
             raise
@@ -1125,6 +1126,15 @@ class CompactBook(BookReader):
     @property
     def provenance(self) -> dict[str, Any]:
         return provenance(self.header.metadata)
+
+    @property
+    def unchecked(self) -> str | None:
+        if self._crc_checked:
+            return None
+        return (
+            f"{self.path.name} was not compared with its checksum (verify=False): its values "
+            "are unchecked"
+        )
 
     def __repr__(self) -> str:
         return f"CompactBook({str(self.path)!r}, {self.describe()})"
