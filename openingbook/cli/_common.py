@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
@@ -254,26 +255,121 @@ class ShippedBooksHelp(click.Command):
 #: the smallest job (positions) :func:`progress_bar` shows a bar for: smaller ones end
 #: in seconds
 PROGRESS_FROM = 1_000_000
+#: seconds between two progress lines in a log (``--progress``, stderr not a terminal)
+LOG_INTERVAL_SECONDS = 10
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (progress is shown there by default)."""
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # closed, or a stand-in without isatty
+        return False
+
+
+def _progress_shown(ctx: click.Context, param: click.Parameter, forced: bool) -> bool:
+    return forced or stderr_is_terminal()
+
+
+#: ``--progress``: the command receives ``progress``, whether to show progress on
+#: stderr (a terminal, or asked for: then as lines for a log, :class:`ProgressLines`)
+progress_option = click.option(
+    "--progress",
+    "progress",
+    is_flag=True,
+    callback=_progress_shown,
+    help="Show progress also when standard error is not a terminal "
+    f"(a line every {LOG_INTERVAL_SECONDS} s, for logs).",
+)
+
+
+class ProgressLines:
+    """The stream of a progress bar in a log (stderr not a terminal): each redraw of
+    the bar (tqdm writes ``"\r" + line``) becomes a line of its own, at most one every
+    ``interval`` seconds, and the bar's last state is written when it ends; any other
+    text passes through."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        interval: float = LOG_INTERVAL_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stream = stream
+        self.interval = interval
+        self.clock = clock
+        self.pending = ""
+        self.written_at: float | None = None
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if text.startswith("\r"):  # a redraw: the latest state of the bar
+            self.pending = text.strip()
+            now = self.clock()
+            if self.pending and (self.written_at is None or now - self.written_at >= self.interval):
+                self._write_pending(now)
+        elif not text.strip():  # the bar's end ("\n" after its last redraw)
+            if self.pending:
+                self._write_pending(self.clock())
+        else:
+            self.stream.write(text)
+        return len(text)
+
+    def _write_pending(self, now: float) -> None:
+        self.stream.write(self.pending + "\n")
+        self.stream.flush()
+        self.pending = ""
+        self.written_at = now
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def progress_stream() -> Any:
+    """Where progress goes: stderr on a terminal, else :class:`ProgressLines` over it."""
+    return sys.stderr if stderr_is_terminal() else ProgressLines(sys.stderr)
 
 
 class Progress:
     """Progress bars on stderr for the library's ``progress(done, total)`` callbacks
     (positions): called as that callback; :meth:`stage` starts the bar of the next step
-    of the same command (a derivation's write, a validation's comparison)."""
+    of the same command (a derivation's write, a validation's comparison).
+
+    The rate is work done over time: the positions done since the step's first call
+    over the seconds since it (the library calls ``progress(0, total)`` when a step
+    starts), not tqdm's smoothed rate, which a bar shown late (from
+    :data:`PROGRESS_FROM` positions) or jumping by big pieces would inflate."""
 
     def __init__(self, what: str) -> None:
         self.what = what
         self.bar: Any = None
         #: a bar was shown: the command is long enough for every later step to show one
         self.shown = False
+        #: (time.time(), done) of the step's first call
+        self.began: tuple[float, int] | None = None
 
     def __call__(self, done: int, total: int) -> None:
+        if self.began is None:
+            self.began = (time.time(), done)
         if self.bar is None:
             if total < PROGRESS_FROM and not self.shown:
                 return
             from tqdm import tqdm
 
-            self.bar = tqdm(desc=self.what, unit=" positions", unit_scale=True, file=sys.stderr)
+            since, first = self.began
+            self.bar = tqdm(
+                desc=self.what,
+                total=total,
+                initial=first,
+                unit=" positions",
+                unit_scale=True,
+                smoothing=0,  # the rate: (n - initial) / elapsed
+                file=progress_stream(),
+            )
+            self.bar.start_t = since  # tqdm's clock is time.time
             self.shown = True
         self.bar.total = total
         self.bar.update(done - self.bar.n)
@@ -282,6 +378,7 @@ class Progress:
         """The next step is ``what``: the current bar ends, its progress gets its own."""
         self.close()
         self.what = what
+        self.began = None
 
     def close(self) -> None:
         if self.bar is not None:
@@ -294,7 +391,7 @@ def progress_bar(enabled: bool, what: str) -> Iterator[Progress | None]:
     """A :class:`Progress` for the library's ``progress(done, total)`` callbacks, shown
     from the first call of a job of :data:`PROGRESS_FROM` positions or more (and for
     every later step of a command that showed one); None when not ``enabled``
-    (``--json``)."""
+    (``--json``, or ``--progress`` not given where stderr is not a terminal)."""
     if not enabled:
         yield None
         return

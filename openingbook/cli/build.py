@@ -19,6 +19,8 @@ from openingbook.cli._common import (
     output_format_option,
     output_option,
     parallel_options,
+    progress_option,
+    progress_stream,
     seed_option,
     size_option,
     user_errors,
@@ -132,6 +134,7 @@ def _command_line() -> list[str]:
 @output_format_option
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar (the summary is still printed).")
+@progress_option
 @json_option
 @user_errors
 def build_command(
@@ -155,6 +158,7 @@ def build_command(
     format: Format | None,
     keep_work: bool,
     quiet: bool,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Solve every book position of a ply and write the book plus its manifest.
@@ -215,7 +219,7 @@ def build_command(
         table_log2=table_log2,
         force=force,
         keep_work=keep_work,
-        progress=not quiet and not as_json,
+        progress=progress and not quiet and not as_json and progress_stream(),
         command=_command_line(),
         format=format,
         parent_book=True if parent_book is None else parent_book != "none" and parent_book,
