@@ -472,3 +472,56 @@ def test_progress_in_a_log_is_a_line_at_a_time():
     lines.write("\rstep: 100%")
     lines.write("\n")  # the end: its last state
     assert log.getvalue().splitlines() == ["step: 0%", "note: something", "step: 90%", "step: 100%"]
+
+
+#: the commands that can run longer than a few seconds on the shipped books: each shows
+#: progress on a terminal and takes --progress for a log
+LONG_COMMANDS = (
+    "build",
+    "merge",
+    "convert",
+    "check",
+    "stats",
+    "enumerate",
+    "solve",
+    "analyze",
+    "best",
+    "c4solver",
+)
+
+
+@pytest.mark.parametrize("name", LONG_COMMANDS)
+def test_every_long_command_takes_progress(name):
+    import click
+
+    from openingbook.cli import main
+
+    command = main.get_command(click.Context(main), name)
+    flags = {opt for param in command.params for opt in param.opts}
+    assert "--progress" in flags
+
+
+def test_work_without_progress_of_its_own_says_how_long_it_takes(monkeypatch):
+    """working(): a line from the first seconds on, ended by the true elapsed time; nothing
+    for work that ends sooner, nor when not enabled."""
+    import io
+    import time
+
+    from openingbook.cli import _common
+
+    stream = io.StringIO()
+    stream.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(_common.sys, "stderr", stream)
+    monkeypatch.setattr(_common, "WORKING_AFTER_SECONDS", 0.05)
+    with _common.working(True, "stats book15-dist.c4b"):
+        time.sleep(0.3)
+    shown = stream.getvalue()
+    assert shown.startswith("\rstats book15-dist.c4b: 0 s") and shown.endswith(" s\n")
+    elapsed = float(shown.rsplit(": ", 1)[1].removesuffix(" s\n"))
+    assert 0.3 <= elapsed < 5
+    monkeypatch.setattr(_common, "WORKING_AFTER_SECONDS", 2.0)
+    with _common.working(True, "quick"):  # over before it would be said
+        pass
+    with _common.working(False, "not wanted"):
+        time.sleep(0.1)
+    assert stream.getvalue() == shown

@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
@@ -400,6 +401,59 @@ def progress_bar(enabled: bool, what: str) -> Iterator[Progress | None]:
         yield progress
     finally:
         progress.close()
+
+
+def shown_moves(moves: str, keep: int = 24) -> str:
+    """A move string as a progress line names it: at most ``keep`` characters.
+
+    >>> shown_moves(""), shown_moves("4453"), shown_moves("1234567" * 5)
+    ('(start)', '4453', '123456712345671234567123...')
+    """
+    if not moves:
+        return "(start)"
+    return moves if len(moves) <= keep else moves[:keep] + "..."
+
+
+#: seconds a command works silently before :func:`working` says it is at work
+WORKING_AFTER_SECONDS = 2.0
+
+
+@contextlib.contextmanager
+def working(enabled: bool, what: str) -> Iterator[None]:
+    """For work the library reports no progress of: from :data:`WORKING_AFTER_SECONDS`
+    on, a line on stderr saying ``what`` is at work and for how long (each second on a
+    terminal, a line every :data:`LOG_INTERVAL_SECONDS` in a log), ended by the true
+    elapsed time (``what: 83.2 s``); nothing for work that ends sooner or when not
+    ``enabled`` (``--json``, or no terminal without ``--progress``)."""
+    if not enabled:
+        yield
+        return
+    stream = progress_stream()
+    started = time.perf_counter()
+    stop = threading.Event()
+    shown = threading.Event()
+
+    def show() -> None:
+        if stop.wait(WORKING_AFTER_SECONDS):
+            return
+        while True:
+            shown.set()
+            stream.write(f"\r{what}: {time.perf_counter() - started:.0f} s")
+            stream.flush()
+            if stop.wait(1.0):
+                return
+
+    thread = threading.Thread(target=show, name="working", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        if shown.is_set():
+            stream.write(f"\r{what}: {time.perf_counter() - started:.1f} s")
+            stream.write("\n")
+            stream.flush()
 
 
 def counted(count: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:

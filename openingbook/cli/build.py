@@ -24,6 +24,7 @@ from openingbook.cli._common import (
     seed_option,
     size_option,
     user_errors,
+    working,
 )
 
 if TYPE_CHECKING:
@@ -242,9 +243,12 @@ def build_command(
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
 @output_option("Book file to write (manifest: <output>.json).", required=True)
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
+@progress_option
 @json_option
 @user_errors
-def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: bool) -> None:
+def merge_command(
+    shards: tuple[Path, ...], output: str, force: bool, progress: bool, as_json: bool
+) -> None:
     """Combine the shard books of one build (all of 1/N .. N/N) into the full book,
     or the compact parts of a ply ('build --part', all of 1/N .. N/N) into the
     complete compact book.
@@ -259,7 +263,8 @@ def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: b
     """
     from openingbook.pipeline.merge import merge_books
 
-    summary = merge_books(output, list(shards), force=force, command=_command_line())
+    with working(progress and not as_json, f"merge {counted(len(shards), 'book')}"):
+        summary = merge_books(output, list(shards), force=force, command=_command_line())
     # a build's shards make a book with a manifest; the parts of a ply, a compact book
     pieces = "shards" if summary.manifest else "parts"
     if as_json:
