@@ -78,6 +78,12 @@ def test_the_note_names_what_compiles_and_its_time():
     assert compile_note("openingbook.formats.compact.book") == (
         f"openingbook: compiling the book reader, once: about {seconds['the book reader']} s"
     )
+    # compiled in a child for this run: the time left when this run waits for it
+    left = seconds["light solver"] - 10
+    assert compile_note("openingbook.solver.search", light=True, done=10.2).startswith(
+        f"openingbook: compiling the solver, once: about {left} s more ("
+    )
+    assert "about 1 s more" in compile_note("openingbook.solver.search", True, done=99)
     assert compile_note("openingbook.solver.membership") == compile_note(
         "openingbook.formats.compact.compressed"
     )

@@ -41,7 +41,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -272,18 +271,17 @@ def compile_note(module: str, light: bool = False, done: float = 0.0) -> str:
     return f"openingbook: compiling {name}, once: {left}"
 
 
-def announce_compile(module: str, light: bool = False, since: float | None = None) -> None:
+def announce_compile(module: str, light: bool = False, done: float = 0.0) -> None:
     """Say on stderr that the kernels of ``module`` are being compiled (once per name in
     a process, and only where notes are wanted: see the module docstring); the search's
     light kernel compiled in a child process (:func:`openingbook.solver._firstuse.
     start_light`) is announced by the process that waits for it, with the time left
-    (``since``: its ``time.monotonic()`` start)."""
+    (``done``: the seconds of it done already)."""
     name = compiled_name(module)
     if name in _ANNOUNCED or not _notes_wanted():
         return
     _ANNOUNCED.add(name)
     clear = "\r\x1b[K" if _is_terminal(sys.stderr) else ""  # over a progress line
-    done = 0.0 if since is None else time.monotonic() - since
     print(clear + compile_note(module, light, done), file=sys.stderr, flush=True)
 
 
