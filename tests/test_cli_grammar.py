@@ -470,6 +470,8 @@ def test_progress_in_a_log_is_a_line_at_a_time():
     lines.write("\rstep: 90%   ")
     now[0] = 13.0
     lines.write("\rstep: 100%")
+    now[0] = 30.0
+    lines.write("\rstep: 100%")  # the bar's close draws it again: once in the log
     lines.write("\n")  # the end: its last state
     assert log.getvalue().splitlines() == ["step: 0%", "note: something", "step: 90%", "step: 100%"]
 

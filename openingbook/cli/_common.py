@@ -301,6 +301,7 @@ class ProgressLines:
         self.clock = clock
         self.pending = ""
         self.written_at: float | None = None
+        self.last = ""
 
     @property
     def encoding(self) -> str:
@@ -320,10 +321,11 @@ class ProgressLines:
         return len(text)
 
     def _write_pending(self, now: float) -> None:
-        self.stream.write(self.pending + "\n")
-        self.stream.flush()
+        if self.pending != self.last:  # a bar ends by drawing its last state again
+            self.stream.write(self.pending + "\n")
+            self.stream.flush()
+            self.last, self.written_at = self.pending, now
         self.pending = ""
-        self.written_at = now
 
     def flush(self) -> None:
         self.stream.flush()
