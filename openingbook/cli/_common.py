@@ -421,14 +421,15 @@ WORKING_AFTER_SECONDS = 2.0
 
 
 @contextlib.contextmanager
-def working(enabled: bool, what: str) -> Iterator[None]:
+def working(enabled: bool, what: str) -> Iterator[Callable[[], None]]:
     """For work the library reports no progress of: from :data:`WORKING_AFTER_SECONDS`
     on, a line on stderr saying ``what`` is at work and for how long (each second on a
     terminal, a line every :data:`LOG_INTERVAL_SECONDS` in a log), ended by the true
     elapsed time (``what: 83.2 s``); nothing for work that ends sooner or when not
-    ``enabled`` (``--json``, or no terminal without ``--progress``)."""
+    ``enabled`` (``--json``, or no terminal without ``--progress``). Gives a function
+    that ends the line before the block does (a progress bar of the work takes over)."""
     if not enabled:
-        yield
+        yield lambda: None
         return
     stream = progress_stream()
     started = time.perf_counter()
@@ -445,17 +446,44 @@ def working(enabled: bool, what: str) -> Iterator[None]:
             if stop.wait(1.0):
                 return
 
-    thread = threading.Thread(target=show, name="working", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
+    def finish() -> None:
+        if stop.is_set():
+            return
         stop.set()
         thread.join()
         if shown.is_set():
             stream.write(f"\r{what}: {time.perf_counter() - started:.1f} s")
             stream.write("\n")
             stream.flush()
+
+    thread = threading.Thread(target=show, name="working", daemon=True)
+    thread.start()
+    try:
+        yield finish
+    finally:
+        finish()
+
+
+class BarAfterWork:
+    """The stream of a library's progress bar that comes after work shown by
+    :func:`working`: its first write ends the working line (``finish``)."""
+
+    def __init__(self, stream: Any, finish: Callable[[], None]) -> None:
+        self.stream = stream
+        self.finish: Callable[[], None] | None = finish
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if self.finish is not None:
+            self.finish()
+            self.finish = None
+        return int(self.stream.write(text) or 0)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def counted(count: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:

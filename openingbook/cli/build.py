@@ -13,6 +13,7 @@ import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
+    BarAfterWork,
     counted,
     emit_json,
     json_option,
@@ -210,21 +211,24 @@ def build_command(
                 "in Thill's layout, merge them, then 'openingbook convert'"
             )
         output = output or Path(default_output_name(options, compact=True))
-    summary = build_book(
-        output,
-        options,
-        work_dir=work_dir,
-        jobs=jobs,
-        executor=executor,
-        scheduler=scheduler,
-        table_log2=table_log2,
-        force=force,
-        keep_work=keep_work,
-        progress=progress and not quiet and not as_json and progress_stream(),
-        command=_command_line(),
-        format=format,
-        parent_book=True if parent_book is None else parent_book != "none" and parent_book,
-    )
+    shown = progress and not quiet and not as_json
+    # before the bar: enumerating the positions, their bounds, loading the solver
+    with working(shown, "build: preparing") as finish:
+        summary = build_book(
+            output,
+            options,
+            work_dir=work_dir,
+            jobs=jobs,
+            executor=executor,
+            scheduler=scheduler,
+            table_log2=table_log2,
+            force=force,
+            keep_work=keep_work,
+            progress=shown and BarAfterWork(progress_stream(), finish),
+            command=_command_line(),
+            format=format,
+            parent_book=True if parent_book is None else parent_book != "none" and parent_book,
+        )
     if as_json:
         emit_json(summary.as_dict())
     else:  # -q silences the progress bar only: the summary is the command's result
