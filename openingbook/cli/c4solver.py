@@ -153,13 +153,9 @@ def c4solver(analyze: bool, weak: bool, book: Any, as_json: bool, progress: bool
     number = 1
     try:
         for lines in read_batches(source):
-            answered = ponsprotocol.answer_lines(lines, number, answers, analyze, weak)
-            while True:
-                with working(progress, "c4solver: answering"):  # a deep line takes seconds
-                    answer = next(answered, None)
-                if answer is None:
-                    break
-                to_err, text = answer
+            with working(progress, "c4solver: answering"):  # a deep line takes seconds
+                answered = ponsprotocol.answer_lines(lines, number, answers, analyze, weak)
+            for to_err, text in answered:
                 stream = err if to_err else out
                 stream.write(text.encode("latin-1"))
                 stream.flush()
