@@ -489,6 +489,7 @@ LONG_COMMANDS = (
     "analyze",
     "best",
     "c4solver",
+    "info",
 )
 
 
