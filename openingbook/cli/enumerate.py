@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -115,7 +116,9 @@ def enumerate_command(
         which = parse_part(part)
 
     piped = to_stdout(output)  # the positions on stdout: the count and summary on stderr
-    with working(progress and not as_json, f"enumerate --plies {plies}"):
+    # not over positions written to a terminal (-o -)
+    shown = progress and not as_json and not (piped and sys.stdout.isatty())
+    with working(shown, f"enumerate --plies {plies}"):
         result = enumerate_to_file(
             plies,
             under,
