@@ -130,6 +130,8 @@ class Oracle:
             raise InvalidArgument(f"expected an Engine, got {type(engine).__name__}")
         self.engine = engine
         self.board: BoardSize = engine.board
+        #: the solver's kernel was asked for (its first use compiles while books are read)
+        self._solver_started = False
 
     def close(self) -> None:
         """Close the engine's books (opened again when needed)."""
@@ -229,6 +231,14 @@ class Oracle:
         win_now = score_of[safe_stones, 1]
         scores[wins] = np.broadcast_to(win_now[:, None], wins.shape)[wins]
         open_moves = playable & ~wins
+        if not self._solver_started and any(
+            self.engine.searches_only(ply)
+            for ply in np.unique(stones[open_moves.any(axis=1)] + 1).tolist()
+        ):
+            # a first use compiles the solver in a child process meanwhile (on another
+            # core), while this one reads the books (and compiles their reader)
+            self.engine.solver.warm_up(solve=False, wait=False)
+            self._solver_started = True
         child_first = np.where((stones % 2 == 0)[:, None], first[:, None] | move, first[:, None])
         child_mask = mask[:, None] | move
         self._book_scores(stones, open_moves, child_first, child_mask, scores)

@@ -371,7 +371,7 @@ def test_quiet_silences_the_progress_bar_not_the_summary(tmp_path):
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )  # fmt: skip
 
-    loud = build()
+    loud = build("--progress")  # stderr is no terminal here: progress asked for
     assert loud.returncode == 0, loud.stderr
     assert "solving" in loud.stderr  # the bar, on stderr
     # the workers load the kernel this process compiled: the bar never says "compiling"
@@ -396,9 +396,142 @@ def test_the_progress_bar_has_no_rate_until_the_first_chunk(monkeypatch):
     starting = stream.getvalue().split("\r")[-1]
     assert starting.startswith("solving:") and "ETA" not in starting and "<" not in starting
     assert "pos/s" not in starting and "?" not in starting
-    build._solving(bar)
-    bar.update(25)
+    build._chunk_landed(bar, 25, 1, 4, 0)
     bar.refresh()
     solving = stream.getvalue().split("\r")[-1]
     assert solving.startswith("solving:") and "25/100" in solving and "<" in solving
+    assert "chunks 1/4" in solving  # the chunk counted as it lands, with its positions
     bar.close()
+
+
+def _rate(line: str) -> float:
+    """The positions per second a tqdm line shows (``12.5pos/s``, ``3.10k positions/s``)."""
+    import re
+
+    number, prefix = re.search(r"([\d.]+)\s*([kMG]?)\s*pos(?:itions)?/s", line).groups()
+    return float(number) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[prefix]
+
+
+def test_the_build_bar_rate_is_the_positions_solved_this_run_per_second():
+    """Resumed positions are no work of this run, and a chunk landing a moment after
+    the bar started (or after another chunk) is no burst of speed: the rate is the
+    positions solved in this run over the seconds since the bar started."""
+    import io
+
+    from openingbook.pipeline import build
+
+    stream = io.StringIO()
+    bar = build._progress_bar(10_000, 6_000, 6, 10, stream)  # 6 chunks resumed
+    bar.start_t -= 20.0  # the workers started 20 s ago
+    build._chunk_landed(bar, 1_000, 7, 10, 6)
+    bar.refresh()
+    line = stream.getvalue().split("\r")[-1]
+    assert "chunks 7/10, resumed 6" in line
+    assert 45 <= _rate(line) <= 50.5, line  # 1,000 positions in 20 s (and a moment)
+    build._chunk_landed(bar, 1_000, 8, 10, 6)  # at once: still ~2,000 in 20 s
+    bar.refresh()
+    assert 90 <= _rate(stream.getvalue().split("\r")[-1]) <= 100.5
+    bar.close()
+
+
+def test_a_progress_bar_rate_is_work_done_since_its_first_call(monkeypatch):
+    """A command's bar (cli._common.Progress) appears from a big job's first call and
+    counts its rate from that call, whatever it was given before and however late the
+    bar is drawn: 2,000,000 positions done 10 s after the step began is 200k/s."""
+    import io
+
+    from openingbook.cli import _common
+
+    stream = io.StringIO()
+    monkeypatch.setattr(_common, "progress_stream", lambda: stream)
+    progress = _common.Progress("checking")
+    progress(0, 4_000_000)
+    progress.bar.start_t -= 10.0
+    progress(2_000_000, 4_000_000)
+    progress.bar.refresh()
+    assert 190e3 <= _rate(stream.getvalue().split("\r")[-1]) <= 200.5e3
+    progress.stage("writing")  # a new step: its own clock
+    progress(1_000_000, 4_000_000)  # its first call: no work measured yet
+    progress.bar.start_t -= 5.0
+    progress(2_000_000, 4_000_000)
+    progress.bar.refresh()
+    assert 190e3 <= _rate(stream.getvalue().split("\r")[-1]) <= 200.5e3
+    progress.close()
+
+
+def test_progress_in_a_log_is_a_line_at_a_time():
+    """--progress with stderr not a terminal: a line per redraw, at most one per
+    interval, and the bar's last state when it ends; other text passes through."""
+    import io
+
+    from openingbook.cli._common import ProgressLines
+
+    now = [0.0]
+    log = io.StringIO()
+    lines = ProgressLines(log, interval=10, clock=lambda: now[0])
+    lines.write("\rstep: 0%")
+    now[0] = 3.0
+    lines.write("\rstep: 30%")  # too soon: held
+    lines.write("note: something\n")
+    now[0] = 12.0
+    lines.write("\rstep: 90%   ")
+    now[0] = 13.0
+    lines.write("\rstep: 100%")
+    now[0] = 30.0
+    lines.write("\rstep: 100%")  # the bar's close draws it again: once in the log
+    lines.write("\n")  # the end: its last state
+    assert log.getvalue().splitlines() == ["step: 0%", "note: something", "step: 90%", "step: 100%"]
+
+
+#: the commands that can run longer than a few seconds on the shipped books: each shows
+#: progress on a terminal and takes --progress for a log
+LONG_COMMANDS = (
+    "build",
+    "merge",
+    "convert",
+    "check",
+    "stats",
+    "enumerate",
+    "solve",
+    "analyze",
+    "best",
+    "c4solver",
+    "info",
+)
+
+
+@pytest.mark.parametrize("name", LONG_COMMANDS)
+def test_every_long_command_takes_progress(name):
+    import click
+
+    from openingbook.cli import main
+
+    command = main.get_command(click.Context(main), name)
+    flags = {opt for param in command.params for opt in param.opts}
+    assert "--progress" in flags
+
+
+def test_work_without_progress_of_its_own_says_how_long_it_takes(monkeypatch):
+    """working(): a line from the first seconds on, ended by the true elapsed time; nothing
+    for work that ends sooner, nor when not enabled."""
+    import io
+    import time
+
+    from openingbook.cli import _common
+
+    stream = io.StringIO()
+    stream.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(_common.sys, "stderr", stream)
+    monkeypatch.setattr(_common, "WORKING_AFTER_SECONDS", 0.05)
+    with _common.working(True, "stats book15-dist.c4b"):
+        time.sleep(0.3)
+    shown = stream.getvalue()
+    assert shown.startswith("\rstats book15-dist.c4b: 0 s") and shown.endswith(" s\n")
+    elapsed = float(shown.rsplit(": ", 1)[1].removesuffix(" s\n"))
+    assert 0.3 <= elapsed < 5
+    monkeypatch.setattr(_common, "WORKING_AFTER_SECONDS", 2.0)
+    with _common.working(True, "quick"):  # over before it would be said
+        pass
+    with _common.working(False, "not wanted"):
+        time.sleep(0.1)
+    assert stream.getvalue() == shown

@@ -5,26 +5,28 @@ no code for it: :func:`openingbook.solver._jit._note_compiling`), on a terminal 
 ``OPENINGBOOK_COMPILE_NOTE=1``), never on stdout, and not again once the cache
 holds the code. Checked in fresh processes with numba's cache in a new directory
 (``NUMBA_CACHE_DIR``) and the native cache off, so that numba compiles the
-kernels of a single lookup (a few seconds).
+kernels of a single lookup (the book reader's).
 """
 
 from __future__ import annotations
 
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from openingbook.solver._jit import compile_note
+from openingbook.solver import _jit
+from openingbook.solver._jit import FIRST_USE_SECONDS, compile_note
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "from openingbook.cli import main; main()"
 LOOKUP = ("lookup", "8", "44444455")
 ANSWER = "first player wins; 8 stones, in compact 8-ply book\n"
-NOTE = "openingbook: compiling openingbook.formats.compact.book, once: a few seconds\n"
+NOTE = compile_note("openingbook.formats.compact.book") + "\n"
 
 
 def _env(cache: Path, **extra: str) -> dict[str, str]:
@@ -63,25 +65,82 @@ def _run_on_a_terminal(cache: Path) -> tuple[int, str, str]:
     return status, out, shown.decode().replace("\r\n", "\n")
 
 
-def test_the_note_names_the_solver_and_its_time():
-    assert (
-        compile_note("openingbook.solver.search")
-        == "openingbook: compiling the solver, once: about 25 s"
+def test_the_note_names_what_compiles_and_its_time():
+    """Each note's figure is the one of FIRST_USE_SECONDS, the notes' one home."""
+    seconds = FIRST_USE_SECONDS
+    assert compile_note("openingbook.solver.search") == (
+        f"openingbook: compiling the solver, once: about {seconds['the solver']} s"
     )
     assert compile_note("openingbook.solver.search", light=True) == (
-        "openingbook: compiling the solver, once: about 10 s "
+        f"openingbook: compiling the solver, once: about {seconds['light solver']} s "
         "(its fastest form compiles in the background)"
     )
-    assert compile_note("openingbook.answers") == (
-        "openingbook: compiling openingbook.answers, once: a few seconds"
+    assert compile_note("openingbook.formats.compact.book") == (
+        f"openingbook: compiling the book reader, once: about {seconds['the book reader']} s"
     )
+    # compiled in a child for this run: the time left when this run waits for it
+    left = seconds["light solver"] - 10
+    assert compile_note("openingbook.solver.search", light=True, done=10.2).startswith(
+        f"openingbook: compiling the solver, once: about {left} s more ("
+    )
+    assert "about 1 s more" in compile_note("openingbook.solver.search", True, done=99)
+    assert compile_note("openingbook.solver.membership") == compile_note(
+        "openingbook.formats.compact.compressed"
+    )
+    assert compile_note("openingbook.solver.bitops") == (
+        f"openingbook: compiling openingbook.solver.bitops, once: about {seconds['other']} s"
+    )
+
+
+def test_every_compile_of_a_run_is_announced_once(monkeypatch, capsys):
+    """The book reader, then the solver (the oracle's first batch compiles both): each
+    said when it starts, each once, and nothing when notes are not wanted."""
+    monkeypatch.setattr(_jit, "_ANNOUNCED", set())
+    monkeypatch.setenv("OPENINGBOOK_COMPILE_NOTE", "1")
+    monkeypatch.setenv("OPENINGBOOK_COMPILE_NOTE_PID", str(os.getpid()))
+    for module in (
+        "openingbook.formats.compact.book",
+        "openingbook.solver.membership",
+        "openingbook.solver.search",
+        "openingbook.solver.search",
+    ):
+        _jit.announce_compile(module, light=True)
+    assert capsys.readouterr().err.splitlines() == [
+        compile_note("openingbook.formats.compact.book"),
+        compile_note("openingbook.solver.search", light=True),
+    ]
+    monkeypatch.setattr(_jit, "_ANNOUNCED", set())
+    monkeypatch.setenv("OPENINGBOOK_COMPILE_NOTE", "0")
+    _jit.announce_compile("openingbook.solver.search")
+    assert capsys.readouterr().err == ""
+
+
+def test_the_first_use_figures_have_one_home():
+    """No figure of a first use's wait is written anywhere but FIRST_USE_SECONDS: the
+    source has no other note text, and every note the docs quote is compile_note's."""
+    notes = re.compile(r"compiling ([\w. ]+?), once: about \d+ s")
+    for path in (ROOT / "openingbook").rglob("*.py"):
+        if path.name != "_jit.py":
+            assert "once: about" not in path.read_text(encoding="utf-8"), path
+    by_name = {"the solver": "openingbook.solver.search"}
+    by_name.update({name: start for start, name in _jit.COMPILED if name not in by_name})
+    quoted = 0
+    for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        for found in notes.finditer(text):
+            module = by_name[found.group(1)]
+            said = (compile_note(module), compile_note(module, light=True))
+            assert any(found.group(0) in note for note in said), (doc.name, found.group(0))
+            quoted += 1
+    assert quoted >= 2  # README and the command line's guide quote the notes
 
 
 @pytest.mark.slow
 def test_a_cold_first_run_says_it_compiles_once_on_a_terminal(tmp_path):
     status, out, shown = _run_on_a_terminal(tmp_path / "numba")
     assert (status, out) == (0, ANSWER)  # stdout stays clean
-    assert shown == NOTE
+    # the note clears the line first (a command's progress line may be on it)
+    assert shown == "\r\x1b[K" + NOTE
     # the cache is warm now: nothing compiled, nothing said, even when asked to
     warm = _run(tmp_path / "numba", OPENINGBOOK_COMPILE_NOTE="1")
     assert (warm.returncode, warm.stdout, warm.stderr) == (0, ANSWER, "")
@@ -108,14 +167,13 @@ def test_only_the_first_process_of_a_run_says_it(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("module", ["openingbook.solver.search", "openingbook.pipeline.solving"])
-def test_a_run_that_loaded_the_search_names_the_solver(tmp_path, module):
-    """It will compile the search (a build enumerates its positions first, then its
-    workers compile the search): the note gives the solver's time, even when another
-    kernel compiles first."""
+def test_a_run_says_what_it_compiles_not_what_it_loaded(tmp_path, module):
+    """A run that loaded the search but compiles only the book reader says the reader's
+    time (the solver, compiled later if at all, is announced when it is)."""
     code = f"import {module}; {ENTRY}"
     done = subprocess.run(
         [sys.executable, "-c", code, *LOOKUP], capture_output=True, text=True, cwd=ROOT,
         env=_env(tmp_path / "a", OPENINGBOOK_COMPILE_NOTE="1"), timeout=600,
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (0, ANSWER)
-    assert done.stderr == compile_note("openingbook.solver.search") + "\n"
+    assert done.stderr == NOTE

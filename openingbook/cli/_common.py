@@ -17,6 +17,8 @@ import importlib
 import json
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
@@ -254,26 +256,123 @@ class ShippedBooksHelp(click.Command):
 #: the smallest job (positions) :func:`progress_bar` shows a bar for: smaller ones end
 #: in seconds
 PROGRESS_FROM = 1_000_000
+#: seconds between two progress lines in a log (``--progress``, stderr not a terminal)
+LOG_INTERVAL_SECONDS = 10
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (progress is shown there by default)."""
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # closed, or a stand-in without isatty
+        return False
+
+
+def _progress_shown(ctx: click.Context, param: click.Parameter, forced: bool) -> bool:
+    return forced or stderr_is_terminal()
+
+
+#: ``--progress``: the command receives ``progress``, whether to show progress on
+#: stderr (a terminal, or asked for: then as lines for a log, :class:`ProgressLines`)
+progress_option = click.option(
+    "--progress",
+    "progress",
+    is_flag=True,
+    callback=_progress_shown,
+    help="Show progress also when standard error is not a terminal "
+    f"(a line every {LOG_INTERVAL_SECONDS} s, for logs).",
+)
+
+
+class ProgressLines:
+    """The stream of a progress bar in a log (stderr not a terminal): each redraw of
+    the bar (tqdm writes ``"\r" + line``) becomes a line of its own, at most one every
+    ``interval`` seconds, and the bar's last state is written when it ends; any other
+    text passes through."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        interval: float = LOG_INTERVAL_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stream = stream
+        self.interval = interval
+        self.clock = clock
+        self.pending = ""
+        self.written_at: float | None = None
+        self.last = ""
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if text.startswith("\r"):  # a redraw: the latest state of the bar
+            self.pending = text.strip()
+            now = self.clock()
+            if self.pending and (self.written_at is None or now - self.written_at >= self.interval):
+                self._write_pending(now)
+        elif not text.strip():  # the bar's end ("\n" after its last redraw)
+            if self.pending:
+                self._write_pending(self.clock())
+        else:
+            self.stream.write(text)
+        return len(text)
+
+    def _write_pending(self, now: float) -> None:
+        if self.pending != self.last:  # a bar ends by drawing its last state again
+            self.stream.write(self.pending + "\n")
+            self.stream.flush()
+            self.last, self.written_at = self.pending, now
+        self.pending = ""
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def progress_stream() -> Any:
+    """Where progress goes: stderr on a terminal, else :class:`ProgressLines` over it."""
+    return sys.stderr if stderr_is_terminal() else ProgressLines(sys.stderr)
 
 
 class Progress:
     """Progress bars on stderr for the library's ``progress(done, total)`` callbacks
     (positions): called as that callback; :meth:`stage` starts the bar of the next step
-    of the same command (a derivation's write, a validation's comparison)."""
+    of the same command (a derivation's write, a validation's comparison).
+
+    The rate is work done over time: the positions done since the step's first call
+    over the seconds since it (the library calls ``progress(0, total)`` when a step
+    starts), not tqdm's smoothed rate, which a bar shown late (from
+    :data:`PROGRESS_FROM` positions) or jumping by big pieces would inflate."""
 
     def __init__(self, what: str) -> None:
         self.what = what
         self.bar: Any = None
         #: a bar was shown: the command is long enough for every later step to show one
         self.shown = False
+        #: (time.time(), done) of the step's first call
+        self.began: tuple[float, int] | None = None
 
     def __call__(self, done: int, total: int) -> None:
+        if self.began is None:
+            self.began = (time.time(), done)
         if self.bar is None:
             if total < PROGRESS_FROM and not self.shown:
                 return
             from tqdm import tqdm
 
-            self.bar = tqdm(desc=self.what, unit=" positions", unit_scale=True, file=sys.stderr)
+            since, first = self.began
+            self.bar = tqdm(
+                desc=self.what,
+                total=total,
+                initial=first,
+                unit=" positions",
+                unit_scale=True,
+                smoothing=0,  # the rate: (n - initial) / elapsed
+                file=progress_stream(),
+            )
+            self.bar.start_t = since  # tqdm's clock is time.time
             self.shown = True
         self.bar.total = total
         self.bar.update(done - self.bar.n)
@@ -282,6 +381,7 @@ class Progress:
         """The next step is ``what``: the current bar ends, its progress gets its own."""
         self.close()
         self.what = what
+        self.began = None
 
     def close(self) -> None:
         if self.bar is not None:
@@ -294,7 +394,7 @@ def progress_bar(enabled: bool, what: str) -> Iterator[Progress | None]:
     """A :class:`Progress` for the library's ``progress(done, total)`` callbacks, shown
     from the first call of a job of :data:`PROGRESS_FROM` positions or more (and for
     every later step of a command that showed one); None when not ``enabled``
-    (``--json``)."""
+    (``--json``, or ``--progress`` not given where stderr is not a terminal)."""
     if not enabled:
         yield None
         return
@@ -303,6 +403,87 @@ def progress_bar(enabled: bool, what: str) -> Iterator[Progress | None]:
         yield progress
     finally:
         progress.close()
+
+
+def shown_moves(moves: str, keep: int = 24) -> str:
+    """A move string as a progress line names it: at most ``keep`` characters.
+
+    >>> shown_moves(""), shown_moves("4453"), shown_moves("1234567" * 5)
+    ('(start)', '4453', '123456712345671234567123...')
+    """
+    if not moves:
+        return "(start)"
+    return moves if len(moves) <= keep else moves[:keep] + "..."
+
+
+#: seconds a command works silently before :func:`working` says it is at work
+WORKING_AFTER_SECONDS = 2.0
+
+
+@contextlib.contextmanager
+def working(enabled: bool, what: str) -> Iterator[Callable[[], None]]:
+    """For work the library reports no progress of: from :data:`WORKING_AFTER_SECONDS`
+    on, a line on stderr saying ``what`` is at work and for how long (each second on a
+    terminal, a line every :data:`LOG_INTERVAL_SECONDS` in a log), ended by the true
+    elapsed time (``what: 83.2 s``); nothing for work that ends sooner or when not
+    ``enabled`` (``--json``, or no terminal without ``--progress``). Gives a function
+    that ends the line before the block does (a progress bar of the work takes over)."""
+    if not enabled:
+        yield lambda: None
+        return
+    stream = progress_stream()
+    started = time.perf_counter()
+    stop = threading.Event()
+    shown = threading.Event()
+
+    def show() -> None:
+        if stop.wait(WORKING_AFTER_SECONDS):
+            return
+        while True:
+            shown.set()
+            stream.write(f"\r{what}: {time.perf_counter() - started:.0f} s")
+            stream.flush()
+            if stop.wait(1.0):
+                return
+
+    def finish() -> None:
+        if stop.is_set():
+            return
+        stop.set()
+        thread.join()
+        if shown.is_set():
+            stream.write(f"\r{what}: {time.perf_counter() - started:.1f} s")
+            stream.write("\n")
+            stream.flush()
+
+    thread = threading.Thread(target=show, name="working", daemon=True)
+    thread.start()
+    try:
+        yield finish
+    finally:
+        finish()
+
+
+class BarAfterWork:
+    """The stream of a library's progress bar that comes after work shown by
+    :func:`working`: its first write ends the working line (``finish``)."""
+
+    def __init__(self, stream: Any, finish: Callable[[], None]) -> None:
+        self.stream = stream
+        self.finish: Callable[[], None] | None = finish
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if self.finish is not None:
+            self.finish()
+            self.finish = None
+        return int(self.stream.write(text) or 0)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def counted(count: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:

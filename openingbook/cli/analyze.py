@@ -21,8 +21,11 @@ from openingbook.cli._common import (
     emit_json,
     engine_arguments,
     json_option,
+    progress_option,
+    shown_moves,
     table_option,
     user_errors,
+    working,
 )
 
 if TYPE_CHECKING:
@@ -45,6 +48,7 @@ def engine_options(func: F) -> F:
             "columns not answered are reported as unknown.",
         ),
         table_option,
+        progress_option,
         json_option,
     ]
     for option in reversed(options):
@@ -60,12 +64,16 @@ def _analyze(
     height: int | None,
     time_limit: float | None,
     table_log2: int | None,
+    progress: bool,
+    command: str = "analyze",
+    quiet: bool = False,
 ) -> Analysis:
     """The analysis of ``moves`` by the engine the options of :func:`engine_options` ask for."""
     from openingbook.engine import Engine
 
     arguments = engine_arguments(books, size, width, height)
-    with Engine(**arguments, table_log2=table_log2) as engine:
+    shown = working(progress and not quiet, f"{command} {shown_moves(moves)}")
+    with shown, Engine(**arguments, table_log2=table_log2) as engine:
         return engine.analyze(moves, time_limit=time_limit)
 
 
@@ -89,7 +97,7 @@ def analyze_command(moves: str, as_json: bool, **options: Any) -> None:
       openingbook analyze 333 --size 6x5
       openingbook analyze 44444433333312 --book none --time-limit 2
     """
-    analysis = _analyze(moves, **options)
+    analysis = _analyze(moves, quiet=as_json, **options)
     if as_json:
         emit_json(analysis.to_dict())
     else:
@@ -111,7 +119,7 @@ def best_command(moves: str, as_json: bool, **options: Any) -> None:
     """
     from openingbook.engine import best_column, value_dict
 
-    analysis = _analyze(moves, **options)
+    analysis = _analyze(moves, command="best", quiet=as_json, **options)
     column = best_column(analysis)
     if as_json:
         emit_json(

@@ -13,15 +13,19 @@ import click
 
 from openingbook.cli import main
 from openingbook.cli._common import (
+    BarAfterWork,
     counted,
     emit_json,
     json_option,
     output_format_option,
     output_option,
     parallel_options,
+    progress_option,
+    progress_stream,
     seed_option,
     size_option,
     user_errors,
+    working,
 )
 
 if TYPE_CHECKING:
@@ -132,6 +136,7 @@ def _command_line() -> list[str]:
 @output_format_option
 @click.option("--keep-work", is_flag=True, help="Keep the work directory after success.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar (the summary is still printed).")
+@progress_option
 @json_option
 @user_errors
 def build_command(
@@ -155,6 +160,7 @@ def build_command(
     format: Format | None,
     keep_work: bool,
     quiet: bool,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Solve every book position of a ply and write the book plus its manifest.
@@ -205,21 +211,24 @@ def build_command(
                 "in Thill's layout, merge them, then 'openingbook convert'"
             )
         output = output or Path(default_output_name(options, compact=True))
-    summary = build_book(
-        output,
-        options,
-        work_dir=work_dir,
-        jobs=jobs,
-        executor=executor,
-        scheduler=scheduler,
-        table_log2=table_log2,
-        force=force,
-        keep_work=keep_work,
-        progress=not quiet and not as_json,
-        command=_command_line(),
-        format=format,
-        parent_book=True if parent_book is None else parent_book != "none" and parent_book,
-    )
+    shown = progress and not quiet and not as_json
+    # before the bar: enumerating the positions, their bounds, loading the solver
+    with working(shown, "build: preparing") as finish:
+        summary = build_book(
+            output,
+            options,
+            work_dir=work_dir,
+            jobs=jobs,
+            executor=executor,
+            scheduler=scheduler,
+            table_log2=table_log2,
+            force=force,
+            keep_work=keep_work,
+            progress=shown and BarAfterWork(progress_stream(), finish),
+            command=_command_line(),
+            format=format,
+            parent_book=True if parent_book is None else parent_book != "none" and parent_book,
+        )
     if as_json:
         emit_json(summary.as_dict())
     else:  # -q silences the progress bar only: the summary is the command's result
@@ -238,9 +247,12 @@ def build_command(
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
 @output_option("Book file to write (manifest: <output>.json).", required=True)
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
+@progress_option
 @json_option
 @user_errors
-def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: bool) -> None:
+def merge_command(
+    shards: tuple[Path, ...], output: str, force: bool, progress: bool, as_json: bool
+) -> None:
     """Combine the shard books of one build (all of 1/N .. N/N) into the full book,
     or the compact parts of a ply ('build --part', all of 1/N .. N/N) into the
     complete compact book.
@@ -255,7 +267,8 @@ def merge_command(shards: tuple[Path, ...], output: str, force: bool, as_json: b
     """
     from openingbook.pipeline.merge import merge_books
 
-    summary = merge_books(output, list(shards), force=force, command=_command_line())
+    with working(progress and not as_json, f"merge {counted(len(shards), 'book')}"):
+        summary = merge_books(output, list(shards), force=force, command=_command_line())
     # a build's shards make a book with a manifest; the parts of a ply, a compact book
     pieces = "shards" if summary.manifest else "parts"
     if as_json:

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 import click
 
 from openingbook.cli import main
-from openingbook.cli._common import NO_BOOK, _EngineBook, user_errors
+from openingbook.cli._common import NO_BOOK, _EngineBook, progress_option, user_errors, working
 
 #: The most lines answered by one call of the oracle.
 BATCH_LINES = 4096
@@ -126,8 +126,9 @@ def _oracle_and_lookup(book: Any) -> tuple[Any, Any]:
     is_flag=True,
     help="Errors as JSON on stderr, as every command's (the answers stay Pons' lines).",
 )
+@progress_option
 @user_errors
-def c4solver(analyze: bool, weak: bool, book: Any, as_json: bool) -> None:
+def c4solver(analyze: bool, weak: bool, book: Any, as_json: bool, progress: bool) -> None:
     """Answer move strings on stdin as Pascal Pons' c4solver does (7x6 board only).
 
     Each line of standard input is a move string (columns 1-7). A line that is a game
@@ -152,7 +153,9 @@ def c4solver(analyze: bool, weak: bool, book: Any, as_json: bool) -> None:
     number = 1
     try:
         for lines in read_batches(source):
-            for to_err, text in ponsprotocol.answer_lines(lines, number, answers, analyze, weak):
+            with working(progress, "c4solver: answering"):  # a deep line takes seconds
+                answered = ponsprotocol.answer_lines(lines, number, answers, analyze, weak)
+            for to_err, text in answered:
                 stream = err if to_err else out
                 stream.write(text.encode("latin-1"))
                 stream.flush()

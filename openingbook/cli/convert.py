@@ -15,7 +15,9 @@ from openingbook.cli._common import (
     json_option,
     output_option,
     parse_output_format,
+    progress_option,
     user_errors,
+    working,
 )
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     help="Output format (default: from the extension, .c4b compact, .dat Thill).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing output (and its manifest).")
+@progress_option
 @json_option
 @user_errors
 def convert_command(
@@ -44,6 +47,7 @@ def convert_command(
     output: str | None,
     format: Format | None,
     force: bool,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Convert SOURCE between Thill's layout and the compact format, into OUTPUT
@@ -66,7 +70,8 @@ def convert_command(
         raise click.UsageError("give the output once: as OUTPUT or with -o/--output")
     from openingbook.pipeline.convert import convert_book  # the command modules import only click
 
-    summary = convert_book(source, Path(target or output or ""), format, force=force)
+    with working(progress and not as_json, f"convert {source.name}"):
+        summary = convert_book(source, Path(target or output or ""), format, force=force)
     if as_json:
         emit_json(summary.as_dict())
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -13,9 +14,11 @@ from openingbook.cli._common import (
     emit_json,
     json_option,
     output_option,
+    progress_option,
     size_option,
     to_stdout,
     user_errors,
+    working,
 )
 
 
@@ -66,6 +69,7 @@ from openingbook.cli._common import (
     help="Also count every position of the ply as Tromp's published table does (both "
     "mirror variants, immediate wins, finished games) and compare with it.",
 )
+@progress_option
 @json_option
 @user_errors
 def enumerate_command(
@@ -80,6 +84,7 @@ def enumerate_command(
     parts: int | None,
     part: str | None,
     count_all: bool,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Count the positions a PLIES-ply book holds (legal, nobody has four, the side
@@ -110,23 +115,26 @@ def enumerate_command(
 
         which = parse_part(part)
 
-    result = enumerate_to_file(
-        plies,
-        under,
-        output,
-        output_format or "moves",
-        merge_mirrors=not both_mirrors,
-        drop_immediate_wins=not keep_immediate_wins,
-        board=size or DEFAULT_BOARD,
-        parts=parts,
-        part=which,
-    )
     piped = to_stdout(output)  # the positions on stdout: the count and summary on stderr
-    counts = None
-    if count_all:
-        from openingbook.checks.plycounts import count_all_positions
+    # not over positions written to a terminal (-o -)
+    shown = progress and not as_json and not (piped and sys.stdout.isatty())
+    with working(shown, f"enumerate --plies {plies}"):
+        result = enumerate_to_file(
+            plies,
+            under,
+            output,
+            output_format or "moves",
+            merge_mirrors=not both_mirrors,
+            drop_immediate_wins=not keep_immediate_wins,
+            board=size or DEFAULT_BOARD,
+            parts=parts,
+            part=which,
+        )
+        counts = None
+        if count_all:
+            from openingbook.checks.plycounts import count_all_positions
 
-        counts = count_all_positions(plies, parts or AUTO_PARTS, *result.board)
+            counts = count_all_positions(plies, parts or AUTO_PARTS, *result.board)
     if as_json:
         emit_json(
             {

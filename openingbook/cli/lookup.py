@@ -15,6 +15,7 @@ from openingbook.cli._common import (
     json_option,
     parse_moves,
     progress_bar,
+    progress_option,
     read_stdin,
     resolve_book_argument,
     size_option,
@@ -170,11 +171,12 @@ def lookup_command(
     "every value, part by part with a progress bar (about a minute); smaller ones always are.",
 )
 @format_option
+@progress_option
 @json_option
 @user_errors
 @click.pass_context
 def info_command(
-    ctx: click.Context, book: str, full: bool, fmt: Layout | None, as_json: bool
+    ctx: click.Context, book: str, full: bool, fmt: Layout | None, progress: bool, as_json: bool
 ) -> None:
     """Format, scope, record count, value histogram and checks of BOOK.
 
@@ -196,7 +198,7 @@ def info_command(
     entry = detect(path)
     if fmt is not None and not entry.layouts:
         raise BadArgument(f"--format applies to Thill-layout books, not {entry.name} ones")
-    with progress_bar(full and not as_json, "checking every value") as advance:
+    with progress_bar(full and progress and not as_json, "checking every value") as advance:
         info = describe(path, entry, fmt, full=full or None, progress=advance)
     if as_json:
         emit_json(info)

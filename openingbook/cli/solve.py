@@ -18,9 +18,12 @@ from openingbook.cli._common import (
     emit_json,
     json_option,
     parse_moves,
+    progress_option,
     resolve_board_size,
+    shown_moves,
     stdin_text_stream,
     user_errors,
+    working,
 )
 from openingbook.errors import InvalidArgument
 
@@ -146,6 +149,7 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
     help="Threads searching each position, sharing the table (default: one per core).",
 )
 @board_size_options
+@progress_option
 @json_option
 @user_errors
 def solve_command(
@@ -157,6 +161,7 @@ def solve_command(
     size: object,
     width: int | None,
     height: int | None,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Exact game value of the position after MOVES (1-based columns, e.g. 4453;
@@ -190,8 +195,14 @@ def solve_command(
         batch = _batch_lines(source)
         lines = itertools.chain([next(batch)], batch)
     solvers = _Solvers(table_log2, threads, width, height)
+    shown = progress and not as_json
+
+    def solved(pos: Position, line: str) -> dict:
+        with working(shown, f"solve {shown_moves(line)}"):
+            return _result(solvers.of(pos), pos, line, all_moves)
+
     if position is not None and moves is not None:
-        result = _result(solvers.of(position), position, moves, all_moves)
+        result = solved(position, moves)
         if as_json:
             emit_json(result)
         else:
@@ -204,7 +215,7 @@ def solve_command(
             pos = Position.from_moves(line, width, height)
         except ValueError as exc:
             raise InvalidArgument(f"line {number}: {exc}") from None
-        result = _result(solvers.of(pos), pos, line, all_moves)
+        result = solved(pos, line)
         if as_json:
             emit_json(result)
         else:

@@ -24,8 +24,10 @@ from openingbook.cli._common import (
     output_option,
     parallel_options,
     progress_bar,
+    progress_option,
     seed_option,
     user_errors,
+    working,
 )
 
 if TYPE_CHECKING:
@@ -232,6 +234,7 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
 @parallel_options
 @click.option("--strict", is_flag=True, help="Exit with status 1 on warnings too.")
 @format_option
+@progress_option
 @json_option
 @user_errors
 def check_command(
@@ -246,6 +249,7 @@ def check_command(
     table_log2: int | None,
     strict: bool,
     fmt: Layout | None,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Check BOOK from the file alone, and re-solve records with the solver.
@@ -259,18 +263,19 @@ def check_command(
         raise click.UsageError("--sample and --all exclude each other")
     from openingbook.checks.check import check_book
 
-    report = check_book(
-        book,
-        sample=sample,
-        all_records=all_records,
-        absent=absent,
-        seed=seed,
-        jobs=jobs,
-        executor=executor,
-        table_log2=table_log2,
-        scheduler=scheduler,
-        layout=fmt,
-    )
+    with working(progress and not as_json, f"check {book.name}"):
+        report = check_book(
+            book,
+            sample=sample,
+            all_records=all_records,
+            absent=absent,
+            seed=seed,
+            jobs=jobs,
+            executor=executor,
+            table_log2=table_log2,
+            scheduler=scheduler,
+            layout=fmt,
+        )
     _finish(report, as_json, report.lines())
     if strict and report.issues:
         sys.exit(1)
@@ -301,6 +306,7 @@ def check_command(
     "with the Huffman code length of each.",
 )
 @format_option
+@progress_option
 @json_option
 @user_errors
 def stats_command(
@@ -309,9 +315,17 @@ def stats_command(
     per_ply: bool,
     entropy: bool,
     fmt: Layout | None,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Record and value counts of BOOK."""
+    with working(progress and not as_json, f"stats {book.name}"):
+        report = _stats(book, tromp, per_ply, entropy, fmt)
+    _finish(report, as_json, report.lines())
+
+
+def _stats(book: Path, tromp: bool, per_ply: bool, entropy: bool, fmt: Layout | None) -> Any:
+    """The report ``stats`` prints: the counts, or the entropy."""
     if entropy:
         from openingbook.checks.entropy import book_entropy
 
@@ -320,9 +334,7 @@ def stats_command(
                 "--entropy is a report of its own: without --tromp or --per-ply-counts"
             )
         options = {} if fmt is None else {"layout": fmt}
-        report: Any = book_entropy(book, **options)
-    else:
-        from openingbook.checks.stats import book_stats
+        return book_entropy(book, **options)
+    from openingbook.checks.stats import book_stats
 
-        report = book_stats(book, tromp=tromp, layout=fmt, per_ply=per_ply)
-    _finish(report, as_json, report.lines())
+    return book_stats(book, tromp=tromp, layout=fmt, per_ply=per_ply)

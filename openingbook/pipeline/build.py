@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -419,7 +419,7 @@ def build_book(
     table_log2: int | None = None,
     force: bool = False,
     keep_work: bool = False,
-    progress: bool = True,
+    progress: bool | TextIO = True,
     command: Sequence[str] | None = None,
     on_chunk: Callable[[ChunkResult], None] | None = None,
     format: Format | str | None = None,
@@ -434,11 +434,12 @@ def build_book(
     ``jobs`` defaults to the usable cores; ``executor`` is
     ``"pool"`` or ``"dask"`` (``scheduler`` = address of a running cluster,
     else a local one). ``command`` is recorded in the manifest (default
-    ``sys.argv``). ``on_chunk`` is called in the main process after each chunk
-    is saved. ``format``: the format the book is written in (a registry entry, or its
-    name): Thill's layout (7x6 only, with a manifest) or the compact format
-    (:mod:`openingbook.formats.compact`, the build's record in its metadata); default:
-    compact for an output ending in ``.c4b``
+    ``sys.argv``). ``progress``: the bar on stderr, or on the text stream given (the
+    command line gives a log one that writes a line every few seconds). ``on_chunk``
+    is called in the main process after each chunk is saved. ``format``: the format
+    the book is written in (a registry entry, or its name): Thill's layout (7x6 only,
+    with a manifest) or the compact format (:mod:`openingbook.formats.compact`, the
+    build's record in its metadata); default: compact for an output ending in ``.c4b``
     (:func:`openingbook.formats.registry.solved_book_writer`).
     ``parent_book``: a distance book of the ply before (a name or a path) whose scores
     bound the positions' scores from below (:func:`parent_lower_bounds`: the same
@@ -555,12 +556,7 @@ def build_book(
                 wd.save_chunk(result)
                 results[result.chunk_id] = result
                 solve_cpu += result.cpu_seconds
-                if len(results) == resumed + 1:
-                    _solving(bar)
-                bar.update(len(result))
-                bar.set_postfix_str(
-                    f"chunks {len(results)}/{len(plan.chunks)}, resumed {resumed}", refresh=False
-                )
+                _chunk_landed(bar, len(result), len(results), len(plan.chunks), resumed)
                 if on_chunk is not None:
                     on_chunk(result)
 
@@ -692,52 +688,45 @@ def _same_positions(saved: ChunkResult, first: np.ndarray, mask: np.ndarray) -> 
 
 #: the bar until the first chunk lands: the workers start, load the solver (this
 #: process compiled it for workers on this machine, :func:`load_worker_kernel`) and
-#: solve their first chunks; a rate or an ETA from that time would be wrong (it showed
-#: "ETA 46:15" at 0%)
+#: solve their first chunks; no rate or ETA until there is work done to measure
 _STARTING_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 
-def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: bool) -> Any:
+def _progress_bar(total: int, done: int, resumed: int, chunks: int, enabled: bool | TextIO) -> Any:
     """The build's progress bar on stderr: "solving", without rate or ETA until the
-    first chunk lands (:func:`_solving`), then with both."""
+    first chunk lands (:func:`_chunk_landed`), then with both.
+
+    The rate is the positions solved in this run over the time since the bar started
+    (the workers were started just before): resumed positions (``done``, the bar's
+    ``initial``) are not work of this run, and tqdm's smoothed rate of chunky updates
+    (a whole chunk landing a moment after the previous one) is not a rate of work, so
+    smoothing is off: tqdm then shows ``(n - initial) / elapsed``."""
     from tqdm import tqdm
 
-    class BuildBar(tqdm):  # type: ignore[misc]
-        """tqdm's bar whose rate (and so its ETA) counts from the first chunk only:
-        the positions solved since, over the time since (tqdm's public ``format_dict``)."""
-
-        solving_since: tuple[float, int] | None = None
-
-        @property
-        def format_dict(self) -> dict[str, Any]:
-            values = super().format_dict
-            if self.solving_since is not None:
-                since, first = self.solving_since
-                seconds = values["elapsed"] - since
-                solved = values["n"] - first
-                # no rate yet: tqdm's own (n - initial) / elapsed, then 0, shows "?"
-                values["initial"] = first
-                values["rate"] = solved / seconds if seconds > 0 and solved > 0 else None
-            return values
-
-    bar = BuildBar(
+    bar = tqdm(
         total=total,
         initial=done,
         unit="pos",
         desc="solving",
-        file=sys.stderr,
+        file=sys.stderr if isinstance(enabled, bool) else enabled,
         disable=not enabled,
         dynamic_ncols=True,
+        smoothing=0,
         bar_format=_STARTING_FORMAT,
     )
-    bar.set_postfix_str(f"chunks {resumed}/{chunks}, resumed {resumed}", refresh=False)
+    bar.set_postfix_str(_chunks_postfix(resumed, chunks, resumed), refresh=False)
     return bar
 
 
-def _solving(bar: Any) -> None:
-    """The first chunk landed: from now on the bar estimates the rate and the time left
-    from the chunks solved since (the start-up left out)."""
+def _chunks_postfix(landed: int, chunks: int, resumed: int) -> str:
+    return f"chunks {landed}/{chunks}, resumed {resumed}"
+
+
+def _chunk_landed(bar: Any, positions: int, landed: int, chunks: int, resumed: int) -> None:
+    """A chunk of ``positions`` landed (``landed`` of ``chunks``, resumed ones included):
+    the bar counts it, with the rate and the time left from the first one of this run."""
     if bar.disable:
         return
+    bar.set_postfix_str(_chunks_postfix(landed, chunks, resumed), refresh=False)
     bar.bar_format = None  # tqdm's default: rate and ETA
-    bar.solving_since = (bar.format_dict["elapsed"], bar.n)
+    bar.update(positions)

@@ -67,6 +67,8 @@ START_AFTER_SECONDS = 60
 _STARTERS: list[int] = []
 #: the children compiling a light kernel for this process (start_light), by its name
 _LIGHT_CHILDREN: dict[str, subprocess.Popen] = {}
+#: when each of them started (time.monotonic()), by the same name
+_LIGHT_STARTED: dict[str, float] = {}
 #: (fast kernel, signature) pairs whose library exists or cannot be built: fast
 _READY: set[tuple[Any, str]] = set()
 _GUARD = threading.Lock()
@@ -119,6 +121,7 @@ def start_light(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, env=env,
         )  # fmt: skip
+        _LIGHT_STARTED[name] = time.monotonic()
         if len(_LIGHT_CHILDREN) == 1:
             atexit.register(_stop_light_children)
 
@@ -136,15 +139,32 @@ def _stop_light_children() -> None:
 def _await_light(light: Any) -> None:
     """Wait for the child compiling ``light`` (start_light), if any; stopped with this
     process (Ctrl-C), it is stopped too."""
-    child = _LIGHT_CHILDREN.pop(f"{light.__module__}.{light.__qualname__}", None)
+    name = f"{light.__module__}.{light.__qualname__}"
+    child = _LIGHT_CHILDREN.pop(name, None)
+    started = _LIGHT_STARTED.pop(name, time.monotonic())
     if child is None:
         return
+    if child.poll() is None:  # its compile is this run's wait: the time left is said
+        done = _cpu_seconds(child.pid)
+        if done is None:  # no /proc: the time since it started
+            done = time.monotonic() - started
+        _jit.announce_compile(light.__module__, light=True, done=done)
     try:
         child.wait()
     except BaseException:
         child.kill()
         child.wait()
         raise
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user + system) process ``pid`` has used, from ``/proc`` (None where
+    there is none): a compile's progress, whatever else the machine runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _missing_library(fast: Any, args: tuple[Any, ...]) -> Path | None:

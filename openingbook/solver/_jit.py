@@ -21,12 +21,14 @@ them can be used are the kernels compiled without a cache (``cache=True``
 dropped) rather than failing (:func:`_choose_numba_cache`,
 :mod:`openingbook.solver._cachedir`). ``NUMBA_CACHE_DIR``, when set, is numba's as always.
 
-Compiling a command's kernels takes from a few seconds to about a minute, once:
-when numba starts compiling one of ours (its cache holds no code for it), a
-one-line note says so on stderr (:func:`_note_compiling`), when stderr is a
-terminal (``OPENINGBOOK_COMPILE_NOTE=1`` always, ``0`` never), once per run: only
-the run's first process says it (a build's workers stay silent: on this machine
-they load the kernel the build compiled before starting them).
+Compiling a command's kernels takes from a few seconds to about half a minute,
+once: when numba starts compiling one of ours (its cache holds no code for it), a
+one-line note says what compiles and for how long (:data:`FIRST_USE_SECONDS`) on
+stderr (:func:`_note_compiling`), when stderr is a terminal
+(``OPENINGBOOK_COMPILE_NOTE=1`` always, ``0`` never), once for each thing compiled
+(the book reader, then the solver: each is announced): only the run's first process
+says it (a build's workers stay silent: on this machine they load the kernel the
+build compiled before starting them).
 
 A kernel decorated with ``native=True`` (scalar and array arguments, a scalar
 or a tuple of scalars as result) is first looked up in the native cache
@@ -212,69 +214,106 @@ def _choose_numba_cache() -> None:
         os.environ["NUMBA_CACHE_DIR"] = str(choice)
 
 
-#: seconds a cold first run spends compiling, by the module whose kernels it runs
-#: (measured on 2 cores: ``benchmarks/bench_first_use.py``, the CPU time of a first
-#: ``analyze`` past the books: the two copies of the search a 7x6 search compiles);
-#: any other module's kernels take a few seconds
-COMPILE_SECONDS = {"openingbook.solver.search": 25}
-#: the same for the light kernel a first use compiles (solver._firstuse): one copy
-LIGHT_COMPILE_SECONDS = 10
+#: What a first run compiles, by the kernels' module (the first match of its name's
+#: start): the name its note gives it. Any other module's kernels are named by module.
+COMPILED = (
+    ("openingbook.solver.search", "the solver"),
+    ("openingbook.formats.compact", "the book reader"),
+    ("openingbook.solver.membership", "the book reader"),
+    ("openingbook.answers", "the book reader"),
+    ("openingbook.solver._kernels", "the position enumeration"),
+    ("openingbook.solver.enumerate", "the position enumeration"),
+)
+#: The one home of the first-use figures: seconds a first run spends compiling each of
+#: :data:`COMPILED` ("light solver": the search's light kernel, solver._firstuse;
+#: "the solver": the fast one, two copies; "other": any other module's kernels). The
+#: CPU time (user + sys) of the compile in a first run from a fresh install on this
+#: project's 2-core machine: numba compiles on one thread, so this is the wait a quiet
+#: machine sees. ``python benchmarks/bench_first_use.py`` measures each command's first
+#: run beside what its notes promise.
+FIRST_USE_SECONDS = {
+    "the solver": 25,
+    "light solver": 14,
+    "the book reader": 10,
+    "the position enumeration": 4,
+    "other": 5,
+}
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
-#: a run that has loaded one of these will compile the search (a build's workers do)
-_SOLVER_USERS = ("openingbook.solver.search", "openingbook.pipeline.solving")
 #: the process of a run that may print the note: the first to import this module
 #: (a build's workers, started by it, inherit it and leave the note to it)
 _NOTE_PROCESS = "OPENINGBOOK_COMPILE_NOTE_PID"
 os.environ.setdefault(_NOTE_PROCESS, str(os.getpid()))
+#: what this process has announced compiling (each once)
+_ANNOUNCED: set[str] = set()
 
 
-def compile_note(module: str, light: bool = False) -> str:
-    """The line that says the kernels of ``module`` are being compiled (those of
-    :mod:`openingbook.solver.search`: "the solver"; ``light``: its light kernel, while the fast
-    one compiles in the background, :mod:`openingbook.solver._firstuse`)."""
-    seconds = COMPILE_SECONDS.get(module)
-    if seconds is not None and light:
+def compiled_name(module: str) -> str:
+    """The name a note gives the kernels of ``module`` (:data:`COMPILED`)."""
+    return next((name for start, name in COMPILED if module.startswith(start)), module)
+
+
+def compile_note(module: str, light: bool = False, done: float = 0.0) -> str:
+    """The line that says the kernels of ``module`` are being compiled, and for how
+    long (:data:`FIRST_USE_SECONDS`; ``done``: the seconds of it done already, in a
+    child process); ``light``: the search's light kernel, while the fast one compiles
+    in the background later (:mod:`openingbook.solver._firstuse`)."""
+    name = compiled_name(module)
+    key = "light solver" if name == "the solver" and light else name
+    seconds = FIRST_USE_SECONDS.get(key, FIRST_USE_SECONDS["other"])
+    left = f"about {max(1, round(seconds - done))} s"
+    if done > 0:
+        left += " more"
+    if key == "light solver":
         return (
-            f"openingbook: compiling the solver, once: about {LIGHT_COMPILE_SECONDS} s "
-            "(its fastest form compiles in the background)"
+            f"openingbook: compiling the solver, once: {left} (its fastest form compiles "
+            "in the background)"
         )
-    if seconds is not None:
-        return f"openingbook: compiling the solver, once: about {seconds} s"
-    return f"openingbook: compiling {module}, once: a few seconds"
+    return f"openingbook: compiling {name}, once: {left}"
+
+
+def announce_compile(module: str, light: bool = False, done: float = 0.0) -> None:
+    """Say on stderr that the kernels of ``module`` are being compiled (once per name in
+    a process, and only where notes are wanted: see the module docstring); the search's
+    light kernel compiled in a child process (:func:`openingbook.solver._firstuse.
+    start_light`) is announced by the process that waits for it, with the time left
+    (``done``: the seconds of it done already)."""
+    name = compiled_name(module)
+    if name in _ANNOUNCED or not _notes_wanted():
+        return
+    _ANNOUNCED.add(name)
+    clear = "\r\x1b[K" if _is_terminal(sys.stderr) else ""  # over a progress line
+    print(clear + compile_note(module, light, done), file=sys.stderr, flush=True)
+
+
+def _notes_wanted() -> bool:
+    wanted = os.environ.get(_NOTE)
+    if wanted == "0" or (wanted != "1" and not _is_terminal(sys.stderr)):
+        return False
+    return os.environ.get(_NOTE_PROCESS) == str(os.getpid())
 
 
 def _note_compiling() -> None:
-    """Print :func:`compile_note` on stderr when numba starts compiling the first
-    kernel of ours in this run (see the module docstring). A run that has loaded the
-    search or the build's solving (:data:`_SOLVER_USERS`) will compile the search: the
-    note names the solver even when another kernel comes first (a build enumerates its
-    positions first, and its workers compile the search)."""
-    wanted = os.environ.get(_NOTE)
-    if wanted == "0" or (wanted != "1" and not _is_terminal(sys.stderr)):
-        return
-    if os.environ.get(_NOTE_PROCESS) != str(os.getpid()):
+    """Announce (:func:`announce_compile`) each kernel of ours numba starts compiling
+    in this run: the first of each name (:data:`COMPILED`) says what compiles, and for
+    how long (see the module docstring)."""
+    if not _notes_wanted():
         return
     from numba.core import event
 
-    class FirstCompile(event.Listener):
-        said = False
-
+    class Compiles(event.Listener):
         def on_start(self, ev: Any) -> None:
             func = getattr(ev.data.get("dispatcher"), "py_func", None)
             module = getattr(func, "__module__", "") or ""
-            if self.said or module.partition(".")[0] not in _PACKAGES:
+            if module.partition(".")[0] not in _PACKAGES:
                 return
-            self.said = True
-            if any(name in sys.modules for name in _SOLVER_USERS):
-                module = "openingbook.solver.search"
             # a first use compiles the light kernel (solver._firstuse)
-            light = module == "openingbook.solver.search" and first_use_light()
-            print(compile_note(module, light), file=sys.stderr, flush=True)
+            light = compiled_name(module) == "the solver" and first_use_light()
+            announce_compile(module, light)
 
         def on_end(self, ev: Any) -> None:
             pass
 
-    event.register("numba:compile", FirstCompile())
+    event.register("numba:compile", Compiles())
 
 
 def _is_terminal(stream: Any) -> bool:
