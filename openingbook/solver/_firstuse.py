@@ -126,7 +126,7 @@ def start_light(
 def _stop_light_children() -> None:
     """At exit (an error, Ctrl-C or SIGTERM before the light kernel was needed): stop
     the children still compiling one for this process; nobody will wait for them."""
-    for child in _LIGHT_CHILDREN.values():
+    for child in list(_LIGHT_CHILDREN.values()):
         with contextlib.suppress(OSError):
             child.kill()
             child.wait()
@@ -136,7 +136,8 @@ def _stop_light_children() -> None:
 def _await_light(light: Any) -> None:
     """Wait for the child compiling ``light`` (start_light), if any; stopped with this
     process (Ctrl-C), it is stopped too."""
-    child = _LIGHT_CHILDREN.pop(f"{light.__module__}.{light.__qualname__}", None)
+    name = f"{light.__module__}.{light.__qualname__}"
+    child = _LIGHT_CHILDREN.get(name)
     if child is None:
         return
     try:
@@ -145,6 +146,8 @@ def _await_light(light: Any) -> None:
         child.kill()
         child.wait()
         raise
+    finally:  # listed until it has ended: a process ended while waiting stops it at exit
+        _LIGHT_CHILDREN.pop(name, None)
 
 
 def _missing_library(fast: Any, args: tuple[Any, ...]) -> Path | None:
