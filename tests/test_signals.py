@@ -38,7 +38,7 @@ from click.testing import CliRunner
 from tests.helpers import BOOKS, default_sigint, default_stop_signals, unbuffered_env
 
 #: the longest from the signal to the command's one line (a stopped command's thread
-#: gets half a second to unwind before the process ends without it)
+#: gets 0.3 s to unwind before the process ends without it)
 STOP_SECONDS = 1.0
 
 #: the child: the command line, with ``STALL_AT`` ("module:Class.method" or

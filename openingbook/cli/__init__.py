@@ -223,7 +223,7 @@ _WORK_IN_THREAD = False
 #: seconds a stopped command's thread is given to unwind (removing its temporary files,
 #: stopping its workers) before the process ends without it: it is inside a compiled
 #: call that the signal cannot cut short (a numba kernel, a numpy sort)
-_GRACE_SECONDS = 0.5
+_GRACE_SECONDS = 0.3
 #: click (8.2+) raises this usage error to show the help when no command is given
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 

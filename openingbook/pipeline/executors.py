@@ -182,7 +182,9 @@ class PoolExecutor(Executor):
 
         while pending:
             try:
-                w, ok, value = self._results.get(timeout=1.0)
+                # a short wait: a Ctrl-C raised in this thread (the command line runs
+                # commands in a thread of their own) is acted on between waits
+                w, ok, value = self._results.get(timeout=0.2)
             except queue.Empty:
                 check_alive()
                 continue
