@@ -13,6 +13,13 @@ that asks a command to stop ends it like Ctrl-C, cleanly: temporary files
 removed, workers stopped, one line, exit status 128 + the signal's number
 (Ctrl-C/SIGINT: ``interrupted``, 130; SIGTERM: ``terminated (SIGTERM)``,
 143; SIGHUP: ``terminated (SIGHUP)``, 129). ``docs/CLI.md`` has the rules.
+
+So that this holds at any moment, within a second: the signals are held back while
+this module loads; the ``openingbook`` program runs the command in a thread of its
+own (:func:`openingbook.solver.run_interruptibly`), which the main thread, waiting,
+interrupts, giving it :data:`_GRACE_SECONDS` to unwind before the process ends
+without it (a compiled call no signal cuts short); and an error that the
+interruption became on its way out (:class:`_StopSignals`) ends as the signal does.
 """
 
 from __future__ import annotations
