@@ -5,7 +5,9 @@ in the destination's directory, is flushed to disk and then renamed over the
 destination, so that a reader sees either the old file or the complete new one,
 never a half-written one. The file gets an ordinary mode (0666 less the umask),
 not mkstemp's 0600. On any exception, Ctrl-C and (on the command line)
-SIGTERM/SIGHUP included, the temporary file is removed.
+SIGTERM/SIGHUP included, the temporary file is removed; so is one still being
+written when the process exits (the command line ends a stopped command without
+waiting for a long compiled call in the thread that writes).
 
 A process killed outright (SIGKILL, a power cut) cannot remove its temporary
 file; its name says whose it is (``<host>``: a hash of this machine's name,
@@ -25,6 +27,7 @@ it comes (the command line's convention for text outputs).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -59,6 +62,9 @@ _OWN_TEMPORARY = re.compile(rf"\..+\.openingbook-{_HOST}-(\d+)-[a-z0-9_]+\.tmp")
 #: directories this process has cleared of stale temporary files already
 _CLEARED: set[str] = set()
 _CLEARED_LOCK = threading.Lock()
+#: this process's temporary files not yet renamed or removed: removed at exit too
+#: (:func:`_remove_live_temporaries`), for a command stopped while another thread writes
+_LIVE: set[str] = set()
 
 
 @contextlib.contextmanager
@@ -97,6 +103,8 @@ def atomic_output(path: str | os.PathLike[str], text: bool = False) -> Iterator[
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        _LIVE.discard(tmp)
 
 
 def _standard_output(text: bool) -> Iterator[IO]:
@@ -177,13 +185,38 @@ def _temporary_beside(path: Path) -> tuple[int, str]:
     except OSError as exc:  # /proc/x, a read-only directory: name the output, not the temp file
         raise OutputUnwritable(path, exc) from exc
     try:
+        _live(tmp)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; give a normal file's mode
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        _LIVE.discard(tmp)
         raise
     return fd, tmp
+
+
+def _live(tmp: str) -> None:
+    """Note ``tmp`` as this process's until renamed or removed; the first one registers
+    their removal at exit."""
+    if not _LIVE and not _LIVE_AT_EXIT:
+        _LIVE_AT_EXIT.append(True)
+        atexit.register(_remove_live_temporaries)
+    _LIVE.add(tmp)
+
+
+_LIVE_AT_EXIT: list[bool] = []
+
+
+def _remove_live_temporaries() -> None:
+    """At exit: remove the temporary files still being written. None after a normal run
+    (each is renamed or removed where it was made); after a signal, the command line ends
+    the process without waiting for work stuck in a long compiled call, whose temporary
+    file goes here."""
+    for tmp in list(_LIVE):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        _LIVE.discard(tmp)
 
 
 def _clear_once(directory: Path) -> None:
@@ -278,6 +311,8 @@ def write_together(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> Non
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         raise
+    finally:
+        _LIVE.difference_update(staged)
     for directory in {target.parent for target in targets}:
         _sync_directory(directory)
 
@@ -297,8 +332,11 @@ def check_writable(path: str | os.PathLike[str]) -> None:
     path = Path(path)
     _require_directory(path)
     fd, probe = _temporary_beside(path)
-    os.close(fd)
-    os.unlink(probe)
+    try:
+        os.close(fd)
+        os.unlink(probe)
+    finally:
+        _LIVE.discard(probe)
 
 
 def _sync_directory(directory: Path) -> None:

@@ -21,6 +21,7 @@ it arrives, so all executors fill the same work directory the same way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -132,8 +133,13 @@ class PoolExecutor(Executor):
             )
             for w in range(jobs)
         ]
-        for proc in self._procs:
-            proc.start()
+        try:
+            with _stopping_signals_held():
+                for proc in self._procs:
+                    proc.start()
+        except BaseException:  # Ctrl-C as they start: the started ones are stopped
+            self.close()
+            raise
 
     def map_unordered(self, func: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         import queue
@@ -176,7 +182,9 @@ class PoolExecutor(Executor):
 
         while pending:
             try:
-                w, ok, value = self._results.get(timeout=1.0)
+                # a short wait: a Ctrl-C raised in this thread (the command line runs
+                # commands in a thread of their own) is acted on between waits
+                w, ok, value = self._results.get(timeout=0.2)
             except queue.Empty:
                 check_alive()
                 continue
@@ -195,7 +203,8 @@ class PoolExecutor(Executor):
             if proc.is_alive():
                 proc.terminate()
         for proc in self._procs:
-            proc.join()
+            if proc.pid is not None:  # started
+                proc.join()
         for q in [*self._queues, self._results]:
             q.cancel_join_thread()
             q.close()
@@ -242,19 +251,50 @@ def _pool_worker_start(
 ) -> None:
     """Runs first in every pool worker: signals, die with the parent, the caller's initializer.
 
-    Ctrl-C reaches the whole process group: the workers ignore it and the
-    parent stops them (SIGTERM, default action, no traceback). A worker whose
-    parent was killed (``kill -9``, out of memory) would finish its chunk for
-    nobody, so it asks to die with the parent (Linux ``prctl``; elsewhere a
+    Ctrl-C and a closed terminal's SIGHUP reach the whole process group: the
+    workers ignore them and the parent stops them (SIGTERM, default action, no
+    traceback). The worker starts with these signals held back
+    (:func:`_stopping_signals_held`: until here it runs with the parent's
+    handlers, which raise) and lets them through once they are set. A worker
+    whose parent was killed (``kill -9``, out of memory) would finish its chunk
+    for nobody, so it asks to die with the parent (Linux ``prctl``; elsewhere a
     no-op).
     """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _stopping_signals())
     _die_with_parent(parent)
     if initializer is not None:
         initializer(*initargs)
+
+
+def _stopping_signals() -> set[int]:
+    import signal
+
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    return {getattr(signal, name) for name in names if hasattr(signal, name)}
+
+
+@contextlib.contextmanager
+def _stopping_signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held back while worker processes are forked: a worker
+    starts with them blocked (:func:`_pool_worker_start` sets its own handling, then
+    unblocks), and one that came meanwhile reaches this process at the end."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _stopping_signals())
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _die_with_parent(parent: int) -> None:

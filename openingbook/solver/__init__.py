@@ -80,6 +80,7 @@ if TYPE_CHECKING:
         part_of,
         positions_with_moves,
     )
+    from openingbook.solver.interrupt import run_interruptibly
     from openingbook.solver.membership import (
         STATUS_BAD_CELLS,
         STATUS_BAD_MOVES,
@@ -158,6 +159,7 @@ _LAZY = {
     "analyze": "openingbook.solver.search",
     "solve": "openingbook.solver.search",
     "solve_wdl": "openingbook.solver.search",
+    "run_interruptibly": "openingbook.solver.interrupt",
 }
 
 __all__ = [
@@ -230,6 +232,7 @@ __all__ = [
     "positions_with_moves",
     "prefetch",
     "query_table_log2",
+    "run_interruptibly",
     "score_bounds",
     "score_from_plies",
     "solve",

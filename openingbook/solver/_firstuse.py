@@ -129,7 +129,7 @@ def start_light(
 def _stop_light_children() -> None:
     """At exit (an error, Ctrl-C or SIGTERM before the light kernel was needed): stop
     the children still compiling one for this process; nobody will wait for them."""
-    for child in _LIGHT_CHILDREN.values():
+    for child in list(_LIGHT_CHILDREN.values()):
         with contextlib.suppress(OSError):
             child.kill()
             child.wait()
@@ -140,7 +140,7 @@ def _await_light(light: Any) -> None:
     """Wait for the child compiling ``light`` (start_light), if any; stopped with this
     process (Ctrl-C), it is stopped too."""
     name = f"{light.__module__}.{light.__qualname__}"
-    child = _LIGHT_CHILDREN.pop(name, None)
+    child = _LIGHT_CHILDREN.get(name)
     started = _LIGHT_STARTED.pop(name, time.monotonic())
     if child is None:
         return
@@ -155,6 +155,8 @@ def _await_light(light: Any) -> None:
         child.kill()
         child.wait()
         raise
+    finally:  # listed until it has ended: a process ended while waiting stops it at exit
+        _LIGHT_CHILDREN.pop(name, None)
 
 
 def _cpu_seconds(pid: int) -> float | None:

@@ -6,6 +6,10 @@ not import numba: :mod:`openingbook.solver.enumerate` loads this module on first
 one position are defined here, not imported: numba's on-disk cache checks only
 the timestamp of a kernel's own file, so a kernel that inlined a function from
 another module would keep a stale compiled copy after that module changed.
+
+The kernels over arrays release the GIL (``nogil``): a layer of a 14-ply enumeration
+takes seconds, during which the command line's main thread must be able to act on
+Ctrl-C (:mod:`openingbook.solver.interrupt`).
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def _nb_part_of(key: np.uint64, parts: int) -> int:
 
 
 # ------------------------------------------- solver.bitboards, many positions
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def has_four_many(bits, height):
     out = np.empty(bits.size, dtype=np.bool_)
     for i in range(bits.size):
@@ -81,7 +85,7 @@ def has_four_many(bits, height):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def can_win_next_many(first, mask, width, height):
     h1 = height + 1
     bottom = np.uint64(0)
@@ -103,7 +107,7 @@ def can_win_next_many(first, mask, width, height):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mirror_many(bits, width, height):
     out = np.empty(bits.size, dtype=np.uint64)
     for i in range(bits.size):
@@ -138,7 +142,7 @@ def _nb_child(mover, m, col, width, height, bottom, canonical):
     return key, _nb_has_four(new_mover, height)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def child_keys(first, mask, stones, width, height, canonical):
     """Pons key of every child ``parent * width + col`` (mirrored to the smaller
     key with ``canonical``); 0 where the column is full or the mover completes
@@ -156,7 +160,7 @@ def child_keys(first, mask, stones, width, height, canonical):
     return keys
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def part_of_many(keys, parts):
     out = np.empty(keys.size, dtype=np.int32)
     for i in range(keys.size):
@@ -164,7 +168,7 @@ def part_of_many(keys, parts):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def part_child_keys(first, mask, stones, width, height, part, parts, finished):
     """The canonical key and index ``parent * width + col`` of every child in part
     ``part`` of ``parts`` (children as :func:`child_keys` with ``canonical``),
@@ -195,7 +199,7 @@ def part_child_keys(first, mask, stones, width, height, part, parts, finished):
     return keys[:j].copy(), index[:j].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_flags(keys, bucket_bits):
     """True at the first occurrence of each distinct nonzero key.
 
@@ -262,7 +266,7 @@ def first_flags(keys, bucket_bits):
     return flags
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gather_children(first, mask, stones, width, height, canonical, flags, count):
     """The ``count`` children flagged in ``flags`` (index ``parent * width + col``),
     in index order: their bitboards (mirrored like their key with ``canonical``),
@@ -304,7 +308,7 @@ def gather_children(first, mask, stones, width, height, canonical, flags, count)
     return out_first, out_mask, out_parent, out_col, out_flip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def add_mirrors(first, mask, index, width, height):
     """Each position followed by its mirror image unless it is symmetric; the
     index is repeated and ``mirrored`` marks the added images."""

@@ -11,6 +11,12 @@ raises (``KeyboardInterrupt``, the command line's ``Terminated``), the caller's
 ``stop`` asks the work to end (the search's stop flag), the work is waited for,
 and the exception goes on. A handler that does not raise leaves the work running.
 
+The command line runs each command this way (no ``stop``: a ``KeyboardInterrupt``
+is raised in the work's thread, which unwinds as it would in the main thread,
+removing its temporary files), waiting a short ``grace`` for it: work inside a
+long compiled call (a numba kernel, a numpy sort of a billion keys) is left to the
+process's exit.
+
 Called from any other thread, the work runs in that thread: no signal handler
 runs there.
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 import _thread
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -55,12 +62,15 @@ class _Job:
         self.finished = True
         self.done.release()
 
-    def wait(self) -> None:
-        """Until the work has returned (a signal's exception propagates from here).
+    def wait(self, deadline: float | None = None) -> None:
+        """Until the work has returned, or ``deadline`` (``time.monotonic``) has passed
+        (a signal's exception propagates from here).
 
         ``finished`` decides, not the lock: an exception between taking the lock and
         giving it back leaves it taken, and the next wait must still return."""
         while not self.finished:
+            if deadline is not None and time.monotonic() >= deadline:
+                return
             if self.done.acquire(timeout=_POLL):
                 self.done.release()
 
@@ -73,8 +83,19 @@ class _Runner:
         self.busy = False
         self._go = _thread.allocate_lock()
         self._go.acquire()
-        thread = threading.Thread(target=self._loop, name="solver-search", daemon=True)
+        thread = threading.Thread(target=self._loop, name="openingbook-work", daemon=True)
         thread.start()
+        self.ident = thread.ident
+
+    def interrupt(self, job: _Job) -> None:
+        """Raise ``KeyboardInterrupt`` in this runner's thread while it runs ``job``."""
+        import ctypes
+
+        if job.finished or self.ident is None:
+            return
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(self.ident), ctypes.py_object(KeyboardInterrupt)
+        )
 
     def submit(self, job: _Job) -> None:
         self.busy = True
@@ -109,10 +130,18 @@ def _forget_runner() -> None:
 os.register_at_fork(after_in_child=_forget_runner)
 
 
-def run_interruptibly(work: Callable[[], T], stop: Callable[[], None]) -> T:
+def run_interruptibly(
+    work: Callable[[], T], stop: Callable[[], None] | None = None, grace: float | None = None
+) -> T:
     """``work()``'s result (or exception); from the main thread, run so that a signal
     whose handler raises stops it: ``stop()`` is called (it must make ``work``
     return soon), ``work`` is waited for, and the handler's exception is raised.
+
+    Without ``stop``, ``work`` is stopped by a ``KeyboardInterrupt`` raised in its
+    thread: where it runs Python, at once; in a compiled call, when the call returns.
+    With ``grace``, the work is waited for that many seconds at most: after that the
+    handler's exception is raised with the work still running (its result unused), for
+    a caller that ends the process then (the command line).
 
     ``work`` must not need the main thread (it runs in another one).
     """
@@ -122,13 +151,18 @@ def run_interruptibly(work: Callable[[], T], stop: Callable[[], None]) -> T:
     job = _Job(work)
     if _runner is None or _runner.busy:  # busy: a job a second exception left behind
         _runner = _Runner()
+    runner = _runner
     try:
-        _runner.submit(job)
+        runner.submit(job)
         job.wait()
     except BaseException:
         if job.handed:
-            stop()
-            _wait_through_signals(job)
+            if stop is None:
+                _runner = None  # its thread may meet the exception between jobs: not reused
+                runner.interrupt(job)
+            else:
+                stop()
+            _wait_through_signals(job, grace)
         raise
     if job.error is not None:
         error, job.error = job.error, None
@@ -136,12 +170,14 @@ def run_interruptibly(work: Callable[[], T], stop: Callable[[], None]) -> T:
     return job.result  # type: ignore[no-any-return]
 
 
-def _wait_through_signals(job: _Job) -> None:
-    """Wait for stopped work: a second Ctrl-C meanwhile does not leave it running
-    (the stop takes milliseconds; the first exception is the one raised)."""
+def _wait_through_signals(job: _Job, grace: float | None = None) -> None:
+    """Wait for stopped work (``grace``: that many seconds at most): a second Ctrl-C
+    meanwhile does not leave it running (the stop takes milliseconds; the first
+    exception is the one raised)."""
+    deadline = None if grace is None else time.monotonic() + grace
     while True:
         try:
-            job.wait()
+            job.wait(deadline)
             return
         except BaseException:  # the first signal's exception goes on
             continue
