@@ -38,6 +38,9 @@ CASES = [
     # c4solver
     (["c4solver", "-b", "{tmp}/missing.book"], 1, "missing.book: No such file or directory"),
     (["c4solver", "-x"], 2, "No such option '-x'"),
+    # levels
+    (["levels", "--games", "0"], 2, "'--games': 0 is not in the range x>=1"),
+    (["levels", "--seed", "x"], 2, "'x' is not a valid integer"),
     # enumerate
     (["enumerate", "--plies", "50"], 2, "plies must be between 0 and 42"),
     (["enumerate", "--plies", "8", "--under", "4x"], 2, "not a string of column digits"),
