@@ -33,6 +33,7 @@ import random
 import numpy as np
 import pytest
 
+from openingbook.booknames import resolve_book
 from openingbook.checks.plycounts import per_ply_counts_from_values
 from openingbook.checks.published import WDL_PER_PLY
 from openingbook.formats.compact import CompactBook, provenance
@@ -51,7 +52,9 @@ DERIVED_HERE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of 
 
 
 def book_path(plies: int):
-    return BOOKS / f"book{plies}-dist.c4b"
+    """The shipped distance book of ``plies``, by name: 13 to 15 plies are in the data
+    package of the deep books (or ``books/deep/`` of the checkout)."""
+    return resolve_book(f"{plies}-dist")
 
 
 def random_book_positions(
@@ -256,7 +259,7 @@ def test_the_14_ply_win_draw_loss_book_is_the_distance_books_part():
     on some; its whole position set was compared with ``openingbook diff``
     (benchmarks/DECISIONS.md)."""
     positions, first, mask = random_book_positions(14, 3000, seed=14)
-    with CompactBook(BOOKS / "book14.c4b") as wdl, CompactBook(book_path(14)) as dist:
+    with CompactBook(resolve_book("14")) as wdl, CompactBook(book_path(14)) as dist:
         assert wdl.kind == "wdl" and len(wdl) == len(dist) == 23_192_137
         assert "--plies 14 --pruned" in provenance(wdl.header.metadata)["built_by"]
         answers, exact = wdl.lookup_many(first, mask), dist.lookup_many(first, mask)
