@@ -16,18 +16,21 @@
 #      derived from it equal the shallower book's on every position
 #   5. openingbook derive of the (P-1)-ply book ($OUT/book(P-1)-dist.c4b), compact
 #   6. the derived book checked whole like step 3; where a (P-1)-ply distance book is
-#      shipped (books/book(P-1)-dist.c4b), openingbook diff of the two: equal everywhere
+#      shipped (books/book(P-1)-dist.c4b, or in books/deep/openingbook_books/ for 13 to
+#      15 plies), openingbook diff of the two: equal everywhere
 #   7. with PONS set (the path of Pascal Pons' c4solver): 200 positions of every part
 #      ($PARTS_RESULTS-pons.json) and $SAMPLE of each complete book re-solved by his
 #      solver (benchmarks/cross_pons.py)
 # Results (JSON, one file per step) go to $RESULTS. Nothing is committed, and nothing is
 # written into books/ (the shipped books, package data): to ship the merged book, copy
-# it there once every step has passed.
+# it there once every step has passed (a book past 12 plies: books/deep/openingbook_books/,
+# the data package of the deep books).
 #
 # Environment (defaults in brackets):
 #   PLIES [14]; PARTS [32]; PARTS_DIR [books/bookP-dist]; OUT [finishP beside the checkout]
 #   SHALLOW  the book two plies shallower [books/book(P-2)-dist.dat, or its .c4b
-#            where there is no .dat: books/book13-dist.c4b for 15 plies]
+#            where there is no .dat: books/deep/openingbook_books/book13-dist.c4b
+#            for 15 plies]
 #   SAMPLE   positions re-solved in each complete book [2000]; JOBS [1]
 #   RESULTS  [benchmarks/results/bookP-final]; PARTS_RESULTS  the parts' check results
 #            [benchmarks/results/bookP]; PYTHON [python3]
@@ -42,6 +45,7 @@ OUT=${OUT:-$(dirname "$REPO")/finish$PLIES}
 if [ -z "${SHALLOW:-}" ]; then
     SHALLOW=books/book$((PLIES - 2))-dist.dat
     [ -e "$SHALLOW" ] || SHALLOW=books/book$((PLIES - 2))-dist.c4b
+    [ -e "$SHALLOW" ] || SHALLOW=books/deep/openingbook_books/book$((PLIES - 2))-dist.c4b
 fi
 SAMPLE=${SAMPLE:-2000}
 JOBS=${JOBS:-1}
@@ -51,6 +55,7 @@ PYTHON=${PYTHON:-python3}
 deep=$OUT/book$PLIES-dist.c4b
 derived=$OUT/book$((PLIES - 1))-dist.c4b
 shipped=books/book$((PLIES - 1))-dist.c4b
+[ -e "$shipped" ] || shipped=books/deep/openingbook_books/book$((PLIES - 1))-dist.c4b
 mkdir -p "$RESULTS" "$OUT"
 
 say() { echo "$(date -u +%FT%TZ) $*"; }

@@ -9,6 +9,15 @@ directory. A book's name is its file name without ``book`` and ``.c4b``:
 ``book12-dist-6x5.c4b`` is ``12-dist-6x5``. In a source checkout without an
 install the ``books/`` directory beside the package is used.
 
+The deep books (:data:`DEEP_BOOKS`: 13 to 15 plies, 51 MB) are a data package of
+their own, ``openingbook-books`` (the import package ``openingbook_books``, from
+``books/deep/`` of the repository), installed by ``pip install "openingbook[books]"``:
+the wheel of ``openingbook`` stays small. They are found by name like the others when
+that package is installed (or in a source checkout); without it their names give a
+one-line error naming :data:`INSTALL_DEEP_BOOKS`, and the engine searches what they
+would have answered (:func:`lookup_stones` is then lower). :func:`deep_books_dir` is the
+one place that finds them (tests replace it to see an install without them).
+
 :func:`resolve_book` is the one place where a name becomes a path: ``open_book``
 and every command that reads a book call it. Names only: no book is opened here
 (the listing of the shipped books, which reads their headers, is
@@ -30,12 +39,17 @@ from openingbook.inputs import require_regular_file
 from openingbook.solver import DEFAULT_BOARD
 
 __all__ = [
+    "DEEP_BOOKS",
+    "DEEP_BOOKS_DISTRIBUTION",
+    "INSTALL_DEEP_BOOKS",
     "SHIPPED_SUFFIX",
     "book_name",
     "books_dir",
+    "deep_books_dir",
     "distance_book_name",
     "distance_book_plies",
     "lookup_stones",
+    "missing_deep_books",
     "resolve_book",
     "shipped_paths",
     "shipped_twin",
@@ -47,6 +61,18 @@ __all__ = [
 #: ``tests/test_compact.py`` checks it equals). It is not imported from there: importing
 #: a format module runs the format registry, and the registry resolves names here.
 SHIPPED_SUFFIX = ".c4b"
+
+#: The names of the books of the data package (``books/deep/openingbook_books/`` of the
+#: repository; ``tests/test_light_install.py`` checks this list against its files). Named
+#: here so that a name of one of them is told apart from an unknown name when the
+#: package is not installed.
+DEEP_BOOKS = ("13-dist", "14", "14-dist", "15-dist")
+
+#: The distribution that holds :data:`DEEP_BOOKS` (its import package: ``openingbook_books``).
+DEEP_BOOKS_DISTRIBUTION = "openingbook-books"
+
+#: How to install :data:`DEEP_BOOKS` (the extra pins the data package of the same version).
+INSTALL_DEEP_BOOKS = 'pip install "openingbook[books]"'
 
 
 def books_dir() -> Path | None:
@@ -61,10 +87,36 @@ def books_dir() -> Path | None:
     return checkout if checkout.is_dir() else None
 
 
+def deep_books_dir() -> Path | None:
+    """The directory of the deep books (:data:`DEEP_BOOKS`): the installed data package
+    ``openingbook_books``, else ``books/deep/openingbook_books`` of the source checkout;
+    None when neither exists (``openingbook`` alone: the light install)."""
+    try:
+        installed = resources.files("openingbook_books")
+    except ModuleNotFoundError:
+        installed = None
+    if isinstance(installed, Path) and installed.is_dir():
+        return installed
+    checkout = Path(__file__).resolve().parent.parent / "books" / "deep" / "openingbook_books"
+    return checkout if checkout.is_dir() else None
+
+
+def _shipped_dirs() -> list[Path]:
+    """The directories of the shipped books: the package's own, then the deep books'."""
+    return [d for d in (books_dir(), deep_books_dir()) if d is not None]
+
+
 def shipped_paths() -> list[Path]:
-    """The files of the shipped books, by name (none when there is no books directory)."""
-    directory = books_dir()
-    return [] if directory is None else sorted(directory.glob(f"book*{SHIPPED_SUFFIX}"))
+    """The files of the shipped books, by name: those of the package and, when installed,
+    those of the data package of the deep books (none when there is no books directory)."""
+    found = {p.name: p for d in reversed(_shipped_dirs()) for p in d.glob(f"book*{SHIPPED_SUFFIX}")}
+    return [found[name] for name in sorted(found)]
+
+
+def missing_deep_books() -> list[str]:
+    """The names of :data:`DEEP_BOOKS` not installed (all of them without the data package)."""
+    installed = {book_name(p) for p in shipped_paths()}
+    return [name for name in DEEP_BOOKS if name not in installed]
 
 
 def book_name(path: str | os.PathLike[str]) -> str:
@@ -80,12 +132,9 @@ def distance_book_plies(board: tuple[int, int]) -> list[int]:
     above; the test suite checks every shipped name against its header), opening no
     file: the command line's help uses it and loads no numpy.
     """
-    directory = books_dir()
-    if directory is None:
-        return []
     suffix = _size_suffix(board)
     plies = set()
-    for path in directory.glob(f"book*-dist{suffix}{SHIPPED_SUFFIX}"):
+    for path in shipped_paths():
         match = re.fullmatch(rf"(\d+)-dist{re.escape(suffix)}", book_name(path))
         if match is not None:
             plies.add(int(match.group(1)))
@@ -136,7 +185,8 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
 
     Raises :class:`~openingbook.errors.BookFileMissing` (a ``FileNotFoundError``)
     naming the shipped books for a bare name (no ``/`` or ``.``) that is neither a
-    file nor a shipped book.
+    file nor a shipped book, and saying how to install the deep books for one of
+    :data:`DEEP_BOOKS` when their data package is not installed.
     """
     path = Path(book)
     if path.exists():
@@ -144,12 +194,17 @@ def resolve_book(book: str | os.PathLike[str]) -> Path:
     name = str(book)
     if not _is_name(name):
         return path  # a path, not a name: the reader names what is missing
-    directory = books_dir()
-    if directory is None:
-        raise BookFileMissing(name)
-    candidate = _shipped_file(directory, name)
-    if candidate.is_file():
+    candidate = _shipped_file(name)
+    if candidate is not None:
         return candidate
+    if name.removeprefix("book") in DEEP_BOOKS:
+        raise BookFileMissing(
+            name,
+            f"a book of the data package {DEEP_BOOKS_DISTRIBUTION}, which is not installed: "
+            f"{INSTALL_DEEP_BOOKS}",
+        )
+    if not _shipped_dirs():
+        raise BookFileMissing(name)
     names = ", ".join(book_name(p) for p in shipped_paths())
     raise BookFileMissing(name, f"no such book file, nor a shipped book (shipped books: {names})")
 
@@ -162,11 +217,10 @@ def shipped_twin(book: str | os.PathLike[str]) -> Path | None:
     True
     """
     name = str(book)
-    directory = books_dir()
-    if not _is_name(name) or directory is None or not Path(book).exists():
+    if not _is_name(name) or not Path(book).exists():
         return None
-    candidate = _shipped_file(directory, name)
-    if not candidate.is_file() or os.path.samefile(candidate, book):
+    candidate = _shipped_file(name)
+    if candidate is None or os.path.samefile(candidate, book):
         return None
     return candidate
 
@@ -176,5 +230,10 @@ def _is_name(text: str) -> bool:
     return not any(c in text for c in ("/", os.sep, "."))
 
 
-def _shipped_file(directory: Path, name: str) -> Path:
-    return directory / f"book{name.removeprefix('book')}{SHIPPED_SUFFIX}"
+def _shipped_file(name: str) -> Path | None:
+    """The shipped book of that name, in the package's books or the deep books', if any."""
+    for directory in _shipped_dirs():
+        candidate = directory / f"book{name.removeprefix('book')}{SHIPPED_SUFFIX}"
+        if candidate.is_file():
+            return candidate
+    return None

@@ -12,10 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from openingbook.booknames import (
+    DEEP_BOOKS,
+    DEEP_BOOKS_DISTRIBUTION,
     book_name,
     books_dir,
+    deep_books_dir,
     distance_book_plies,
     lookup_stones,
+    missing_deep_books,
     resolve_book,
     shipped_paths,
     shipped_twin,
@@ -25,8 +29,10 @@ __all__ = [
     "ShippedBook",
     "book_name",
     "books_dir",
+    "deep_books_dir",
     "distance_book_plies",
     "lookup_stones",
+    "missing_deep_books",
     "resolve_book",
     "shipped_books",
     "shipped_paths",
@@ -50,6 +56,9 @@ class ShippedBook:
     board: str = "7x6"
     #: why the file cannot be read as a compact book (then the other fields are empty)
     damaged: str | None = None
+    #: the distribution that installs it: ``openingbook``, or ``openingbook-books`` for
+    #: the deep books (:data:`openingbook.booknames.DEEP_BOOKS`)
+    package: str = "openingbook"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,8 +81,11 @@ def shipped_books(verify: bool = False) -> list[ShippedBook]:
         except (ValueError, OSError) as exc:
             reason = " ".join(str(exc).removeprefix(f"{path}: ").split())
             out.append(
-                ShippedBook(book_name(path), str(path), _size(path), 0, "", None, 0, {}, "", reason)
-            )
+                ShippedBook(
+                    book_name(path), str(path), _size(path), 0, "", None, 0, {}, "", reason,
+                    _package(path),
+                )
+            )  # fmt: skip
             continue
         with book:
             h = book.header
@@ -90,6 +102,7 @@ def shipped_books(verify: bool = False) -> list[ShippedBook]:
                     h.positions,
                     provenance(h.metadata),
                     str(h.board),
+                    package=_package(path),
                 )
             )
     # 7x6 first, then the other boards, each by ply, kind and name; damaged files last
@@ -105,6 +118,12 @@ def shipped_books(verify: bool = False) -> list[ShippedBook]:
             b.name,
         ),
     )
+
+
+def _package(path: Path) -> str:
+    """The distribution a shipped book comes with (by its name: a deep book's file is
+    in the data package's directory)."""
+    return DEEP_BOOKS_DISTRIBUTION if book_name(path) in DEEP_BOOKS else "openingbook"
 
 
 def _size(path: Path) -> int:

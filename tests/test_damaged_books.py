@@ -59,6 +59,7 @@ def test_books_flags_a_shipped_book_changed_in_any_byte(tmp_path, monkeypatch):
     from openingbook import booknames, registry
 
     monkeypatch.setattr(booknames, "books_dir", lambda: tmp_path)
+    monkeypatch.setattr(booknames, "deep_books_dir", lambda: None)  # these alone
     shutil.copy(BOOKS / "book1-dist.c4b", tmp_path)
     original = (BOOKS / "book0-dist.c4b").read_bytes()
     target = tmp_path / "book0-dist.c4b"
@@ -228,6 +229,7 @@ def test_a_shipped_book_damaged_after_its_header_was_read_is_refused(tmp_path, m
     from openingbook.engine import Engine
 
     monkeypatch.setattr(booknames, "books_dir", lambda: tmp_path)
+    monkeypatch.setattr(booknames, "deep_books_dir", lambda: None)  # these alone
     for ply in (4, 5):  # 4453: its children (5 stones) are in the 5-ply book
         shutil.copy(BOOKS / f"book{ply}-dist.c4b", tmp_path)
     target = tmp_path / "book5-dist.c4b"

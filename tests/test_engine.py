@@ -20,10 +20,10 @@ import functools
 import json
 import random
 import time
-from pathlib import Path
 
 import pytest
 
+from openingbook.booknames import resolve_book
 from openingbook.engine import SHIPPED, Engine, MoveValue
 from openingbook.errors import InvalidArgument
 from openingbook.formats.compact import CompactBook
@@ -38,7 +38,6 @@ from tests.helpers import (
 )
 
 TABLE = 20
-BOOKS = Path(__file__).resolve().parents[1] / "books"
 
 
 def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
@@ -99,7 +98,7 @@ def test_each_position_value_is_its_own_book_value(engine, plies):
     position's own value in the book of its ply must be the same (200 random positions
     of each ply; where the side to move wins at once, the book's rule: a win in 1)."""
     rng = random.Random(plies)
-    with CompactBook(BOOKS / f"book{plies}-dist.c4b") as book:
+    with CompactBook(resolve_book(f"{plies}-dist")) as book:  # 13, 14: the deep books
         for _ in range(200):
             pos = random_position(rng, plies)
             value = engine.analyze(pos).value

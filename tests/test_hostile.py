@@ -273,10 +273,12 @@ def test_a_damaged_shipped_book_is_listed_as_damaged_and_hides_no_other(tmp_path
         shutil.copy(ROOT / "books" / name, tmp_path / name)
     (tmp_path / "book10.c4b").write_bytes((ROOT / "books" / "book10.c4b").read_bytes()[:40])
     monkeypatch.setattr(openingbook.booknames, "books_dir", lambda: tmp_path)
+    monkeypatch.setattr(openingbook.booknames, "deep_books_dir", lambda: None)  # these alone
     result = CliRunner().invoke(main, ["books"])
     assert result.exit_code == 0, result.output
-    lines = [line for line in result.stdout.splitlines() if not line.startswith(" ")]
+    *lines, missing = [line for line in result.stdout.splitlines() if not line.startswith(" ")]
     assert [line.split()[0] for line in lines] == ["8", "8-under44444", "10"]
+    assert missing.startswith("not installed: 13-dist, 14, 14-dist, 15-dist")
     assert "8-ply win/draw/loss, complete, 77,715 positions" in lines[0]
     assert lines[2].split()[1:4] == ["40", "bytes", "DAMAGED:"]
     listed = json.loads(CliRunner().invoke(main, ["books", "--json"]).stdout)["books"]

@@ -504,6 +504,7 @@ def test_a_part_among_the_shipped_books_is_not_listed(tmp_path, monkeypatch, boo
         board=DEFAULT_BOARD,
     )
     monkeypatch.setattr(booknames, "books_dir", lambda: tmp_path)
+    monkeypatch.setattr(booknames, "deep_books_dir", lambda: None)  # these alone
     assert [b.name for b in registry.shipped_books()] == ["4"]
 
 

@@ -33,6 +33,7 @@ import random
 import numpy as np
 import pytest
 
+from openingbook.booknames import resolve_book
 from openingbook.checks.plycounts import per_ply_counts_from_values
 from openingbook.checks.published import WDL_PER_PLY
 from openingbook.formats.compact import CompactBook, provenance
@@ -51,7 +52,9 @@ DERIVED_HERE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11)  # the others are conversions of 
 
 
 def book_path(plies: int):
-    return BOOKS / f"book{plies}-dist.c4b"
+    """The shipped distance book of ``plies``, by name: 13 to 15 plies are in the data
+    package of the deep books (or ``books/deep/`` of the checkout)."""
+    return resolve_book(f"{plies}-dist")
 
 
 def random_book_positions(
@@ -208,12 +211,13 @@ def test_random_game_positions_are_one_ply_of_negamax_over_the_next_book(plies):
 
 
 def test_the_15_ply_book_is_the_merge_of_its_checked_parts():
-    """``books/book15-dist.c4b`` is ``openingbook merge`` of 64 parts, each checked when
-    it landed (``benchmarks/results/book15/<part>.json``: CRC, values, positions
-    re-solved, mirror answers, per-ply counts; ``docs/BOOK15.md``; the parts are in git
-    history). The book names every part once, in order, and holds exactly the positions
-    the checks counted, 55,482,500 in all (``finish_parts.sh`` added up their per-ply
-    counts against Tromp's and Böck's)."""
+    """``15-dist`` (``books/deep/openingbook_books/book15-dist.c4b``) is ``openingbook
+    merge`` of 64 parts, each checked when it landed
+    (``benchmarks/results/book15/<part>.json``: CRC, values, positions re-solved, mirror
+    answers, per-ply counts; ``docs/BOOK15.md``; the parts are in git history). The book
+    names every part once, in order, and holds exactly the positions the checks counted,
+    55,482,500 in all (``finish_parts.sh`` added up their per-ply counts against Tromp's
+    and Böck's)."""
     results = sorted((BOOKS.parent / "benchmarks" / "results" / "book15").glob("*of64.json"))
     checked = [json.loads(path.read_text()) for path in results]
     assert len(checked) == 64 and all(result["ok"] for result in checked)
@@ -250,13 +254,13 @@ def test_random_games_agree_with_the_solver(plies):
 
 
 def test_the_14_ply_win_draw_loss_book_is_the_distance_books_part():
-    """``books/book14.c4b`` (``14``: ``derive --from 14-dist --plies 14 --pruned``) holds
-    every position of the 14-ply distance book with its winner: the same count, the
-    same winner on positions of random games (both readers in bulk), and the solver's
-    on some; its whole position set was compared with ``openingbook diff``
-    (benchmarks/DECISIONS.md)."""
+    """``14`` (``books/deep/openingbook_books/book14.c4b``: ``derive --from 14-dist
+    --plies 14 --pruned``) holds every position of the 14-ply distance book with its
+    winner: the same count, the same winner on positions of random games (both readers
+    in bulk), and the solver's on some; its whole position set was compared with
+    ``openingbook diff`` (benchmarks/DECISIONS.md)."""
     positions, first, mask = random_book_positions(14, 3000, seed=14)
-    with CompactBook(BOOKS / "book14.c4b") as wdl, CompactBook(book_path(14)) as dist:
+    with CompactBook(resolve_book("14")) as wdl, CompactBook(book_path(14)) as dist:
         assert wdl.kind == "wdl" and len(wdl) == len(dist) == 23_192_137
         assert "--plies 14 --pruned" in provenance(wdl.header.metadata)["built_by"]
         answers, exact = wdl.lookup_many(first, mask), dist.lookup_many(first, mask)

@@ -25,6 +25,7 @@ from openingbook.solver import Player, Position, Winner
 
 if TYPE_CHECKING:
     from openingbook.formats import Layout
+    from openingbook.registry import ShippedBook
 
 
 def _read_board(board: str) -> Position:
@@ -247,7 +248,9 @@ def info_command(
 @json_option
 @user_errors
 def books_command(as_json: bool) -> None:
-    """List the shipped books: name, size and where each came from.
+    """List the shipped books installed: name, size and where each came from; and the
+    deep books (13 to 15 plies) when their data package is not installed, with the
+    command that installs it.
 
     Every file is checked whole against its checksum: a damaged one is listed as
     DAMAGED, with the reason (exit status 0: the others are still listed).
@@ -255,15 +258,35 @@ def books_command(as_json: bool) -> None:
     A shipped book is opened by its name anywhere a BOOK is asked for
     ('openingbook lookup 12-dist 444444333333', openingbook.open_book("12-dist")).
     """
+    from openingbook.booknames import (
+        DEEP_BOOKS_DISTRIBUTION,
+        INSTALL_DEEP_BOOKS,
+        missing_deep_books,
+    )
     from openingbook.registry import shipped_books
 
     books = shipped_books(verify=True)  # every file checked whole: a damaged one is flagged
+    missing = missing_deep_books()
     if as_json:
-        emit_json({"books": [b.as_dict() for b in books]})
+        emit_json(
+            {
+                "books": [b.as_dict() for b in books],
+                "missing": missing,
+                "install": INSTALL_DEEP_BOOKS if missing else None,
+            }
+        )
         return
     if not books:
         click.echo("no shipped books found")
-        return
+    _echo_books(books)
+    if missing:
+        click.echo(f"not installed: {', '.join(missing)} (data package {DEEP_BOOKS_DISTRIBUTION})")
+        click.echo(f"{'':<18} {INSTALL_DEEP_BOOKS}  (without them the engine searches deeper)")
+
+
+def _echo_books(books: list[ShippedBook]) -> None:
+    """The listing of ``books``: one line a book (naming the data package of a deep
+    book), the next its provenance."""
     for b in books:
         if b.damaged is not None:  # listed, and the others still are
             click.echo(f"{b.name:<18} {b.bytes:>10,} bytes  DAMAGED: {b.damaged}")
@@ -271,9 +294,10 @@ def books_command(as_json: bool) -> None:
         scope = f"under {b.under}" if b.under else "complete"
         what = {"wdl": "win/draw/loss", "distance": "distances", "score": "scores"}[b.kind]
         board = "" if b.board == "7x6" else f"{b.board} board, "
+        package = "" if b.package == "openingbook" else f" ({b.package})"
         click.echo(
             f"{b.name:<18} {b.bytes:>10,} bytes  {board}{b.plies}-ply {what}, {scope}, "
-            f"{counted(b.positions, 'position')}"
+            f"{counted(b.positions, 'position')}{package}"
         )
         origin = b.provenance.get("built_by") or b.provenance.get("converted_by")
         if origin:

@@ -580,14 +580,12 @@ def _values_check(model: BookModel, kind: str) -> str:
 
     A format without a checksum can hold any plausible value; the shipped books are
     checked whole against theirs, so they are what a value is compared with."""
-    from openingbook.booknames import book_name, books_dir
+    from openingbook.booknames import book_name, shipped_paths
     from openingbook.formats.compact import CompactBook
 
     stones = np.bitwise_count(model.mask)
     reference: Path | None = None
-    directory = books_dir()
-    candidates = sorted(directory.glob(f"*{COMPACT_SUFFIX}")) if directory else []
-    for candidate in candidates:  # a distance book first: it checks the plies too
+    for candidate in shipped_paths():  # a distance book first: it checks the plies too
         try:
             with CompactBook(candidate, verify=False) as book:
                 fits = (book.board, book.plies) == (model.board, model.plies) and (
