@@ -21,6 +21,9 @@ from openingbook.formats.base import Format
 from openingbook.formats.dataset import COLUMNS, LabelledRows, labelled_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from openingbook.answers import BookReader
     from openingbook.model import BookModel
 
 __all__ = ["NpzFormat", "write_npz"]
@@ -54,11 +57,16 @@ class NpzFormat(Format):
     suffixes = (".npz",)
     readable = False
     any_board = True
+    exports_from_lookups = True
 
     def export(
-        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+        self,
+        model: BookModel | BookReader,
+        out: str | os.PathLike[str],
+        progress: Callable[[int, int], None] | None = None,
+        **options: Any,
     ) -> tuple[int, dict[str, Any]]:
-        rows = labelled_rows(model)
+        rows = labelled_rows(model, progress)
         return write_npz(out, rows), {"distances": True, "stones": rows.stones}
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:

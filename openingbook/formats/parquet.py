@@ -23,6 +23,9 @@ from openingbook.formats.base import Format
 from openingbook.formats.dataset import CHUNK, COLUMNS, LabelledRows, labelled_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from openingbook.answers import BookReader
     from openingbook.model import BookModel
 
 __all__ = ["ParquetFormat", "write_parquet"]
@@ -81,12 +84,17 @@ class ParquetFormat(Format):
     suffixes = (".parquet",)
     readable = False
     any_board = True
+    exports_from_lookups = True
 
     def export(
-        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+        self,
+        model: BookModel | BookReader,
+        out: str | os.PathLike[str],
+        progress: Callable[[int, int], None] | None = None,
+        **options: Any,
     ) -> tuple[int, dict[str, Any]]:
         _pyarrow()  # before the work: a missing extra is said at once
-        rows = labelled_rows(model)
+        rows = labelled_rows(model, progress)
         return write_parquet(out, rows), {"distances": True, "stones": rows.stones}
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
