@@ -106,8 +106,8 @@ def validate_books(
     positions go piece by piece (:func:`openingbook.pipeline.negamax.derive_pieces`: a
     whole ply of 13 or more plies part by part), each derived, looked up in ``book`` and
     compared before the next: memory holds one piece. ``progress(done, total)`` is
-    called with the positions done after each slice of the derivation; ``stage`` is
-    not called (the comparison of a piece follows its derivation).
+    called with the positions done after each slice of the derivation, to the end: the
+    comparison has no step of its own, so ``stage`` (kept for its callers) is never called.
     """
     start = time.perf_counter()
     with _compared_book(book) as shallow, lookup_source(deeper) as deep:

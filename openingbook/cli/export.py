@@ -121,6 +121,7 @@ def export_command(
             tromp_subset=tromp_subset,
             log_size=log_size,
             progress=advance,
+            stage=advance and advance.stage,
         )
     if as_json:
         emit_json(summary.as_dict(), err=piped)

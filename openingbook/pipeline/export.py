@@ -89,6 +89,7 @@ def export_book(
     tromp_subset: bool = False,
     log_size: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> ExportSummary:
     """Export the book at ``book`` in ``format`` (a registry entry or its name, one of
     :data:`EXPORT_FORMATS`) to ``out`` (written atomically).
@@ -97,7 +98,8 @@ def export_book(
     book without distances. ``tromp_subset`` (uci): only the positions of
     Tromp's data set. ``log_size`` (pons): log2 of the table size, 21..27.
     ``progress(done, total)``: the rows of a labelled data set valued (npz, parquet),
-    after each chunk of them.
+    after each chunk of them; then, given ``stage``, ``stage("writing <output's name>")``
+    and ``progress(done, total)`` of the rows written.
     Raises an error of :mod:`openingbook.errors` with a one-line reason for anything
     that cannot be exported faithfully, before any position is read.
     """
@@ -144,7 +146,7 @@ def export_book(
             )
         elif writer.exports_from_lookups:  # values looked up in the file, the book not loaded
             summary.positions, summary.details = writer.export(
-                reader, out, progress=progress, **given
+                reader, out, progress=progress, stage=stage, **given
             )
             first_wins = 0  # a data set's book has distances: none left out
         else:

@@ -429,28 +429,33 @@ def derive_values(
     are summed over the slices (a position two slices reach is counted in each).
     """
     start = time.perf_counter()
-    pieces = list(derive_pieces(deep, plies, under, progress))
-    if len(pieces) == 1:
-        return pieces[0]
-    first = np.concatenate([p.first for p in pieces])
-    mask = np.concatenate([p.mask for p in pieces])
-    parts, row = [], 0
-    for p in pieces:
-        parts += [(row + s, part) for s, part in p.parts]
-        row += len(p)
-    head = pieces[0]
-    return Derivation(
-        plies,
-        deep,
-        head.under,
-        first,
-        mask,
-        None,
-        _joined(first, mask, [p.result for p in pieces]),
-        np.concatenate([p.covered for p in pieces]),
-        time.perf_counter() - start,
-        parts,
-    )
+    pieces = derive_pieces(deep, plies, under, progress)
+    head = next(pieces)
+    if not head.parts:  # the roots in one piece
+        return head
+    # part by part: each piece copied into the whole ply's arrays, then dropped
+    total = int(complete_positions(deep.board, plies) or 0)
+    first, mask = np.empty(total, np.uint64), np.empty(total, np.uint64)
+    values, known = np.empty(total, np.int8), np.empty(total, bool)
+    covered = np.empty(total, bool)
+    parts: list[tuple[int, tuple[int, int]]] = []
+    layer_sizes, looked_up, row = [0] * len(head.result.layer_sizes), 0, 0
+    for piece in itertools.chain([head], pieces):
+        rows = slice(row, row + len(piece))
+        first[rows], mask[rows], covered[rows] = piece.first, piece.mask, piece.covered
+        values[rows], known[rows] = piece.result.values, piece.result.known
+        parts += [(row + s, part) for s, part in piece.parts]
+        layer_sizes = [a + b for a, b in zip(layer_sizes, piece.result.layer_sizes, strict=True)]
+        looked_up += piece.result.looked_up
+        row += len(piece)
+    if row != total:
+        raise BookFileError(f"{plies} plies: {row:,} positions enumerated, {total:,} expected")
+    result = DerivedValues(
+        first, mask, values, known, plies=deep.plies, scores=head.scores,
+        layer_sizes=layer_sizes, looked_up=looked_up,
+    )  # fmt: skip
+    seconds = time.perf_counter() - start
+    return Derivation(plies, deep, head.under, first, mask, None, result, covered, seconds, parts)
 
 
 def derive_pieces(
