@@ -59,12 +59,12 @@ import numpy as np
 
 from openingbook.checks.booksizes import complete_positions
 from openingbook.errors import BookFileError, InvalidArgument
-from openingbook.model import BookModel
 from openingbook.solver import BoardSize, enumerate_positions, has_four_bits
 from openingbook.values import FULL_COLUMN, UNKNOWN, BulkValues, score_tables
 
 if TYPE_CHECKING:
     from openingbook.answers import BookReader
+    from openingbook.model import BookModel
 
 __all__ = [
     "COLUMNS",
@@ -155,7 +155,7 @@ def labelled_rows(
     :data:`CHUNK` of them (first with an estimate of the total, before the positions
     are enumerated)."""
     source = str(book.path)
-    if isinstance(book, BookModel):
+    if not _is_reader(book):
         book.require_distances("labelled data set")
     elif not book.has_distances:
         raise BookFileError(
@@ -193,9 +193,15 @@ def labelled_rows(
 
 def _answers(book: BookModel | BookReader, first: np.ndarray, mask: np.ndarray) -> BulkValues:
     """What ``book`` answers for positions of its ply (``UNKNOWN`` where it does not)."""
-    if isinstance(book, BookModel):
-        return book.answers(first, mask)
-    return book.lookup_many(first, mask, strict=False)
+    if _is_reader(book):
+        return book.lookup_many(first, mask, strict=False)
+    return book.answers(first, mask)
+
+
+def _is_reader(book: BookModel | BookReader) -> bool:
+    """Is ``book`` an open reader (else a loaded model)? Asked of what it does, so that
+    the data set, a format, imports neither."""
+    return hasattr(book, "lookup_many")
 
 
 def _move_scores(
