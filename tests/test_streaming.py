@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from openingbook.checks import booksizes
 from openingbook.checks import diff as diff_module
 from openingbook.checks.diff import diff_books
 from openingbook.checks.validate import validate_books
@@ -124,3 +125,23 @@ def test_a_data_set_from_the_open_book_is_the_loaded_one():
         loaded = labelled_rows(read_model(book))
     for name in ("first", "mask", "scores", "value", "winner", "plies"):
         assert np.array_equal(getattr(looked_up, name), getattr(loaded, name))
+
+
+def test_a_ply_past_the_table_of_sizes_is_derived_in_parts_too(monkeypatch):
+    """Past the table of complete book sizes (7x6: 13 plies and deeper) the count of the
+    roots is estimated; the parts and the progress end exact."""
+    with open_book(BOOK8) as deep:
+        whole = derive_values(deep, 7)
+        sizes = booksizes.complete_positions
+        table = lambda b, p: None if p >= 7 else sizes(b, p)  # noqa: E731
+        monkeypatch.setattr(negamax, "complete_positions", table)
+        monkeypatch.setattr(booksizes, "complete_positions", table)
+        monkeypatch.setattr(negamax, "DERIVE_PIECE_ROOTS", 2000)
+        done = []
+        joined = derive_values(deep, 7, progress=lambda d, t: done.append((d, t)))
+    assert len(joined.parts) > 5 and done[-1] == (len(whole), len(whole))
+    assert [d for d, _ in done] == sorted(d for d, _ in done)
+    a = _by_key(whole.first, whole.mask, whole.result.values, whole.covered)
+    b = _by_key(joined.first, joined.mask, joined.result.values, joined.covered)
+    for x, y in zip(a, b, strict=True):
+        assert np.array_equal(x, y)

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from openingbook.checks.booksizes import complete_positions
+from openingbook.checks.booksizes import estimated_positions
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.solver import BoardSize, enumerate_positions, has_four_bits
 from openingbook.values import FULL_COLUMN, UNKNOWN, BulkValues, score_tables
@@ -178,8 +178,8 @@ def labelled_rows(
         )
     stones = plies - 1
     board = book.board
-    if progress is not None:  # the book positions of that ply: fewer than the rows
-        progress(0, (complete_positions(board, stones) or 0) if under is None else 0)
+    if progress is not None:  # about the book positions of that ply: fewer than the rows
+        progress(0, (estimated_positions(board, stones) or 0) if under is None else 0)
     first, mask = enumerate_positions(stones, under, *board, drop_immediate_wins=False)
     scores = np.empty((first.size, board.width), dtype=np.int8)
     for start in range(0, first.size, CHUNK):

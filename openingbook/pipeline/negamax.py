@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from openingbook.checks.booksizes import complete_positions
+from openingbook.checks.booksizes import complete_positions, estimated_positions
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.memory import require_memory
 from openingbook.model import BookModel
@@ -434,22 +434,24 @@ def derive_values(
     if not head.parts:  # the roots in one piece
         return head
     # part by part: each piece copied into the whole ply's arrays, then dropped
-    total = int(complete_positions(deep.board, plies) or 0)
-    first, mask = np.empty(total, np.uint64), np.empty(total, np.uint64)
-    values, known = np.empty(total, np.int8), np.empty(total, bool)
-    covered = np.empty(total, bool)
+    capacity = complete_positions(deep.board, plies) or estimated_positions(deep.board, plies) or 0
+    capacity += capacity // 8  # room for an estimate's error before the arrays grow
+    columns = [np.empty(capacity, t) for t in (np.uint64, np.uint64, np.int8, bool, bool)]
     parts: list[tuple[int, tuple[int, int]]] = []
     layer_sizes, looked_up, row = [0] * len(head.result.layer_sizes), 0, 0
     for piece in itertools.chain([head], pieces):
-        rows = slice(row, row + len(piece))
-        first[rows], mask[rows], covered[rows] = piece.first, piece.mask, piece.covered
-        values[rows], known[rows] = piece.result.values, piece.result.known
+        values = (piece.first, piece.mask, piece.result.values, piece.result.known, piece.covered)
+        if row + len(piece) > len(columns[0]):
+            columns = [
+                np.concatenate([c[:row], np.empty(row + len(piece), c.dtype)]) for c in columns
+            ]
+        for column, piece_values in zip(columns, values, strict=True):
+            column[row : row + len(piece)] = piece_values
         parts += [(row + s, part) for s, part in piece.parts]
         layer_sizes = [a + b for a, b in zip(layer_sizes, piece.result.layer_sizes, strict=True)]
         looked_up += piece.result.looked_up
         row += len(piece)
-    if row != total:
-        raise BookFileError(f"{plies} plies: {row:,} positions enumerated, {total:,} expected")
+    first, mask, values, known, covered = (c[:row] for c in columns)
     result = DerivedValues(
         first, mask, values, known, plies=deep.plies, scores=head.scores,
         layer_sizes=layer_sizes, looked_up=looked_up,
@@ -483,8 +485,10 @@ def derive_pieces(
         return
     board = deep.board
     deepest = _deepest_layer(deep, line)
-    total = complete_positions(board, plies) if line is None else None
-    parts = 1 if total is None else max(1, -(-total // DERIVE_PIECE_ROOTS))
+    exact = complete_positions(board, plies) if line is None else None
+    estimate = exact if exact is not None or line is not None else estimated_positions(board, plies)
+    parts = 1 if estimate is None else min(MAX_PIECES, max(1, -(-estimate // DERIVE_PIECE_ROOTS)))
+    total = estimate if parts > 1 else None
     slices = 1 if deepest is None else -(-_slice_count(deepest) // parts)
     if deepest is not None:
         require_memory(
@@ -501,7 +505,12 @@ def derive_pieces(
         progress(0, total)  # the bar before the first part's enumeration
     done = 0
     for part, first, mask, moves in _roots(plies, line, parts, board):
+        if total is not None and exact is None and part is not None and part[0] > 1:
+            # the total of an estimated ply, from the parts so far
+            total = max(done + len(first), done * parts // (part[0] - 1))
         count = total if total is not None else len(first)
+        if part is not None and part[0] == parts:
+            count = done + len(first)  # the last part: the total is known
         pieces = []
         for lo, hi in _slices(len(first), slices):
             pieces.append(
@@ -528,6 +537,11 @@ def derive_pieces(
             time.perf_counter() - start,
             [] if part is None else [(0, part)],
         )
+
+
+#: most pieces a derivation's roots are split into (a ply far past the table of complete
+#: book sizes is estimated large; its parts would need more memory than a piece anyway)
+MAX_PIECES = 4096
 
 
 def _checked_line(deep: DeepBook, plies: int, under: str | None) -> str | None:
