@@ -474,7 +474,7 @@ def derive_pieces(
     any other set of roots is one piece, with its move strings. Each piece is walked
     down in consecutive slices (:func:`_slices`), each within
     :data:`DERIVE_SLICE_BYTES` of working memory (deriving 13 plies from the 14-ply
-    book: about ten); ``progress(done, total)`` is called with the roots done after
+    book: about twenty); ``progress(done, total)`` is called with the roots done after
     each. :class:`NotEnoughMemory` before anything is allocated when one slice would
     need more memory than this machine has (:data:`DERIVE_BYTES_PER_DEEP_POSITION`).
     """
@@ -640,8 +640,10 @@ def _joined(first: np.ndarray, mask: np.ndarray, pieces: list[DerivedValues]) ->
 #: plies from the 14-ply one in one walk, the book loaded: about 400 bytes each)
 DERIVE_BYTES_PER_DEEP_POSITION = 420
 
-#: the working memory of one slice of a derivation's roots (:func:`derive_pieces`)
-DERIVE_SLICE_BYTES = 1 << 30
+#: the working memory of one slice of a derivation's roots (:func:`derive_pieces`): with
+#: the layer a part grows from and a derivation's values so far, within 2 GB for 14 plies
+#: from the 15-ply book
+DERIVE_SLICE_BYTES = 1 << 29
 
 #: a whole ply of more roots than this is derived part by part (:func:`derive_pieces`:
 #: 14 plies on 7x6 in 24 parts of about a million roots, the 13-ply layer they grow
