@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,8 +15,11 @@ from openingbook.checks.report import (
     position_report,
 )
 from openingbook.errors import BookFileError
-from openingbook.formats import load_book
-from openingbook.model import require_board
+from openingbook.formats import load_book, open_book
+from openingbook.formats.registry import BookReader
+from openingbook.model import BookModel, require_board
+from openingbook.solver import canonical_keys
+from openingbook.values import BulkValues
 
 __all__ = ["DiffReport", "diff_books"]
 
@@ -68,7 +72,11 @@ class DiffReport(Report):
         return out
 
 
-def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffReport:
+def diff_books(
+    a: str | os.PathLike[str],
+    b: str | os.PathLike[str],
+    progress: Callable[[int, int], None] | None = None,
+) -> DiffReport:
     """Compare two books of the same ply, position by position (mirror pairs merged).
 
     Books built under a line are compared only inside their scopes (both
@@ -76,8 +84,17 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
     same value (a pruned B answers "first player wins" for what it does not
     store); "values differ" lists positions both store with different values.
     Distance books are compared on distances when both have them, else on
-    win/draw/loss.
+    win/draw/loss. Each list comes in the order of the positions' canonical keys.
+
+    Two books whose positions are the enumeration of one ply and scope (compact books)
+    are not loaded: their positions go piece by piece
+    (:meth:`openingbook.answers.BookReader.position_pieces`, a big ply part by part),
+    each looked up in both files, with ``progress(done, total)`` after each. Any other
+    two books are loaded whole (``progress`` called once, at the end).
     """
+    with open_book(a) as reader_a, open_book(b) as reader_b:
+        if _same_enumeration(reader_a, reader_b):
+            return _diff_pieces(reader_a, reader_b, progress)
     book_a, book_b = load_book(a, complete=False), load_book(b, complete=False)
     require_board(book_b.path.name, book_b.board, book_a.board)
     if book_a.plies != book_b.plies:
@@ -111,41 +128,98 @@ def diff_books(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> DiffRepo
             f"({int((~inside).sum())} stored positions are outside one of them)"
         )
         first, mask = first[inside], mask[inside]
-    ans_a = book_a.answers(first, mask)
-    ans_b = book_b.answers(first, mask)
-    distances = book_a.has_distances and book_b.has_distances
-    same = ans_a.winner == ans_b.winner
-    if distances:
-        same &= ans_a.plies == ans_b.plies
-    stored_a, stored_b = ans_a.index >= 0, ans_b.index >= 0
-    only_a = stored_a & ~stored_b
-    only_b = stored_b & ~stored_a
-    both = stored_a & stored_b
+    tally = _Tally(book_a, book_b)
+    tally.add(first, mask, book_a.answers(first, mask), book_b.answers(first, mask))
+    if progress is not None:
+        progress(len(first), len(first))
+    return tally.report(positions[id(book_a)], positions[id(book_b)], notes)
 
-    def reports(selected: np.ndarray) -> list[PositionReport]:
-        return [
-            position_report(
-                first[i],
-                mask[i],
-                None,
-                answer_entry(ans_a, i, book_a.has_distances),
-                answer_entry(ans_b, i, book_b.has_distances),
-                book_a.board,
-            )
-            for i in np.flatnonzero(selected)
-        ]
 
-    return DiffReport(
-        a=str(book_a.path),
-        b=str(book_b.path),
-        plies=book_a.plies,
-        compared_by="win/draw/loss and distances" if distances else "win/draw/loss",
-        positions_a=positions[id(book_a)],
-        positions_b=positions[id(book_b)],
-        common=int(both.sum()),
-        implied_agreements=int(((only_a | only_b) & same).sum()),
-        only_in_a=reports(only_a & ~same),
-        only_in_b=reports(only_b & ~same),
-        value_differences=reports(both & ~same),
-        notes=notes,
+def _same_enumeration(a: BookReader, b: BookReader) -> bool:
+    """Do both books hold exactly the positions of one enumeration (one ply, board, line
+    and part), each position once?"""
+    return (
+        a.enumerated
+        and b.enumerated
+        and a.plies == b.plies
+        and a.board == b.board
+        and a.scope == b.scope
+        and a.scope.known
+        and a.scope.partial is None
     )
+
+
+def _diff_pieces(
+    a: BookReader, b: BookReader, progress: Callable[[int, int], None] | None
+) -> DiffReport:
+    """:func:`diff_books` of two books of one enumeration, a piece of positions at a time."""
+    notes = []
+    for bk in (a, b):
+        if not bk.scope.complete:
+            notes.append(f"{bk.path.name} holds {bk.scope.describe()}")
+    total, done = len(a), 0
+    tally = _Tally(a, b)
+    for first, mask in a.position_pieces():
+        answers_a = a.lookup_many(first, mask, strict=False)
+        tally.add(first, mask, answers_a, b.lookup_many(first, mask, strict=False))
+        done += len(first)
+        if progress is not None:
+            progress(done, total)
+    return tally.report(total, len(b), notes)
+
+
+class _Tally:
+    """The comparison of two books' answers, piece by piece."""
+
+    def __init__(self, a: BookModel | BookReader, b: BookModel | BookReader) -> None:
+        self.a, self.b = a, b
+        self.distances = a.has_distances and b.has_distances
+        self.common = self.implied = 0
+        #: ``(canonical key, report)`` of each list
+        self.lists: tuple[list[tuple[int, PositionReport]], ...] = ([], [], [])
+
+    def add(
+        self, first: np.ndarray, mask: np.ndarray, ans_a: BulkValues, ans_b: BulkValues
+    ) -> None:
+        same = ans_a.winner == ans_b.winner
+        if self.distances:
+            same &= ans_a.plies == ans_b.plies
+        stored_a, stored_b = ans_a.index >= 0, ans_b.index >= 0
+        only_a = stored_a & ~stored_b
+        only_b = stored_b & ~stored_a
+        both = stored_a & stored_b
+        self.common += int(both.sum())
+        self.implied += int(((only_a | only_b) & same).sum())
+        board = self.a.board
+        for reports, selected in zip(self.lists, (only_a, only_b, both), strict=True):
+            rows = np.flatnonzero(selected & ~same)
+            keys = canonical_keys(first[rows], mask[rows], *board)
+            for i, key in zip(rows, keys.tolist(), strict=True):
+                report = position_report(
+                    first[i],
+                    mask[i],
+                    None,
+                    answer_entry(ans_a, i, self.a.has_distances),
+                    answer_entry(ans_b, i, self.b.has_distances),
+                    board,
+                )
+                reports.append((key, report))
+
+    def report(self, positions_a: int, positions_b: int, notes: list[str]) -> DiffReport:
+        only_a, only_b, differ = (
+            [r for _, r in sorted(rs, key=lambda kr: kr[0])] for rs in self.lists
+        )
+        return DiffReport(
+            a=str(self.a.path),
+            b=str(self.b.path),
+            plies=int(self.a.plies or 0),
+            compared_by="win/draw/loss and distances" if self.distances else "win/draw/loss",
+            positions_a=positions_a,
+            positions_b=positions_b,
+            common=self.common,
+            implied_agreements=self.implied,
+            only_in_a=only_a,
+            only_in_b=only_b,
+            value_differences=differ,
+            notes=notes,
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import click
@@ -16,6 +17,7 @@ from openingbook.cli._common import (
     emit_json,
     json_option,
     output_option,
+    progress_bar,
     to_stdout,
     user_errors,
 )
@@ -95,6 +97,7 @@ def export_command(
       openingbook export 12-dist -f cadot -o book12.cadot
       openingbook export 14-dist -f npz -o positions13.npz
     """
+    started = time.perf_counter()  # the time reported: the command's, imports included
     from openingbook.atomicio import refuse_existing
     from openingbook.formats import FORMATS, as_format
 
@@ -109,15 +112,27 @@ def export_command(
     refuse_existing(output, force)
     from openingbook.pipeline.export import export_book
 
-    summary = export_book(
-        book, format, output, no_distance=no_distance, tromp_subset=tromp_subset, log_size=log_size
-    )
+    with progress_bar(not as_json, "valuing rows") as advance:
+        summary = export_book(
+            book,
+            format,
+            output,
+            no_distance=no_distance,
+            tromp_subset=tromp_subset,
+            log_size=log_size,
+            progress=advance,
+            stage=advance and advance.stage,
+        )
     if as_json:
         emit_json(summary.as_dict(), err=piped)
         return
     # with the rows on standard output, the summary goes to stderr
     where = "standard output" if piped else summary.output
-    line = f"wrote {counted(summary.positions, 'position')} to {where} ({format.name})"
+    elapsed = time.perf_counter() - started
+    line = (
+        f"wrote {counted(summary.positions, 'position')} to {where} ({format.name}) "
+        f"in {elapsed:.1f} s"
+    )
     if summary.recovered_first_wins:
         line += f"; {summary.recovered_first_wins:,} first-player wins recovered by enumeration"
     click.echo(line, err=piped)

@@ -80,6 +80,9 @@ class Format(ABC):
     #: does ``export`` write the book as its positions come (:meth:`export_stream`: rows
     #: of text, in the book's order), rather than from the whole book in memory?
     streams: ClassVar[bool] = False
+    #: does ``export`` take the open reader, looking up what it writes (a labelled data
+    #: set: every move's value), rather than the whole book in memory?
+    exports_from_lookups: ClassVar[bool] = False
     #: does a book without distances leave the first player's wins out of its file (the
     #: reader's rule answers them)?
     prunes: ClassVar[bool] = False

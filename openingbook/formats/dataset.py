@@ -51,17 +51,19 @@ Columns (``N`` rows; the board of the book, ``H`` rows by ``W`` columns):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from openingbook.checks.booksizes import estimated_positions
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.solver import BoardSize, enumerate_positions, has_four_bits
-from openingbook.values import FULL_COLUMN, UNKNOWN, score_tables
+from openingbook.values import FULL_COLUMN, UNKNOWN, BulkValues, score_tables
 
 if TYPE_CHECKING:
+    from openingbook.answers import BookReader
     from openingbook.model import BookModel
 
 __all__ = [
@@ -140,42 +142,76 @@ def boards(first: np.ndarray, mask: np.ndarray, board: BoardSize) -> np.ndarray:
     return out
 
 
-def labelled_rows(model: BookModel) -> LabelledRows:
-    """The rows of the data set of ``model`` (a complete distance book, or every
+def labelled_rows(
+    book: BookModel | BookReader, progress: Callable[[int, int], None] | None = None
+) -> LabelledRows:
+    """The rows of the data set of ``book`` (a complete distance book, or every
     position under a line shorter than its ply): the positions one ply above it, each
     move valued from the book. :class:`BookFileError` / :class:`InvalidArgument` for a
-    book that cannot give every move's exact value."""
-    model.require_distances("labelled data set")
-    if model.plies < 1:
+    book that cannot give every move's exact value.
+
+    ``book``: a loaded model, or an open reader whose lookups read its file (a compact
+    book: nothing of it loaded). ``progress(done, total)``: the rows valued, after each
+    :data:`CHUNK` of them (first with an estimate of the total, before the positions
+    are enumerated)."""
+    source = str(book.path)
+    if not _is_reader(book):
+        book.require_distances("labelled data set")
+    elif not book.has_distances:
+        raise BookFileError(
+            f"{source}: the labelled data set format stores the plies to the result, and "
+            "this book has no distances: use a book built with --distances"
+        )
+    plies = int(book.plies or 0)
+    if plies < 1:
         raise InvalidArgument(
-            f"{model.source}: a book of 0 plies has no positions above it to label",
+            f"{source}: a book of 0 plies has no positions above it to label",
             argument="book",
         )
-    scope = model.scope
+    scope = book.scope
     under = scope.under
-    if not scope.known or scope.partial or (under is not None and len(under) >= model.plies):
+    if not scope.known or scope.partial or (under is not None and len(under) >= plies):
         raise BookFileError(
-            f"{model.source}: the book is {scope.describe()}; a labelled data set needs "
+            f"{source}: the book is {scope.describe()}; a labelled data set needs "
             "every move of the positions above it: a complete book, or every position "
             "under a line shorter than its ply"
         )
-    stones = model.plies - 1
-    board = model.board
+    stones = plies - 1
+    board = book.board
+    if progress is not None:  # about the book positions of that ply: fewer than the rows
+        progress(0, (estimated_positions(board, stones) or 0) if under is None else 0)
     first, mask = enumerate_positions(stones, under, *board, drop_immediate_wins=False)
     scores = np.empty((first.size, board.width), dtype=np.int8)
     for start in range(0, first.size, CHUNK):
         part = slice(start, start + CHUNK)
-        scores[part] = _move_scores(model, first[part], mask[part], stones)
-    value, winner, plies = _own_values(scores, stones, board)
-    return LabelledRows(board, stones, first, mask, scores, value, winner, plies)
+        scores[part] = _move_scores(book, first[part], mask[part], stones)
+        if progress is not None:
+            progress(min(first.size, start + CHUNK), first.size)
+    value, winner, plies_to_end = _own_values(scores, stones, board)
+    return LabelledRows(board, stones, first, mask, scores, value, winner, plies_to_end)
 
 
-def _move_scores(model: BookModel, first: np.ndarray, mask: np.ndarray, stones: int) -> np.ndarray:
+def _answers(book: BookModel | BookReader, first: np.ndarray, mask: np.ndarray) -> BulkValues:
+    """What ``book`` answers for positions of its ply (``UNKNOWN`` where it does not)."""
+    if _is_reader(book):
+        return book.lookup_many(first, mask, strict=False)
+    return book.answers(first, mask)
+
+
+def _is_reader(book: BookModel | BookReader) -> bool:
+    """Is ``book`` an open reader (else a loaded model)? Asked of what it does, so that
+    the data set, a format, imports neither."""
+    return hasattr(book, "lookup_many")
+
+
+def _move_scores(
+    book: BookModel | BookReader, first: np.ndarray, mask: np.ndarray, stones: int
+) -> np.ndarray:
     """``(N, width)`` Pons scores of every move for the side to move; FULL_COLUMN where
     the column is full."""
-    width, height = model.board
+    width, height = book.board
     first_to_move = stones % 2 == 0
-    win_now = int(score_tables(model.board)[0][stones, 1])
+    win_now = int(score_tables(book.board)[0][stones, 1])
     out = np.full((first.size, width), FULL_COLUMN, dtype=np.int8)
     mover = first if first_to_move else first ^ mask
     for col in range(width):
@@ -187,11 +223,11 @@ def _move_scores(model: BookModel, first: np.ndarray, mask: np.ndarray, stones: 
         child_first = first | stone if first_to_move else first
         wins = playable & has_four_bits(mover | stone, height)
         rest = playable & ~wins
-        answers = model.answers(child_first[rest], child_mask[rest])
+        answers = _answers(book, child_first[rest], child_mask[rest])
         if (answers.score == UNKNOWN).any():
             missing = int((answers.score == UNKNOWN).sum())
             raise BookFileError(
-                f"{model.source}: {missing:,} positions after a move are not in the book; "
+                f"{book.path}: {missing:,} positions after a move are not in the book; "
                 "its data set needs every one"
             )
         column = out[:, col]

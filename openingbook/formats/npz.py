@@ -21,15 +21,24 @@ from openingbook.formats.base import Format
 from openingbook.formats.dataset import COLUMNS, LabelledRows, labelled_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from openingbook.answers import BookReader
     from openingbook.model import BookModel
 
 __all__ = ["NpzFormat", "write_npz"]
 
 
-def write_npz(path: str | os.PathLike[str], rows: LabelledRows) -> int:
-    """Write ``rows`` as an ``.npz`` archive at ``path`` (atomically); the rows written."""
+def write_npz(
+    path: str | os.PathLike[str],
+    rows: LabelledRows,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Write ``rows`` as an ``.npz`` archive at ``path`` (atomically); the rows written.
+    ``progress(done, total)``: the rows whose boards are written, after each chunk."""
     width, height = rows.board_size
     count = len(rows)
+    done = 0
     with atomic_output(path) as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as archive:
         for name in COLUMNS:
             if name == "board":
@@ -42,6 +51,9 @@ def write_npz(path: str | os.PathLike[str], rows: LabelledRows) -> int:
                 np.lib.format.write_array_header_2_0(member, {**header, "shape": shape})
                 for chunk in rows.board_chunks() if chunks is None else chunks:
                     member.write(memoryview(np.ascontiguousarray(chunk)).cast("B"))
+                    if chunks is None and progress is not None:
+                        done += len(chunk)
+                        progress(done, count)
     return count
 
 
@@ -54,12 +66,21 @@ class NpzFormat(Format):
     suffixes = (".npz",)
     readable = False
     any_board = True
+    exports_from_lookups = True
 
     def export(
-        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+        self,
+        model: BookModel | BookReader,
+        out: str | os.PathLike[str],
+        progress: Callable[[int, int], None] | None = None,
+        stage: Callable[[str], None] | None = None,
+        **options: Any,
     ) -> tuple[int, dict[str, Any]]:
-        rows = labelled_rows(model)
-        return write_npz(out, rows), {"distances": True, "stones": rows.stones}
+        rows = labelled_rows(model, progress)
+        if stage is not None:
+            stage(f"writing {os.path.basename(out)}")
+        written = write_npz(out, rows, progress if stage is not None else None)
+        return written, {"distances": True, "stones": rows.stones}
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
         return write_npz(out, labelled_rows(model))

@@ -23,6 +23,9 @@ from openingbook.formats.base import Format
 from openingbook.formats.dataset import CHUNK, COLUMNS, LabelledRows, labelled_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from openingbook.answers import BookReader
     from openingbook.model import BookModel
 
 __all__ = ["ParquetFormat", "write_parquet"]
@@ -37,8 +40,13 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def write_parquet(path: str | os.PathLike[str], rows: LabelledRows) -> int:
-    """Write ``rows`` as a Parquet file at ``path`` (atomically); the rows written."""
+def write_parquet(
+    path: str | os.PathLike[str],
+    rows: LabelledRows,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Write ``rows`` as a Parquet file at ``path`` (atomically); the rows written.
+    ``progress(done, total)``: the rows written, after each chunk."""
     pa = _pyarrow()
     width, height = rows.board_size
     cells = width * height
@@ -67,6 +75,8 @@ def write_parquet(path: str | os.PathLike[str], rows: LabelledRows) -> int:
                 else:
                     arrays.append(pa.array(whole[name][part]))
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            if progress is not None:
+                progress(min(len(rows), start + CHUNK), len(rows))
         if not len(rows):
             writer.write_table(schema.empty_table())
     return len(rows)
@@ -81,13 +91,22 @@ class ParquetFormat(Format):
     suffixes = (".parquet",)
     readable = False
     any_board = True
+    exports_from_lookups = True
 
     def export(
-        self, model: BookModel, out: str | os.PathLike[str], **options: Any
+        self,
+        model: BookModel | BookReader,
+        out: str | os.PathLike[str],
+        progress: Callable[[int, int], None] | None = None,
+        stage: Callable[[str], None] | None = None,
+        **options: Any,
     ) -> tuple[int, dict[str, Any]]:
         _pyarrow()  # before the work: a missing extra is said at once
-        rows = labelled_rows(model)
-        return write_parquet(out, rows), {"distances": True, "stones": rows.stones}
+        rows = labelled_rows(model, progress)
+        if stage is not None:
+            stage(f"writing {os.path.basename(out)}")
+        written = write_parquet(out, rows, progress if stage is not None else None)
+        return written, {"distances": True, "stones": rows.stones}
 
     def write(self, model: BookModel, out: str | os.PathLike[str], **options: Any) -> Any:
         _pyarrow()

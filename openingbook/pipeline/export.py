@@ -20,8 +20,9 @@ Every refusal (format, options, board, ply, kind, scope) comes from the book's h
 before any position is read. The text formats ``jsonl`` and ``csv`` stream: each piece
 of positions (:meth:`openingbook.answers.BookReader.position_pieces`) is answered and
 written before the next is read, so the first rows come at once and memory holds one
-piece; the others are written from the whole book in memory
-(:func:`openingbook.formats.read_model`).
+piece; the labelled data sets (``npz``, ``parquet``) look every move's value up in the
+open book, which is not loaded (a compact book: each lookup reads its file); the others
+are written from the whole book in memory (:func:`openingbook.formats.read_model`).
 
 >>> sorted(EXPORT_FORMATS)
 ['cadot', 'csv', 'jsonl', 'npz', 'parquet', 'pons', 'uci']
@@ -30,6 +31,7 @@ piece; the others are written from the whole book in memory
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,8 @@ def export_book(
     no_distance: bool = False,
     tromp_subset: bool = False,
     log_size: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> ExportSummary:
     """Export the book at ``book`` in ``format`` (a registry entry or its name, one of
     :data:`EXPORT_FORMATS`) to ``out`` (written atomically).
@@ -93,6 +97,9 @@ def export_book(
     ``no_distance`` (cadot): write half-move counts of 0 instead of refusing a
     book without distances. ``tromp_subset`` (uci): only the positions of
     Tromp's data set. ``log_size`` (pons): log2 of the table size, 21..27.
+    ``progress(done, total)``: the rows of a labelled data set valued (npz, parquet),
+    after each chunk of them; then, given ``stage``, ``stage("writing <output's name>")``
+    and ``progress(done, total)`` of the rows written.
     Raises an error of :mod:`openingbook.errors` with a one-line reason for anything
     that cannot be exported faithfully, before any position is read.
     """
@@ -137,6 +144,11 @@ def export_book(
             summary.positions, summary.details, first_wins = writer.export_stream(
                 reader, out, **given
             )
+        elif writer.exports_from_lookups:  # values looked up in the file, the book not loaded
+            summary.positions, summary.details = writer.export(
+                reader, out, progress=progress, stage=stage, **given
+            )
+            first_wins = 0  # a data set's book has distances: none left out
         else:
             model = read_model(reader)  # a pruned book with its first-player wins
             summary.positions, summary.details = writer.export(model, out, **given)

@@ -28,15 +28,17 @@ with its rule "a position that is not stored is a first-player win".
 
 from __future__ import annotations
 
+import bisect
+import functools
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from openingbook.checks.booksizes import complete_positions
+from openingbook.checks.booksizes import complete_positions, estimated_positions
 from openingbook.errors import BookFileError, InvalidArgument
 from openingbook.memory import require_memory
 from openingbook.model import BookModel
@@ -46,6 +48,7 @@ from openingbook.solver import (
     can_win_next_bits,
     canonical_keys,
     enumerate_positions,
+    iter_parts,
     positions_with_moves,
     score_from_plies,
     stone_counts,
@@ -65,12 +68,14 @@ DeepBook = Union["BookModel", "BookReader"]
 
 __all__ = [
     "DERIVE_BYTES_PER_DEEP_POSITION",
+    "DERIVE_PIECE_ROOTS",
     "DERIVE_SLICE_BYTES",
     "DeepBook",
     "Derivation",
     "DerivedValues",
     "LeafLookup",
     "book_leaves",
+    "derive_pieces",
     "derive_values",
     "negamax_layers",
 ]
@@ -336,10 +341,13 @@ def _reader_leaves(book: BookReader) -> tuple[LeafLookup, bool]:
 # ------------------------------------------------------------------ derivation
 @dataclass
 class Derivation:
-    """Values of the ``plies``-stone book positions (under ``under``) derived from ``deep``.
+    """Values of the ``plies``-stone book positions (under ``under``) derived from ``deep``:
+    all of them (:func:`derive_values`), or one piece (:func:`derive_pieces`).
 
     ``covered`` is True where the value is certain: every deeper position it
     needs is in the deeper book, or (pruned books) inside its declared scope.
+    ``moves``: the enumeration's move string of each position, or None when they were
+    not kept (:meth:`move_string` finds them on demand).
     """
 
     plies: int
@@ -347,10 +355,16 @@ class Derivation:
     under: str | None
     first: np.ndarray
     mask: np.ndarray
-    moves: np.ndarray
+    moves: np.ndarray | None
     result: DerivedValues
     covered: np.ndarray
     seconds: float
+    #: ``(start, part)`` of each piece enumerated as a part of the ply (its move strings
+    #: are that part's enumeration's), in the order of the rows
+    parts: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(self.first.size)
 
     @property
     def scores(self) -> bool:
@@ -376,6 +390,23 @@ class Derivation:
             return distance_bytes_from_scores(self.result.values, self.plies, self.deep.board)
         return pruned_values(self.winners())
 
+    def move_string(self, row: int) -> str:
+        """The enumeration's move string of the position at ``row`` (of a piece enumerated as
+        a part of the ply: that part enumerated again, with its move strings)."""
+        if self.moves is not None:
+            return str(self.moves[row])
+        starts = [start for start, _ in self.parts]
+        start, part = self.parts[bisect.bisect_right(starts, row) - 1]
+        return str(_part_moves(self.plies, part, self.deep.board)[row - start])
+
+
+@functools.lru_cache(maxsize=1)
+def _part_moves(plies: int, part: tuple[int, int], board: BoardSize) -> np.ndarray:
+    """The move strings of part ``part`` of the ``plies``-stone positions, in the order of
+    :func:`openingbook.solver.iter_parts` (the last part asked kept: a report names
+    several positions of one part)."""
+    return positions_with_moves(plies, None, *board, part=part)[2].astype(str)
+
 
 def derive_values(
     deep: DeepBook,
@@ -393,15 +424,129 @@ def derive_values(
     deeper book is only a sample or shard (its missing positions are not first-player
     wins).
 
-    The roots are walked down in consecutive slices (:func:`_slices`), each within
-    :data:`DERIVE_SLICE_BYTES` of working memory (deriving 13 plies from the 14-ply
-    book: about ten); ``progress(done, total)`` is called with the roots done after
-    each. The layer sizes and lookups of the result are summed over the slices (a
-    position two slices reach is counted in each). :class:`NotEnoughMemory` before
-    anything is allocated when one slice would need more memory than this machine
-    has (:data:`DERIVE_BYTES_PER_DEEP_POSITION`).
+    The pieces of :func:`derive_pieces`, joined: ``progress(done, total)`` is called
+    with the roots done after each slice. The layer sizes and lookups of the result
+    are summed over the slices (a position two slices reach is counted in each).
     """
     start = time.perf_counter()
+    pieces = derive_pieces(deep, plies, under, progress)
+    head = next(pieces)
+    if not head.parts:  # the roots in one piece
+        return head
+    # part by part: each piece copied into the whole ply's arrays, then dropped
+    capacity = complete_positions(deep.board, plies) or estimated_positions(deep.board, plies) or 0
+    capacity += capacity // 8  # room for an estimate's error before the arrays grow
+    columns = [np.empty(capacity, t) for t in (np.uint64, np.uint64, np.int8, bool, bool)]
+    parts: list[tuple[int, tuple[int, int]]] = []
+    layer_sizes, looked_up, row = [0] * len(head.result.layer_sizes), 0, 0
+    for piece in itertools.chain([head], pieces):
+        values = (piece.first, piece.mask, piece.result.values, piece.result.known, piece.covered)
+        if row + len(piece) > len(columns[0]):
+            columns = [
+                np.concatenate([c[:row], np.empty(row + len(piece), c.dtype)]) for c in columns
+            ]
+        for column, piece_values in zip(columns, values, strict=True):
+            column[row : row + len(piece)] = piece_values
+        parts += [(row + s, part) for s, part in piece.parts]
+        layer_sizes = [a + b for a, b in zip(layer_sizes, piece.result.layer_sizes, strict=True)]
+        looked_up += piece.result.looked_up
+        row += len(piece)
+    first, mask, values, known, covered = (c[:row] for c in columns)
+    result = DerivedValues(
+        first, mask, values, known, plies=deep.plies, scores=head.scores,
+        layer_sizes=layer_sizes, looked_up=looked_up,
+    )  # fmt: skip
+    seconds = time.perf_counter() - start
+    return Derivation(plies, deep, head.under, first, mask, None, result, covered, seconds, parts)
+
+
+def derive_pieces(
+    deep: DeepBook,
+    plies: int,
+    under: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[Derivation]:
+    """:func:`derive_values` a piece of the roots at a time, in bounded memory.
+
+    The roots of a whole ply of more than :data:`DERIVE_PIECE_ROOTS` positions come part
+    by part (:func:`openingbook.solver.iter_parts`: the previous layer and one part in
+    memory, each part's move strings found on demand, :meth:`Derivation.move_string`);
+    any other set of roots is one piece, with its move strings. Each piece is walked
+    down in consecutive slices (:func:`_slices`), each within
+    :data:`DERIVE_SLICE_BYTES` of working memory (deriving 13 plies from the 14-ply
+    book: about twenty); ``progress(done, total)`` is called with the roots done after
+    each. :class:`NotEnoughMemory` before anything is allocated when one slice would
+    need more memory than this machine has (:data:`DERIVE_BYTES_PER_DEEP_POSITION`).
+    """
+    start = time.perf_counter()
+    line = _checked_line(deep, plies, under)
+    if plies == deep.plies:
+        yield _own_ply(deep, line, start)
+        return
+    board = deep.board
+    deepest = _deepest_layer(deep, line)
+    exact = complete_positions(board, plies) if line is None else None
+    estimate = exact if exact is not None or line is not None else estimated_positions(board, plies)
+    parts = 1 if estimate is None else min(MAX_PIECES, max(1, -(-estimate // DERIVE_PIECE_ROOTS)))
+    total = estimate if parts > 1 else None
+    slices = 1 if deepest is None else -(-_slice_count(deepest) // parts)
+    if deepest is not None:
+        require_memory(
+            -(-deepest // (slices * parts)) * DERIVE_BYTES_PER_DEEP_POSITION,
+            f"deriving the {plies}-ply values from {deep.path.name} "
+            f"({deepest:,} positions at {deep.plies} plies"
+            + (f", in {slices * parts} slices)" if slices * parts > 1 else ")"),
+        )
+    leaves, scores = book_leaves(deep)
+    scope_keys = None
+    if not deep.has_distances and deep.scope.under:
+        scope_keys = _scope_at(deep.scope.under, plies, board)
+    if progress is not None and total is not None:
+        progress(0, total)  # the bar before the first part's enumeration
+    done = 0
+    for part, first, mask, moves in _roots(plies, line, parts, board):
+        if total is not None and exact is None and part is not None and part[0] > 1:
+            # the total of an estimated ply, from the parts so far
+            total = max(done + len(first), done * parts // (part[0] - 1))
+        count = total if total is not None else len(first)
+        if part is not None and part[0] == parts:
+            count = done + len(first)  # the last part: the total is known
+        pieces = []
+        for lo, hi in _slices(len(first), slices):
+            pieces.append(
+                negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, *board)
+            )
+            if progress is not None:
+                progress(done + hi, count)
+        done += len(first)
+        result = _joined(first, mask, pieces)
+        covered = result.known.copy()
+        if scope_keys is not None:
+            # a pruned book answers only inside its scope; a root's whole subtree is
+            # inside when the root is (the scope is closed under continuing play)
+            covered &= np.isin(canonical_keys(first, mask, *board), scope_keys)
+        yield Derivation(
+            plies,
+            deep,
+            line,
+            first,
+            mask,
+            moves,
+            result,
+            covered,
+            time.perf_counter() - start,
+            [] if part is None else [(0, part)],
+        )
+
+
+#: most pieces a derivation's roots are split into (a ply far past the table of complete
+#: book sizes is estimated large; its parts would need more memory than a piece anyway)
+MAX_PIECES = 4096
+
+
+def _checked_line(deep: DeepBook, plies: int, under: str | None) -> str | None:
+    """The line a derivation of ``plies`` from ``deep`` walks under (``under``, else the
+    deeper book's scope), or the refusal of what cannot be derived."""
     if not 0 <= plies <= deep.plies:
         raise InvalidArgument(
             f"must be at most the {deep.plies} plies of {deep.path.name}",
@@ -420,49 +565,20 @@ def derive_values(
             f"the line {line} has {len(line)} moves: no {plies}-ply position lies under it"
             + (f" ({deep.path.name} holds only positions under it)" if not under else "")
         )
-    if plies == deep.plies:
-        return _own_ply(deep, line or None, start)
-    deepest = _deepest_layer(deep, line or None)
-    slices = 1 if deepest is None else _slice_count(deepest)
-    if deepest is not None:
-        require_memory(
-            -(-deepest // slices) * DERIVE_BYTES_PER_DEEP_POSITION,
-            f"deriving the {plies}-ply values from {deep.path.name} "
-            f"({deepest:,} positions at {deep.plies} plies"
-            + (f", in {slices} slices)" if slices > 1 else ")"),
-        )
-    width, height = deep.board
-    first, mask, moves = positions_with_moves(plies, line or None, width, height)
-    leaves, scores = book_leaves(deep)
-    pieces = []
-    if progress is not None:
-        progress(0, len(first))
-    for lo, hi in _slices(len(first), slices):
-        pieces.append(
-            negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, width, height)
-        )
-        if progress is not None:
-            progress(hi, len(first))
-    result = _joined(first, mask, pieces)
-    covered = result.known.copy()
-    if not deep.has_distances and deep.scope.under:
-        # a pruned book answers only inside its scope; a root's whole subtree is
-        # inside when the root is (the scope is closed under continuing play)
-        covered &= np.isin(
-            canonical_keys(first, mask, width, height),
-            _scope_at(deep.scope.under, plies, deep.board),
-        )
-    return Derivation(
-        plies,
-        deep,
-        line or None,
-        first,
-        mask,
-        moves.astype(str),
-        result,
-        covered,
-        time.perf_counter() - start,
-    )
+    return line or None
+
+
+def _roots(
+    plies: int, line: str | None, parts: int, board: BoardSize
+) -> Iterator[tuple[tuple[int, int] | None, np.ndarray, np.ndarray, np.ndarray | None]]:
+    """``(part, first, mask, moves)`` of the roots: in ``parts`` parts of the whole ply
+    (``moves`` None), or all at once with their move strings (``part`` None)."""
+    if parts > 1:
+        for i, first, mask in iter_parts(plies, parts, *board):
+            yield (i, parts), first, mask, None
+        return
+    first, mask, moves = positions_with_moves(plies, line, *board)
+    yield None, first, mask, moves.astype(str)
 
 
 def _own_ply(deep: DeepBook, line: str | None, start: float) -> Derivation:
@@ -524,8 +640,16 @@ def _joined(first: np.ndarray, mask: np.ndarray, pieces: list[DerivedValues]) ->
 #: plies from the 14-ply one in one walk, the book loaded: about 400 bytes each)
 DERIVE_BYTES_PER_DEEP_POSITION = 420
 
-#: the working memory of one slice of a derivation's roots (:func:`derive_values`)
-DERIVE_SLICE_BYTES = 1 << 30
+#: the working memory of one slice of a derivation's roots (:func:`derive_pieces`): with
+#: the layer a part grows from and a derivation's values so far, within 2 GB for 14 plies
+#: from the 15-ply book
+DERIVE_SLICE_BYTES = 1 << 29
+
+#: a whole ply of more roots than this is derived part by part (:func:`derive_pieces`:
+#: 14 plies on 7x6 in 24 parts of about a million roots, the 13-ply layer they grow
+#: from enumerated once), so that neither the roots nor the values of the whole ply
+#: are ever in memory; smaller sets of roots are one piece
+DERIVE_PIECE_ROOTS = 1 << 20
 
 
 def _deepest_layer(deep: DeepBook, line: str | None) -> int | None:
