@@ -228,9 +228,14 @@ def test_a_first_run_answers_with_the_light_kernel_and_leaves_the_fast_one(tmp_p
 class FakeCompile:
     """A child compiling the light kernel (start_light), waited for by choose()."""
 
+    pid = -1  # no such process: its CPU time is unknown
+
     def __init__(self, argv, **options):
         self.argv, self.options, self.waited = argv, options, False
         FakeCompile.made.append(self)
+
+    def poll(self):
+        return 0 if self.waited else None
 
     def wait(self):
         self.waited = True

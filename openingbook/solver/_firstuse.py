@@ -144,12 +144,12 @@ def _await_light(light: Any) -> None:
     started = _LIGHT_STARTED.pop(name, time.monotonic())
     if child is None:
         return
-    if child.poll() is None:  # its compile is this run's wait: the time left is said
-        done = _cpu_seconds(child.pid)
-        if done is None:  # no /proc: the time since it started
-            done = time.monotonic() - started
-        _jit.announce_compile(light.__module__, light=True, done=done)
     try:
+        if child.poll() is None:  # its compile is this run's wait: the time left is said
+            done = _cpu_seconds(child.pid)
+            if done is None:  # no /proc: the time since it started
+                done = time.monotonic() - started
+            _jit.announce_compile(light.__module__, light=True, done=done)
         child.wait()
     except BaseException:
         child.kill()
