@@ -20,6 +20,7 @@ import atexit
 import functools
 import json
 import os
+import queue
 import random
 import shutil
 import signal
@@ -28,9 +29,10 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -107,6 +109,63 @@ def default_stop_signals() -> None:
     test must start with the default actions, as from a terminal."""
     for signum in (signal.SIGHUP, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)
+
+
+def default_signals() -> None:
+    """``preexec_fn``: SIGINT, SIGTERM and SIGHUP with their default actions (see
+    :func:`default_sigint` and :func:`default_stop_signals`)."""
+    default_sigint()
+    default_stop_signals()
+
+
+def signal_when_ready(
+    proc: subprocess.Popen,
+    ready: Callable[[str], bool],
+    signum: int,
+    *,
+    settle: float = 0.0,
+    start_within: float = 300,
+    stop_within: float = 60,
+) -> tuple[list[tuple[float, str]], float]:
+    """Send ``signum`` to ``proc`` once a line of its stderr is ``ready`` (and ``settle``
+    seconds more); wait for it to end. Returns every line of its stderr with the time
+    it came (``time.monotonic``), and the time the signal was sent. Fails the test when
+    no line is ready within ``start_within`` seconds (a cold start compiles kernels) or
+    the process still runs ``stop_within`` seconds after the signal."""
+    assert proc.stderr is not None
+    lines: queue.Queue[tuple[float, str]] = queue.Queue()
+
+    def read(stream: IO[Any]) -> None:
+        for raw in stream:
+            line = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+            lines.put((time.monotonic(), line.rstrip("\n")))
+
+    reader = threading.Thread(target=read, args=(proc.stderr,), daemon=True)
+    reader.start()
+    seen: list[tuple[float, str]] = []
+    deadline = time.monotonic() + start_within
+    try:
+        while not any(ready(line) for _, line in seen):
+            try:
+                seen.append(lines.get(timeout=1))
+            except queue.Empty:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the command was never ready: {seen[-20:]}")
+        time.sleep(settle)
+        sent = time.monotonic()
+        proc.send_signal(signum)
+        try:
+            proc.wait(timeout=stop_within)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {stop_within} s after {signal.Signals(signum).name}")
+        reader.join(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    while not lines.empty():
+        seen.append(lines.get())
+    return seen, sent
 
 
 def unbuffered_env() -> dict[str, str]:

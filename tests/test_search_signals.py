@@ -10,17 +10,15 @@ are not announced); the test sends the signal then and times the command's one l
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import subprocess
 import sys
 import threading
 import time
-from typing import IO
 
 import pytest
 
-from tests.helpers import default_sigint, default_stop_signals, unbuffered_env
+from tests.helpers import default_signals, signal_when_ready, unbuffered_env
 
 #: the command line, announcing every search of more than 16 cells but the warm-up's
 _ANNOUNCE_SEARCHES = """
@@ -71,51 +69,19 @@ def _kernels_ready() -> None:
         Solver(table_log2=16, width=width, height=height).warm_up()
 
 
-def _default_signals() -> None:
-    default_sigint()
-    default_stop_signals()
-
-
 def _stop_while_searching(args: list[str], env: dict[str, str], signum: int) -> tuple:
     """(exit status, stderr without the announcements, seconds from the signal to the
     command's last line)."""
     proc = subprocess.Popen(
         [sys.executable, "-c", _ANNOUNCE_SEARCHES, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        text=True, env={**unbuffered_env(), **env}, preexec_fn=_default_signals,
+        text=True, env={**unbuffered_env(), **env}, preexec_fn=default_signals,
     )  # fmt: skip
-    assert proc.stderr is not None
-    lines: queue.Queue[tuple[float, str]] = queue.Queue()
-
-    def read(stream: IO[str]) -> None:
-        for line in stream:
-            lines.put((time.monotonic(), line.rstrip("\n")))
-
-    reader = threading.Thread(target=read, args=(proc.stderr,), daemon=True)
-    reader.start()
-    seen: list[tuple[float, str]] = []
-    deadline = time.monotonic() + 600  # a cold start compiles the solver
-    try:
-        while not seen or seen[-1][1] != "SEARCHING":
-            try:
-                seen.append(lines.get(timeout=1))
-            except queue.Empty:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the command never searched: {seen}")
-        time.sleep(0.2)  # well inside the search
-        sent = time.monotonic()
-        proc.send_signal(signum)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"still searching 30 s after {signal.Signals(signum).name}")
-        reader.join(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    while not lines.empty():
-        seen.append(lines.get())
+    # 0.2 s after the announcement: well inside the search; a cold start compiles first
+    ready = lambda line: line == "SEARCHING"  # noqa: E731
+    seen, sent = signal_when_ready(
+        proc, ready, signum, settle=0.2, start_within=600, stop_within=30
+    )
     said = [(at, line) for at, line in seen if line != "SEARCHING"]
     took = said[-1][0] - sent if said else float("inf")
     return proc.returncode, [line for _, line in said], took

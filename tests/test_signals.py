@@ -22,20 +22,17 @@ chain no longer holds the ``KeyboardInterrupt``: tested in-process below.)
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-from typing import IO
 
 import click
 import pytest
 from click.testing import CliRunner
 
-from tests.helpers import BOOKS, default_sigint, default_stop_signals, unbuffered_env
+from tests.helpers import BOOKS, default_signals, signal_when_ready, unbuffered_env
 
 #: the longest from the signal to the command's one line (a stopped command's thread
 #: gets 0.3 s to unwind before the process ends without it)
@@ -89,51 +86,17 @@ def _start(args: list[str], cwd: Path, stall_at: str | None, importtime: bool) -
         env["STALL_AT"] = stall_at
     flags = ["-X", "importtime"] if importtime else []
 
-    def child_signals() -> None:
-        default_sigint()
-        default_stop_signals()
-
     return subprocess.Popen(
         [sys.executable, *flags, "-c", _CHILD, *args],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        cwd=cwd, env=env, preexec_fn=child_signals,
+        cwd=cwd, env=env, preexec_fn=default_signals,
     )  # fmt: skip
 
 
 def _stop_at(proc: subprocess.Popen, ready: str, signum: int) -> tuple[int, list[str], float]:
     """Send ``signum`` once stderr has a line ``ready``; return the exit status, the
     other lines of stderr and the seconds from the signal to the last of them."""
-    assert proc.stderr is not None
-    lines: queue.Queue[tuple[float, str]] = queue.Queue()
-
-    def read(stream: IO[bytes]) -> None:
-        for raw in stream:
-            lines.put((time.monotonic(), raw.decode(errors="replace").rstrip("\n")))
-
-    reader = threading.Thread(target=read, args=(proc.stderr,), daemon=True)
-    reader.start()
-    seen: list[tuple[float, str]] = []
-    deadline = time.monotonic() + 300  # a cold start compiles kernels
-    try:
-        while not any(_is(line, ready) for _, line in seen):
-            try:
-                seen.append(lines.get(timeout=1))
-            except queue.Empty:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the command never reached {ready!r}: {seen[-20:]}")
-        sent = time.monotonic()
-        proc.send_signal(signum)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"still running 60 s after {signal.Signals(signum).name}")
-        reader.join(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    while not lines.empty():
-        seen.append(lines.get())
+    seen, sent = signal_when_ready(proc, lambda line: _is(line, ready), signum)
     said = [(at, line) for at, line in seen if not _is(line, ready) and not _timing(line)]
     took = said[-1][0] - sent if said else float("inf")
     return proc.returncode, [line for _, line in said], took
