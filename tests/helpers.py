@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import atexit
 import functools
+import importlib
 import json
 import os
 import queue
@@ -109,6 +110,15 @@ def default_stop_signals() -> None:
     test must start with the default actions, as from a terminal."""
     for signum in (signal.SIGHUP, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)
+
+
+def require(module: str) -> Any:
+    """The environment package, or a failure saying how to install it (never a skip:
+    the test extra installs it)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        pytest.fail(f"{module} is missing ({exc}): pip install -e '.[test]'")
 
 
 def default_signals() -> None:

@@ -18,16 +18,7 @@ import pytest
 
 from openingbook.errors import InvalidArgument
 from openingbook.evaluation import PerfectPlayer, rate_moves
-from tests.helpers import ROOT
-
-
-def require(module: str):
-    """The environment package, or a failure saying how to install it (never a skip:
-    the test extra installs it)."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        pytest.fail(f"{module} is missing ({exc}): pip install -e '.[test]'")
+from tests.helpers import ROOT, require
 
 
 @pytest.fixture(scope="module")

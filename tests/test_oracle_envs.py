@@ -5,7 +5,6 @@ environment's legal moves and the project's engine on the same moves."""
 
 from __future__ import annotations
 
-import importlib
 import random
 
 import numpy as np
@@ -14,15 +13,7 @@ import pytest
 from openingbook.engine import Engine
 from openingbook.evaluation import PerfectPlayer, rate_moves
 from openingbook.oracle import FULL_COLUMN, Oracle
-
-
-def require(module: str):
-    """The environment package, or a failure saying how to install it (never a skip:
-    the test extra installs it)."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        pytest.fail(f"{module} is missing ({exc}): pip install -e '.[test]'")
+from tests.helpers import require
 
 
 def connect_four_env():
