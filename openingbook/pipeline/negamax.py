@@ -511,6 +511,8 @@ def derive_pieces(
         count = total if total is not None else len(first)
         if part is not None and part[0] == parts:
             count = done + len(first)  # the last part: the total is known
+        if progress is not None and total is None:
+            progress(0, count)  # one part: the bar once its positions are known
         pieces = []
         for lo, hi in _slices(len(first), slices):
             pieces.append(
