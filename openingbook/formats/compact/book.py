@@ -626,14 +626,17 @@ def write_compact(
     refuse_existing(out, force)
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
-    values = np.asarray(values).astype(np.int8)
+    values = np.asarray(values)
+    values = values if values.dtype == np.int8 else values.astype(np.int8)  # never changed
     if not first.shape == mask.shape == values.shape or first.ndim != 1:
         raise InvalidArgument("first, mask and values must be 1-d arrays of one length")
     width, height = board = BoardSize(*board)
     _check_values(kind, plies, values, board.cells)
+    # the heap's garbage (a derivation's, then the count's) off the peaks that follow
+    release_freed_memory()
     # counted first, before the arrays below: the count enumerates the ply again
     complete = _complete_count(plies, board, first.size) if under is None and part is None else 0
-    release_freed_memory()  # the heap's garbage (a derivation's, the count's) off the peak
+    release_freed_memory()
     status = book_position_status(first, mask, plies, width, height)
     if (status != STATUS_OK).any():
         i = int(np.argmax(status != STATUS_OK))

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from openingbook.formats.compact.retrieval import FIRST_SEED, fuse_layout, nb_cells, nb_mix
+from openingbook.memory import release_freed_memory
 from openingbook.solver import InternalError, InvalidArgument, njit
 
 __all__ = [
@@ -310,7 +311,7 @@ def _code_table(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return canonical_codes(lengths).astype(np.uint16), np.maximum(lengths, 0).astype(np.uint8)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # seconds a call: a signal acts meanwhile
 def _codeword_bits(values, contexts, table_size):
     """The codeword bits of all keys (``table_size[context, value]`` each)."""
     total = np.int64(0)
@@ -336,7 +337,7 @@ def _edge_cells(keys, i, j, seed, segment_length, scl):
     return c0 + uj, c1 + uj, c2 + uj
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # seconds a call: a signal acts meanwhile
 def _peel(keys, seed, segment_length, segment_count, values, contexts, code, count, full):
     """``(status, bit array)`` of one attempt: :data:`_PEELED` and its uint64 words, else
     :data:`_STUCK` (peeling got stuck: another seed) or :data:`_COUNT_FULL` (a cell has
@@ -463,6 +464,7 @@ def build_function(
     total = int(_codeword_bits(values, contexts, code[1]))
     if total >= 1 << 32:  # codeword bits are numbered in uint32
         raise InvalidArgument(f"{total:,} codeword bits: at most 2^32 - 1 in one function")
+    release_freed_memory()  # the heap's garbage off the peeling's peak
     growth = 1.0
     seed = FIRST_SEED
     # a cell's edges counted in one byte (a cell has about three), two when one has more
@@ -491,7 +493,7 @@ def build_function(
     raise RuntimeError("no compressed function found in 1000 attempts")  # pragma: no cover
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # seconds a call: a signal acts meanwhile
 def _query(keys, contexts, hashing, decoder):
     """The value of each key in its context: ``hashing`` is the function's ``(seed,
     segment length, segment count, words)``, ``decoder`` its code's decoding tables
