@@ -714,6 +714,7 @@ def write_compact(
         del values
         function, used, rows = _choose_contexts(contexts, index, table.size, board)
         del contexts
+        release_freed_memory()  # the heap's garbage (the sort's) off the peeling's peak
         f = build_function(keys, index, rows, used.size)
         del rows
         codes = _pack_codes(used, f.lengths)

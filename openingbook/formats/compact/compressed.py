@@ -43,7 +43,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from openingbook.formats.compact.retrieval import FIRST_SEED, fuse_layout, nb_cells, nb_mix
-from openingbook.memory import release_freed_memory
 from openingbook.solver import InternalError, InvalidArgument, njit
 
 __all__ = [
@@ -464,7 +463,6 @@ def build_function(
     total = int(_codeword_bits(values, contexts, code[1]))
     if total >= 1 << 32:  # codeword bits are numbered in uint32
         raise InvalidArgument(f"{total:,} codeword bits: at most 2^32 - 1 in one function")
-    release_freed_memory()  # the heap's garbage off the peeling's peak
     growth = 1.0
     seed = FIRST_SEED
     # a cell's edges counted in one byte (a cell has about three), two when one has more
