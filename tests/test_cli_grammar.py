@@ -497,6 +497,10 @@ LONG_COMMANDS = (
     "best",
     "c4solver",
     "info",
+    "derive",
+    "validate",
+    "diff",
+    "export",
 )
 
 
@@ -509,6 +513,30 @@ def test_every_long_command_takes_progress(name):
     command = main.get_command(click.Context(main), name)
     flags = {opt for param in command.params for opt in param.opts}
     assert "--progress" in flags
+
+
+def test_a_bar_no_call_moves_still_shows_its_clock_running(monkeypatch):
+    """Progress: a bar is redrawn on a timer, so a step whose first piece takes long shows
+    its elapsed time growing (tqdm alone draws only on updates); the redraws end with
+    the bar."""
+    import io
+    import time
+
+    from openingbook.cli import _common
+
+    stream = io.StringIO()
+    stream.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(_common.sys, "stderr", stream)
+    progress = _common.Progress("deriving", redraw=0.02)
+    progress(0, 10_000_000)
+    progress.bar.start_t -= 7  # as if the step had begun 7 s ago, and no call since
+    time.sleep(0.3)
+    assert "00:07" in stream.getvalue()  # redrawn, with no update, at its true elapsed time
+    assert stream.getvalue().count("\r") >= 5
+    progress.end()
+    ended = stream.getvalue()
+    time.sleep(0.1)
+    assert stream.getvalue() == ended and progress.bar is None
 
 
 def test_work_without_progress_of_its_own_says_how_long_it_takes(monkeypatch):

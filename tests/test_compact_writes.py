@@ -65,3 +65,25 @@ def test_compact_output_name_and_whole_books_are_checked_before_any_work(tmp_pat
             progress=False,
         )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_ply_past_the_table_of_counts_is_counted_part_by_part(tmp_path, monkeypatch):
+    """A complete ply the table of counts does not hold (13 plies and more on 7x6) is
+    counted by the enumerator part by part: the same count, so a whole ply is written and a
+    ply with a position left out is refused."""
+    import numpy as np
+
+    from openingbook.formats.compact import book
+    from openingbook.solver import enumerate_positions
+
+    monkeypatch.setattr(book, "complete_positions", lambda board, plies: None)
+    monkeypatch.setattr(book, "_COUNT_PART_POSITIONS", 100)  # several parts for 568
+    assert book._complete_count(4, DEFAULT_BOARD, 568) == 568
+    first, mask = enumerate_positions(4, None, *DEFAULT_BOARD)
+    values = np.zeros(first.size, np.int8)
+    book.write_compact(tmp_path / "b4.c4b", 4, "wdl", first, mask, values, board=DEFAULT_BOARD)
+    with pytest.raises(InvalidArgument, match="a complete 4-ply book has 568"):
+        book.write_compact(
+            tmp_path / "short.c4b", 4, "wdl", first[1:], mask[1:], values[1:], board=DEFAULT_BOARD
+        )
+    assert not (tmp_path / "short.c4b").exists()

@@ -153,3 +153,45 @@ def test_bad_arguments_are_refused():
         build_function(keys, np.zeros(4, np.int64), np.full(4, 2), 2)
     with pytest.raises(InvalidArgument, match="duplicate"):
         build_function(np.zeros(4, np.uint64), np.zeros(4, np.int64), np.zeros(4, np.int64), 1)
+    unsorted = np.array([9, 3, 7, 3], np.uint64)  # not ascending: checked on a sorted copy
+    with pytest.raises(InvalidArgument, match="duplicate"):
+        build_function(unsorted, np.zeros(4, np.int64), np.zeros(4, np.int64), 1)
+
+
+def _skewed_function_input(seed: int, n: int, nvalues: int, ncontexts: int):
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, 2**63, n, dtype=np.uint64))
+    rng.shuffle(keys)
+    values = np.minimum(rng.geometric(0.3, keys.size) - 1, nvalues - 1)
+    return keys, values, rng.integers(0, ncontexts, keys.size)
+
+
+def test_the_bit_array_is_the_one_books_were_written_with():
+    """The construction is part of the format's bytes: a book written again (``derive``,
+    ``convert``) is byte for byte the shipped one. The digest is of the bit array the
+    construction gave before its memory was cut down (per edge and per key arrays)."""
+    import hashlib
+
+    f = build_function(*_skewed_function_input(2, 50_000, 9, 5), 5)
+    assert (f.seed, f.segment_length, f.segment_count) == (0x0B00C0DE, 4096, 38)
+    digest = hashlib.sha256(f.words.tobytes()).hexdigest()
+    assert digest == "4e001a1d21194dcd671a623e30bf8f247da67746adf880596011a55cae99cffc"
+
+
+def test_a_cell_with_more_edges_than_its_count_holds_is_counted_again_wider(monkeypatch):
+    """Cells' edges are counted in one byte; when a cell has more, the same attempt runs
+    again with wider counts, to the same function."""
+    from openingbook.formats.compact import compressed
+
+    keys, values, contexts = _skewed_function_input(3, 20_000, 9, 5)
+    expected = build_function(keys, values, contexts, 5)
+    widened = []
+
+    def small_bytes(count_type):
+        widened.append(count_type)
+        return count_type(2 if count_type is np.uint8 else np.iinfo(count_type).max)
+
+    monkeypatch.setattr(compressed, "_count_full", small_bytes)
+    f = build_function(keys, values, contexts, 5)
+    assert widened[:2] == [np.uint8, np.uint16]
+    assert np.array_equal(f.words, expected.words) and f.seed == expected.seed

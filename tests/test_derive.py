@@ -349,13 +349,14 @@ def test_derive_and_validate_show_their_last_step_on_stderr(tmp_path, thill_book
     runner = CliRunner()
     out = tmp_path / "b6.dat"
     derive = ["derive", "--from", thill_book8, "--plies", "6", "--under", "4444", "-o", str(out)]
+    derive.append("--progress")  # stderr is not a terminal here
     result = runner.invoke(main, derive)
     assert result.exit_code == 0, result.output
     assert "deriving" in result.stderr and "writing b6.dat" in result.stderr
     assert "writing b6.dat: 100%" in result.stderr  # the write's bar, finished
     result = runner.invoke(main, [*derive, "--force", "--json"])
     assert result.exit_code == 0 and result.stderr == ""
-    result = runner.invoke(main, ["validate", str(out), thill_book8])
+    result = runner.invoke(main, ["validate", str(out), thill_book8, "--progress"])
     assert result.exit_code == 0, result.output
     # each piece is derived and compared before the next: one bar, to the end
     assert "validating: 100%" in result.stderr

@@ -336,6 +336,10 @@ def progress_stream() -> Any:
     return sys.stderr if stderr_is_terminal() else ProgressLines(sys.stderr)
 
 
+#: seconds between two redraws of a progress bar that no call moved (its clock runs on)
+REDRAW_SECONDS = 1.0
+
+
 class Progress:
     """Progress bars on stderr for the library's ``progress(done, total)`` callbacks
     (positions): called as that callback; :meth:`stage` starts the bar of the next step
@@ -344,49 +348,80 @@ class Progress:
     The rate is work done over time: the positions done since the step's first call
     over the seconds since it (the library calls ``progress(0, total)`` when a step
     starts), not tqdm's smoothed rate, which a bar shown late (from
-    :data:`PROGRESS_FROM` positions) or jumping by big pieces would inflate."""
+    :data:`PROGRESS_FROM` positions) or jumping by big pieces would inflate.
 
-    def __init__(self, what: str) -> None:
+    A bar is redrawn every :data:`REDRAW_SECONDS` even when no call moved it (tqdm
+    draws only on updates): a step whose first piece takes 18 s shows its elapsed time
+    growing, not a clock stopped at 0 (in a log, a line every
+    :data:`LOG_INTERVAL_SECONDS`). :meth:`end` stops the redraws."""
+
+    def __init__(self, what: str, redraw: float = REDRAW_SECONDS) -> None:
         self.what = what
         self.bar: Any = None
         #: a bar was shown: the command is long enough for every later step to show one
         self.shown = False
         #: (time.time(), done) of the step's first call
         self.began: tuple[float, int] | None = None
+        self.redraw = redraw
+        self._lock = threading.Lock()  # the bar, between the caller and the redraws
+        self._stop = threading.Event()
+        self._redraws: threading.Thread | None = None
 
     def __call__(self, done: int, total: int) -> None:
-        if self.began is None:
-            self.began = (time.time(), done)
-        if self.bar is None:
-            if total < PROGRESS_FROM and not self.shown:
-                return
-            from tqdm import tqdm
+        with self._lock:
+            if self.began is None:
+                self.began = (time.time(), done)
+            if self.bar is None:
+                if total < PROGRESS_FROM and not self.shown:
+                    return
+                self._open(total)
+            self.bar.total = total
+            self.bar.update(done - self.bar.n)
 
-            since, first = self.began
-            self.bar = tqdm(
-                desc=self.what,
-                total=total,
-                initial=first,
-                unit=" positions",
-                unit_scale=True,
-                smoothing=0,  # the rate: (n - initial) / elapsed
-                file=progress_stream(),
-            )
-            self.bar.start_t = since  # tqdm's clock is time.time
-            self.shown = True
-        self.bar.total = total
-        self.bar.update(done - self.bar.n)
+    def _open(self, total: int) -> None:
+        from tqdm import tqdm
+
+        since, first = self.began or (time.time(), 0)
+        self.bar = tqdm(
+            desc=self.what,
+            total=total,
+            initial=first,
+            unit=" positions",
+            unit_scale=True,
+            smoothing=0,  # the rate: (n - initial) / elapsed
+            file=progress_stream(),
+        )
+        self.bar.start_t = since  # tqdm's clock is time.time
+        self.shown = True
+        if self._redraws is None and not self._stop.is_set():
+            self._redraws = threading.Thread(target=self._redraw, name="progress", daemon=True)
+            self._redraws.start()
+
+    def _redraw(self) -> None:
+        while not self._stop.wait(self.redraw):
+            with self._lock:
+                if self.bar is not None:
+                    self.bar.refresh()
 
     def stage(self, what: str) -> None:
         """The next step is ``what``: the current bar ends, its progress gets its own."""
         self.close()
-        self.what = what
-        self.began = None
+        with self._lock:
+            self.what = what
+            self.began = None
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
+        with self._lock:
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+
+    def end(self) -> None:
+        """The last bar ends, and its redraws."""
+        self._stop.set()
+        if self._redraws is not None:
+            self._redraws.join()
+        self.close()
 
 
 @contextlib.contextmanager
@@ -402,7 +437,7 @@ def progress_bar(enabled: bool, what: str) -> Iterator[Progress | None]:
     try:
         yield progress
     finally:
-        progress.close()
+        progress.end()
 
 
 def shown_moves(moves: str, keep: int = 24) -> str:

@@ -18,6 +18,7 @@ from openingbook.cli._common import (
     json_option,
     output_option,
     progress_bar,
+    progress_option,
     to_stdout,
     user_errors,
 )
@@ -71,6 +72,7 @@ def _format_help() -> str:
     callback=_log_size,
     help="pons: log2 of the table size (default: at least 8 slots per position).",
 )
+@progress_option
 @json_option
 @user_errors
 def export_command(
@@ -81,6 +83,7 @@ def export_command(
     no_distance: bool,
     tromp_subset: bool,
     log_size: int | None,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Write BOOK in another engine's format (cadot, pons, uci), as jsonl/csv rows, or
@@ -112,7 +115,7 @@ def export_command(
     refuse_existing(output, force)
     from openingbook.pipeline.export import export_book
 
-    with progress_bar(not as_json, "valuing rows") as advance:
+    with progress_bar(progress and not as_json, "valuing rows") as advance:
         summary = export_book(
             book,
             format,

@@ -103,6 +103,7 @@ def _check_line(under: str | None, book: Path) -> None:
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")
 @output_format_option
+@progress_option
 @json_option
 @user_errors
 def derive_command(
@@ -113,6 +114,7 @@ def derive_command(
     distances: bool | None,
     force: bool,
     format: Format | None,
+    progress: bool,
     as_json: bool,
 ) -> None:
     """Compute a shallower book from a deeper one by exact minimax.
@@ -132,7 +134,7 @@ def derive_command(
 
     _check_line(under, source)
 
-    with progress_bar(not as_json, "deriving") as advance:
+    with progress_bar(progress and not as_json, "deriving") as advance:
         summary = derive_book(
             source,
             plies,
@@ -173,9 +175,12 @@ def derive_command(
     callback=_line,
     help="Validate only the positions under this line (default: the deeper book's scope).",
 )
+@progress_option
 @json_option
 @user_errors
-def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool) -> None:
+def validate_command(
+    book: Path, deeper: Path, under: str | None, progress: bool, as_json: bool
+) -> None:
     """Check BOOK against the values derived from the DEEPER book.
 
     Every disagreement is printed (move string, diagram, both values); exit
@@ -187,7 +192,7 @@ def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool)
     from openingbook.checks.validate import validate_books
 
     _check_line(under, deeper)
-    with progress_bar(not as_json, "validating") as advance:
+    with progress_bar(progress and not as_json, "validating") as advance:
         report = validate_books(book, deeper, under=under, progress=advance)
     _finish(report, as_json, report.lines())
 
@@ -202,9 +207,10 @@ def validate_command(book: Path, deeper: Path, under: str | None, as_json: bool)
     show_default=True,
     help="Print at most this many positions per list (0: all; --json lists all).",
 )
+@progress_option
 @json_option
 @user_errors
-def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
+def diff_command(a: Path, b: Path, limit: int, progress: bool, as_json: bool) -> None:
     """Compare two books of the same ply, mirror-aware, across formats.
 
     Lists positions only in A, only in B, and value differences; a pruned book's
@@ -213,7 +219,7 @@ def diff_command(a: Path, b: Path, limit: int, as_json: bool) -> None:
     """
     from openingbook.checks.diff import diff_books
 
-    with progress_bar(not as_json, "comparing") as advance:
+    with progress_bar(progress and not as_json, "comparing") as advance:
         report = diff_books(a, b, progress=advance)
     _finish(report, as_json, report.lines(limit))
 

@@ -146,6 +146,9 @@ def derive_book(
         histogram = value_histogram(model)  # of every position, pruned ones included
         record = _manifest_content(model, derivation, histogram, command)
     positions = len(derivation.first)
+    under, looked_up = derivation.under, derivation.result.looked_up
+    layer_sizes = derivation.result.layer_sizes
+    del derivation  # its values now in the model: not held through the write's peak
     # the write's progress only for a caller told that a new step starts (``stage``):
     # to any other the derivation's progress(done, total) never goes back
     write_progress = progress if stage is not None else None
@@ -162,11 +165,11 @@ def derive_book(
         source=str(deep.path),
         format=layout,
         plies=plies,
-        under=derivation.under,
+        under=under,
         positions=positions,
         records=written.records,
-        deeper_positions_looked_up=derivation.result.looked_up,
-        layer_sizes=derivation.result.layer_sizes,
+        deeper_positions_looked_up=looked_up,
+        layer_sizes=layer_sizes,
         values=histogram,
         seconds=round(time.perf_counter() - start, 3),
     )

@@ -451,7 +451,9 @@ def derive_values(
         layer_sizes = [a + b for a, b in zip(layer_sizes, piece.result.layer_sizes, strict=True)]
         looked_up += piece.result.looked_up
         row += len(piece)
-    first, mask, values, known, covered = (c[:row] for c in columns)
+    for column in columns:  # to the rows filled: the room left is given back, not copied
+        column.resize(row, refcheck=False)
+    first, mask, values, known, covered = columns
     result = DerivedValues(
         first, mask, values, known, plies=deep.plies, scores=head.scores,
         layer_sizes=layer_sizes, looked_up=looked_up,

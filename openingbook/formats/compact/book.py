@@ -93,6 +93,7 @@ from openingbook.formats.compact.retrieval import (
     nb_mix,
 )
 from openingbook.inputs import require_regular_file
+from openingbook.memory import release_freed_memory
 from openingbook.solver import (
     DEFAULT_BOARD,
     STATUS_MESSAGES,
@@ -566,6 +567,25 @@ def _check_values(kind: str, plies: int, values: np.ndarray, cells: int) -> None
         )
 
 
+#: Positions per part when a complete ply is counted part by part (:func:`_complete_count`).
+_COUNT_PART_POSITIONS = 1_500_000
+
+
+def _complete_count(plies: int, board: BoardSize, given: int) -> int:
+    """The positions of a complete ``plies``-ply book: from the table of counts
+    (:func:`openingbook.checks.booksizes.complete_positions`), or counted by the enumerator
+    part by part, one part's positions in memory at a time (the whole 13-ply enumeration
+    takes 1.2 GB; by parts, the 12-ply layer and a part). ``given``: the positions the
+    caller has, which sets the size of the parts, never the count."""
+    known = complete_positions(board, plies)
+    if known is not None:
+        return known
+    from openingbook.solver import AUTO_PARTS, iter_parts
+
+    parts = min(AUTO_PARTS, max(1, -(-given // _COUNT_PART_POSITIONS)))
+    return sum(int(f.size) for _, f, _ in iter_parts(plies, parts, *board))
+
+
 def write_compact(
     path: str | os.PathLike[str],
     plies: int,
@@ -606,11 +626,17 @@ def write_compact(
     refuse_existing(out, force)
     first = np.ascontiguousarray(first, dtype=np.uint64)
     mask = np.ascontiguousarray(mask, dtype=np.uint64)
-    values = np.asarray(values).astype(np.int8)
+    values = np.asarray(values)
+    values = values if values.dtype == np.int8 else values.astype(np.int8)  # never changed
     if not first.shape == mask.shape == values.shape or first.ndim != 1:
         raise InvalidArgument("first, mask and values must be 1-d arrays of one length")
     width, height = board = BoardSize(*board)
     _check_values(kind, plies, values, board.cells)
+    # the heap's garbage (a derivation's, then the count's) off the peaks that follow
+    release_freed_memory()
+    # counted first, before the arrays below: the count enumerates the ply again
+    complete = _complete_count(plies, board, first.size) if under is None and part is None else 0
+    release_freed_memory()
     status = book_position_status(first, mask, plies, width, height)
     if (status != STATUS_OK).any():
         i = int(np.argmax(status != STATUS_OK))
@@ -618,6 +644,7 @@ def write_compact(
             f"position {i} is not a {plies}-ply book position: it "
             + STATUS_MESSAGES[int(status[i])]
         )
+    del status
     keys = canonical_keys(first, mask, width, height)
     # the contexts of version 3 (the same for both variants of a mirror pair), as small
     # as they go: the 14-ply book has 23 million
@@ -658,13 +685,11 @@ def write_compact(
                 f"{keys.size} positions, but part {part[0]}/{part[1]} of the {plies}-ply "
                 f"book has {expected}"
             )
-    elif under is None:
-        complete = count_positions(plies, None, width, height)
-        if keys.size != complete:
-            raise InvalidArgument(
-                f"{keys.size} positions, but a complete {plies}-ply book has "
-                f"{complete}: give the scope (under) of a partial book"
-            )
+    elif under is None and keys.size != complete:
+        raise InvalidArgument(
+            f"{keys.size} positions, but a complete {plies}-ply book has "
+            f"{complete}: give the scope (under) of a partial book"
+        )
     if under is not None:
         Position.from_moves(under, width, height)  # a readable line
         scope_first, scope_mask = enumerate_positions(plies, under, width, height)
@@ -689,6 +714,7 @@ def write_compact(
         del values
         function, used, rows = _choose_contexts(contexts, index, table.size, board)
         del contexts
+        release_freed_memory()  # the heap's garbage (the sort's) off the peeling's peak
         f = build_function(keys, index, rows, used.size)
         del rows
         codes = _pack_codes(used, f.lengths)

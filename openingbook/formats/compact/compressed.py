@@ -310,47 +310,64 @@ def _code_table(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return canonical_codes(lengths).astype(np.uint16), np.maximum(lengths, 0).astype(np.uint8)
 
 
-@njit(cache=True)
-def _codewords(values, contexts, table_word, table_size):
-    """Each key's codeword (bit ``j`` = its ``j``-th bit from the first) and length."""
-    n = values.size
-    word = np.empty(n, np.uint16)
-    size = np.empty(n, np.uint8)
-    for i in range(n):
-        word[i] = table_word[contexts[i], values[i]]
-        size[i] = table_size[contexts[i], values[i]]
-    return word, size
+@njit(cache=True, nogil=True)  # seconds a call: a signal acts meanwhile
+def _codeword_bits(values, contexts, table_size):
+    """The codeword bits of all keys (``table_size[context, value]`` each)."""
+    total = np.int64(0)
+    for i in range(values.size):
+        total += table_size[contexts[i], values[i]]
+    return total
 
 
-@njit(cache=True)
-def _peel(keys, seed, segment_length, segment_count, word, size):
-    """The bit array (uint64 words) of one attempt, or an empty array when stuck.
+#: An edge (one codeword bit) is numbered ``key index << EDGE_SHIFT | bit``: its key and
+#: bit without a table from edges to keys (a codeword has at most MAX_CODE < 16 bits).
+EDGE_SHIFT = 4
+#: Keys of one function: their edge numbers fit the peeling's uint32 cells.
+MAX_KEYS = 1 << (32 - EDGE_SHIFT)
+#: :func:`_peel`'s outcomes.
+_PEELED, _STUCK, _COUNT_FULL = 0, 1, 2
 
-    One equation (edge) per codeword bit: bit ``j`` of key ``i`` is the XOR of the bits
-    at its three cells plus ``j``. Peeling removes an edge alone at one of its bits
-    (recorded as the edge and which of its three bits, 5 bytes), then the bits are
-    assigned in reverse order."""
+
+@njit(cache=True, inline="always")
+def _edge_cells(keys, i, j, seed, segment_length, scl):
+    """The three bit positions of bit ``j`` of key ``i``'s codeword."""
+    c0, c1, c2 = nb_cells(nb_mix(keys[i], np.uint64(seed)), segment_length, scl)
+    uj = np.uint64(j)
+    return c0 + uj, c1 + uj, c2 + uj
+
+
+@njit(cache=True, nogil=True)  # seconds a call: a signal acts meanwhile
+def _peel(keys, seed, segment_length, segment_count, values, contexts, code, count, full):
+    """``(status, bit array)`` of one attempt: :data:`_PEELED` and its uint64 words, else
+    :data:`_STUCK` (peeling got stuck: another seed) or :data:`_COUNT_FULL` (a cell has
+    more edges than ``count``, zeros of the bit array's length, counts up to ``full``:
+    a wider one). ``code``: the codeword (uint16, first bit lowest) and length (uint8)
+    of each (context, value), looked up per key when needed (no array per key).
+
+    One equation (edge) per codeword bit: bit ``j`` of key ``i`` (edge ``i << 4 | j``)
+    is the XOR of the bits at its three cells plus ``j``. Peeling removes an edge alone
+    at one of its cells, in the order of a queue of such cells; then the bits are
+    assigned in reverse order. Memory, the peak of a book's write: per bit position a
+    count (1 byte), the XOR of its edges' numbers and a queue slot (4 bytes each),
+    nothing per edge or key: a key's cells are hashed again when needed, the queue's
+    consumed slots record the peeled cells in order, and a peeled cell keeps the number
+    of the edge it was peeled by (no other edge has it)."""
+    table_word, table_size = code
     n = keys.size
     scl = segment_count * segment_length
-    nbits = (segment_count + 2) * segment_length + MAX_CODE
-    h0 = np.empty(n, np.uint32)
-    h1 = np.empty(n, np.uint32)
-    h2 = np.empty(n, np.uint32)
-    start = np.empty(n + 1, np.uint32)  # the caller keeps the edges below 2^32
-    start[0] = 0
-    for i in range(n):
-        c0, c1, c2 = nb_cells(nb_mix(keys[i], np.uint64(seed)), segment_length, scl)
-        h0[i], h1[i], h2[i] = c0, c1, c2
-        start[i + 1] = start[i] + size[i]
-    edges = np.int64(start[n])
-    edge_key = np.empty(edges, np.uint32)
-    count = np.zeros(nbits, np.uint16)
+    nbits = count.size
+    shift = np.uint32(EDGE_SHIFT)
+    low_bits = np.uint32((1 << EDGE_SHIFT) - 1)
     xor_edges = np.zeros(nbits, np.uint32)
+    edges = np.int64(0)
     for i in range(n):
-        for j in range(size[i]):
-            e = start[i] + j
-            edge_key[e] = i
-            for c in (h0[i] + j, h1[i] + j, h2[i] + j):
+        size = table_size[contexts[i], values[i]]
+        edges += size
+        for j in range(size):
+            e = (np.uint32(i) << shift) | np.uint32(j)
+            for c in _edge_cells(keys, i, j, seed, segment_length, scl):
+                if count[c] == full:
+                    return _COUNT_FULL, np.empty(0, np.uint64)
                 count[c] += 1
                 xor_edges[c] ^= e
     queue = np.empty(nbits, np.uint32)
@@ -359,8 +376,6 @@ def _peel(keys, seed, segment_length, segment_count, word, size):
         if count[c] == 1:
             queue[tail] = c
             tail += 1
-    order_edge = np.empty(edges, np.uint32)
-    order_which = np.empty(edges, np.uint8)
     peeled = 0
     head = 0
     while head < tail:
@@ -368,36 +383,50 @@ def _peel(keys, seed, segment_length, segment_count, word, size):
         head += 1
         if count[c] != 1:
             continue
-        e = xor_edges[c]
-        i = edge_key[e]
-        j = e - start[i]
-        order_edge[peeled] = e
-        order_which[peeled] = 0 if h0[i] + j == c else (1 if h1[i] + j == c else 2)
+        queue[peeled] = c  # a consumed slot: peeled < head
         peeled += 1
-        for other in (h0[i] + j, h1[i] + j, h2[i] + j):
+        e = xor_edges[c]
+        for other in _edge_cells(keys, e >> shift, e & low_bits, seed, segment_length, scl):
             count[other] -= 1
-            xor_edges[other] ^= e
-            if count[other] == 1:
-                queue[tail] = other
-                tail += 1
+            if other != c:  # c keeps e: the edge it was peeled by
+                xor_edges[other] ^= e
+                if count[other] == 1:
+                    queue[tail] = other
+                    tail += 1
     if peeled != edges:
-        return np.empty(0, np.uint64)
+        return _STUCK, np.empty(0, np.uint64)
     words = np.zeros((nbits + 63) // 64 + 1, np.uint64)
     one = np.uint64(1)
     six = np.uint64(6)
     low = np.uint64(63)
     for k in range(edges - 1, -1, -1):
-        e = order_edge[k]
-        i = edge_key[e]
-        j = e - start[i]
-        cells = (np.uint64(h0[i] + j), np.uint64(h1[i] + j), np.uint64(h2[i] + j))
-        c = cells[order_which[k]]
-        bit = (np.uint64(word[i]) >> np.uint64(j)) & one
-        for o in cells:
+        c = np.uint64(queue[k])
+        e = xor_edges[c]
+        i, j = e >> shift, e & low_bits
+        bit = (np.uint64(table_word[contexts[i], values[i]]) >> np.uint64(j)) & one
+        for o in _edge_cells(keys, i, j, seed, segment_length, scl):
             if o != c:
                 bit ^= (words[o >> six] >> (o & low)) & one
         words[c >> six] |= bit << (c & low)
-    return words
+    return _PEELED, words
+
+
+def _count_full(count_type: type) -> np.integer:
+    """The most edges a cell's count of this type holds."""
+    return count_type(np.iinfo(count_type).max)
+
+
+def _has_duplicates(keys: np.ndarray) -> bool:
+    """Does a key occur twice? Ascending keys (as a compact book passes them) are checked
+    in place; others sorted in a copy."""
+    if keys.size < 2:
+        return False
+    ascending = keys[1:] > keys[:-1]
+    if ascending.all():
+        return False
+    del ascending
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def build_function(
@@ -421,35 +450,48 @@ def build_function(
         raise InvalidArgument("a value or context out of range")
     values = np.ascontiguousarray(values, np.uint8)
     contexts = np.ascontiguousarray(contexts, np.int32)
-    if np.unique(keys).size != keys.size:
+    if keys.size > MAX_KEYS:  # the peeling numbers a key's edges in uint32
+        raise InvalidArgument(f"{keys.size:,} keys: at most {MAX_KEYS:,} in one function")
+    if _has_duplicates(keys):
         raise InvalidArgument("duplicate keys")
     nvalues = int(values.max()) + 1 if values.size else 1
     counts = np.bincount(
         contexts.astype(np.int64) * nvalues + values, minlength=context_count * nvalues
     ).reshape(context_count, nvalues)
     lengths = np.stack([code_lengths(row) for row in counts]) if context_count else counts
-    word, size = _codewords(values, contexts, *_code_table(lengths))
-    total = int(size.sum(dtype=np.int64))
+    code = _code_table(lengths)
+    total = int(_codeword_bits(values, contexts, code[1]))
     if total >= 1 << 32:  # codeword bits are numbered in uint32
         raise InvalidArgument(f"{total:,} codeword bits: at most 2^32 - 1 in one function")
     growth = 1.0
     seed = FIRST_SEED
-    for attempt in range(1000):
+    # a cell's edges counted in one byte (a cell has about three), two when one has more
+    count_type = np.uint8
+    attempt = 0
+    while attempt < 1000:
         if attempt and attempt % TRIES_PER_SIZE == 0:
             growth *= GROWTH
         segment_length, segment_count = fuse_layout(max(total, 1), growth, FIRST_FACTOR)
-        words = _peel(keys, seed, segment_length, segment_count, word, size)
-        if words.size:
-            del word, size
+        count = np.zeros((segment_count + 2) * segment_length + MAX_CODE, count_type)
+        full = _count_full(count_type)
+        status, words = _peel(
+            keys, seed, segment_length, segment_count, values, contexts, code, count, full
+        )
+        del count
+        if status == _COUNT_FULL:  # the same attempt again, with wider counts
+            count_type = np.uint16 if count_type is np.uint8 else np.uint32
+            continue
+        if status == _PEELED:
             f = CompressedFunction(seed, segment_length, segment_count, words, lengths)
             if not np.array_equal(query_function(f, keys, contexts), values):
                 raise InternalError("a compressed function answers a key wrongly")
             return f
         seed += 1
+        attempt += 1
     raise RuntimeError("no compressed function found in 1000 attempts")  # pragma: no cover
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # seconds a call: a signal acts meanwhile
 def _query(keys, contexts, hashing, decoder):
     """The value of each key in its context: ``hashing`` is the function's ``(seed,
     segment length, segment count, words)``, ``decoder`` its code's decoding tables

@@ -132,7 +132,7 @@ def nb_context_of_cells(first, mask, a, b, odd_stones, function, masks):
     return c if function != 0 else np.int64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a second a call: a signal acts meanwhile
 def _contexts(first, mask, function, height, masks):
     out = np.empty(first.size, np.int64)
     for i in range(first.size):
