@@ -70,8 +70,13 @@ COMMANDS = {
     "convert": ["convert", str(BOOKS / "book10-dist.dat"), "out.c4b"],
     "serve": ["serve", "--port", "0"],
 }
-#: the commands that enumerate a compact book's positions (or a ply's, the build)
+#: the commands that enumerate a compact book's positions (or a ply's, the build), and
+#: one that builds a compact book's compressed function from a book it reads
 ENUMERATING = ["build", "derive", "validate", "diff", "export csv", "export npz", "convert"]
+#: where each stalls in compiled code: a layer's enumeration, or the compressed
+#: function's peeling (a ply in the table of counts is not enumerated to be counted)
+STALLS = {"convert": "openingbook.formats.compact.compressed:_peel"}
+ENUMERATION = "openingbook.solver.enumerate:_Layers.add_layer"
 
 SIGNALS = {
     "SIGINT": (signal.SIGINT, 130, "interrupted"),
@@ -144,8 +149,7 @@ def test_a_signal_inside_a_compiled_call_that_does_not_return(case, tmp_path):
     anyway, within a second, with its line, its workers and temporary files gone.
     (One signal per command, in turn: both stop it the same way.)"""
     signame = sorted(SIGNALS)[ENUMERATING.index(case) % 2]
-    stall = "openingbook.solver.enumerate:_Layers.add_layer"
-    proc = _start(COMMANDS[case], tmp_path, stall, importtime=False)
+    proc = _start(COMMANDS[case], tmp_path, STALLS.get(case, ENUMERATION), importtime=False)
     outcome = _stop_at(proc, "READY", SIGNALS[signame][0])
     _check(case, signame, outcome, tmp_path)
 

@@ -337,8 +337,9 @@ def _edge_cells(keys, i, j, seed, segment_length, scl):
 
 
 @njit(cache=True, nogil=True)  # seconds a call: a signal acts meanwhile
-def _peel(keys, seed, segment_length, segment_count, values, contexts, code, count, full):
-    """``(status, bit array)`` of one attempt: :data:`_PEELED` and its uint64 words, else
+def _peel(keys, layout, values, contexts, code, count, full):
+    """``(status, bit array)`` of one attempt (``layout``: the hash seed, the segments'
+    length and count): :data:`_PEELED` and its uint64 words, else
     :data:`_STUCK` (peeling got stuck: another seed) or :data:`_COUNT_FULL` (a cell has
     more edges than ``count``, zeros of the bit array's length, counts up to ``full``:
     a wider one). ``code``: the codeword (uint16, first bit lowest) and length (uint8)
@@ -353,6 +354,7 @@ def _peel(keys, seed, segment_length, segment_count, values, contexts, code, cou
     consumed slots record the peeled cells in order, and a peeled cell keeps the number
     of the edge it was peeled by (no other edge has it)."""
     table_word, table_size = code
+    seed, segment_length, segment_count = layout
     n = keys.size
     scl = segment_count * segment_length
     nbits = count.size
@@ -474,9 +476,8 @@ def build_function(
         segment_length, segment_count = fuse_layout(max(total, 1), growth, FIRST_FACTOR)
         count = np.zeros((segment_count + 2) * segment_length + MAX_CODE, count_type)
         full = _count_full(count_type)
-        status, words = _peel(
-            keys, seed, segment_length, segment_count, values, contexts, code, count, full
-        )
+        layout = (seed, segment_length, segment_count)
+        status, words = _peel(keys, layout, values, contexts, code, count, full)
         del count
         if status == _COUNT_FULL:  # the same attempt again, with wider counts
             count_type = np.uint16 if count_type is np.uint8 else np.uint32
