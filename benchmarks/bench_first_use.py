@@ -9,7 +9,8 @@ every compiled cache of the installation (numba's ``.nbi``/``.nbc`` files and th
 native cache, beside the packages and in the run's own ``$HOME/.cache``), and
 times a first run (everything compiled) and a second run (everything cached) of
 the installed ``openingbook`` script, as whole processes (wall time from start to
-exit, and the child's CPU time). Between them it waits for the background compile
+exit, and the child's CPU time; for ``serve``, from its start to its first answer
+of ``/solve``, asked as soon as it listens). Between them it waits for the background compile
 of the fast search a first run starts (``openingbook.solver._firstuse``; detached, so neither
 its time nor its CPU is the first run's) and records how long it still ran after the
 first run had ended. Each command starts from cold caches, as the
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from runinfo import run_info
@@ -53,11 +55,13 @@ COMMANDS = {
     "enumerate --plies 10": ["enumerate", "--plies", "10"],
     "build --plies 8 --under 4444": ["build", "--plies", "8", "--under", "4444", "-o", "b8.dat"],
     "c4solver": ["c4solver"],
+    # the server: from its start to its first answer of /solve (a book position, then DEEP)
+    "serve": ["serve", "--port", "0", "--json"],
     # the library: the oracle's first batch (python, not the openingbook script)
     "Oracle().analyze": [
         "python",
         "-c",
-        f"from openingbook.oracle import Oracle; print(Oracle().analyze(['{DEEP}'])[0])",
+        f"from openingbook.oracle import Oracle; print(Oracle().analyze(['{DEEP}']).scores[0])",
     ],
 }
 #: what a command reads on its standard input
@@ -136,6 +140,49 @@ def run_once(argv: list[str], env: dict[str, str], cwd: Path, stdin: str = "") -
     }
 
 
+def serve_once(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, object]:
+    """Start ``openingbook serve --json``; the wall time is from its start to its first
+    answer of ``/solve?pos=4453`` (asked as soon as it listens), then ``DEEP`` is asked
+    (past the books: the solver's first search); stopped with SIGTERM, its CPU time is the
+    whole run's."""
+    load = round(os.getloadavg()[0], 2)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    server = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        solve = json.loads(server.stdout.readline())["solve"]  # type: ignore[union-attr]
+        listening = time.perf_counter() - start
+        answers = []
+        for pos in ("4453", DEEP):
+            with urllib.request.urlopen(f"{solve}?pos={pos}", timeout=120) as response:
+                answers.append(json.loads(response.read()))
+            answers[-1]["seconds"] = round(time.perf_counter() - start, 2)
+    finally:
+        server.terminate()  # SIGTERM: a background job ignores SIGINT
+        _, stderr = server.communicate(timeout=60)
+    cpu = sum(
+        getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) - getattr(before, f)
+        for f in ("ru_utime", "ru_stime")
+    )
+    return {
+        "wall_s": answers[0]["seconds"],
+        "listening_s": round(listening, 2),
+        "deep_answer_s": answers[1]["seconds"],
+        "cpu_s": round(cpu, 2),
+        "load_average_1min_before": load,
+        "stderr": stderr.strip().splitlines()[:6],
+    }
+
+
+def run_command(name: str, argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, object]:
+    """One timed run of the command ``name`` (the server: until its first answers)."""
+    if name == "serve":
+        return serve_once(argv, env, cwd)
+    return run_once(argv, env, cwd, STDIN.get(name, ""))
+
+
 def commit_of(repo: Path) -> str:
     """The commit a checkout stands at."""
     done = subprocess.run(
@@ -189,13 +236,13 @@ def main() -> None:
             [str(bin_dir / argv[0])] if argv[0] == "python" else [str(bin_dir / "openingbook")]
         )
         argv = argv[1:] if argv[0] == "python" else argv
-        first = run_once([*program, *argv], env, cwd, STDIN.get(name, ""))
+        first = run_command(name, [*program, *argv], env, cwd)
         # the second run measures the steady state: the fast kernel ready
         background = wait_background(site, home)
         for stale in cwd.iterdir():  # build writes its book: the second run starts afresh
             if stale.is_file():
                 stale.unlink()
-        second = run_once([*program, *argv], env, cwd, STDIN.get(name, ""))
+        second = run_command(name, [*program, *argv], env, cwd)
         # what the notes promised (openingbook.solver._jit.FIRST_USE_SECONDS), against the
         # first run's CPU time: a one-thread compile, the wait of a quiet machine
         promised = sum(int(s) for s in re.findall(r"about (\d+) s", " ".join(first["stderr"])))

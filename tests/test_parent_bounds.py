@@ -21,6 +21,7 @@ import pytest
 
 from openingbook.errors import InvalidArgument
 from openingbook.formats import open_book
+from openingbook.pipeline import build
 from openingbook.pipeline.build import BuildOptions, build_book
 from openingbook.pipeline.solving import parent_lower_bounds
 from openingbook.solver import NO_LOWER_BOUND, BoardSize, Position, Solver
@@ -140,7 +141,8 @@ def values_of(path) -> tuple[list[int], list[int], list[int]]:
 
 
 @pytest.mark.parametrize("distances", [True, False])
-def test_build_with_the_shipped_parent_book_writes_the_same_book(tmp_path, distances):
+def test_build_with_the_shipped_parent_book_writes_the_same_book(tmp_path, distances, monkeypatch):
+    monkeypatch.setattr(build, "PARENT_BOUNDS_MIN_POSITIONS", 0)  # a small build takes it too
     options = BuildOptions(10, distances=distances, under="444444", board=BOARD)
     bounded = build_book(tmp_path / "bounded.dat", options, jobs=1, progress=False)
     plain = build_book(tmp_path / "plain.dat", options, jobs=1, progress=False, parent_book=False)
@@ -148,6 +150,18 @@ def test_build_with_the_shipped_parent_book_writes_the_same_book(tmp_path, dista
     assert (tmp_path / "bounded.dat").read_bytes() == (tmp_path / "plain.dat").read_bytes()
     record = json.loads((tmp_path / "bounded.dat.json").read_text())
     assert record["solver"]["parent_book"] == "9-dist"
+
+
+def test_a_small_build_takes_no_shipped_parent_book_unless_named(tmp_path):
+    # below PARENT_BOUNDS_MIN_POSITIONS the reader's first compile costs more than it saves
+    options = BuildOptions(10, distances=True, under="444444", board=BOARD)
+    small = build_book(tmp_path / "small.dat", options, jobs=1, progress=False)
+    named = build_book(
+        tmp_path / "named.dat", options, jobs=1, progress=False, parent_book="9-dist"
+    )
+    assert small.positions < build.PARENT_BOUNDS_MIN_POSITIONS
+    assert small.parent_book is None and named.parent_book == "9-dist"
+    assert (tmp_path / "small.dat").read_bytes() == (tmp_path / "named.dat").read_bytes()
 
 
 def test_build_with_a_parent_book_of_its_own(tmp_path):

@@ -25,6 +25,7 @@ from openingbook.engine import Engine
 from openingbook.explorer import Explorer, ExplorerLimits
 from openingbook.explorer.server import ApiError
 from openingbook.explorer.solve import (
+    SOLVE_PATH,
     add_solve_api,
     batch_json,
     checked_position,
@@ -560,3 +561,24 @@ def test_serve_cannot_listen_exits_2() -> None:
         _, stderr = process.communicate(timeout=300)
     assert process.returncode == 2
     assert stderr.startswith("Error: cannot listen on ") and stderr.count("\n") == 1
+
+
+def test_the_warm_up_answers_solve_before_the_page(engine: Engine, monkeypatch) -> None:
+    """A client of ``serve`` asks ``/solve`` as soon as it listens: the warm-up answers
+    one of its own first (on a first use the reader's kernels that answer needs compile
+    before the page's), then the page's empty board."""
+    explorer = add_solve_api(Explorer(engine, limits=serve_limits()), solver_api_scores)
+    order: list[str] = []
+
+    def recorded(name: str, call):
+        def record(*args, **kwargs):
+            order.append(name)
+            return call(*args, **kwargs)
+
+        return record
+
+    for path, endpoint in explorer.endpoints.items():
+        monkeypatch.setattr(endpoint, "solve", recorded(path, endpoint.solve))
+    monkeypatch.setattr(explorer, "analyze", recorded("page", explorer.analyze))
+    explorer.warm_up()
+    assert order == [SOLVE_PATH, "page"]  # the batch endpoint answers through the same code

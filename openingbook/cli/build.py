@@ -129,7 +129,8 @@ def _command_line() -> list[str]:
     metavar="BOOK",
     help="A distance book of the ply before (a name or a file) whose scores bound the "
     "positions' scores from below: the same book, solved with fewer searches. Default: "
-    "the shipped one of the board, if any; 'none' for none. Its values are trusted: give "
+    "the shipped one of the board, if any, for a build of 20,000 positions or more; 'none' "
+    "for none. Its values are trusted: give "
     "a checked book.",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing output and manifest.")

@@ -91,6 +91,9 @@ def serve_command(
     server = listening_server(
         lambda: make_server(explorer, host, port, log_requests=log_requests), host, port
     )
+    # a first use: the search past the books (/solve's batch kernel) compiles in a child
+    # process on another core while this one compiles the book reader for the first answers
+    engine.solver.warm_up(solve=False, wait=False)
     try:
         threading.Thread(target=explorer.warm_up, name="warm-up", daemon=True).start()
         solve_url = server.url.rstrip("/") + SOLVE_PATH

@@ -126,6 +126,10 @@ class Endpoint(Protocol):
 
     def post(self, body: bytes) -> Any: ...
 
+    def warm_up(self) -> None:
+        """Answer one request of its own, so that a client's first is as fast as the others."""
+        ...
+
 
 @dataclass(frozen=True)
 class ExplorerLimits:
@@ -337,10 +341,14 @@ class Explorer:
         return {**answer, "ms": round((time.perf_counter() - start) * 1000, 3)}
 
     def warm_up(self) -> None:
-        """Analyse the empty board once (loads the books and the compiled lookups, and
+        """Warm each endpoint first (``openingbook serve``'s clients ask ``/solve`` as soon
+        as it listens: a first use compiles what that answer needs before anything else),
+        then analyse the empty board once (loads the books and the compiled lookups, and
         remembers the answer), so that the page's first request is as fast as the
         others. Errors are left to the requests that meet them again."""
         try:
+            for endpoint in self.endpoints.values():
+                endpoint.warm_up()
             self.analyze("")
         except Exception as exc:
             sys.stderr.write(f"explorer: warm-up failed: {type(exc).__name__}: {exc}\n")

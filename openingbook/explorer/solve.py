@@ -230,6 +230,11 @@ class SolveApi:
         scores, plain = self.scored(positions, batch=True)
         return batch_json(positions, scores, plain)
 
+    def warm_up(self) -> None:
+        """The empty board's scores once (the batch endpoint answers through the same code)."""
+        if not self.takes_body:
+            self.solve([""])
+
     def solve(self, positions: list[str], batch: bool = False) -> list[dict[str, Any]]:
         """``{"pos", "score"}`` of each move string, or :class:`ApiError` for the first
         that cannot be answered."""

@@ -112,6 +112,11 @@ MIN_CHUNK_SIZE = 16
 MAX_CHUNK_SIZE = 1024
 #: Version of the work directory layout.
 LAYOUT_VERSION = 1
+#: Positions a build must have for the shipped parent book's bounds (``parent_book=True``):
+#: the bounds save 15-20% of the search's CPU (1-2 s on builds of 450 and 2,519
+#: positions), the book reader's first compile costs about 9 s once
+#: (``benchmarks/DECISIONS.md``, "Parent bounds on small builds").
+PARENT_BOUNDS_MIN_POSITIONS = 20_000
 
 
 # ---------------------------------------------------------------- options, plan
@@ -444,8 +449,9 @@ def build_book(
     ``parent_book``: a distance book of the ply before (a name or a path) whose scores
     bound the positions' scores from below (:func:`parent_lower_bounds`: the same
     values, found with fewer windows); its values are trusted, so give only a checked
-    book. True (the default): the shipped one of the board, if there is one; False:
-    none. Raises ``ValueError``/``OSError`` for bad input, before any work.
+    book. True (the default): the shipped one of the board, if there is one and the
+    build has :data:`PARENT_BOUNDS_MIN_POSITIONS` positions or more; False: none.
+    Raises ``ValueError``/``OSError`` for bad input, before any work.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -499,6 +505,8 @@ def build_book(
         if not scheduler:  # a first use compiles the workers' kernel while this enumerates
             start_worker_kernel(options.board)
         plan = plan_build(options)
+        if parent_book is True and plan.positions < PARENT_BOUNDS_MIN_POSITIONS:
+            parents = parent_recorded = None  # a small build: not worth the reader's compile
         if not scheduler:  # local workers: no more than the chunks or the memory, checked
             jobs = worker_count(jobs, table_log2, len(plan.chunks))  # before anything is written
         wd = books.enter_context(WorkDir.open(work_dir_path, plan.work_settings()))

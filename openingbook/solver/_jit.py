@@ -232,10 +232,10 @@ COMPILED = (
 #: machine sees. ``python benchmarks/bench_first_use.py`` measures each command's first
 #: run beside what its notes promise.
 FIRST_USE_SECONDS = {
-    "the solver": 25,
-    "light solver": 14,
-    "the book reader": 10,
-    "the position enumeration": 4,
+    "the solver": 20,
+    "light solver": 11,
+    "the book reader": 9,
+    "the position enumeration": 2,
     "other": 5,
 }
 _NOTE = "OPENINGBOOK_COMPILE_NOTE"
