@@ -196,8 +196,23 @@ class Oracle:
             raise InvalidArgument(f"first and mask differ in shape: {first.shape} vs {mask.shape}")
         read = _empty("bitboards", self.board, len(first))
         read.first[:], read.mask[:] = first, mask
+        self._start_solver(np.bitwise_count(mask))  # before the checks' compile, on a first use
         _check_positions(read)
         return self.answer(read, status=status, time_limit=time_limit)
+
+    def _start_solver(self, stones: np.ndarray) -> None:
+        """When a position of ``stones`` stones may need a search: on a first use, start
+        compiling the solver in a child process (on another core) while this one reads
+        the books and compiles their reader; once per oracle, nothing once compiled."""
+        if self._solver_started:
+            return
+        cells = self.board.cells
+        if any(
+            self.engine.searches_only(ply)
+            for ply in np.unique(np.minimum(stones, cells - 1) + 1).tolist()
+        ):
+            self.engine.solver.warm_up(solve=False, wait=False)
+            self._solver_started = True
 
     def answer(
         self, read: Batch, *, status: bool = False, time_limit: float | None = None
@@ -231,14 +246,7 @@ class Oracle:
         win_now = score_of[safe_stones, 1]
         scores[wins] = np.broadcast_to(win_now[:, None], wins.shape)[wins]
         open_moves = playable & ~wins
-        if not self._solver_started and any(
-            self.engine.searches_only(ply)
-            for ply in np.unique(stones[open_moves.any(axis=1)] + 1).tolist()
-        ):
-            # a first use compiles the solver in a child process meanwhile (on another
-            # core), while this one reads the books (and compiles their reader)
-            self.engine.solver.warm_up(solve=False, wait=False)
-            self._solver_started = True
+        self._start_solver(stones[open_moves.any(axis=1)])
         child_first = np.where((stones % 2 == 0)[:, None], first[:, None] | move, first[:, None])
         child_mask = mask[:, None] | move
         self._book_scores(stones, open_moves, child_first, child_mask, scores)

@@ -26,7 +26,7 @@ import pytest
 
 from openingbook.api import open_book
 from openingbook.engine import book_probe
-from openingbook.solver import NO_LOWER_BOUND, Position, Solver, _firstuse, _native
+from openingbook.solver import NO_LOWER_BOUND, Position, Solver, _firstuse, _jit, _native
 from openingbook.solver._native import NATIVE_KERNELS
 from openingbook.solver.search import _ENTRY_KERNELS, _LIGHT_KERNELS
 from openingbook.solver.settings import SYMMETRY_STONES
@@ -245,12 +245,16 @@ class FakeCompile:
         self.killed = True
 
 
-def test_a_build_compiles_the_light_kernel_while_it_enumerates(native_dir, monkeypatch):
-    """start_light: a child compiles the light kernel now; choose() waits for it, then
-    answers with the light kernel (compiled by the child, loaded from the cache)."""
+def test_a_build_compiles_the_light_kernel_while_it_enumerates(native_dir, monkeypatch, capsys):
+    """start_light: a child compiles the light kernel now, said at once (its time overlaps
+    the run's other work); choose() waits for it, then answers with the light kernel
+    (compiled by the child, loaded from the cache)."""
     FakeCompile.made = []
     monkeypatch.setattr(subprocess, "Popen", FakeCompile)
     monkeypatch.setattr(_firstuse, "_start_background", lambda lock, v: None)
+    monkeypatch.setattr(_jit, "_ANNOUNCED", set())
+    monkeypatch.setenv("OPENINGBOOK_COMPILE_NOTE", "1")
+    monkeypatch.setenv("OPENINGBOOK_COMPILE_NOTE_PID", str(os.getpid()))
     fast, slow = _ENTRY_KERNELS[True, False][1], _LIGHT_KERNELS[True, False][1]
     solver = Solver(10)
     pos = Position.from_moves("4455")
@@ -262,7 +266,10 @@ def test_a_build_compiles_the_light_kernel_while_it_enumerates(native_dir, monke
     assert child.argv[-6:] == ["openingbook.solver._firstuse", "7", "6", "plain", "batch", "-"]
     assert child.options["env"][_firstuse.SWITCH] == "light"
     assert not child.waited
+    note = _jit.compile_note(slow.__module__, light=True, elsewhere=True)
+    assert capsys.readouterr().err == note + "\n"  # once, when the child starts
     assert _firstuse.choose(fast, slow, args, variant) is slow and child.waited
+    assert capsys.readouterr().err == ""  # said already: the wait adds no second note
     # the fast kernel's library exists: nothing to start
     library = _native.library_path(
         NATIVE_KERNELS["openingbook.solver.search._solve_batch_7x6"], _native._signature(args)

@@ -124,6 +124,8 @@ def start_light(
         _LIGHT_STARTED[name] = time.monotonic()
         if len(_LIGHT_CHILDREN) == 1:
             atexit.register(_stop_light_children)
+        # said when it starts, as every compile: this run's other first-use work goes on
+        _jit.announce_compile(light.__module__, light=True, elsewhere=True)
 
 
 def _stop_light_children() -> None:

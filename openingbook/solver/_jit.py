@@ -233,7 +233,7 @@ COMPILED = (
 #: run beside what its notes promise.
 FIRST_USE_SECONDS = {
     "the solver": 20,
-    "light solver": 11,
+    "light solver": 10,
     "the book reader": 9,
     "the position enumeration": 2,
     "other": 5,
@@ -252,37 +252,44 @@ def compiled_name(module: str) -> str:
     return next((name for start, name in COMPILED if module.startswith(start)), module)
 
 
-def compile_note(module: str, light: bool = False, done: float = 0.0) -> str:
+def compile_note(
+    module: str, light: bool = False, done: float = 0.0, elsewhere: bool = False
+) -> str:
     """The line that says the kernels of ``module`` are being compiled, and for how
     long (:data:`FIRST_USE_SECONDS`; ``done``: the seconds of it done already, in a
     child process); ``light``: the search's light kernel, while the fast one compiles
-    in the background later (:mod:`openingbook.solver._firstuse`)."""
+    in the background later (:mod:`openingbook.solver._firstuse`); ``elsewhere``:
+    compiled in a child process beside this run's other work (its wait overlaps theirs)."""
     name = compiled_name(module)
     key = "light solver" if name == "the solver" and light else name
     seconds = FIRST_USE_SECONDS.get(key, FIRST_USE_SECONDS["other"])
     left = f"about {max(1, round(seconds - done))} s"
     if done > 0:
         left += " more"
+    where = " in another process" if elsewhere else ""
     if key == "light solver":
         return (
-            f"openingbook: compiling the solver, once: {left} (its fastest form compiles "
-            "in the background)"
+            f"openingbook: compiling the solver{where}, once: {left} (its fastest form "
+            "compiles in the background)"
         )
     return f"openingbook: compiling {name}, once: {left}"
 
 
-def announce_compile(module: str, light: bool = False, done: float = 0.0) -> None:
+def announce_compile(
+    module: str, light: bool = False, done: float = 0.0, elsewhere: bool = False
+) -> None:
     """Say on stderr that the kernels of ``module`` are being compiled (once per name in
     a process, and only where notes are wanted: see the module docstring); the search's
     light kernel compiled in a child process (:func:`openingbook.solver._firstuse.
-    start_light`) is announced by the process that waits for it, with the time left
-    (``done``: the seconds of it done already)."""
+    start_light`) is announced by the process that starts it (``elsewhere``), or else by
+    the one that waits for it, with the time left (``done``: the seconds of it done
+    already)."""
     name = compiled_name(module)
     if name in _ANNOUNCED or not _notes_wanted():
         return
     _ANNOUNCED.add(name)
     clear = "\r\x1b[K" if _is_terminal(sys.stderr) else ""  # over a progress line
-    print(clear + compile_note(module, light, done), file=sys.stderr, flush=True)
+    print(clear + compile_note(module, light, done, elsewhere), file=sys.stderr, flush=True)
 
 
 def _notes_wanted() -> bool:
