@@ -15,10 +15,10 @@ of the fast search a first run starts (``openingbook.solver._firstuse``; detache
 its time nor its CPU is the first run's) and records how long it still ran after the
 first run had ended. Each command starts from cold caches, as the
 first command after an install. The runs ask for the compile note
-(``OPENINGBOOK_COMPILE_NOTE=1``) and record what stderr said, held against the
-first use's own wait (the first run's wall time less the second's): the notes
-promise the sum of the compiles in the run's process, or the time of one "in another
-process" where that is longer (it runs beside them). The load average is recorded
+(``OPENINGBOOK_COMPILE_NOTE=1``) and record what stderr said and when: each note
+says, when printed, how long what it names takes, so the notes promise the first run
+ends at the latest such end plus the second run's time (its work), held against the
+first run's wall time. The load average is recorded
 beside each run: the machine may be shared. Writes
 ``benchmarks/results/first_use.json``.
 """
@@ -35,9 +35,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import TextIO
 
 from runinfo import run_info
 
@@ -123,23 +125,43 @@ def wait_background(site: Path, home: Path) -> float:
     return round(time.perf_counter() - start, 2)
 
 
+def timed_lines(stream: TextIO, start: float, into: list[list[object]]) -> threading.Thread:
+    """A thread that appends ``[seconds since start, line]`` for each line of ``stream``."""
+
+    def read() -> None:
+        for line in stream:
+            into.append([round(time.perf_counter() - start, 2), line.rstrip("\n")])
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
 def run_once(argv: list[str], env: dict[str, str], cwd: Path, stdin: str = "") -> dict[str, object]:
     load = round(os.getloadavg()[0], 2)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(
-        argv, env=env, cwd=cwd, input=stdin, capture_output=True, text=True, check=False
-    )
+    process = subprocess.Popen(
+        argv, env=env, cwd=cwd, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    lines: list[list[object]] = []
+    reader = timed_lines(process.stderr, start, lines)  # type: ignore[arg-type]
+    process.stdin.write(stdin)  # type: ignore[union-attr]
+    process.stdin.close()  # type: ignore[union-attr]
+    process.stdout.read()  # type: ignore[union-attr]
+    process.wait()
     wall = time.perf_counter() - start
+    reader.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr.strip()}")
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {lines}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {
         "wall_s": round(wall, 2),
         "cpu_s": round(cpu, 2),
         "load_average_1min_before": load,
-        "stderr": done.stderr.strip().splitlines()[:6],
+        "stderr": lines[:8],
     }
 
 
@@ -154,6 +176,8 @@ def serve_once(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, obj
     server = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    lines: list[list[object]] = []
+    reader = timed_lines(server.stderr, start, lines)  # type: ignore[arg-type]
     try:
         solve = json.loads(server.stdout.readline())["solve"]  # type: ignore[union-attr]
         listening = time.perf_counter() - start
@@ -164,7 +188,8 @@ def serve_once(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, obj
             answers[-1]["seconds"] = round(time.perf_counter() - start, 2)
     finally:
         server.terminate()  # SIGTERM: a background job ignores SIGINT
-        _, stderr = server.communicate(timeout=60)
+        server.communicate(timeout=60)
+        reader.join()
     cpu = sum(
         getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) - getattr(before, f)
         for f in ("ru_utime", "ru_stime")
@@ -175,23 +200,21 @@ def serve_once(argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, obj
         "deep_answer_s": answers[1]["seconds"],
         "cpu_s": round(cpu, 2),
         "load_average_1min_before": load,
-        "stderr": stderr.strip().splitlines()[:6],
+        "stderr": lines[:8],
     }
 
 
-def promised_seconds(stderr: list[str]) -> int:
-    """The wait a first run's notes promise: the compiles of the run's own process one
-    after another; one "in another process" runs beside them (its time overlaps theirs)."""
-    here = elsewhere = 0
-    for line in stderr:
-        found = re.search(r"compiling .*about (\d+) s", line)
-        if found is None:
-            continue
-        if "in another process" in line:
-            elsewhere = max(elsewhere, int(found.group(1)))
-        else:
-            here += int(found.group(1))
-    return max(here, elsewhere)
+def promised_seconds(stderr: list[list[object]]) -> float:
+    """When a first run's notes say its compiling ends, in seconds from its start: each
+    note says, when it is printed, how long what it names will take (the compiles of the
+    run's own process one after another, each said as it starts; one in another process
+    beside them, said when it starts and again, with the time left, when waited for)."""
+    end = 0.0
+    for at, line in stderr:
+        found = re.search(r"compiling .*about (\d+) s", str(line))
+        if found is not None:
+            end = max(end, float(at) + int(found.group(1)))  # type: ignore[arg-type]
+    return round(end, 2)
 
 
 def run_command(name: str, argv: list[str], env: dict[str, str], cwd: Path) -> dict[str, object]:
@@ -243,7 +266,7 @@ def main() -> None:
     rows: dict[str, dict[str, object]] = {}
     print(
         f"{'command':<30} {'first s':>8} {'CPU s':>7} {'bg s':>6} {'second s':>9} {'load':>5} "
-        f"{'wait s':>6} {'note s':>6} {'off':>5}  notes"
+        f"{'note s':>6} {'off':>5}  notes"
     )
     for name, argv in chosen.items():
         cwd = work / "cwd" / name.replace(" ", "_")
@@ -263,26 +286,25 @@ def main() -> None:
         second = run_command(name, [*program, *argv], env, cwd)
         # what the notes promised (openingbook.solver._jit.FIRST_USE_SECONDS), against the
         # first run's CPU time: a one-thread compile, the wait of a quiet machine
-        promised = promised_seconds(first["stderr"])  # type: ignore[arg-type]
-        # the first use's own wait: what the first run took more than the second
-        wait = round(float(first["wall_s"]) - float(second["wall_s"]), 2)  # type: ignore[arg-type]
+        # what the notes promise: their compiling's end, then the work a second run does
+        promised = round(promised_seconds(first["stderr"]) + float(second["wall_s"]), 2)  # type: ignore[arg-type]
+        truth = float(first["wall_s"])  # type: ignore[arg-type]
         rows[name] = {
             "argv": [Path(program[0]).name, *argv],
             "notes_promised_s": promised,
-            "first_use_wait_s": wait,
-            "note_off_by": round(promised / wait - 1, 3) if wait > 0 else None,
+            "note_off_by": round(promised / truth - 1, 3),
             "cleared_files": cleared,
             "first": first,
             "background_compile_after_s": background,
             "second": second,
             "goal_s": GOAL_S,
         }
-        notes = [line for line in first["stderr"] if "compiling" in line]  # type: ignore[union-attr]
+        notes = [f"{at} s: {line}" for at, line in first["stderr"] if "compiling" in line]  # type: ignore[union-attr,misc]
         print(
             f"{name:<30} {first['wall_s']:>8} {first['cpu_s']:>7} {background:>6} "
             f"{second['wall_s']:>9} "
-            f"{first['load_average_1min_before']:>5} {wait:>6} {promised:>6} "
-            f"{rows[name]['note_off_by'] or 0:>+5.0%}  {' / '.join(notes)}"
+            f"{first['load_average_1min_before']:>5} {promised:>6} "
+            f"{rows[name]['note_off_by']:>+5.0%}  {' / '.join(notes)}"
         )
     results = {
         "benchmark": "first use from a fresh wheel install: cold caches, then warm",

@@ -84,6 +84,13 @@ def test_the_note_names_what_compiles_and_its_time():
         f"openingbook: compiling the solver, once: about {left} s more ("
     )
     assert "about 1 s more" in compile_note("openingbook.solver.search", True, done=99)
+    # a compile of this process beside a child's (the two share the machine) takes longer
+    _jit._ELSEWHERE.add("the solver")
+    try:
+        beside = round(seconds["the book reader"] * _jit.BESIDE_ANOTHER)
+        assert compile_note("openingbook.formats.compact.book").endswith(f"about {beside} s")
+    finally:
+        _jit._ELSEWHERE.discard("the solver")
     # compiled in a child started by this run, beside its other work: said at the start
     assert compile_note("openingbook.solver.search", light=True, elsewhere=True) == (
         "openingbook: compiling the solver in another process, once: about "

@@ -268,8 +268,12 @@ def test_a_build_compiles_the_light_kernel_while_it_enumerates(native_dir, monke
     assert not child.waited
     note = _jit.compile_note(slow.__module__, light=True, elsewhere=True)
     assert capsys.readouterr().err == note + "\n"  # once, when the child starts
+    monkeypatch.setattr(_firstuse, "_SAID_AGAIN_AFTER", 0.0)  # as if it had run a while
     assert _firstuse.choose(fast, slow, args, variant) is slow and child.waited
-    assert capsys.readouterr().err == ""  # said already: the wait adds no second note
+    # still compiling when waited for: the time left is said
+    left = capsys.readouterr().err
+    assert left.startswith("openingbook: compiling the solver in another process, once: about ")
+    assert " s more (" in left and left.count("\n") == 1
     # the fast kernel's library exists: nothing to start
     library = _native.library_path(
         NATIVE_KERNELS["openingbook.solver.search._solve_batch_7x6"], _native._signature(args)

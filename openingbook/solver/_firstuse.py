@@ -69,6 +69,8 @@ _STARTERS: list[int] = []
 _LIGHT_CHILDREN: dict[str, subprocess.Popen] = {}
 #: when each of them started (time.monotonic()), by the same name
 _LIGHT_STARTED: dict[str, float] = {}
+#: a light kernel's child that has run this long when waited for has its time left said
+_SAID_AGAIN_AFTER = 1.0
 #: (fast kernel, signature) pairs whose library exists or cannot be built: fast
 _READY: set[tuple[Any, str]] = set()
 _GUARD = threading.Lock()
@@ -147,11 +149,16 @@ def _await_light(light: Any) -> None:
     if child is None:
         return
     try:
-        if child.poll() is None:  # its compile is this run's wait: the time left is said
+        running = time.monotonic() - started
+        # its compile is this run's wait: the time left is said, unless its start was
+        # said just now (a search at once)
+        if child.poll() is None and running >= _SAID_AGAIN_AFTER:
             done = _cpu_seconds(child.pid)
             if done is None:  # no /proc: the time since it started
-                done = time.monotonic() - started
-            _jit.announce_compile(light.__module__, light=True, done=done)
+                done = running
+            _jit.announce_compile(
+                light.__module__, light=True, done=max(done, 0.1), elsewhere=True, again=True
+            )
         child.wait()
     except BaseException:
         child.kill()
@@ -159,6 +166,7 @@ def _await_light(light: Any) -> None:
         raise
     finally:  # listed until it has ended: a process ended while waiting stops it at exit
         _LIGHT_CHILDREN.pop(name, None)
+        _jit.compiled_elsewhere(light.__module__)
 
 
 def _cpu_seconds(pid: int) -> float | None:

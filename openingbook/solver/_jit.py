@@ -245,6 +245,12 @@ _NOTE_PROCESS = "OPENINGBOOK_COMPILE_NOTE_PID"
 os.environ.setdefault(_NOTE_PROCESS, str(os.getpid()))
 #: what this process has announced compiling (each once)
 _ANNOUNCED: set[str] = set()
+#: how much longer a compile takes here while a child process compiles beside it (the
+#: two share the machine: the book reader's first compile, 8.1 s alone, took 11.3 s beside
+#: the solver's in ``serve``; ``python benchmarks/bench_first_use.py``)
+BESIDE_ANOTHER = 1.4
+#: the compiles announced as running in a child process of this one, not yet waited for
+_ELSEWHERE: set[str] = set()
 
 
 def compiled_name(module: str) -> str:
@@ -259,10 +265,14 @@ def compile_note(
     long (:data:`FIRST_USE_SECONDS`; ``done``: the seconds of it done already, in a
     child process); ``light``: the search's light kernel, while the fast one compiles
     in the background later (:mod:`openingbook.solver._firstuse`); ``elsewhere``:
-    compiled in a child process beside this run's other work (its wait overlaps theirs)."""
+    compiled in a child process beside this run's other work (its wait overlaps theirs;
+    a compile of this process said while one runs takes :data:`BESIDE_ANOTHER` times
+    longer)."""
     name = compiled_name(module)
     key = "light solver" if name == "the solver" and light else name
     seconds = FIRST_USE_SECONDS.get(key, FIRST_USE_SECONDS["other"])
+    if not elsewhere and _ELSEWHERE - {name}:  # sharing the machine with a child's compile
+        seconds *= BESIDE_ANOTHER
     left = f"about {max(1, round(seconds - done))} s"
     if done > 0:
         left += " more"
@@ -275,17 +285,28 @@ def compile_note(
     return f"openingbook: compiling {name}, once: {left}"
 
 
+def compiled_elsewhere(module: str) -> None:
+    """The child compiling ``module``'s kernels for this process has ended (waited for)."""
+    _ELSEWHERE.discard(compiled_name(module))
+
+
 def announce_compile(
-    module: str, light: bool = False, done: float = 0.0, elsewhere: bool = False
+    module: str,
+    light: bool = False,
+    done: float = 0.0,
+    elsewhere: bool = False,
+    again: bool = False,
 ) -> None:
     """Say on stderr that the kernels of ``module`` are being compiled (once per name in
     a process, and only where notes are wanted: see the module docstring); the search's
     light kernel compiled in a child process (:func:`openingbook.solver._firstuse.
-    start_light`) is announced by the process that starts it (``elsewhere``), or else by
-    the one that waits for it, with the time left (``done``: the seconds of it done
-    already)."""
+    start_light`) is announced by the process that starts it (``elsewhere``), and by the
+    one that waits for it, with the time left (``done``: the seconds of it done already;
+    ``again``: said even if its start was)."""
     name = compiled_name(module)
-    if name in _ANNOUNCED or not _notes_wanted():
+    if elsewhere and not done:
+        _ELSEWHERE.add(name)
+    if (name in _ANNOUNCED and not again) or not _notes_wanted():
         return
     _ANNOUNCED.add(name)
     clear = "\r\x1b[K" if _is_terminal(sys.stderr) else ""  # over a progress line
