@@ -56,6 +56,7 @@ __all__ = [
     "LayerTooLarge",
     "check_part",
     "count_positions",
+    "counted_positions",
     "enumerate_positions",
     "finished_games",
     "iter_parts",
@@ -546,12 +547,33 @@ def iter_parts(
             else:
                 yield (i, *enumerate_positions(0, None, width, height, part=(i, parts)))
         return
+    # every part of the book positions: the ply's count is remembered (counted_positions)
+    whole = which is None and not finished and merge_mirrors and drop_immediate_wins
+    total = 0
     for i, layers in _part_layers(plies, parts, width, height, max_candidates, numbers, finished):
         if finished:
             yield i, layers.first, layers.mask
             continue
         first, mask, _, _ = _finish(layers, width, height, merge_mirrors, drop_immediate_wins)
+        total += first.size
         yield i, first, mask
+    if whole and max_candidates is None:
+        _COUNTED[plies, width, height] = total
+
+
+#: the book positions of each ply an iter_parts of this process went through whole
+_COUNTED: dict[tuple[int, int, int], int] = {}
+
+
+def counted_positions(plies: int, width: int, height: int) -> int | None:
+    """The positions of a complete ``plies``-stone book of the board, if this process
+    has enumerated every part of that ply already (:func:`iter_parts`: a derivation's
+    roots), else None: what counting them again would give, without the enumeration.
+
+    >>> sum(len(f) for _, f, _ in iter_parts(5, 2, 7, 6)), counted_positions(5, 7, 6)
+    (2144, 2144)
+    """
+    return _COUNTED.get((plies, width, height))
 
 
 def _part_layers(

@@ -435,10 +435,12 @@ def _choose_contexts(
 
     whole = counts.sum(axis=0, keepdims=True)
     if cost(counts[used], used) + 4 * used.size * nvalues < cost(whole, np.zeros(1, np.int64)):
-        row_of = np.full(space, -1, np.int32)
-        row_of[used] = np.arange(used.size, dtype=np.int32)
+        # each key's row in the smallest type that holds them (a byte: the peeling's peak
+        # holds one per key)
+        row_of = np.zeros(space, np.min_scalar_type(max(used.size - 1, 0)))
+        row_of[used] = np.arange(used.size)
         return CONTEXT_THREATS_CENTRE, used, row_of[contexts]
-    return CONTEXT_NONE, np.zeros(1, np.int64), np.zeros(contexts.size, np.int32)
+    return CONTEXT_NONE, np.zeros(1, np.int64), np.zeros(contexts.size, np.uint8)
 
 
 def _pack_codes(used: np.ndarray, lengths: np.ndarray) -> bytes:
@@ -578,6 +580,11 @@ def _complete_count(plies: int, board: BoardSize, given: int) -> int:
     takes 1.2 GB; by parts, the 12-ply layer and a part). ``given``: the positions the
     caller has, which sets the size of the parts, never the count."""
     known = complete_positions(board, plies)
+    if known is not None:
+        return known
+    from openingbook.solver import counted_positions
+
+    known = counted_positions(plies, *board)  # a derivation's roots enumerated the ply
     if known is not None:
         return known
     from openingbook.solver import AUTO_PARTS, iter_parts

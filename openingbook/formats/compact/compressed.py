@@ -451,7 +451,9 @@ def build_function(
     ):
         raise InvalidArgument("a value or context out of range")
     values = np.ascontiguousarray(values, np.uint8)
-    contexts = np.ascontiguousarray(contexts, np.int32)
+    # any integer type is taken as it is (a book's rows come in the smallest that holds
+    # them: a byte a key less at the peeling's peak)
+    contexts = np.ascontiguousarray(contexts, None if contexts.dtype.kind in "iu" else np.int32)
     if keys.size > MAX_KEYS:  # the peeling numbers a key's edges in uint32
         raise InvalidArgument(f"{keys.size:,} keys: at most {MAX_KEYS:,} in one function")
     if _has_duplicates(keys):
