@@ -13,6 +13,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from openingbook.checks.published import POSITIONS_PER_PLY
 from openingbook.errors import BookFileError
@@ -517,3 +519,22 @@ def test_derive_from_a_single_part_is_refused(tmp_path):
     with pytest.raises(ValueError, match="does not cover"):
         derive_book(path, 9, tmp_path / "d9.c4b")
     assert not (tmp_path / "d9.c4b").exists()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), max_size=300),
+    st.integers(1, 6),
+)
+def test_first_flags_marks_each_distinct_nonzero_key_once(small, bucket_bits):
+    """The enumeration's deduplication (scattered indices, per-bucket tables): True at
+    exactly the first occurrence of each distinct nonzero key, as numpy finds it."""
+    from openingbook.solver._kernels import first_flags
+
+    # few distinct values, spread over the 64 bits (the hash takes the high bits)
+    keys = np.array([k * 0x9E3779B97F4A7C15 % 2**64 for k in small], np.uint64)
+    flags = first_flags(keys, bucket_bits)
+    expected = np.zeros(keys.size, bool)
+    values, first = np.unique(keys, return_index=True)
+    expected[first[values != 0]] = True
+    assert flags.tolist() == expected.tolist()

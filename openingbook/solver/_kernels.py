@@ -203,11 +203,15 @@ def part_child_keys(first, mask, stones, width, height, part, parts, finished):
 def first_flags(keys, bucket_bits):
     """True at the first occurrence of each distinct nonzero key.
 
-    Cache-friendly: the keys are first scattered into 2**bucket_bits buckets by
-    their hash (sequential streams), then each bucket is deduplicated with a
-    small hash table that stays in cache.
+    Cache-friendly: the keys' indices are first scattered into 2**bucket_bits buckets
+    by their hash (sequential streams), then each bucket is deduplicated with a
+    small hash table that stays in cache, reading its keys in ascending order. Memory
+    beyond the flags: 4 bytes a key (its index), the peak of a layer's enumeration
+    (an index and a copy of each key took 16).
     """
     n = keys.size
+    if n >= 1 << 32:
+        raise ValueError("first_flags: at most 2**32 - 1 keys")
     zero = np.uint64(0)
     nb = 1 << bucket_bits
     bshift = np.uint64(64 - bucket_bits)
@@ -220,14 +224,12 @@ def first_flags(keys, bucket_bits):
         counts[b + 1] += counts[b]
     fill = counts[:-1].copy()
     total = counts[nb]
-    part_key = np.empty(total, dtype=np.uint64)
-    part_idx = np.empty(total, dtype=np.int64)
+    part_idx = np.empty(total, dtype=np.uint32)
     for i in range(n):
         k = keys[i]
         if k != zero:
             b = (k * _GOLDEN) >> bshift
             j = fill[b]
-            part_key[j] = k
             part_idx[j] = i
             fill[b] = j + 1
     flags = np.zeros(n, dtype=np.bool_)
@@ -252,7 +254,7 @@ def first_flags(keys, bucket_bits):
         # slots from the hash bits below the bucket bits
         tshift = np.uint64(64 - bucket_bits - tb)
         for j in range(lo, hi):
-            k = part_key[j]
+            k = keys[part_idx[j]]
             slot = ((k * _GOLDEN) >> tshift) & slot_mask
             found = False
             while table[slot] != zero:

@@ -164,8 +164,11 @@ class _Layers:
         canonical: bool,
         max_candidates: int,
         part: tuple[int, int] | None = None,
+        steps: bool = True,
     ) -> None:
         self.start = start
+        #: whether each layer's steps are kept (to rebuild move strings)
+        self.keep_steps = steps
         self.width = start.width
         self.height = start.height
         self.canonical = canonical
@@ -211,7 +214,8 @@ class _Layers:
             int(np.count_nonzero(flags)),
         )
         self.first, self.mask = f, m
-        self.steps.append((parent, col, flip))
+        if self.keep_steps:
+            self.steps.append((parent, col, flip))
 
     def add_part_layer(self, stones: int, part: tuple[int, int], finished: bool = False) -> None:
         """Replace the last layer (``stones`` stones, canonical) by the children of part
@@ -230,7 +234,8 @@ class _Layers:
             self.first, self.mask, stones, self.width, self.height, True, flags, kept.size
         )
         self.first, self.mask = f, m
-        self.steps.append((parent, col, flip))
+        if self.keep_steps:
+            self.steps.append((parent, col, flip))
 
     def moves(self, keep: np.ndarray | None = None) -> np.ndarray:
         """0-based columns reaching each final position, shape (n, plies), uint8.
@@ -550,7 +555,8 @@ def iter_parts(
     # every part of the book positions: the ply's count is remembered (counted_positions)
     whole = which is None and not finished and merge_mirrors and drop_immediate_wins
     total = 0
-    for i, layers in _part_layers(plies, parts, width, height, max_candidates, numbers, finished):
+    layered = _part_layers(plies, parts, width, height, max_candidates, numbers, finished, False)
+    for i, layers in layered:
         if finished:
             yield i, layers.first, layers.mask
             continue
@@ -584,12 +590,13 @@ def _part_layers(
     max_candidates: int | None,
     numbers: Iterable[int] | None = None,
     finished: bool = False,
+    steps: bool = True,
 ) -> Iterator[tuple[int, _Layers]]:
     """``(i, layers)`` whose last layer is part ``i`` of ``parts`` of a ply (``plies`` >
-    0), the previous layer built once for all (every part, or those in ``numbers``)."""
-    previous = _Layers(
-        Position(width=width, height=height), plies - 1, True, _guard(max_candidates, True)
-    )
+    0), the previous layer built once for all (every part, or those in ``numbers``);
+    ``steps``: the layers keep what rebuilds the move strings (:meth:`_Layers.moves`)."""
+    start = Position(width=width, height=height)
+    previous = _Layers(start, plies - 1, True, _guard(max_candidates, True), steps=steps)
     for i in range(1, parts + 1) if numbers is None else numbers:
         layers = copy.copy(previous)
         layers.steps = list(previous.steps)
