@@ -12,6 +12,8 @@ runs, its default limits, in the default configuration: the environment's switch
   one kept-alive connection and again with a new connection per request (as a
   client without a session does); the time of each request is from sending it
   to its whole answer, on the client;
+* asks ``--deep-requests`` positions of 15 to 41 stones from random games the same way
+  (past the books: searched), on the kept-alive connection;
 * sends one ``POST /solve/batch`` request of ``--batch-size`` such positions (not
   timed: the batch's code paths run once), then ``--batches`` more and reports
   positions per second (whole requests: the JSON both ways included), of wall time
@@ -47,11 +49,12 @@ ENTRY = "from openingbook.cli import main; main()"
 SWITCHES = ("OPENINGBOOK_FIRST_USE", "OPENINGBOOK_NATIVE")
 
 
-def book_positions(count: int, rng: random.Random) -> list[str]:
-    """Move strings of 0 to 14 stones from random games (no four completed)."""
+def book_positions(count: int, rng: random.Random, stones: range = range(15)) -> list[str]:
+    """Move strings of 0 to 14 stones (or ``stones``) from random games (no four
+    completed, the board not full)."""
     out = []
     while len(out) < count:
-        target = rng.randrange(15)
+        target = rng.choice(stones)
         pos, moves = Position.from_moves("", 7, 6), ""
         while len(moves) < target:
             column = rng.choice(pos.legal_moves())
@@ -102,6 +105,8 @@ def cpu_seconds(pid: int) -> float | None:
 
 def summary(seconds: list[float]) -> dict[str, float]:
     ms = sorted(s * 1000 for s in seconds)
+    if not ms:
+        return {"requests": 0}
     return {
         "requests": len(ms),
         "median_ms": round(statistics.median(ms), 3),
@@ -115,12 +120,16 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--batches", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=4096)
+    parser.add_argument(
+        "--deep-requests", type=int, default=300, help="GET /solve of 15-41 stones (searched)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "serve.json")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     singles = book_positions(args.requests, rng)
     batches = [book_positions(args.batch_size, rng) for _ in range(args.batches + 1)]
+    deep = book_positions(args.deep_requests, rng, range(15, 42))
 
     env = {k: v for k, v in os.environ.items() if k not in SWITCHES}
     env["PYTHONPATH"] = str(REPO)
@@ -139,6 +148,7 @@ def main() -> None:
         for moves in singles[:50]:  # warm-up: every book opened, the code paths run once
             timed_get(kept, moves)
         keep_alive = [timed_get(kept, moves) for moves in singles]
+        searched = [timed_get(kept, moves) for moves in deep]
         kept.close()
         new_connection = []
         for moves in singles:
@@ -162,6 +172,7 @@ def main() -> None:
         "positions": "0-14 stones from random games (the shipped books)",
         "solve_keep_alive": summary(keep_alive),
         "solve_new_connection": summary(new_connection),
+        "solve_deep": {**summary(searched), "positions": "15-41 stones from random games"},
         "batch": {
             "batches": len(batches),
             "batch_size": args.batch_size,
@@ -178,7 +189,7 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(args.out, result)
-    for name in ("solve_keep_alive", "solve_new_connection"):
+    for name in ("solve_keep_alive", "solve_new_connection", "solve_deep"):
         s = result[name]
         print(
             f"/solve, {name.removeprefix('solve_').replace('_', ' ')}: median {s['median_ms']} ms, "
