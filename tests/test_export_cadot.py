@@ -219,3 +219,22 @@ def test_lookup_in_a_file_far_larger_than_memory(tmp_path: Path) -> None:
             n = pos.stone_count  # score of the side to move: +1 for A, -1 for B
             assert book.get(pos) == (Winner.FIRST, 41 - n, 1 if n % 2 == 0 else -1)
         assert Position.from_moves("45") not in book
+
+
+@pytest.mark.parametrize(
+    ("book", "options"),
+    [("10-dist", {}), ("book12-dist-under44444.c4b", {}), ("book10.c4b", {"no_distance": True})],
+)
+def test_a_compact_book_is_exported_by_pieces_as_from_its_model(tmp_path, book, options):
+    """A compact book (its ply's enumeration) is exported piece by piece, never loaded:
+    the file is the one the whole model writes, byte for byte."""
+    from openingbook.formats import FORMATS, open_book, read_model
+
+    path = book if "." not in book else str(Path(__file__).resolve().parents[1] / "books" / book)
+    with open_book(path) as reader:
+        assert reader.enumerated
+        model = read_model(reader)
+    summary = export_book(path, "cadot", tmp_path / "pieces.cadot", **options)
+    FORMATS["cadot"].write(model, tmp_path / "model.cadot", **options)
+    assert summary.positions == len(model) > 0
+    assert (tmp_path / "pieces.cadot").read_bytes() == (tmp_path / "model.cadot").read_bytes()

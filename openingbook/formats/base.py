@@ -83,6 +83,10 @@ class Format(ABC):
     #: does ``export`` take the open reader, looking up what it writes (a labelled data
     #: set: every move's value), rather than the whole book in memory?
     exports_from_lookups: ClassVar[bool] = False
+    #: does ``export`` gather a book that is its ply's enumeration piece by piece
+    #: (:meth:`export_pieces`: a few bytes a position, the book never loaded), rather than
+    #: from the whole book in memory?
+    exports_pieces: ClassVar[bool] = False
     #: does a book without distances leave the first player's wins out of its file (the
     #: reader's rule answers them)?
     prunes: ClassVar[bool] = False
@@ -157,6 +161,15 @@ class Format(ABC):
         :attr:`streams`: the positions written, the summary's ``details`` and the
         first-player wins among them."""
         raise InvalidArgument(f"the {self.name} format is not written as a stream", argument="fmt")
+
+    def export_pieces(
+        self, book: Any, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any], int]:
+        """Write the open ``book``, whose positions are its ply's enumeration, at ``out``
+        from its :meth:`~openingbook.answers.BookReader.position_pieces`, for a format whose
+        :attr:`exports_pieces`: the positions written, the summary's ``details`` and the
+        first-player wins among them."""
+        raise InvalidArgument(f"the {self.name} format is not written by pieces", argument="fmt")
 
     def export(
         self, model: Any, out: str | os.PathLike[str], **options: Any

@@ -144,6 +144,10 @@ def export_book(
             summary.positions, summary.details, first_wins = writer.export_stream(
                 reader, out, **given
             )
+        elif writer.exports_pieces and reader.enumerated:  # a compact book: not loaded
+            summary.positions, summary.details, first_wins = writer.export_pieces(
+                reader, out, **given
+            )
         elif writer.exports_from_lookups:  # values looked up in the file, the book not loaded
             summary.positions, summary.details = writer.export(
                 reader, out, progress=progress, stage=stage, **given
