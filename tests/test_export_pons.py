@@ -203,3 +203,19 @@ def test_a_header_that_does_not_fit_its_table_is_refused(
     with pytest.raises(BookFileError, match="not a book in a known format"):
         detect(bad)
     assert detect(good).name == "pons"
+
+
+@pytest.mark.parametrize("book", ["10-dist", "book12-dist-under44444.c4b"])
+def test_a_compact_book_is_exported_by_pieces_as_from_its_model(tmp_path, book):
+    """A compact book's Pons export fills the table a piece at a time, never loading the
+    book: the file is the one its whole model writes (the same first-come slots)."""
+    from openingbook.formats import FORMATS, open_book, read_model
+
+    path = book if "." not in book else str(Path(__file__).resolve().parents[1] / "books" / book)
+    with open_book(path) as reader:
+        assert reader.enumerated
+        model = read_model(reader)
+    summary = export_book(path, "pons", tmp_path / "pieces.book")
+    stored, _ = FORMATS["pons"].export(model, tmp_path / "model.book")
+    assert summary.positions == stored > 0
+    assert (tmp_path / "pieces.book").read_bytes() == (tmp_path / "model.book").read_bytes()

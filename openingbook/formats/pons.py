@@ -292,48 +292,76 @@ def write_pons(
     """
     first = np.asarray(first, dtype=np.uint64)
     mask = np.asarray(mask, dtype=np.uint64)
-    scores = np.asarray(scores)
-    if scores.dtype.kind not in "iu":
-        scores = scores.astype(np.int64)
     if first.size == 0:
         raise InvalidArgument("there are no positions to write")
-    low, high = min_score(width, height), -min_score(width, height)
-    if scores.min() < low or scores.max() > high:
-        raise InvalidArgument(f"Pons scores must lie in {low}..{high}")
     stones = stone_counts(mask)
     depth = int(stones.max()) if depth is None else depth
     if int(stones.max()) > depth:
         raise InvalidArgument(f"a position has more than depth={depth} stones")
-    if log_size is None:
-        log_size = choose_log_size(first.size)
-    if log_size not in PONS_LOG_SIZES:
-        raise InvalidArgument(
-            f"log size {log_size} cannot be loaded by Pons' solver "
-            f"(it accepts {PONS_LOG_SIZES[0]}..{PONS_LOG_SIZES[-1]})"
+    table = PonsTable(first.size, depth, log_size, width, height)
+    table.add(first, mask, scores)
+    return table.write(path)
+
+
+class PonsTable:
+    """A Pons book's table, filled with positions and their scores a piece at a time
+    (:func:`write_pons` gives them all at once; ``export`` of a compact book gives its
+    pieces, never loading it): when positions share a slot, the first one given keeps
+    it. ``positions``: how many will be given (the table's size follows from it unless
+    ``log_size``); ``depth``: the most stones of any."""
+
+    def __init__(
+        self, positions: int, depth: int, log_size: int | None, width: int, height: int
+    ) -> None:
+        if log_size is None:
+            log_size = choose_log_size(positions)
+        if log_size not in PONS_LOG_SIZES:
+            raise InvalidArgument(
+                f"log size {log_size} cannot be loaded by Pons' solver "
+                f"(it accepts {PONS_LOG_SIZES[0]}..{PONS_LOG_SIZES[-1]})"
+            )
+        self.width, self.height, self.depth, self.log_size = width, height, depth, log_size
+        self.low = min_score(width, height)
+        self.size = next_prime(1 << log_size)
+        self.nbytes = partial_key_bytes(depth, self.size, width)
+        # zeros from the system: a page is in memory once a slot of it is written
+        self.keys = np.zeros(self.size, dtype=_KEY_DTYPES[self.nbytes])
+        self.values = np.zeros(self.size, dtype=np.uint8)  # 0: an empty slot
+        self.given = self.stored = 0
+
+    def add(self, first: np.ndarray, mask: np.ndarray, scores: np.ndarray) -> None:
+        """Positions (of at most ``depth`` stones) and their exact Pons scores."""
+        scores = np.asarray(scores)
+        if scores.dtype.kind not in "iu":
+            scores = scores.astype(np.int64)
+        if scores.size and (scores.min() < self.low or scores.max() > -self.low):
+            raise InvalidArgument(f"Pons scores must lie in {self.low}..{-self.low}")
+        keys = key3_many(first, mask, self.width, self.height)
+        slots = (keys % _U64(self.size)).astype(np.uint32)  # size < 2**28: half of int64
+        _, keep = np.unique(slots, return_index=True)  # first occurrence in input order
+        keep = keep[self.values[slots[keep]] == 0]  # and no earlier piece's there
+        low_bytes = _U64((1 << (8 * self.nbytes)) - 1)
+        self.keys[slots[keep]] = (keys[keep] & low_bytes).astype(self.keys.dtype)
+        self.values[slots[keep]] = (scores[keep].astype(np.int64) - self.low + 1).astype(np.uint8)
+        self.given += int(keys.size)
+        self.stored += int(keep.size)
+
+    def write(self, path: str | os.PathLike[str]) -> PonsExport:
+        """The book at ``path`` (atomically), and what it holds."""
+        header = bytes([self.width, self.height, self.depth, self.nbytes, 1, self.log_size])
+        with atomic_output(path) as fh:
+            fh.write(header)
+            fh.write(self.keys.tobytes())
+            fh.write(self.values.tobytes())
+        return PonsExport(
+            positions=self.given,
+            stored=self.stored,
+            lost=self.given - self.stored,
+            depth=self.depth,
+            log_size=self.log_size,
+            size=self.size,
+            key_bytes=self.nbytes,
         )
-    size = next_prime(1 << log_size)
-    nbytes = partial_key_bytes(depth, size, width)
-    keys = key3_many(first, mask, width, height)
-    slots = (keys % _U64(size)).astype(np.uint32)  # size < 2**28: half the memory of int64
-    _, keep = np.unique(slots, return_index=True)  # first occurrence in input order
-    table_keys = np.zeros(size, dtype=_KEY_DTYPES[nbytes])
-    table_values = np.zeros(size, dtype=np.uint8)
-    table_keys[slots[keep]] = (keys[keep] & _U64((1 << (8 * nbytes)) - 1)).astype(table_keys.dtype)
-    table_values[slots[keep]] = (scores[keep].astype(np.int64) - low + 1).astype(np.uint8)
-    header = bytes([width, height, depth, nbytes, 1, log_size])
-    with atomic_output(path) as fh:
-        fh.write(header)
-        fh.write(table_keys.tobytes())
-        fh.write(table_values.tobytes())
-    return PonsExport(
-        positions=int(first.size),
-        stored=int(keep.size),
-        lost=int(first.size - keep.size),
-        depth=depth,
-        log_size=log_size,
-        size=size,
-        key_bytes=nbytes,
-    )
 
 
 def pons_problem(path: Path, header: bytes, file_size: int) -> str | None:
@@ -646,17 +674,34 @@ class PonsFormat(Format):
     def open(self, path: Path, **options: Any) -> PonsBook:
         return PonsBook(path)
 
+    exports_pieces = True
+
     def export(
         self, model: BookModel, out: str | os.PathLike[str], **options: Any
     ) -> tuple[int, dict[str, Any]]:
-        result = self.write(model, out, log_size=options.get("log_size"))
-        return result.stored, {
-            "depth": result.depth,
-            "log_size": result.log_size,
-            "table_size": result.size,
-            "key_bytes": result.key_bytes,
-            "lost_to_slot_clashes": result.lost,
-        }
+        return _export_summary(self.write(model, out, log_size=options.get("log_size")))
+
+    def export_pieces(
+        self, book: Any, out: str | os.PathLike[str], **options: Any
+    ) -> tuple[int, dict[str, Any], int]:
+        """The table filled with ``book``'s positions a piece at a time, in the order of
+        its model (the same file as :meth:`write` of it), the book never loaded."""
+        if not book.has_distances:
+            raise _no_scores(book.path)
+        width, height = book.board
+        table = PonsTable(len(book), int(book.plies), options.get("log_size"), width, height)
+        first_wins = 0
+        for first, mask in book.position_pieces():
+            answers = book.lookup_many(first, mask)
+            if (answers.score == UNKNOWN).any():
+                raise BookFileError(f"{book.path}: a position answered without its score")
+            # the side to move's score, as the model's (Pons' own convention)
+            table.add(first, mask, answers.score)
+            first_wins += int((answers.winner == 1).sum())
+        if table.given == 0:
+            raise InvalidArgument("there are no positions to write")
+        stored, details = _export_summary(table.write(out))
+        return stored, details, first_wins
 
     def refuse_export(self, book: Any, **options: Any) -> None:
         super().refuse_export(book, **options)
@@ -676,6 +721,17 @@ class PonsFormat(Format):
             width=model.board.width,
             height=model.board.height,
         )
+
+
+def _export_summary(result: PonsExport) -> tuple[int, dict[str, Any]]:
+    """What ``export`` says of a Pons book written: the positions stored, the details."""
+    return result.stored, {
+        "depth": result.depth,
+        "log_size": result.log_size,
+        "table_size": result.size,
+        "key_bytes": result.key_bytes,
+        "lost_to_slot_clashes": result.lost,
+    }
 
 
 def _no_scores(book: str | os.PathLike[str]) -> BookFileError:
