@@ -538,3 +538,11 @@ def test_first_flags_marks_each_distinct_nonzero_key_once(small, bucket_bits):
     values, first = np.unique(keys, return_index=True)
     expected[first[values != 0]] = True
     assert flags.tolist() == expected.tolist()
+
+
+def test_more_keys_than_first_flags_numbers_are_refused():
+    from openingbook.solver.enumerate import LayerTooLarge, _bucket_bits
+
+    assert _bucket_bits(1 << 20) >= 1
+    with pytest.raises(LayerTooLarge, match="at most 2\\*\\*32 - 1"):
+        _bucket_bits(1 << 32)

@@ -96,21 +96,15 @@ class LabelledRows:
     def __len__(self) -> int:
         return int(self.first.size)
 
-    @property
-    def to_move(self) -> np.ndarray:
-        return np.full(len(self), 1 + self.stones % 2, dtype=np.int8)
-
-    @property
-    def stone_counts(self) -> np.ndarray:
-        return np.full(len(self), self.stones, dtype=np.int8)
-
-    def column(self, name: str) -> np.ndarray:
-        """A column other than ``board`` (:data:`COLUMNS`), whole."""
+    def column(self, name: str, rows: slice = slice(None)) -> np.ndarray:
+        """A column other than ``board`` (:data:`COLUMNS`): whole, or its ``rows``."""
         if name == "board":
             raise InvalidArgument("the boards come a chunk at a time: board_chunks()")
-        if name == "stones":
-            return self.stone_counts
-        return getattr(self, name)
+        if name in ("stones", "to_move"):  # one value for every row: made for those asked
+            count = len(range(len(self))[rows])
+            value = self.stones if name == "stones" else 1 + self.stones % 2
+            return np.full(count, value, dtype=np.int8)
+        return getattr(self, name)[rows]
 
     def board_chunks(self, chunk: int = CHUNK) -> Iterator[np.ndarray]:
         """The ``board`` column, ``chunk`` rows at a time."""

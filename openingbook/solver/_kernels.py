@@ -209,9 +209,7 @@ def first_flags(keys, bucket_bits):
     beyond the flags: 4 bytes a key (its index), the peak of a layer's enumeration
     (an index and a copy of each key took 16).
     """
-    n = keys.size
-    if n >= 1 << 32:
-        raise ValueError("first_flags: at most 2**32 - 1 keys")
+    n = keys.size  # fewer than 2**32 (enumerate._bucket_bits refuses more)
     zero = np.uint64(0)
     nb = 1 << bucket_bits
     bshift = np.uint64(64 - bucket_bits)

@@ -147,7 +147,10 @@ def _kernels() -> ModuleType:
 def _bucket_bits(n: int) -> int:
     """log2 of the bucket count of :func:`openingbook.solver._kernels.first_flags`: about 8k keys
     per bucket
-    (a 16k-slot table, 128 KiB, stays in cache); at least 2 buckets."""
+    (a 16k-slot table, 128 KiB, stays in cache); at least 2 buckets. ``n`` keys, fewer
+    than 2**32 (the kernel numbers them in 4 bytes), else :class:`LayerTooLarge`."""
+    if n >= 1 << 32:
+        raise LayerTooLarge(f"{n:,} children in one step: at most 2**32 - 1")
     bits = 1
     while (n >> bits) > 8192:
         bits += 1
