@@ -265,3 +265,30 @@ def test_cadot_keys_come_block_by_block(monkeypatch: pytest.MonkeyPatch) -> None
     floating[100] |= np.uint64(1 << 5)  # a stone above empty cells of column 1
     with pytest.raises(InvalidArgument, match="position 100 has a column"):
         cadot.cadot_keys(first, floating)
+
+
+def test_a_walk_under_a_line_is_sliced_by_what_its_first_slice_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under a line narrower than the deeper book's scope nothing tells beforehand what
+    the roots reach: the first slice is 1/LINE_FIRST_SLICES of them, the next ones sized
+    from it, and the values are those of one walk."""
+    walks: list[int] = []
+    walk = negamax.negamax_layers
+
+    def counted(first, *args, **kwargs):  # type: ignore[no-untyped-def]
+        walks.append(len(first))
+        return walk(first, *args, **kwargs)
+
+    with open_book("12-dist") as deep:
+        monkeypatch.setattr(negamax, "DERIVE_LINE_SLICE_BYTES", 1 << 40)  # one slice's worth
+        whole = negamax.derive_values(deep, 8, under="4444")
+        monkeypatch.setattr(negamax, "negamax_layers", counted)
+        monkeypatch.setattr(negamax, "DERIVE_LINE_SLICE_BYTES", 1 << 22)
+        sliced = negamax.derive_values(deep, 8, under="4444")
+    roots = len(whole.first)
+    assert roots == 450
+    assert walks[0] == roots // negamax.LINE_FIRST_SLICES and len(walks) > 2
+    assert sum(walks) == roots
+    assert np.array_equal(whole.result.values, sliced.result.values)
+    assert np.array_equal(whole.covered, sliced.covered) and whole.covered.all()

@@ -516,12 +516,21 @@ def derive_pieces(
         if progress is not None and total is None:
             progress(0, count)  # one part: the bar once its positions are known
         pieces = []
-        for lo, hi in _slices(len(first), slices):
-            pieces.append(
-                negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, *board)
-            )
+        lo, size = 0, None
+        ranges = iter(_slices(len(first), slices)) if deepest is not None or not line else None
+        while lo < len(first):
+            if ranges is not None:
+                lo, hi = next(ranges)
+            else:  # under a line: what a root's walk reaches is learnt from the first slice
+                hi = min(len(first), lo + (size or max(1, len(first) // LINE_FIRST_SLICES)))
+            piece = negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, *board)
+            pieces.append(piece)
+            if ranges is None:
+                per_root = piece.layer_sizes[-1] * DERIVE_BYTES_PER_DEEP_POSITION / (hi - lo)
+                size = max(1, int(DERIVE_LINE_SLICE_BYTES // max(per_root, 1.0)))
             if progress is not None:
                 progress(done + hi, count)
+            lo = hi
         done += len(first)
         result = _joined(first, mask, pieces)
         covered = result.known.copy()
@@ -648,6 +657,14 @@ DERIVE_BYTES_PER_DEEP_POSITION = 420
 #: the layer a part grows from and a derivation's values so far, within 2 GB for 14 plies
 #: from the 15-ply book
 DERIVE_SLICE_BYTES = 1 << 29
+
+#: the working memory of one slice of a walk under a line narrower than the deeper book's
+#: scope (a small book checked against a big one: what its roots reach is not known
+#: before, so the first slice is 1/:data:`LINE_FIRST_SLICES` of them and the others are
+#: sized by what it reached): validating the 450 8-ply positions under 4444 against the
+#: 15-ply book in about 0.3 GB in all, where one walk took 0.48 GB
+DERIVE_LINE_SLICE_BYTES = 1 << 26
+LINE_FIRST_SLICES = 16
 
 #: a whole ply of more roots than this is derived part by part (:func:`derive_pieces`:
 #: 14 plies on 7x6 in 24 parts of about a million roots, the 13-ply layer they grow
