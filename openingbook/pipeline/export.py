@@ -31,10 +31,12 @@ are written from the whole book in memory (:func:`openingbook.formats.read_model
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from openingbook.atomicio import STDOUT, check_writable, refuse_input_as_output
 from openingbook.errors import InvalidArgument, reads_book
@@ -99,7 +101,9 @@ def export_book(
     Tromp's data set. ``log_size`` (pons): log2 of the table size, 21..27.
     ``progress(done, total)``: the rows of a labelled data set valued (npz, parquet),
     after each chunk of them; then, given ``stage``, ``stage("writing <output's name>")``
-    and ``progress(done, total)`` of the rows written.
+    and ``progress(done, total)`` of the rows written; for a format written as the
+    book's pieces come (jsonl, csv; cadot and pons of a compact book), the positions
+    read after each piece.
     Raises an error of :mod:`openingbook.errors` with a one-line reason for anything
     that cannot be exported faithfully, before any position is read.
     """
@@ -140,13 +144,14 @@ def export_book(
             book_format=_layout_name(reader),
             positions=0,
         )
+        pieces = reader if progress is None else _Reporting(reader, progress)
         if writer.streams:  # rows as the positions come: the first before the book is read
             summary.positions, summary.details, first_wins = writer.export_stream(
-                reader, out, **given
+                pieces, out, **given
             )
         elif writer.exports_pieces and reader.enumerated:  # a compact book: not loaded
             summary.positions, summary.details, first_wins = writer.export_pieces(
-                reader, out, **given
+                pieces, out, **given
             )
         elif writer.exports_from_lookups:  # values looked up in the file, the book not loaded
             summary.positions, summary.details = writer.export(
@@ -159,6 +164,29 @@ def export_book(
             first_wins = int((model.winner == 1).sum())
     summary.recovered_first_wins = first_wins if pruned else 0
     return summary
+
+
+class _Reporting:
+    """An open book whose :meth:`position_pieces` calls ``progress(done, total)`` after
+    each piece it gives (the positions written so far, of the book's): the formats that
+    write a book as its pieces come say nothing of progress themselves."""
+
+    def __init__(self, book: BookReader, progress: Callable[[int, int], None]) -> None:
+        self._book, self._progress = book, progress
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._book, name)
+
+    def __len__(self) -> int:
+        return len(self._book)
+
+    def position_pieces(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        total, done = len(self._book), 0
+        self._progress(0, total)
+        for first, mask in self._book.position_pieces():
+            yield first, mask
+            done += len(first)
+            self._progress(done, total)
 
 
 def _layout_name(book: BookReader) -> str:
