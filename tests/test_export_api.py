@@ -206,3 +206,15 @@ def test_an_unwritable_output_is_refused_before_the_book_is_opened(fmt, tmp_path
         book = Path(__file__).resolve().parents[1] / "books" / "book8-dist.c4b"
     with pytest.raises(openingbook.OutputError, match="output directory does not exist"):
         export_book(book, fmt, tmp_path / "missing" / f"out.{fmt}")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "cadot"])
+def test_an_export_by_pieces_reports_its_progress(tmp_path, fmt):
+    """jsonl/csv and a compact book's cadot/pons are written as the book's pieces come:
+    progress(done, total) from 0 to the book's positions, never back."""
+    seen: list[tuple[int, int]] = []
+    summary = export_book(
+        "8-dist", fmt, tmp_path / f"b8.{fmt}", progress=lambda d, t: seen.append((d, t))
+    )
+    assert seen[0] == (0, summary.positions) and seen[-1] == (summary.positions,) * 2
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
