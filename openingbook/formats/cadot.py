@@ -277,6 +277,11 @@ def _records(keys: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
             )
         keep = np.concatenate(([True], ~same))
         keys, outcomes = keys[keep], outcomes[keep]
+    return _record_bytes(keys, outcomes)
+
+
+def _record_bytes(keys: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+    """``(n, 7)`` byte records of keys and outcome bytes, in the order given."""
     records = np.empty((keys.size, CADOT_RECORD_BYTES), dtype=np.uint8)
     records[:, :KEY_BYTES] = keys.astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - KEY_BYTES :]
     records[:, KEY_BYTES] = outcomes
@@ -708,11 +713,8 @@ class CadotFormat(Format):
                     start and keys[0] == packed[start - 1] >> np.uint64(8)
                 ):
                     raise BookFileError(f"{book.path}: a mirror pair given twice")
-                records = np.empty((chunk.size, CADOT_RECORD_BYTES), dtype=np.uint8)
-                big_endian = keys.astype(">u8").view(np.uint8).reshape(-1, 8)
-                records[:, :KEY_BYTES] = big_endian[:, 8 - KEY_BYTES :]
-                records[:, KEY_BYTES] = (chunk & np.uint64(0xFF)).astype(np.uint8)
-                fh.write(records.tobytes())
+                outcomes = (chunk & np.uint64(0xFF)).astype(np.uint8)
+                fh.write(_record_bytes(keys, outcomes).tobytes())
         half_moves = "unknown (0)" if no_distance else "exact"
         return filled, {"half_moves": half_moves}, first_wins
 
