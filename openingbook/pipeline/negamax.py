@@ -515,22 +515,15 @@ def derive_pieces(
             count = done + len(first)  # the last part: the total is known
         if progress is not None and total is None:
             progress(0, count)  # one part: the bar once its positions are known
-        pieces = []
-        lo, size = 0, None
-        ranges = iter(_slices(len(first), slices)) if deepest is not None or not line else None
-        while lo < len(first):
-            if ranges is not None:
-                lo, hi = next(ranges)
-            else:  # under a line: what a root's walk reaches is learnt from the first slice
-                hi = min(len(first), lo + (size or max(1, len(first) // LINE_FIRST_SLICES)))
-            piece = negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, *board)
-            pieces.append(piece)
-            if ranges is None:
-                per_root = piece.layer_sizes[-1] * DERIVE_BYTES_PER_DEEP_POSITION / (hi - lo)
-                size = max(1, int(DERIVE_LINE_SLICE_BYTES // max(per_root, 1.0)))
+        pieces: list[DerivedValues] = []
+        known_reach = deepest is not None or not line
+        ranges = _slices(len(first), slices) if known_reach else _line_slices(len(first), pieces)
+        for lo, hi in ranges:
+            pieces.append(
+                negamax_layers(first[lo:hi], mask[lo:hi], deep.plies, leaves, scores, *board)
+            )
             if progress is not None:
                 progress(done + hi, count)
-            lo = hi
         done += len(first)
         result = _joined(first, mask, pieces)
         covered = result.known.copy()
@@ -623,6 +616,20 @@ def _slice_count(deepest: int) -> int:
     """Slices of the roots whose walks each reach about :data:`DERIVE_SLICE_BYTES` worth
     of deeper positions (``deepest`` for all the roots)."""
     return max(1, -(-deepest * DERIVE_BYTES_PER_DEEP_POSITION // DERIVE_SLICE_BYTES))
+
+
+def _line_slices(count: int, walked: list[DerivedValues]) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(lo, hi)`` ranges covering ``range(count)`` for roots under a line,
+    whose walks' reach is not known beforehand: the first 1/:data:`LINE_FIRST_SLICES` of
+    them, each next one sized to :data:`DERIVE_LINE_SLICE_BYTES` by what the last range
+    reached per root (``walked[-1]``, appended by the caller before the next range)."""
+    lo, size = 0, max(1, count // LINE_FIRST_SLICES)
+    while lo < count:
+        hi = min(count, lo + size)
+        yield lo, hi
+        per_root = walked[-1].layer_sizes[-1] * DERIVE_BYTES_PER_DEEP_POSITION / (hi - lo)
+        size = max(1, int(DERIVE_LINE_SLICE_BYTES // max(per_root, 1.0)))
+        lo = hi
 
 
 def _slices(count: int, slices: int) -> list[tuple[int, int]]:
